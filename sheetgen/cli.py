@@ -1,0 +1,226 @@
+"""The sheetgen command line: parses options, calls the library, turns its errors into
+`FILE:LINE:COL: error: MESSAGE` lines and exit status 1. It holds no game rules."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from sheetgen import __version__, registry
+from sheetgen.errors import SheetgenError, SpecError
+from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, table
+from sheetgen.output import write_atomic
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+DEFAULT_SPECS = "track_specs"
+DEFAULT_OUTPUT = "output"
+
+
+def _fail(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(1)
+
+
+def reports_errors(command):
+    """Turn sheetgen's own errors into one stderr line each and exit 1, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except SpecError as exc:
+            _fail([str(p) for p in exc.problems])
+        except SheetgenError as exc:
+            _fail([f"sheetgen: error: {exc}"])
+        except BrokenPipeError:
+            # the reader went away (e.g. `| head`); stop quietly like other Unix tools
+            sys.stderr.close()
+            os._exit(1)
+        except KeyboardInterrupt:
+            _fail(["sheetgen: interrupted; nothing written"])
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:  # a bug in sheetgen: still no traceback for the user
+            if os.environ.get("SHEETGEN_DEBUG"):
+                raise
+            _fail([f"sheetgen: internal error: {type(exc).__name__}: {exc} (set SHEETGEN_DEBUG=1 for details)"])
+
+    return wrapper
+
+
+@click.group(context_settings=CONTEXT)
+@click.version_option(__version__, "--version", prog_name="sheetgen")
+def main() -> None:
+    """Print-and-play rally sheets from YAML track specs, checked for playability.
+
+    \b
+    Example:
+      sheetgen build                 # every spec under track_specs/ into output/
+    """
+
+
+# -- validate ----------------------------------------------------------------------------
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("specs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@reports_errors
+def validate(specs: tuple[str, ...], fmt: str) -> None:
+    """Check spec files; exit 1 with FILE:LINE:COL lines when any is invalid.
+
+    \b
+    Example:
+      sheetgen validate track_specs/rallytaire/*.yaml
+    """
+    results = []
+    failed = False
+    for path in specs:
+        try:
+            spec = registry.load_spec(path)
+        except SpecError as exc:
+            failed = True
+            results.append({"file": path, "valid": False, "errors": [_problem_json(p) for p in exc.problems]})
+            if fmt == "text":
+                for problem in exc.problems:
+                    click.echo(str(problem), err=True)
+            continue
+        results.append({"file": path, "valid": True, "game": spec.game.name, "errors": []})
+        if fmt == "text":
+            click.echo(f"{path}: ok ({spec.game.title}: {spec.game.summary(spec.model)})")
+    if fmt == "json":
+        click.echo(json.dumps({"specs": results}, indent=2))
+    if failed:
+        sys.exit(1)
+
+
+def _problem_json(problem) -> dict:
+    loc = problem.location
+    return {"file": loc.file, "line": loc.line, "col": loc.col, "message": problem.message}
+
+
+# -- timetable ---------------------------------------------------------------------------
+
+
+@main.command(context_settings=CONTEXT)
+@click.option(
+    "--max-speed",
+    type=click.IntRange(1, PUSH_MAX_SPEED),
+    default=BASIC_MAX_SPEED,
+    show_default=True,
+    help=f"highest speed row ({BASIC_MAX_SPEED} in the basic game, {PUSH_MAX_SPEED} when pushing the engine)",
+)
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True)
+@reports_errors
+def timetable(max_speed: int, fmt: str) -> None:
+    """Print Rallytaire's finishing-turn time table (seconds = 10 x moved / speed, half up).
+
+    \b
+    Example:
+      sheetgen timetable --max-speed 17 --format csv
+    """
+    rows = table(max_speed)
+    if fmt == "json":
+        data = {"rows": [{"speed": s, "seconds": [t / 10 for t in cells]} for s, cells in enumerate(rows, start=1)]}
+        click.echo(json.dumps(data))
+    elif fmt == "csv":
+        click.echo("speed," + ",".join(str(m) for m in range(1, max_speed + 1)))
+        for speed, cells in enumerate(rows, start=1):
+            click.echo(f"{speed}," + ",".join(f"{t / 10:.1f}" for t in cells))
+    else:
+        width = 5
+        click.echo("speed" + "".join(f"{m:>{width}}" for m in range(1, max_speed + 1)) + "   (spaces moved)")
+        for speed, cells in enumerate(rows, start=1):
+            click.echo(f"{speed:>5}" + "".join(f"{t / 10:>{width}.1f}" for t in cells))
+
+
+# -- build -------------------------------------------------------------------------------
+
+
+def _spec_files(specs: tuple[str, ...]) -> list[str]:
+    if specs:
+        files: list[str] = []
+        for spec in specs:
+            if os.path.isdir(spec):
+                files.extend(sorted(str(p) for p in Path(spec).rglob("*.yaml")))
+            else:
+                files.append(spec)
+        return files
+    if not os.path.isdir(DEFAULT_SPECS):
+        raise SheetgenError(f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs")
+    return sorted(str(p) for p in Path(DEFAULT_SPECS).rglob("*.yaml"))
+
+
+def _output_name(spec_path: str) -> str:
+    return Path(spec_path).stem + ".pdf"
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("specs", nargs=-1, type=click.Path(path_type=str))
+@click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(file_okay=False, path_type=str), help="folder for the PDFs")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
+@click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
+@click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
+@reports_errors
+def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, quiet: bool) -> None:
+    """Validate, analyse and render every spec (default: track_specs/ into output/).
+
+    Nothing is written unless every spec is valid and every PDF rendered.
+
+    \b
+    Example:
+      sheetgen build -o output --paper letter
+    """
+    from sheetgen.render import build_outputs
+
+    files = _spec_files(specs)
+    if not files:
+        raise SheetgenError("no spec files found")
+    problems = []
+    loaded = []
+    for path in files:
+        try:
+            loaded.append(registry.load_spec(path))
+        except SpecError as exc:
+            problems.extend(exc.problems)
+    if problems:
+        raise SpecError(problems)
+    progress = not quiet and sys.stderr.isatty()
+    names: dict[str, str] = {}
+    rendered = []
+    for number, spec in enumerate(loaded, start=1):
+        if progress:
+            click.echo(f"[{number}/{len(loaded)}] {spec.path}", err=True)
+        name = _output_name(spec.path)
+        if name in names:
+            raise SheetgenError(f"{spec.path} and {names[name]} would both write {name}; rename one")
+        names[name] = spec.path
+        data, pages = build_outputs(spec, paper=paper, ink=ink)
+        rendered.append((os.path.join(out_dir, name), data, pages))
+    for target, data, _pages in rendered:
+        write_atomic(target, data)
+    pages = sum(p for _t, _d, p in rendered)
+    count = len(rendered)
+    click.echo(f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/")
+
+
+# -- schema ------------------------------------------------------------------------------
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("game", type=click.Choice(registry.names()))
+@reports_errors
+def schema(game: str) -> None:
+    """Print the JSON Schema of a game's specs, for editors that complete and check YAML.
+
+    \b
+    Example:
+      sheetgen schema rallytaire > rallytaire.schema.json
+    """
+    click.echo(json.dumps(registry.game(game).schema, indent=2))

@@ -1,0 +1,72 @@
+"""Games by the name a spec gives in its `game:` key, so the CLI never needs to know them.
+
+Each game module exposes `GAME`, a `Game`. Modules are imported on first use.
+"""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+import importlib
+import os
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from sheetgen.errors import Problem, SpecError, UsageError
+from sheetgen.yamlsrc import Document, load_file
+
+_MODULES = {
+    "rallytaire": "sheetgen.games.rallytaire",
+}
+
+
+@dataclass(frozen=True)
+class Game:
+    name: str
+    title: str
+    schema: dict
+    load: Callable[[Document], Any]
+    summary: Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class Spec:
+    """A loaded, validated spec."""
+
+    path: str
+    game: Game
+    model: Any
+    sha256: str
+
+
+def names() -> list[str]:
+    return sorted(_MODULES)
+
+
+def game(name: str) -> Game:
+    if name not in _MODULES:
+        near = difflib.get_close_matches(name, names(), n=1)
+        hint = f", did you mean {near[0]!r}?" if near else f" (known games: {', '.join(names())})"
+        raise UsageError(f"unsupported game: {name!r}{hint}")
+    return importlib.import_module(_MODULES[name]).GAME
+
+
+def load_spec(path: str | os.PathLike) -> Spec:
+    """Load and validate one spec file; SpecError lists every problem found in it."""
+    doc = load_file(path)
+    data = doc.data
+    if not isinstance(data, dict):
+        raise SpecError([Problem(doc.where(()), "a spec must be a mapping with a 'game' key")])
+    if "game" not in data:
+        raise SpecError([doc.problem((), f"missing required key 'game' (one of: {', '.join(names())})")])
+    name = data["game"]
+    if not isinstance(name, str) or name not in _MODULES:
+        near = difflib.get_close_matches(str(name), names(), n=1)
+        hint = f", did you mean {near[0]!r}?" if near else f" (known games: {', '.join(names())})"
+        raise SpecError([doc.problem(("game",), f"unknown game {name!r}{hint}")])
+    chosen = game(name)
+    model = chosen.load(doc)
+    with open(doc.file, "rb") as handle:
+        digest = hashlib.sha256(handle.read()).hexdigest()
+    return Spec(path=doc.file, game=chosen, model=model, sha256=digest)
+

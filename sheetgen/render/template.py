@@ -1,0 +1,136 @@
+"""Page templates as data: paper, margins, fonts, sizes, colours, line weights, ink modes.
+
+A template is a YAML file (see templates/race_sheet.yaml). It is loaded like a spec, so a
+user's edited copy gets the same `file:line:col: error:` lines when something is off.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from importlib import resources
+
+from sheetgen.errors import SpecError, UsageError
+from sheetgen.schemacheck import check
+from sheetgen.yamlsrc import load_bytes, load_file
+
+MM = 72.0 / 25.4  # points per millimetre
+
+PAPERS = {"a4": (595.2755905511812, 841.8897637795277), "letter": (612.0, 792.0)}
+INKS = ("normal", "low")
+
+_COLOUR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
+_WIDTH = {"type": "number", "minimum": 0.05, "maximum": 5}
+_INK = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["text", "line", "track_fill", "corner", "box_fill", "shade", "line_width", "thin_width", "corner_width", "fill"],
+    "properties": {
+        "text": _COLOUR,
+        "line": _COLOUR,
+        "track_fill": _COLOUR,
+        "corner": _COLOUR,
+        "box_fill": _COLOUR,
+        "shade": _COLOUR,
+        "line_width": _WIDTH,
+        "thin_width": _WIDTH,
+        "corner_width": _WIDTH,
+        "fill": {"type": "boolean"},
+    },
+}
+_SIZE = {"type": "number", "minimum": 4, "maximum": 40}
+SCHEMA = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "sheetgen page template",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["kind", "paper", "margin_mm", "space_mm", "fonts", "font_size", "ink"],
+    "properties": {
+        "kind": {"enum": ["race_sheet"]},
+        "paper": {"enum": sorted(PAPERS)},
+        "margin_mm": {"type": "number", "minimum": 5, "maximum": 40},
+        "space_mm": {"type": "number", "minimum": 7, "maximum": 14},
+        "fonts": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["regular", "bold"],
+            "properties": {"regular": {"enum": ["DejaVuSans"]}, "bold": {"enum": ["DejaVuSans-Bold"]}},
+        },
+        "font_size": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": ["title", "heading", "body", "small", "space"],
+            "properties": {k: _SIZE for k in ("title", "heading", "body", "small")} | {"space": {"type": "number", "minimum": 3, "maximum": 12}},
+        },
+        "ink": {
+            "type": "object",
+            "additionalProperties": False,
+            "required": list(INKS),
+            "properties": {name: _INK for name in INKS},
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class Ink:
+    text: str
+    line: str
+    track_fill: str
+    corner: str
+    box_fill: str
+    shade: str
+    line_width: float
+    thin_width: float
+    corner_width: float
+    fill: bool
+
+
+@dataclass(frozen=True)
+class Template:
+    name: str
+    kind: str
+    paper: str
+    margin_mm: float
+    space_mm: float
+    font_regular: str
+    font_bold: str
+    sizes: dict
+    inks: dict
+
+    def ink(self, mode: str) -> Ink:
+        return self.inks[mode]
+
+    def page_size(self, paper: str | None = None) -> tuple[float, float]:
+        return PAPERS[paper or self.paper]
+
+
+def builtin_names() -> list[str]:
+    folder = resources.files("sheetgen.templates")
+    return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
+
+
+def load_template(name_or_path: str = "race_sheet") -> Template:
+    """A built-in template by name, or a template file by path."""
+    if os.sep in name_or_path or "/" in name_or_path or name_or_path.endswith((".yaml", ".yml")):
+        doc = load_file(name_or_path)
+    else:
+        if name_or_path not in builtin_names():
+            raise UsageError(f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)")
+        raw = (resources.files("sheetgen.templates") / f"{name_or_path}.yaml").read_bytes()
+        doc = load_bytes(raw, f"templates/{name_or_path}.yaml")
+    problems = check(doc, SCHEMA)
+    if problems:
+        raise SpecError(problems)
+    data = doc.data
+    return Template(
+        name=os.path.basename(doc.file),
+        kind=data["kind"],
+        paper=data["paper"],
+        margin_mm=float(data["margin_mm"]),
+        space_mm=float(data["space_mm"]),
+        font_regular=data["fonts"]["regular"],
+        font_bold=data["fonts"]["bold"],
+        sizes={k: float(v) for k, v in data["font_size"].items()},
+        inks={mode: Ink(**data["ink"][mode]) for mode in INKS},
+    )

@@ -1,0 +1,1 @@
+"""Page templates shipped with sheetgen (data only; installed as `sheetgen.templates`)."""

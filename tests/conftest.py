@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from sheetgen.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+SPECS = ROOT / "track_specs"
+RALLYTAIRE_SPECS = sorted((SPECS / "rallytaire").glob("*.yaml"))
+
+
+@pytest.fixture
+def run():
+    """Run the CLI in-process; returns click's Result (stdout and stderr kept apart)."""
+
+    def invoke(*args: str, input: str | bytes | None = None):
+        return CliRunner().invoke(main, list(args), input=input, catch_exceptions=False)
+
+    return invoke
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write a spec file into a temporary folder and return its path as a string."""
+
+    def writer(text: str | bytes, name: str = "spec.yaml") -> str:
+        path = tmp_path / name
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return writer
+
+
+@pytest.fixture
+def in_tmp(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+def files_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+VALID = """\
+game: rallytaire
+name: Test Race
+stages:
+  - name: SS1
+    surface: gravel
+    length: 30
+    corners:
+      - {after: 10, gear: 3, zone: 5, turn: left}
+      - {after: 20, gear: 2, zone: 15, turn: right}
+"""

@@ -1,0 +1,94 @@
+"""The command line as a user meets it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from conftest import ROOT, VALID, files_under
+from sheetgen import __version__
+from sheetgen.cli import main
+
+COMMANDS = sorted(main.commands)
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_has_help_ending_with_an_example(run, name):
+    result = run(name, "-h")
+    assert result.exit_code == 0
+    text = result.stdout
+    assert "Example:" in text
+    example = text.split("Example:")[1].strip().splitlines()[0].strip()
+    assert example.startswith(f"sheetgen {name}")
+
+
+@pytest.mark.parametrize("name", COMMANDS)
+def test_every_command_is_in_the_readme(name):
+    assert f"sheetgen {name}" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_version(run):
+    assert run("--version").stdout == f"sheetgen, version {__version__}\n"
+
+
+def test_python_dash_m():
+    result = subprocess.run([sys.executable, "-m", "sheetgen", "--version"], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == f"sheetgen, version {__version__}"
+
+
+def test_build_default_writes_one_pdf_per_bundled_spec(run, in_tmp):
+    import shutil
+
+    shutil.copytree(ROOT / "track_specs", in_tmp / "track_specs")
+    result = run("build")
+    assert result.exit_code == 0, result.output
+    specs = sorted(p.stem for p in (in_tmp / "track_specs").rglob("*.yaml"))
+    assert files_under(in_tmp / "output") == [f"{s}.pdf" for s in specs]
+    last = result.stdout.strip().splitlines()[-1]
+    assert last.startswith(f"built {len(specs)} specs: ") and last.endswith(f"{len(specs)} files written to output/")
+    # not a terminal: no progress lines
+    assert result.stderr == ""
+
+
+def test_build_without_specs_folder_explains(run, in_tmp):
+    result = run("build")
+    assert result.exit_code == 1
+    assert result.stderr == "sheetgen: error: no SPEC given and no track_specs/ folder here; run in the project folder or name the specs\n"
+
+
+def test_build_refuses_two_specs_writing_one_file(run, write, tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    one = write(VALID, "a/race.yaml")
+    two = write(VALID, "b/race.yaml")
+    result = run("build", "-o", str(tmp_path / "out"), one, two)
+    assert result.exit_code == 1
+    assert "would both write race.pdf" in result.stderr
+    assert files_under(tmp_path / "out") == []
+
+
+def test_build_is_byte_identical(run, write, tmp_path):
+    spec = write(VALID)
+    run("build", "-q", "-o", str(tmp_path / "one"), spec)
+    run("build", "-q", "-o", str(tmp_path / "two"), spec)
+    assert (tmp_path / "one" / "spec.pdf").read_bytes() == (tmp_path / "two" / "spec.pdf").read_bytes()
+
+
+def test_schema_is_json_schema(run):
+    import json
+
+    import jsonschema
+
+    schema = json.loads(run("schema", "rallytaire").stdout)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert schema["properties"]["game"] == {"const": "rallytaire"}
+
+
+def test_usage_error_is_not_a_traceback():
+    result = CliRunner().invoke(main, ["validate"])
+    assert result.exit_code == 2
+    assert "Missing argument 'SPECS...'" in result.stderr
+    assert result.exception is None or isinstance(result.exception, SystemExit)

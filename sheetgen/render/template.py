@@ -105,8 +105,17 @@ class Template:
         return PAPERS[paper or self.paper]
 
 
+def _templates():
+    """The built-in templates: installed as sheetgen.templates, or the checkout's templates/
+    when sheetgen is imported straight from a source tree (e.g. pytest run in the checkout)."""
+    try:
+        return resources.files("sheetgen.templates")
+    except ModuleNotFoundError:
+        return resources.files("sheetgen").joinpath("..", "templates")
+
+
 def builtin_names() -> list[str]:
-    folder = resources.files("sheetgen.templates")
+    folder = _templates()
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
@@ -117,7 +126,7 @@ def load_template(name_or_path: str = "race_sheet") -> Template:
     else:
         if name_or_path not in builtin_names():
             raise UsageError(f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)")
-        raw = (resources.files("sheetgen.templates") / f"{name_or_path}.yaml").read_bytes()
+        raw = _templates().joinpath(f"{name_or_path}.yaml").read_bytes()
         doc = load_bytes(raw, f"templates/{name_or_path}.yaml")
     problems = check(doc, SCHEMA)
     if problems:

@@ -166,9 +166,10 @@ def _output_name(spec_path: str) -> str:
 @click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(file_okay=False, path_type=str), help="folder for the PDFs")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
 @click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
+@click.option("--template", "template", default="race_sheet", show_default=True, help="built-in template name or a template file path")
 @click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
 @reports_errors
-def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, quiet: bool) -> None:
+def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str, quiet: bool) -> None:
     """Validate, analyse and render every spec (default: track_specs/ into output/).
 
     Nothing is written unless every spec is valid and every PDF rendered.
@@ -201,13 +202,98 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, qui
         if name in names:
             raise SheetgenError(f"{spec.path} and {names[name]} would both write {name}; rename one")
         names[name] = spec.path
-        data, pages = build_outputs(spec, paper=paper, ink=ink)
+        data, pages = build_outputs(spec, paper=paper, ink=ink, template=template)
         rendered.append((os.path.join(out_dir, name), data, pages))
     for target, data, _pages in rendered:
         write_atomic(target, data)
     pages = sum(p for _t, _d, p in rendered)
     count = len(rendered)
     click.echo(f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/")
+
+
+# -- analyze / simulate ----------------------------------------------------------------
+
+
+def _rallytaire_race(spec_path: str):
+    spec = registry.load_spec(spec_path)
+    if spec.game.name != "rallytaire":
+        raise SheetgenError(f"{spec_path}: analysis is available for Rallytaire specs only so far (this is {spec.game.title})")
+    return spec.model
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@reports_errors
+def analyze(spec: str, fmt: str) -> None:
+    """Solve every stage exactly: par time, best time, percentiles, crash risk per corner.
+
+    \b
+    Example:
+      sheetgen analyze track_specs/rallytaire/monte_carlo.yaml --format json
+    """
+    from sheetgen.games.rallytaire.solve import analysis_to_json, analyze_race, format_analysis_text
+
+    analysis = analyze_race(_rallytaire_race(spec))
+    if fmt == "json":
+        click.echo(json.dumps(analysis_to_json(analysis), indent=2))
+    else:
+        click.echo(format_analysis_text(analysis).rstrip("\n"))
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)")
+@click.option("--policy", type=click.Choice(["optimal", "cautious"]), default="optimal", show_default=True)
+@reports_errors
+def simulate(spec: str, seed: int | None, policy: str) -> None:
+    """Play the race with seeded dice and print it the way a player fills the sheet.
+
+    \b
+    Example:
+      sheetgen simulate track_specs/rallytaire/acropolis.yaml --seed 7 --policy cautious
+    """
+    import secrets
+
+    from sheetgen.games.rallytaire.simulate import format_race_run, simulate_race
+
+    race = _rallytaire_race(spec)
+    if seed is None:
+        seed = secrets.randbelow(10**9)
+        click.echo(f"seed {seed} (rerun with --seed {seed} to see this race again)", err=True)
+    for line in format_race_run(simulate_race(race, seed, policy)):
+        click.echo(line)
+
+
+# -- render ------------------------------------------------------------------------------
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.option("-o", "--output", "target", required=True, help="PDF file to write, or - for standard output")
+@click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
+@click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
+@click.option("--template", "template", default="race_sheet", show_default=True, help="built-in template name or a template file path")
+@reports_errors
+def render(spec: str, target: str, paper: str | None, ink: str, template: str) -> None:
+    """Render one spec to a printable PDF (written atomically, or streamed with -o -).
+
+    \b
+    Example:
+      sheetgen render track_specs/rallytaire/monte_carlo.yaml -o monte.pdf --paper letter
+    """
+    from sheetgen.render import build_outputs
+
+    stdout = click.get_binary_stream("stdout")
+    if target == "-" and stdout.isatty():
+        raise SheetgenError("refusing to write a PDF to a terminal; redirect it (> file.pdf) or give -o FILE")
+    loaded = registry.load_spec(spec)
+    data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
+    if target == "-":
+        stdout.write(data)
+        stdout.flush()
+    else:
+        write_atomic(target, data)
 
 
 # -- schema ------------------------------------------------------------------------------

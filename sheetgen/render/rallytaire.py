@@ -50,7 +50,7 @@ def draw_time_table(sheet: Sheet, x: float, top: float, width: float, max_speed:
     return top - y
 
 
-def render_race(race: Race, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def render_race(race: Race, template: Template, *, analysis=None, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
     """A race's printable PDF and its page count."""
     meta = Meta(title=f"{race.name}: Rallytaire race sheet", subject="Rallytaire race sheet and time table", keywords=("rallytaire",) + keywords)
 

@@ -1,0 +1,299 @@
+"""Rallytaire basic-game rules engine (rulebook "Turn Sequence"; RULINGS.md "Rallytaire").
+
+OpenSpiel style: an immutable, hashable :class:`State`; :func:`legal_gears`;
+:func:`chance_outcomes` as exact ``(speed, probability)`` pairs; :func:`apply_move` for the
+move itself; then :func:`plan_options` / :func:`next_state` for the plan phase, which is a
+decision the player takes *after* seeing the dice. The solver and the simulator go through
+these functions only: no other module re-implements a rule.
+
+Why the state is this small: the car's position never decreases (a crash stops it on the
+corner's `after` space, never behind its start), so the corners planned so far are exactly
+those whose zone begins at or before the position, and the only planning decision that still
+matters is which corner, if any, is planned D and not yet driven through. The lost turn after
+a crash is folded into the crash move (it costs time but decides nothing).
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass
+from functools import cache, lru_cache
+
+from sheetgen import dice
+from sheetgen.errors import SheetgenError
+from sheetgen.games.rallytaire.model import BASE_SPEED, MAX_GEAR, MIN_GEAR, Stage
+from sheetgen.games.rallytaire.timetable import TURN_TENTHS, finish_tenths
+
+
+class RulesError(SheetgenError, ValueError):
+    """A stage the rules cannot be played on, or an illegal action for a state."""
+
+
+@dataclass(frozen=True, slots=True)
+class State:
+    """Where a car stands between two turns of one stage.
+
+    position: 0 before the start line, 1..length on the track, length+1 when finished.
+    last_gear: gear of the previous turn; None when the next turn is forced into 1st
+        (the stage's first turn, and the turn after a crash's lost turn).
+    pending_drift: index into ``stage.corners`` of the corner planned D and not yet driven
+        through, or None. At most one exists (rulebook, "Plan corners").
+    """
+
+    position: int
+    last_gear: int | None = None
+    pending_drift: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """What one move did, before the plan phase.
+
+    moved: spaces actually travelled: `speed`, or fewer when the car stopped at a crash
+        (on the corner's `after` space) or at the invisible finish space length+1.
+    crossed: corners driven through safely, in track order (indices into ``stage.corners``).
+    crash: index of the corner the car crashed at, or None.
+    tenths: time the move costs in tenths of a second: 100 for a turn, 200 for a crash
+        (the crash turn and the lost turn), or the time table's value on the finishing turn.
+    turns: turns the move uses on the sheet (2 for a crash).
+    pending_drift: the corner still planned D and not driven through after the move.
+    """
+
+    start: int
+    position: int
+    gear: int
+    speed: int
+    moved: int
+    crossed: tuple[int, ...]
+    crash: int | None
+    finished: bool
+    tenths: int
+    turns: int
+    pending_drift: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PlanOptions:
+    """The plan phase after a move.
+
+    entered: corners whose planning zone the car now stands in for the first time; they are
+        planned now (track order).
+    drift_choices: the legal choices. None plans every entered corner N; an index i plans
+        corner i D and the others N. Only None is offered while a D is still pending.
+    """
+
+    entered: tuple[int, ...]
+    drift_choices: tuple[int | None, ...]
+
+
+@dataclass(frozen=True)
+class _Track:
+    """Per-stage lookup tables, built once per stage so a move costs a bisect and a scan."""
+
+    finish: int
+    afters: tuple[int, ...]  # corner `after` values in track order
+    order: tuple[int, ...]  # corner indices in track order
+    limits: tuple[int, ...]  # gear limit per corner index
+    zones: tuple[int, ...]  # zone start per corner index
+    in_zone: tuple[tuple[int, ...], ...]  # per position 0..finish: corners whose zone holds it
+
+
+_last_track: tuple[Stage | None, _Track | None] = (None, None)
+
+
+def _track(stage: Stage) -> _Track:
+    """Tables for `stage`. Solvers call the engine thousands of times with one stage object;
+    hashing a frozen Stage (every corner) per call would cost more than the move itself, so
+    the last stage is recognised by identity before the hashed cache is consulted."""
+    global _last_track
+    last, table = _last_track
+    if last is stage and table is not None:
+        return table
+    table = _build_track(stage)
+    _last_track = (stage, table)  # one tuple assignment: a concurrent reader sees a whole pair
+    return table
+
+
+@lru_cache(maxsize=256)
+def _build_track(stage: Stage) -> _Track:
+    if stage.length < 1:
+        raise RulesError(f"stage {stage.name!r}: length must be >= 1, got {stage.length!r}")
+    for i, c in enumerate(stage.corners):
+        where = f"stage {stage.name!r}: corner {i} (after {c.after!r})"
+        if not 1 <= c.after <= stage.length - 1:
+            raise RulesError(f"{where}: after must be in 1..{stage.length - 1}, got {c.after!r}")
+        if not MIN_GEAR <= c.gear <= MAX_GEAR:
+            # A limit below 1 would make every crossing a crash and the stage unfinishable.
+            raise RulesError(f"{where}: gear must be in {MIN_GEAR}..{MAX_GEAR}, got {c.gear!r}")
+        if not 1 <= c.zone <= c.after:
+            raise RulesError(f"{where}: zone must be in 1..{c.after}, got {c.zone!r}")
+    order = tuple(sorted(range(len(stage.corners)), key=lambda i: (stage.corners[i].after, i)))
+    finish = stage.finish
+    in_zone = tuple(
+        tuple(i for i in order if stage.corners[i].zone <= p <= stage.corners[i].after)
+        for p in range(finish + 1)
+    )
+    return _Track(
+        finish=finish,
+        afters=tuple(stage.corners[i].after for i in order),
+        order=order,
+        limits=tuple(c.gear for c in stage.corners),
+        zones=tuple(c.zone for c in stage.corners),
+        in_zone=in_zone,
+    )
+
+
+def check_stage(stage: Stage) -> None:
+    """Raise :class:`RulesError` if the rules cannot be played on `stage`."""
+    _track(stage)
+
+
+def initial_state(stage: Stage) -> State:
+    """Behind the start line, first turn forced into 1st gear."""
+    _track(stage)
+    return State(position=0)
+
+
+def finished(stage: Stage, state: State) -> bool:
+    return state.position >= stage.finish
+
+
+_LEGAL = {None: (MIN_GEAR,)} | {
+    g: tuple(range(max(MIN_GEAR, g - 1), min(MAX_GEAR, g + 1) + 1))
+    for g in range(MIN_GEAR, MAX_GEAR + 1)
+}
+
+
+def legal_gears(state: State) -> tuple[int, ...]:
+    """1st when forced, else one down, the same or one up, within 1..5 (ascending)."""
+    try:
+        return _LEGAL[state.last_gear]
+    except KeyError:
+        raise RulesError(f"last gear must be None or in 1..5, got {state.last_gear!r}") from None
+
+
+def dice_count(stage: Stage, gear: int) -> int:
+    """Dice rolled in `gear` (basic game: as many as the gear)."""
+    return gear
+
+
+def success_faces(stage: Stage) -> frozenset[int]:
+    """Faces that add 1 to the speed (basic game: 4, 5 or 6 on any stage)."""
+    return dice.HIGH_FACES
+
+
+@cache
+def _speed_distribution(gear: int, n: int, faces: frozenset[int]) -> tuple[tuple[int, float], ...]:
+    base = BASE_SPEED[gear]
+    return tuple((base + k, p) for k, p in dice.to_float(dice.successes(n, faces)))
+
+
+def chance_outcomes(stage: Stage, state: State, gear: int) -> tuple[tuple[int, float], ...]:
+    """Exact ``(speed, probability)`` pairs for driving `gear` from `state`, ascending speed.
+
+    Speed = base speed + one per die showing 4-6; the probabilities are C(n, k) / 2**n,
+    exactly representable as floats."""
+    if gear not in legal_gears(state):
+        raise RulesError(f"gear {gear!r} is not legal after last gear {state.last_gear!r}")
+    return _speed_distribution(gear, dice_count(stage, gear), success_faces(stage))
+
+
+def successes_for_speed(stage: Stage, gear: int, speed: int) -> int:
+    """Dice that showed 4-6 in a roll that gave `speed` in `gear` (for writing dice down)."""
+    k = speed - BASE_SPEED[gear]
+    if not 0 <= k <= dice_count(stage, gear):
+        raise RulesError(f"speed {speed!r} is impossible in gear {gear!r}")
+    return k
+
+
+def apply_move(stage: Stage, state: State, gear: int, speed: int) -> MoveResult:
+    """Move `speed` spaces in `gear`, checking the corners crossed in track order.
+
+    A corner is crossed by a move that starts at or before its `after` space and ends beyond
+    it. It is safe in its gear or lower, one higher when it is the pending D. The first unsafe
+    one is a crash: the car stops on `after`, and the move costs two turns."""
+    t = _track(stage)
+    if state.position >= t.finish:
+        raise RulesError(f"stage {stage.name!r} is already finished")
+    if gear not in legal_gears(state):
+        raise RulesError(f"gear {gear!r} is not legal after last gear {state.last_gear!r}")
+    if not 0 <= speed - BASE_SPEED[gear] <= dice_count(stage, gear):
+        raise RulesError(f"speed {speed!r} is impossible in gear {gear!r}")
+    start = state.position
+    end = min(start + speed, t.finish)
+    pending = state.pending_drift
+    crossed: list[int] = []
+    # Corners with start <= after < end, in track order.
+    lo = bisect_left(t.afters, start)
+    hi = bisect_left(t.afters, end, lo)
+    for j in range(lo, hi):
+        i = t.order[j]
+        limit = t.limits[i] + (1 if i == pending else 0)
+        if gear > limit:
+            after = t.afters[j]
+            return MoveResult(
+                start=start,
+                position=after,
+                gear=gear,
+                speed=speed,
+                moved=after - start,
+                crossed=tuple(crossed),
+                crash=i,
+                finished=False,
+                tenths=2 * TURN_TENTHS,
+                turns=2,
+                pending_drift=None if pending in crossed else pending,
+            )
+        crossed.append(i)
+    moved = end - start
+    done = end == t.finish
+    return MoveResult(
+        start=start,
+        position=end,
+        gear=gear,
+        speed=speed,
+        moved=moved,
+        crossed=tuple(crossed),
+        crash=None,
+        finished=done,
+        tenths=finish_tenths(moved, speed) if done else TURN_TENTHS,
+        turns=1,
+        pending_drift=None if pending in crossed else pending,
+    )
+
+
+_ALL_N: tuple[int | None, ...] = (None,)
+_NO_PLAN = PlanOptions(entered=(), drift_choices=_ALL_N)
+
+
+def plan_options(stage: Stage, prev_state: State, result: MoveResult) -> PlanOptions:
+    """Corners to plan at the end of the turn of `result`, and the legal D choices.
+
+    A corner is planned on the first turn end the car stands in its zone (zone <= position
+    <= after). Because positions never decrease, it was planned before exactly when its zone
+    starts at or before the previous position. At most one corner is planned D and not yet
+    driven through, so a pending D allows only N, and of several corners entered together at
+    most one gets D."""
+    if result.finished:
+        return _NO_PLAN
+    t = _track(stage)
+    prev = prev_state.position
+    entered = tuple(i for i in t.in_zone[result.position] if t.zones[i] > prev)
+    if not entered:
+        return _NO_PLAN
+    if result.pending_drift is not None:
+        return PlanOptions(entered=entered, drift_choices=_ALL_N)
+    return PlanOptions(entered=entered, drift_choices=(None, *entered))
+
+
+def next_state(
+    stage: Stage, prev_state: State, result: MoveResult, drift: int | None = None
+) -> State:
+    """The state after the plan phase, `drift` being one of ``plan_options(...).drift_choices``.
+
+    After a crash the next turn is forced into 1st gear (the lost turn is already counted)."""
+    if drift is not None and drift not in plan_options(stage, prev_state, result).drift_choices:
+        raise RulesError(f"corner {drift!r} cannot be planned D after this move")
+    pending = drift if drift is not None else result.pending_drift
+    last_gear = None if result.crash is not None else result.gear
+    return State(position=result.position, last_gear=last_gear, pending_drift=pending)

@@ -1,0 +1,489 @@
+"""Exact stage solver for Rallytaire's basic game: dynamic programming over engine states.
+
+The state graph of a stage is finite and acyclic: the position never decreases; a move that
+does not crash advances at least one space; a crash lands in a forced-1st state on the
+corner's `after` space, and 1st gear crosses every corner safely, so the next move advances.
+States are therefore ordered by (position, forced-1st last), and one backward sweep gives
+exact expected values, one forward sweep gives the exact time distribution of a policy.
+
+Every transition comes from the rules engine (:mod:`sheetgen.games.rallytaire.rules`); the
+solver only caches what the engine returned. The plan choice (N/D) is taken after the dice
+are seen, so it is a min inside the expectation. Ties within 1e-12 go to the lower gear and
+to N (then to the corner earlier on the track), so results never depend on dict order.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from sheetgen.games.rallytaire import rules
+from sheetgen.games.rallytaire.model import Race, Stage
+from sheetgen.games.rallytaire.rules import State
+
+#: Values closer than this are ties (then the lower gear / N wins).
+TIE = 1e-12
+
+PolicyName = Literal["optimal", "cautious"]
+
+
+# --------------------------------------------------------------------------- state graph
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """One dice outcome of one gear from one state, with its plan choices."""
+
+    speed: int
+    prob: float
+    tenths: int
+    crash: int  # corner index, -1 when no crash
+    choices: tuple[tuple[int | None, int], ...]  # (drift, next state id); () when finished
+
+
+@dataclass(frozen=True)
+class _Graph:
+    stage: Stage
+    states: tuple[State, ...]
+    index: Mapping[State, int]
+    moves: tuple[tuple[tuple[int, tuple[_Outcome, ...]], ...], ...]  # per state: (gear, outcomes)
+    topo: tuple[int, ...]  # every edge goes from an earlier to a later entry
+
+
+def _build_graph(stage: Stage) -> _Graph:
+    """All states reachable from the start under any play, with every transition.
+
+    The move itself does not depend on the previous gear (only the legal gears do), so each
+    (position, pending D, gear) is sent through the engine once and shared by the states that
+    differ only in their previous gear."""
+    start = rules.initial_state(stage)
+    states: list[State] = [start]
+    index: dict[State, int] = {start: 0}
+    moves: list[tuple[tuple[int, tuple[_Outcome, ...]], ...]] = []
+    shared: dict[tuple[int, int | None, int], tuple[_Outcome, ...]] = {}
+    i = 0
+    while i < len(states):
+        state = states[i]
+        i += 1
+        per_gear = []
+        for gear in rules.legal_gears(state):
+            key = (state.position, state.pending_drift, gear)
+            outs = shared.get(key)
+            if outs is None:
+                built = []
+                for speed, prob in rules.chance_outcomes(stage, state, gear):
+                    res = rules.apply_move(stage, state, gear, speed)
+                    choices: list[tuple[int | None, int]] = []
+                    if not res.finished:
+                        for drift in rules.plan_options(stage, state, res).drift_choices:
+                            nxt = rules.next_state(stage, state, res, drift)
+                            nid = index.get(nxt)
+                            if nid is None:
+                                nid = index[nxt] = len(states)
+                                states.append(nxt)
+                            choices.append((drift, nid))
+                    crash = -1 if res.crash is None else res.crash
+                    built.append(_Outcome(speed, prob, res.tenths, crash, tuple(choices)))
+                outs = shared[key] = tuple(built)
+            per_gear.append((gear, outs))
+        moves.append(tuple(per_gear))
+    topo = sorted(
+        range(len(states)), key=lambda s: (states[s].position, states[s].last_gear is None)
+    )
+    for s in topo:  # guard the acyclicity argument above instead of trusting it silently
+        here = (states[s].position, states[s].last_gear is None)
+        for _, outs in moves[s]:
+            for o in outs:
+                for _, nid in o.choices:
+                    there = (states[nid].position, states[nid].last_gear is None)
+                    if there <= here:
+                        raise AssertionError(f"state graph of stage {stage.name!r} has a cycle")
+    return _Graph(stage, tuple(states), MappingProxyType(index), tuple(moves), tuple(topo))
+
+
+# --------------------------------------------------------------------------- policies
+
+
+def _best_choice(
+    choices: tuple[tuple[int | None, int], ...], value: list[float]
+) -> tuple[int | None, int]:
+    """N first, then D in track order; a later choice wins only if better by more than TIE."""
+    best = choices[0]
+    best_v = value[best[1]]
+    for c in choices[1:]:
+        v = value[c[1]]
+        if v < best_v - TIE:
+            best, best_v = c, v
+    return best
+
+
+@dataclass(frozen=True, eq=False)
+class StagePolicy:
+    """A deterministic policy for one stage, as the simulator queries it (compared by identity:
+    two policies are only interchangeable if they come from the same solve)."""
+
+    name: PolicyName
+    graph: _Graph = field(repr=False, compare=False)
+    values: tuple[float, ...] = field(repr=False, compare=False)  # expected tenths to go
+    gears: tuple[int | None, ...] = field(repr=False, compare=False)  # None: no allowed gear
+    plans: Mapping[tuple[int, int, int], tuple[int | None, int]] = field(
+        repr=False, compare=False
+    )  # (state id, gear, speed) -> (drift, next id)
+
+    @property
+    def stage(self) -> Stage:
+        return self.graph.stage
+
+    def _id(self, state: State) -> int:
+        try:
+            return self.graph.index[state]
+        except KeyError:
+            raise rules.RulesError(
+                f"state {state!r} is not reachable on stage {self.stage.name!r}"
+            ) from None
+
+    def gear(self, state: State) -> int:
+        """The gear this policy drives from `state`."""
+        g = self.gears[self._id(state)]
+        if g is None:
+            raise rules.RulesError(f"{self.name} policy has no gear from state {state!r}")
+        return g
+
+    def plan(self, state: State, gear: int, speed: int) -> int | None:
+        """The corner this policy plans D after driving `gear` at `speed` from `state`, or None."""
+        return self.plans[(self._id(state), gear, speed)][0]
+
+    def expected_seconds(self, state: State) -> float:
+        """Expected seconds from `state` to the finish under this policy."""
+        return self.values[self._id(state)] / 10
+
+
+def _solve(graph: _Graph, name: PolicyName) -> StagePolicy:
+    """Backward induction. 'cautious' only allows gears no dice outcome can crash with."""
+    n = len(graph.states)
+    value = [math.inf] * n
+    gears: list[int | None] = [None] * n
+    plans: dict[tuple[int, int, int], tuple[int | None, int]] = {}
+    cautious = name == "cautious"
+    for s in reversed(graph.topo):
+        best_v = math.inf
+        best_g: int | None = None
+        for gear, outs in graph.moves[s]:
+            if cautious and any(o.crash >= 0 for o in outs):
+                continue
+            v = 0.0
+            for o in outs:
+                if o.choices:
+                    choice = _best_choice(o.choices, value)
+                    plans[(s, gear, o.speed)] = choice
+                    v += o.prob * (o.tenths + value[choice[1]])
+                else:
+                    v += o.prob * o.tenths
+            if v < best_v - TIE:
+                best_v, best_g = v, gear
+        value[s] = best_v
+        gears[s] = best_g
+    return StagePolicy(name, graph, tuple(value), tuple(gears), MappingProxyType(plans))
+
+
+def _best_tenths(graph: _Graph) -> int:
+    """Fastest time possible at all: min over gears, dice outcomes and plans."""
+    best = [math.inf] * len(graph.states)
+    for s in reversed(graph.topo):
+        b = math.inf
+        for _, outs in graph.moves[s]:
+            for o in outs:
+                rest = min((best[nid] for _, nid in o.choices), default=0)
+                b = min(b, o.tenths + rest)
+        best[s] = b
+    return int(best[0])
+
+
+# --------------------------------------------------------------------------- evaluation
+
+
+@dataclass(frozen=True)
+class PolicyEvaluation:
+    """Exact figures of a policy from the start, by forward propagation of probability.
+
+    distribution: (tenths, probability) of the stage time, ascending.
+    corner_crash / corner_drift: per corner index, P(crash there) and P(planned D). A car
+    crashes at most once per corner (it restarts in 1st gear on `after`) and plans it once,
+    so these are probabilities, not expected counts."""
+
+    expected_tenths: float
+    distribution: tuple[tuple[int, float], ...]
+    crash_probability: float
+    corner_crash: tuple[float, ...]
+    corner_drift: tuple[float, ...]
+
+
+def evaluate_policy(policy: StagePolicy) -> PolicyEvaluation:
+    graph = policy.graph
+    n = len(graph.states)
+    ncorners = len(graph.stage.corners)
+    mass: list[dict[int, float] | None] = [None] * n  # per state: tenths so far -> probability
+    mass[0] = {0: 1.0}
+    clean = [0.0] * n  # probability of reaching the state without having crashed
+    clean[0] = 1.0
+    final: dict[int, float] = {}
+    crashed = 0.0
+    corner_crash = [0.0] * ncorners
+    corner_drift = [0.0] * ncorners
+    for s in graph.topo:
+        here = mass[s]
+        if here is None:
+            continue
+        total = math.fsum(here.values())
+        gear = policy.gears[s]
+        if gear is None:
+            raise rules.RulesError(
+                f"{policy.name} policy reaches a state with no gear: {graph.states[s]!r}"
+            )
+        outs = next(o for g, o in graph.moves[s] if g == gear)
+        for o in outs:
+            p = o.prob
+            if o.crash >= 0:
+                corner_crash[o.crash] += total * p
+                crashed += clean[s] * p
+            if o.choices:
+                drift, nid = policy.plans[(s, gear, o.speed)]
+                if drift is not None:
+                    corner_drift[drift] += total * p
+                if o.crash < 0:
+                    clean[nid] += clean[s] * p
+                there = mass[nid]
+                if there is None:
+                    there = mass[nid] = {}
+                for t, m in here.items():
+                    k = t + o.tenths
+                    there[k] = there.get(k, 0.0) + m * p
+            else:
+                for t, m in here.items():
+                    k = t + o.tenths
+                    final[k] = final.get(k, 0.0) + m * p
+        mass[s] = None  # every edge points forward: this state's mass is spent
+    dist = tuple(sorted(final.items()))
+    expected = math.fsum(t * p for t, p in dist)
+    return PolicyEvaluation(expected, dist, crashed, tuple(corner_crash), tuple(corner_drift))
+
+
+def percentile(distribution: tuple[tuple[int, float], ...], q: float) -> int:
+    """Smallest t with P(T <= t) >= q (summation error of TIE forgiven)."""
+    acc = 0.0
+    for t, p in distribution:
+        acc += p
+        if acc >= q - TIE:
+            return t
+    return distribution[-1][0]
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True)
+class CornerAnalysis:
+    after: int
+    gear: int
+    zone: int
+    turn: str
+    crash_probability: float  # under the optimal policy
+    drift_probability: float  # P(the optimal policy plans it D)
+
+
+@dataclass(frozen=True)
+class StageAnalysis:
+    """Solver figures for one stage; times in seconds.
+
+    par_time: optimal expected time. best_time: fastest time possible at all.
+    p10/p50/p90: percentiles of the time under the optimal policy.
+    cautious_time: optimal expected time when no gear that could crash is ever chosen."""
+
+    name: str
+    length: int
+    par_time: float
+    best_time: float
+    p10: float
+    p50: float
+    p90: float
+    crash_probability: float
+    cautious_time: float
+    corners: tuple[CornerAnalysis, ...]
+    distribution: tuple[tuple[float, float], ...] = field(repr=False)  # (seconds, probability)
+    policy: StagePolicy = field(repr=False, compare=False)
+    cautious_policy: StagePolicy = field(repr=False, compare=False)
+
+    def policy_named(self, name: PolicyName) -> StagePolicy:
+        if name == "optimal":
+            return self.policy
+        if name == "cautious":
+            return self.cautious_policy
+        raise ValueError(f"unknown policy: {name!r} (expected 'optimal' or 'cautious')")
+
+    @property
+    def killer_corner(self) -> CornerAnalysis | None:
+        """The corner with the highest crash probability (earliest on ties), None if none bites."""
+        best: CornerAnalysis | None = None
+        for c in sorted(self.corners, key=lambda c: c.after):
+            if c.crash_probability > TIE and (
+                best is None or c.crash_probability > best.crash_probability + TIE
+            ):
+                best = c
+        return best
+
+
+@dataclass(frozen=True)
+class RaceAnalysis:
+    name: str
+    stages: tuple[StageAnalysis, ...]
+
+    @property
+    def par_time(self) -> float:
+        """Race par: stage times add up, so expectations do too."""
+        return math.fsum(s.par_time for s in self.stages)
+
+
+def analyze_stage(stage: Stage) -> StageAnalysis:
+    graph = _build_graph(stage)
+    optimal = _solve(graph, "optimal")
+    cautious = _solve(graph, "cautious")
+    ev = evaluate_policy(optimal)
+    corners = tuple(
+        CornerAnalysis(
+            after=c.after,
+            gear=c.gear,
+            zone=c.zone,
+            turn=c.turn.value,
+            crash_probability=ev.corner_crash[i],
+            drift_probability=ev.corner_drift[i],
+        )
+        for i, c in enumerate(stage.corners)
+    )
+    return StageAnalysis(
+        name=stage.name,
+        length=stage.length,
+        par_time=optimal.values[0] / 10,
+        best_time=_best_tenths(graph) / 10,
+        p10=percentile(ev.distribution, 0.10) / 10,
+        p50=percentile(ev.distribution, 0.50) / 10,
+        p90=percentile(ev.distribution, 0.90) / 10,
+        crash_probability=ev.crash_probability,
+        cautious_time=cautious.values[0] / 10,
+        corners=corners,
+        distribution=tuple((t / 10, p) for t, p in ev.distribution),
+        policy=optimal,
+        cautious_policy=cautious,
+    )
+
+
+def analyze_race(race: Race) -> RaceAnalysis:
+    return RaceAnalysis(race.name, tuple(analyze_stage(s) for s in race.stages))
+
+
+def _r(x: float) -> float:
+    return round(x, 4)
+
+
+def analysis_to_json(race_analysis: RaceAnalysis) -> dict:
+    """Plain JSON-ready dict; floats rounded to 4 decimals, times in seconds."""
+    return {
+        "race": race_analysis.name,
+        "stages": [
+            {
+                "name": s.name,
+                "par_time": _r(s.par_time),
+                "best_time": _r(s.best_time),
+                "crash_probability": _r(s.crash_probability),
+                "percentiles": {"p10": _r(s.p10), "p50": _r(s.p50), "p90": _r(s.p90)},
+                "cautious_time": _r(s.cautious_time),
+                "corners": [
+                    {
+                        "after": c.after,
+                        "gear": c.gear,
+                        "zone": c.zone,
+                        "turn": c.turn,
+                        "crash_probability": _r(c.crash_probability),
+                        "drift_probability": _r(c.drift_probability),
+                    }
+                    for c in s.corners
+                ],
+            }
+            for s in race_analysis.stages
+        ],
+    }
+
+
+def _table(
+    header: list[str], rows: list[list[str]], left: frozenset[int] = frozenset()
+) -> list[str]:
+    """Columns padded to their widest cell: numbers right-aligned, columns in `left` (text)
+    left-aligned, so that a person can compare a column at a glance."""
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.ljust(w) if i in left else c.rjust(w)
+            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
+
+
+def _pct(p: float) -> str:
+    return f"{100 * p:.1f}%"
+
+
+def format_analysis_text(race_analysis: RaceAnalysis) -> str:
+    """A summary table (one row per stage), then one small corner table per stage."""
+    out = [f"Race: {race_analysis.name}", ""]
+    rows = []
+    for s in race_analysis.stages:
+        k = s.killer_corner
+        bites = (
+            "-" if k is None else f"after {k.after} (gear {k.gear}, {_pct(k.crash_probability)})"
+        )
+        rows.append(
+            [
+                s.name,
+                str(s.length),
+                str(len(s.corners)),
+                f"{s.par_time:.1f}",
+                f"{s.best_time:.1f}",
+                f"{s.p10:.1f}",
+                f"{s.p50:.1f}",
+                f"{s.p90:.1f}",
+                f"{s.cautious_time:.1f}",
+                _pct(s.crash_probability),
+                bites,
+            ]
+        )
+    header = ["Stage", "Spaces", "Corners", "Par", "Best", "P10", "P50", "P90", "Cautious"]
+    header += ["Crash", "Bites most"]
+    out += _table(header, rows, left=frozenset({0, len(header) - 1}))
+    out.append(f"Race par: {race_analysis.par_time:.1f} s (times in seconds)")
+    for s in race_analysis.stages:
+        out += ["", f"{s.name}: par {s.par_time:.1f} s, crash {_pct(s.crash_probability)}"]
+        if not s.corners:
+            out.append("  no corners")
+            continue
+        crows = [
+            [
+                str(c.after),
+                str(c.gear),
+                str(c.zone),
+                c.turn,
+                _pct(c.crash_probability),
+                _pct(c.drift_probability),
+            ]
+            for c in s.corners
+        ]
+        out += [
+            "  " + r
+            for r in _table(
+                ["After", "Gear", "Zone", "Turn", "Crash", "Drift"], crows, left=frozenset({3})
+            )
+        ]
+    return "\n".join(out) + "\n"

@@ -1,0 +1,85 @@
+"""Every bundled spec validates, analyses, and plays as the solver says it does."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+
+import pytest
+
+from conftest import RALLYTAIRE_SPECS
+from sheetgen.games.rallytaire.simulate import play_stage
+from sheetgen.games.rallytaire.solve import analyze_stage
+from sheetgen.registry import load_spec
+
+STAGES = [(path.stem, i) for path in RALLYTAIRE_SPECS for i in range(len(load_spec(path).model.stages))]
+
+
+def test_at_least_three_bundled_races_of_three_or_four_stages():
+    races = [load_spec(p).model for p in RALLYTAIRE_SPECS]
+    assert len(races) >= 3
+    for race in races:
+        assert 3 <= len(race.stages) <= 4
+        for stage in race.stages:
+            assert 40 <= stage.length <= 100
+    assert {s.surface for r in races for s in r.stages} == {"asphalt", "gravel", "snow"}
+
+
+@pytest.mark.parametrize("path", RALLYTAIRE_SPECS, ids=lambda p: p.stem)
+def test_analyze_every_bundled_race(run, path):
+    result = run("analyze", str(path), "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    race = load_spec(path).model
+    assert data["race"] == race.name
+    assert [s["name"] for s in data["stages"]] == [s.name for s in race.stages]
+    for stage, figures in zip(race.stages, data["stages"]):
+        assert figures["best_time"] <= figures["percentiles"]["p10"] <= figures["percentiles"]["p50"] <= figures["percentiles"]["p90"]
+        assert figures["best_time"] <= figures["par_time"] <= figures["cautious_time"]
+        assert len(figures["corners"]) == len(stage.corners)
+    text = run("analyze", str(path)).stdout
+    for stage in race.stages:
+        assert stage.name in text
+
+
+@pytest.mark.parametrize("name,index", STAGES)
+def test_monte_carlo_agrees_with_par_time_on_bundled_stages(name, index):
+    """4000 seeded plays per stage under the optimal policy: the mean time lies within 4
+    standard errors of the exact par time, the crash rate within 4 of its exact value."""
+    stage = load_spec(next(p for p in RALLYTAIRE_SPECS if p.stem == name)).model.stages[index]
+    analysis = analyze_stage(stage)
+    rng = random.Random(1000 + index)
+    n = 4000
+    times, crashed = [], 0
+    for _ in range(n):
+        run = play_stage(stage, analysis.policy, rng)
+        times.append(run.tenths / 10)
+        crashed += run.crashes > 0
+    mean = math.fsum(times) / n
+    sd = math.sqrt(math.fsum((t - mean) ** 2 for t in times) / (n - 1))
+    assert abs(mean - analysis.par_time) < 4 * sd / math.sqrt(n)
+    p = analysis.crash_probability
+    assert abs(crashed / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+def test_bad_spec_gets_error_lines_from_analyze_and_simulate(run, write):
+    from conftest import VALID
+
+    path = write(VALID.replace("gear: 3,", "gear: 8,"))
+    for args in (("analyze", path), ("simulate", path, "--seed", "1")):
+        result = run(*args)
+        assert result.exit_code == 1
+        assert result.stderr == f"{path}:8:27: error: 'gear' must be at most 5, got 8\n"
+
+
+def test_simulate_same_seed_same_output_and_no_seed_prints_one(run):
+    path = str(RALLYTAIRE_SPECS[0])
+    one = run("simulate", path, "--seed", "42")
+    two = run("simulate", path, "--seed", "42")
+    assert one.exit_code == 0 and one.stdout == two.stdout
+    assert one.stdout.splitlines()[-1].startswith("race time: ")
+    assert run("simulate", path, "--seed", "43").stdout != one.stdout
+    picked = run("simulate", path)
+    seed = int(picked.stderr.split()[1])
+    assert picked.stdout == run("simulate", path, "--seed", str(seed)).stdout

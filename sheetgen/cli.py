@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 
 from sheetgen import __version__, registry
-from sheetgen.errors import SheetgenError, SpecError
+from sheetgen.errors import SheetgenError, SpecError, UsageError
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, table
 from sheetgen.output import write_atomic
 
@@ -178,7 +178,7 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     Example:
       sheetgen build -o output --paper letter
     """
-    from sheetgen.render import build_outputs
+    from sheetgen.render import build_outputs, can_render
 
     files = _spec_files(specs)
     if not files:
@@ -195,6 +195,11 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     progress = not quiet and sys.stderr.isatty()
     names: dict[str, str] = {}
     rendered = []
+    printable = [spec for spec in loaded if can_render(spec)]
+    for spec in loaded:
+        if not can_render(spec) and not quiet:
+            click.echo(f"{spec.path}: valid; no printable sheets for {spec.game.title} yet", err=True)
+    loaded = printable
     for number, spec in enumerate(loaded, start=1):
         if progress:
             click.echo(f"[{number}/{len(loaded)}] {spec.path}", err=True)
@@ -221,32 +226,53 @@ def _rallytaire_race(spec_path: str):
     return spec.model
 
 
+RULES = click.option(
+    "--rules",
+    type=click.Choice(["basic", "advanced"]),
+    default="basic",
+    show_default=True,
+    help="advanced: boxes, tyres, push/brake/skip and fix-points, solved for the whole race",
+)
+
+
 @main.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@RULES
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @reports_errors
-def analyze(spec: str, fmt: str) -> None:
+def analyze(spec: str, rules: str, fmt: str) -> None:
     """Solve every stage exactly: par time, best time, percentiles, crash risk per corner.
+
+    With --rules advanced the whole race is solved: tyres, options and fix-points.
 
     \b
     Example:
       sheetgen analyze track_specs/rallytaire/monte_carlo.yaml --format json
     """
-    from sheetgen.games.rallytaire.solve import analysis_to_json, analyze_race, format_analysis_text
+    race = _rallytaire_race(spec)
+    if rules == "advanced":
+        from sheetgen.games.rallytaire.solve_advanced import advanced_analysis_to_json, analyze_race_advanced, format_advanced_text
 
-    analysis = analyze_race(_rallytaire_race(spec))
-    if fmt == "json":
-        click.echo(json.dumps(analysis_to_json(analysis), indent=2))
+        advanced = analyze_race_advanced(race)
+        data, text = (advanced_analysis_to_json(advanced), None) if fmt == "json" else (None, format_advanced_text(advanced))
     else:
-        click.echo(format_analysis_text(analysis).rstrip("\n"))
+        from sheetgen.games.rallytaire.solve import analysis_to_json, analyze_race, format_analysis_text
+
+        basic = analyze_race(race)
+        data, text = (analysis_to_json(basic), None) if fmt == "json" else (None, format_analysis_text(basic))
+    if fmt == "json":
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(text.rstrip("\n"))
 
 
 @main.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)")
-@click.option("--policy", type=click.Choice(["optimal", "cautious"]), default="optimal", show_default=True)
+@RULES
+@click.option("--policy", type=click.Choice(["optimal", "cautious"]), default="optimal", show_default=True, help="cautious: never risk a crash (basic rules only)")
 @reports_errors
-def simulate(spec: str, seed: int | None, policy: str) -> None:
+def simulate(spec: str, seed: int | None, rules: str, policy: str) -> None:
     """Play the race with seeded dice and print it the way a player fills the sheet.
 
     \b
@@ -255,13 +281,21 @@ def simulate(spec: str, seed: int | None, policy: str) -> None:
     """
     import secrets
 
-    from sheetgen.games.rallytaire.simulate import format_race_run, simulate_race
-
     race = _rallytaire_race(spec)
+    if rules == "advanced" and policy != "optimal":
+        raise UsageError("--policy cautious is for the basic rules; the advanced game is played by its optimal policy")
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to see this race again)", err=True)
-    for line in format_race_run(simulate_race(race, seed, policy)):
+    if rules == "advanced":
+        from sheetgen.games.rallytaire.simulate_advanced import format_advanced_run, simulate_race_advanced
+
+        lines = format_advanced_run(simulate_race_advanced(race, seed))
+    else:
+        from sheetgen.games.rallytaire.simulate import format_race_run, simulate_race
+
+        lines = format_race_run(simulate_race(race, seed, policy))
+    for line in lines:
         click.echo(line)
 
 

@@ -143,3 +143,52 @@ def faces_with_successes(
     roll = [rng.choice(hits) for _ in range(k)] + [rng.choice(misses) for _ in range(n - k)]
     rng.shuffle(roll)
     return tuple(roll)
+
+
+# --------------------------------------------------------------------------- advanced outcomes
+# Outcome functions for :func:`outcome_distribution`; each takes the face counts of a roll.
+
+
+def cancelled_successes(
+    faces: frozenset[int] = HIGH_FACES, cancel: frozenset[int] = frozenset({1})
+) -> Callable[[tuple[int, ...]], int]:
+    """Dice showing one of `faces`, less one for every die showing one of `cancel`, never
+    below 0 (Rallytaire's "every 1 rolled cancels out one 4, 5 or 6")."""
+    wanted = tuple(sorted(faces))
+    against = tuple(sorted(cancel))
+    both = sorted(set(wanted) & set(against))
+    if both:
+        raise ValueError(f"a face cannot both count and cancel: {both!r}")
+    return lambda counts: max(
+        0, sum(counts[f - 1] for f in wanted) - sum(counts[f - 1] for f in against)
+    )
+
+
+def of_a_kind(k: int) -> Callable[[tuple[int, ...]], bool]:
+    """True when at least `k` dice show the same face ("three of a kind" is ``of_a_kind(3)``)."""
+    if k < 1:
+        raise ValueError(f"of a kind needs k >= 1, got {k!r}")
+    return lambda counts: max(counts, default=0) >= k
+
+
+def conditional_face_counts(
+    n: int, outcome: Callable[[tuple[int, ...]], T], value: T, sides: int = D6
+) -> tuple[tuple[tuple[int, ...], Fraction], ...]:
+    """The multisets of :func:`face_counts` whose outcome is `value`, with their probability
+    given that outcome (they sum to 1). Raises ValueError when the outcome is impossible."""
+    hits = [(c, p) for c, p in face_counts(n, sides) if outcome(c) == value]
+    total = sum((p for _, p in hits), Fraction(0))
+    if not total:
+        raise ValueError(f"outcome {value!r} is impossible with {n!r} dice")
+    return tuple((c, p / total) for c, p in hits)
+
+
+def faces_from_counts(
+    rng: random.Random, table: tuple[tuple[tuple[int, ...], Fraction | float], ...]
+) -> tuple[int, ...]:
+    """Concrete dice faces drawn from a :func:`conditional_face_counts` table: one multiset
+    by its probability (one ``rng.random()`` call), then its faces in shuffled order."""
+    counts = sample(tuple((c, float(p)) for c, p in table), rng)
+    roll = [face for face, c in enumerate(counts, 1) for _ in range(c)]
+    rng.shuffle(roll)
+    return tuple(roll)

@@ -83,3 +83,27 @@ def test_simulate_same_seed_same_output_and_no_seed_prints_one(run):
     picked = run("simulate", path)
     seed = int(picked.stderr.split()[1])
     assert picked.stdout == run("simulate", path, "--seed", str(seed)).stdout
+
+
+def test_analyze_advanced_json_and_text(run):
+    path = str(RALLYTAIRE_SPECS[0])
+    result = run("analyze", path, "--rules", "advanced", "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["race"] == load_spec(path).model.name
+    assert 0.0 <= data["dnf_probability"] <= 1.0
+    assert data["race_par_time"] == pytest.approx(sum(s["par_time"] for s in data["stages"]), abs=0.01)
+    basic = json.loads(run("analyze", path, "--format", "json").stdout)
+    # boxes and tyre choice can only help: the advanced par is never above the basic par
+    assert data["race_par_time"] <= sum(s["par_time"] for s in basic["stages"]) + 1e-6
+    text = run("analyze", path, "--rules", "advanced").stdout
+    assert "Race par:" in text
+
+
+def test_simulate_advanced_is_seeded_and_refuses_cautious(run):
+    path = str(RALLYTAIRE_SPECS[0])
+    one = run("simulate", path, "--rules", "advanced", "--seed", "5")
+    assert one.exit_code == 0 and one.stdout == run("simulate", path, "--rules", "advanced", "--seed", "5").stdout
+    bad = run("simulate", path, "--rules", "advanced", "--policy", "cautious", "--seed", "5")
+    assert bad.exit_code == 1
+    assert bad.stderr == "sheetgen: error: --policy cautious is for the basic rules; the advanced game is played by its optimal policy\n"

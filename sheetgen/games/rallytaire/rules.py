@@ -212,13 +212,29 @@ def apply_move(stage: Stage, state: State, gear: int, speed: int) -> MoveResult:
     A corner is crossed by a move that starts at or before its `after` space and ends beyond
     it. It is safe in its gear or lower, one higher when it is the pending D. The first unsafe
     one is a crash: the car stops on `after`, and the move costs two turns."""
-    t = _track(stage)
-    if state.position >= t.finish:
+    if state.position >= _track(stage).finish:
         raise RulesError(f"stage {stage.name!r} is already finished")
     if gear not in legal_gears(state):
         raise RulesError(f"gear {gear!r} is not legal after last gear {state.last_gear!r}")
     if not 0 <= speed - BASE_SPEED[gear] <= dice_count(stage, gear):
         raise RulesError(f"speed {speed!r} is impossible in gear {gear!r}")
+    return drive(stage, state, gear, speed)
+
+
+def drive(stage: Stage, state: State, gear: int, speed: int) -> MoveResult:
+    """The move of :func:`apply_move` once the gear and speed are known to be legal.
+
+    The advanced game (:mod:`sheetgen.games.rallytaire.rules_advanced`) has its own legal
+    gears (skip a gear, three-of-a-kind locks) and dice counts (push, brake, tyres); it checks
+    those itself and then moves through here, so corners, crashes and the finish are decided
+    in one place for both games."""
+    t = _track(stage)
+    if state.position >= t.finish:
+        raise RulesError(f"stage {stage.name!r} is already finished")
+    if not MIN_GEAR <= gear <= MAX_GEAR:
+        raise RulesError(f"gear must be in {MIN_GEAR}..{MAX_GEAR}, got {gear!r}")
+    if speed < 1:
+        raise RulesError(f"speed must be >= 1, got {speed!r}")
     start = state.position
     end = min(start + speed, t.finish)
     pending = state.pending_drift

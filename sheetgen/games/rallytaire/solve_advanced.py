@@ -1,0 +1,1057 @@
+"""Exact whole-race solver for Rallytaire's advanced game.
+
+The policy chooses the tyres before the race, the gear and option (push, brake, skip) of
+every turn, the N/D plans, and how to spend the fix-points between stages, so as to
+minimise the expected race time; a car that goes out (DNF) is charged a penalty (below).
+
+How it is solved (backward over stages, then forward once for the figures):
+
+- A stage is solved for every *resource vector* at once: the boxes still unchecked
+  (engine 0..E, brakes 0..B, gearbox 0..G, car 1..C) are an array axis, so each value is a
+  numpy array over all (E+1)(B+1)(G+1)C vectors (192 for the default 3 each). What a move
+  does depends on the gear and the dice, never on how many boxes are left: an option just
+  reads the successor's values one box lower (an index map), and a crash one Car box lower,
+  with the DNF charge where the last Car box goes. So the moves are computed once per
+  (position, pending D, gear) and shared by every resource vector, every previous gear and
+  the lock, and the dice options only re-weight the same outcome rows (a small matrix
+  product).
+- Between stages the fix-points are a min over the few ways to spend 2 or 4 points, again
+  as index maps over the resource arrays, giving the value-to-go of the previous stage's end.
+- Tyres are fixed within a stage, so each stage is solved once per allowed tyre; the tyres
+  chosen before the race minimise the value of the first stage's start with every box free.
+- One forward pass pushes probability mass (again arrays over resources) through the chosen
+  policy: expected time per stage, P(DNF), option use, crashes per corner, fix-point use.
+
+Every transition comes from the advanced rules engine
+(:mod:`sheetgen.games.rallytaire.rules_advanced`); the solver only caches what it returned.
+Ties within :data:`TIE` tenths go to the action the engine lists first (plain gears, lower
+gear first, then brake, push, skip), to N (then the earlier D), and for fix-points to the
+engine's order (more boxes, Car first, tyres kept), so results never depend on float noise.
+
+DNF charge (:class:`DnfRule`): a car that goes out is charged the time it drove (the crash
+turn included, 10 s) plus ``dnf_penalty`` seconds (default 600) plus ``dnf_space_seconds``
+(default 10) for every space of the race it did not reach: the rest of the stage from the
+crashed corner to the invisible finish space, and every later stage whole (length + 1). The
+per-space part keeps going out early from ever being cheaper than driving on (no finish is
+slower than 10 s a space), and the fixed part prices the risk of going out late. The charge
+is counted in the stage where the car goes out; stage par times add up to the race par.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from sheetgen.games.rallytaire import rules_advanced as adv
+from sheetgen.games.rallytaire.model import Boxes, Race, Stage, Surface
+from sheetgen.games.rallytaire.rules import RulesError, State
+from sheetgen.games.rallytaire.rules_advanced import (
+    Action,
+    AdvancedMove,
+    AdvancedState,
+    Fix,
+    Option,
+    Roll,
+)
+from sheetgen.games.rallytaire.solve import _pct, _table
+
+#: Values (in tenths of a second) closer than this are ties.
+TIE = 1e-9
+
+DEFAULT_DNF_PENALTY = 600.0
+DEFAULT_DNF_SPACE_SECONDS = 10.0
+
+_MOVE, _FINISH, _CRASH = 0, 1, 2
+_NONE, _PUSH, _BRAKE = 0, 1, 2
+_VARIANT = {None: _NONE, Option.PUSH: _PUSH, Option.BRAKE: _BRAKE}
+
+
+@dataclass(frozen=True)
+class DnfRule:
+    """What going out costs (seconds): ``penalty`` plus ``space_seconds`` per space not reached."""
+
+    penalty: float = DEFAULT_DNF_PENALTY
+    space_seconds: float = DEFAULT_DNF_SPACE_SECONDS
+
+    def __post_init__(self) -> None:
+        for name in ("penalty", "space_seconds"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and math.isfinite(v) and v >= 0):
+                raise RulesError(f"dnf {name} must be a finite number >= 0, got {v!r}")
+
+    def spaces_not_reached(self, race: Race, stage_index: int, at: int) -> int:
+        """Spaces of the race a car out on space `at` of stage `stage_index` did not reach:
+        the rest of that stage up to its invisible finish space, and every later stage."""
+        stage = race.stages[stage_index]
+        return stage.finish - at + sum(s.finish for s in race.stages[stage_index + 1 :])
+
+    def charge_tenths(self, race: Race, stage_index: int, at: int) -> float:
+        """The DNF charge, on top of the time driven, in tenths of a second."""
+        spaces = self.spaces_not_reached(race, stage_index, at)
+        return 10 * (self.penalty + self.space_seconds * spaces)
+
+
+# --------------------------------------------------------------------------- resource grid
+
+
+class _Grid:
+    """Resource vectors (engine, brakes, gearbox, car boxes left) as flat indices 0..R-1.
+
+    Index maps have length R and point one box lower (``back_*``: where a value looks up its
+    successor) or one box higher (``up_*``: where forward mass comes from); an impossible
+    lookup points at R, a pad slot (inf for values, 0 for mass)."""
+
+    def __init__(self, boxes: Boxes) -> None:
+        self.boxes = boxes
+        self.shape = (boxes.engine + 1, boxes.brakes + 1, boxes.gearbox + 1, boxes.car)
+        self.size = int(np.prod(self.shape))
+        e, b, g, c = np.indices(self.shape).reshape(4, -1)
+        self.coords = (e, b, g, c)  # c is car boxes left - 1
+        self.strides = tuple(
+            int(np.prod(self.shape[i + 1 :])) for i in range(4)
+        )  # C-order strides in elements
+        flat = np.arange(self.size)
+        pad = self.size
+
+        def shift(units: tuple[int, int, int, int], sign: int) -> np.ndarray:
+            ok = np.ones(self.size, dtype=bool)
+            off = 0
+            for axis, u in enumerate(units):
+                if not u:
+                    continue
+                coord = self.coords[axis]
+                ok &= (coord - u >= 0) if sign < 0 else (coord + u <= self.shape[axis] - 1)
+                off += sign * u * self.strides[axis]
+            return np.where(ok, flat + off, pad)
+
+        self.back = {
+            (v, s): shift((int(v == _PUSH), int(v == _BRAKE), int(s), 0), -1)
+            for v in (_NONE, _PUSH, _BRAKE)
+            for s in (False, True)
+        }
+        self.up = {
+            (v, s): shift((int(v == _PUSH), int(v == _BRAKE), int(s), 0), +1)
+            for v in (_NONE, _PUSH, _BRAKE)
+            for s in (False, True)
+        }
+        self.back_crash = shift((0, 0, 0, 1), -1)
+        self.up_crash = shift((0, 0, 0, 1), +1)
+        self.last_car = c == 0  # a crash here checks the last Car box
+
+    def index(self, left: Boxes) -> int:
+        vals = (left.engine, left.brakes, left.gearbox, left.car - 1)
+        for v, n, kind in zip(vals, self.shape, adv.BOX_KINDS, strict=True):
+            if not 0 <= v < n:
+                raise RulesError(f"{kind} boxes left out of range for this race: {left!r}")
+        return int(sum(v * s for v, s in zip(vals, self.strides, strict=True)))
+
+    def left(self, r: int) -> Boxes:
+        e, b, g, c = (int(x[r]) for x in self.coords)
+        return Boxes(engine=e, brakes=b, gearbox=g, car=c + 1)
+
+    @property
+    def full(self) -> int:
+        return self.size - 1
+
+
+def _argmin(stack: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column: the value and index of the first row within TIE of the column minimum."""
+    if stack.shape[0] == 1:
+        return stack[0], np.zeros(stack.shape[1], dtype=np.intp)
+    low = stack.min(axis=0)
+    idx = (stack <= low + TIE).argmax(axis=0)
+    return stack[idx, np.arange(stack.shape[1])], idx
+
+
+# --------------------------------------------------------------------------- stage graph
+
+
+@dataclass
+class _Row:
+    """One dice outcome of one gear from one (position, pending D): what the engine did."""
+
+    roll: Roll
+    kind: int  # _MOVE, _FINISH or _CRASH
+    tenths: int
+    drifts: tuple[int | None, ...]  # plan choices, N first
+    succ_keys: tuple[tuple, ...]
+    crash: int  # corner index, -1 when no crash
+    crash_at: int  # the space the car stops on after a crash
+    out_tenths: int  # time of the turn that puts the car out (crash rows)
+    locks: bool
+    succ: tuple[int, ...] = ()  # core ids, filled once every core is known
+
+
+@dataclass
+class _GearTable:
+    gear: int
+    rows: list[_Row]
+    probs: np.ndarray  # (3, rows): P(row) under none / push / brake (zeros if not offered)
+    prob_lists: list[list[float]]  # the same as Python floats, for the forward pass
+
+
+@dataclass
+class _Core:
+    key: tuple  # (position, last gear or 0, pending D or -1, locked)
+    actions: tuple[tuple[Action, int, int, bool], ...]  # (action, gear, variant, skip)
+
+
+@dataclass
+class _StageGraph:
+    stage: Stage
+    tyres: Surface
+    cores: list[_Core]
+    index: dict[tuple, int]
+    tables: dict[tuple[int, int, int], _GearTable]  # (position, pending or -1, gear)
+    groups: list[tuple[int, int]]  # (position, pending or -1), descending position
+    group_cores: dict[tuple[int, int], list[int]]
+
+
+def _core_key(state: AdvancedState) -> tuple:
+    last = state.last_gear or 0
+    pending = -1 if state.pending_drift is None else state.pending_drift
+    return (state.position, last, pending, state.locked)
+
+
+def _rep_state(key: tuple, tyres: Surface, left: Boxes) -> AdvancedState:
+    p, last, d, locked = key
+    base = State(p, last or None, None if d < 0 else d)
+    return AdvancedState(base=base, tyres=tyres, left=left, locked=locked)
+
+
+def _build_stage_graph(
+    stage: Stage, tyres: Surface, boxes: Boxes, moves: dict[tuple, tuple]
+) -> _StageGraph:
+    """Every core state (position, last gear, pending D, lock) reachable under any play with
+    some boxes left, and the gear tables of every (position, pending D, gear) they drive.
+
+    `moves` caches the engine's move results across tyres: a move depends on the gear and the
+    speed, not on the dice that produced the speed."""
+    # Representative boxes: every option the race offers is available; car 2 so that a crash
+    # is an ordinary crash (car 1 gives the out version of the same move).
+    rep_left = Boxes(engine=boxes.engine, brakes=boxes.brakes, gearbox=boxes.gearbox, car=2)
+    out_left = Boxes(engine=boxes.engine, brakes=boxes.brakes, gearbox=boxes.gearbox, car=1)
+    start = adv.initial_state(stage, tyres, rep_left)
+    keys: list[tuple] = [_core_key(start)]
+    seen = {keys[0]: 0}
+    actions: list[tuple] = []
+    tables: dict[tuple[int, int, int], _GearTable] = {}
+    i = 0
+    while i < len(keys):
+        key = keys[i]
+        i += 1
+        rep = _rep_state(key, tyres, rep_left)
+        acts = []
+        for a in adv.legal_actions(stage, rep):
+            acts.append((a, a.gear, _VARIANT[a.option], a.skip))
+            tkey = (key[0], key[2], a.gear)
+            if tkey in tables:
+                continue
+            table = _gear_table(stage, tyres, key, a.gear, rep_left, out_left, moves)
+            tables[tkey] = table
+            for row in table.rows:
+                for sk in row.succ_keys:
+                    if sk not in seen:
+                        seen[sk] = len(keys)
+                        keys.append(sk)
+        actions.append(tuple(acts))
+    cores = [_Core(k, a) for k, a in zip(keys, actions, strict=True)]
+    for table in tables.values():
+        for row in table.rows:
+            row.succ = tuple(seen[k] for k in row.succ_keys)
+    group_cores: dict[tuple[int, int], list[int]] = defaultdict(list)
+    for cid, k in enumerate(keys):
+        group_cores[(k[0], k[2])].append(cid)
+    groups = sorted(group_cores, key=lambda g: (-g[0], g[1]))
+    return _StageGraph(stage, tyres, cores, seen, tables, groups, dict(group_cores))
+
+
+def _gear_table(
+    stage: Stage,
+    tyres: Surface,
+    key: tuple,
+    gear: int,
+    rep_left: Boxes,
+    out_left: Boxes,
+    moves: dict[tuple, tuple],
+) -> _GearTable:
+    p, _, d, _ = key
+    rep = _rep_state((p, gear, d, False), tyres, rep_left)
+    variants: dict[int, tuple[Action, tuple[tuple[Roll, float], ...]]] = {}
+    for a in adv.legal_actions(stage, rep):
+        if a.gear == gear and not a.skip:
+            variants[_VARIANT[a.option]] = (a, adv.chance_outcomes(stage, rep, a))
+    rolls = sorted({roll for _, dist in variants.values() for roll, _ in dist})
+    col = {roll: j for j, roll in enumerate(rolls)}
+    probs = np.zeros((3, len(rolls)))
+    for v, (_, dist) in variants.items():
+        for roll, prob in dist:
+            probs[v, col[roll]] += prob
+    rows = []
+    for roll in rolls:
+        mkey = (p, d, gear, roll)
+        cached = moves.get(mkey)
+        if cached is None:
+            action = next(a for a, dist in variants.values() if any(r == roll for r, _ in dist))
+            mv = adv.apply_move(stage, rep, action, roll)
+            kind = _FINISH if mv.finished else (_CRASH if mv.move.crash is not None else _MOVE)
+            drifts: tuple[int | None, ...] = ()
+            succ: tuple[tuple, ...] = ()
+            out_tenths = 0
+            if kind != _FINISH:
+                drifts = adv.plan_options(stage, rep, mv).drift_choices
+                succ = tuple(_core_key(adv.next_state(stage, rep, mv, dr)) for dr in drifts)
+            if kind == _CRASH:
+                last_box = AdvancedState(rep.base, tyres, out_left)
+                out_mv = adv.apply_move(stage, last_box, action, roll)
+                if not out_mv.out:
+                    raise AssertionError("a crash with one Car box left must put the car out")
+                out_tenths = out_mv.tenths
+            crash = -1 if mv.move.crash is None else mv.move.crash
+            cached = (kind, mv.tenths, drifts, succ, crash, mv.move.position, out_tenths, mv.locks)
+            moves[mkey] = cached
+        kind, tenths, drifts, succ, crash, at, out_tenths, locks = cached
+        rows.append(_Row(roll, kind, tenths, drifts, succ, crash, at, out_tenths, locks))
+    return _GearTable(gear, rows, probs, probs.tolist())
+
+
+# --------------------------------------------------------------------------- stage solve
+
+
+@dataclass
+class _StagePolicy:
+    graph: _StageGraph
+    start: int  # core id of the stage start
+    start_value: np.ndarray  # expected tenths to go (race) from the start, per resources
+    actions: np.ndarray  # (cores, R) int8: index into the core's actions
+    plans: dict[tuple[int, int, int, int], np.ndarray]  # (pos, pending, gear, row) -> choice
+    dnf_tenths: dict[int, float]  # space the car goes out on -> DNF charge (tenths)
+
+
+def _solve_stage(
+    graph: _StageGraph, grid: _Grid, end_value: np.ndarray, dnf_tenths: dict[int, float]
+) -> _StagePolicy:
+    """Backward induction over the stage's cores for every resource vector at once.
+
+    end_value: value-to-go (tenths) after finishing the stage, per resources.
+    dnf_tenths: per crash space, the DNF charge of going out there (without the out turn)."""
+    R = grid.size
+    ncores = len(graph.cores)
+    value = np.full((ncores, R), np.nan)
+    done = np.zeros(ncores, dtype=bool)
+    chosen = np.zeros((ncores, R), dtype=np.int8)  # at most 12 actions per core
+    plans: dict[tuple[int, int, int, int], np.ndarray] = {}
+
+    def gear_values(p: int, d: int, gear: int) -> np.ndarray:
+        table = graph.tables[(p, d, gear)]
+        q = np.zeros((len(table.rows), R + 1))
+        for i, row in enumerate(table.rows):
+            if row.kind == _FINISH:
+                q[i, :R] = row.tenths + end_value
+                continue
+            if not all(done[s] for s in row.succ):
+                raise AssertionError("stage graph is not in topological order")
+            if len(row.succ) == 1:
+                v = value[row.succ[0]]
+            else:
+                v, choice = _argmin(value[list(row.succ)])
+                plans[(p, d, gear, i)] = choice.astype(np.int8)
+            if row.kind == _CRASH:
+                out = row.out_tenths + dnf_tenths[row.crash_at] - row.tenths
+                q[i, :R] = row.tenths + np.append(v, out)[grid.back_crash]
+            else:
+                q[i, :R] = row.tenths + v
+        ev = table.probs @ q
+        ev[:, R] = np.inf  # an option with no box left is not available
+        return ev
+
+    for p, d in graph.groups:
+        cids = graph.group_cores[(p, d)]
+        # The forced-1st core (after a crash) only drives 1st gear, which never crashes;
+        # the other gears may crash back onto it, so it is solved first.
+        cids = sorted(cids, key=lambda c: graph.cores[c].key[1] != 0)
+        evs: dict[int, np.ndarray] = {}
+        cands: dict[tuple[int, int, bool], np.ndarray] = {}
+        for cid in cids:
+            core = graph.cores[cid]
+            stack = []
+            for _, gear, variant, skip in core.actions:
+                ck = (gear, variant, skip)
+                arr = cands.get(ck)
+                if arr is None:
+                    ev = evs.get(gear)
+                    if ev is None:
+                        ev = evs[gear] = gear_values(p, d, gear)
+                    if variant == _NONE and not skip:
+                        arr = ev[_NONE, :R]
+                    else:
+                        arr = ev[variant][grid.back[(variant, skip)]]
+                    cands[ck] = arr
+                stack.append(arr)
+            v, idx = _argmin(np.stack(stack))
+            value[cid] = v
+            chosen[cid] = idx
+            done[cid] = True
+    start = graph.index[(0, 0, -1, False)]
+    return _StagePolicy(graph, start, value[start].copy(), chosen, plans, dnf_tenths)
+
+
+# --------------------------------------------------------------------------- fix-points
+
+
+@dataclass
+class _FixPolicy:
+    """Fix-point choices after one stage, per end tyres: index into `fixes` per resources."""
+
+    points: int
+    fixes: dict[Surface, tuple[Fix, ...]]  # per end tyres: every shape, in the engine's order
+    targets: dict[Surface, list[tuple[np.ndarray, Surface]]]  # per fix: resources map, tyres
+    choice: dict[Surface, np.ndarray]
+
+
+def _fix_shapes(race: Race, tyres: Surface, points: int) -> tuple[Fix, ...]:
+    """All ways to spend the points with every box checked: the engine's list for the worst
+    case, which holds every fix that is legal for some resource vector, in its tie order."""
+    none_left = Boxes(engine=0, brakes=0, gearbox=0, car=0)
+    return adv.fix_options(race, none_left, tyres, points)
+
+
+def _solve_fix(
+    race: Race, grid: _Grid, points: int, next_start: dict[Surface, np.ndarray]
+) -> tuple[_FixPolicy, dict[Surface, np.ndarray]]:
+    """Value-to-go at the end of a stage (before fix-points) from the next stage's start."""
+    R = grid.size
+    flat = np.arange(R)
+    targets: dict[Surface, list[tuple[np.ndarray, Surface]]] = {}
+    choice: dict[Surface, np.ndarray] = {}
+    end_value: dict[Surface, np.ndarray] = {}
+    fixes_by_tyres = {t: _fix_shapes(race, t, points) for t in race.tyres}
+    for t in race.tyres:
+        rows = []
+        maps = []
+        for fix in fixes_by_tyres[t]:
+            # Legal where no kind is unchecked past its printed count (adv.fix_options).
+            ok = np.ones(R, dtype=bool)
+            off = 0
+            for axis, kind in enumerate(adv.BOX_KINDS):
+                k = getattr(fix, kind)
+                ok &= grid.coords[axis] + k <= grid.shape[axis] - 1
+                off += k * grid.strides[axis]
+            tgt = np.where(ok, flat + off, R)
+            new_t = fix.tyres if fix.tyres is not None else t
+            maps.append((tgt, new_t))
+            rows.append(np.append(next_start[new_t], np.inf)[tgt])
+        v, idx = _argmin(np.stack(rows))
+        targets[t] = maps
+        choice[t] = idx.astype(np.int16)
+        end_value[t] = v
+    return _FixPolicy(points, fixes_by_tyres, targets, choice), end_value
+
+
+# --------------------------------------------------------------------------- the policy
+
+
+@dataclass(eq=False)
+class AdvancedPolicy:
+    """The solved race policy, as the simulator queries it."""
+
+    race: Race = field(repr=False)
+    dnf: DnfRule
+    grid: _Grid = field(repr=False)
+    start_tyres: Surface
+    stages: tuple[dict[Surface, _StagePolicy], ...] = field(repr=False)
+    fixes: tuple[_FixPolicy, ...] = field(repr=False)  # after stage i, for i < last
+
+    def tyres(self) -> Surface:
+        """Tyres to choose before the race."""
+        return self.start_tyres
+
+    def _stage(self, stage_index: int, state: AdvancedState) -> tuple[_StagePolicy, int]:
+        sp = self.stages[stage_index].get(state.tyres)
+        if sp is None:
+            raise RulesError(f"tyres {state.tyres.value!r} are not allowed in this race")
+        cid = sp.graph.index.get(_core_key(state))
+        if cid is None:
+            raise RulesError(f"state {state!r} is not reachable on stage {stage_index + 1}")
+        return sp, cid
+
+    def action(self, stage_index: int, state: AdvancedState) -> Action:
+        """The action this policy takes from `state` on stage `stage_index` (0-based)."""
+        sp, cid = self._stage(stage_index, state)
+        r = self.grid.index(state.left)
+        return sp.graph.cores[cid].actions[int(sp.actions[cid, r])][0]
+
+    def plan(self, stage_index: int, state: AdvancedState, move: AdvancedMove) -> int | None:
+        """The corner planned D after `move` from `state` (None: every entered corner N)."""
+        if move.out or move.finished:
+            return None
+        sp, _ = self._stage(stage_index, state)
+        pending = -1 if state.pending_drift is None else state.pending_drift
+        table = sp.graph.tables[(state.position, pending, move.action.gear)]
+        i = next(j for j, row in enumerate(table.rows) if row.roll == move.roll)
+        row = table.rows[i]
+        if len(row.drifts) == 1:
+            return row.drifts[0]
+        left = Boxes(
+            **{k: getattr(state.left, k) - getattr(move.checked, k) for k in adv.BOX_KINDS}
+        )
+        choice = sp.plans[(state.position, pending, move.action.gear, i)]
+        return row.drifts[int(choice[self.grid.index(left)])]
+
+    def fix(self, stage_index: int, left: Boxes, tyres: Surface) -> Fix:
+        """How to spend the fix-points after stage `stage_index` (0-based, not the last)."""
+        fp = self.fixes[stage_index]
+        return fp.fixes[tyres][int(fp.choice[tyres][self.grid.index(left)])]
+
+    def expected_seconds(self, stage_index: int, left: Boxes, tyres: Surface) -> float:
+        """Expected seconds to the end of the race from the start of stage `stage_index`."""
+        sp = self.stages[stage_index][tyres]
+        return float(sp.start_value[self.grid.index(left)]) / 10
+
+
+def _dnf_charges(race: Race, dnf: DnfRule) -> list[dict[int, float]]:
+    """Per stage, per space: the DNF charge in tenths for going out there."""
+    return [
+        {at: dnf.charge_tenths(race, k, at) for at in range(stage.finish + 1)}
+        for k, stage in enumerate(race.stages)
+    ]
+
+
+def solve_race(race: Race, dnf: DnfRule | None = None) -> AdvancedPolicy:
+    """The optimal policy of `race` (backward over stages)."""
+    dnf = dnf or DnfRule()
+    if not race.stages:
+        raise RulesError(f"race {race.name!r} has no stages")
+    if not race.tyres:
+        raise RulesError(f"race {race.name!r} allows no tyres")
+    if race.boxes.car < 1:
+        raise RulesError(f"a race needs at least one Car box, got {race.boxes.car!r}")
+    grid = _Grid(race.boxes)
+    charges = _dnf_charges(race, dnf)
+    n = len(race.stages)
+    stages: list[dict[Surface, _StagePolicy]] = [{} for _ in range(n)]
+    fixes: list[_FixPolicy | None] = [None] * (n - 1)
+    end_value = {t: np.zeros(grid.size) for t in race.tyres}
+    for k in range(n - 1, -1, -1):
+        stage = race.stages[k]
+        moves: dict[tuple, tuple] = {}  # the stage's moves, shared by its tyres
+        for t in race.tyres:
+            graph = _build_stage_graph(stage, t, race.boxes, moves)
+            stages[k][t] = _solve_stage(graph, grid, end_value[t], charges[k])
+        if k > 0:
+            points = adv.fix_points(race.stages[k - 1])
+            fp, end_value = _solve_fix(
+                race, grid, points, {t: stages[k][t].start_value for t in race.tyres}
+            )
+            fixes[k - 1] = fp
+    full = grid.full
+    start_values = np.array([stages[0][t].start_value[full] for t in race.tyres])
+    _, best = _argmin(start_values[:, None])
+    start_tyres = race.tyres[int(best[0])]
+    return AdvancedPolicy(
+        race, dnf, grid, start_tyres, tuple(stages), tuple(f for f in fixes if f is not None)
+    )
+
+
+# --------------------------------------------------------------------------- forward figures
+
+
+@dataclass
+class _StageTally:
+    """Forward-pass sums for one stage (probability mass per race started)."""
+
+    reach: float = 0.0
+    tenths: float = 0.0
+    out: float = 0.0
+    crashes: float = 0.0
+    push: float = 0.0
+    brake: float = 0.0
+    skip: float = 0.0
+    locks: float = 0.0
+    tyres: dict[Surface, float] = field(default_factory=dict)
+    corner_crash: list[float] = field(default_factory=list)
+    corner_drift: list[float] = field(default_factory=list)
+
+
+def _forward_stage(
+    sp: _StagePolicy, grid: _Grid, start_mass: np.ndarray, tally: _StageTally
+) -> np.ndarray:
+    """Push `start_mass` (per resources) through the stage under the policy; returns the mass
+    that finishes, per resources after the stage."""
+    graph = sp.graph
+    R = grid.size
+    mass = np.zeros((len(graph.cores), R))
+    mass[sp.start] = start_mass
+    finish = np.zeros(R)
+    zero = np.zeros(1)
+    order = sorted(range(len(graph.cores)), key=lambda c: _forward_key(graph.cores[c].key))
+    spent = np.zeros(len(graph.cores), dtype=bool)
+    for cid in order:
+        spent[cid] = True
+        m = mass[cid]
+        if not m.any():
+            continue
+        core = graph.cores[cid]
+        p, _, d, _ = core.key
+        acts = sp.actions[cid]
+        used = np.unique(acts[m > 0])
+        for a in used:
+            ma = m if len(used) == 1 else np.where(acts == a, m, 0.0)
+            _, gear, variant, skip = core.actions[int(a)]
+            total = float(ma.sum())
+            if variant == _PUSH:
+                tally.push += total
+            elif variant == _BRAKE:
+                tally.brake += total
+            if skip:
+                tally.skip += total
+            shifted = np.append(ma, zero)[grid.up[(variant, skip)]]
+            table = graph.tables[(p, d, gear)]
+            probs = table.prob_lists[variant]
+            for i, row in enumerate(table.rows):
+                prob = probs[i]
+                if prob == 0.0:
+                    continue
+                mo = shifted * prob
+                tot = total * prob
+                if row.kind == _FINISH:
+                    finish += mo
+                    tally.tenths += tot * row.tenths
+                    continue
+                if row.kind == _CRASH:
+                    out = float(mo[grid.last_car].sum())
+                    tally.crashes += tot
+                    tally.corner_crash[row.crash] += tot
+                    tally.out += out
+                    tally.tenths += out * (row.out_tenths + sp.dnf_tenths[row.crash_at])
+                    tally.tenths += (tot - out) * row.tenths
+                    mo = np.append(mo, zero)[grid.up_crash]
+                else:
+                    tally.tenths += tot * row.tenths
+                    if row.locks:
+                        tally.locks += tot
+                if spent[list(row.succ)].any():
+                    raise AssertionError("stage graph is not in forward order")
+                if len(row.succ) == 1:
+                    mass[row.succ[0]] += mo
+                    continue
+                choice = sp.plans[(p, d, gear, i)]
+                for j, (drift, sid) in enumerate(zip(row.drifts, row.succ, strict=True)):
+                    part = np.where(choice == j, mo, 0.0)
+                    mass[sid] += part
+                    if drift is not None:
+                        tally.corner_drift[drift] += float(part.sum())
+        mass[cid] = 0.0
+    return finish
+
+
+def _forward_key(key: tuple) -> tuple[int, bool]:
+    """Forward order: by position, the forced-1st core after the others at the same place."""
+    return (key[0], key[1] == 0)
+
+
+@dataclass(frozen=True)
+class _FixTally:
+    reach: float
+    expected: tuple[float, float, float, float, float]  # engine, brakes, gearbox, car, tyres
+    most_likely: Fix
+    most_likely_probability: float
+    tyres_after: tuple[tuple[Surface, float], ...]
+
+
+def _forward_fix(
+    race: Race, grid: _Grid, fp: _FixPolicy, end_mass: dict[Surface, np.ndarray]
+) -> tuple[dict[Surface, np.ndarray], _FixTally]:
+    start = {t: np.zeros(grid.size) for t in race.tyres}
+    by_fix: dict[Fix, float] = defaultdict(float)
+    sums = [0.0] * 5
+    reach = 0.0
+    tyres_after: dict[Surface, float] = defaultdict(float)
+    for t in race.tyres:
+        m = end_mass[t]
+        for r in np.flatnonzero(m):
+            w = float(m[r])
+            k = int(fp.choice[t][r])
+            fix = fp.fixes[t][k]
+            tgt, new_t = fp.targets[t][k]
+            start[new_t][tgt[r]] += w
+            reach += w
+            by_fix[fix] += w
+            tyres_after[new_t] += w
+            for j, kind in enumerate(adv.BOX_KINDS):
+                sums[j] += w * getattr(fix, kind)
+            sums[4] += w * (fix.tyres is not None)
+    if reach > 0:
+        best = min(by_fix.items(), key=lambda kv: (-kv[1], -kv[0].points, repr(kv[0])))
+        expected = tuple(s / reach for s in sums)
+        tally = _FixTally(
+            reach,
+            expected,  # type: ignore[arg-type]
+            best[0],
+            best[1] / reach,
+            tuple((t, tyres_after[t] / reach) for t in race.tyres if tyres_after[t] > 0),
+        )
+    else:
+        tally = _FixTally(0.0, (0.0,) * 5, Fix(), 0.0, ())  # type: ignore[arg-type]
+    return start, tally
+
+
+# --------------------------------------------------------------------------- analysis
+
+
+@dataclass(frozen=True)
+class OptionUse:
+    """Expected number of turns per race started that use each option."""
+
+    push: float
+    brake: float
+    skip: float
+
+
+@dataclass(frozen=True)
+class FixAdvice:
+    """Fix-points between a stage and the next, under the optimal policy.
+
+    points: fix-points available. reach_probability: P(the car gets there, not out).
+    expected_*: boxes unchecked per kind, and P(tyres changed), given the car got there.
+    most_likely: the most frequent way the points are spent, with its probability.
+    tyres_after: tyres on the car for the next stage, with probabilities."""
+
+    points: int
+    service_park: bool
+    reach_probability: float
+    expected_engine: float
+    expected_brakes: float
+    expected_gearbox: float
+    expected_car: float
+    tyre_change_probability: float
+    most_likely: Fix
+    most_likely_probability: float
+    tyres_after: tuple[tuple[Surface, float], ...]
+
+
+@dataclass(frozen=True)
+class AdvancedCornerAnalysis:
+    after: int
+    gear: int
+    zone: int
+    turn: str
+    crash_probability: float  # per race started
+    drift_probability: float
+
+
+@dataclass(frozen=True)
+class AdvancedStageAnalysis:
+    """Figures of one stage under the race-optimal policy, per race started (times in s).
+
+    par_time: expected time the stage adds to the race, DNF charge included when the car goes
+    out on this stage (0 for a car already out): the stage par times add up to the race par.
+    reach_probability: P(the car starts this stage). dnf_probability: P(it goes out here).
+    expected_crashes: crashes on this stage (the one that puts the car out included).
+    options: expected turns with push / brake / skip. locks: expected three-of-a-kind locks.
+    tyres: tyres on the car for this stage, with probabilities given it starts the stage.
+    fix: the fix-points after this stage (None after the last)."""
+
+    name: str
+    surface: Surface
+    length: int
+    par_time: float
+    reach_probability: float
+    dnf_probability: float
+    expected_crashes: float
+    options: OptionUse
+    locks: float
+    tyres: tuple[tuple[Surface, float], ...]
+    corners: tuple[AdvancedCornerAnalysis, ...]
+    fix: FixAdvice | None
+
+
+@dataclass(frozen=True)
+class AdvancedRaceAnalysis:
+    """The advanced-game analysis of a race.
+
+    race_par_time: optimal expected race time with the DNF charge (seconds).
+    tyres: tyres to choose before the race. tyre_par_times: race par with each allowed start
+    tyre. dnf_probability: P(the car goes out on some stage)."""
+
+    name: str
+    stages: tuple[AdvancedStageAnalysis, ...]
+    race_par_time: float
+    dnf_probability: float
+    tyres: Surface
+    tyre_par_times: tuple[tuple[Surface, float], ...]
+    boxes: Boxes
+    dnf: DnfRule
+    policy: AdvancedPolicy = field(repr=False, compare=False)
+
+
+def analyze_race_advanced(
+    race: Race,
+    dnf_penalty: float = DEFAULT_DNF_PENALTY,
+    dnf_space_seconds: float = DEFAULT_DNF_SPACE_SECONDS,
+) -> AdvancedRaceAnalysis:
+    """Solve `race` under the advanced rules exactly and compute its figures.
+
+    A car that goes out is charged the time it drove, plus `dnf_penalty` seconds, plus
+    `dnf_space_seconds` for every space of the race it did not reach (module docstring)."""
+    dnf = DnfRule(float(dnf_penalty), float(dnf_space_seconds))
+    policy = solve_race(race, dnf)
+    grid = policy.grid
+    start_mass = {t: np.zeros(grid.size) for t in race.tyres}
+    start_mass[policy.start_tyres][grid.full] = 1.0
+    stages = []
+    total_out = 0.0
+    for k, stage in enumerate(race.stages):
+        tally = _StageTally(
+            corner_crash=[0.0] * len(stage.corners), corner_drift=[0.0] * len(stage.corners)
+        )
+        end_mass = {}
+        for t in race.tyres:
+            m = start_mass[t]
+            w = float(m.sum())
+            if w <= 0:
+                end_mass[t] = np.zeros(grid.size)
+                continue
+            tally.reach += w
+            tally.tyres[t] = tally.tyres.get(t, 0.0) + w
+            end_mass[t] = _forward_stage(policy.stages[k][t], grid, m, tally)
+        total_out += tally.out
+        fix = None
+        if k < len(race.stages) - 1:
+            start_mass, ft = _forward_fix(race, grid, policy.fixes[k], end_mass)
+            e, b, g, c, tc = ft.expected
+            fix = FixAdvice(
+                points=policy.fixes[k].points,
+                service_park=stage.service_park,
+                reach_probability=ft.reach,
+                expected_engine=e,
+                expected_brakes=b,
+                expected_gearbox=g,
+                expected_car=c,
+                tyre_change_probability=tc,
+                most_likely=ft.most_likely,
+                most_likely_probability=ft.most_likely_probability,
+                tyres_after=ft.tyres_after,
+            )
+        corners = tuple(
+            AdvancedCornerAnalysis(
+                after=c.after,
+                gear=c.gear,
+                zone=c.zone,
+                turn=c.turn.value,
+                crash_probability=tally.corner_crash[i],
+                drift_probability=tally.corner_drift[i],
+            )
+            for i, c in enumerate(stage.corners)
+        )
+        reach = tally.reach
+        stages.append(
+            AdvancedStageAnalysis(
+                name=stage.name,
+                surface=stage.surface,
+                length=stage.length,
+                par_time=tally.tenths / 10,
+                reach_probability=reach,
+                dnf_probability=tally.out,
+                expected_crashes=tally.crashes,
+                options=OptionUse(tally.push, tally.brake, tally.skip),
+                locks=tally.locks,
+                tyres=tuple(
+                    (t, tally.tyres[t] / reach) for t in race.tyres if tally.tyres.get(t, 0) > 0
+                ),
+                corners=corners,
+                fix=fix,
+            )
+        )
+    par = float(policy.stages[0][policy.start_tyres].start_value[grid.full]) / 10
+    tyre_pars = tuple(
+        (t, float(policy.stages[0][t].start_value[grid.full]) / 10) for t in race.tyres
+    )
+    return AdvancedRaceAnalysis(
+        name=race.name,
+        stages=tuple(stages),
+        race_par_time=par,
+        dnf_probability=total_out,
+        tyres=policy.start_tyres,
+        tyre_par_times=tyre_pars,
+        boxes=race.boxes,
+        dnf=dnf,
+        policy=policy,
+    )
+
+
+def _r(x: float) -> float:
+    return round(x, 4)
+
+
+def _fix_json(fix: Fix) -> dict:
+    return {
+        "engine": fix.engine,
+        "brakes": fix.brakes,
+        "gearbox": fix.gearbox,
+        "car": fix.car,
+        "tyres": None if fix.tyres is None else fix.tyres.value,
+    }
+
+
+def advanced_analysis_to_json(analysis: AdvancedRaceAnalysis) -> dict:
+    """Plain JSON-ready dict with the basic analysis's shape ({"race", "stages"}) plus the
+    race figures; floats rounded to 4 decimals, times in seconds, expected counts per race
+    started."""
+    stages = []
+    for s in analysis.stages:
+        fix = None
+        if s.fix is not None:
+            f = s.fix
+            fix = {
+                "points": f.points,
+                "service_park": f.service_park,
+                "reach_probability": _r(f.reach_probability),
+                "expected": {
+                    "engine": _r(f.expected_engine),
+                    "brakes": _r(f.expected_brakes),
+                    "gearbox": _r(f.expected_gearbox),
+                    "car": _r(f.expected_car),
+                    "tyre_change": _r(f.tyre_change_probability),
+                },
+                "most_likely": dict(
+                    _fix_json(f.most_likely), probability=_r(f.most_likely_probability)
+                ),
+                "tyres_after": {t.value: _r(p) for t, p in f.tyres_after},
+            }
+        stages.append(
+            {
+                "name": s.name,
+                "surface": s.surface.value,
+                "length": s.length,
+                "par_time": _r(s.par_time),
+                "reach_probability": _r(s.reach_probability),
+                "dnf_probability": _r(s.dnf_probability),
+                "expected_crashes": _r(s.expected_crashes),
+                "tyres": {t.value: _r(p) for t, p in s.tyres},
+                "options": {
+                    "push": _r(s.options.push),
+                    "brake": _r(s.options.brake),
+                    "skip": _r(s.options.skip),
+                },
+                "three_of_a_kind_locks": _r(s.locks),
+                "corners": [
+                    {
+                        "after": c.after,
+                        "gear": c.gear,
+                        "zone": c.zone,
+                        "turn": c.turn,
+                        "crash_probability": _r(c.crash_probability),
+                        "drift_probability": _r(c.drift_probability),
+                    }
+                    for c in s.corners
+                ],
+                "fix_points": fix,
+            }
+        )
+    return {
+        "race": analysis.name,
+        "rules": "advanced",
+        "race_par_time": _r(analysis.race_par_time),
+        "dnf_probability": _r(analysis.dnf_probability),
+        "tyres": analysis.tyres.value,
+        "tyre_par_times": {t.value: _r(p) for t, p in analysis.tyre_par_times},
+        "boxes": {k: getattr(analysis.boxes, k) for k in adv.BOX_KINDS},
+        "dnf_penalty": {
+            "seconds": analysis.dnf.penalty,
+            "seconds_per_space_not_reached": analysis.dnf.space_seconds,
+        },
+        "stages": stages,
+    }
+
+
+def describe_fix(fix: Fix) -> str:
+    """'uncheck 1 car, 1 engine; change tyres to snow', or 'nothing'."""
+    kinds = ("car", "engine", "gearbox", "brakes")
+    parts = [f"{getattr(fix, k)} {k}" for k in kinds if getattr(fix, k)]
+    text = "uncheck " + ", ".join(parts) if parts else ""
+    if fix.tyres is not None:
+        text += ("; " if text else "") + f"change tyres to {fix.tyres.value}"
+    return text or "nothing"
+
+
+def format_advanced_text(analysis: AdvancedRaceAnalysis) -> str:
+    """Race summary, one row per stage, the fix-points between stages, then each stage's
+    corners."""
+    b = analysis.boxes
+    out = [
+        f"Race: {analysis.name} (advanced rules)",
+        f"Boxes: engine {b.engine}, brakes {b.brakes}, gearbox {b.gearbox}, car {b.car}; "
+        f"DNF charge: {analysis.dnf.penalty:g} s + {analysis.dnf.space_seconds:g} s per space "
+        "not reached",
+        f"Tyres: {analysis.tyres.value} (race par with "
+        + ", ".join(f"{t.value} {p:.1f} s" for t, p in analysis.tyre_par_times)
+        + ")",
+        "",
+    ]
+    rows = []
+    for s in analysis.stages:
+        tyres = ", ".join(
+            t.value + ("" if p > 1 - 1e-9 else f" {_pct(p)}") for t, p in s.tyres
+        )
+        rows.append(
+            [
+                s.name,
+                s.surface.value,
+                str(s.length),
+                f"{s.par_time:.1f}",
+                _pct(s.dnf_probability),
+                f"{s.expected_crashes:.2f}",
+                f"{s.options.push:.2f}",
+                f"{s.options.brake:.2f}",
+                f"{s.options.skip:.2f}",
+                f"{s.locks:.2f}",
+                tyres,
+            ]
+        )
+    header = ["Stage", "Surface", "Spaces", "Par", "DNF", "Crashes", "Push", "Brake", "Skip"]
+    header += ["Locks", "Tyres"]
+    out += _table(header, rows, left=frozenset({0, 1, len(header) - 1}))
+    out.append(
+        f"Race par: {analysis.race_par_time:.1f} s, DNF {_pct(analysis.dnf_probability)} "
+        "(par includes the DNF charge; option columns are expected turns per race)"
+    )
+    for k, s in enumerate(analysis.stages):
+        if s.fix is None:
+            continue
+        f = s.fix
+        where = "service park" if f.service_park else "no service park"
+        out += [
+            "",
+            f"After {s.name}: {f.points} fix-points ({where}); most often "
+            f"{describe_fix(f.most_likely)} ({_pct(f.most_likely_probability)}); on average "
+            f"car {f.expected_car:.2f}, engine {f.expected_engine:.2f}, gearbox "
+            f"{f.expected_gearbox:.2f}, brakes {f.expected_brakes:.2f}, tyre change "
+            f"{_pct(f.tyre_change_probability)}",
+        ]
+    for s in analysis.stages:
+        out += ["", f"{s.name}: par {s.par_time:.1f} s, DNF {_pct(s.dnf_probability)}"]
+        if not s.corners:
+            out.append("  no corners")
+            continue
+        crows = [
+            [
+                str(c.after),
+                str(c.gear),
+                str(c.zone),
+                c.turn,
+                _pct(c.crash_probability),
+                _pct(c.drift_probability),
+            ]
+            for c in s.corners
+        ]
+        out += [
+            "  " + r
+            for r in _table(
+                ["After", "Gear", "Zone", "Turn", "Crash", "Drift"], crows, left=frozenset({3})
+            )
+        ]
+    return "\n".join(out) + "\n"

@@ -14,12 +14,20 @@ from sheetgen.registry import Spec
 
 def _rallytaire(spec: Spec, paper: str | None, ink: str, template: str) -> tuple[bytes, int]:
     from sheetgen.games.rallytaire.solve import analyze_race
+    from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
     from sheetgen.render.rallytaire import render_race
     from sheetgen.render.template import load_template
 
     chosen = load_template(template)
-    analysis = analyze_race(spec.model)
-    return render_race(spec.model, chosen, analysis=analysis, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",))
+    return render_race(
+        spec.model,
+        chosen,
+        analysis=analyze_race(spec.model),
+        advanced=analyze_race_advanced(spec.model),
+        paper=paper,
+        ink=ink,
+        keywords=(f"spec-sha256:{spec.sha256}",),
+    )
 
 
 RENDERERS: dict[str, Callable[[Spec, str | None, str, str], tuple[bytes, int]]] = {

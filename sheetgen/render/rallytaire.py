@@ -1,15 +1,322 @@
-"""Rallytaire PDFs: race sheets and the finishing-turn time table."""
+"""Rallytaire PDFs: race sheets (header, advanced-game boxes, every stage as a winding track
+of square spaces) and the finishing-turn time table.
+
+The track geometry comes from `sheetgen.layout` (pure, tested without reportlab); this
+module only draws it. Every mark that colour distinguishes is also told by shape: corner
+lines are thick and carry their gear number, planning zones are dashed with a start tick,
+surfaces have a label and a line pattern, the finish line is chequered.
+"""
 
 from __future__ import annotations
 
-from sheetgen.games.rallytaire.model import Race
-from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, TURN_SECONDS, table
+from dataclasses import dataclass
+
+from reportlab.lib.colors import HexColor
+
+from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
+from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
+from sheetgen.layout import LayoutError, StageLayout, end_label, layout_stage
+from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.template import MM, Template
+
+HEADER_MM = 40.0  # first page: title, driver/date/time, advanced-game boxes, gear table
+RUNNING_HEADER_MM = 9.0  # later pages: race name and page number
+FOOTER_MM = 7.0  # scale bar
+PANEL_HEAD_MM = 12.5  # stage name, surface, figures, stage time box
+PANEL_GAP_MM = 5.0
+FIX_POINTS = {True: 4, False: 2}
 
 
 def seconds_text(tenths: int) -> str:
     return f"{tenths // 10}.{tenths % 10}"
+
+
+def _s(seconds: float) -> str:
+    return f"{seconds:.1f} s"
+
+
+# -- page plan ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Placed:
+    index: int
+    layout: StageLayout
+    top_mm: float  # panel top, measured down from the page's printable top
+    height_mm: float
+
+
+def plan_pages(race: Race, template: Template, page_w_mm: float, page_h_mm: float) -> list[list[Placed]]:
+    """Stages per page: two share a page when both wind in half the room, else one a page."""
+    margin = template.margin_mm
+    width = page_w_mm - 2 * margin
+    usable = page_h_mm - 2 * margin - FOOTER_MM
+    pages: list[list[Placed]] = []
+    i = 0
+    stages = race.stages
+    while i < len(stages):
+        top = HEADER_MM if not pages else RUNNING_HEADER_MM
+        room = usable - top
+        placed = None
+        if i + 1 < len(stages):
+            slot = (room - PANEL_GAP_MM) / 2 - PANEL_HEAD_MM
+            try:
+                pair = [layout_stage(stages[i + m], width, slot, space_mm=template.space_mm) for m in range(2)]
+            except LayoutError:
+                pair = []
+            if pair and all(p.style == "winding" for p in pair):
+                placed = [
+                    Placed(i + m, pair[m], top + m * (slot + PANEL_HEAD_MM + PANEL_GAP_MM), slot + PANEL_HEAD_MM)
+                    for m in range(2)
+                ]
+        if placed is None:
+            single = layout_stage(stages[i], width, room - PANEL_HEAD_MM, space_mm=template.space_mm)
+            placed = [Placed(i, single, top, room)]
+        pages.append(placed)
+        i += len(placed)
+    return pages
+
+
+# -- drawing -----------------------------------------------------------------------------------
+
+
+def _checkboxes(sheet: Sheet, x: float, y: float, count: int, size: float = 3.6 * MM, gap: float = 1.2 * MM) -> float:
+    for k in range(count):
+        sheet.box(x + k * (size + gap), y, size, size)
+    return count * (size + gap)
+
+
+def _field(sheet: Sheet, x: float, y: float, label: str, width: float, unit: str = "") -> None:
+    sheet.text(x, y + 1.6 * MM, label, "body", bold=True)
+    lx = x + sheet.text_width(label, "body", bold=True) + 2 * MM
+    sheet.box(lx, y, width, 6.5 * MM)
+    if unit:
+        sheet.text(lx + width + 1.2 * MM, y + 1.6 * MM, unit, "body")
+
+
+def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> None:
+    x, top = sheet.left, sheet.top
+    right = sheet.right
+    sheet.text(x, top - 6 * MM, race.name, "title", bold=True)
+    sheet.text(right, top - 3.5 * MM, "Rallytaire race sheet", "small", align="right")
+    sheet.text(right, top - 7 * MM, f"page 1 of {pages}", "small", align="right")
+    y = top - 16 * MM
+    _field(sheet, x, y, "Driver", 52 * MM)
+    _field(sheet, x + 72 * MM, y, "Date", 30 * MM)
+    _field(sheet, x + 116 * MM, y, "Total time", 30 * MM, "s")
+    pars = []
+    if analysis is not None:
+        pars.append(f"race par {_s(analysis.par_time)} basic game")
+    if advanced is not None:
+        pars.append(f"{_s(advanced.race_par_time)} advanced (best tyres: {advanced.tyres.value})")
+    if pars:
+        sheet.text(right, y - 3.5 * MM, ", ".join(pars), "small", align="right")
+    # advanced game: boxes
+    y0 = top - 36 * MM
+    sheet.text(x, y0 + 12.5 * MM, "Advanced game", "body", bold=True)
+    boxes = (("Engine", race.boxes.engine), ("Brakes", race.boxes.brakes), ("Gearbox", race.boxes.gearbox), ("Car", race.boxes.car))
+    for k, (label, count) in enumerate(boxes):
+        bx = x + (k % 2) * 34 * MM
+        by = y0 + (5.5 * MM if k < 2 else 0)
+        sheet.text(bx, by + 0.8 * MM, label, "body")
+        if count:
+            _checkboxes(sheet, bx + 14 * MM, by, count, size=3.4 * MM, gap=0.9 * MM)
+        else:
+            sheet.text(bx + 14 * MM, by + 0.8 * MM, "none", "small")
+    # tyres
+    tx = x + 72 * MM
+    sheet.text(tx, y0 + 12.5 * MM, "Tyres (check one)", "body", bold=True)
+    for k, surface in enumerate(Surface):
+        ty = y0 + 6.5 * MM - k * 0.0
+        cx = tx + k * 19 * MM
+        allowed = surface in race.tyres
+        sheet.box(cx, ty, 3.6 * MM, 3.6 * MM)
+        if not allowed:
+            sheet.stroke(width=sheet.ink.line_width)
+            sheet.c.line(cx, ty, cx + 3.6 * MM, ty + 3.6 * MM)
+            sheet.c.line(cx, ty + 3.6 * MM, cx + 3.6 * MM, ty)
+        sheet.text(cx + 4.6 * MM, ty + 0.8 * MM, surface.value, "small")
+        draw_pattern(sheet, surface.value, cx, y0, 16 * MM, 4.5 * MM)
+    # gear and base-speed table
+    gx = right - 58 * MM
+    cell = 8 * MM
+    rows = (("Gear", [str(g) for g in BASE_SPEED]), ("Dice", [str(g) for g in BASE_SPEED]), ("Base speed", [str(v) for v in BASE_SPEED.values()]))
+    head = 18 * MM
+    for r, (label, values) in enumerate(rows):
+        ry = y0 + 9.6 * MM - r * 4.8 * MM
+        sheet.box(gx, ry, head, 4.8 * MM, shaded=True)
+        sheet.text(gx + 1.2 * MM, ry + 1.4 * MM, label, "small", bold=True)
+        for c, value in enumerate(values):
+            sheet.box(gx + head + c * cell, ry, cell, 4.8 * MM, shaded=r == 0)
+            sheet.text(gx + head + (c + 0.5) * cell, ry + 1.4 * MM, value, "small", bold=r == 0, align="center")
+    sheet.stroke(width=sheet.ink.thin_width)
+    sheet.c.line(x, y0 - 2.5 * MM, right, y0 - 2.5 * MM)
+
+
+def draw_running_header(sheet: Sheet, race: Race, page: int, pages: int) -> None:
+    sheet.text(sheet.left, sheet.top - 4.5 * MM, race.name, "heading", bold=True)
+    sheet.text(sheet.right, sheet.top - 4.5 * MM, f"Rallytaire race sheet, page {page} of {pages}", "small", align="right")
+
+
+def draw_footer(sheet: Sheet) -> None:
+    sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
+
+
+def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> None:
+    stage = race.stages[placed.index]
+    number = placed.index + 1
+    x = sheet.left
+    top = sheet.top - placed.top_mm * MM
+    right = sheet.right
+    # panel head, first line
+    y = top - 5 * MM
+    sheet.text(x, y, stage.name, "heading", bold=True)
+    nx = x + sheet.text_width(stage.name, "heading", bold=True) + 4 * MM
+    draw_pattern(sheet, stage.surface.value, nx, y - 1 * MM, 12 * MM, 4.5 * MM)
+    sheet.text(nx + 14 * MM, y, f"{stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners", "body")
+    # stage time box, right
+    _field(sheet, right - 42 * MM, y - 1.8 * MM, f"Stage {number} time", 18 * MM, "s")
+    # second line: figures, service park and fix-points
+    y2 = top - 10.5 * MM
+    figures = []
+    if analysis is not None:
+        a = analysis.stages[placed.index]
+        figures.append(f"par {_s(a.par_time)}   best {_s(a.best_time)}   p50 {_s(a.p50)}   careful {_s(a.cautious_time)}")
+    if advanced is not None:
+        figures.append(f"advanced par {_s(advanced.stages[placed.index].par_time)}")
+    if figures:
+        sheet.text(x, y2, "   ".join(figures), "small")
+    if number < len(race.stages):
+        points = FIX_POINTS[stage.service_park]
+        label = f"then {points} fix-points" + (" at the service park" if stage.service_park else "")
+        lw = sheet.text_width(label, "small")
+        bx = right - points * 4.3 * MM
+        _checkboxes(sheet, bx, y2 - 0.6 * MM, points, size=3.1 * MM, gap=1.2 * MM)
+        sheet.text(bx - 1.5 * MM, y2, label, "small", align="right")
+        if stage.service_park:
+            sx = bx - lw - 12 * MM
+            sheet.box(sx, y2 - 1.1 * MM, 8 * MM, 4.4 * MM, width=sheet.ink.line_width * 1.5)
+            sheet.text(sx + 4 * MM, y2 - 0.1 * MM, "SP", "body", bold=True, align="center")
+    # the track
+    origin_y = top - placed.height_mm * MM
+    draw_track(sheet, stage, placed.layout, x, origin_y)
+
+
+def _poly(sheet: Sheet, points, x0: float, y0: float, fill: bool, dash=None, width=None, colour=None) -> None:
+    path = sheet.c.beginPath()
+    first = True
+    for px, py in points:
+        if first:
+            path.moveTo(x0 + px * MM, y0 + py * MM)
+            first = False
+        else:
+            path.lineTo(x0 + px * MM, y0 + py * MM)
+    path.close()
+    sheet.stroke(colour=colour, width=width, dash=dash)
+    sheet.c.drawPath(path, stroke=1, fill=1 if fill else 0)
+
+
+def draw_track(sheet: Sheet, stage: Stage, lay: StageLayout, x0: float, y0: float) -> None:
+    c = sheet.c
+    ink = sheet.ink
+    P = lambda p: (x0 + p[0] * MM, y0 + p[1] * MM)  # noqa: E731 - a local coordinate map
+    # spaces
+    sheet.fill(ink.track_fill)
+    for space in lay.spaces:
+        _poly(sheet, space.corners, x0, y0, fill=ink.fill)
+    for space in lay.spaces:
+        if space.number % 5 == 0:
+            cx, cy = P(space.corners[3])
+            bx, by = P(space.corners[0])
+            # the number sits by the back-left corner, small, out of the pencil's way
+            tx = cx + (bx - cx) * 0.18 + (P(space.centre)[0] - cx) * 0.28
+            ty = cy + (by - cy) * 0.18 + (P(space.centre)[1] - cy) * 0.28
+            sheet.text(tx, ty - sheet.t.sizes["space"] / 2.8, str(space.number), "space", align="center")
+    # invisible space: dashed
+    _poly(sheet, lay.invisible.corners, x0, y0, fill=False, dash=(2, 2), width=ink.thin_width)
+    # start line: thick bar and label
+    (ax, ay), (bx, by) = P(lay.start_line[0]), P(lay.start_line[1])
+    sheet.stroke(width=ink.corner_width * 1.4)
+    c.line(ax, ay, bx, by)
+    _end_word(sheet, lay, "start", x0, y0)
+    # finish line: chequered
+    _chequer(sheet, lay.finish_line, x0, y0)
+    _end_word(sheet, lay, "finish", x0, y0)
+    # corners
+    for corner in lay.corners:
+        (ax, ay), (bx, by) = P(corner.line[0]), P(corner.line[1])
+        sheet.stroke(colour=ink.corner, width=ink.corner_width)
+        c.setLineCap(1)
+        c.line(ax, ay, bx, by)
+        c.setLineCap(0)
+        # planning zone: dashed line along the road, tick at its first space
+        if len(corner.zone) >= 2:
+            path = c.beginPath()
+            path.moveTo(*P(corner.zone[0]))
+            for p in corner.zone[1:]:
+                path.lineTo(*P(p))
+            sheet.stroke(colour=ink.corner, width=max(ink.thin_width * 2, 0.6), dash=(3, 1.6))
+            c.drawPath(path, stroke=1, fill=0)
+            sheet.stroke(colour=ink.corner, width=max(ink.thin_width * 2, 0.6))
+            ex, ey = P(corner.zone[-1])
+            px, py = P(corner.zone[-2])
+            dx, dy = ex - px, ey - py
+            norm = max((dx * dx + dy * dy) ** 0.5, 1e-6)
+            tick = 1.3 * MM
+            c.line(ex - dy / norm * tick, ey + dx / norm * tick, ex + dy / norm * tick, ey - dx / norm * tick)
+        # gear number on the outside of the bend
+        lx, ly = P((corner.label.x, corner.label.y))
+        w, h = corner.label.width * MM, corner.label.height * MM
+        sheet.stroke(colour=ink.corner, width=ink.line_width)
+        sheet.c.setFillColor(HexColor(ink.box_fill))
+        c.circle(lx + w / 2, ly + h / 2, min(w, h) / 2, stroke=1, fill=1 if ink.fill else 0)
+        sheet.text(lx + w / 2, ly + h / 2 - 1.35 * MM, str(corner.gear), "heading", bold=True, align="center", size=9)
+        # N and D boxes
+        for box, letter in ((corner.n_box, "N"), (corner.d_box, "D")):
+            bx, by = P((box.x, box.y))
+            sheet.box(bx, by, box.width * MM, box.height * MM)
+            sheet.text(bx + box.width * MM / 2, by + box.height * MM / 2 - 1.0 * MM, letter, "small", align="center", size=5.5)
+
+
+def _unit(a, b):
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    n = max((dx * dx + dy * dy) ** 0.5, 1e-9)
+    return dx / n, dy / n
+
+
+def _chequer(sheet: Sheet, line, x0: float, y0: float) -> None:
+    """A chequered finish line: two rows of small squares along the edge."""
+    (ax, ay), (bx, by) = line
+    ux, uy = _unit((ax, ay), (bx, by))
+    nx, ny = -uy, ux  # normal (driving direction, as the line runs right to left)
+    length = ((bx - ax) ** 2 + (by - ay) ** 2) ** 0.5
+    cells = 4
+    size = length / cells
+    for row in (0, 1):
+        for k in range(cells):
+            filled = (k + row) % 2 == 0
+            ox = ax + ux * k * size + nx * (row - 1) * size * 0.5
+            oy = ay + uy * k * size + ny * (row - 1) * size * 0.5
+            pts = [(ox, oy), (ox + ux * size, oy + uy * size), (ox + ux * size + nx * size * 0.5, oy + uy * size + ny * size * 0.5), (ox + nx * size * 0.5, oy + ny * size * 0.5)]
+            sheet.fill(sheet.ink.line)
+            _poly(sheet, pts, x0, y0, fill=filled and sheet.ink.fill, width=sheet.ink.thin_width)
+            if filled and not sheet.ink.fill:  # low ink: the dark squares are crossed, not filled
+                sheet.c.line(x0 + pts[0][0] * MM, y0 + pts[0][1] * MM, x0 + pts[2][0] * MM, y0 + pts[2][1] * MM)
+                sheet.c.line(x0 + pts[1][0] * MM, y0 + pts[1][1] * MM, x0 + pts[3][0] * MM, y0 + pts[3][1] * MM)
+
+
+def _end_word(sheet: Sheet, lay: StageLayout, which: str, x0: float, y0: float) -> None:
+    """START or FINISH in a free spot by its line (found by the layout, inside the panel)."""
+    word = which.upper()
+    width = sheet.text_width(word, "small", bold=True) / MM + 1.0
+    height = sheet.t.sizes["small"] / MM + 0.6
+    rect = end_label(lay, which, width, height)
+    cx, cy = rect.centre
+    sheet.text(x0 + cx * MM, y0 + cy * MM - sheet.t.sizes["small"] * 0.36, word, "small", bold=True, align="center")
+
+
+# -- time table -------------------------------------------------------------------------------
 
 
 def draw_time_table(sheet: Sheet, x: float, top: float, width: float, max_speed: int) -> float:
@@ -21,57 +328,69 @@ def draw_time_table(sheet: Sheet, x: float, top: float, width: float, max_speed:
     y = top - sheet.t.sizes["heading"] - 1 * MM
     sheet.text(x, y, "Time table: the finishing turn", "heading", bold=True)
     y -= 4.5 * MM
-    sheet.text(
-        x,
-        y,
-        f"Every turn before the finishing turn counts {TURN_SECONDS} s. On the finishing turn add the seconds below:",
-        "small",
-    )
+    sheet.text(x, y, f"Every turn before the finishing turn counts {TURN_SECONDS} s. On the finishing turn add the seconds below:", "small")
     y -= 3.2 * MM
     sheet.text(x, y, "row = your speed, column = spaces moved up to and including the invisible space after the finish line.", "small")
     y -= 2 * MM
-    grid_top = y
-    # header row
     y -= row_h
-    sheet.box(x, y, width, row_h, shaded=True)
-    sheet.text(x + head_w / 2, y + row_h / 2 - 1 * MM, "speed \\ moved", "small", bold=True, align="center", size=5.5)
+    sheet.box(x, y, head_w, row_h, shaded=True)
+    sheet.text(x + head_w / 2, y + row_h / 2 - 1 * MM, "speed", "small", bold=True, align="center")
     for moved in range(1, max_speed + 1):
-        sheet.text(x + head_w + (moved - 0.5) * cell_w, y + row_h / 2 - 1.1 * MM, str(moved), "body", bold=True, align="center")
+        cx = x + head_w + (moved - 1) * cell_w
+        sheet.box(cx, y, cell_w, row_h, shaded=True)
+        sheet.text(cx + cell_w / 2, y + row_h / 2 - 1.1 * MM, str(moved), "body", bold=True, align="center")
     for speed, cells in enumerate(rows, start=1):
         y -= row_h
         sheet.box(x, y, head_w, row_h, shaded=True)
         sheet.text(x + head_w / 2, y + row_h / 2 - 1.1 * MM, str(speed), "body", bold=True, align="center")
         for moved, tenths in enumerate(cells, start=1):
             cx = x + head_w + (moved - 1) * cell_w
-            sheet.box(cx, y, cell_w, row_h, shaded=(speed + moved) % 2 == 0 and False)
+            sheet.box(cx, y, cell_w, row_h)
             sheet.text(cx + cell_w / 2, y + row_h / 2 - 1.1 * MM, seconds_text(tenths), "body", align="center")
-    sheet.stroke(width=sheet.ink.line_width * 1.6)
-    sheet.c.rect(x, y, width, grid_top - y, stroke=1, fill=0)
+    if max_speed > BASIC_MAX_SPEED:
+        y -= 4 * MM
+        sheet.text(x, y, f"Speed {PUSH_MAX_SPEED} is reached only when pushing the engine (advanced game: six dice in 5th gear).", "small")
     return top - y
 
 
-def render_race(race: Race, template: Template, *, analysis=None, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
-    """A race's printable PDF and its page count."""
-    meta = Meta(title=f"{race.name}: Rallytaire race sheet", subject="Rallytaire race sheet and time table", keywords=("rallytaire",) + keywords)
+# -- document ----------------------------------------------------------------------------------
+
+
+def render_race(
+    race: Race,
+    template: Template,
+    *,
+    analysis=None,
+    advanced=None,
+    paper: str | None = None,
+    ink: str = "normal",
+    keywords: tuple[str, ...] = (),
+) -> tuple[bytes, int]:
+    """A race's printable PDF (race sheet pages, then the time table) and its page count."""
+    width_pt, height_pt = template.page_size(paper)
+    plan = plan_pages(race, template, width_pt / MM, height_pt / MM)
+    total = len(plan) + 1
+    # the time table runs to the highest speed the race allows: 17 when the engine can be pushed
+    max_speed = PUSH_MAX_SPEED if race.boxes.engine > 0 else BASIC_MAX_SPEED
+    meta = Meta(
+        title=f"{race.name}: Rallytaire race sheet",
+        subject="Rallytaire race sheet and time table",
+        keywords=("rallytaire", "race sheet") + keywords,
+    )
 
     def draw(sheet: Sheet) -> None:
-        y = sheet.top - sheet.t.sizes["title"]
-        sheet.text(sheet.left, y, race.name, "title", bold=True)
-        y -= 8 * MM
-        for stage in race.stages:
-            sheet.text(sheet.left, y, f"{stage.name}: {stage.surface.value}, {stage.length} spaces", "heading", bold=True)
-            y -= 5 * MM
-            for corner in stage.corners:
-                sheet.text(
-                    sheet.left + 5 * MM,
-                    y,
-                    f"corner after space {corner.after}: gear {corner.gear}, {corner.turn.value}, plan from space {corner.zone}",
-                )
-                y -= 4 * MM
-            y -= 3 * MM
-        sheet.end_page()
-        draw_time_table(sheet, sheet.left, sheet.top, sheet.right - sheet.left, BASIC_MAX_SPEED)
-        sheet.scale_bar(sheet.left, sheet.bottom + 2 * MM)
+        for number, placed_stages in enumerate(plan, start=1):
+            if number == 1:
+                draw_header(sheet, race, analysis, advanced, total)
+            else:
+                draw_running_header(sheet, race, number, total)
+            for placed in placed_stages:
+                draw_stage(sheet, race, placed, analysis, advanced)
+            draw_footer(sheet)
+            sheet.end_page()
+        draw_running_header(sheet, race, total, total)
+        draw_time_table(sheet, sheet.left, sheet.top - RUNNING_HEADER_MM * MM, sheet.right - sheet.left, max_speed)
+        draw_footer(sheet)
         sheet.end_page()
 
     return render_pdf(template, ink, paper, meta, draw)

@@ -1,0 +1,1506 @@
+"""Track layout: where the square spaces of a stage go on a race sheet.
+
+Pure geometry, standard library only: millimetres, y axis up, origin at the lower-left of the
+box the renderer hands over. The renderer only draws what is computed here.
+
+The road is a chain of squares. On a straight, space i+1 shares its back edge with the front
+edge of space i. In a bend, space i+1 is turned about the front corner of space i on the inside
+of the bend, so the squares fan out with a wedge of paper on the outside and never overlap.
+
+A corner is the line between space ``after`` and ``after + 1``; that joint is always straight so
+the line is a whole shared edge, and the corner's bend is spread over the joints either side of it
+(the corner line sits at the apex). Bend per gear limit, as (total degrees, joints):
+
+    gear 1: 180 over 4 (a hairpin)   gear 2: 120 over 3   gear 3: 90 over 2
+    gear 4:  60 over 2               gear 5:  40 over 2
+
+The bends of a corner take the joints next to its line first (round robin over a cluster of
+corners, sharpest first), at most 60 degrees a joint; a stretch of 14 joints never turns more than
+200 degrees net (the bends that do are eased), or the road would curl into a loop it cannot leave.
+
+Elsewhere the road may drift 10, 20 or 30 degrees a joint so that it winds and stays on the page;
+two spaces from a corner line it may drift against the corner by 10 degrees at most, so every
+corner visibly bends its own way. A depth-first search seeded from the stage's content
+(``random.Random``, never ``hash()``) lays the road out: it steers loosely along a boustrophedon
+of wide bands across the box, looks ahead by rolling the road forward on a coarse grid, keeps a
+free circle outside every corner line for its marks, may ease a bend to 70 or 40 percent when the
+road would not fit otherwise, and jumps back further each time it stalls. Its effort is bounded by
+placements (_BUDGET_PER_SPACE per space and try, _WIND_SCHEDULE tries), not by the clock, so the
+result never depends on the machine. When no try succeeds, a serpentine of rows with U-turns at
+the row ends is used, where each corner is a small bump towards its side (and no U-turn bends the
+other way right next to a corner line). ``LayoutError`` says how much room the stage needs when
+even the serpentine with ``min_space_mm`` spaces does not fit.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import random
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from sheetgen.errors import SheetgenError
+
+Point = tuple[float, float]
+Segment = tuple[Point, Point]
+
+#: Bend of a corner by gear limit: (total degrees, number of joints it is spread over).
+GEAR_BEND: dict[int, tuple[float, int]] = {1: (180.0, 4), 2: (120.0, 3), 3: (90.0, 2), 4: (60.0, 2), 5: (40.0, 2)}
+_BEND_SIGNED = {g: total for g, (total, _) in GEAR_BEND.items()}
+#: Drift per joint between corners, degrees.
+DRIFT_DEGREES = (10.0, 20.0, 30.0)
+#: Side of the gear label box and of each of the N and D boxes, mm.
+LABEL_MM = 5.0
+BOX_MM = 5.0
+#: Gap between the N and the D box, mm.
+BOX_GAP_MM = 1.0
+#: Offsets of the planning zone lines from the edge of the road, mm (lanes for overlapping zones).
+ZONE_OFFSETS_MM = (1.0, 2.0, 3.0)
+#: Tolerance of the overlap tests: touching edges are fine, interiors must not meet.
+TOLERANCE_MM = 0.01
+
+_EDGE_MM = 3.0  # road to box edge: room for a zone line
+_WIND_CLEAR_MM = 4.5  # between passes of a winding road: room for zone lines
+_SERP_CLEAR_MM = 3.5
+_SERP_LABEL_MM = 6.5  # above the first row and below the last one: room for a label
+_BADGE_MM = 7.0  # radius kept free outside each corner line for its label and boxes
+_CHEVRON_DEGREES = 15.0
+#: Serpentine styles in order of preference: (joints per U-turn, strict).
+_SERP_STYLES = ((4, True), (3, True), (4, False), (3, False))
+_LAG = 5  # spaces this far back along the road count as obstacles for the look-ahead
+_NEAR = 4  # spaces this far apart along the road must keep the clearance
+_LOOKAHEAD = 18
+_CURL_DEGREES = 200.0
+_FEED = 8
+_PACE = 60
+_SLACK = 2
+_GUIDE_SLACK = 1.15
+_GUIDE_PITCH = 2.4
+_LOCK = 1
+#: Winding attempts: (space size, scale of the corner bends, tries); the search gives up on a
+#: try after _BUDGET_PER_SPACE placements per space, so the effort is bounded.
+_WIND_SCHEDULE = (("nominal", 1.0, 3), ("nominal", 0.7, 2), ("min", 0.7, 2))
+_BUDGET_PER_SPACE = 3
+_WIND_DENSITY = 0.2
+_STALL = 30
+_JUMP = 8
+_CURL_SPAN = 14
+_RAY = 5
+_GRID_MM = 2.5
+
+
+class LayoutError(SheetgenError):
+    """The stage cannot be laid out in the box given; the message says how much room it needs."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Public results
+
+
+@dataclass(frozen=True)
+class Rect:
+    """Axis-aligned rectangle: lower-left corner and size."""
+
+    x: float
+    y: float
+    width: float
+    height: float
+
+    @property
+    def centre(self) -> Point:
+        return (self.x + self.width / 2, self.y + self.height / 2)
+
+    @property
+    def corners(self) -> tuple[Point, Point, Point, Point]:
+        x, y, w, h = self.x, self.y, self.width, self.height
+        return ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
+
+
+@dataclass(frozen=True)
+class Space:
+    """One square space. ``corners`` run counter-clockwise: back-right, front-right, front-left,
+    back-left (front = driving direction); ``heading`` is degrees counter-clockwise from +x."""
+
+    number: int
+    centre: Point
+    heading: float
+    side: float
+    corners: tuple[Point, Point, Point, Point]
+
+    @property
+    def back_edge(self) -> Segment:
+        """From the right end to the left end, looking in the driving direction."""
+        return (self.corners[0], self.corners[3])
+
+    @property
+    def front_edge(self) -> Segment:
+        return (self.corners[1], self.corners[2])
+
+
+@dataclass(frozen=True)
+class CornerLayout:
+    """Where a corner's marks go.
+
+    ``line`` is the shared edge of spaces ``after`` and ``after + 1`` from the inside of the bend
+    to the outside. ``angle`` is how far the road turns around this corner, degrees, positive to
+    the left: the heading of space ``after + 3`` less that of space ``after - 2``. ``label`` is the box for the gear number, on the outside of the bend. ``zone`` is the
+    planning zone line from the corner line back to the start of space ``zone``, ``zone_side``
+    "left" or "right" of the road in driving direction, ``zone_offset`` its distance from the
+    road. ``n_box`` and ``d_box`` are the N and D boxes.
+    """
+
+    after: int
+    gear: int
+    turn: str
+    angle: float
+    line: Segment
+    label: Rect
+    zone: tuple[Point, ...]
+    zone_side: str
+    zone_offset: float
+    n_box: Rect
+    d_box: Rect
+
+
+@dataclass(frozen=True)
+class StageLayout:
+    """A stage laid out in the box [0, width] x [0, height].
+
+    ``spaces[i]`` is space i + 1; ``invisible`` is the space just past the finish line (drawn
+    dashed). ``start_line`` is the back edge of space 1, ``finish_line`` the shared edge of the
+    last space and the invisible one, both from right to left in driving direction. ``style`` is
+    "winding" or "serpentine" (the fallback). ``bbox`` holds everything laid out.
+    """
+
+    width: float
+    height: float
+    space_mm: float
+    style: str
+    spaces: tuple[Space, ...]
+    invisible: Space
+    start_line: Segment
+    finish_line: Segment
+    corners: tuple[CornerLayout, ...]
+    bbox: Rect
+
+
+# ---------------------------------------------------------------------------------------------
+# Geometry
+
+
+def square_corners(cx: float, cy: float, heading_rad: float, side: float) -> tuple[Point, Point, Point, Point]:
+    """Corners of a square (back-right, front-right, front-left, back-left)."""
+    h = side / 2
+    c, s = math.cos(heading_rad), math.sin(heading_rad)
+    fx, fy, nx, ny = c * h, s * h, -s * h, c * h
+    return (
+        (cx - fx - nx, cy - fy - ny),
+        (cx + fx - nx, cy + fy - ny),
+        (cx + fx + nx, cy + fy + ny),
+        (cx - fx + nx, cy - fy + ny),
+    )
+
+
+def convex_overlap(p: Sequence[Point], q: Sequence[Point], tol: float = TOLERANCE_MM) -> bool:
+    """Separating-axis test for two convex polygons (a segment counts as a 2-point polygon).
+
+    True when the interiors overlap by more than ``tol`` along every candidate axis; touching
+    edges and gaps are not an overlap.
+    """
+    for poly in (p, q):
+        n = len(poly)
+        for i in range(n if n > 2 else 1):
+            x1, y1 = poly[i]
+            x2, y2 = poly[(i + 1) % n]
+            ax, ay = y1 - y2, x2 - x1
+            norm = math.hypot(ax, ay)
+            if norm == 0.0:
+                continue
+            ax /= norm
+            ay /= norm
+            pmin = pmax = p[0][0] * ax + p[0][1] * ay
+            for x, y in p[1:]:
+                d = x * ax + y * ay
+                if d < pmin:
+                    pmin = d
+                elif d > pmax:
+                    pmax = d
+            qmin = qmax = q[0][0] * ax + q[0][1] * ay
+            for x, y in q[1:]:
+                d = x * ax + y * ay
+                if d < qmin:
+                    qmin = d
+                elif d > qmax:
+                    qmax = d
+            if pmax - qmin <= tol or qmax - pmin <= tol:
+                return False
+    return True
+
+
+def segment_crosses_polygon(a: Point, b: Point, poly: Sequence[Point], tol: float = TOLERANCE_MM) -> bool:
+    """True when the segment ab passes through the interior of the convex polygon."""
+    return convex_overlap((a, b), poly, tol)
+
+
+def _grow_rect(r: Rect, d: float) -> tuple[Point, ...]:
+    return Rect(r.x - d, r.y - d, r.width + 2 * d, r.height + 2 * d).corners
+
+
+def _rects_overlap(a: Rect, b: Rect, gap: float = 0.0) -> bool:
+    return (
+        a.x < b.x + b.width + gap
+        and b.x < a.x + a.width + gap
+        and a.y < b.y + b.height + gap
+        and b.y < a.y + a.height + gap
+    )
+
+
+def _step(pose: tuple[float, float, float], angle: float, s: float) -> tuple[float, float, float]:
+    """Pose of the next space when the road turns ``angle`` radians (left positive) at the joint."""
+    cx, cy, th = pose
+    if angle == 0.0:
+        return (cx + s * math.cos(th), cy + s * math.sin(th), th)
+    h = s / 2
+    sg = 1.0 if angle > 0 else -1.0
+    c, sn = math.cos(th), math.sin(th)
+    px, py = cx + h * c - sg * h * sn, cy + h * sn + sg * h * c  # front corner on the inside
+    t2 = th + angle
+    c2, s2 = math.cos(t2), math.sin(t2)
+    return (px + h * c2 + sg * h * s2, py + h * s2 - sg * h * c2, t2)
+
+
+def _poses(start: tuple[float, float, float], angles: Sequence[float], s: float) -> list[tuple[float, float, float]]:
+    poses = [start]
+    for a in angles:
+        poses.append(_step(poses[-1], a, s))
+    return poses
+
+
+def _point_square_distance(px: float, py: float, pose: tuple[float, float, float], h: float) -> float:
+    cx, cy, th = pose
+    dx, dy = px - cx, py - cy
+    c, s = math.cos(th), math.sin(th)
+    u, v = abs(dx * c + dy * s) - h, abs(-dx * s + dy * c) - h
+    return math.hypot(max(u, 0.0), max(v, 0.0)) if (u > 0 or v > 0) else max(u, v)
+
+
+def _segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
+    """Proper crossing of segments ab and cd (touching or collinear runs do not count)."""
+
+    def orient(p: Point, q: Point, r: Point) -> float:
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+    d1, d2 = orient(c, d, a), orient(c, d, b)
+    d3, d4 = orient(a, b, c), orient(a, b, d)
+    return ((d1 > 1e-9 and d2 < -1e-9) or (d1 < -1e-9 and d2 > 1e-9)) and (
+        (d3 > 1e-9 and d4 < -1e-9) or (d3 < -1e-9 and d4 > 1e-9)
+    )
+
+
+def _line_intersection(p: Point, d: Point, q: Point, e: Point) -> Point | None:
+    den = d[0] * e[1] - d[1] * e[0]
+    if abs(den) < 1e-12:
+        return None
+    t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / den
+    return (p[0] + t * d[0], p[1] + t * d[1])
+
+
+# ---------------------------------------------------------------------------------------------
+# Stage input: anything with .name, .length and .corners (each .after, .gear, .zone, .turn)
+
+
+@dataclass(frozen=True)
+class _C:
+    after: int
+    gear: int
+    zone: int
+    sign: int  # +1 left, -1 right
+
+
+def _turn_sign(turn: Any) -> int:
+    value = str(getattr(turn, "value", turn)).lower()
+    if value == "left":
+        return 1
+    if value == "right":
+        return -1
+    raise ValueError(f"corner turn must be 'left' or 'right', got {turn!r}")
+
+
+def _normalise(stage: Any) -> tuple[str, int, tuple[_C, ...]]:
+    length = int(stage.length)
+    corners = tuple(
+        sorted((_C(int(c.after), int(c.gear), int(c.zone), _turn_sign(c.turn)) for c in stage.corners), key=lambda c: c.after)
+    )
+    if length < 1:
+        raise ValueError(f"stage length must be at least 1, got {length!r}")
+    seen: set[int] = set()
+    for c in corners:
+        if not 1 <= c.after <= length - 1 or c.after in seen:
+            raise ValueError(f"corner after {c.after!r} must be distinct and in 1..{length - 1}")
+        if c.gear not in GEAR_BEND:
+            raise ValueError(f"corner gear must be in 1..5, got {c.gear!r}")
+        if not 1 <= c.zone <= c.after:
+            raise ValueError(f"planning zone must start in 1..{c.after}, got {c.zone!r}")
+        seen.add(c.after)
+    return (str(getattr(stage, "name", "")), length, corners)
+
+
+def _seed(name: str, length: int, corners: tuple[_C, ...]) -> int:
+    key = repr((name, length, [(c.after, c.gear, c.zone, c.sign) for c in corners]))
+    return int.from_bytes(hashlib.sha256(key.encode("utf-8")).digest()[:8], "big")
+
+
+# ---------------------------------------------------------------------------------------------
+# The joint programme: joint j (1..L) lies between space j and j + 1; joint L is the finish line.
+
+
+def _bend_plan(length: int, corners: tuple[_C, ...], scale: float) -> list[float | None]:
+    """Fixed joint angles (radians) for the corner bends; None where the road may drift.
+
+    Indexed by joint (index 0 unused); every bend is ``scale`` times the table's.
+    """
+    fixed: list[float | None] = [0.0] + [None] * length
+    fixed[length] = 0.0
+    owner: dict[int, int] = {}
+    afters = {c.after for c in corners}
+    for c in corners:
+        fixed[c.after] = 0.0
+    # round robin, sharpest corners first, so that every corner of a cluster gets a joint
+    order = sorted(range(len(corners)), key=lambda i: (corners[i].gear, corners[i].after))
+    joints: dict[int, list[int]] = {ci: [] for ci in order}
+    for _ in range(max(n for _, n in GEAR_BEND.values())):
+        for ci in order:
+            c = corners[ci]
+            if len(joints[ci]) >= GEAR_BEND[c.gear][1]:
+                continue
+            for off in (-1, 1, -2, 2, -3, 3):
+                j = c.after + off
+                if 1 <= j <= length - 1 and j not in afters and j not in owner:
+                    joints[ci].append(j)
+                    owner[j] = ci
+                    break
+    for ci, js in joints.items():
+        if js:
+            c = corners[ci]
+            per = min(math.radians(GEAR_BEND[c.gear][0] * scale) / len(js), math.radians(60.0))
+            for j in js:
+                fixed[j] = c.sign * per
+    # a cluster of corners turning one way would curl the road into a loop it cannot leave:
+    # ease the bends of any stretch that turns more than _CURL_DEGREES net
+    limit = math.radians(_CURL_DEGREES)
+    for _ in range(4):
+        eased = False
+        for w in range(1, max(2, length - _CURL_SPAN + 1)):
+            window = range(w, min(length, w + _CURL_SPAN))
+            net = sum(fixed[j] or 0.0 for j in window)
+            if abs(net) > limit + 1e-9:
+                same = [j for j in window if fixed[j] and (fixed[j] > 0) == (net > 0)]
+                part = sum(fixed[j] for j in same)  # type: ignore[misc]
+                k = 1.0 - (abs(net) - limit) / abs(part)
+                for j in same:
+                    fixed[j] = fixed[j] * k  # type: ignore[operator]
+                eased = True
+        if not eased:
+            break
+    # no drift right next to a corner line: the corner alone decides how the road bends there
+    for c in corners:
+        for off in [o for k in range(1, _LOCK + 1) for o in (-k, k)]:
+            j = c.after + off
+            if 1 <= j <= length and fixed[j] is None:
+                fixed[j] = 0.0
+    return fixed
+
+
+# ---------------------------------------------------------------------------------------------
+# Obstacles: placed spaces in a spatial hash, exact checks by the separating-axis test
+
+
+class _Board:
+    def __init__(self, width: float, height: float, s: float, clear: float, edge: float) -> None:
+        self.w, self.h_box, self.s, self.h, self.clear, self.edge = width, height, s, s / 2, clear, edge
+        self.cell = 2.0 * s
+        self.cells: dict[tuple[int, int], list[int]] = {}
+        self.poses: list[tuple[float, float, float]] = []
+        self.polys: list[tuple[Point, ...]] = []
+        self.keys: list[list[tuple[int, int]]] = []
+        self.badges: list[tuple[float, float, float]] = []
+        self.reach = (s / 2) * math.sqrt(2.0)
+
+    def _cells_for(self, xmin: float, ymin: float, xmax: float, ymax: float) -> list[tuple[int, int]]:
+        c = self.cell
+        return [
+            (i, j)
+            for i in range(int(math.floor(xmin / c)), int(math.floor(xmax / c)) + 1)
+            for j in range(int(math.floor(ymin / c)), int(math.floor(ymax / c)) + 1)
+        ]
+
+    def inside(self, poly: Sequence[Point]) -> bool:
+        e = self.edge
+        return all(e - 1e-9 <= x <= self.w - e + 1e-9 and e - 1e-9 <= y <= self.h_box - e + 1e-9 for x, y in poly)
+
+    def fits(self, pose: tuple[float, float, float], poly: Sequence[Point] | None = None) -> bool:
+        """Can the next space (index len(poses)) go at ``pose``?"""
+        i = len(self.poses)
+        if poly is None:
+            poly = square_corners(pose[0], pose[1], pose[2], self.s)
+        if not self.inside(poly):
+            return False
+        cx, cy = pose[0], pose[1]
+        r = self.reach
+        seen: set[int] = set()
+        for key in self._cells_for(cx - r, cy - r, cx + r, cy + r):
+            for j in self.cells.get(key, ()):
+                if j in seen or i - j < 2:
+                    continue
+                seen.add(j)
+                if not self._clear_of(j, i, pose, poly):
+                    return False
+        for bx, by, br in self.badges:
+            if abs(bx - cx) < br + r and abs(by - cy) < br + r:
+                if _point_square_distance(bx, by, pose, self.h) < br:
+                    return False
+        return True
+
+    def _clear_of(self, j: int, i: int, pose: tuple[float, float, float], poly: Sequence[Point]) -> bool:
+        pj = self.poses[j]
+        d = math.hypot(pj[0] - pose[0], pj[1] - pose[1])
+        if i - j < _NEAR:
+            if d >= 2 * self.reach:
+                return True
+            return not convex_overlap(self.polys[j], poly)
+        if d >= 2 * self.reach + self.clear * math.sqrt(2.0):
+            return True
+        if d < self.s + self.clear - 1e-9:
+            return False
+        grown = square_corners(pj[0], pj[1], pj[2], self.s + 2 * self.clear)
+        return not convex_overlap(grown, poly)
+
+    def add(self, pose: tuple[float, float, float], poly: Sequence[Point] | None = None) -> None:
+        if poly is None:
+            poly = square_corners(pose[0], pose[1], pose[2], self.s)
+        idx = len(self.poses)
+        r = self.reach + self.clear
+        keys = self._cells_for(pose[0] - r, pose[1] - r, pose[0] + r, pose[1] + r)
+        for key in keys:
+            self.cells.setdefault(key, []).append(idx)
+        self.poses.append(pose)
+        self.polys.append(tuple(poly))
+        self.keys.append(keys)
+
+    def pop(self) -> None:
+        idx = len(self.poses) - 1
+        for key in self.keys.pop():
+            lst = self.cells[key]
+            lst.remove(idx)
+        self.poses.pop()
+        self.polys.pop()
+
+    def near(self, xmin: float, ymin: float, xmax: float, ymax: float) -> set[int]:
+        out: set[int] = set()
+        for key in self._cells_for(xmin, ymin, xmax, ymax):
+            out.update(self.cells.get(key, ()))
+        return out
+
+
+class _Grid:
+    """Cells where the centre of a later space cannot go: a cheap look-ahead.
+
+    A centre closer than ``s + clear`` to an earlier space's centre surely breaks the clearance;
+    discs are stamped with a precomputed stencil around the nearest cell, shrunk by the snapping
+    error so that a blocked cell is always really blocked.
+    """
+
+    def __init__(self, width: float, height: float, s: float, clear: float, edge: float) -> None:
+        g = self.g = _GRID_MM
+        self.pad = int(math.ceil((s + clear + _BADGE_MM) / g)) + 2
+        self.nx = int(math.ceil(width / g)) + 1 + 2 * self.pad
+        self.ny = int(math.ceil(height / g)) + 1 + 2 * self.pad
+        self.counts = [0] * (self.nx * self.ny)
+        self.radius = s + clear - g * 0.75
+        lo = edge + s / 2
+        self.xlo, self.xhi, self.ylo, self.yhi = lo, width - lo, lo, height - lo
+        self._stencils: dict[float, list[int]] = {}
+
+    def _stencil(self, r: float) -> list[int]:
+        st = self._stencils.get(r)
+        if st is None:
+            n = int(r / self.g) + 1
+            st = [
+                i * self.ny + j
+                for i in range(-n, n + 1)
+                for j in range(-n, n + 1)
+                if (i * self.g) ** 2 + (j * self.g) ** 2 <= r * r
+            ]
+            self._stencils[r] = st
+        return st
+
+    def _cell(self, x: float, y: float) -> int:
+        return (int(x / self.g + 0.5) + self.pad) * self.ny + int(y / self.g + 0.5) + self.pad
+
+    def mark(self, x: float, y: float, r: float, delta: int) -> None:
+        counts = self.counts
+        base = self._cell(x, y)
+        for k in self._stencil(r):
+            counts[base + k] += delta
+
+    def free(self, x: float, y: float) -> bool:
+        if not (self.xlo <= x <= self.xhi and self.ylo <= y <= self.yhi):
+            return False
+        return self.counts[self._cell(x, y)] == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Winding road: seeded depth-first search with a look-ahead
+
+
+def _badge(prev: tuple[float, float, float], sign: int, s: float) -> tuple[float, float, float]:
+    """Circle kept free outside a corner line (prev is the pose of space ``after``)."""
+    cx, cy, th = prev
+    h = s / 2
+    c, sn = math.cos(th), math.sin(th)
+    ux, uy = sn * sign, -c * sign  # outward: right of the road for a left bend
+    ax, ay = cx + h * c + ux * h, cy + h * sn + uy * h
+    d = _BADGE_MM + 0.8
+    return (ax + ux * d, ay + uy * d, _BADGE_MM)
+
+
+class _Guide:
+    """A boustrophedon of wide bands across the box that the road loosely follows.
+
+    Without it a wandering road cuts the box into pockets it cannot fill. The road steers
+    towards a point a little ahead on the guide; corners throw it off and it finds the guide
+    again from wherever it is (nearest guide point ahead).
+    """
+
+    STEP = 2.0
+
+    def __init__(self, width: float, height: float, s: float, length: int, flip_x: bool, flip_y: bool, rng: random.Random) -> None:
+        mx = my = _EDGE_MM + s / 2 + 2.0
+        road = (length + 1) * s * _GUIDE_SLACK
+        bands = 1
+        while True:
+            pitch = (height - 2 * my) / bands
+            if bands == 1:
+                run = width - 2 * mx
+            else:
+                run = bands * (width - 2 * mx - pitch) + (bands - 1) * math.pi * pitch / 2
+            if run >= road or pitch < _GUIDE_PITCH * s:
+                break
+            bands += 1
+        self.ok = run >= road and pitch >= _GUIDE_PITCH * s
+        pts: list[Point] = []
+        if bands == 1:
+            y = height / 2 + (rng.random() - 0.5) * 0.3 * (height - 2 * my)
+            pts = [(mx, y), (width - mx, y)]
+        else:
+            xl, xr = mx + pitch / 2, width - mx - pitch / 2
+            for b in range(bands):
+                y = height - my - pitch / 2 - b * pitch
+                row = [(mx, y), (xr, y)] if b % 2 == 0 else [(xr, y), (xl, y)]
+                if b == 0:
+                    pts.append(row[0])
+                pts.append(row[1])
+                if b < bands - 1:  # half circle down to the next band
+                    cx = xr if b % 2 == 0 else xl
+                    cy = y - pitch / 2
+                    for k in range(1, 12):
+                        t = math.pi / 2 - math.pi * k / 12
+                        sx = math.cos(t) if b % 2 == 0 else -math.cos(t)
+                        pts.append((cx + sx * pitch / 2, cy + math.sin(t) * pitch / 2))
+        if flip_x:
+            pts = [(width - x, y) for x, y in pts]
+        if flip_y:
+            pts = [(x, height - y) for x, y in pts]
+        dense: list[Point] = [pts[0]]
+        for (x0, y0), (x1, y1) in zip(pts, pts[1:]):
+            n = max(1, int(math.hypot(x1 - x0, y1 - y0) / self.STEP))
+            for k in range(1, n + 1):
+                dense.append((x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n))
+        self.pts = dense
+        x0, y0 = dense[0]
+        x1, y1 = dense[1]
+        self.start = (x0, y0, math.atan2(y1 - y0, x1 - x0))
+        self.look = max(3, int(2.5 * s / self.STEP))
+
+    def nearest(self, x: float, y: float, hint: int) -> int:
+        pts = self.pts
+        best, best_d = hint, math.inf
+        for i in range(max(0, hint - 10), min(len(pts), hint + _PACE)):
+            px, py = pts[i]
+            d = (px - x) ** 2 + (py - y) ** 2
+            if d < best_d:
+                best, best_d = i, d
+        return best
+
+    def preferred(self, pose: tuple[float, float, float], idx: int, coming: float = 0.0) -> float:
+        """Drift (radians) that steers towards the guide a little ahead.
+
+        ``coming`` is how far the corners just ahead will turn the road: steering against part of
+        it beforehand keeps a hairpin from throwing the road off the page.
+        """
+        x, y, th = pose
+        th += coming
+        i = idx + self.look
+        if i < len(self.pts):
+            tx, ty = self.pts[i]
+        else:
+            (ax, ay), (bx, by) = self.pts[-2], self.pts[-1]
+            over = (i - len(self.pts) + 1) * self.STEP
+            d = math.hypot(bx - ax, by - ay) or 1.0
+            tx, ty = bx + (bx - ax) / d * over, by + (by - ay) / d * over
+        err = math.atan2(ty - y, tx - x) - th
+        err = (err + math.pi) % (2 * math.pi) - math.pi
+        want = math.degrees(err) * 0.5
+        if abs(want) < 8.0:
+            return 0.0  # a dead band: no wiggling about the guide
+        best = min((0.0,) + DRIFT_DEGREES + tuple(-d for d in DRIFT_DEGREES), key=lambda d: abs(d - want))
+        return math.radians(best)
+
+
+def _wind(
+    length: int,
+    corners: tuple[_C, ...],
+    fixed: Sequence[float | None],
+    width: float,
+    height: float,
+    s: float,
+    guide: _Guide,
+    rng: random.Random,
+    budget: int,
+) -> list[tuple[float, float, float]] | None:
+    board = _Board(width, height, s, _WIND_CLEAR_MM, _EDGE_MM)
+    grid = _Grid(width, height, s, _WIND_CLEAR_MM, _EDGE_MM)
+    sign_at = {c.after: c.sign for c in corners}
+    start = guide.start
+    gidx = [guide.nearest(start[0], start[1], 0)]
+    drifts = (0.0,) + tuple(math.radians(d) * sg for d in DRIFT_DEGREES for sg in (1.0, -1.0))
+    noise = [rng.random() for _ in range(length + 1)]
+    badge_grid_r = _BADGE_MM + s / 2 - 0.75 * _GRID_MM
+
+    if not board.fits(start):
+        return None
+    board.add(start)
+
+    planned = [0.0 if a is None else a for a in fixed]
+    roll = tuple(d for d in drifts if abs(d) != math.radians(DRIFT_DEGREES[0]))  # coarser in rollouts
+    # two spaces from a corner line the road may only drift a little, so that the corner keeps
+    # its side and its sharpness
+    gentle = math.radians(DRIFT_DEGREES[0]) + 1e-9
+    near: dict[int, set[int]] = {}
+    for c in corners:
+        for off in (-2, 2):
+            near.setdefault(c.after + off, set()).add(c.sign)
+    drifts_at = [
+        tuple(d for d in drifts if all(d * sg >= -gentle for sg in near[j])) if j in near else drifts for j in range(length + 1)
+    ]
+    roll_at = [drifts_at[j] if j in near else roll for j in range(length + 1)]
+    counts, g, ny, pad = grid.counts, grid.g, grid.ny, grid.pad
+    xlo, xhi, ylo, yhi = grid.xlo, grid.xhi, grid.ylo, grid.yhi
+
+    def ray(x: tuple[float, float, float], j_next: int) -> int:
+        """Spaces free ahead when the road drifts no more (corner bends as planned)."""
+        cx, cy, th = x
+        c, sn = math.cos(th), math.sin(th)
+        n = 0
+        for j in range(j_next, min(j_next + _RAY, length + 1)):
+            a = planned[j]
+            if a == 0.0:
+                cx += s * c
+                cy += s * sn
+            else:
+                cx, cy, th = _step((cx, cy, th), a, s)
+                c, sn = math.cos(th), math.sin(th)
+            if not (xlo <= cx <= xhi and ylo <= cy <= yhi) or counts[(int(cx / g + 0.5) + pad) * ny + int(cy / g + 0.5) + pad]:
+                return n
+            n += 1
+        return _RAY
+
+    def rollout(x: tuple[float, float, float], j_next: int, drift: float) -> int:
+        """Spaces the road survives ahead when it keeps steering to the most open side."""
+        for n, j in enumerate(range(j_next, min(j_next + _LOOKAHEAD, length + 1))):
+            a = fixed[j]
+            if a is None:
+                best, best_ray = None, -1
+                opts = roll_at[j]
+                for d in ((drift,) + opts) if drift and drift in opts else opts:
+                    y = _step(x, d, s)
+                    if not grid.free(y[0], y[1]):
+                        continue
+                    r = ray(y, j + 1)
+                    if r > best_ray:
+                        best, best_ray = d, r
+                        if r == _RAY:
+                            break
+                if best is None:
+                    return n
+                drift = best
+                x = _step(x, best, s)
+            else:
+                x = _step(x, a, s)
+                if not grid.free(x[0], x[1]):
+                    return n
+        return _LOOKAHEAD
+
+    def order(j: int) -> list[float]:
+        a = fixed[j]
+        prev = board.poses[-1]
+        if a is not None:
+            if a == 0.0:
+                return [a]
+            # a corner's bend: as planned, or eased when the road would not fit otherwise
+            p, options = a, (a, a * 0.7, a * 0.4)
+        else:
+            coming = sum(fixed[k] or 0.0 for k in range(j + 1, min(length, j + _FEED)))
+            p = guide.preferred(prev, gidx[-1], 0.5 * coming)
+            # keep bending the way the road already bends rather than wiggling
+            last = prev[2] - board.poses[-2][2] if len(board.poses) > 1 and fixed[j - 1] is None else 0.0
+            if last and p and (last > 0) == (p > 0):
+                p = last
+            allowed = drifts_at[j]
+            if p not in allowed:
+                p = min(allowed, key=lambda d: abs(d - p))
+            options = (p,) + tuple(d for d in allowed if d != p)
+        scores: dict[float, int] = {}
+        for d in options:
+            nxt = _step(prev, d, s)
+            scores[d] = rollout(nxt, j + 1, d) if grid.free(nxt[0], nxt[1]) else -1
+            if d == p and scores[d] == _LOOKAHEAD:
+                break
+        cands = [d for d in scores if scores[d] >= 0]
+        if not cands:
+            return cands
+        rnd = noise[j]
+        best = max(scores[d] for d in cands)
+        # the preferred bend or drift unless it is clearly worse than another
+        cands.sort(key=lambda d: (scores[d] < best - _SLACK, -scores[d] if scores[d] < best - _SLACK else 0, abs(d - p), abs(d), (d > 0) != (rnd > 0.5)))
+        if cands and scores[cands[0]] == _LOOKAHEAD:
+            # the rest are only tried after backtracking: finish their scores lazily
+            for d in options:
+                if d not in scores:
+                    cands.append(d)
+        return cands
+
+    stack: list[list[float]] = []
+    badges_at: set[int] = set()  # space indices whose placing added a badge
+
+    def undo() -> None:
+        idx = len(board.poses) - 1
+        if idx in badges_at:
+            badges_at.discard(idx)
+            bx, by, _ = board.badges.pop()
+            grid.mark(bx, by, badge_grid_r, -1)
+        if idx - _LAG >= 0:
+            p = board.poses[idx - _LAG]
+            grid.mark(p[0], p[1], grid.radius, -1)
+        board.pop()
+        gidx.pop()
+
+    j = 1
+    frontier, stall, jump = 1, 0, _JUMP
+    while j <= length:
+        if len(stack) < j:
+            stack.append(order(j))
+        cands = stack[j - 1]
+        if not cands:
+            stack.pop()
+            if j == 1:
+                return None
+            undo()
+            j -= 1
+            continue
+        budget -= 1
+        stall += 1
+        if budget < 0:
+            return None
+        if stall > _STALL:
+            # stuck behind a dead end: jump further back each time instead of trying every
+            # combination of the last few joints
+            target = max(1, frontier - jump)
+            jump += _JUMP
+            stall = 0
+            if target < j:
+                del stack[target:]
+                while len(board.poses) > target:
+                    undo()
+                j = target
+                continue
+        a = cands.pop(0)
+        pose = _step(board.poses[-1], a, s)
+        if not board.fits(pose):
+            continue
+        badge = None
+        if j in sign_at:  # space j + 1 closes corner `after` = j: keep room for its marks
+            badge = _badge(board.poses[-1], sign_at[j], s)
+            bx, by, br = badge
+            if not (br <= bx <= width - br and br <= by <= height - br):
+                continue
+            if any(
+                _point_square_distance(bx, by, board.poses[k], s / 2) < br
+                for k in board.near(bx - br, by - br, bx + br, by + br)
+            ) or _point_square_distance(bx, by, pose, s / 2) < br:
+                continue
+        board.add(pose)
+        gidx.append(guide.nearest(pose[0], pose[1], gidx[-1]))
+        idx = len(board.poses) - 1
+        if idx - _LAG >= 0:
+            p = board.poses[idx - _LAG]
+            grid.mark(p[0], p[1], grid.radius, +1)
+        if badge is not None:
+            board.badges.append(badge)
+            grid.mark(badge[0], badge[1], badge_grid_r, +1)
+            badges_at.add(idx)
+        j += 1
+        if j > frontier:
+            frontier, stall, jump = j, 0, _JUMP
+    return list(board.poses)
+
+
+# ---------------------------------------------------------------------------------------------
+# Serpentine fallback: rows across the box, U-turns at the row ends, a bump at each corner
+
+
+def _serpentine_angles(length: int, corners: tuple[_C, ...], width: float, s: float, uturn: int, strict: bool = True) -> list[float] | None:
+    """Joint angles of the serpentine: rows across the box with U-turns of ``uturn`` joints.
+
+    A corner on a row becomes a bump towards its side: +t before the line, -2t after it, +t to
+    straighten, so the row keeps its line. ``strict``: no U-turn bends right next to a corner
+    line the other way (rows may then end early). None when a row cannot fit the width.
+    """
+    afters = {c.after for c in corners}
+    sign_at = {c.after: c.sign for c in corners}
+    lo, hi = _EDGE_MM, width - _EDGE_MM
+    turn = math.pi / uturn
+    chev = math.radians(_CHEVRON_DEGREES)
+
+    def free(j: int) -> bool:
+        return 1 <= j <= length - 1 and j not in afters
+
+    def turnable(j: int, sign: float) -> bool:
+        """May the U-turn bend at joint j? Not right by a corner that turns the other way."""
+        return free(j) and (not strict or all(sign_at.get(j + off, sign) * sign > 0 for off in (-1, 1)))
+
+    def xs_ok(p: tuple[float, float, float]) -> bool:
+        return all(lo - 1e-9 <= x <= hi + 1e-9 for x, _ in square_corners(p[0], p[1], p[2], s))
+
+    def compact(j: int, sign: float) -> bool:
+        return all(turnable(k, sign) for k in range(j, j + uturn))
+
+    def uturn_fits(p: tuple[float, float, float], j: int, pend: dict[int, float], direction: int, tidy: bool = False) -> bool:
+        """From pose p before joint j, bumps ``pend`` first, then the U-turn as soon as it can
+        (``tidy``: at the next joint from which it turns on consecutive joints)."""
+        sign = -float(direction)
+        last = max(pend) if pend else 0
+        begin = next((k for k in range(max(j, last + 1), length) if compact(k, sign)), None) if tidy else None
+        left = uturn
+        q = p
+        for k in range(j, length + 1):
+            if k in pend:
+                a = pend[k]
+            elif left > 0 and k > last and (k >= begin if begin is not None else turnable(k, sign)) and turnable(k, sign):
+                a = sign * turn
+                left -= 1
+            else:
+                a = 0.0
+            q = _step(q, a, s)
+            xs = [x for x, _ in square_corners(q[0], q[1], q[2], s)]
+            if (direction > 0 and max(xs) > hi + 1e-9) or (direction < 0 and min(xs) < lo - 1e-9):
+                return False  # only the far end matters: the row is leaving the near one
+            if left == 0:
+                return True
+        return True
+
+    angles = [0.0] * (length + 1)
+    pose = (lo + s / 2, 0.0, 0.0)
+    direction = 1  # +1 east, -1 west
+    pending: dict[int, float] = {}
+    uturn_left = 0
+    for j in range(1, length + 1):
+        a = 0.0
+        if uturn_left > 0:
+            if turnable(j, -direction):
+                a = -direction * turn
+                uturn_left -= 1
+                if uturn_left == 0:
+                    direction = -direction
+        elif j in pending:
+            a = pending.pop(j)
+        elif not pending:
+            corner = j + 1
+            if corner in sign_at and free(j) and free(j + 2) and free(j + 4):
+                t = sign_at[corner] * chev
+                bump = {j: t, j + 2: -2 * t, j + 4: t}
+                if uturn_fits(pose, j, bump, direction):
+                    a = t
+                    pending = {j + 2: -2 * t, j + 4: t}
+            sg = -direction
+            if a == 0.0 and turnable(j, sg) and not uturn_fits(_step(pose, 0.0, s), j + 1, {}, direction, tidy=compact(j, sg)):
+                a = -direction * turn
+                uturn_left = uturn - 1
+                if uturn_left == 0:
+                    direction = -direction
+        angles[j] = a
+        pose = _step(pose, a, s)
+        if not xs_ok(pose):
+            return None
+    return angles[1:]
+
+
+# ---------------------------------------------------------------------------------------------
+# Corner marks: planning zone lines, gear labels, N and D boxes
+
+
+def _side_offset(pose: tuple[float, float, float], side: int) -> Point:
+    th = pose[2]
+    return (-math.sin(th) * side, math.cos(th) * side)
+
+
+def _zone_polyline(
+    poses: Sequence[tuple[float, float, float]], angles: Sequence[float], c: _C, side: int, offset: float, s: float
+) -> tuple[Point, ...]:
+    """From the corner line back along spaces after..zone, ``offset`` mm to one ``side``."""
+    h = s / 2
+    pts: list[Point] = []
+    for k in range(c.after, c.zone - 1, -1):  # space numbers, poses[k - 1]
+        p = poses[k - 1]
+        nx, ny = _side_offset(p, side)
+        fx, fy = math.cos(p[2]), math.sin(p[2])
+        ex, ey = p[0] + nx * (h + offset), p[1] + ny * (h + offset)
+        front = (ex + fx * h, ey + fy * h)
+        back = (ex - fx * h, ey - fy * h)
+        if not pts:
+            pts.append(front)
+        elif angles[k - 1] != 0.0:  # a bend at the joint in front of space k: mitre
+            q = poses[k]
+            qn = _side_offset(q, side)
+            qx, qy = q[0] + qn[0] * (h + offset), q[1] + qn[1] * (h + offset)
+            m = _line_intersection((qx, qy), (math.cos(q[2]), math.sin(q[2])), front, (fx, fy))
+            pts.append(m if m is not None else front)
+        if k == c.zone:
+            pts.append(back)
+    return tuple(pts)
+
+
+class _Marks:
+    """Placed marks for the label search: spaces (board), zone segments and label rects."""
+
+    def __init__(self, board: _Board, width: float, height: float) -> None:
+        self.board = board
+        self.w, self.h = width, height
+        self.segments: list[tuple[Point, Point, float, float, float, float]] = []
+        self.rects: list[Rect] = []
+
+    def add_polyline(self, pts: Sequence[Point]) -> None:
+        for a, b in zip(pts, pts[1:]):
+            self.segments.append((a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])))
+
+    def polyline_clear(self, pts: Sequence[Point]) -> bool:
+        for x, y in pts:
+            if not (0.5 <= x <= self.w - 0.5 and 0.5 <= y <= self.h - 0.5):
+                return False
+        polys = self.board.polys
+        for a, b in zip(pts, pts[1:]):
+            near = self.board.near(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+            for k in near:
+                if segment_crosses_polygon(a, b, polys[k], 0.05):
+                    return False
+        return True
+
+    def crosses_lines(self, pts: Sequence[Point]) -> bool:
+        """Does the polyline cross a zone line already placed?"""
+        for a, b in zip(pts, pts[1:]):
+            x0, y0, x1, y1 = min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])
+            for c, d, sx0, sy0, sx1, sy1 in self.segments:
+                if sx1 < x0 or sx0 > x1 or sy1 < y0 or sy0 > y1:
+                    continue
+                if _segments_cross(a, b, c, d):
+                    return True
+        return False
+
+    def rect_free(self, r: Rect, avoid_lines: bool = True) -> bool:
+        if r.x < 0.3 or r.y < 0.3 or r.x + r.width > self.w - 0.3 or r.y + r.height > self.h - 0.3:
+            return False
+        grown = _grow_rect(r, 0.4)
+        polys = self.board.polys
+        for k in self.board.near(r.x - 0.5, r.y - 0.5, r.x + r.width + 0.5, r.y + r.height + 0.5):
+            if convex_overlap(grown, polys[k]):
+                return False
+        for o in self.rects:
+            if _rects_overlap(r, o, 0.6):
+                return False
+        if avoid_lines:
+            x0, y0, x1, y1 = r.x - 0.4, r.y - 0.4, r.x + r.width + 0.4, r.y + r.height + 0.4
+            for a, b, sx0, sy0, sx1, sy1 in self.segments:
+                if sx1 < x0 or sx0 > x1 or sy1 < y0 or sy0 > y1:
+                    continue
+                if segment_crosses_polygon(a, b, grown, 0.0):
+                    return False
+        return True
+
+
+def _rect_at(cx: float, cy: float, w: float, hgt: float) -> Rect:
+    return Rect(cx - w / 2, cy - hgt / 2, w, hgt)
+
+
+def _label_offsets() -> list[tuple[float, float]]:
+    """(outward, along the road) offsets for the gear label, nearest first."""
+    half = LABEL_MM / 2
+    out = []
+    for t in (0.6, 1.6, 2.8, 4.2, 6.0, 8.0, 10.5, 13.0):
+        for v in range(-24, 25):
+            out.append((half + t, v * 0.75))
+    out.sort(key=lambda tv: (tv[0] - half) + 0.6 * abs(tv[1]))
+    return out
+
+
+_LABEL_OFFSETS = _label_offsets()
+
+
+def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point) -> Rect | None:
+    ax, ay = anchor
+    for avoid in (True, False):
+        for t, v in _LABEL_OFFSETS:
+            r = _rect_at(ax + out[0] * t + fwd[0] * v, ay + out[1] * t + fwd[1] * v, LABEL_MM, LABEL_MM)
+            if marks.rect_free(r, avoid):
+                return r
+    return None
+
+
+def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point) -> tuple[Rect, Rect] | None:
+    pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
+    g = 1.0
+    lx, ly, lw, lh = label.x, label.y, label.width, label.height
+    cands: list[tuple[float, float, bool]] = []  # lower-left of the pair, horizontal?
+    # next to the gear label first
+    cands += [
+        (lx + lw + g, ly, True),
+        (lx - g - pair_w, ly, True),
+        (lx + lw / 2 - pair_w / 2, ly + lh + g, True),
+        (lx + lw / 2 - pair_w / 2, ly - g - pair_h, True),
+        (lx, ly + lh + g, True),
+        (lx + lw - pair_w, ly + lh + g, True),
+        (lx, ly - g - pair_h, True),
+        (lx + lw - pair_w, ly - g - pair_h, True),
+        (lx + lw + g, ly + lh / 2 - pair_w / 2, False),
+        (lx - g - pair_h, ly + lh / 2 - pair_w / 2, False),
+        (lx + lw + g, ly, False),
+        (lx + lw + g, ly + lh - pair_w, False),
+        (lx - g - pair_h, ly, False),
+        (lx - g - pair_h, ly + lh - pair_w, False),
+    ]
+    base = math.atan2(out[1], out[0])
+    for radius in (8.0, 10.0, 12.5, 15.0, 18.0, 22.0, 26.0, 30.0, 35.0):
+        for k in range(24):
+            ang = base + math.radians(15.0 * ((k + 1) // 2) * (1 if k % 2 else -1))
+            cx, cy = anchor[0] + radius * math.cos(ang), anchor[1] + radius * math.sin(ang)
+            cands.append((cx - pair_w / 2, cy - pair_h / 2, True))
+            cands.append((cx - pair_h / 2, cy - pair_w / 2, False))
+    for avoid in (True, False):
+        for x, y, horizontal in cands:
+            if horizontal:
+                n, d = Rect(x, y, BOX_MM, BOX_MM), Rect(x + BOX_MM + BOX_GAP_MM, y, BOX_MM, BOX_MM)
+                whole = Rect(x, y, pair_w, pair_h)
+            else:
+                n, d = Rect(x, y + BOX_MM + BOX_GAP_MM, BOX_MM, BOX_MM), Rect(x, y, BOX_MM, BOX_MM)
+                whole = Rect(x, y, pair_h, pair_w)
+            if marks.rect_free(whole, avoid):
+                return n, d
+    return None
+
+
+def _finish(
+    name: str,
+    length: int,
+    corners: tuple[_C, ...],
+    angles: Sequence[float],
+    start: tuple[float, float, float],
+    width: float,
+    height: float,
+    s: float,
+    clear: float,
+    style: str,
+) -> StageLayout | None:
+    """Check the road, add the corner marks and centre everything in the box; None if it fails."""
+    poses = _poses(start, angles, s)  # length + 1 poses: spaces 1..L and the invisible space
+    board = _Board(width, height, s, clear, _EDGE_MM)
+    for p in poses:
+        poly = square_corners(p[0], p[1], p[2], s)
+        if not board.fits(p, poly):
+            return None
+        board.add(p, poly)
+    marks = _Marks(board, width, height)
+    h = s / 2
+
+    # planning zones: outside of the bend first, a second lane where zones overlap
+    zones: list[tuple[tuple[Point, ...], int, float]] = []
+    used: list[tuple[int, float, int, int]] = []  # side, offset, first, last space
+    for c in corners:
+        done = None
+        for share in (False, True):  # share a lane with an overlapping zone only as a last resort
+            for side in (-c.sign, c.sign):
+                for off in ZONE_OFFSETS_MM:
+                    if not share and any(
+                        sd == side and o == off and not (last < c.zone or first > c.after) for sd, o, first, last in used
+                    ):
+                        continue
+                    pts = _zone_polyline(poses, angles, c, side, off, s)
+                    if marks.polyline_clear(pts) and (share or not marks.crosses_lines(pts)):
+                        done = (pts, side, off)
+                        break
+                if done:
+                    break
+            if done:
+                break
+        if done is None:
+            return None
+        zones.append(done)
+        used.append((done[1], done[2], c.zone, c.after))
+        marks.add_polyline(done[0])
+
+    out_corners: list[CornerLayout] = []
+    for c, (zpts, zside, zoff) in zip(corners, zones):
+        p = poses[c.after - 1]
+        th = p[2]
+        fx, fy = math.cos(th), math.sin(th)
+        ox, oy = _side_offset(p, -c.sign)  # outside of the bend
+        mx, my = p[0] + fx * h, p[1] + fy * h  # middle of the corner line
+        inner = (mx - ox * h, my - oy * h)
+        outer = (mx + ox * h, my + oy * h)
+        label = _place_label(marks, outer, (ox, oy), (fx, fy))
+        if label is None:
+            return None
+        marks.rects.append(label)
+        boxes = _place_boxes(marks, label, outer, (ox, oy))
+        if boxes is None:
+            return None
+        n_box, d_box = boxes
+        marks.rects.append(Rect(min(n_box.x, d_box.x), min(n_box.y, d_box.y),
+                                max(n_box.x + n_box.width, d_box.x + d_box.width) - min(n_box.x, d_box.x),
+                                max(n_box.y + n_box.height, d_box.y + d_box.height) - min(n_box.y, d_box.y)))
+        # heading change from space after-2 to space after+3: the joints either side of the line
+        bend = sum(angles[j - 1] for j in range(max(1, c.after - 2), min(length, c.after + 2) + 1))
+        out_corners.append(
+            CornerLayout(
+                after=c.after,
+                gear=c.gear,
+                turn="left" if c.sign > 0 else "right",
+                angle=math.degrees(bend),
+                line=(inner, outer),
+                label=label,
+                zone=zpts,
+                zone_side="left" if zside > 0 else "right",
+                zone_offset=zoff,
+                n_box=n_box,
+                d_box=d_box,
+            )
+        )
+
+    spaces = tuple(
+        Space(number=k + 1, centre=(p[0], p[1]), heading=math.degrees(p[2]) % 360.0, side=s, corners=board.polys[k])  # type: ignore[arg-type]
+        for k, p in enumerate(poses)
+    )
+    xs: list[float] = []
+    ys: list[float] = []
+    for poly in board.polys:
+        xs += [x for x, _ in poly]
+        ys += [y for _, y in poly]
+    for cl in out_corners:
+        for r in (cl.label, cl.n_box, cl.d_box):
+            xs += [r.x, r.x + r.width]
+            ys += [r.y, r.y + r.height]
+        xs += [x for x, _ in cl.zone]
+        ys += [y for _, y in cl.zone]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    raw = StageLayout(
+        width=width,
+        height=height,
+        space_mm=s,
+        style=style,
+        spaces=spaces[:-1],
+        invisible=spaces[-1],
+        start_line=spaces[0].back_edge,
+        finish_line=spaces[-1].back_edge,
+        corners=tuple(out_corners),
+        bbox=Rect(x0, y0, x1 - x0, y1 - y0),
+    )
+    return _centred(raw, width, height)
+
+
+def _centred(lay: StageLayout, width: float, height: float) -> StageLayout | None:
+    """The same layout moved so that its bounding box sits in the middle of a width x height box."""
+    bb = lay.bbox
+    if bb.width > width + 1e-9 or bb.height > height + 1e-9:
+        return None
+    dx = (width - bb.width) / 2 - bb.x
+    dy = (height - bb.height) / 2 - bb.y
+
+    def mv(pt: Point) -> Point:
+        return (pt[0] + dx, pt[1] + dy)
+
+    def mvr(r: Rect) -> Rect:
+        return Rect(r.x + dx, r.y + dy, r.width, r.height)
+
+    def mvs(sp: Space) -> Space:
+        return Space(sp.number, mv(sp.centre), sp.heading, sp.side, tuple(mv(q) for q in sp.corners))  # type: ignore[arg-type]
+
+    spaces = tuple(mvs(sp) for sp in lay.spaces)
+    invisible = mvs(lay.invisible)
+    corners = tuple(
+        CornerLayout(
+            after=cl.after,
+            gear=cl.gear,
+            turn=cl.turn,
+            angle=cl.angle,
+            line=(mv(cl.line[0]), mv(cl.line[1])),
+            label=mvr(cl.label),
+            zone=tuple(mv(q) for q in cl.zone),
+            zone_side=cl.zone_side,
+            zone_offset=cl.zone_offset,
+            n_box=mvr(cl.n_box),
+            d_box=mvr(cl.d_box),
+        )
+        for cl in lay.corners
+    )
+    return StageLayout(
+        width=width,
+        height=height,
+        space_mm=lay.space_mm,
+        style=lay.style,
+        spaces=spaces,
+        invisible=invisible,
+        start_line=spaces[0].back_edge if spaces else invisible.back_edge,
+        finish_line=invisible.back_edge,
+        corners=corners,
+        bbox=mvr(bb),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Public entry points
+
+
+def _angles_from_poses(poses: Sequence[tuple[float, float, float]]) -> list[float]:
+    return [b[2] - a[2] for a, b in zip(poses, poses[1:])]
+
+
+def _space_sizes(space_mm: float, min_space_mm: float) -> list[float]:
+    sizes = [space_mm]
+    s = space_mm
+    while s - 0.5 > min_space_mm + 1e-9:
+        s -= 0.5
+        sizes.append(round(s, 3))
+    if min_space_mm < space_mm:
+        sizes.append(min_space_mm)
+    return sizes
+
+
+def _try_winding(name: str, length: int, corners: tuple[_C, ...], width: float, height: float, sizes: Sequence[float]) -> StageLayout | None:
+    rng = random.Random(_seed(name, length, corners))
+    # start on the side of the box that the first corners turn away from: a left-hand start
+    # heading east begins low, heading west begins high (and the other way round)
+    first = sum(_BEND_SIGNED.get(c.gear, 0.0) * c.sign for c in corners if c.after <= 20)
+    left = first > 0 or (first == 0 and rng.random() < 0.5)
+    good = [(False, left), (True, not left)]
+    if rng.random() < 0.5:
+        good.reverse()
+    flips = good + [(fx, not fy) for fx, fy in good]
+    attempt = 0
+    for s, scale, tries in _WIND_SCHEDULE:
+        s = sizes[0] if s == "nominal" else sizes[-1]
+        usable = (width - 2 * _EDGE_MM) * (height - 2 * _EDGE_MM)
+        if usable <= 0 or (length + 1) * s * s > _WIND_DENSITY * usable:
+            continue  # too dense for a winding road: do not waste the search
+        fixed = _bend_plan(length, corners, scale)
+        if length > 120:
+            tries = max(1, tries // 2)  # a long stage rarely winds: save time for the fallback
+        for _ in range(tries):
+            flip_x, flip_y = flips[attempt % 4]
+            attempt += 1
+            guide = _Guide(width, height, s, length, flip_x, flip_y, rng)
+            if not guide.ok:
+                break
+            sub = random.Random(rng.getrandbits(64))
+            poses = _wind(length, corners, fixed, width, height, s, guide, sub, _BUDGET_PER_SPACE * length + 60)
+            if poses is None:
+                continue
+            result = _finish(name, length, corners, _angles_from_poses(poses), guide.start, width, height, s, _WIND_CLEAR_MM, "winding")
+            if result is not None:
+                return result
+    return None
+
+
+@functools.lru_cache(maxsize=512)
+def _serpentine(name: str, length: int, corners: tuple[_C, ...], width: float, s: float, uturn: int, strict: bool) -> StageLayout | None:
+    """The serpentine in the lowest box (of this width) that holds it, or None.
+
+    Laid out once at its own minimal height and only moved into a taller box afterwards, so a
+    taller box always works when a lower one does.
+    """
+    angles = _serpentine_angles(length, corners, width, s, uturn, strict)
+    if angles is None:
+        return None
+    poses = _poses((0.0, 0.0, 0.0), angles, s)
+    ys = [y for p in poses for _, y in square_corners(p[0], p[1], p[2], s)]
+    rows = max(ys) - min(ys)
+    for extra in (0.0, 5.0, 10.0, 20.0):
+        height = rows + 2 * _SERP_LABEL_MM + extra
+        start = (_EDGE_MM + s / 2, height - _SERP_LABEL_MM - max(ys), 0.0)
+        result = _finish(name, length, corners, angles, start, width, height, s, _SERP_CLEAR_MM, "serpentine")
+        if result is not None:
+            return result
+    return None
+
+
+def _try_serpentine(name: str, length: int, corners: tuple[_C, ...], width: float, height: float, s: float) -> StageLayout | None:
+    for uturn, strict in _SERP_STYLES:
+        lay = _serpentine(name, length, corners, width, s, uturn, strict)
+        if lay is not None and lay.height <= height + 1e-9:
+            return _centred(lay, width, height)
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _layout(name: str, length: int, corners: tuple[_C, ...], width: float, height: float, space_mm: float, min_space_mm: float) -> StageLayout:
+    sizes = _space_sizes(space_mm, min_space_mm)
+    result = _try_winding(name, length, corners, width, height, sizes)
+    if result is not None:
+        return result
+    for s in sizes:
+        result = _try_serpentine(name, length, corners, width, height, s)
+        if result is not None:
+            return result
+    need = _min_height(name, length, corners, width, sizes)
+    where = f"stage {name!r}" if name else "stage"
+    if need is None:
+        raise LayoutError(
+            f"{where} ({length} spaces) does not fit in {width:.1f} x {height:.1f} mm: "
+            f"a box {width:.1f} mm wide is too narrow for rows of {min_space_mm:g} mm spaces with U-turns"
+        )
+    raise LayoutError(
+        f"{where} ({length} spaces) does not fit in {width:.1f} x {height:.1f} mm: "
+        f"it needs a box at least {need:.1f} mm high at this width"
+    )
+
+
+def _min_height(name: str, length: int, corners: tuple[_C, ...], width: float, sizes: Sequence[float]) -> float | None:
+    heights = [h for s in sizes if (h := _needed_height(name, length, corners, width, s)) is not None]
+    return min(heights) if heights else None
+
+
+def _needed_height(name: str, length: int, corners: tuple[_C, ...], width: float, s: float) -> float | None:
+    """Lowest box height in which the serpentine with ``s`` mm spaces fits, or None if none does."""
+    heights = [lay.height for u, st in _SERP_STYLES if (lay := _serpentine(name, length, corners, width, s, u, st)) is not None]
+    return min(heights) if heights else None
+
+
+def layout_stage(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> StageLayout:
+    """Lay out ``stage`` in the box [0, width_mm] x [0, height_mm].
+
+    ``stage`` has ``name``, ``length`` and ``corners`` (each ``after``, ``gear``, ``zone``,
+    ``turn``), such as ``sheetgen.games.rallytaire.model.Stage``. The same stage and box always
+    give the same layout. Raises ``LayoutError`` when it does not fit even as a serpentine with
+    ``min_space_mm`` spaces.
+    """
+    if not 0 < min_space_mm <= space_mm:
+        raise ValueError(f"need 0 < min_space_mm <= space_mm, got {min_space_mm!r} and {space_mm!r}")
+    name, length, corners = _normalise(stage)
+    return _layout(name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
+
+
+def min_box_for(stage: Any, width_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> tuple[float, float]:
+    """(width, height) of the lowest box of this width in which ``layout_stage`` surely succeeds.
+
+    That is the lowest serpentine over the space sizes from ``space_mm`` down to
+    ``min_space_mm``; a winding road needs a larger box. Raises ``LayoutError`` when no height
+    is enough (the width is too small for a row with U-turns).
+    """
+    name, length, corners = _normalise(stage)
+    need = _min_height(name, length, corners, float(width_mm), _space_sizes(space_mm, min_space_mm))
+    if need is None:
+        raise LayoutError(f"stage {name!r} ({length} spaces) cannot be laid out in a box {width_mm:.1f} mm wide")
+    return (float(width_mm), need)
+
+
+def paginate(
+    stages: Iterable[Any],
+    width_mm: float,
+    height_mm: float,
+    *,
+    gap_mm: float = 8.0,
+    max_per_page: int = 2,
+    space_mm: float = 8.0,
+    min_space_mm: float = 7.0,
+) -> tuple[tuple[int, ...], ...]:
+    """Group consecutive stages (by index) into pages of equal slots stacked top to bottom.
+
+    Stages share a page of ``max_per_page`` (or fewer) slots when each of them gets a winding
+    road in its slot of height (height_mm - (k - 1) * gap_mm) / k; a stage that only fits as a
+    serpentine gets a page to itself. Raises ``LayoutError`` for a stage that fits nowhere.
+    """
+    items = list(stages)
+    pages: list[tuple[int, ...]] = []
+    i = 0
+    while i < len(items):
+        placed = False
+        for k in range(min(max_per_page, len(items) - i), 1, -1):
+            slot = (height_mm - (k - 1) * gap_mm) / k
+            try:
+                ok = all(
+                    layout_stage(items[i + m], width_mm, slot, space_mm=space_mm, min_space_mm=min_space_mm).style == "winding"
+                    for m in range(k)
+                )
+            except LayoutError:
+                ok = False
+            if ok:
+                pages.append(tuple(range(i, i + k)))
+                i += k
+                placed = True
+                break
+        if not placed:
+            layout_stage(items[i], width_mm, height_mm, space_mm=space_mm, min_space_mm=min_space_mm)
+            pages.append((i,))
+            i += 1
+    return tuple(pages)
+
+
+def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float) -> Rect:
+    """A free spot for the word START (behind the start line) or FINISH (past the invisible
+    space): a width x height box inside the layout's box that overlaps no space, no corner
+    mark and no planning-zone line, as close to its line as can be found."""
+    if which == "start":
+        anchor_space, line, back = layout.spaces[0], layout.start_line, True
+    elif which == "finish":
+        anchor_space, line, back = layout.invisible, layout.finish_line, False
+    else:
+        raise ValueError(f"which must be 'start' or 'finish', got {which!r}")
+    heading = math.radians(anchor_space.heading)
+    fx, fy = math.cos(heading), math.sin(heading)
+    if back:
+        fx, fy = -fx, -fy
+    mx = (line[0][0] + line[1][0]) / 2
+    my = (line[0][1] + line[1][1]) / 2
+    obstacles: list[tuple[Point, ...]] = [s.corners for s in layout.spaces] + [layout.invisible.corners]
+    for corner in layout.corners:
+        obstacles += [corner.label.corners, corner.n_box.corners, corner.d_box.corners]
+    segments = [(a, b) for corner in layout.corners for a, b in zip(corner.zone, corner.zone[1:])]
+    side = anchor_space.side
+    # ring search: straight ahead (away from the road) first, then swinging to either side
+    for reach in (0.6, 1.0, 1.6, 2.4, 3.4):
+        for swing in (0, 30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
+            angle = math.radians(swing)
+            dx = fx * math.cos(angle) - fy * math.sin(angle)
+            dy = fx * math.sin(angle) + fy * math.cos(angle)
+            distance = side * reach + max(width_mm, height_mm) / 2 * (abs(dx) * width_mm / max(width_mm, height_mm) + abs(dy) * height_mm / max(width_mm, height_mm))
+            cx, cy = mx + dx * distance, my + dy * distance
+            rect = Rect(cx - width_mm / 2, cy - height_mm / 2, width_mm, height_mm)
+            if rect.x < 0 or rect.y < 0 or rect.x + rect.width > layout.width or rect.y + rect.height > layout.height:
+                continue
+            grown = _grow_rect(rect, 0.3)
+            if any(convex_overlap(grown, o) for o in obstacles):
+                continue
+            if any(convex_overlap((a, b), grown) for a, b in segments):
+                continue
+            return rect
+    # no free spot near the line: the label goes on top of the box's free margin as a last resort
+    return Rect(max(0.0, min(mx - width_mm / 2, layout.width - width_mm)), max(0.0, min(my - height_mm / 2, layout.height - height_mm)), width_mm, height_mm)

@@ -71,8 +71,9 @@ def main() -> None:
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--strict", is_flag=True, help="also refuse races that cannot be finished (Rally Risk: the best policy's P(elimination) over 5%)")
 @reports_errors
-def validate(specs: tuple[str, ...], fmt: str) -> None:
+def validate(specs: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check spec files; exit 1 with FILE:LINE:COL lines when any is invalid.
 
     \b
@@ -84,6 +85,8 @@ def validate(specs: tuple[str, ...], fmt: str) -> None:
     for path in specs:
         try:
             spec = registry.load_spec(path)
+            if strict:
+                _refuse_unplayable(spec)
         except SpecError as exc:
             failed = True
             results.append({"file": path, "valid": False, "errors": [_problem_json(p) for p in exc.problems]})
@@ -98,6 +101,12 @@ def validate(specs: tuple[str, ...], fmt: str) -> None:
         click.echo(json.dumps({"specs": results}, indent=2))
     if failed:
         sys.exit(1)
+
+
+def _refuse_unplayable(spec) -> None:
+    problems = spec.game.strict(spec) if spec.game.strict else []
+    if problems:
+        raise SpecError(problems)
 
 
 def _problem_json(problem) -> dict:
@@ -187,7 +196,9 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     loaded = []
     for path in files:
         try:
-            loaded.append(registry.load_spec(path))
+            spec = registry.load_spec(path)
+            _refuse_unplayable(spec)
+            loaded.append(spec)
         except SpecError as exc:
             problems.extend(exc.problems)
     if problems:
@@ -219,11 +230,17 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
 # -- analyze / simulate ----------------------------------------------------------------
 
 
-def _rallytaire_race(spec_path: str):
-    spec = registry.load_spec(spec_path)
-    if spec.game.name != "rallytaire":
-        raise SheetgenError(f"{spec_path}: analysis is available for Rallytaire specs only so far (this is {spec.game.title})")
-    return spec.model
+def _check_options(loaded, rules: str, assistance: str | None) -> None:
+    if loaded.game.name != "rallytaire" and rules != "basic":
+        raise UsageError(f"--rules is for Rallytaire; {loaded.path} is a {loaded.game.title} spec")
+    if loaded.game.name != "rally_risk" and assistance is not None:
+        raise UsageError(f"--assistance is for Rally Risk; {loaded.path} is a {loaded.game.title} spec")
+
+
+def _rally_risk_race(spec):
+    from sheetgen.games.rally_risk.spec import require_race
+
+    return require_race(spec.model, spec.path)
 
 
 RULES = click.option(
@@ -235,21 +252,42 @@ RULES = click.option(
 )
 
 
+ASSISTANCE = click.option(
+    "--assistance",
+    type=click.Choice(["permanent", "rapid", "normal"]),
+    default=None,
+    help="Rally Risk: the assistance type (default: all three, the best one used)",
+)
+
+
 @main.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
 @RULES
+@ASSISTANCE
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @reports_errors
-def analyze(spec: str, rules: str, fmt: str) -> None:
-    """Solve every stage exactly: par time, best time, percentiles, crash risk per corner.
+def analyze(spec: str, rules: str, assistance: str | None, fmt: str) -> None:
+    """Solve a race exactly: Rallytaire par times, crash risk per corner; Rally Risk expected
+    rounds, P(elimination), the most dangerous spaces and where mechanics help.
 
-    With --rules advanced the whole race is solved: tyres, options and fix-points.
+    With --rules advanced a Rallytaire race is solved whole: tyres, options and fix-points.
 
     \b
     Example:
       sheetgen analyze track_specs/rallytaire/monte_carlo.yaml --format json
     """
-    race = _rallytaire_race(spec)
+    loaded = registry.load_spec(spec)
+    _check_options(loaded, rules, assistance)
+    if loaded.game.name == "rally_risk":
+        from sheetgen.games.rally_risk.solve import analysis_to_json as risk_json
+        from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+        from sheetgen.games.rally_risk.solve import format_analysis_text as risk_text
+
+        result = analyze_rally_risk_race(_rally_risk_race(loaded), assistance)
+        data, text = (risk_json(result), None) if fmt == "json" else (None, risk_text(result))
+        click.echo(json.dumps(data, indent=2) if fmt == "json" else text.rstrip("\n"))
+        return
+    race = loaded.model
     if rules == "advanced":
         from sheetgen.games.rallytaire.solve_advanced import advanced_analysis_to_json, analyze_race_advanced, format_advanced_text
 
@@ -270,10 +308,12 @@ def analyze(spec: str, rules: str, fmt: str) -> None:
 @click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)")
 @RULES
-@click.option("--policy", type=click.Choice(["optimal", "cautious"]), default="optimal", show_default=True, help="cautious: never risk a crash (basic rules only)")
+@click.option("--policy", type=click.Choice(["optimal", "cautious"]), default="optimal", show_default=True, help="cautious: never risk a crash (Rallytaire basic rules only)")
+@click.option("--players", type=click.IntRange(1, 6), default=1, show_default=True, help="Rally Risk: cars, with staggered starts and passing")
+@ASSISTANCE
 @reports_errors
-def simulate(spec: str, seed: int | None, rules: str, policy: str) -> None:
-    """Play the race with seeded dice and print it the way a player fills the sheet.
+def simulate(spec: str, seed: int | None, rules: str, policy: str, players: int, assistance: str | None) -> None:
+    """Play the race with seeded dice and print it turn by turn, the way a player fills the sheet.
 
     \b
     Example:
@@ -281,13 +321,24 @@ def simulate(spec: str, seed: int | None, rules: str, policy: str) -> None:
     """
     import secrets
 
-    race = _rallytaire_race(spec)
-    if rules == "advanced" and policy != "optimal":
+    loaded = registry.load_spec(spec)
+    _check_options(loaded, rules, assistance)
+    if loaded.game.name == "rally_risk" and policy != "optimal":
+        raise UsageError("--policy is for Rallytaire; Rally Risk cars play the optimal policy")
+    if loaded.game.name == "rallytaire" and players != 1:
+        raise UsageError("--players is for Rally Risk; Rallytaire is a solo game")
+    if loaded.game.name == "rallytaire" and rules == "advanced" and policy != "optimal":
         raise UsageError("--policy cautious is for the basic rules; the advanced game is played by its optimal policy")
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to see this race again)", err=True)
-    if rules == "advanced":
+    race = loaded.model
+    if loaded.game.name == "rally_risk":
+        from sheetgen.games.rally_risk.simulate import format_race_run as risk_lines
+        from sheetgen.games.rally_risk.simulate import simulate as risk_simulate
+
+        lines = risk_lines(risk_simulate(_rally_risk_race(loaded), seed, players, assistance=assistance))
+    elif rules == "advanced":
         from sheetgen.games.rallytaire.simulate_advanced import format_advanced_run, simulate_race_advanced
 
         lines = format_advanced_run(simulate_race_advanced(race, seed))
@@ -297,6 +348,27 @@ def simulate(spec: str, seed: int | None, rules: str, policy: str) -> None:
         lines = format_race_run(simulate_race(race, seed, policy))
     for line in lines:
         click.echo(line)
+
+
+@main.command(context_settings=CONTEXT)
+@click.argument("game", type=click.Choice(["rally-risk"]))
+@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=str), default=None, help="a race spec whose own tables replace the house tables")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@reports_errors
+def tables(game: str, spec_path: str | None, fmt: str) -> None:
+    """Print the Rally Risk tables in effect: gear chart, Table of Risks, Damages Table, weather.
+
+    \b
+    Example:
+      sheetgen tables rally-risk --format json
+    """
+    from sheetgen.games.rally_risk.tables import format_tables_text, tables_in_effect
+
+    loaded = registry.load_spec(spec_path) if spec_path else None
+    if loaded is not None and loaded.game.name != "rally_risk":
+        raise UsageError(f"{spec_path} is a {loaded.game.title} spec, not a Rally Risk one")
+    data = tables_in_effect(loaded)
+    click.echo(json.dumps(data, indent=2) if fmt == "json" else format_tables_text(data).rstrip("\n"))
 
 
 # -- render ------------------------------------------------------------------------------
@@ -318,7 +390,7 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str) -
     """
     from sheetgen.render import build_outputs
 
-    stdout = click.get_binary_stream("stdout")
+    stdout = sys.stdout.buffer
     if target == "-" and stdout.isatty():
         raise SheetgenError("refusing to write a PDF to a terminal; redirect it (> file.pdf) or give -o FILE")
     loaded = registry.load_spec(spec)

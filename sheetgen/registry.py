@@ -17,6 +17,7 @@ from sheetgen.yamlsrc import Document, load_file
 
 _MODULES = {
     "rallytaire": "sheetgen.games.rallytaire",
+    "rally_risk": "sheetgen.games.rally_risk",
 }
 
 
@@ -27,6 +28,9 @@ class Game:
     schema: dict
     load: Callable[[Document], Any]
     summary: Callable[[Any], str]
+    #: problems beyond validity (e.g. a race that cannot be finished), for `validate --strict`
+    #: and `build`: called with the loaded Spec, returns a list of Problems
+    strict: Callable[["Spec"], list] | None = None
 
 
 @dataclass(frozen=True)

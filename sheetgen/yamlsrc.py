@@ -58,6 +58,18 @@ for _tag, _regexp, _first in (
     _CoreLoader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first))
 
 
+class _CoreDumper(yaml.SafeDumper):
+    """SafeDumper that quotes every string the core loader would read as something else."""
+
+
+_CoreDumper.yaml_implicit_resolvers = _CoreLoader.yaml_implicit_resolvers
+
+
+def dump(data: Any) -> str:
+    """YAML text for plain data that `load_text` reads back as the same data."""
+    return yaml.dump(data, Dumper=_CoreDumper, sort_keys=False, allow_unicode=True, width=100)
+
+
 @dataclass(frozen=True)
 class Document:
     """A loaded YAML file: its data and where each value (and each mapping key) stands."""

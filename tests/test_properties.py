@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -10,7 +11,7 @@ from conftest import RALLYTAIRE_SPECS
 from sheetgen.errors import SpecError
 from sheetgen.games.rallytaire import spec as rallytaire_spec
 from sheetgen.registry import load_spec
-from sheetgen.yamlsrc import load_text
+from sheetgen.yamlsrc import dump, load_text
 from strategies import races
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -20,7 +21,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 @given(race=races())
 def test_dump_then_load_gives_the_same_model(race, tmp_path):
     assert rallytaire_spec.validate(race) == []
-    text = yaml.safe_dump(rallytaire_spec.to_data(race), sort_keys=False, allow_unicode=True)
+    text = dump(rallytaire_spec.to_data(race))
     path = tmp_path / "race.yaml"
     path.write_text(text, encoding="utf-8")
     assert load_spec(path).model == race
@@ -76,6 +77,11 @@ def test_arbitrary_yaml_raises_only_spec_error(data, tmp_path):
         load_spec(path)
     except SpecError:
         pass
+
+
+@pytest.mark.parametrize("name", ["0e0", "1e5", "No", "on", "1:20", "0o17", "0x1F", "null", "~", "True", ".5", "-.inf", "", "é"])
+def test_dump_quotes_strings_that_read_as_other_scalars(name):
+    assert load_text(dump({"name": name})).data == {"name": name}
 
 
 def test_load_text_positions_are_one_based():

@@ -1,0 +1,235 @@
+"""Seeded play of a Rally Risk race by several cars, written down round by round.
+
+Every car drives the analysis's optimal policy (:mod:`sheetgen.games.rally_risk.solve`)
+with the same assistance and mechanics; the rules are the engine's
+(:class:`sheetgen.games.rally_risk.rules.RaceState`): staggered departures, one weather
+marker for everybody, passing. The policy was solved for a car alone; when cars on the
+road stand in reach of a move, the move is chosen with the engine's exact outcomes of
+passing them, priced with the solved values. Chance is sampled from the engine's exact
+outcomes with ``random.Random(seed)``: same race, seed and cars give the same log.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from sheetgen import dice
+from sheetgen.games.rally_risk import rules
+from sheetgen.games.rally_risk.model import Assistance, Outcome, Race, Tyres
+from sheetgen.games.rally_risk.rules import (
+    Car,
+    CarState,
+    Course,
+    GearAction,
+    Move,
+    MoveResult,
+    RaceState,
+    ServiceAction,
+)
+from sheetgen.games.rally_risk.scoring import score_a
+from sheetgen.games.rally_risk.solve import (
+    DEFAULT_PENALTY,
+    AssistanceAnalysis,
+    Solution,
+    analyze_assistance,
+    analyze_rally_risk_race,
+)
+
+MAX_ROUNDS = 10_000  # a guard; the solved policy always finishes or is eliminated
+
+
+class Policy:
+    """The solved policy of one car set-up, asked by state."""
+
+    def __init__(self, solution: Solution):
+        self.solution = solution
+
+    @property
+    def start_tyres(self) -> Tyres:
+        return self.solution.start_tyres
+
+    def _card(self, state: CarState) -> int:
+        return 1 if state.rpm_card else 0
+
+    def gear(self, state: CarState, sector: int) -> int:
+        return self.solution.gear_choice[(state.position, state.gear, state.tyres, self._card(state), sector)]
+
+    def move(self, state: CarState, gear: int, risk: int, sector: int, passing: dict[int, int]) -> Move:
+        sol = self.solution
+        card = self._card(state) and not rules.uses_rpm_card(state, gear)
+        lo, hi = sol.ranges[(gear, state.tyres, sector)]
+        ahead = {s: n for s, n in passing.items() if state.position < s < state.position + hi}
+        if ahead:
+            return sol.best_move(state.position, gear, state.tyres, int(card), sector, risk, ahead)[1]
+        return sol.move_choice[(state.position, gear, state.tyres, int(card), sector, risk)]
+
+    def service(self, state: CarState, gear: int, result: MoveResult, sector: int) -> Tyres | None:
+        card = int(self._card(state) and not rules.uses_rpm_card(state, gear))
+        if result.kind == "moved":
+            return self.solution.end_value(result.position, gear, state.tyres, card, sector)[1]
+        return self.solution.off_value(result.position, result.halt, result.repaired, state.tyres, card, sector)[1]
+
+
+@dataclass(frozen=True)
+class RaceRun:
+    race: str
+    seed: int
+    assistance: Assistance
+    mechanics: tuple[int, ...]
+    tyres: Tyres
+    length: int
+    finish_rounds: tuple[int | None, ...]
+    eliminated: tuple[bool, ...]
+    rounds: tuple[int, ...]  # rounds each car played (halts included)
+    scores: tuple[int, ...]  # scoring A, by departure order
+    sectors: tuple[str, ...] = ()  # the weather chart, e.g. "rain+1"
+    log: tuple = ()
+
+
+def play(course: Course, car: Car, policy: Policy, players: int, rng: random.Random) -> RaceState:
+    """Play a race to the end: every car with the same set-up and policy."""
+    state = RaceState.start(course, tuple(car for _ in range(players)), tuple(policy.start_tyres for _ in range(players)))
+    steps = 0
+    while not state.is_terminal():
+        steps += 1
+        if state.round > MAX_ROUNDS:
+            raise rules.RulesError(f"race {course.name!r} did not end within {MAX_ROUNDS} rounds")
+        if state.is_chance():
+            state = state.apply(dice.sample(dice.to_float(state.chance_outcomes()), rng))
+            continue
+        me = state.states[state.turn]
+        if state.phase == rules.GEAR:
+            action = GearAction(policy.gear(me, state.sector))
+        elif state.phase == rules.MOVE:
+            action = policy.move(me, state.gear, state.risk, state.sector, state.passing(state.turn))
+        else:
+            action = ServiceAction(policy.service(me, state.gear, state.result, state.sector))
+        state = state.apply(action)
+    return state
+
+
+def simulate(
+    race: Race,
+    seed: int,
+    players: int = 1,
+    *,
+    assistance: Assistance | str | None = None,
+    analysis: AssistanceAnalysis | None = None,
+    penalty: float = DEFAULT_PENALTY,
+) -> RaceRun:
+    """Play `race` with `players` cars (1-6) and seeded dice.
+
+    The cars use `analysis` (from :func:`solve.analyze_assistance`) when given, else the
+    analysis of `assistance`, else of the best assistance type."""
+    if not 1 <= players <= 6:
+        raise ValueError(f"players must be between 1 and 6 (the box has 6 cars), got {players!r}")
+    if analysis is None:
+        if assistance is None:
+            analysis = analyze_rally_risk_race(race, penalty=penalty).best
+        else:
+            analysis = analyze_assistance(race, assistance, penalty=penalty)
+    course = Course.of(race)
+    car = Car(analysis.assistance, analysis.mechanics)
+    end = play(course, car, Policy(analysis.solution), players, random.Random(seed))
+    rounds = []
+    for i, st in enumerate(end.states):
+        last = end.finish_rounds[i]
+        if last is None:
+            last = max(e[1] for e in end.log if e[0] in ("end", "halt") and e[2] == i)
+        rounds.append(last - i)
+    return RaceRun(
+        race=race.name,
+        seed=seed,
+        assistance=analysis.assistance,
+        mechanics=analysis.mechanics,
+        tyres=analysis.tyres,
+        length=course.length,
+        finish_rounds=end.finish_rounds,
+        eliminated=tuple(st.eliminated for st in end.states),
+        rounds=tuple(rounds),
+        scores=score_a(end.finish_rounds),
+        sectors=tuple(str(sec) for sec in course.chart.sectors),
+        log=end.log,
+    )
+
+
+_DAMAGE_WORDS = {
+    Outcome.NONE: "none",
+    Outcome.TAIL_SPIN: "tail spin",
+    Outcome.FIRST: "1st degree",
+    Outcome.SECOND: "2nd degree",
+    Outcome.THIRD: "3rd degree",
+    Outcome.ELIMINATED: "eliminated",
+}
+
+
+def _result_words(result: MoveResult, tyres: Tyres | None) -> str:
+    if result.kind == "finished":
+        return "FINISHES"
+    if result.kind == "eliminated":
+        return f"ELIMINATED on space {result.position}"
+    words = []
+    if result.kind == "off":
+        what = _DAMAGE_WORDS[result.result]
+        if result.repaired:
+            what += " after the mechanics"
+        stop = f"off the road on {result.position}: {what}"
+        if result.halt:
+            stop += f", halted {result.halt} turn{'s' if result.halt != 1 else ''}"
+        words.append(stop)
+    if tyres is not None:
+        words.append(f"mechanics fit {tyres.value} tyres")
+    return "; ".join(words)
+
+
+def format_race_run(run: RaceRun) -> list[str]:
+    """The race round by round, then arrivals and scoring A."""
+    mech = ", ".join(str(m) for m in run.mechanics) or "none"
+    cars = len(run.finish_rounds)
+    out = [
+        f"race {run.race!r}, seed {run.seed}, {cars} car{'s' if cars != 1 else ''}: {run.assistance.value} assistance, "
+        f"mechanics on {mech}, {run.tyres.value} tyres"
+    ]
+    current: dict = {}
+
+    def flush() -> None:
+        if current:
+            out.append("  " + "; ".join(current.pop("parts")))
+            current.clear()
+
+    for event in run.log:
+        kind = event[0]
+        if kind == "weather":
+            flush()
+            _, rnd, sector = event
+            out.append(f"round {rnd}: weather {run.sectors[sector]} (sector {sector + 1} of {len(run.sectors)})")
+        elif kind == "halt":
+            flush()
+            _, _rnd, car, left = event
+            out.append(f"  car {car + 1}: at a halt" + (f" ({left} more turn{'s' if left != 1 else ''})" if left else ""))
+        elif kind == "risk":
+            flush()
+            _, _rnd, car, gear, die, risk = event
+            current["parts"] = [f"car {car + 1}: gear {gear}, die {die}, risk factor {risk}"]
+        elif kind == "move":
+            _, _rnd, _car, start, move = event
+            current["parts"].append(f"moves {move} from {start}")
+        elif kind == "damage":
+            _, _rnd, _car, space, diff, die, rolled = event
+            current["parts"].append(f"check space {space} (+{diff}): die {die} -> {_DAMAGE_WORDS[rolled]}")
+        elif kind == "end":
+            _, _rnd, _car, result, tyres = event
+            if result.kind == "moved":
+                current["parts"].append(f"stops on {result.position}")
+            words = _result_words(result, tyres)
+            if words:
+                current["parts"].append(words)
+            flush()
+    flush()
+    out.append("arrivals:")
+    for i in sorted(range(cars), key=lambda i: (run.finish_rounds[i] is None, run.finish_rounds[i] or 0, i)):
+        r = run.finish_rounds[i]
+        what = f"finished in round {r}" if r is not None else "eliminated"
+        out.append(f"  car {i + 1}: {what}, {run.rounds[i]} rounds played, score {run.scores[i]:+d}")
+    return out

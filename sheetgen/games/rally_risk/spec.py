@@ -1,0 +1,499 @@
+"""Rally Risk specs: three kinds of file, all with `game: rally_risk`.
+
+A **library** lists the road sections of a box (one file, shared by many races)::
+
+    game: rally_risk
+    kind: library
+    name: sheetgen road sections
+    sections:
+      - id: start                 # what races call it: letters, digits, _ and -
+        name: Departure straight  # optional, defaults to the id
+        tags: [straight, fast_road]   # straight, fast_road, curve, sharp_curve, ford
+        entry: S                  # the sides the road enters and leaves the section by,
+        exit: N                   #   as printed (north up); equal sides are refused
+        factors: [0, 0, 0, 0, 0]  # speed and safety factor of each space, in driving order (0..4)
+        fords: []                 # which spaces (1-based) are fords
+        copies: 1                 # how many of this section the box has (default 1)
+
+A section whose entry and exit sides are opposite goes straight through its square;
+any other turns and must be tagged `curve` or `sharp_curve`; `straight` is for sections
+that do not turn; `ford` is for sections with ford spaces (and only those).
+
+A **race** lays sections of a library, found by a path relative to the race file::
+
+    game: rally_risk
+    kind: race
+    name: Montecarlo, race 1
+    zone: EC                      # weather chart: EC, EN or A
+    special: false                # special race: extra movement in 3rd-5th gear
+    library: sections.yaml
+    course:                       # in driving order; the first section has factor 0 everywhere
+      - {section: start, heading: N}      # heading: direction of travel entering it
+      - {section: right_bend, heading: N}
+      - {section: straight, heading: E}   # right_bend turned the road east
+    limits: {max_sharp_curves: 1, max_fords: 1}   # optional, as on the Calendar
+    calendar: calendar.yaml       # optional: check the race against its rally's rules
+    rally: montecarlo             #   (zone, number of sections, limits)
+    tables: {...}                 # optional: your box's tables (see tables.py)
+
+Each section sits on one square of a grid on the table, turned so that the car enters it
+travelling `heading`. Consecutive sections must connect (a section is entered heading the
+way the previous one leaves) and no two sections may share a square. A race may use each
+section as often as the library has copies of it.
+
+A **calendar** lists the rallies of a championship::
+
+    game: rally_risk
+    kind: calendar
+    name: World Championship
+    rallies:
+      - id: montecarlo
+        name: Montecarlo
+        zone: EC
+        races: [6, 6, 6]          # sections of each normal race
+        specials: [5]             # sections of each special race
+        limits: {max_sharp_curves: 1, max_fords: 1}
+
+Limits count sections by tag: min_/max_sharp_curves, min_/max_fords, min_/max_fast_roads.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections import Counter
+from typing import Any
+
+from sheetgen.errors import Problem, SheetgenError, SpecError
+from sheetgen.games.rally_risk import tables as tables_mod
+from sheetgen.games.rally_risk.graph import structural_problems
+from sheetgen.games.rally_risk.model import (
+    Calendar,
+    Leg,
+    Library,
+    Limits,
+    Race,
+    Rally,
+    Section,
+    Side,
+    Tag,
+    Zone,
+)
+from sheetgen.schemacheck import check
+from sheetgen.yamlsrc import Document, load_file
+
+KINDS = ("library", "race", "calendar")
+MAX_SECTIONS = 100
+MAX_SPACES = 20
+MAX_COURSE = 30
+MAX_FACTOR = 4
+
+_ID = {"type": "string", "pattern": r"^[A-Za-z0-9_-]{1,40}$", "description": "letters, digits, _ and -"}
+_NAME = {"type": "string", "minLength": 1, "maxLength": 60}
+_SIDE = {"enum": [s.value for s in Side]}
+_ZONE = {"enum": [z.value for z in Zone], "description": "weather zone: Central Europe, Northern Europe, Africa"}
+_COUNT = {"type": "integer", "minimum": 0, "maximum": MAX_COURSE}
+
+LIMIT_KEYS = (
+    ("sharp_curves", Tag.SHARP_CURVE, "sharp curve"),
+    ("fords", Tag.FORD, "ford"),
+    ("fast_roads", Tag.FAST_ROAD, "fast road"),
+)
+
+_LIMITS = {
+    "type": "object",
+    "additionalProperties": False,
+    "description": "limits on the sections a race may use, counted by tag",
+    "properties": {f"{edge}_{key}": _COUNT for key, _tag, _word in LIMIT_KEYS for edge in ("min", "max")},
+}
+
+_SECTION = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "entry", "exit", "factors"],
+    "properties": {
+        "id": _ID,
+        "name": _NAME,
+        "tags": {"type": "array", "items": {"enum": [t.value for t in Tag]}, "uniqueItems": True},
+        "entry": _SIDE,
+        "exit": _SIDE,
+        "factors": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_SPACES,
+            "items": {"type": "integer", "minimum": 0, "maximum": MAX_FACTOR},
+            "description": "speed and safety factor of each space in driving order",
+        },
+        "fords": {"type": "array", "items": {"type": "integer", "minimum": 1}, "uniqueItems": True, "description": "ford spaces, 1-based"},
+        "copies": {"type": "integer", "minimum": 1, "maximum": 20},
+    },
+}
+
+LIBRARY_SCHEMA: dict[str, Any] = {
+    "title": "sheetgen Rally Risk road-section library",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["game", "kind", "name", "sections"],
+    "properties": {
+        "game": {"const": "rally_risk"},
+        "kind": {"const": "library"},
+        "name": _NAME,
+        "sections": {"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS, "items": _SECTION},
+    },
+}
+
+_LEG = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["section", "heading"],
+    "properties": {
+        "section": {"type": "string", "description": "a section id of the library"},
+        "heading": dict(_SIDE, description="direction of travel when entering the section"),
+    },
+}
+
+RACE_SCHEMA: dict[str, Any] = {
+    "title": "sheetgen Rally Risk race",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["game", "kind", "name", "zone", "library", "course"],
+    "properties": {
+        "game": {"const": "rally_risk"},
+        "kind": {"const": "race"},
+        "name": _NAME,
+        "zone": _ZONE,
+        "special": {"type": "boolean", "description": "special race: extra movement in 3rd, 4th and 5th gear"},
+        "library": {"type": "string", "minLength": 1, "description": "section library file, relative to this file"},
+        "calendar": {"type": "string", "minLength": 1, "description": "calendar file, relative to this file"},
+        "rally": dict(_ID, description="the calendar's rally this race belongs to"),
+        "limits": _LIMITS,
+        "course": {"type": "array", "minItems": 1, "maxItems": MAX_COURSE, "items": _LEG},
+        "tables": tables_mod.SCHEMA,
+    },
+}
+
+_RALLY = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["id", "zone", "races"],
+    "properties": {
+        "id": _ID,
+        "name": _NAME,
+        "zone": _ZONE,
+        "races": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE}, "description": "sections per normal race"},
+        "specials": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE}, "description": "sections per special race"},
+        "limits": _LIMITS,
+    },
+}
+
+CALENDAR_SCHEMA: dict[str, Any] = {
+    "title": "sheetgen Rally Risk championship calendar",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["game", "kind", "name", "rallies"],
+    "properties": {
+        "game": {"const": "rally_risk"},
+        "kind": {"const": "calendar"},
+        "name": _NAME,
+        "rallies": {"type": "array", "minItems": 1, "maxItems": 30, "items": _RALLY},
+    },
+}
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "sheetgen Rally Risk spec (a section library, a race or a calendar)",
+    "oneOf": [LIBRARY_SCHEMA, RACE_SCHEMA, CALENDAR_SCHEMA],
+}
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load(doc: Document) -> Library | Race | Calendar:
+    """The library, race or calendar in `doc`, or SpecError listing every problem."""
+    data = doc.data
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind not in KINDS:
+        if isinstance(data, dict) and "kind" not in data:
+            raise SpecError([doc.problem((), f"missing required key 'kind' (one of: {', '.join(KINDS)})")])
+        near = difflib.get_close_matches(str(kind), KINDS, n=1)
+        hint = f", did you mean {near[0]!r}?" if near else f" (one of: {', '.join(KINDS)})"
+        raise SpecError([doc.problem(("kind",), f"unknown kind {kind!r}{hint}")])
+    return {"library": load_library, "race": load_race, "calendar": load_calendar}[kind](doc)
+
+
+def load_library(doc: Document) -> Library:
+    data = doc.data
+    outline = dict(LIBRARY_SCHEMA, properties=dict(LIBRARY_SCHEMA["properties"], sections={"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS}))
+    problems = check(doc, outline)
+    ids: dict[str, int] = {}
+    for i, raw in enumerate(data.get("sections") if isinstance(data.get("sections"), list) else []):
+        base = ("sections", i)
+        found = check(doc, _SECTION, raw, base)
+        if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+            if raw["id"] in ids:
+                problems.append(doc.problem(base + ("id",), f"duplicate section id {raw['id']!r} (also section {ids[raw['id']] + 1})"))
+            else:
+                ids[raw["id"]] = i
+        if not found:
+            found = [doc.problem(base + path, message) for path, message in validate_section(_section(raw))]
+        problems.extend(found)
+    if problems:
+        raise SpecError(problems)
+    return Library(data["name"], tuple(_section(s) for s in data["sections"]))
+
+
+def _section(s: dict) -> Section:
+    return Section(
+        id=s["id"],
+        name=s.get("name", s["id"]),
+        entry=Side(s["entry"]),
+        exit=Side(s["exit"]),
+        factors=tuple(s["factors"]),
+        fords=tuple(s.get("fords", ())),
+        tags=tuple(Tag(t) for t in s.get("tags", ())),
+        copies=s.get("copies", 1),
+    )
+
+
+def validate_section(section: Section) -> list[tuple[tuple, str]]:
+    """Sides, fords and tags that agree with each other, as (path, message)."""
+    problems: list[tuple[tuple, str]] = []
+    if section.entry == section.exit:
+        problems.append((("exit",), f"a section cannot be entered and left by the same side ({section.exit.value})"))
+    for index, ford in enumerate(section.fords):
+        if ford > len(section.factors):
+            problems.append((("fords", index), f"ford space {ford} is beyond the section's {len(section.factors)} spaces"))
+    tags = set(section.tags)
+    if section.entry != section.exit:
+        curved = bool(tags & {Tag.CURVE, Tag.SHARP_CURVE})
+        if section.turns and not curved:
+            problems.append((("tags",), f"the road turns ({section.entry.value} to {section.exit.value}): tag the section 'curve' or 'sharp_curve'"))
+        if not section.turns and curved:
+            problems.append((("tags",), f"the road goes straight through ({section.entry.value} to {section.exit.value}): a section tagged 'curve' or 'sharp_curve' must turn"))
+        if section.turns and Tag.STRAIGHT in tags:
+            problems.append((("tags",), f"the road turns ({section.entry.value} to {section.exit.value}): it cannot be tagged 'straight'"))
+    if Tag.CURVE in tags and Tag.SHARP_CURVE in tags:
+        problems.append((("tags",), "a section is a 'curve' or a 'sharp_curve', not both"))
+    if section.fords and Tag.FORD not in tags:
+        problems.append((("tags",), "the section has ford spaces: tag it 'ford'"))
+    if Tag.FORD in tags and not section.fords:
+        problems.append((("tags",), "a section tagged 'ford' needs its ford spaces listed in 'fords'"))
+    return problems
+
+
+def load_calendar(doc: Document) -> Calendar:
+    data = doc.data
+    problems = check(doc, CALENDAR_SCHEMA)
+    ids: dict[str, int] = {}
+    for i, raw in enumerate(data.get("rallies") if isinstance(data.get("rallies"), list) else []):
+        if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+            if raw["id"] in ids:
+                problems.append(doc.problem(("rallies", i, "id"), f"duplicate rally id {raw['id']!r} (also rally {ids[raw['id']] + 1})"))
+            else:
+                ids[raw["id"]] = i
+        if isinstance(raw, dict) and isinstance(raw.get("limits"), dict):
+            problems.extend(doc.problem(("rallies", i, "limits") + p, m) for p, m in limit_problems(raw["limits"]))
+        if isinstance(raw, dict) and not raw.get("races") and not raw.get("specials"):
+            problems.append(doc.problem(("rallies", i), "a rally needs at least one race in 'races' or 'specials'"))
+    if problems:
+        raise SpecError(problems)
+    return Calendar(
+        data["name"],
+        tuple(
+            Rally(
+                id=r["id"],
+                name=r.get("name", r["id"]),
+                zone=Zone(r["zone"]),
+                races=tuple(r["races"]),
+                specials=tuple(r.get("specials", ())),
+                limits=Limits(**r.get("limits", {})),
+            )
+            for r in data["rallies"]
+        ),
+    )
+
+
+def limit_problems(limits: dict) -> list[tuple[tuple, str]]:
+    out = []
+    for key, _tag, word in LIMIT_KEYS:
+        lo, hi = limits.get(f"min_{key}"), limits.get(f"max_{key}")
+        if lo is not None and hi is not None and lo > hi:
+            out.append(((f"min_{key}",), f"at least {lo} {word}s and at most {hi} cannot both hold"))
+    return out
+
+
+def require_race(model: Any, path: str) -> Race:
+    """`model` when it is a race; else the error `analyze` and `simulate` give."""
+    if isinstance(model, Race):
+        return model
+    what = "section library" if isinstance(model, Library) else "calendar"
+    raise SheetgenError(f"{path} is a Rally Risk {what}, not a race: analysis and simulation need a race (kind: race)")
+
+
+def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]:
+    """The library or calendar a race names, loaded from a path relative to the race."""
+    rel = doc.data[key]
+    if "\x00" in rel:
+        return None, [doc.problem((key,), f"{kind} {rel!r}: a file name cannot contain a NUL character")]
+    path = os.path.join(os.path.dirname(doc.file), rel)
+    try:
+        other = load_file(path)
+    except SpecError as exc:
+        if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
+            return None, [doc.problem((key,), f"{kind} {rel!r}: {exc.problems[0].message}")]
+        return None, list(exc.problems) + [doc.problem((key,), f"{kind} {rel!r} has errors (listed with its name)")]
+    data = other.data
+    if not isinstance(data, dict) or data.get("game") != "rally_risk" or data.get("kind") != kind:
+        what = f"game {data.get('game')!r}, kind {data.get('kind')!r}" if isinstance(data, dict) else "not a spec mapping"
+        return None, [doc.problem((key,), f"{rel!r} is not a Rally Risk {kind} ({what})")]
+    try:
+        return (load_library if kind == "library" else load_calendar)(other), []
+    except SpecError as exc:
+        return None, list(exc.problems) + [doc.problem((key,), f"{kind} {rel!r} has errors (listed with its name)")]
+
+
+def load_race(doc: Document) -> Race:
+    data = doc.data
+    props = RACE_SCHEMA["properties"]
+    outline = dict(RACE_SCHEMA, properties=dict(props, course=dict(props["course"], items={"type": "object"}), tables={"type": "object"}))
+    problems = check(doc, outline)
+    for i, raw in enumerate(data.get("course") if isinstance(data.get("course"), list) else []):
+        problems.extend(check(doc, _LEG, raw, ("course", i)))
+    # the tables do not affect the course checks: their problems never stop those
+    found = tables_mod.check_spec_tables(doc, data["tables"]) if isinstance(data.get("tables"), dict) else []
+    if problems:
+        raise SpecError(problems + found)
+    problems = found
+    library, found = _load_other(doc, "library", "library")
+    problems.extend(found)
+    calendar = rally = None
+    if "rally" in data and "calendar" not in data:
+        problems.append(doc.problem(("rally",), "'rally' needs 'calendar': the calendar file that lists the rally"))
+    elif "calendar" in data:
+        calendar, found = _load_other(doc, "calendar", "calendar")
+        problems.extend(found)
+        if calendar is not None and "rally" not in data:
+            problems.append(doc.problem(("calendar",), "'calendar' needs 'rally': which of its rallies this race belongs to"))
+        elif calendar is not None:
+            rally = calendar.get(data["rally"])
+            if rally is None:
+                ids = [r.id for r in calendar.rallies]
+                near = difflib.get_close_matches(data["rally"], ids, n=1)
+                hint = f", did you mean {near[0]!r}?" if near else f" (the calendar has: {', '.join(ids)})"
+                problems.append(doc.problem(("rally",), f"unknown rally {data['rally']!r}{hint}"))
+    problems.extend(doc.problem(("limits",) + p, m) for p, m in limit_problems(data.get("limits", {})))
+    if library is None:
+        raise SpecError(problems)
+    legs: list[Leg] = []
+    used: Counter = Counter()
+    ids = [s.id for s in library.sections]
+    for i, raw in enumerate(data["course"]):
+        section = library.get(raw["section"])
+        if section is None:
+            near = difflib.get_close_matches(raw["section"], ids, n=1)
+            hint = f", did you mean {near[0]!r}?" if near else f" (the library has: {', '.join(ids)})"
+            problems.append(doc.problem(("course", i, "section"), f"unknown section {raw['section']!r}{hint}"))
+            continue
+        used[section.id] += 1
+        if used[section.id] == section.copies + 1:
+            copies = f"{section.copies} cop{'y' if section.copies == 1 else 'ies'}"
+            problems.append(doc.problem(("course", i, "section"), f"section {section.id!r} is used more often than the library has copies ({copies})"))
+        legs.append(Leg(section, Side(raw["heading"])))
+    if len(legs) != len(data["course"]):
+        raise SpecError(problems)
+    course = tuple(legs)
+    problems.extend(doc.problem(p, m) for p, m in structural_problems(course))
+    limits = Limits(**data.get("limits", {}))
+    problems.extend(doc.problem(("limits",), m) for m in course_limit_problems(course, limits, "the race's limits"))
+    special = data.get("special", False)
+    if rally is not None:
+        if rally.zone.value != data["zone"]:
+            problems.append(doc.problem(("zone",), f"rally {rally.id!r} is run in weather zone {rally.zone.value}, not {data['zone']}"))
+        allowed = rally.specials if special else rally.races
+        what = "special races" if special else "races"
+        if len(course) not in allowed:
+            counts = " or ".join(str(n) for n in sorted(set(allowed))) if allowed else "no"
+            problems.append(doc.problem(("course",), f"rally {rally.id!r} has {what} of {counts} sections; this course has {len(course)}"))
+        problems.extend(doc.problem(("rally",), m) for m in course_limit_problems(course, rally.limits, f"rally {rally.id!r}"))
+    if problems:
+        raise SpecError(problems)
+    return Race(
+        name=data["name"],
+        zone=Zone(data["zone"]),
+        course=course,
+        tables=tables_mod.build(data.get("tables")),
+        special=special,
+        library=data["library"],
+        rally=rally.id if rally is not None else None,
+        limits=limits,
+    )
+
+
+def course_limit_problems(course: tuple[Leg, ...], limits: Limits, whose: str) -> list[str]:
+    out = []
+    for key, tag, word in LIMIT_KEYS:
+        n = sum(tag in leg.section.tags for leg in course)
+        lo, hi = getattr(limits, f"min_{key}"), getattr(limits, f"max_{key}")
+        if lo is not None and n < lo:
+            out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} ask{'s' if not whose.startswith('the') else ''} for at least {lo}")
+        if hi is not None and n > hi:
+            out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} allow{'s' if not whose.startswith('the') else ''} at most {hi}")
+    return out
+
+
+# --------------------------------------------------------------------------- dumping
+
+
+def library_to_data(library: Library) -> dict:
+    return {
+        "game": "rally_risk",
+        "kind": "library",
+        "name": library.name,
+        "sections": [
+            {
+                "id": s.id,
+                "name": s.name,
+                "tags": [t.value for t in s.tags],
+                "entry": s.entry.value,
+                "exit": s.exit.value,
+                "factors": list(s.factors),
+                "fords": list(s.fords),
+                "copies": s.copies,
+            }
+            for s in library.sections
+        ],
+    }
+
+
+def race_to_data(race: Race) -> dict:
+    """The race's spec data (the library stays a path; a calendar reference is not kept:
+    its checks passed when the race was loaded)."""
+    data: dict[str, Any] = {
+        "game": "rally_risk",
+        "kind": "race",
+        "name": race.name,
+        "zone": race.zone.value,
+        "special": race.special,
+        "library": race.library,
+        "course": [{"section": leg.section.id, "heading": leg.heading.value} for leg in race.course],
+    }
+    limits = {k: v for k, v in vars(race.limits).items() if v is not None}
+    if limits:
+        data["limits"] = limits
+    if race.tables.overridden:
+        data["tables"] = tables_to_spec(race.tables)
+    return data
+
+
+def tables_to_spec(t) -> dict:
+    """The overridden tables of `t` in the form a spec writes them."""
+    full = {
+        "gear_chart": [list(pair) for pair in t.gear_chart],
+        "risk": [list(row) for row in t.risk],
+        "damage": [[o.value for o in row] for row in t.damage],
+        "weather": {z.value: {"start": c.start + 1, "sectors": [str(s) for s in c.sectors]} for z, c in t.weather},
+        "tyres": {k.value: {w.value: {"move": e.move, "factor": e.factor} for w, e in effects} for k, effects in t.tyres},
+        "special_extra": list(t.special_extra),
+    }
+    return {name: full[name] for name in t.overridden}

@@ -1,0 +1,194 @@
+"""Rally Risk analysis: the solver against an independent expectimax over the step engine,
+Monte Carlo against exact expected rounds, finishability, mechanics placement, JSON and
+text output, and seeded multi-car simulation."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from test_rally_risk_tables import CLEAR, course
+from sheetgen.games.rally_risk import rules
+from sheetgen.games.rally_risk.model import Assistance, Tyres, Weather, WeatherSector
+from sheetgen.games.rally_risk.rules import Car, RaceState
+from sheetgen.games.rally_risk.simulate import format_race_run, simulate
+from sheetgen.games.rally_risk.solve import (
+    DEFAULT_PENALTY,
+    DEFAULT_THRESHOLD,
+    Solution,
+    analysis_to_json,
+    analyze_assistance,
+    analyze_rally_risk_race,
+    evaluate,
+    format_analysis_text,
+    place_mechanics,
+)
+from sheetgen.registry import load_spec
+from test_rally_risk_spec import RACES, RR
+
+RAIN = WeatherSector(Weather.RAIN, 1)
+SNOW = WeatherSector(Weather.SNOW, 2)
+
+
+@pytest.fixture(scope="module")
+def analyses():
+    """Every bundled race analysed once, all three assistance types."""
+    return {p.stem: (load_spec(p).model, analyze_rally_risk_race(load_spec(p).model)) for p in RACES}
+
+
+def expectimax(state: RaceState, penalty: float, memo: dict) -> float:
+    """The optimal expected cost by walking the step engine itself: rounds + penalty."""
+    key = (state.phase, state.states, state.sector, state.gear, state.risk, state.move, state.checks, state.result)
+    if key in memo:
+        return memo[key]
+    if state.is_terminal():
+        value = penalty if state.states[0].eliminated else 0.0
+    elif state.is_chance():
+        value = sum(float(p) * expectimax(state.apply(o), penalty, memo) for o, p in state.chance_outcomes())
+        value += 1.0 if state.phase == rules.WEATHER else 0.0
+    else:
+        value = min(expectimax(state.apply(a), penalty, memo) for a in state.legal_actions())
+    memo[key] = value
+    return value
+
+
+def test_solver_equals_expectimax_over_the_step_engine():
+    """Every decision (gears, R.P.M. card, moves and brakings, tyre stops), every die."""
+    c = course([0, 0, 2, 4, 1, 3, 0], fords=(5,), sectors=(CLEAR, RAIN, SNOW))
+    car = Car(Assistance.NORMAL, (5,))
+    sol = Solution(c, car, 10.0)
+    memo: dict = {}
+    for tyres in Tyres:
+        brute = expectimax(RaceState.start(c, (car,), (tyres,)), 10.0, memo)
+        assert sol.V[(0, 0, tyres, 1, 0)] == pytest.approx(brute, abs=1e-12)
+    assert sol.start_cost == pytest.approx(min(sol.V[(0, 0, t, 1, 0)] for t in Tyres), abs=0)
+    ev = evaluate(sol)
+    assert ev.figures.expected_cost == pytest.approx(sol.start_cost, abs=1e-9)
+
+
+@pytest.mark.parametrize("name,assistance", [("montecarlo_1", "normal"), ("safari_1", "rapid")])
+def test_monte_carlo_agrees_with_exact_expected_rounds(analyses, name, assistance):
+    """2000 seeded single-car races under the optimal policy: the mean rounds lie within 4
+    standard errors of the exact expected rounds (elimination priced low, so it happens)."""
+    race = analyses[name][0]
+    analysis = analyze_assistance(race, assistance, penalty=5.0) if name == "safari_1" else analyses[name][1].for_assistance(assistance)
+    n = 2000
+    rounds, eliminated = [], 0
+    for seed in range(n):
+        run = simulate(race, seed, 1, analysis=analysis)
+        rounds.append(run.rounds[0])
+        eliminated += run.eliminated[0]
+    mean = math.fsum(rounds) / n
+    sd = math.sqrt(math.fsum((r - mean) ** 2 for r in rounds) / (n - 1))
+    assert abs(mean - analysis.expected_rounds) < 4 * sd / math.sqrt(n)
+    p = analysis.elimination_probability
+    assert abs(eliminated / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-12
+
+
+def test_bundled_races_are_finishable_and_mechanics_help(analyses):
+    for name, (race, analysis) in analyses.items():
+        assert analysis.finishable, name
+        assert analysis.threshold == DEFAULT_THRESHOLD and analysis.penalty == DEFAULT_PENALTY
+        for r in analysis.results:
+            # three mechanics wherever a repair saves anything; none when the car never goes off
+            assert len(r.mechanics) == (3 if r.mechanic_help else 0)
+            assert all(1 <= m <= race.length for m in r.mechanics)
+            assert r.figures.expected_cost <= r.without_mechanics.expected_cost + 1e-9
+            assert r.figures.elimination_probability < DEFAULT_THRESHOLD
+            # 1st gear, then at most one gear up a round: 1 + 3 + 5 + 7 + 9 (+ assistance) spaces
+            assert r.figures.expected_rounds >= 4
+        # more assistance means more speed: here it pays
+        costs = [r.figures.expected_cost for r in analysis.results]
+        assert analysis.best.figures.expected_cost == min(costs)
+
+
+def test_penalty_and_threshold_decide_finishable():
+    race = load_spec(RR / "safari_1.yaml").model
+    reckless = analyze_rally_risk_race(race, "normal", penalty=0.0, mechanics=())
+    careful = analyze_rally_risk_race(race, "normal", mechanics=())
+    assert reckless.best.elimination_probability > careful.best.elimination_probability
+    assert reckless.best.elimination_probability > DEFAULT_THRESHOLD and not reckless.finishable
+    assert careful.finishable
+    assert not analyze_rally_risk_race(race, "normal", mechanics=(), threshold=1e-9).finishable or careful.best.elimination_probability < 1e-9
+    with pytest.raises(ValueError):
+        analyze_rally_risk_race(race, penalty=-1)
+    with pytest.raises(ValueError):
+        analyze_rally_risk_race(race, threshold=0)
+
+
+def test_mechanics_placement_prefers_the_tightest_group():
+    gain = (
+        (0.0,) * 12,
+        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.5, 0.0, 0.0, 0.0, 0.0, 0.0),
+    )
+    placed, total = place_mechanics(gain, 10)
+    assert total == 1.5 and placed[-1] - placed[0] == 0 and abs(placed[0] - 6) <= 4
+
+
+def test_dangerous_spaces_and_json(analyses):
+    race, analysis = analyses["montecarlo_1"]
+    data = analysis_to_json(analysis)
+    json.dumps(data)
+    assert data["race"] == race.name and data["zone"] == "EC" and data["spaces"] == 32 and data["sections"] == 6
+    assert data["finishable"] is True and data["best_assistance"] in {"permanent", "rapid", "normal"}
+    assert [a["assistance"] for a in data["assistance"]] == ["permanent", "rapid", "normal"]
+    for a in data["assistance"]:
+        assert set(a) >= {"expected_rounds", "elimination_probability", "expected_cost", "mechanics", "without_mechanics", "dangerous_spaces", "mechanic_help"}
+        probs = [d["damage_probability"] for d in a["dangerous_spaces"]]
+        assert probs == sorted(probs, reverse=True) and probs
+        worst = a["dangerous_spaces"][0]
+        assert worst["section"] == "left_hairpin" and worst["factor"] == 4  # the sharp curve bites
+    text = format_analysis_text(analysis)
+    assert text.startswith("Race: Montecarlo, race 1 (race, zone EC, 6 sections, 32 spaces)\n")
+    assert "finishable" in text and "most dangerous spaces" in text and "left_hairpin 3" in text
+
+
+def test_simulation_is_seeded_and_staggered(analyses):
+    race, analysis = analyses["sweden_1"]
+    best = analysis.best
+    one = simulate(race, 42, players=4, analysis=best)
+    two = simulate(race, 42, players=4, analysis=best)
+    assert format_race_run(one) == format_race_run(two)
+    assert format_race_run(simulate(race, 43, players=4, analysis=best)) != format_race_run(one)
+    lines = format_race_run(one)
+    assert lines[0].startswith(f"race 'Sweden, race 1', seed 42, 4 cars: {best.assistance.value} assistance")
+    assert lines[1].startswith("round 1: weather ") and lines[2].startswith("  car 1: gear 1, die ")
+    first_turn = {}
+    for event in one.log:
+        if event[0] == "risk":
+            first_turn.setdefault(event[2], event[1])
+    assert first_turn == {0: 1, 1: 2, 2: 3, 3: 4}
+    from sheetgen.games.rally_risk.scoring import score_a
+
+    assert one.scores == score_a(one.finish_rounds)
+    assert lines[-5] == "arrivals:" and len(lines[-4:]) == 4
+    with pytest.raises(ValueError):
+        simulate(race, 1, players=7, analysis=best)
+
+
+def test_unfinishable_race_is_one_located_problem(write):
+    from sheetgen.games.rally_risk.solve import finishability_problems
+
+    path = RR / "safari_1.yaml"
+    race = load_spec(path).model
+    assert finishability_problems(str(path), analyze_rally_risk_race(race, "normal", mechanics=())) == []
+    reckless = analyze_rally_risk_race(race, "normal", penalty=0.0, mechanics=())
+    (problem,) = finishability_problems(str(path), reckless)
+    assert (problem.location.line, problem.location.col) == (9, 1)  # the `course:` key
+    assert problem.message.startswith("the race is not finishable: the best policy (normal assistance, mechanics on none) is eliminated with probability ")
+    assert problem.message.endswith("; the limit is 5.0%")
+
+
+def test_analysis_needs_a_race():
+    from sheetgen.errors import SheetgenError
+    from sheetgen.games.rally_risk.spec import require_race
+
+    library = load_spec(RR / "sections.yaml")
+    with pytest.raises(SheetgenError, match="is a Rally Risk section library, not a race"):
+        require_race(library.model, library.path)
+    race = load_spec(RR / "safari_1.yaml")
+    assert require_race(race.model, race.path) is race.model

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import sys
@@ -14,44 +13,11 @@ import click
 from sheetgen import __version__, registry
 from sheetgen.errors import SheetgenError, SpecError, UsageError
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, table
+from sheetgen.cliutil import CONTEXT, reports_errors
 from sheetgen.output import write_atomic
 
-CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
-
-
-def _fail(lines: list[str]) -> None:
-    for line in lines:
-        click.echo(line, err=True)
-    sys.exit(1)
-
-
-def reports_errors(command):
-    """Turn sheetgen's own errors into one stderr line each and exit 1, never a traceback."""
-
-    @functools.wraps(command)
-    def wrapper(*args, **kwargs):
-        try:
-            return command(*args, **kwargs)
-        except SpecError as exc:
-            _fail([str(p) for p in exc.problems])
-        except SheetgenError as exc:
-            _fail([f"sheetgen: error: {exc}"])
-        except BrokenPipeError:
-            # the reader went away (e.g. `| head`); stop quietly like other Unix tools
-            sys.stderr.close()
-            os._exit(1)
-        except KeyboardInterrupt:
-            _fail(["sheetgen: interrupted; nothing written"])
-        except (click.exceptions.Exit, click.ClickException, SystemExit):
-            raise
-        except Exception as exc:  # a bug in sheetgen: still no traceback for the user
-            if os.environ.get("SHEETGEN_DEBUG"):
-                raise
-            _fail([f"sheetgen: internal error: {type(exc).__name__}: {exc} (set SHEETGEN_DEBUG=1 for details)"])
-
-    return wrapper
 
 
 @click.group(context_settings=CONTEXT)
@@ -416,3 +382,13 @@ def schema(game: str) -> None:
       sheetgen schema rallytaire > rallytaire.schema.json
     """
     click.echo(json.dumps(registry.game(game).schema, indent=2))
+
+
+def _register_feature_commands() -> None:
+    from sheetgen.commands import all_commands
+
+    for command in all_commands():
+        main.add_command(command)
+
+
+_register_feature_commands()

@@ -1,0 +1,52 @@
+"""What every sheetgen command shares: help settings and turning errors into exit status 1.
+
+Commands live in `sheetgen.cli` and, for larger features, in `sheetgen.commands.*` modules
+that `sheetgen.cli` registers; all of them use these two pieces.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+
+import click
+
+from sheetgen.errors import SheetgenError, SpecError
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+def _fail(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(line, err=True)
+    sys.exit(1)
+
+
+def reports_errors(command):
+    """Turn sheetgen's own errors into one stderr line each and exit 1, never a traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args, **kwargs):
+        try:
+            return command(*args, **kwargs)
+        except SpecError as exc:
+            _fail([str(p) for p in exc.problems])
+        except SheetgenError as exc:
+            _fail([f"sheetgen: error: {exc}"])
+        except BrokenPipeError:
+            # the reader went away (e.g. `| head`); stop quietly like other Unix tools
+            sys.stderr.close()
+            os._exit(1)
+        except KeyboardInterrupt:
+            _fail(["sheetgen: interrupted; nothing written"])
+        except (click.exceptions.Exit, click.ClickException, SystemExit):
+            raise
+        except Exception as exc:  # a bug in sheetgen: still no traceback for the user
+            if os.environ.get("SHEETGEN_DEBUG"):
+                raise
+            _fail([f"sheetgen: internal error: {type(exc).__name__}: {exc} (set SHEETGEN_DEBUG=1 for details)"])
+
+    return wrapper
+
+

@@ -44,6 +44,8 @@ from sheetgen.games.rally_risk.model import (
     Tyres,
 )
 from sheetgen.games.rally_risk.rules import Car, CarState, Course, Move
+from sheetgen.textfmt import pct as _pct
+from sheetgen.textfmt import table as _table
 from sheetgen.yamlsrc import load_file
 
 #: Rounds an elimination costs (instead of the rounds still to go).
@@ -597,19 +599,6 @@ def analysis_to_json(analysis: RaceAnalysis) -> dict:
             for r in analysis.results
         ],
     }
-
-
-def _pct(p: float) -> str:
-    return f"{100 * p:.1f}%"
-
-
-def _table(header: list[str], rows: list[list[str]], left: frozenset[int] = frozenset()) -> list[str]:
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(c.ljust(w) if i in left else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
-
-    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
 
 
 def format_analysis_text(analysis: RaceAnalysis) -> str:

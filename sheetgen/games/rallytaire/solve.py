@@ -23,6 +23,8 @@ from typing import Literal
 from sheetgen.games.rallytaire import rules
 from sheetgen.games.rallytaire.model import Race, Stage
 from sheetgen.games.rallytaire.rules import State
+from sheetgen.textfmt import pct as _pct
+from sheetgen.textfmt import table as _table
 
 #: Values closer than this are ties (then the lower gear / N wins).
 TIE = 1e-12
@@ -416,24 +418,12 @@ def analysis_to_json(race_analysis: RaceAnalysis) -> dict:
     }
 
 
-def _table(
-    header: list[str], rows: list[list[str]], left: frozenset[int] = frozenset()
-) -> list[str]:
-    """Columns padded to their widest cell: numbers right-aligned, columns in `left` (text)
-    left-aligned, so that a person can compare a column at a glance."""
-    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            c.ljust(w) if i in left else c.rjust(w)
-            for i, (c, w) in enumerate(zip(cells, widths, strict=True))
-        ).rstrip()
-
-    return [line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows)]
-
-
-def _pct(p: float) -> str:
-    return f"{100 * p:.1f}%"
+def corner_table(corners) -> list[str]:
+    """The per-corner lines of a stage report (basic and advanced): crash and drift chances."""
+    if not corners:
+        return ["  no corners"]
+    rows = [[str(c.after), str(c.gear), str(c.zone), c.turn, _pct(c.crash_probability), _pct(c.drift_probability)] for c in corners]
+    return ["  " + r for r in _table(["After", "Gear", "Zone", "Turn", "Crash", "Drift"], rows, left=frozenset({3}))]
 
 
 def format_analysis_text(race_analysis: RaceAnalysis) -> str:
@@ -466,24 +456,5 @@ def format_analysis_text(race_analysis: RaceAnalysis) -> str:
     out.append(f"Race par: {race_analysis.par_time:.1f} s (times in seconds)")
     for s in race_analysis.stages:
         out += ["", f"{s.name}: par {s.par_time:.1f} s, crash {_pct(s.crash_probability)}"]
-        if not s.corners:
-            out.append("  no corners")
-            continue
-        crows = [
-            [
-                str(c.after),
-                str(c.gear),
-                str(c.zone),
-                c.turn,
-                _pct(c.crash_probability),
-                _pct(c.drift_probability),
-            ]
-            for c in s.corners
-        ]
-        out += [
-            "  " + r
-            for r in _table(
-                ["After", "Gear", "Zone", "Turn", "Crash", "Drift"], crows, left=frozenset({3})
-            )
-        ]
+        out += corner_table(s.corners)
     return "\n".join(out) + "\n"

@@ -56,7 +56,9 @@ from sheetgen.games.rallytaire.rules_advanced import (
     Option,
     Roll,
 )
-from sheetgen.games.rallytaire.solve import _pct, _table
+from sheetgen.games.rallytaire.solve import corner_table
+from sheetgen.textfmt import pct as _pct
+from sheetgen.textfmt import table as _table
 
 #: Values (in tenths of a second) closer than this are ties.
 TIE = 1e-9
@@ -1034,24 +1036,5 @@ def format_advanced_text(analysis: AdvancedRaceAnalysis) -> str:
         ]
     for s in analysis.stages:
         out += ["", f"{s.name}: par {s.par_time:.1f} s, DNF {_pct(s.dnf_probability)}"]
-        if not s.corners:
-            out.append("  no corners")
-            continue
-        crows = [
-            [
-                str(c.after),
-                str(c.gear),
-                str(c.zone),
-                c.turn,
-                _pct(c.crash_probability),
-                _pct(c.drift_probability),
-            ]
-            for c in s.corners
-        ]
-        out += [
-            "  " + r
-            for r in _table(
-                ["After", "Gear", "Zone", "Turn", "Crash", "Drift"], crows, left=frozenset({3})
-            )
-        ]
+        out += corner_table(s.corners)
     return "\n".join(out) + "\n"

@@ -61,6 +61,18 @@ class RaceRun:
         return sum(s.tenths for s in self.stages)
 
 
+def corner_marks(stage: Stage, res: rules.MoveResult, pending_drift: int | None) -> tuple[int | None, int | None, tuple[int, ...]]:
+    """What a move writes beside the track: the corner crashed at (its after space) and the
+    limit that was broken (+1 when planned D), and the corners drifted through."""
+    crash_after = crash_limit = None
+    if res.crash is not None:
+        corner = stage.corners[res.crash]
+        crash_after = corner.after
+        crash_limit = corner.gear + (1 if res.crash == pending_drift else 0)
+    drifted = tuple(stage.corners[i].after for i in res.crossed if i == pending_drift)
+    return crash_after, crash_limit, drifted
+
+
 def play_stage(stage: Stage, policy: StagePolicy, rng: random.Random) -> StageRun:
     """Play one stage to the finish with `policy`, drawing every random number from `rng`."""
     if policy.stage != stage:
@@ -89,13 +101,8 @@ def play_stage(stage: Stage, policy: StagePolicy, rng: random.Random) -> StageRu
             plans = tuple(
                 (stage.corners[i].after, "D" if i == drift else "N") for i in opts.entered
             )
-        crash_after = crash_limit = None
-        if res.crash is not None:
-            crashes += 1
-            c = stage.corners[res.crash]
-            crash_after = c.after
-            crash_limit = c.gear + (1 if res.crash == state.pending_drift else 0)
-        drifted = tuple(stage.corners[i].after for i in res.crossed if i == state.pending_drift)
+        crash_after, crash_limit, drifted = corner_marks(stage, res, state.pending_drift)
+        crashes += crash_after is not None
         records.append(
             TurnRecord(
                 turn=turn,

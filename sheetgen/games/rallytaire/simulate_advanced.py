@@ -18,6 +18,7 @@ from sheetgen import dice
 from sheetgen.games.rallytaire import rules_advanced as adv
 from sheetgen.games.rallytaire.model import BASE_SPEED, Boxes, Race, Surface
 from sheetgen.games.rallytaire.rules_advanced import Action, Fix, Option, TyreRule
+from sheetgen.games.rallytaire.simulate import corner_marks
 from sheetgen.games.rallytaire.solve_advanced import (
     DEFAULT_DNF_PENALTY,
     DEFAULT_DNF_SPACE_SECONDS,
@@ -153,13 +154,8 @@ def play_race_advanced(
                 plans = tuple(
                     (stage.corners[i].after, "D" if i == drift else "N") for i in opts.entered
                 )
-            crash_after = crash_limit = None
-            if res.crash is not None:
-                crashes += 1
-                c = stage.corners[res.crash]
-                crash_after = c.after
-                crash_limit = c.gear + (1 if res.crash == state.pending_drift else 0)
-            drifted = tuple(stage.corners[i].after for i in res.crossed if i == state.pending_drift)
+            crash_after, crash_limit, drifted = corner_marks(stage, res, state.pending_drift)
+            crashes += crash_after is not None
             records.append(
                 AdvancedTurnRecord(
                     turn=turn,

@@ -93,3 +93,55 @@ def test_usage_error_is_not_a_traceback():
     assert result.exit_code == 2
     assert "Missing argument 'SPECS...'" in result.stderr
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def _run_on_terminal(args: list[str], cwd, stdout_tty: bool, stderr_tty: bool):
+    """Run sheetgen with stdout and/or stderr on a pseudo-terminal; returns (code, out, err)."""
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "sheetgen", *args],
+            cwd=cwd,
+            stdout=slave if stdout_tty else subprocess.PIPE,
+            stderr=slave if stderr_tty else subprocess.PIPE,
+            timeout=120,
+        )
+        os.close(slave)
+        slave = None
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        terminal = b"".join(chunks).decode()
+    finally:
+        if slave is not None:
+            os.close(slave)
+        os.close(master)
+    out = terminal if stdout_tty else proc.stdout.decode()
+    err = terminal if stderr_tty else proc.stderr.decode()
+    return proc.returncode, out, err
+
+
+def test_render_refuses_to_write_a_pdf_to_a_terminal(write, tmp_path):
+    spec = write(VALID)
+    code, out, _err = _run_on_terminal(["render", spec, "-o", "-"], tmp_path, stdout_tty=True, stderr_tty=False)
+    assert code == 1
+    assert "%PDF" not in out
+    assert _err.strip() == "sheetgen: error: refusing to write a PDF to a terminal; redirect it (> file.pdf) or give -o FILE"
+
+
+def test_build_shows_progress_on_a_terminal_and_q_silences_it(write, tmp_path):
+    spec = write(VALID)
+    code, _out, err = _run_on_terminal(["build", "-o", str(tmp_path / "out"), spec], tmp_path, stdout_tty=False, stderr_tty=True)
+    assert code == 0
+    assert f"[1/1] {spec}" in err
+    code, _out, err = _run_on_terminal(["build", "-q", "-o", str(tmp_path / "out"), spec], tmp_path, stdout_tty=False, stderr_tty=True)
+    assert code == 0 and err == ""

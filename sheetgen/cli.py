@@ -141,10 +141,10 @@ def _output_name(spec_path: str) -> str:
 @click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(file_okay=False, path_type=str), help="folder for the PDFs")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
 @click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
-@click.option("--template", "template", default="race_sheet", show_default=True, help="built-in template name or a template file path")
+@click.option("--template", "template", default=None, help="built-in template name or a template file path (default: the game's own, e.g. race_sheet, rally_risk)")
 @click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
 @reports_errors
-def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str, quiet: bool) -> None:
+def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str | None, quiet: bool) -> None:
     """Validate, analyse and render every spec (default: track_specs/ into output/).
 
     Nothing is written unless every spec is valid and every PDF rendered.
@@ -345,9 +345,9 @@ def tables(game: str, spec_path: str | None, fmt: str) -> None:
 @click.option("-o", "--output", "target", required=True, help="PDF file to write, or - for standard output")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
 @click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
-@click.option("--template", "template", default="race_sheet", show_default=True, help="built-in template name or a template file path")
+@click.option("--template", "template", default=None, help="built-in template name or a template file path (default: the game's own, e.g. race_sheet, rally_risk)")
 @reports_errors
-def render(spec: str, target: str, paper: str | None, ink: str, template: str) -> None:
+def render(spec: str, target: str, paper: str | None, ink: str, template: str | None) -> None:
     """Render one spec to a printable PDF (written atomically, or streamed with -o -).
 
     \b

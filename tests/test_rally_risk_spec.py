@@ -220,7 +220,7 @@ def test_unknown_rally_and_inline_limits(run, folder):
 @pytest.mark.parametrize(
     "change,expected",
     [
-        (("kind: race\n", ""), (1, 1, "missing required key 'kind' (one of: library, race, calendar)")),
+        (("kind: race\n", ""), (1, 1, "missing required key 'kind' (one of: library, race, calendar, results)")),
         (("kind: race", "kind: raec"), (2, 7, "unknown kind 'raec', did you mean 'race'?")),
         ((RACE[RACE.index("course:") :], "course: []\n"), (6, 9, "'course' must have at least 1 item")),
         (("{section: left_bend, heading: E}", "{section: left_bend, heading: east}"), (10, 35, "'heading' must be one of N, E, S, W; got 'east'")),

@@ -2,6 +2,9 @@
 
 `RENDERERS` maps a game's name to the function that turns one of its loaded specs into PDF
 bytes; a game without one is validated by `build` but has nothing to print yet.
+`PRINTABLE` narrows that per spec (e.g. a Rally Risk calendar has no printables yet).
+Each game draws with its own built-in template unless the user picks one
+(`template.default_template`).
 """
 
 from __future__ import annotations
@@ -30,17 +33,59 @@ def _rallytaire(spec: Spec, paper: str | None, ink: str, template: str) -> tuple
     )
 
 
+def _rally_risk(spec: Spec, paper: str | None, ink: str, template: str) -> tuple[bytes, int]:
+    """A library: its section cards and the reference card of the house tables. A race:
+    its course sheet (with the analysis) and the reference card of its tables."""
+    from sheetgen.games.rally_risk import race_analysis
+    from sheetgen.games.rally_risk.model import Library
+    from sheetgen.games.rally_risk.tables import house_tables
+    from sheetgen.render.rally_risk import render_library, render_race
+    from sheetgen.render.template import load_template
+
+    chosen = load_template(template)
+    keywords = (f"spec-sha256:{spec.sha256}",)
+    model = spec.model
+    if isinstance(model, Library):
+        return render_library(model, chosen, tables=house_tables(), paper=paper, ink=ink, keywords=keywords)
+    return render_race(model, chosen, analysis=race_analysis(model), paper=paper, ink=ink, keywords=keywords)
+
+
+def _rally_risk_printable(spec: Spec) -> bool:
+    from sheetgen.games.rally_risk.model import Library, Race
+
+    return isinstance(spec.model, (Library, Race))
+
+
 RENDERERS: dict[str, Callable[[Spec, str | None, str, str], tuple[bytes, int]]] = {
     "rallytaire": _rallytaire,
+    "rally_risk": _rally_risk,
+}
+
+#: Per game, which of its specs the renderer prints (default: all of them).
+PRINTABLE: dict[str, Callable[[Spec], bool]] = {
+    "rally_risk": _rally_risk_printable,
 }
 
 
 def can_render(spec: Spec) -> bool:
-    return spec.game.name in RENDERERS
+    name = spec.game.name
+    return name in RENDERERS and PRINTABLE.get(name, lambda _spec: True)(spec)
 
 
-def build_outputs(spec: Spec, *, paper: str | None = None, ink: str = "normal", template: str = "race_sheet") -> tuple[bytes, int]:
-    """The PDF bytes and page count `build` and `render` write for one spec."""
+def build_outputs(spec: Spec, *, paper: str | None = None, ink: str = "normal", template: str | None = None) -> tuple[bytes, int]:
+    """The PDF bytes and page count `build` and `render` write for one spec; `template`
+    None draws with the game's own built-in template."""
+    from sheetgen.render.template import default_template
+
     if not can_render(spec):
-        raise UsageError(f"{spec.path}: sheetgen cannot print {spec.game.title} specs yet")
-    return RENDERERS[spec.game.name](spec, paper, ink, template)
+        raise UsageError(f"{spec.path}: sheetgen cannot print {spec.game.title} {_what(spec)} yet")
+    return RENDERERS[spec.game.name](spec, paper, ink, template or default_template(spec.game.name))
+
+
+def _what(spec: Spec) -> str:
+    """What cannot be printed: "specs", or the kind of spec ("calendars") when the game
+    prints some of its kinds."""
+    if spec.game.name not in PRINTABLE:
+        return "specs"
+    kind = type(spec.model).__name__.lower()
+    return kind if kind.endswith("s") else f"{kind}s"

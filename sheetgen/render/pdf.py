@@ -106,7 +106,7 @@ class Sheet:
             self.fill(self.ink.shade)
         self.c.rect(x, y, w, h, stroke=1, fill=1 if filled else 0)
 
-    def scale_bar(self, x: float, y: float) -> None:
+    def scale_bar(self, x: float, y: float, label: str = "50 mm: if this bar measures otherwise, print at 100 % (no fit to page)") -> None:
         """A 50 mm bar with 10 mm ticks: measure it to check the printer did not scale the page."""
         length = 50 * MM
         self.stroke(width=self.ink.line_width)
@@ -114,7 +114,7 @@ class Sheet:
         for i in range(6):
             tick = 2.2 * MM if i in (0, 5) else 1.2 * MM
             self.c.line(x + i * 10 * MM, y, x + i * 10 * MM, y + tick)
-        self.text(x + length + 2 * MM, y, "50 mm: if this bar measures otherwise, print at 100 % (no fit to page)", "small")
+        self.text(x + length + 2 * MM, y, label, "small")
 
 
 def render_pdf(

@@ -61,10 +61,16 @@ def plan_pages(race: Race, template: Template, page_w_mm: float, page_h_mm: floa
         placed = None
         if i + 1 < len(stages):
             slot = (room - PANEL_GAP_MM) / 2 - PANEL_HEAD_MM
-            try:
-                pair = [layout_stage(stages[i + m], width, slot, space_mm=template.space_mm) for m in range(2)]
-            except LayoutError:
-                pair = []
+            pair = []
+            for m in range(2):  # the second stage is only laid out when the first winds
+                try:
+                    lay = layout_stage(stages[i + m], width, slot, space_mm=template.space_mm)
+                except LayoutError:
+                    pair = []
+                    break
+                pair.append(lay)
+                if lay.style != "winding":
+                    break
             if pair and all(p.style == "winding" for p in pair):
                 placed = [
                     Placed(i + m, pair[m], top + m * (slot + PANEL_HEAD_MM + PANEL_GAP_MM), slot + PANEL_HEAD_MM)

@@ -1,7 +1,10 @@
 """Page templates as data: paper, margins, fonts, sizes, colours, line weights, ink modes.
 
-A template is a YAML file (see templates/race_sheet.yaml). It is loaded like a spec, so a
-user's edited copy gets the same `file:line:col: error:` lines when something is off.
+A template is a YAML file (see templates/race_sheet.yaml and templates/rally_risk.yaml). It
+is loaded like a spec, so a user's edited copy gets the same `file:line:col: error:` lines
+when something is off. Every kind has the same keys (`space_mm`, the side of a Rallytaire
+track space, is optional), so any template can drive any game's sheets; `kind` says which
+sheets it was made for, and each game picks its own by default (`default_template`).
 """
 
 from __future__ import annotations
@@ -18,6 +21,11 @@ MM = 72.0 / 25.4  # points per millimetre
 
 PAPERS = {"a4": (595.2755905511812, 841.8897637795277), "letter": (612.0, 792.0)}
 INKS = ("normal", "low")
+#: Template kinds: the sheets a template was made for.
+KINDS = ("race_sheet", "rally_risk")
+#: The built-in template each game's sheets use unless the user picks one.
+GAME_TEMPLATES = {"rallytaire": "race_sheet", "rally_risk": "rally_risk"}
+DEFAULT_SPACE_MM = 8.0
 
 _COLOUR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
 _WIDTH = {"type": "number", "minimum": 0.05, "maximum": 5}
@@ -44,9 +52,9 @@ SCHEMA = {
     "title": "sheetgen page template",
     "type": "object",
     "additionalProperties": False,
-    "required": ["kind", "paper", "margin_mm", "space_mm", "fonts", "font_size", "ink"],
+    "required": ["kind", "paper", "margin_mm", "fonts", "font_size", "ink"],
     "properties": {
-        "kind": {"enum": ["race_sheet"]},
+        "kind": {"enum": list(KINDS)},
         "paper": {"enum": sorted(PAPERS)},
         "margin_mm": {"type": "number", "minimum": 5, "maximum": 40},
         "space_mm": {"type": "number", "minimum": 7, "maximum": 14},
@@ -119,6 +127,11 @@ def builtin_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
+def default_template(game: str) -> str:
+    """The built-in template a game's sheets are drawn with unless the user picks one."""
+    return GAME_TEMPLATES.get(game, "race_sheet")
+
+
 def load_template(name_or_path: str = "race_sheet") -> Template:
     """A built-in template by name, or a template file by path."""
     if os.sep in name_or_path or "/" in name_or_path or name_or_path.endswith((".yaml", ".yml")):
@@ -137,7 +150,7 @@ def load_template(name_or_path: str = "race_sheet") -> Template:
         kind=data["kind"],
         paper=data["paper"],
         margin_mm=float(data["margin_mm"]),
-        space_mm=float(data["space_mm"]),
+        space_mm=float(data.get("space_mm", DEFAULT_SPACE_MM)),
         font_regular=data["fonts"]["regular"],
         font_bold=data["fonts"]["bold"],
         sizes={k: float(v) for k, v in data["font_size"].items()},

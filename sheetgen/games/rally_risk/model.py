@@ -22,6 +22,8 @@ GEARS = tuple(range(MIN_GEAR, MAX_GEAR + 1))
 DIE = tuple(range(1, 7))
 #: Range of each mechanic, in spaces either way (rulebook, "Mechanics").
 MECHANIC_RANGE = 4
+#: Side of a printed section card (mm) unless the library gives `card_mm`.
+DEFAULT_CARD_MM = 80.0
 #: Mechanics per car (rulebook: 1, 2 or 3; sheetgen also allows none, for comparisons).
 MAX_MECHANICS = 3
 
@@ -210,8 +212,11 @@ class Section:
 
 @dataclass(frozen=True)
 class Library:
+    """The box's road sections; `card_mm` is the side of a printed section card."""
+
     name: str
     sections: tuple[Section, ...]
+    card_mm: float = DEFAULT_CARD_MM
 
     def get(self, section_id: str) -> Section | None:
         return next((s for s in self.sections if s.id == section_id), None)
@@ -286,12 +291,63 @@ class Rally:
     races: tuple[int, ...]  # sections per normal race
     specials: tuple[int, ...] = ()  # sections per special race
     limits: Limits = field(default_factory=Limits)
+    #: the races laid out (a built calendar): the normal races in order, then the specials
+    courses: tuple[Race, ...] = ()
 
 
 @dataclass(frozen=True)
 class Calendar:
     name: str
     rallies: tuple[Rally, ...]
+    library: str = ""  # as written in the spec (relative to the calendar file)
+    sections: Library | None = None  # that library, loaded
 
     def get(self, rally_id: str) -> Rally | None:
         return next((r for r in self.rallies if r.id == rally_id), None)
+
+    @property
+    def built(self) -> bool:
+        """Every race of every rally is given as a course."""
+        return all(len(r.courses) == len(r.races) + len(r.specials) for r in self.rallies)
+
+
+# --------------------------------------------------------------------------- results
+
+
+#: What a results file writes for a car that did not finish (rulebook: "totally destroys a
+#: car"; the Damages Table's "e": eliminated). Both score alike.
+DESTROYED = ("destroyed", "eliminated")
+
+
+@dataclass(frozen=True)
+class RaceResult:
+    """One race as played: the departure order and the round each car finished in
+    (None: destroyed or eliminated)."""
+
+    name: str
+    special: bool
+    departure: tuple[str, ...]  # players, first to leave first
+    finish: tuple[int | None, ...]  # in departure order
+
+    def round_of(self, player: str) -> int | None:
+        return self.finish[self.departure.index(player)]
+
+
+@dataclass(frozen=True)
+class RallyResult:
+    name: str
+    races: tuple[RaceResult, ...]
+    id: str | None = None  # the calendar's rally id, when the results name a calendar
+    #: all its normal races are recorded (always true without a calendar): its points count
+    complete: bool = True
+
+
+@dataclass(frozen=True)
+class Results:
+    """A championship as played so far (rulebook, "Scores")."""
+
+    name: str
+    players: tuple[str, ...]
+    rallies: tuple[RallyResult, ...]
+    calendar: str | None = None  # as written in the spec
+    championship: Calendar | None = None  # that calendar, loaded

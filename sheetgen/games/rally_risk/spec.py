@@ -5,6 +5,7 @@ A **library** lists the road sections of a box (one file, shared by many races):
     game: rally_risk
     kind: library
     name: sheetgen road sections
+    card_mm: 80                   # optional: side of a printed section card, 50-180 mm (default 80)
     sections:
       - id: start                 # what races call it: letters, digits, _ and -
         name: Departure straight  # optional, defaults to the id
@@ -17,7 +18,9 @@ A **library** lists the road sections of a box (one file, shared by many races):
 
 A section whose entry and exit sides are opposite goes straight through its square;
 any other turns and must be tagged `curve` or `sharp_curve`; `straight` is for sections
-that do not turn; `ford` is for sections with ford spaces (and only those).
+that do not turn; `ford` is for sections with ford spaces (and only those). Every space
+must be at least 5 mm long along the road on a printed card: a section with many spaces
+needs a larger `card_mm` (the error says how large).
 
 A **race** lays sections of a library, found by a path relative to the race file::
 
@@ -54,26 +57,50 @@ A **calendar** lists the rallies of a championship::
         specials: [5]             # sections of each special race
         limits: {max_sharp_curves: 1, max_fords: 1}
 
-Limits count sections by tag: min_/max_sharp_curves, min_/max_fords, min_/max_fast_roads.
+Limits count sections by tag: min_/max_sharp_curves, min_/max_fords, min_/max_fast_roads;
+they hold for every race of the rally, specials included.
+
+A calendar may name its box's sections (`library: sections.yaml`, needed by `sheetgen
+calendar`, which chooses the sections of every race), and may give its races laid out:
+a rally's `courses` lists its normal races in order, then its specials, each checked like
+a race file (sections that connect, no overlap, copies, a factor-0 first section) and
+against the rally's limits and section counts. `sheetgen calendar` writes such a file::
+
+      - id: montecarlo
+        ...
+        courses:
+          - name: Montecarlo, race 1
+            special: false
+            course:
+              - {section: start, heading: N}
+              - ...
+
+A **results** file records a championship as played, for `sheetgen standings` (the format
+is documented in :mod:`sheetgen.games.rally_risk.results`).
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import os
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from sheetgen.errors import Problem, SheetgenError, SpecError
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import structural_problems
+from sheetgen.games.rally_risk.layout import MAX_CARD_MM, MIN_CARD_MM, MIN_SPACE_MM, min_card_mm, road_kind
 from sheetgen.games.rally_risk.model import (
+    DEFAULT_CARD_MM,
     Calendar,
     Leg,
     Library,
     Limits,
     Race,
     Rally,
+    Results,
     Section,
     Side,
     Tag,
@@ -82,7 +109,7 @@ from sheetgen.games.rally_risk.model import (
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_file
 
-KINDS = ("library", "race", "calendar")
+KINDS = ("library", "race", "calendar", "results")
 MAX_SECTIONS = 100
 MAX_SPACES = 20
 MAX_COURSE = 30
@@ -138,6 +165,12 @@ LIBRARY_SCHEMA: dict[str, Any] = {
         "game": {"const": "rally_risk"},
         "kind": {"const": "library"},
         "name": _NAME,
+        "card_mm": {
+            "type": "number",
+            "minimum": MIN_CARD_MM,
+            "maximum": MAX_CARD_MM,
+            "description": f"side of a printed section card in mm (default {DEFAULT_CARD_MM:g})",
+        },
         "sections": {"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS, "items": _SECTION},
     },
 }
@@ -172,6 +205,17 @@ RACE_SCHEMA: dict[str, Any] = {
     },
 }
 
+_CALENDAR_RACE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["course"],
+    "properties": {
+        "name": _NAME,
+        "special": {"type": "boolean", "description": "a special race (they follow the normal races)"},
+        "course": {"type": "array", "minItems": 1, "maxItems": MAX_COURSE, "items": _LEG},
+    },
+}
+
 _RALLY = {
     "type": "object",
     "additionalProperties": False,
@@ -183,6 +227,12 @@ _RALLY = {
         "races": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE}, "description": "sections per normal race"},
         "specials": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE}, "description": "sections per special race"},
         "limits": _LIMITS,
+        "courses": {
+            "type": "array",
+            "maxItems": 2 * MAX_COURSE,
+            "items": _CALENDAR_RACE,
+            "description": "the races laid out: the normal races in order, then the specials",
+        },
     },
 }
 
@@ -195,22 +245,80 @@ CALENDAR_SCHEMA: dict[str, Any] = {
         "game": {"const": "rally_risk"},
         "kind": {"const": "calendar"},
         "name": _NAME,
+        "library": {"type": "string", "minLength": 1, "description": "section library file, relative to this file"},
         "rallies": {"type": "array", "minItems": 1, "maxItems": 30, "items": _RALLY},
+    },
+}
+
+MAX_PLAYERS = 6  # the box has 6 cars
+_PLAYER = {"type": "string", "minLength": 1, "maxLength": 30}
+_FINISH = {
+    "oneOf": [{"type": "integer", "minimum": 1, "maximum": 10000}, {"enum": ["destroyed", "eliminated"]}],
+    "description": "the round the car finished in, or destroyed / eliminated",
+}
+
+RESULTS_SCHEMA: dict[str, Any] = {
+    "title": "sheetgen Rally Risk championship results",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["game", "kind", "name", "players", "rallies"],
+    "properties": {
+        "game": {"const": "rally_risk"},
+        "kind": {"const": "results"},
+        "name": _NAME,
+        "calendar": {"type": "string", "minLength": 1, "description": "calendar file, relative to this file"},
+        "players": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_PLAYERS,
+            "uniqueItems": True,
+            "items": _PLAYER,
+            "description": "the drivers, in the first race's departure order (drawn by lot)",
+        },
+        "rallies": {
+            "type": "array",
+            "maxItems": 30,
+            "items": {
+                "type": "object",
+                "additionalProperties": False,
+                "required": ["rally", "races"],
+                "properties": {
+                    "rally": {"type": "string", "minLength": 1, "maxLength": 60, "description": "the calendar's rally id (or any name without a calendar)"},
+                    "name": _NAME,
+                    "races": {
+                        "type": "array",
+                        "minItems": 1,
+                        "maxItems": 2 * MAX_COURSE,
+                        "items": {
+                            "type": "object",
+                            "additionalProperties": False,
+                            "required": ["finish"],
+                            "properties": {
+                                "name": _NAME,
+                                "special": {"type": "boolean"},
+                                "departure": {"type": "array", "uniqueItems": True, "items": _PLAYER, "description": "players in departure order"},
+                                "finish": {"type": "object", "additionalProperties": _FINISH, "description": "player: finishing round"},
+                            },
+                        },
+                    },
+                },
+            },
+        },
     },
 }
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "sheetgen Rally Risk spec (a section library, a race or a calendar)",
-    "oneOf": [LIBRARY_SCHEMA, RACE_SCHEMA, CALENDAR_SCHEMA],
+    "title": "sheetgen Rally Risk spec (a section library, a race, a calendar or results)",
+    "oneOf": [LIBRARY_SCHEMA, RACE_SCHEMA, CALENDAR_SCHEMA, RESULTS_SCHEMA],
 }
 
 
 # --------------------------------------------------------------------------- loading
 
 
-def load(doc: Document) -> Library | Race | Calendar:
-    """The library, race or calendar in `doc`, or SpecError listing every problem."""
+def load(doc: Document) -> Library | Race | Calendar | Results:
+    """The library, race, calendar or results in `doc`, or SpecError listing every problem."""
     data = doc.data
     kind = data.get("kind") if isinstance(data, dict) else None
     if kind not in KINDS:
@@ -219,6 +327,10 @@ def load(doc: Document) -> Library | Race | Calendar:
         near = difflib.get_close_matches(str(kind), KINDS, n=1)
         hint = f", did you mean {near[0]!r}?" if near else f" (one of: {', '.join(KINDS)})"
         raise SpecError([doc.problem(("kind",), f"unknown kind {kind!r}{hint}")])
+    if kind == "results":
+        from sheetgen.games.rally_risk.results import load_results
+
+        return load_results(doc)
     return {"library": load_library, "race": load_race, "calendar": load_calendar}[kind](doc)
 
 
@@ -226,6 +338,8 @@ def load_library(doc: Document) -> Library:
     data = doc.data
     outline = dict(LIBRARY_SCHEMA, properties=dict(LIBRARY_SCHEMA["properties"], sections={"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS}))
     problems = check(doc, outline)
+    card_ok = not check(doc, {"properties": {"card_mm": LIBRARY_SCHEMA["properties"]["card_mm"]}})
+    card = float(data["card_mm"]) if card_ok and "card_mm" in data else DEFAULT_CARD_MM
     ids: dict[str, int] = {}
     for i, raw in enumerate(data.get("sections") if isinstance(data.get("sections"), list) else []):
         base = ("sections", i)
@@ -237,10 +351,26 @@ def load_library(doc: Document) -> Library:
                 ids[raw["id"]] = i
         if not found:
             found = [doc.problem(base + path, message) for path, message in validate_section(_section(raw))]
+        if not found and card_ok:
+            message = card_problem(_section(raw), card)
+            if message:
+                found = [doc.problem(("card_mm",) if "card_mm" in data else base + ("factors",), message)]
         problems.extend(found)
     if problems:
         raise SpecError(problems)
-    return Library(data["name"], tuple(_section(s) for s in data["sections"]))
+    return Library(data["name"], tuple(_section(s) for s in data["sections"]), card)
+
+
+def card_problem(section: Section, card_mm: float) -> str | None:
+    """Why `section`'s spaces do not fit a card of side `card_mm`, or None."""
+    need = min_card_mm(section)
+    if card_mm + 1e-9 >= need:
+        return None
+    shape = {"straight": "straight road", "curve": "curve", "sharp": "sharp curve"}[road_kind(section)]
+    return (
+        f"section {section.id!r} has {len(section.factors)} spaces on a {shape}: on a card of {card_mm:g} mm each space would "
+        f"be under {MIN_SPACE_MM:g} mm long; give the library card_mm: {math.ceil(need)} or more"
+    )
 
 
 def _section(s: dict) -> Section:
@@ -298,20 +428,87 @@ def load_calendar(doc: Document) -> Calendar:
             problems.append(doc.problem(("rallies", i), "a rally needs at least one race in 'races' or 'specials'"))
     if problems:
         raise SpecError(problems)
-    return Calendar(
-        data["name"],
-        tuple(
-            Rally(
-                id=r["id"],
-                name=r.get("name", r["id"]),
-                zone=Zone(r["zone"]),
-                races=tuple(r["races"]),
-                specials=tuple(r.get("specials", ())),
-                limits=Limits(**r.get("limits", {})),
+    library = None
+    if "library" in data:
+        library, problems = _load_other(doc, "library", "library")
+    rallies = []
+    for i, r in enumerate(data["rallies"]):
+        rally = Rally(
+            id=r["id"],
+            name=r.get("name", r["id"]),
+            zone=Zone(r["zone"]),
+            races=tuple(r["races"]),
+            specials=tuple(r.get("specials", ())),
+            limits=Limits(**r.get("limits", {})),
+        )
+        if r.get("courses") and "library" not in data:
+            problems.append(doc.problem(("rallies", i, "courses"), "'courses' need the calendar's 'library': the file of the road sections they use"))
+        elif r.get("courses") and library is not None:
+            courses, found = _rally_courses(doc, i, rally, r["courses"], library, data["library"])
+            problems.extend(found)
+            rally = replace(rally, courses=courses)
+        rallies.append(rally)
+    if problems:
+        raise SpecError(problems)
+    return Calendar(data["name"], tuple(rallies), library=data.get("library", ""), sections=library)
+
+
+def race_name(rally: Rally, special: bool, number: int) -> str:
+    """The name a calendar gives its rally's `number`-th (1-based) race or special."""
+    if not special:
+        return f"{rally.name}, race {number}"
+    return f"{rally.name}, special" if len(rally.specials) == 1 else f"{rally.name}, special {number}"
+
+
+def _rally_courses(doc: Document, i: int, rally: Rally, raws: list, library: Library, library_path: str) -> tuple[tuple[Race, ...], list[Problem]]:
+    """A rally's races given as courses, checked like race files and against the rally."""
+    problems: list[Problem] = []
+    base = ("rallies", i, "courses")
+    kinds = [bool(raw.get("special", False)) for raw in raws]
+    for j in range(1, len(kinds)):
+        if kinds[j - 1] and not kinds[j]:
+            problems.append(doc.problem(base + (j,), "a normal race cannot follow a special: list the normal races first, then the specials"))
+            break
+    given = (kinds.count(False), kinds.count(True))
+    wanted = (len(rally.races), len(rally.specials))
+    if given != wanted:
+        problems.append(
+            doc.problem(base, f"rally {rally.id!r} has {_races_word(*wanted)}; 'courses' gives {_races_word(*given)}", key=True)
+        )
+    races: list[Race] = []
+    numbers = {False: 0, True: 0}
+    for j, raw in enumerate(raws):
+        special = kinds[j]
+        numbers[special] += 1
+        k = numbers[special]
+        sizes = rally.specials if special else rally.races
+        course, found = _course(doc, base + (j,), raw["course"], library)
+        problems.extend(found)
+        if k <= len(sizes) and len(raw["course"]) != sizes[k - 1]:
+            what = "special" if special else "race"
+            problems.append(
+                doc.problem(base + (j, "course"), f"{what} {k} of rally {rally.id!r} has {sizes[k - 1]} sections; this course has {len(raw['course'])}", key=True)
             )
-            for r in data["rallies"]
-        ),
-    )
+        if course is None:
+            continue
+        problems.extend(doc.problem(base + (j, "course"), m, key=True) for m in course_limit_problems(course, rally.limits, f"rally {rally.id!r}"))
+        races.append(
+            Race(
+                name=raw.get("name", race_name(rally, special, k)),
+                zone=rally.zone,
+                course=course,
+                tables=tables_mod.build(None),
+                special=special,
+                library=library_path,
+                rally=rally.id,
+            )
+        )
+    return tuple(races), problems
+
+
+def _races_word(races: int, specials: int) -> str:
+    text = f"{races} race{'s' if races != 1 else ''}"
+    return text + (f" and {specials} special{'s' if specials != 1 else ''}" if specials else "")
 
 
 def limit_problems(limits: dict) -> list[tuple[tuple, str]]:
@@ -327,7 +524,7 @@ def require_race(model: Any, path: str) -> Race:
     """`model` when it is a race; else the error `analyze` and `simulate` give."""
     if isinstance(model, Race):
         return model
-    what = "section library" if isinstance(model, Library) else "calendar"
+    what = "section library" if isinstance(model, Library) else "results file" if isinstance(model, Results) else "calendar"
     raise SheetgenError(f"{path} is a Rally Risk {what}, not a race: analysis and simulation need a race (kind: race)")
 
 
@@ -385,25 +582,10 @@ def load_race(doc: Document) -> Race:
     problems.extend(doc.problem(("limits",) + p, m) for p, m in limit_problems(data.get("limits", {})))
     if library is None:
         raise SpecError(problems)
-    legs: list[Leg] = []
-    used: Counter = Counter()
-    ids = [s.id for s in library.sections]
-    for i, raw in enumerate(data["course"]):
-        section = library.get(raw["section"])
-        if section is None:
-            near = difflib.get_close_matches(raw["section"], ids, n=1)
-            hint = f", did you mean {near[0]!r}?" if near else f" (the library has: {', '.join(ids)})"
-            problems.append(doc.problem(("course", i, "section"), f"unknown section {raw['section']!r}{hint}"))
-            continue
-        used[section.id] += 1
-        if used[section.id] == section.copies + 1:
-            copies = f"{section.copies} cop{'y' if section.copies == 1 else 'ies'}"
-            problems.append(doc.problem(("course", i, "section"), f"section {section.id!r} is used more often than the library has copies ({copies})"))
-        legs.append(Leg(section, Side(raw["heading"])))
-    if len(legs) != len(data["course"]):
+    course, found = _course(doc, (), data["course"], library)
+    problems.extend(found)
+    if course is None:
         raise SpecError(problems)
-    course = tuple(legs)
-    problems.extend(doc.problem(p, m) for p, m in structural_problems(course))
     limits = Limits(**data.get("limits", {}))
     problems.extend(doc.problem(("limits",), m) for m in course_limit_problems(course, limits, "the race's limits"))
     special = data.get("special", False)
@@ -430,6 +612,33 @@ def load_race(doc: Document) -> Race:
     )
 
 
+def _course(doc: Document, base: tuple, raw_course: list, library: Library) -> tuple[tuple[Leg, ...] | None, list[Problem]]:
+    """The legs of a course written at `base` + ("course",) (None when a section is
+    unknown), with the problems of its sections: unknown ids, copies, structure."""
+    problems: list[Problem] = []
+    legs: list[Leg] = []
+    used: Counter = Counter()
+    ids = [s.id for s in library.sections]
+    for i, raw in enumerate(raw_course):
+        section = library.get(raw["section"])
+        where = base + ("course", i, "section")
+        if section is None:
+            near = difflib.get_close_matches(raw["section"], ids, n=1)
+            hint = f", did you mean {near[0]!r}?" if near else f" (the library has: {', '.join(ids)})"
+            problems.append(doc.problem(where, f"unknown section {raw['section']!r}{hint}"))
+            continue
+        used[section.id] += 1
+        if used[section.id] == section.copies + 1:
+            copies = f"{section.copies} cop{'y' if section.copies == 1 else 'ies'}"
+            problems.append(doc.problem(where, f"section {section.id!r} is used more often than the library has copies ({copies})"))
+        legs.append(Leg(section, Side(raw["heading"])))
+    if len(legs) != len(raw_course):
+        return None, problems
+    course = tuple(legs)
+    problems.extend(doc.problem(base + p, m) for p, m in structural_problems(course))
+    return course, problems
+
+
 def course_limit_problems(course: tuple[Leg, ...], limits: Limits, whose: str) -> list[str]:
     out = []
     for key, tag, word in LIMIT_KEYS:
@@ -450,6 +659,7 @@ def library_to_data(library: Library) -> dict:
         "game": "rally_risk",
         "kind": "library",
         "name": library.name,
+        "card_mm": library.card_mm,
         "sections": [
             {
                 "id": s.id,
@@ -497,3 +707,31 @@ def tables_to_spec(t) -> dict:
         "special_extra": list(t.special_extra),
     }
     return {name: full[name] for name in t.overridden}
+
+
+def calendar_to_data(calendar: Calendar) -> dict:
+    """The calendar's spec data; its rallies' races as courses when it has them (the
+    library stays a path, relative to wherever the data is written)."""
+    data: dict[str, Any] = {"game": "rally_risk", "kind": "calendar", "name": calendar.name}
+    if calendar.library:
+        data["library"] = calendar.library
+    rallies = []
+    for rally in calendar.rallies:
+        r: dict[str, Any] = {"id": rally.id, "name": rally.name, "zone": rally.zone.value, "races": list(rally.races)}
+        if rally.specials:
+            r["specials"] = list(rally.specials)
+        limits = {k: v for k, v in vars(rally.limits).items() if v is not None}
+        if limits:
+            r["limits"] = limits
+        if rally.courses:
+            r["courses"] = [
+                {
+                    "name": race.name,
+                    "special": race.special,
+                    "course": [{"section": leg.section.id, "heading": leg.heading.value} for leg in race.course],
+                }
+                for race in rally.courses
+            ]
+        rallies.append(r)
+    data["rallies"] = rallies
+    return data

@@ -1,0 +1,270 @@
+"""`sheetgen calendar`, `sheetgen standings` and `sheetgen season`: championships.
+
+calendar: a Rally Risk calendar spec (the rulebook's is track_specs/rally_risk/
+championship.yaml) and a seed give every race its sections; written as an explicit calendar
+spec (`validate` checks it) and a PDF. standings: a results file gives score A per race,
+the rallies' points and the championship table. season: a Rallytaire season's sheet.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import click
+
+from sheetgen.cliutil import CONTEXT, reports_errors
+
+PAPER = click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
+INK = click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
+FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+
+
+def _template(game: str):
+    from sheetgen.render.template import load_template
+
+    try:
+        from sheetgen.render.template import default_template
+    except ImportError:  # an older template module: one template for every game
+        return load_template()
+    return load_template(default_template(game))
+
+
+def _spec_problems(path: str, problems):
+    """A SpecError for problems found outside the loader ((path in the spec, message)),
+    each at its FILE:LINE:COL."""
+    from sheetgen.errors import SpecError
+    from sheetgen.yamlsrc import load_file
+
+    doc = load_file(path)
+    return SpecError([doc.problem(where, message) for where, message in problems])
+
+
+# --------------------------------------------------------------------------- calendar
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="random seed (default: pick one and print it on standard error)")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    type=click.Path(file_okay=False, path_type=str),
+    default=None,
+    help="folder for the built calendar (SPEC-seedN.yaml) and its PDF (SPEC-seedN.pdf); default: print only",
+)
+@FORMAT
+@PAPER
+@INK
+@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="processes for the finishability analyses (default: the CPUs available)")
+@reports_errors
+def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: str | None, ink: str, jobs: int | None) -> None:
+    """Choose the road sections of every race of a Rally Risk calendar.
+
+    Every race meets its rally's limits, starts on a factor-0 section, connects, lies on the
+    table without overlap, uses no section more often than the box has it, and can be
+    finished (exact analysis: permanent assistance, no mechanics, P(elimination) under 5%).
+    With -o the calendar is written as an explicit calendar spec (every race as a course;
+    `sheetgen validate` checks it) and as a PDF: overview, section lists, a course sheet per
+    race and the championship score sheet. An impossible calendar is explained with the
+    spec's FILE:LINE:COL and nothing is written.
+
+    \b
+    Example:
+      sheetgen calendar track_specs/rally_risk/championship.yaml --seed 7 -o output
+    """
+    import secrets
+
+    from sheetgen import registry
+    from sheetgen.errors import UsageError
+    from sheetgen.games.rally_risk.championship import CalendarError, build_calendar, calendar_to_json, default_jobs, format_calendar_text
+    from sheetgen.games.rally_risk.model import Calendar
+
+    loaded = registry.load_spec(spec)
+    if loaded.game.name != "rally_risk" or not isinstance(loaded.model, Calendar):
+        what = f"a {loaded.game.title} spec" if loaded.game.name != "rally_risk" else f"a Rally Risk {type(loaded.model).__name__.lower()}"
+        raise UsageError(f"{spec} is {what}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)")
+    cal = loaded.model
+    if cal.sections is None:
+        raise _spec_problems(spec, [((), "the calendar names no 'library': add the file of the road sections to choose from (library: sections.yaml)")])
+    if seed is None:
+        seed = secrets.randbelow(10**9)
+        click.echo(f"seed {seed} (rerun with --seed {seed} to get this calendar again)", err=True)
+    try:
+        built = build_calendar(cal, seed, jobs=jobs or default_jobs())
+    except CalendarError as exc:
+        raise _spec_problems(spec, exc.problems) from None
+    written = []
+    if out_dir is not None:
+        written = _write_calendar(loaded, built, out_dir, paper, ink)
+    if fmt == "json":
+        data = calendar_to_json(built)
+        data["files"] = [{"path": p, "pages": n} if n else {"path": p} for p, n in written]
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(format_calendar_text(built).rstrip("\n"))
+        for path, pages in written:
+            click.echo(f"wrote {path}" + (f" ({pages} pages)" if pages else ""))
+
+
+def calendar_files(spec_path: str, seed: int, out_dir: str) -> tuple[str, str]:
+    """The built calendar's spec and PDF paths."""
+    stem = f"{Path(spec_path).stem}-seed{seed}"
+    return os.path.join(out_dir, stem + ".yaml"), os.path.join(out_dir, stem + ".pdf")
+
+
+def calendar_text(loaded, built, target: str) -> str:
+    """The built calendar as a spec file at `target`, its library path relative to
+    `target`'s folder (absolute when they share no folder but the root); loaded back, and
+    so checked, before anything is written."""
+    from dataclasses import replace
+
+    from sheetgen.errors import SheetgenError, SpecError
+    from sheetgen.games.rally_risk.championship import calendar_yaml
+    from sheetgen.games.rally_risk.spec import load_calendar
+    from sheetgen.yamlsrc import load_text
+
+    library = os.path.abspath(os.path.join(os.path.dirname(loaded.path), built.calendar.library))
+    folder = os.path.dirname(os.path.abspath(target))
+    try:
+        shared = os.path.commonpath([library, folder])
+        rel = os.path.relpath(library, folder) if os.path.dirname(shared) != shared else library
+    except ValueError:  # another drive (Windows)
+        rel = library
+    head = (
+        f"# {built.calendar.name}, every race laid out: built by\n"
+        f"#   sheetgen calendar {Path(loaded.path).as_posix()} --seed {built.seed}\n"
+        "# Check it with `sheetgen validate`; the same spec and seed give this file again.\n"
+    )
+    text = calendar_yaml(replace(built.calendar, library=Path(rel).as_posix()), head)
+    # loaded back with the library's absolute path: the folder may not exist yet
+    check = calendar_yaml(replace(built.calendar, library=library))
+    try:
+        load_calendar(load_text(check, target))
+    except SpecError as exc:  # never expected: the builder keeps every rule the loader checks
+        raise SheetgenError(f"the built calendar does not load back: {exc}") from None
+    return text
+
+
+def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) -> list[tuple[str, int]]:
+    import hashlib
+
+    from sheetgen.output import write_atomic
+    from sheetgen.render.championship import render_calendar
+
+    spec_file, pdf_file = calendar_files(loaded.path, built.seed, out_dir)
+    text = calendar_text(loaded, built, spec_file)
+    library = os.path.join(os.path.dirname(loaded.path), built.calendar.library)
+    with open(library, "rb") as handle:
+        library_hash = hashlib.sha256(handle.read()).hexdigest()
+    pdf, pages = render_calendar(
+        built,
+        _template("rally_risk"),
+        paper=paper,
+        ink=ink,
+        keywords=(f"spec-sha256:{loaded.sha256}", f"library-sha256:{library_hash}"),
+        library_name=built.calendar.sections.name if built.calendar.sections else built.calendar.library,
+    )
+    write_atomic(spec_file, text.encode("utf-8"))
+    write_atomic(pdf_file, pdf)
+    return [(spec_file, 0), (pdf_file, pages)]
+
+
+# --------------------------------------------------------------------------- standings
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("results", type=click.Path(dir_okay=False, path_type=str))
+@FORMAT
+@click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=str), default=None, help="also write the standings sheet PDF here")
+@PAPER
+@INK
+@reports_errors
+def standings(results: str, fmt: str, target: str | None, paper: str | None, ink: str) -> None:
+    """Score a Rally Risk championship from its results file.
+
+    Score A per race (rounds behind the first car home minus the place in the starting
+    order; a destroyed car: the last arrival's score + 2), each rally's places and points
+    (9, 6, 4, 3, 2, 1; ties share the better place and skip the next), the championship
+    table and the next race's starting order. With -o, a printable standings sheet.
+
+    \b
+    Example:
+      sheetgen standings results.yaml -o standings.pdf
+    """
+    from sheetgen import registry
+    from sheetgen.errors import UsageError
+    from sheetgen.games.rally_risk.model import Results
+    from sheetgen.games.rally_risk.standings import format_standings_text, standings_to_json
+    from sheetgen.games.rally_risk.standings import standings as compute
+
+    loaded = registry.load_spec(results)
+    if not isinstance(loaded.model, Results):
+        raise UsageError(f"{results} is not a Rally Risk results file (game: rally_risk, kind: results)")
+    st = compute(loaded.model)
+    if target is not None:
+        from sheetgen.output import write_atomic
+        from sheetgen.render.championship import render_standings
+
+        pdf, _pages = render_standings(st, _template("rally_risk"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
+        write_atomic(target, pdf)
+    if fmt == "json":
+        click.echo(json.dumps(standings_to_json(st), indent=2))
+    else:
+        click.echo(format_standings_text(st).rstrip("\n"))
+
+
+# --------------------------------------------------------------------------- season
+
+
+@click.command(context_settings=CONTEXT)
+@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=str), default=None, help="write the season sheet PDF here")
+@FORMAT
+@PAPER
+@INK
+@click.option("--no-par", "no_par", is_flag=True, help="leave out the par times (no analysis)")
+@reports_errors
+def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str, no_par: bool) -> None:
+    """A Rallytaire season: its races (files or generated by seed) and a sheet to record times.
+
+    Prints the races and stages with the basic game's par times; with -o, writes the season
+    sheet: a time box per stage for each driver (or, solo, three attempts and a best), race
+    totals and the season total. Print each race's own sheet with `sheetgen render`.
+
+    \b
+    Example:
+      sheetgen season my_season.yaml -o season.pdf
+    """
+    import hashlib
+
+    from sheetgen.errors import UsageError
+    from sheetgen.games.rallytaire.season import format_season_text, load_season, season_to_json
+    from sheetgen.yamlsrc import load_file
+
+    doc = load_file(spec)
+    if not isinstance(doc.data, dict) or doc.data.get("game") != "rallytaire" or doc.data.get("kind") != "season":
+        raise UsageError(f"{spec} is not a Rallytaire season (game: rallytaire, kind: season)")
+    chosen = load_season(doc)
+    analyses = None
+    if not no_par:
+        from sheetgen.games.rallytaire.solve import analyze_race
+
+        analyses = {k: analyze_race(entry.race) for k, entry in enumerate(chosen.races)}
+    if target is not None:
+        from sheetgen.output import write_atomic
+        from sheetgen.render.championship import render_season
+
+        with open(spec, "rb") as handle:
+            digest = hashlib.sha256(handle.read()).hexdigest()
+        pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{digest}",))
+        write_atomic(target, pdf)
+    if fmt == "json":
+        click.echo(json.dumps(season_to_json(chosen, analyses), indent=2))
+    else:
+        click.echo(format_season_text(chosen, analyses).rstrip("\n"))
+
+
+COMMANDS = [calendar, standings, season]

@@ -1,0 +1,394 @@
+"""Pure geometry of Rally Risk's printables (no reportlab): a road section drawn in its
+square, section cards on a page, and a course laid out on the table as a map.
+
+Units are millimetres, y up, origin at the bottom-left of the square or page.
+
+A section is drawn north up as printed: the road runs from the midpoint of its entry side
+to the midpoint of its exit side. A straight crosses the square; a curve is a quarter
+circle round the corner between the two sides; a sharp curve runs straight in, turns on a
+tight radius next to the square's centre and runs straight out, so the two read apart.
+Its spaces split the road's centre line into equal lengths, in driving order.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sheetgen.errors import SheetgenError
+from sheetgen.games.rally_risk.graph import layout_graph, quarter_turns
+from sheetgen.games.rally_risk.model import Leg, Section, Side, Tag
+
+#: Sizes a library's `card_mm` may take (its default is model.DEFAULT_CARD_MM).
+MIN_CARD_MM = 50
+MAX_CARD_MM = 180
+#: Road width as a share of the square's side.
+ROAD_WIDTH = 0.26
+#: Sharp curves turn on this radius (share of the side), straight in and out.
+SHARP_RADIUS = 0.2
+#: A space must be at least this long along the road on a card: its factor must fit.
+MIN_SPACE_MM = 5.0
+
+Point = tuple[float, float]
+
+
+class LayoutError(SheetgenError):
+    """The printables do not fit the page (cards too big for the paper and margins)."""
+
+
+# --------------------------------------------------------------------------- roads
+
+
+def road_kind(section: Section) -> str:
+    """'straight', 'curve' or 'sharp' (a turning section tagged sharp_curve)."""
+    if not section.turns:
+        return "straight"
+    return "sharp" if Tag.SHARP_CURVE in section.tags else "curve"
+
+
+_LENGTH_SHARE = {
+    "straight": 1.0,
+    "curve": math.pi / 4,
+    "sharp": 1.0 - (2.0 - math.pi / 2) * SHARP_RADIUS,
+}
+
+
+def centre_line_length(section: Section, size: float) -> float:
+    """Length of the road's centre line in a square of side `size`."""
+    return _LENGTH_SHARE[road_kind(section)] * size
+
+
+def min_card_mm(section: Section) -> float:
+    """The smallest card on which every space of `section` is MIN_SPACE_MM long."""
+    return MIN_SPACE_MM * len(section.factors) / _LENGTH_SHARE[road_kind(section)]
+
+
+@dataclass(frozen=True)
+class _Line:
+    a: Point
+    b: Point
+
+    @property
+    def length(self) -> float:
+        return math.dist(self.a, self.b)
+
+    def at(self, s: float) -> tuple[Point, Point]:
+        ux, uy = (self.b[0] - self.a[0]) / self.length, (self.b[1] - self.a[1]) / self.length
+        return (self.a[0] + ux * s, self.a[1] + uy * s), (ux, uy)
+
+
+@dataclass(frozen=True)
+class _Arc:
+    centre: Point
+    radius: float
+    a0: float
+    a1: float  # a1 < a0: clockwise (a right turn)
+
+    @property
+    def length(self) -> float:
+        return self.radius * abs(self.a1 - self.a0)
+
+    def at(self, s: float) -> tuple[Point, Point]:
+        sign = 1.0 if self.a1 > self.a0 else -1.0
+        a = self.a0 + sign * s / self.radius
+        p = (self.centre[0] + self.radius * math.cos(a), self.centre[1] + self.radius * math.sin(a))
+        return p, (-math.sin(a) * sign, math.cos(a) * sign)
+
+
+def _canonical(kind: str, exit_: Side, size: float) -> list:
+    """Centre line of a section entered from the south, leaving by `exit_` (N, E or W)."""
+    h = size / 2
+    if kind == "straight":
+        return [_Line((h, 0.0), (h, size))]
+    right = exit_ is Side.E
+    if kind == "curve":
+        if right:
+            return [_Arc((size, 0.0), h, math.pi, math.pi / 2)]
+        return [_Arc((0.0, 0.0), h, 0.0, math.pi / 2)]
+    r = SHARP_RADIUS * size
+    if right:
+        return [_Line((h, 0.0), (h, h - r)), _Arc((h + r, h - r), r, math.pi, math.pi / 2), _Line((h + r, h), (size, h))]
+    return [_Line((h, 0.0), (h, h - r)), _Arc((h - r, h - r), r, 0.0, math.pi / 2), _Line((h - r, h), (0.0, h))]
+
+
+def _walk(segments: list, s: float) -> tuple[Point, Point]:
+    for seg in segments:
+        if s <= seg.length + 1e-9 or seg is segments[-1]:
+            return seg.at(min(max(s, 0.0), seg.length))
+        s -= seg.length
+    raise AssertionError("unreachable")
+
+
+def _rotate(p: Point, size: float, quarter: int) -> Point:
+    """`p` turned clockwise by `quarter` * 90 degrees about the square's centre."""
+    c = size / 2
+    x, y = p[0] - c, p[1] - c
+    for _ in range(quarter % 4):
+        x, y = y, -x
+    return (round(c + x, 9), round(c + y, 9))
+
+
+def _turn(v: Point, quarter: int) -> Point:
+    x, y = v
+    for _ in range(quarter % 4):
+        x, y = y, -x
+    return (round(x, 12), round(y, 12))
+
+
+@dataclass(frozen=True)
+class SpaceShape:
+    """One space of a drawn road: its outline, centre, the direction of travel there,
+    and `number_point`, inside the road near its edge on the outside of a bend (the left
+    edge on a straight), where a small number goes beside the factor."""
+
+    index: int  # 1-based within the section
+    factor: int
+    ford: bool
+    polygon: tuple[Point, ...]
+    centre: Point
+    tangent: Point
+    number_point: Point
+    outward: Point  # unit vector from the centre line toward the number's side
+    length: float  # along the centre line
+
+
+@dataclass(frozen=True)
+class RoadShape:
+    """A section's road in a square of side `size` (origin at its bottom-left), turned
+    clockwise by `quarter` quarter turns from how it is printed."""
+
+    size: float
+    width: float
+    kind: str
+    entry: Side  # side of the square (as drawn) the road comes in by
+    exit: Side
+    outline: tuple[Point, ...]
+    spaces: tuple[SpaceShape, ...]
+    dividers: tuple[tuple[Point, Point], ...]  # across the road, ends included
+    free_corner: tuple[Side, Side]  # (N or S, E or W): where the road leaves room for text
+
+    def edge_point(self, side: Side) -> Point:
+        h = self.size / 2
+        return {Side.N: (h, self.size), Side.S: (h, 0.0), Side.E: (self.size, h), Side.W: (0.0, h)}[side]
+
+
+def road_shape(section: Section, size: float, quarter: int = 0, samples: int = 8, width_share: float = ROAD_WIDTH) -> RoadShape:
+    """The road of `section` drawn in a square of side `size`, turned `quarter` times
+    clockwise (0: as printed, north up); the road is `width_share` of the side wide."""
+    to_canonical = next(t for t in range(4) if section.entry.turned(t) is Side.S)
+    canonical_exit = section.exit.turned(to_canonical)
+    kind = road_kind(section)
+    segments = _canonical(kind, canonical_exit, size)
+    turn = (quarter - to_canonical) % 4  # canonical -> printed -> drawn
+    length = sum(seg.length for seg in segments)
+    width = width_share * size
+    n = len(section.factors)
+    step = length / n
+
+    def point(s: float) -> tuple[Point, Point]:
+        p, t = _walk(segments, s)
+        return _rotate(p, size, turn), _turn(t, turn)
+
+    def offset(p: Point, t: Point, d: float) -> Point:
+        return (p[0] - t[1] * d, p[1] + t[0] * d)  # d > 0: to the left of travel
+
+    half = width / 2
+    side = -1.0 if kind != "straight" and canonical_exit is Side.W else 1.0  # outside of a bend
+    spaces = []
+    fords = set(section.fords)
+    dividers = []
+    for i in range(n):
+        s0, s1 = i * step, (i + 1) * step
+        pts = [point(s0 + (s1 - s0) * k / samples) for k in range(samples + 1)]
+        left = [offset(p, t, half) for p, t in pts]
+        right = [offset(p, t, -half) for p, t in reversed(pts)]
+        centre, tangent = point((s0 + s1) / 2)
+        spaces.append(
+            SpaceShape(
+                index=i + 1,
+                factor=section.factors[i],
+                ford=(i + 1) in fords,
+                polygon=tuple(left + right),
+                centre=centre,
+                tangent=tangent,
+                number_point=offset(centre, tangent, side * half * 0.62),
+                outward=(-tangent[1] * side, tangent[0] * side),
+                length=step,
+            )
+        )
+        p0, t0 = pts[0]
+        dividers.append((offset(p0, t0, half), offset(p0, t0, -half)))
+    p_end, t_end = point(length)
+    dividers.append((offset(p_end, t_end, half), offset(p_end, t_end, -half)))
+    many = [point(length * k / (samples * n)) for k in range(samples * n + 1)]
+    outline = tuple([offset(p, t, half) for p, t in many] + [offset(p, t, -half) for p, t in reversed(many)])
+    entry = section.entry.turned(quarter)
+    exit_ = section.exit.turned(quarter)
+    return RoadShape(size, width, kind, entry, exit_, outline, tuple(spaces), tuple(dividers), _free_corner(kind, entry, exit_))
+
+
+def _free_corner(kind: str, entry: Side, exit_: Side) -> tuple[Side, Side]:
+    """The corner of the square that the road and its IN/OUT labels (on the right-hand
+    side of travel at both ends) leave free, as (N or S, E or W)."""
+    if kind != "straight":
+        sides = {entry, exit_}
+        ns = Side.S if Side.N in sides else Side.N
+        ew = Side.W if Side.E in sides else Side.E
+        return ns, ew
+    heading = entry.opposite
+    left = heading.turned(3)  # the left-hand side of travel
+    if left in (Side.E, Side.W):
+        return Side.N, left
+    return left, Side.W
+
+
+# --------------------------------------------------------------------------- card pages
+
+
+@dataclass(frozen=True)
+class CardGrid:
+    """Cards on a page: `cols` x `rows` squares of side `card`, side by side (one cut
+    between two cards), the grid's bottom-left at (x0, y0). Cut marks stand outside the
+    grid on every card edge, `mark_gap` away from it and `mark_len` long."""
+
+    cols: int
+    rows: int
+    card: float
+    x0: float
+    y0: float
+    mark_gap: float
+    mark_len: float
+
+    @property
+    def per_page(self) -> int:
+        return self.cols * self.rows
+
+    def origin(self, slot: int) -> Point:
+        """Bottom-left of card `slot` (0-based, left to right, top row first)."""
+        col, row = slot % self.cols, slot // self.cols
+        return (self.x0 + col * self.card, self.y0 + (self.rows - 1 - row) * self.card)
+
+    @property
+    def cut_x(self) -> tuple[float, ...]:
+        return tuple(self.x0 + i * self.card for i in range(self.cols + 1))
+
+    @property
+    def cut_y(self) -> tuple[float, ...]:
+        return tuple(self.y0 + j * self.card for j in range(self.rows + 1))
+
+    def marks(self, used: int | None = None) -> tuple[tuple[Point, Point], ...]:
+        """The cut marks (line segments) for the first `used` cards (default all): on each
+        grid line, outside the grid, at both ends."""
+        used = self.per_page if used is None else used
+        rows = math.ceil(used / self.cols)
+        cols = self.cols if rows > 1 else used
+        x_lines = self.cut_x[: cols + 1]
+        top = self.y0 + self.rows * self.card
+        bottom = top - rows * self.card
+        y_lines = tuple(top - j * self.card for j in range(rows + 1))
+        right = self.x0 + cols * self.card
+        g, m = self.mark_gap, self.mark_len
+        out: list[tuple[Point, Point]] = []
+        for x in x_lines:
+            out.append(((x, top + g), (x, top + g + m)))
+            out.append(((x, bottom - g), (x, bottom - g - m)))
+        for y in y_lines:
+            out.append(((self.x0 - g, y), (self.x0 - g - m, y)))
+            out.append(((right + g, y), (right + g + m, y)))
+        return tuple(out)
+
+
+def card_grid(page_w: float, page_h: float, margin: float, card: float, *, header: float, footer: float, mark_gap: float = 1.0, mark_len: float = 3.5) -> CardGrid:
+    """As many cards of side `card` as fit between the header and footer inside the
+    margins, with room for the cut marks around them; the grid is centred across."""
+    room = mark_gap + mark_len
+    width = page_w - 2 * margin - 2 * room
+    height = page_h - 2 * margin - header - footer - 2 * room
+    cols, rows = int(width // card + 1e-9), int(height // card + 1e-9)
+    if cols < 1 or rows < 1:
+        raise LayoutError(
+            f"a {card:g} mm card does not fit a {page_w:.0f} x {page_h:.0f} mm page with {margin:g} mm margins "
+            f"(room: {max(width, 0):.0f} x {max(height, 0):.0f} mm); choose a smaller card_mm"
+        )
+    x0 = (page_w - cols * card) / 2
+    top = page_h - margin - header - room
+    return CardGrid(cols, rows, card, x0, top - rows * card, mark_gap, mark_len)
+
+
+# --------------------------------------------------------------------------- course map
+
+
+@dataclass(frozen=True)
+class MapSquare:
+    leg: int  # 0-based index in the course
+    x: float  # bottom-left of the square on the map
+    y: float
+    quarter: int  # clockwise quarter turns of the printed section as drawn
+
+
+@dataclass(frozen=True)
+class CourseMap:
+    """A course drawn as laid on the table: every section on its square of side `cell`.
+    The whole layout is turned `rotate` quarter turns clockwise when that lets it be drawn
+    larger (`north` is then the side of the map the table's north points to)."""
+
+    cell: float
+    rotate: int
+    cols: int
+    rows: int
+    squares: tuple[MapSquare, ...]
+
+    @property
+    def width(self) -> float:
+        return self.cols * self.cell
+
+    @property
+    def height(self) -> float:
+        return self.rows * self.cell
+
+    @property
+    def north(self) -> Side:
+        return Side.N.turned(self.rotate)
+
+
+def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: float = 40.0) -> CourseMap:
+    """The course's squares fitted into max_w x max_h: north up, or turned a quarter when
+    that draws the squares at least 10% larger."""
+    layout = layout_graph(course)
+    cells = [layout.nodes[i]["cell"] for i in range(len(course))]
+    best = None
+    for rotate in (0, 1):
+        turned = [(y, -x) if rotate else (x, y) for x, y in cells]
+        xs, ys = [c[0] for c in turned], [c[1] for c in turned]
+        cols, rows = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+        cell = min(max_w / cols, max_h / rows, max_cell)
+        if best is None or cell > best[0] * 1.1:
+            best = (cell, rotate, cols, rows, [(x - min(xs), y - min(ys)) for x, y in turned])
+    cell, rotate, cols, rows, placed = best
+    squares = tuple(
+        MapSquare(i, gx * cell, gy * cell, (quarter_turns(leg) + rotate) % 4) for i, (leg, (gx, gy)) in enumerate(zip(course, placed))
+    )
+    return CourseMap(cell, rotate, cols, rows, squares)
+
+
+# --------------------------------------------------------------------------- space strip
+
+
+@dataclass(frozen=True)
+class Strip:
+    """The course's spaces as rows of numbered cells: `per_row` cells of width `cell`."""
+
+    per_row: int
+    rows: int
+    cell: float
+
+    def position(self, number: int) -> tuple[int, int]:
+        """(row, column) of space `number` (1-based)."""
+        return (number - 1) // self.per_row, (number - 1) % self.per_row
+
+
+def space_strip(spaces: int, width: float, min_cell: float = 5.5, max_cell: float = 9.0) -> Strip:
+    most = max(int(width // min_cell), 1)
+    rows = max(math.ceil(spaces / most), 1)
+    per_row = math.ceil(spaces / rows)
+    return Strip(per_row, rows, min(width / per_row, max_cell))

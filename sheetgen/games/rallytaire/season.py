@@ -1,0 +1,232 @@
+"""A Rallytaire season: several races driven one after another, times added up.
+
+The rulebook's Rallytaire has no championship ("beat your own records, compare times with
+friends"), so a season is simply a list of races and the people (or attempts) whose times
+are compared; `sheetgen season` prints the sheet to record them. A season file::
+
+    game: rallytaire
+    kind: season
+    name: Winter season
+    players: [Anna, Ben]            # optional, up to 6: one column each (default: three
+                                    #   attempts and a best column, for a solo player)
+    races:                          # in the order they are driven
+      - race: monte_carlo.yaml      # a race spec, relative to this file
+      - generate: {seed: 7}         # a race made as `sheetgen generate rallytaire --seed 7`
+      - generate: {seed: 8, stages: 3, difficulty: hard, length: [40, 60], surfaces: [snow]}
+
+Each race is loaded and checked like any race file (its problems are reported in its own
+file); a generated race is the one `sheetgen generate` gives for the same options.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from sheetgen.errors import Problem, SpecError
+from sheetgen.games.rallytaire import spec as race_spec
+from sheetgen.games.rallytaire.model import Race
+from sheetgen.schemacheck import check
+from sheetgen.yamlsrc import Document, load_file
+
+MAX_PLAYERS = 6
+MAX_RACES = 20
+SOLO_COLUMNS = ("try 1", "try 2", "try 3", "best")
+
+_GENERATE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["seed"],
+    "properties": {
+        "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
+        "stages": {"type": "integer", "minimum": 1, "maximum": 8},
+        "length": {"type": "array", "items": {"type": "integer", "minimum": 2, "maximum": 300}, "minItems": 2, "maxItems": 2, "description": "[min, max] spaces per stage"},
+        "surfaces": {"type": "array", "items": {"enum": ["asphalt", "gravel", "snow"]}, "minItems": 1, "uniqueItems": True},
+        "difficulty": {"enum": ["easy", "medium", "hard"]},
+    },
+}
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "sheetgen Rallytaire season",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["game", "kind", "name", "races"],
+    "properties": {
+        "game": {"const": "rallytaire"},
+        "kind": {"const": "season"},
+        "name": {"type": "string", "minLength": 1, "maxLength": 60},
+        "players": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_PLAYERS,
+            "uniqueItems": True,
+            "items": {"type": "string", "minLength": 1, "maxLength": 30},
+        },
+        "races": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_RACES,
+            "items": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["race"],
+                        "properties": {"race": {"type": "string", "minLength": 1, "description": "race spec file, relative to this file"}},
+                    },
+                    {
+                        "type": "object",
+                        "additionalProperties": False,
+                        "required": ["generate"],
+                        "properties": {"generate": _GENERATE},
+                    },
+                ]
+            },
+        },
+    },
+}
+
+
+@dataclass(frozen=True)
+class SeasonRace:
+    race: Race
+    source: str  # the race file as written, or "generated, seed N ..."
+
+
+@dataclass(frozen=True)
+class Season:
+    name: str
+    races: tuple[SeasonRace, ...]
+    players: tuple[str, ...] = ()
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        """The time columns of the season sheet."""
+        return self.players or SOLO_COLUMNS
+
+
+def _entry_problems(doc: Document, i: int, raw: Any) -> list[Problem]:
+    """Schema problems of one race entry, worded for its shape (not the oneOf as a whole)."""
+    base = ("races", i)
+    if isinstance(raw, dict) and "generate" in raw and "race" not in raw:
+        return check(doc, SCHEMA["properties"]["races"]["items"]["oneOf"][1], raw, base)
+    if isinstance(raw, dict) and "race" in raw and "generate" not in raw:
+        return check(doc, SCHEMA["properties"]["races"]["items"]["oneOf"][0], raw, base)
+    return [doc.problem(base, f"races[{i + 1}] must be a mapping with one key: 'race' (a race file) or 'generate' (options of a generated race)")]
+
+
+def load_season(doc: Document) -> Season:
+    data = doc.data
+    if isinstance(data, dict) and data.get("kind") != "season":
+        raise SpecError([doc.problem(("kind",) if "kind" in data else (), "not a Rallytaire season: expected 'kind: season'")])
+    outline = dict(SCHEMA, properties=dict(SCHEMA["properties"], races={"type": "array", "minItems": 1, "maxItems": MAX_RACES}))
+    problems = check(doc, outline)
+    races = data.get("races") if isinstance(data, dict) and isinstance(data.get("races"), list) else []
+    for i, raw in enumerate(races):
+        problems.extend(_entry_problems(doc, i, raw))
+    if problems:
+        raise SpecError(problems)
+    loaded: list[SeasonRace] = []
+    for i, raw in enumerate(races):
+        if "race" in raw:
+            race, found = _race_file(doc, i, raw["race"])
+            source = raw["race"]
+        else:
+            race, found = _generated(doc, i, raw["generate"])
+            source = "generated: " + ", ".join(f"{k} {_opt(v)}" for k, v in raw["generate"].items())
+        problems.extend(found)
+        if race is not None:
+            loaded.append(SeasonRace(race, source))
+    if problems:
+        raise SpecError(problems)
+    return Season(data["name"], tuple(loaded), tuple(data.get("players", ())))
+
+
+def _opt(value: Any) -> str:
+    if isinstance(value, list):
+        return "..".join(str(v) for v in value) if all(isinstance(v, int) for v in value) else "/".join(str(v) for v in value)
+    return str(value)
+
+
+def _race_file(doc: Document, i: int, rel: str) -> tuple[Race | None, list[Problem]]:
+    where = ("races", i, "race")
+    if "\x00" in rel:
+        return None, [doc.problem(where, f"race {rel!r}: a file name cannot contain a NUL character")]
+    path = os.path.join(os.path.dirname(doc.file), rel)
+    try:
+        other = load_file(path)
+    except SpecError as exc:
+        if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
+            return None, [doc.problem(where, f"race {rel!r}: {exc.problems[0].message}")]
+        return None, list(exc.problems) + [doc.problem(where, f"race {rel!r} has errors (listed with its name)")]
+    data = other.data
+    if not isinstance(data, dict) or data.get("game") != "rallytaire" or "kind" in data:
+        what = f"game {data.get('game')!r}" + (f", kind {data.get('kind')!r}" if "kind" in data else "") if isinstance(data, dict) else "not a spec mapping"
+        return None, [doc.problem(where, f"{rel!r} is not a Rallytaire race ({what})")]
+    try:
+        return race_spec.load(other), []
+    except SpecError as exc:
+        return None, list(exc.problems) + [doc.problem(where, f"race {rel!r} has errors (listed with its name)")]
+
+
+def _generated(doc: Document, i: int, options: dict) -> tuple[Race | None, list[Problem]]:
+    from sheetgen.errors import SheetgenError
+    from sheetgen.games.rallytaire import generate
+
+    kwargs: dict[str, Any] = {}
+    for key in ("stages", "difficulty"):
+        if key in options:
+            kwargs[key] = options[key]
+    if "length" in options:
+        kwargs["length"] = tuple(options["length"])
+    if "surfaces" in options:
+        kwargs["surfaces"] = tuple(options["surfaces"])
+    try:
+        return generate.generate_race(options["seed"], **kwargs), []
+    except SheetgenError as exc:
+        return None, [doc.problem(("races", i, "generate"), f"cannot generate this race: {exc}")]
+
+
+def season_to_json(season: Season, analyses: dict[int, Any] | None = None) -> dict:
+    """The season: its races and stages, with the basic game's par times when analysed."""
+    out = []
+    for k, entry in enumerate(season.races):
+        race = entry.race
+        analysis = (analyses or {}).get(k)
+        out.append(
+            {
+                "name": race.name,
+                "source": entry.source,
+                "par_time": None if analysis is None else round(analysis.par_time, 4),
+                "stages": [
+                    {
+                        "name": stage.name,
+                        "surface": stage.surface.value,
+                        "length": stage.length,
+                        "corners": len(stage.corners),
+                        "par_time": None if analysis is None else round(analysis.stages[j].par_time, 4),
+                    }
+                    for j, stage in enumerate(race.stages)
+                ],
+            }
+        )
+    total = None if not analyses else round(sum(a.par_time for a in analyses.values()), 4)
+    return {"name": season.name, "columns": list(season.columns), "par_time": total, "races": out}
+
+
+def format_season_text(season: Season, analyses: dict[int, Any] | None = None) -> str:
+    lines = [f"{season.name}: {len(season.races)} race{'s' if len(season.races) != 1 else ''}; times for: {', '.join(season.columns)}"]
+    total = 0.0
+    for k, entry in enumerate(season.races):
+        analysis = (analyses or {}).get(k)
+        par = f", par {analysis.par_time:.1f} s" if analysis else ""
+        lines.append(f"  {k + 1}. {entry.race.name} ({entry.source}): {len(entry.race.stages)} stages{par}")
+        for j, stage in enumerate(entry.race.stages):
+            spar = f"  par {analysis.stages[j].par_time:.1f} s" if analysis else ""
+            lines.append(f"       {stage.name}: {stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners{spar}")
+        total += analysis.par_time if analysis else 0.0
+    if analyses:
+        lines.append(f"  season par (basic game, optimal play): {total:.1f} s")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,657 @@
+"""Championship PDFs: the Rally Risk calendar (overview, each rally's section lists, each
+race's course sheet, the championship score sheet), the standings sheet, and the
+Rallytaire season sheet.
+
+Each race's course sheet is drawn by :func:`sheetgen.render.rally_risk.draw_course_sheet`
+(the one Rally Risk course sheet); this module draws the pages around it. Tables are
+outlined boxes (shaded heads only when the ink mode fills areas); nothing is told by colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, RaceCheck, limits_text, tag_counts
+from sheetgen.games.rally_risk.graph import layout_graph
+from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side, Zone
+from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
+from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.template import MM, Template
+
+ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
+ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}
+CAP = 0.729  # DejaVu Sans cap height as a share of the font size
+HEADER_MM = 17.0
+FOOTER_MM = 7.0
+PLAYERS = 6
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _fit(sheet: Sheet, value: str, width: float, size: float, bold: bool = False, least: float = 4.5) -> float:
+    while size > least and sheet.text_width(value, bold=bold, size=size) > width:
+        size -= 0.25
+    return size
+
+
+def _cell(sheet: Sheet, x: float, y: float, w: float, h: float, value: str = "", *, size: float | None = None, bold: bool = False, shaded: bool = False, align: str = "center", width: float | None = None) -> None:
+    """A box with `value` in it, shrunk to fit; (x, y) is the bottom-left corner."""
+    sheet.box(x, y, w, h, shaded=shaded, width=sheet.ink.thin_width if width is None else width)
+    if not value:
+        return
+    size = _fit(sheet, value, w - 1.4 * MM, size or sheet.t.sizes["small"], bold)
+    ty = y + h / 2 - CAP * size / 2
+    if align == "left":
+        sheet.text(x + 1 * MM, ty, value, bold=bold, size=size)
+    elif align == "right":
+        sheet.text(x + w - 1 * MM, ty, value, bold=bold, size=size, align="right")
+    else:
+        sheet.text(x + w / 2, ty, value, bold=bold, size=size, align="center")
+
+
+def _header(sheet: Sheet, title: str, subtitle: str, kind: str, page: int, pages: int) -> float:
+    """Title block; returns the y (points) below it."""
+    x, top, right = sheet.left, sheet.top, sheet.right
+    size = _fit(sheet, title, (right - x) - 60 * MM, sheet.t.sizes["title"], True)
+    sheet.text(x, top - 6 * MM, title, bold=True, size=size)
+    sheet.text(right, top - 3.5 * MM, kind, "small", align="right")
+    sheet.text(right, top - 7 * MM, f"page {page} of {pages}", "small", align="right")
+    if subtitle:
+        sheet.text(x, top - 11.5 * MM, subtitle, "body", size=_fit(sheet, subtitle, right - x, sheet.t.sizes["body"]))
+    sheet.stroke(width=sheet.ink.thin_width)
+    sheet.c.line(x, top - 13.5 * MM, right, top - 13.5 * MM)
+    return top - HEADER_MM * MM
+
+
+SCALE_LABEL = "50 mm: if this bar measures otherwise, print at 100 % (no fit to page)"
+
+
+def _footer(sheet: Sheet, note: str = "") -> None:
+    """The scale bar; a note to its right when it fits there, else just above it."""
+    sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
+    if note:
+        taken = sheet.left + 52 * MM + sheet.text_width(SCALE_LABEL, "small") + 6 * MM
+        y = sheet.bottom + 1.5 * MM if sheet.right - sheet.text_width(note, "small") > taken else sheet.bottom + 5.5 * MM
+        sheet.text(sheet.right, y, note, "small", align="right")
+
+
+def _lines(sheet: Sheet, x: float, y: float, width: float, paragraphs: Sequence[str], size_key: str = "small", leading: float = 3.3) -> float:
+    """Wrapped paragraphs from y down; returns the y below them."""
+    size = sheet.t.sizes[size_key]
+    for text in paragraphs:
+        line = ""
+        for word in text.split():
+            trial = f"{line} {word}".strip()
+            if line and sheet.text_width(trial, size=size) > width:
+                sheet.text(x, y, line, size=size)
+                y -= leading * MM
+                line = word
+            else:
+                line = trial
+        if line:
+            sheet.text(x, y, line, size=size)
+            y -= leading * MM
+    return y
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _race_label(race: Race) -> str:
+    return race.name.split(", ", 1)[-1] if ", " in race.name else race.name
+
+
+# --------------------------------------------------------------------------- calendar
+
+
+def _rally_words(rally: Rally) -> str:
+    parts = [_plural(len(rally.races), "race")]
+    if rally.specials:
+        parts.append(_plural(len(rally.specials), "special"))
+    return " and ".join(parts)
+
+
+def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: str) -> int:
+    """The calendar's overview (over as many pages as it needs); returns its pages."""
+    cal = built.calendar
+    races = sum(len(r.courses) for r in cal.rallies)
+    subtitle = f"{len(cal.rallies)} rallies, {races} races; " + (
+        f"sections chosen by sheetgen calendar, seed {built.seed}, from {library_name}" if built.seed is not None else f"sections from {library_name}"
+    )
+    width = sheet.right - sheet.left
+    checked = any(c is not None for cs in built.checks for c in cs)
+    heads = [("zone", 11), ("sections", 15), ("spaces", 13), ("sharp", 12), ("fords", 12), ("fast", 12)]
+    heads += [("rounds*", 15)] if checked else []
+    heads += [("date", 24), ("done", 11)]
+    columns = [Column("rally / race", width - sum(w for _h, w in heads) * MM, "left")] + [Column(h, w * MM) for h, w in heads]
+    rows: list[Row] = []
+    for rally, checks in zip(cal.rallies, built.checks):
+        rows.append(Row("title", label=f"{rally.name} ({rally.zone.value}, {ZONE_NAMES[rally.zone]}): {_rally_words(rally)}; {limits_text(rally.limits)}"))
+        for race, check in zip(rally.courses, checks):
+            counts = tag_counts(race)
+            values = [
+                _race_label(race) + (" (no speed limits)" if race.special else ""),
+                race.zone.value,
+                str(len(race.course)),
+                str(race.length),
+                str(counts["sharp_curves"]),
+                str(counts["fords"]),
+                str(counts["fast_roads"]),
+            ]
+            values += ["" if check is None else f"{check.expected_rounds:.1f}"] if checked else []
+            rows.append(Row("row", tuple(values + ["", ""])))
+    notes = [
+        "Limits hold for every race of the rally, specials included; sections are counted by kind (a sharp curve, a ford, a fast road). "
+        "Every race starts on a section with factor 0 on every space; its sections connect and lie on the table without overlapping, "
+        "and no race uses a section more often than the box has it (each race is laid out from the whole box).",
+        "Special races come after the normal races of their rally: no speed limits in 3rd, 4th and 5th gear (optional rule; the drivers "
+        "decide before the championship whether to run them). Weather zones: EC Central Europe, EN Northern Europe, A Africa.",
+        "The last to arrive in a race chooses the next one (rulebook). Each rally's section lists follow, then each race's course sheet.",
+    ]
+    if checked:
+        notes.insert(
+            1,
+            f"* rounds: expected rounds of one car driven as well as possible with {CHECK_ASSISTANCE.value} assistance and no mechanics "
+            f"(sheetgen's exact solver, house tables); every race was checked to be finished with probability over {1 - THRESHOLD:.0%}.",
+        )
+
+    def header(s: Sheet, page: int, continued: bool) -> float:
+        return _header(s, f"{cal.name}: calendar" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship calendar", page, pages)
+
+    table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
+    return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes)
+
+
+def _mini_map(sheet: Sheet, race: Race, x: float, top: float, width: float, height: float) -> None:
+    """The course on its grid squares, numbered in driving order, with the road's way
+    through each square: to see the shape at a glance (the course sheet has it in full)."""
+    graph = layout_graph(race.course)
+    cells = [graph.nodes[i]["cell"] for i in graph]
+    xs, ys = [c[0] for c in cells], [c[1] for c in cells]
+    cols, rows = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+    side = min(width / cols, height / rows, 9 * MM)
+    ox = x + (width - cols * side) / 2
+    oy = top - (height + rows * side) / 2
+    centre = {}
+    for i in graph:
+        cx, cy = graph.nodes[i]["cell"]
+        px = ox + (cx - min(xs)) * side
+        py = oy + (cy - min(ys)) * side
+        centre[i] = (px + side / 2, py + side / 2)
+        sheet.box(px, py, side, side, width=sheet.ink.thin_width)
+    # the road: from the entry side's middle through the centre to the exit side's middle
+    half = side / 2
+    sheet.stroke(width=sheet.ink.line_width * 1.4)
+    for i in graph:
+        (mx, my) = centre[i]
+        entry = Side(graph.nodes[i]["entry"])
+        exit_ = Side(graph.nodes[i]["exit"])
+        ex, ey = entry.step
+        xx, xy = exit_.step
+        path = sheet.c.beginPath()
+        path.moveTo(mx + ex * half, my + ey * half)
+        path.lineTo(mx, my)
+        path.lineTo(mx + xx * half, my + xy * half)
+        sheet.c.drawPath(path, stroke=1, fill=0)
+    # numbers sit in a quarter of their square: the road only runs on the square's axes
+    size = min(sheet.t.sizes["small"], side / MM * 1.6)
+    for i in graph:
+        mx, my = centre[i]
+        sheet.text(mx + side * 0.25, my + side * 0.25 - CAP * size / 2, str(i + 1), bold=True, size=size, align="center")
+    # start: a bar across the first square's entry; finish: two bars across the last exit
+    ends = ((0, "entry", (0.0,)), (len(centre) - 1, "exit", (0.0, -0.09)))
+    sheet.stroke(width=sheet.ink.line_width * 2.0)
+    for i, which, offsets in ends:
+        mx, my = centre[i]
+        dx, dy = Side(graph.nodes[i][which]).step
+        for off in offsets:
+            bx, by = mx + dx * half * (1 + off), my + dy * half * (1 + off)
+            sheet.c.line(bx - dy * half * 0.5, by - dx * half * 0.5, bx + dy * half * 0.5, by + dx * half * 0.5)
+
+
+def _factor_text(race_leg) -> str:
+    fords = set(race_leg.section.fords)
+    return " ".join(f"{f}*" if i in fords else str(f) for i, f in enumerate(race_leg.section.factors, start=1))
+
+
+def _race_block_height(race: Race) -> float:
+    return (7.5 + 5.0 + 4.6 * len(race.course) + 4.0) * MM
+
+
+def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Sequence[RaceCheck | None], races: Sequence[Race], page: int, pages: int, first: bool) -> None:
+    """A rally's section lists: for each race, the sections in driving order (take them from
+    the box and lay each entered heading as shown) and a small map of the course."""
+    title = f"{rally.name}: section lists" + ("" if first else " (continued)")
+    subtitle = f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; {limits_text(rally.limits)}"
+    y = _header(sheet, title, subtitle, f"{built.calendar.name}: Rally Risk calendar", page, pages)
+    x, right = sheet.left, sheet.right
+    width = right - x
+    map_w = 44 * MM
+    table_w = width - map_w - 4 * MM
+    cols = [("#", 6), ("section", 0.0), ("enter heading", 16), ("spaces", 13), ("factors (* ford)", 30), ("kind", 27)]
+    fixed = sum(w for _h, w in cols)
+    cols[1] = ("section", table_w / MM - fixed)
+    for race, check in zip(races, checks):
+        y -= 6 * MM
+        head = f"{race.name}" + ("  (SPECIAL RACE: no speed limits)" if race.special else "")
+        sheet.text(x, y, head, "heading", bold=True)
+        counts = tag_counts(race)
+        facts = f"{_plural(len(race.course), 'section')}, {_plural(race.length, 'space')}; sharp curves {counts['sharp_curves']}, fords {counts['fords']}, fast roads {counts['fast_roads']}"
+        if check is not None:
+            facts += f"; {check.expected_rounds:.1f} rounds expected, P(elimination) {100 * check.elimination_probability:.1f}% ({CHECK_ASSISTANCE.value} assistance, no mechanics)"
+        sheet.text(x, y - 4 * MM, facts, "small", size=_fit(sheet, facts, width, sheet.t.sizes["small"]))
+        y -= 5.5 * MM
+        row = 4.6 * MM
+        top = y
+        cx = x
+        for h, w in cols:
+            _cell(sheet, cx, y - row, w * MM, row, h, bold=True, shaded=True)
+            cx += w * MM
+        number = 1
+        for k, leg in enumerate(race.course, start=1):
+            y -= row
+            n = len(leg.section.factors)
+            tags = ", ".join(t.value.replace("_", " ") for t in leg.section.tags)
+            values = [str(k), f"{leg.section.id}: {leg.section.name}", f"{ARROW[leg.heading]} {leg.heading.value}", f"{number}-{number + n - 1}", _factor_text(leg), tags]
+            number += n
+            cx = x
+            for (h, w), value in zip(cols, values):
+                _cell(sheet, cx, y - row, w * MM, row, value, align="left" if h in ("section", "kind", "factors (* ford)") else "center", bold=h == "#")
+                cx += w * MM
+        y -= row
+        _mini_map(sheet, race, right - map_w, top, map_w, top - y)
+        y -= 2 * MM
+    _footer(sheet, "maps: one square per section, numbered in driving order; a bar marks the start, two the finish")
+    sheet.end_page()
+
+
+def _rally_pages(room: float, rally: Rally) -> list[list[int]]:
+    """Races of a rally per section-list page (a new page when the next would not fit in
+    `room` points)."""
+    pages: list[list[int]] = [[]]
+    used = 0.0
+    for k, race in enumerate(rally.courses):
+        h = _race_block_height(race)
+        if pages[-1] and used + h > room:
+            pages.append([])
+            used = 0.0
+        pages[-1].append(k)
+        used += h
+    return pages
+
+
+# --------------------------------------------------------------------------- tables over pages
+
+
+@dataclass(frozen=True)
+class Column:
+    head: str
+    width: float  # points
+    align: str = "center"
+
+
+@dataclass(frozen=True)
+class Row:
+    """A table row: "title" (one label across the table), "row" or "total" (bold, heavy)."""
+
+    kind: str
+    values: tuple[str, ...] = ()
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[Column, ...]
+    groups: tuple[tuple[str, int, int], ...] = ()  # (label, first column, columns spanned) above the heads
+    row_h: float = 6.2 * MM
+    head_h: float = 5.0 * MM
+
+
+def _table_head(sheet: Sheet, table: Table, y: float) -> float:
+    x = sheet.left
+    starts = [x]
+    for c in table.columns:
+        starts.append(starts[-1] + c.width)
+    if table.groups:
+        gh = 5.5 * MM
+        covered = set()
+        for label, first, span in table.groups:
+            covered.update(range(first, first + span))
+            w = starts[first + span] - starts[first]
+            if label:
+                _cell(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width)
+            else:  # a name to write in
+                sheet.box(starts[first], y - gh, w, gh, shaded=True, width=sheet.ink.line_width)
+        y -= gh
+    for k, c in enumerate(table.columns):
+        _cell(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center")
+    return y - table.head_h
+
+
+def _table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom: float) -> tuple[float, int]:
+    """Rows from y down while they fit above `bottom`; returns (y reached, rows drawn)."""
+    x = sheet.left
+    width = sum(c.width for c in table.columns)
+    drawn = 0
+    for row in rows:
+        h = table.row_h if row.kind != "title" else 5.2 * MM
+        if y - h < bottom:
+            break
+        y -= h
+        drawn += 1
+        if row.kind == "title":
+            _cell(sheet, x, y, width, h, row.label, bold=True, shaded=True, align="left", size=sheet.t.sizes["body"])
+            continue
+        heavy = row.kind == "total"
+        cx = x
+        for c, value in zip(table.columns, row.values):
+            _cell(sheet, cx, y, c.width, h, value, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None)
+            cx += c.width
+        for label, first, span in table.groups:  # heavier lines around each group
+            gx = x + sum(c.width for c in table.columns[:first])
+            sheet.box(gx, y, sum(c.width for c in table.columns[first : first + span]), h, width=sheet.ink.line_width)
+    return y, drawn
+
+
+def draw_table_pages(
+    sheet: Sheet,
+    table: Table,
+    rows: Sequence[Row],
+    header: Callable[[Sheet, int, bool], float],
+    *,
+    first_page: int,
+    notes: Sequence[str] = (),
+    before: Callable[[Sheet, float], float] | None = None,
+) -> int:
+    """The table over as many pages as it needs, each page started by `header(sheet,
+    page, continued)` (returns the y below it); `before` draws above the table on the first
+    page, the notes follow it on the last. Returns the pages drawn."""
+    done, page = 0, first_page
+    bottom = sheet.bottom + FOOTER_MM * MM + 2 * MM
+    while True:
+        y = header(sheet, page, page != first_page)
+        if before is not None and page == first_page:
+            y = before(sheet, y)
+        y_end, drawn = _table_rows(sheet, table, _table_head(sheet, table, y - 2 * MM), rows[done:], bottom)
+        done += drawn
+        if done >= len(rows):
+            if not notes or y_end - _notes_height(sheet, notes) >= bottom:
+                _lines(sheet, sheet.left, y_end - 5 * MM, sheet.right - sheet.left, notes)
+            else:  # the notes need a page of their own
+                _footer(sheet)
+                sheet.end_page()
+                page += 1
+                _lines(sheet, sheet.left, header(sheet, page, True) - 5 * MM, sheet.right - sheet.left, notes)
+            _footer(sheet)
+            sheet.end_page()
+            return page - first_page + 1
+        if drawn == 0:
+            raise RuntimeError("a table row is taller than the page")
+        _footer(sheet)
+        sheet.end_page()
+        page += 1
+
+
+def _notes_height(sheet: Sheet, notes: Sequence[str]) -> float:
+    width = sheet.right - sheet.left
+    size = sheet.t.sizes["small"]
+    lines = 0
+    for text in notes:
+        line = ""
+        lines += 1
+        for word in text.split():
+            trial = f"{line} {word}".strip()
+            if line and sheet.text_width(trial, size=size) > width:
+                lines += 1
+                line = word
+            else:
+                line = trial
+    return lines * 3.3 * MM + 6 * MM
+
+
+def _count_pages(template: Template, paper: str | None, draw: Callable[[Sheet], int]) -> int:
+    """Pages a drawing takes (a dry run on a throwaway canvas)."""
+    got = {}
+
+    def run(sheet: Sheet) -> None:
+        got["pages"] = draw(sheet)
+
+    render_pdf(template, "normal", paper, Meta("", ""), run)
+    return got["pages"]
+
+
+# --------------------------------------------------------------------------- Rally Risk score sheet
+
+
+SCORING_NOTES = (
+    "Per race (score A): score = rounds behind the first car home - your place in the starting order (1st to start: 1). "
+    "Fewest is best. Rulebook example: players 2 and 3 finish together, player 1 two rounds later, player 4 four rounds later: "
+    "player 3 scores 0 - 3 = -3, player 2 0 - 2 = -2, player 4 4 - 4 = 0, player 1 2 - 1 = +1.",
+    f"A destroyed or eliminated car scores the last arrival's score + {ELIMINATION_HANDICAP}. The next race starts in the order of arrival "
+    "(best score first); ties draw lots. The last to arrive chooses the next race.",
+    f"Per rally (score B): the fewest total of score A wins; places earn {', '.join(str(p) for p in CHAMPIONSHIP_POINTS)} championship "
+    "points. Tied drivers share the better place and the next place is skipped (two seconds: the next driver is fourth).",
+)
+
+
+def score_table(sheet_width: float, players: Sequence[str]) -> Table:
+    """Race label, then per driver: start position, finishing round, score (rally rows:
+    total, place, points)."""
+    label = 46 * MM
+    sub = (sheet_width - label) / PLAYERS / 3
+    columns = [Column("race", label, "left")]
+    groups = [("driver", 0, 1)]
+    for k in range(PLAYERS):
+        columns += [Column("start", sub), Column("round", sub), Column("score", sub)]
+        groups.append((players[k] if k < len(players) else "", 1 + 3 * k, 3))
+    return Table(tuple(columns), tuple(groups), row_h=6.0 * MM, head_h=4.2 * MM)
+
+
+def _race_names(rally: Rally) -> list[str]:
+    normal = [f"race {k + 1}" for k in range(len(rally.races))]
+    return normal + (["special"] if len(rally.specials) == 1 else [f"special {k + 1}" for k in range(len(rally.specials))])
+
+
+def blank_score_rows(cal: Calendar) -> list[Row]:
+    """One row per race, named by its rally, then the rally's total row; the championship
+    points last (one page holds the rulebook's 22 races)."""
+    rows: list[Row] = []
+    empty = ("",) * (3 * PLAYERS)
+    for rally in cal.rallies:
+        rows += [Row("row", (f"{rally.name} {name}",) + empty) for name in _race_names(rally)]
+        rows.append(Row("total", (f"{rally.name} total",) + empty))
+    rows.append(Row("total", ("championship points",) + empty))
+    return rows
+
+
+def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = (), library_name: str = "") -> tuple[bytes, int]:
+    """The calendar's PDF: overview, then per rally its section lists and each race's
+    course sheet, then the championship score sheet."""
+    from sheetgen.render.rally_risk import draw_course_sheet
+
+    cal = built.calendar
+    width, height = template.page_size(paper)
+    margin = template.margin_mm * MM
+    room = height - 2 * margin - (HEADER_MM + FOOTER_MM + 4) * MM
+    plans = [_rally_pages(room, rally) for rally in cal.rallies]
+    rows = blank_score_rows(cal)
+    table = score_table(width - 2 * margin, ())
+    title = f"{cal.name}: score sheet"
+    subtitle = "per race and driver: start position, finishing round and score A; per rally: total, place and points"
+
+    def score_pages(sheet: Sheet, first: int, pages: int) -> int:
+        def header(s: Sheet, page: int, continued: bool) -> float:
+            return _header(s, title + (" (continued)" if continued else ""), subtitle, "Rally Risk championship score sheet", page, pages)
+
+        return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES)
+
+    scores = _count_pages(template, paper, lambda sheet: score_pages(sheet, 1, 1))
+    overview = _count_pages(template, paper, lambda sheet: draw_overview(sheet, built, 1, library_name or cal.library))
+    pages = overview + sum(len(p) + len(r.courses) for p, r in zip(plans, cal.rallies)) + scores
+    meta = Meta(
+        title=f"{cal.name}: Rally Risk calendar",
+        subject="Rally Risk championship calendar: section lists, course sheets and score sheet",
+        keywords=("rally risk", "calendar") + ((f"seed:{built.seed}",) if built.seed is not None else ()) + keywords,
+    )
+
+    def draw(sheet: Sheet) -> None:
+        page = 1 + draw_overview(sheet, built, pages, library_name or cal.library)
+        for rally, checks, plan in zip(cal.rallies, built.checks, plans):
+            for n, group in enumerate(plan):
+                draw_rally_page(sheet, built, rally, [checks[k] for k in group], [rally.courses[k] for k in group], page, pages, n == 0)
+                page += 1
+            for race in rally.courses:
+                draw_course_sheet(sheet, race, None, page_label=f"{cal.name}: page {page} of {pages}")
+                page += 1
+        score_pages(sheet, page, pages)
+
+    return render_pdf(template, ink, paper, meta, draw)
+
+
+# --------------------------------------------------------------------------- standings
+
+
+def _signed(v: int) -> str:
+    return f"{v:+d}" if v else "0"
+
+
+def standings_rows(st) -> list[Row]:
+    """The score sheet filled in from the standings; with a calendar, the races still to
+    run follow as empty rows, so the sheet can be carried on by hand."""
+    players = st.players
+    blank = ("",) * (3 * PLAYERS)
+
+    def per_player(values) -> tuple[str, ...]:
+        cells: list[str] = []
+        for k in range(PLAYERS):
+            cells += values(players[k]) if k < len(players) else ["", "", ""]
+        return tuple(cells)
+
+    rows: list[Row] = []
+    calendar = st.calendar
+    recorded = set()
+    for k_rally, r in enumerate(st.rallies):
+        recorded.add(r.result.id)
+        rally = calendar.get(r.result.id) if calendar is not None and r.result.id else None
+        name = r.result.name
+        for rs in r.races:
+            label = _race_label(rs.race) if rs.race.name.startswith(name + ", ") else rs.race.name
+            cells = per_player(
+                lambda p, rs=rs: [str(rs.race.departure.index(p) + 1), "out" if rs.race.round_of(p) is None else str(rs.race.round_of(p)), _signed(rs.score(p))]
+            )
+            rows.append(Row("row", (f"{name} {label}",) + cells))
+        if rally is not None:
+            rows += [Row("row", (f"{name} {n}",) + blank) for n in _race_names(rally)[len(r.races) :]]
+        totals = per_player(
+            lambda p, r=r: [_signed(r.totals[players.index(p)]), str(r.places[players.index(p)]), "-" if r.points is None else str(r.points[players.index(p)])]
+        )
+        rows.append(Row("total", (f"{name} total" + ("" if r.result.complete else " (running)"),) + totals))
+    if calendar is not None:
+        for rally in calendar.rallies:
+            if rally.id not in recorded:
+                rows += [Row("row", (f"{rally.name} {n}",) + blank) for n in _race_names(rally)]
+                rows.append(Row("total", (f"{rally.name} total",) + blank))
+    by_player = {row.player: row for row in st.table}
+    rows.append(Row("total", ("championship: place, points",) + per_player(lambda p: ["", str(by_player[p].place), str(by_player[p].points)])))
+    return rows
+
+
+def _draw_championship(sheet: Sheet, st, y: float) -> float:
+    """The championship table and the next race's departure; returns the y below."""
+    x, width = sheet.left, sheet.right - sheet.left
+    y -= 5 * MM
+    sheet.text(x, y, "Championship", "heading", bold=True)
+    sheet.text(x + 30 * MM, y, "9, 6, 4, 3, 2, 1 points per rally; tied drivers share the better place", "small")
+    y -= 2.5 * MM
+    rallies = st.rallies
+    fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left"), Column("points", 15 * MM)]
+    tail = Column("score A", 16 * MM)
+    room = width - sum(c.width for c in fixed) - tail.width
+    each = min(room / max(len(rallies), 1), 26 * MM)
+    columns = fixed + [Column(r.result.name, each) for r in rallies] + [tail]
+    table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.2 * MM)
+    rows = []
+    for row in st.table:
+        cells = [str(row.place), row.player, str(row.points)]
+        cells += ["-" if v is None else str(v) for v in row.rally_points]
+        cells.append(_signed(row.score_total))
+        rows.append(Row("row", tuple(cells)))
+    y, _n = _table_rows(sheet, table, _table_head(sheet, table, y), rows, sheet.bottom)
+    y -= 5 * MM
+    from sheetgen.games.rally_risk.standings import departure_text
+
+    sheet.text(x, y, "Next race", "heading", bold=True)
+    y -= 4.5 * MM
+    lines = [f"Starting order: {departure_text(st.next_departure)}" + (" (tied drivers draw lots, rulebook)" if st.draw_lots else "")]
+    if st.chooses_next:
+        lines.append(f"Chosen by the last to arrive in the last race: {' or '.join(st.chooses_next)}.")
+    if st.remaining:
+        lines.append(f"Still to run: {', '.join(st.remaining)}.")
+    return _lines(sheet, x, y, width, lines, "body", 4.0) - 1 * MM
+
+
+def render_standings(st, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    """The standings sheet: the championship table, the next race's departure, and the
+    score sheet filled in (the races still to run left empty)."""
+    width, _h = template.page_size(paper)
+    table = score_table(width - 2 * template.margin_mm * MM, st.players)
+    rows = standings_rows(st)
+    races = sum(len(r.races) for r in st.rallies)
+    subtitle = f"{len(st.players)} drivers, {_plural(races, 'race')} run; score A per race, points per rally (score B)"
+
+    def pages_of(sheet: Sheet, pages: int) -> int:
+        def header(s: Sheet, page: int, continued: bool) -> float:
+            return _header(s, f"{st.name}: standings" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship standings", page, pages)
+
+        return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SCORING_NOTES, before=lambda s, y: _draw_championship(s, st, y))
+
+    pages = _count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
+    meta = Meta(title=f"{st.name}: Rally Risk standings", subject="Rally Risk championship standings and score sheet", keywords=("rally risk", "standings") + keywords)
+    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
+
+
+# --------------------------------------------------------------------------- Rallytaire season
+
+
+SEASON_NOTES = (
+    "Stage time: 10 s for every turn before the finishing turn, plus the time table's seconds for the finishing turn (on every race "
+    "sheet). Race time: its stages added up. Season: the race times added up; the least wins.",
+    "par: the expected time of the best possible play in the basic game (sheetgen's exact solver): a time to beat.",
+)
+
+
+def render_season(season, analyses: dict | None, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    """The season sheet: every race and stage with its par, a time box per driver (or per
+    attempt), race totals and the season total."""
+    width, _h = template.page_size(paper)
+    room = width - 2 * template.margin_mm * MM
+    fixed = [Column("race / stage", 62 * MM, "left"), Column("spaces", 13 * MM), Column("par s", 15 * MM)]
+    names = season.columns
+    each = (room - sum(c.width for c in fixed)) / len(names)
+    table = Table(tuple(fixed + [Column(n, each) for n in names]), row_h=6.5 * MM, head_h=5.5 * MM)
+    blank = ("",) * len(names)
+    analyses = analyses or {}
+    rows: list[Row] = []
+    for k, entry in enumerate(season.races):
+        a = analyses.get(k)
+        rows.append(Row("title", label=f"{k + 1}. {entry.race.name}  ({entry.source})"))
+        for j, stage in enumerate(entry.race.stages):
+            par = "" if a is None else f"{a.stages[j].par_time:.1f}"
+            rows.append(Row("row", (f"{stage.name} ({stage.surface.value})", str(stage.length), par) + blank))
+        rows.append(Row("total", ("race time", str(sum(s.length for s in entry.race.stages)), "" if a is None else f"{a.par_time:.1f}") + blank))
+    total = "" if len(analyses) != len(season.races) else f"{sum(a.par_time for a in analyses.values()):.1f}"
+    rows.append(Row("total", ("season total", "", total) + blank))
+    subtitle = f"{_plural(len(season.races), 'race')}; write each stage time in seconds, then add them up"
+
+    def pages_of(sheet: Sheet, pages: int) -> int:
+        def header(s: Sheet, page: int, continued: bool) -> float:
+            return _header(s, f"{season.name}" + (" (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
+
+        return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SEASON_NOTES)
+
+    pages = _count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
+    meta = Meta(title=f"{season.name}: Rallytaire season sheet", subject="Rallytaire season sheet", keywords=("rallytaire", "season") + keywords)
+    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)

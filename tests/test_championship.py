@@ -1,0 +1,609 @@
+"""Championships: the rulebook's calendar built for many seeds and checked here without the
+builder's code, impossible calendars explained, scoring A and B with the rulebook's
+example and tie rules, results files, standings, the Rallytaire season, and the PDFs."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+
+import pytest
+import yaml
+from pypdf import PdfReader
+from pypdf.generic import ContentStream
+
+from conftest import SPECS, files_under
+from sheetgen.games.rally_risk.championship import RaceCheck, build_calendar, calendar_to_json, calendar_yaml, CalendarError
+from sheetgen.games.rally_risk.model import Calendar, Results
+from sheetgen.games.rally_risk.scoring import championship_points, score_a
+from sheetgen.games.rally_risk.spec import calendar_to_data, load_calendar
+from sheetgen.games.rally_risk.standings import standings
+from sheetgen.registry import load_spec
+from sheetgen.yamlsrc import load_text
+
+RR = SPECS / "rally_risk"
+CHAMPIONSHIP = RR / "championship.yaml"
+FILL_OPERATORS = {b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"sh"}
+
+# The rulebook's Calendar, transcribed here (not read from any spec): name, zone, sections of
+# each race, sections of each special, limits per race.
+RULEBOOK = [
+    ("Montecarlo", "EC", [6, 6, 6], [5], {"max_sharp_curves": 1, "max_fords": 1}),
+    ("Sweden", "EN", [7, 7], [5], {"max_fords": 2, "max_fast_roads": 2}),
+    ("Italy", "EC", [7], [5], {}),
+    ("Safari", "A", [8, 8], [], {"max_sharp_curves": 1, "min_fords": 3}),
+    ("Marocco", "A", [6, 6], [], {}),
+    ("Austrian Alps", "EC", [6, 6], [6], {"max_fords": 1}),
+    ("Alpine Cup", "EC", [6, 6, 6], [], {"min_sharp_curves": 2, "max_fords": 1}),
+    ("Great Britain", "EC", [6, 6, 6], [], {"max_sharp_curves": 1}),
+]
+TAG_OF = {"sharp_curves": "sharp_curve", "fords": "ford", "fast_roads": "fast_road"}
+SIDES = ["N", "E", "S", "W"]
+STEP = {"N": (0, 1), "E": (1, 0), "S": (0, -1), "W": (-1, 0)}
+
+
+@pytest.fixture(scope="module")
+def championship() -> Calendar:
+    return load_spec(CHAMPIONSHIP).model
+
+
+@pytest.fixture(scope="module")
+def library_raw() -> dict:
+    """The bundled library read as plain YAML, without sheetgen's loader."""
+    data = yaml.safe_load((RR / "sections.yaml").read_text(encoding="utf-8"))
+    return {s["id"]: s for s in data["sections"]}
+
+
+def calendar_problems(data: dict, library: dict) -> list[str]:
+    """Every way the calendar JSON breaks the rulebook's calendar or the table's geometry,
+    computed here from the rulebook transcription and the raw library."""
+    out = []
+    if [r["name"] for r in data["rallies"]] != [name for name, *_rest in RULEBOOK]:
+        return [f"rallies {[r['name'] for r in data['rallies']]}"]
+    for rally, (name, zone, races, specials, limits) in zip(data["rallies"], RULEBOOK):
+        if rally["zone"] != zone:
+            out.append(f"{name}: zone {rally['zone']}")
+        sizes = [len(r["sections"]) for r in rally["races"] if not r["special"]]
+        special_sizes = [len(r["sections"]) for r in rally["races"] if r["special"]]
+        if sizes != races or special_sizes != specials:
+            out.append(f"{name}: sizes {sizes} {special_sizes}")
+        if [r["special"] for r in rally["races"]] != sorted(r["special"] for r in rally["races"]):
+            out.append(f"{name}: a special before a normal race")
+        for race in rally["races"]:
+            where = f"{name} / {race['name']}"
+            ids = [s["id"] for s in race["sections"]]
+            first = library[ids[0]]
+            if any(first["factors"]):
+                out.append(f"{where}: first section {ids[0]} has factors {first['factors']}")
+            for sid in set(ids):
+                if ids.count(sid) > library[sid].get("copies", 1):
+                    out.append(f"{where}: {sid} used {ids.count(sid)} times")
+            for key, word in TAG_OF.items():
+                n = sum(word in library[sid].get("tags", []) for sid in ids)
+                if n < limits.get(f"min_{key}", 0) or n > limits.get(f"max_{key}", 99):
+                    out.append(f"{where}: {n} {key}")
+            # lay the course on a grid: each section turned so that it is entered heading `heading`
+            cell, cells, heading = (0, 0), [], None
+            for k, section in enumerate(race["sections"]):
+                raw = library[section["id"]]
+                if section["tags"] != raw.get("tags", []) or section["factors"] != raw["factors"]:
+                    out.append(f"{where}: section {k + 1} does not match the library")
+                if heading is not None and section["heading"] != heading:
+                    out.append(f"{where}: section {k + 1} does not connect")
+                entered_through = SIDES[(SIDES.index(section["heading"]) + 2) % 4]
+                turn = (SIDES.index(entered_through) - SIDES.index(raw["entry"])) % 4
+                heading = SIDES[(SIDES.index(raw["exit"]) + turn) % 4]
+                cells.append(cell)
+                cell = (cell[0] + STEP[heading][0], cell[1] + STEP[heading][1])
+            if len(set(cells)) != len(cells):
+                out.append(f"{where}: the layout overlaps itself")
+    return out
+
+
+# --------------------------------------------------------------------------- the calendar spec
+
+
+def test_championship_spec_is_the_rulebook_calendar(championship):
+    got = [
+        (r.name, r.zone.value, list(r.races), list(r.specials), {k: v for k, v in vars(r.limits).items() if v is not None})
+        for r in championship.rallies
+    ]
+    assert got == RULEBOOK
+    assert championship.library == "sections.yaml" and championship.sections is not None
+    # the older calendar.yaml (named by the bundled races) holds the same rallies
+    assert load_spec(RR / "calendar.yaml").model.rallies == championship.rallies
+
+
+def test_twenty_seeds_meet_every_limit_and_differ(championship, library_raw):
+    """Limits, section counts, first section, copies, connection and overlap, checked by
+    `calendar_problems` for 20 seeds (the finishability analysis is in the next test)."""
+    seen = set()
+    for seed in range(20):
+        built = build_calendar(championship, seed, check=None)
+        data = calendar_to_json(built)
+        assert calendar_problems(data, library_raw) == [], seed
+        courses = tuple(tuple(s["id"] for s in race["sections"]) for rally in data["rallies"] for race in rally["races"])
+        assert len(set(courses)) == len(courses), f"seed {seed}: two races of the calendar are the same"
+        seen.add(courses)
+        assert build_calendar(championship, seed, check=None) == built  # the seed decides
+    assert len(seen) == 20
+
+
+def test_the_checker_catches_broken_calendars(championship, library_raw):
+    """The independent checker is not vacuous: it sees every kind of fault."""
+    data = calendar_to_json(build_calendar(championship, 3, check=None))
+
+    def leg(sid, heading):
+        raw = library_raw[sid]
+        return {"id": sid, "heading": heading, "tags": raw.get("tags", []), "factors": raw["factors"]}
+
+    mc = data["rallies"][0]["races"]
+    # four right bends in a row come back onto the first square
+    mc[0]["sections"] = [leg("start", "N"), leg("right_bend", "N"), leg("right_bend", "E"), leg("right_bend", "S"), leg("right_sweeper", "W"), leg("straight", "N")]
+    mc[1]["sections"][1] = dict(mc[1]["sections"][1], heading="S")
+    mc[2]["sections"][0] = leg("fast_road", "N")
+    mc[3]["sections"] = [leg("start", "N"), leg("right_hairpin", "N"), leg("left_hairpin", "E"), leg("straight", "N"), leg("straight", "N")]
+    safari = data["rallies"][3]["races"][0]
+    safari["sections"] = [leg("start", "N")] + [leg("straight", "N")] * 3 + [leg("village", "N"), leg("chicane", "N"), leg("mountain", "N"), leg("start", "N")]
+    problems = calendar_problems(data, library_raw)
+    assert "Montecarlo / Montecarlo, race 1: the layout overlaps itself" in problems
+    assert "Montecarlo / Montecarlo, race 2: section 2 does not connect" in problems
+    assert "Montecarlo / Montecarlo, race 3: first section fast_road has factors [0, 0, 1, 0, 0, 1, 0]" in problems
+    assert "Montecarlo / Montecarlo, special: 2 sharp_curves" in problems
+    assert "Safari / Safari, race 1: 0 fords" in problems
+    assert "Safari / Safari, race 1: straight used 3 times" not in problems  # the box has 3
+    safari["sections"][4] = leg("straight", "N")
+    assert "Safari / Safari, race 1: straight used 4 times" in calendar_problems(data, library_raw)
+
+
+# --------------------------------------------------------------------------- the command
+
+
+@pytest.fixture(scope="module")
+def built_files(tmp_path_factory):
+    """`sheetgen calendar` on the bundled championship, seed 11, full analysis: its JSON
+    and the files it wrote."""
+    from click.testing import CliRunner
+
+    from sheetgen.cli import main
+
+    out = tmp_path_factory.mktemp("calendar")
+    result = CliRunner().invoke(main, ["calendar", str(CHAMPIONSHIP), "--seed", "11", "-o", str(out), "--format", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout), out
+
+
+def test_calendar_command_full_analysis(built_files, library_raw):
+    data, out = built_files
+    assert calendar_problems(data, library_raw) == []
+    assert data["seed"] == 11 and data["check"] == {"assistance": "permanent", "mechanics": 0, "threshold": 0.05}
+    races = [race for rally in data["rallies"] for race in rally["races"]]
+    assert len(races) == 22
+    assert all(race["elimination_probability"] < 0.05 and race["expected_rounds"] > 3 for race in races)
+    shape = data["rallies"][0]["races"][0]["sections"][0]
+    assert set(shape) >= {"id", "tags", "factors"} and data["rallies"][0]["races"][0]["special"] is False
+    assert [f["path"] for f in data["files"]] == [str(out / "championship-seed11.yaml"), str(out / "championship-seed11.pdf")]
+    assert files_under(out) == ["championship-seed11.pdf", "championship-seed11.yaml"]
+
+
+def test_written_calendar_validates_and_round_trips(built_files, run):
+    data, out = built_files
+    spec = out / "championship-seed11.yaml"
+    text = spec.read_text(encoding="utf-8")
+    assert text.startswith("# World Championship, every race laid out: built by\n")
+    result = run("validate", str(spec))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{spec}: ok (Rally Risk: calendar, 8 rallies, 22 races, every race laid out)\n"
+    model = load_spec(spec).model
+    assert model.built
+    ids = [[leg.section.id for leg in race.course] for rally in model.rallies for race in rally.courses]
+    assert ids == [[s["id"] for s in race["sections"]] for rally in data["rallies"] for race in rally["races"]]
+    # the text is what the dumper gives: the loader reads it back as the same data
+    assert load_calendar(load_text(calendar_yaml(model), str(spec))) == model
+    assert calendar_to_data(load_calendar(load_text(calendar_yaml(model), str(spec)))) == calendar_to_data(model)
+
+
+def test_finishability_agrees_with_the_full_analysis(built_files):
+    """Two races of the built calendar, analysed as `validate --strict` does for race files
+    (every assistance type, mechanics placed): finishable too."""
+    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+
+    _data, out = built_files
+    model = load_spec(out / "championship-seed11.yaml").model
+    for race in (model.rallies[3].courses[0], model.rallies[6].courses[2]):  # Safari (fords), Alpine Cup (2 hairpins)
+        assert analyze_rally_risk_race(race).finishable
+
+
+def test_calendar_pdf(built_files):
+    data, out = built_files
+    pdf = PdfReader(out / "championship-seed11.pdf")
+    # overview, 8 section-list pages, 22 course sheets, the score sheet
+    assert len(pdf.pages) >= 1 + 8 + 22 + 1
+    assert {tuple(round(float(v)) for v in page.mediabox[2:]) for page in pdf.pages} == {(595, 842)}
+    text = [page.extract_text() for page in pdf.pages]
+    assert "World Championship: calendar" in text[0] and "seed 11" in text[0]
+    assert "Montecarlo: section lists" in text[1] and "Montecarlo, race 1" in text[1]
+    assert "Montecarlo, race 1" in text[2]  # its course sheet
+    assert any("World Championship: score sheet" in t for t in text[-2:])
+    assert "-3" in text[-1] or "-3" in text[-2]  # the rulebook's example in the scoring notes
+    meta = pdf.metadata
+    assert f"spec-sha256:{load_spec(CHAMPIONSHIP).sha256}" in meta["/Keywords"] and "seed:11" in meta["/Keywords"]
+    for page in (pdf.pages[0], pdf.pages[1], pdf.pages[len(pdf.pages) - 1]):
+        for ref in page["/Resources"]["/Font"].values():
+            font = ref.get_object()
+            descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+            assert any(k in descendant["/FontDescriptor"].get_object() for k in ("/FontFile", "/FontFile2", "/FontFile3"))
+
+
+def _small_calendar(folder, text_rallies: str) -> str:
+    shutil.copy(RR / "sections.yaml", folder / "sections.yaml")
+    path = folder / "cal.yaml"
+    path.write_text("game: rally_risk\nkind: calendar\nname: Small\nlibrary: sections.yaml\nrallies:\n" + text_rallies, encoding="utf-8")
+    return str(path)
+
+
+SMALL = "  - {id: montecarlo, name: Montecarlo, zone: EC, races: [6], specials: [5], limits: {max_sharp_curves: 1, max_fords: 1}}\n"
+
+
+def test_calendar_is_byte_identical_and_letter_and_low_ink(run, tmp_path):
+    spec = _small_calendar(tmp_path, SMALL)
+    for name, extra in (("one", []), ("two", []), ("letter", ["--paper", "letter", "--ink", "low"])):
+        result = run("calendar", spec, "--seed", "5", "-o", str(tmp_path / name), "--jobs", "1", *extra)
+        assert result.exit_code == 0, result.output
+        assert result.stdout.splitlines()[-1] == f"wrote {tmp_path / name / 'cal-seed5.pdf'} (5 pages)"
+    for suffix in ("yaml", "pdf"):
+        assert (tmp_path / "one" / f"cal-seed5.{suffix}").read_bytes() == (tmp_path / "two" / f"cal-seed5.{suffix}").read_bytes()
+    letter = (tmp_path / "letter" / "cal-seed5.pdf").read_bytes()
+    pdf = PdfReader(io.BytesIO(letter))
+    assert {tuple(round(float(v)) for v in p.mediabox[2:]) for p in pdf.pages} == {(612, 792)}
+    ops = set()
+    for page in pdf.pages:
+        ops.update(op for _o, op in ContentStream(page.get_contents(), pdf).operations)
+    assert not ops & FILL_OPERATORS
+    assert "library: ../sections.yaml" in (tmp_path / "one" / "cal-seed5.yaml").read_text(encoding="utf-8")
+
+
+def test_calendar_text_output_and_seed_is_printed(run, tmp_path):
+    spec = _small_calendar(tmp_path, SMALL)
+    result = run("calendar", spec, "--jobs", "1")
+    assert result.exit_code == 0
+    assert result.stderr.startswith("seed ") and "rerun with --seed" in result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith("Small: 1 rally, 2 races (seed ")
+    assert lines[2] == "Montecarlo (EC): at most 1 sharp curve, at most 1 ford"
+    assert lines[3].startswith("  race 1     6 sections, ") and lines[4].startswith("  special    5 sections, ")
+    assert files_under(tmp_path) == ["cal.yaml", "sections.yaml"]  # no -o: nothing written
+
+
+# --------------------------------------------------------------------------- impossible calendars
+
+
+def _where(path, needle: str, after: str) -> tuple[int, int]:
+    """Line and column (1-based) of `needle` on the first line containing `after`."""
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if after in line:
+            return n, line.index(needle) + 1
+    raise AssertionError(after)
+
+
+def test_infeasible_calendar_is_explained_and_writes_nothing(run, tmp_path):
+    """The rulebook's Safari asks for 3 fords per race; a box with 2 ford sections cannot."""
+    shutil.copy(CHAMPIONSHIP, tmp_path / "championship.yaml")
+    library = yaml.safe_load((RR / "sections.yaml").read_text(encoding="utf-8"))
+    library["sections"] = [s for s in library["sections"] if s["id"] not in ("ford_bend", "wadi")]
+    (tmp_path / "sections.yaml").write_text(yaml.safe_dump(library, sort_keys=False), encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("calendar", str(tmp_path / "championship.yaml"), "--seed", "1", "-o", str(out))
+    assert result.exit_code == 1
+    line, col = _where(tmp_path / "championship.yaml", "3}", "id: safari")
+    assert result.stderr == (
+        f"{tmp_path / 'championship.yaml'}:{line}:{col}: error: rally 'safari' asks for at least 3 fords per race, "
+        "but the library holds 2 ford sections: 'ford' (2 copies)\n"
+    )
+    assert result.stdout == ""
+    assert files_under(out) == []
+
+
+def test_every_reason_at_once(run, tmp_path):
+    spec = _small_calendar(
+        tmp_path,
+        "  - {id: a, zone: EC, races: [9], limits: {min_sharp_curves: 9}}\n"
+        "  - {id: b, zone: EC, races: [25]}\n"
+        "  - {id: c, zone: EC, races: [4], limits: {max_fast_roads: 0}}\n"
+        "  - {id: d, zone: EC, races: [3], limits: {min_sharp_curves: 2, min_fords: 2}}\n",
+    )
+    result = run("calendar", spec, "--seed", "1")
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{spec}:6:62: error: rally 'a' asks for at least 9 sharp curves per race, but its race 1 has 9 sections, and the first must be a factor-0 section, which no sharp curve is",
+        f"{spec}:6:62: error: rally 'a' asks for at least 9 sharp curves per race, but the library holds 2 sharp curve sections: 'right_hairpin', 'left_hairpin'",
+        f"{spec}:7:31: error: rally 'b': race 1 has 25 sections, but the library holds 24 in all",
+        f"{spec}:8:60: error: rally 'c' allows no fast road, but every factor-0 section of the library is one ('start' (2 copies)), and a race must start on one",
+        f"{spec}:9:43: error: rally 'd': no 3 sections of the library (copies counted, the first a factor-0 section) meet its limits (at least 2 sharp curves, at least 2 fords)",
+    ]
+
+
+def test_a_layout_that_always_overlaps(run, tmp_path):
+    (tmp_path / "lib.yaml").write_text(
+        "game: rally_risk\nkind: library\nname: Right only\nsections:\n"
+        "  - {id: start, tags: [straight], entry: S, exit: N, factors: [0, 0, 0]}\n"
+        "  - {id: rb, tags: [curve], entry: S, exit: E, factors: [1, 2, 1], copies: 9}\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "cal.yaml").write_text(
+        "game: rally_risk\nkind: calendar\nname: Loops\nlibrary: lib.yaml\nrallies:\n  - {id: loop, zone: EC, races: [8]}\n", encoding="utf-8"
+    )
+    result = run("calendar", str(tmp_path / "cal.yaml"), "--seed", "1")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"{tmp_path / 'cal.yaml'}:6:34: error: rally 'loop': no 8 sections of the library meeting its limits (free choice of sections) "
+        "lay out on the table without overlapping (every arrangement tried) for race 1 (8 sections)\n"
+    )
+
+
+def test_unfinishable_courses_are_replaced_then_refused(championship):
+    """The check is a parameter: courses it refuses are replaced by other courses; a race
+    with no acceptable course is refused with the check's figures."""
+    no_hairpins = lambda race: RaceCheck(9.0, 0.5 if any("hairpin" in leg.section.id for leg in race.course) else 0.0)  # noqa: E731
+    without_alpine = Calendar("No Alpine Cup", championship.rallies[:6] + championship.rallies[7:], championship.library, championship.sections)
+    built = build_calendar(without_alpine, 4, check=no_hairpins)
+    assert all("hairpin" not in leg.section.id for _r, race, _c in built.races() for leg in race.course)
+    assert built != build_calendar(without_alpine, 4, check=None)  # some courses were replaced
+    # the Alpine Cup asks for 2 sharp curves per race: the box's only ones are the hairpins
+    alpine = Calendar("Alpine", (championship.rallies[6],), championship.library, championship.sections)
+    with pytest.raises(CalendarError) as caught:
+        build_calendar(alpine, 4, check=no_hairpins)
+    (path, message), *_rest = caught.value.problems
+    assert path == ("rallies", 0, "races", 0)
+    assert message == (
+        "rally 'alpine_cup': race 1 (6 sections): none of the 12 courses tried can be finished "
+        "(permanent assistance, no mechanics, P(elimination) under 5%); the safest was eliminated with probability 50.0%"
+    )
+
+
+def test_a_calendar_without_library_and_a_course_that_breaks_its_rally(run, tmp_path):
+    (tmp_path / "cal.yaml").write_text(
+        "game: rally_risk\nkind: calendar\nname: No box\nrallies:\n  - {id: a, zone: EC, races: [6]}\n", encoding="utf-8"
+    )
+    result = run("calendar", str(tmp_path / "cal.yaml"), "--seed", "1")
+    assert result.exit_code == 1
+    assert result.stderr == f"{tmp_path / 'cal.yaml'}:1:1: error: the calendar names no 'library': add the file of the road sections to choose from (library: sections.yaml)\n"
+    spec = _small_calendar(
+        tmp_path,
+        "  - id: montecarlo\n    zone: EC\n    races: [3]\n    specials: [2]\n    limits: {max_sharp_curves: 0}\n    courses:\n"
+        "      - special: true\n        course: [{section: start, heading: N}, {section: right_hairpin, heading: N}]\n"
+        "      - course: [{section: start, heading: N}, {section: right_bend, heading: N}, {section: straight, heading: N}]\n",
+    )
+    result = run("validate", spec)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{spec}:13:9: error: the course has 1 sharp curve section; rally 'montecarlo' allows at most 0",
+        f"{spec}:14:9: error: a normal race cannot follow a special: list the normal races first, then the specials",
+        f"{spec}:14:112: error: section 3 'straight' is entered heading N, but section 2 'right_bend' leaves heading E: the sections do not connect",
+    ]
+    spec = _small_calendar(
+        tmp_path,
+        "  - id: montecarlo\n    zone: EC\n    races: [3, 3]\n    courses:\n"
+        "      - course: [{section: start, heading: N}, {section: straight, heading: N}]\n",
+    )
+    result = run("validate", spec)
+    assert result.stderr.splitlines() == [
+        f"{spec}:9:5: error: rally 'montecarlo' has 2 races; 'courses' gives 1 race",
+        f"{spec}:10:9: error: race 1 of rally 'montecarlo' has 3 sections; this course has 2",
+    ]
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+def test_rulebook_scoring_example():
+    """Players 2 and 3 finish together, player 1 two rounds later, player 4 four rounds
+    later: relative times 3: -3, 2: -2, 4: 0, 1: +1 (players in departure order)."""
+    assert score_a([12, 10, 10, 14]) == (1, -2, -3, 0)
+
+
+def test_destroyed_car_scores_the_last_arrival_plus_two():
+    assert score_a([5, None, 7]) == (-1, 1, -1)  # last arrival -1, destroyed -1 + 2
+    assert score_a([None, None]) == (2, 2)
+
+
+def test_points_and_ties():
+    assert championship_points({"a": -5, "b": -3, "c": -1, "d": 0, "e": 2, "f": 9}) == {"a": 9, "b": 6, "c": 4, "d": 3, "e": 2, "f": 1}
+    # two second places: both score the second's points, the next driver is fourth
+    assert championship_points({"a": -5, "b": -3, "c": -3, "d": 0}) == {"a": 9, "b": 6, "c": 6, "d": 3}
+    assert championship_points({"a": 1, "b": 1, "c": 1}) == {"a": 9, "b": 9, "c": 9}
+    assert championship_points({"a": 0, "b": 1, "c": 1, "d": 1, "e": 4}) == {"a": 9, "b": 6, "c": 6, "d": 6, "e": 2}
+
+
+RESULTS = """\
+game: rally_risk
+kind: results
+name: Club championship
+calendar: championship.yaml
+players: [Anna, Ben, Carla, Dario]
+rallies:
+  - rally: montecarlo
+    races:
+      - finish: {Anna: 14, Ben: 12, Carla: 12, Dario: 16}
+      - finish: {Carla: 11, Ben: 12, Dario: 12, Anna: destroyed}
+      - departure: [Dario, Ben, Carla, Anna]
+        finish: {Carla: 10, Ben: 10, Dario: 13, Anna: 11}
+  - rally: sweden
+    races:
+      - departure: [Anna, Carla, Ben, Dario]
+        finish: {Carla: 11, Ben: 13, Dario: 12, Anna: 12}
+"""
+
+
+@pytest.fixture
+def results_file(tmp_path):
+    shutil.copy(CHAMPIONSHIP, tmp_path / "championship.yaml")
+    shutil.copy(RR / "sections.yaml", tmp_path / "sections.yaml")
+
+    def write(text: str = RESULTS) -> str:
+        path = tmp_path / "results.yaml"
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return write
+
+
+def test_standings_from_results(results_file):
+    results = load_spec(results_file()).model
+    assert isinstance(results, Results)
+    st = standings(results)
+    mc = st.rallies[0]
+    first = mc.races[0]
+    # the rulebook's example: Anna left first ... Dario fourth
+    assert [first.score(p) for p in ("Carla", "Ben", "Dario", "Anna")] == [-3, -2, 0, 1]
+    assert first.arrival == (("Carla",), ("Ben",), ("Dario",), ("Anna",))
+    # race 2 leaves in race 1's order of arrival; Anna's car is destroyed: last (-1) + 2
+    assert mc.races[1].race.departure == ("Carla", "Ben", "Dario", "Anna")
+    assert mc.races[1].score("Anna") == 1 and mc.races[1].arrival == (("Dario",), ("Carla", "Ben"), ("Anna",))
+    assert mc.totals == (-1, -5, -7, 0) and mc.places == (3, 2, 1, 4) and mc.points == (4, 6, 9, 3)
+    sweden = st.rallies[1]
+    assert not sweden.result.complete and sweden.points is None
+    assert [(row.place, row.player, row.points) for row in st.table] == [(1, "Carla", 9), (2, "Ben", 6), (3, "Anna", 4), (4, "Dario", 3)]
+    assert st.next_departure == (("Dario",), ("Carla",), ("Ben",), ("Anna",)) and st.chooses_next == ("Anna",)
+    assert st.remaining[:2] == ("Montecarlo, special (optional)", "Sweden, race 2")
+
+
+def test_standings_command(run, results_file, tmp_path):
+    path = results_file()
+    text = run("standings", path)
+    assert text.exit_code == 0, text.output
+    assert "  race 1: Anna +1  Ben -2  Carla -3  Dario 0" in text.stdout
+    assert "   1. Carla    9 points   (score A over all races -9)" in text.stdout
+    assert "Next race leaves in this order: Dario, Carla, Ben, Anna" in text.stdout
+    data = json.loads(run("standings", path, "--format", "json").stdout)
+    assert data["rallies"][0]["races"][1]["finish"]["Anna"] == "destroyed"
+    assert data["rallies"][0]["points"] == {"Anna": 4, "Ben": 6, "Carla": 9, "Dario": 3}
+    assert data["rallies"][1]["points"] is None and data["draw_lots"] is False
+    for name in ("one.pdf", "two.pdf"):
+        assert run("standings", path, "-o", str(tmp_path / name)).exit_code == 0
+    assert (tmp_path / "one.pdf").read_bytes() == (tmp_path / "two.pdf").read_bytes()
+    pdf = PdfReader(tmp_path / "one.pdf")
+    page = pdf.pages[0].extract_text()
+    assert "Club championship: standings" in page and "Starting order: Dario, Carla, Ben, Anna" in page
+    assert run("validate", path).stdout.endswith("ok (Rally Risk: results, 4 drivers, 2 rallies, 4 races)\n")
+
+
+def test_tied_drivers_draw_lots(results_file):
+    text = RESULTS.replace("      - departure: [Dario, Ben, Carla, Anna]\n", "      - name: Montecarlo, race 3\n")
+    path = results_file(text)
+    from sheetgen.errors import SpecError
+
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:11:9: error: tied in Montecarlo, race 2: Carla and Ben (score -1); give this race's 'departure' (the rulebook draws lots)"
+    ]
+    # the last race tied: the next departure says so
+    text = RESULTS.replace("Carla: 11, Ben: 13, Dario: 12, Anna: 12", "Carla: 11, Ben: 12, Dario: 12, Anna: 12")
+    st = standings(load_spec(results_file(text)).model)
+    assert st.draw_lots and st.next_departure == (("Dario",), ("Carla", "Ben"), ("Anna",))
+
+
+@pytest.mark.parametrize(
+    "change,line,col,message",
+    [
+        (("departure: [Dario, Ben, Carla, Anna]", "departure: [Ben, Dario, Carla, Anna]"), 11, 21,
+         "'Ben' leaves before 'Dario' but arrived after them in Montecarlo, race 2 (score -1 against -2): a race leaves in the order of arrival of the race before"),
+        (("{Anna: 14, Ben: 12,", "{Ana: 14, Ben: 12,"), 9, 17, "no result for 'Anna': give the round Anna finished in, or destroyed\n"
+         + "{path}:9:18: error: unknown player 'Ana', did you mean 'Anna'?"),
+        (("{Carla: 11, Ben: 12, Dario: 12, Anna: destroyed}", "{Carla: 11, Ben: 12, Dario: 12}"), 10, 17,
+         "no result for 'Anna': give the round Anna finished in, or destroyed"),
+        (("rally: sweden", "rally: swedn"), 13, 12, "unknown rally 'swedn', did you mean 'sweden'?"),
+        (("Anna: destroyed", "Anna: crashed"), 10, 55, "'Anna' must have the round the car finished in (1 or more) or destroyed / eliminated, got 'crashed'"),
+        (("Dario: 16}", "Dario: 0}"), 9, 55, "'Dario' must have the round the car finished in (1 or more) or destroyed / eliminated, got 0"),
+    ],
+)
+def test_results_refused(results_file, change, line, col, message):
+    from sheetgen.errors import SpecError
+
+    path = results_file(RESULTS.replace(*change))
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    assert "\n".join(str(p) for p in caught.value.problems) == f"{path}:{line}:{col}: error: {message}".replace("{path}", path)
+
+
+def test_too_many_races_for_the_rally(results_file):
+    from sheetgen.errors import SpecError
+
+    extra = "      - finish: {Anna: 1, Ben: 2, Carla: 3, Dario: 4}\n"
+    text = RESULTS.replace("  - rally: sweden\n", extra + extra + "  - rally: sweden\n")
+    with pytest.raises(SpecError) as caught:
+        load_spec(results_file(text))
+    messages = [p.message for p in caught.value.problems]
+    assert "rally 'montecarlo' has 3 races and 1 specials; this is its entry 5" in messages
+
+
+# --------------------------------------------------------------------------- Rallytaire season
+
+
+SEASON = """\
+game: rallytaire
+kind: season
+name: Winter season
+players: [Anna, Ben]
+races:
+  - race: monte_carlo.yaml
+  - race: acropolis.yaml
+  - generate: {seed: 7, stages: 2, difficulty: easy}
+"""
+
+
+def test_season_sheet(run, tmp_path):
+    for name in ("monte_carlo.yaml", "acropolis.yaml"):
+        shutil.copy(SPECS / "rallytaire" / name, tmp_path / name)
+    path = tmp_path / "season.yaml"
+    path.write_text(SEASON, encoding="utf-8")
+    result = run("season", str(path), "-o", str(tmp_path / "season.pdf"))
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Winter season: 3 races; times for: Anna, Ben"
+    assert lines[1].startswith("  1. Monte Carlo Classic (monte_carlo.yaml): 4 stages, par ")
+    assert any(line.startswith("  3. ") and "(generated: seed 7, stages 2, difficulty easy): 2 stages" in line for line in lines)
+    data = json.loads(run("season", str(path), "--format", "json", "--no-par").stdout)
+    assert data["columns"] == ["Anna", "Ben"] and data["par_time"] is None and len(data["races"]) == 3
+    assert run("season", str(path), "-o", str(tmp_path / "again.pdf")).exit_code == 0
+    assert (tmp_path / "season.pdf").read_bytes() == (tmp_path / "again.pdf").read_bytes()
+    pdf = PdfReader(tmp_path / "season.pdf")
+    text = pdf.pages[0].extract_text()
+    assert "Winter season" in text and "SS1 Col de Turini (asphalt)" in text and "season total" in text
+    # solo: three attempts and a best column
+    path.write_text(SEASON.replace("players: [Anna, Ben]\n", ""), encoding="utf-8")
+    assert run("season", str(path), "--no-par").stdout.startswith("Winter season: 3 races; times for: try 1, try 2, try 3, best\n")
+
+
+def test_season_refusals(run, tmp_path):
+    path = tmp_path / "season.yaml"
+    path.write_text(SEASON.replace("acropolis.yaml", "nope.yaml").replace("monte_carlo.yaml", str(SPECS / "rallytaire" / "monte_carlo.yaml")), encoding="utf-8")
+    result = run("season", str(path))
+    assert result.exit_code == 1
+    assert result.stderr == f"{path}:7:11: error: race 'nope.yaml': cannot read file: No such file or directory\n"
+    path.write_text(SEASON.replace("  - generate: {seed: 7, stages: 2, difficulty: easy}\n", "  - {race: a.yaml, generate: {seed: 1}}\n"), encoding="utf-8")
+    result = run("season", str(path))
+    assert result.stderr.splitlines()[-1] == f"{path}:8:5: error: races[3] must be a mapping with one key: 'race' (a race file) or 'generate' (options of a generated race)"
+    assert run("season", str(RR / "championship.yaml")).exit_code == 1
+
+
+def test_validate_strict_reruns_the_finishability_check(run, tmp_path, monkeypatch):
+    from sheetgen.games.rally_risk import championship as builder
+
+    spec = _small_calendar(tmp_path, SMALL)
+    assert run("calendar", spec, "--seed", "2", "-o", str(tmp_path / "out"), "--jobs", "1").exit_code == 0
+    written = tmp_path / "out" / "cal-seed2.yaml"
+    strict = run("validate", "--strict", str(written))
+    assert strict.exit_code == 0, strict.output
+    # a race the check refuses (as under a box's own deadlier tables) is reported at its course
+    special = load_spec(written).model.rallies[0].courses[1]
+    monkeypatch.setitem(builder._CHECKED, builder._check_key(special), RaceCheck(12.0, 0.25))
+    strict = run("validate", "--strict", str(written))
+    assert strict.exit_code == 1
+    line, _col = _where(written, "name", "name: Montecarlo, special")
+    assert strict.stderr == (
+        f"{written}:{line + 2}:5: error: Montecarlo, special is not finishable: with permanent assistance and no mechanics "
+        "the best play is eliminated with probability 25.0%; the limit is 5%\n"
+    )

@@ -1,0 +1,444 @@
+"""Rally Risk printables read back: section cards (their printed size measured in the PDF),
+course sheets, the reference card; fonts, metadata, determinism, low ink, build."""
+
+from __future__ import annotations
+
+import io
+import math
+import shutil
+
+import pytest
+from pypdf import PdfReader
+from pypdf.generic import ContentStream
+
+from conftest import SPECS, files_under
+from sheetgen.errors import SpecError
+from sheetgen.games.rally_risk.layout import card_grid, course_map, road_shape
+from sheetgen.games.rally_risk.model import Library, Race
+from sheetgen.registry import load_spec
+from sheetgen.render import build_outputs, can_render
+from sheetgen.render.rally_risk import card_plan
+from sheetgen.render.template import MM, load_template
+
+RR = SPECS / "rally_risk"
+A4 = (595, 842)
+LETTER = (612, 792)
+FILL_OPERATORS = {b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"sh"}
+
+
+@pytest.fixture(scope="module")
+def library():
+    return load_spec(RR / "sections.yaml")
+
+
+@pytest.fixture(scope="module")
+def race():
+    return load_spec(RR / "montecarlo_1.yaml")
+
+
+@pytest.fixture(scope="module")
+def pdfs(library, race):
+    """The library and a race, each on A4 and Letter, normal ink."""
+    return {(spec.model.__class__.__name__, paper): build_outputs(spec, paper=paper)[0] for spec in (library, race) for paper in ("a4", "letter")}
+
+
+def reader(data: bytes) -> PdfReader:
+    return PdfReader(io.BytesIO(data))
+
+
+def text_of(data: bytes) -> str:
+    return "\n".join(page.extract_text() for page in reader(data).pages)
+
+
+def operations(page, pdf):
+    return ContentStream(page.get_contents(), pdf).operations
+
+
+def segments(page, pdf) -> list[tuple[float, float, float, float]]:
+    """Straight lines drawn as `x y m x y l S` (how the cut marks are drawn)."""
+    out, start, path = [], None, []
+    for operands, op in operations(page, pdf):
+        if op == b"m":
+            start = tuple(float(v) for v in operands)
+            path = []
+        elif op == b"l" and start is not None:
+            path.append(tuple(float(v) for v in operands))
+        elif op == b"S":
+            if start is not None and len(path) == 1:
+                out.append(start + path[0])
+            start, path = None, []
+    return out
+
+
+def rects(page, pdf) -> list[tuple[float, float, float, float]]:
+    return [tuple(float(v) for v in operands) for operands, op in operations(page, pdf) if op == b"re"]
+
+
+# --------------------------------------------------------------------------- card geometry
+
+
+@pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
+def test_six_80_mm_cards_fit_a4_and_letter(paper, size):
+    template = load_template("rally_risk")
+    grid = card_grid(size[0] / MM, size[1] / MM, template.margin_mm, 80.0, header=10.0, footer=0.0)
+    assert (grid.cols, grid.rows) == (2, 3)
+    # every card and its cut marks stay inside the 10 mm margins
+    for slot in range(grid.per_page):
+        x, y = grid.origin(slot)
+        assert x >= 10 and y >= 10 and x + 80 <= size[0] / MM - 10 and y + 80 <= size[1] / MM - 10
+    for a, b in grid.marks():
+        for px, py in (a, b):
+            assert 10 - 1e-6 <= px <= size[0] / MM - 10 + 1e-6 and 10 - 1e-6 <= py <= size[1] / MM - 10 + 1e-6
+
+
+def test_road_geometry_meets_the_edges_it_is_printed_with(library):
+    for section in library.model.sections:
+        for quarter in range(4):
+            road = road_shape(section, 80.0, quarter)
+            assert road.entry == section.entry.turned(quarter) and road.exit == section.exit.turned(quarter)
+            first, last = road.dividers[0], road.dividers[-1]
+            mid = lambda seg: ((seg[0][0] + seg[1][0]) / 2, (seg[0][1] + seg[1][1]) / 2)  # noqa: E731
+            assert math.dist(mid(first), road.edge_point(road.entry)) < 1e-6
+            assert math.dist(mid(last), road.edge_point(road.exit)) < 1e-6
+            assert len(road.spaces) == len(section.factors)
+            assert all(0 <= c <= 80 for s in road.spaces for p in s.polygon for c in p)
+
+
+def test_course_map_puts_each_section_on_its_square(race):
+    cmap = course_map(race.model.course, 120, 140)
+    cells = [(round(s.x / cmap.cell), round(s.y / cmap.cell)) for s in cmap.squares]
+    assert cells == [(0, 0), (0, 1), (1, 1), (2, 1), (2, 2), (2, 3)]  # the layout graph's squares
+    assert cmap.width <= 120 and cmap.height <= 140 and cmap.rotate == 0
+
+
+# --------------------------------------------------------------------------- section cards
+
+
+@pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
+def test_library_pages_and_text(pdfs, library, paper, size):
+    data = pdfs["Library", paper]
+    pdf = reader(data)
+    cards = sum(s.copies for s in library.model.sections)
+    assert len(pdf.pages) == math.ceil(cards / 6) + 1  # six cards a page, then the reference card
+    for page in pdf.pages:
+        assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == size
+    text = text_of(data)
+    for section in library.model.sections:
+        assert f"id {section.id}" in text
+        assert "factors " + " ".join(str(f) for f in section.factors) in text
+        assert text.count(f"id {section.id}\n") == section.copies
+        assert f"copy {section.copies} of {section.copies}" in text
+    assert "IN" in text.split() and "OUT" in text.split()
+    assert "Rally Risk reference card" in pdf.pages[-1].extract_text()
+
+
+def _card_rects(page, pdf, size_mm: float) -> list[tuple[float, float, float, float]]:
+    side = size_mm * MM
+    return [r for r in rects(page, pdf) if abs(r[2] - side) < 0.01 and abs(r[3] - side) < 0.01]
+
+
+def _cut_mark_spacing(page, pdf, mark_len_mm: float = 3.5) -> tuple[list[float], list[float]]:
+    """x of the vertical cut marks and y of the horizontal ones (3.5 mm lines)."""
+    xs, ys = set(), set()
+    for x1, y1, x2, y2 in segments(page, pdf):
+        if abs(math.dist((x1, y1), (x2, y2)) - mark_len_mm * MM) > 0.01:
+            continue
+        if abs(x1 - x2) < 1e-3:
+            xs.add(round(x1, 3))
+        elif abs(y1 - y2) < 1e-3:
+            ys.add(round(y1, 3))
+    return sorted(xs), sorted(ys)
+
+
+def test_printed_card_size_is_the_spec_size(pdfs, library):
+    """Measured twice in the content stream: the card outlines, and the cut marks' spacing;
+    both agree with the pure layout's grid."""
+    data = pdfs["Library", "a4"]
+    pdf = reader(data)
+    grid, pages = card_plan(library.model, load_template("rally_risk"), "a4")
+    page = pdf.pages[0]
+    found = _card_rects(page, pdf, 80.0)
+    assert len(found) == len(pages[0]) == 6
+    assert sorted((round(x / MM, 3), round(y / MM, 3)) for x, y, _w, _h in found) == sorted(
+        (round(grid.origin(i)[0], 3), round(grid.origin(i)[1], 3)) for i in range(6)
+    )
+    xs, ys = _cut_mark_spacing(page, pdf)
+    assert [(b - a) / MM for a, b in zip(xs, xs[1:])] == pytest.approx([80.0, 80.0], abs=0.005)
+    assert [(b - a) / MM for a, b in zip(ys, ys[1:])] == pytest.approx([80.0, 80.0, 80.0], abs=0.005)
+
+
+def test_card_size_option(tmp_path):
+    text = (RR / "sections.yaml").read_text(encoding="utf-8").replace("name: sheetgen road sections\n", "name: sheetgen road sections\ncard_mm: 61.5\n")
+    path = tmp_path / "cards.yaml"
+    path.write_text(text, encoding="utf-8")
+    spec = load_spec(path)
+    assert spec.model.card_mm == 61.5
+    data, pages = build_outputs(spec, paper="letter")
+    pdf = reader(data)
+    grid, plan = card_plan(spec.model, load_template("rally_risk"), "letter")
+    assert (grid.cols, grid.rows) == (3, 3) and pages == len(plan) + 1
+    assert len(_card_rects(pdf.pages[0], pdf, 61.5)) == 9
+    xs, _ys = _cut_mark_spacing(pdf.pages[0], pdf)
+    assert [(b - a) / MM for a, b in zip(xs, xs[1:])] == pytest.approx([61.5, 61.5, 61.5], abs=0.005)
+    assert "Cards 61.5 mm square" in pdf.pages[0].extract_text()
+
+
+@pytest.mark.parametrize(
+    "change,message",
+    [
+        ("card_mm: 40\n", "8:10: error: 'card_mm' must be at least 50, got 40"),
+        ("card_mm: big\n", "8:10: error: 'card_mm' must be a number, got 'big'"),
+        (
+            "card_mm: 50\n",
+            "8:10: error: section 'mountain' has 14 spaces on a straight road: on a card of 50 mm each space would be under 5 mm long; "
+            "give the library card_mm: 70 or more",
+        ),
+    ],
+)
+def test_card_size_is_checked_with_its_location(run, tmp_path, change, message):
+    text = (RR / "sections.yaml").read_text(encoding="utf-8")
+    text = text.replace("name: sheetgen road sections\n", "name: sheetgen road sections\n" + change)
+    text = text.replace("factors: [2, 2, 3, 2, 2, 3, 2]", "factors: [2, 2, 3, 2, 2, 3, 2, 2, 2, 2, 2, 2, 2, 2]")
+    path = tmp_path / "cards.yaml"
+    path.write_text(text, encoding="utf-8")
+    result = run("validate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [f"{path}:{message}"]
+
+
+def test_a_section_too_long_for_the_default_card_is_located_at_its_factors(tmp_path):
+    text = (RR / "sections.yaml").read_text(encoding="utf-8").replace("factors: [1, 1, 2, 2, 1]", "factors: [1, 1, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1]")
+    path = tmp_path / "cards.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    (problem,) = caught.value.problems
+    assert (problem.location.line, problem.location.col) == (56, 14)
+    assert problem.message.startswith("section 'right_bend' has 14 spaces on a curve") and "card_mm: 90 or more" in problem.message
+
+
+# --------------------------------------------------------------------------- course sheets
+
+
+@pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
+def test_course_sheet(pdfs, race, paper, size):
+    from sheetgen.games.rally_risk import race_analysis
+
+    data = pdfs["Race", paper]
+    pdf = reader(data)
+    assert len(pdf.pages) == 2
+    for page in pdf.pages:
+        assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == size
+    sheet = pdf.pages[0].extract_text()
+    model = race.model
+    assert model.name in sheet and "Rally Risk course sheet" in sheet
+    assert "Normal race" in sheet and "weather zone EC (Central Europe)" in sheet
+    for i, leg in enumerate(model.course, start=1):
+        assert f"{i} {leg.section.id}" in sheet
+    words = sheet.split()
+    for space in model.spaces:  # every progressive number is printed
+        assert str(space.number) in words
+    analysis = race_analysis(model)
+    for r in analysis.results:
+        assert f"{r.expected_rounds:.2f}" in sheet
+    for d in analysis.best.dangerous:
+        assert f"space {d.space}" in sheet and f"off {100 * d.damage_probability:.1f}%" in sheet
+    for label in ("START", "FINISH", "Drivers", "Mechanics on", "Tyres N R S", "Rounds", "weather"):
+        assert label in sheet
+    assert sheet.count("clear") >= 2  # the zone's weather chart, by sector
+    reference = pdf.pages[1].extract_text()
+    for title in ("Gear chart", "Table of Risks", "Damages Table", "Weather charts", "Special tyres", "Summary of the modifying factors"):
+        assert title in reference
+    assert "HOUSE TABLES" in reference and reference.count("HOUSE TABLE") >= 6
+
+
+def test_special_race_and_own_tables(tmp_path):
+    for name in ("sections.yaml", "calendar.yaml"):
+        shutil.copy(RR / name, tmp_path / name)
+    text = (RR / "montecarlo_special.yaml").read_text(encoding="utf-8") + "tables:\n  risk:\n" + "".join(
+        f"    - {row}\n" for row in ([5, 5, 5, 4, 4, 4], [5, 4, 4, 4, 3, 3], [4, 4, 3, 3, 3, 2], [4, 3, 3, 2, 2, 2], [3, 2, 2, 1, 1, 1])
+    )
+    path = tmp_path / "special.yaml"
+    path.write_text(text, encoding="utf-8")
+    data = build_outputs(load_spec(path), ink="low")[0]
+    sheet, reference = (page.extract_text() for page in reader(data).pages)
+    assert "SPECIAL RACE: no speed limits" in sheet and "3rd +2, 4th +4, 5th +6" in sheet
+    assert "From your box (given in the race spec): Table of Risks" in reference
+    assert "from your box (spec)" in reference and "HOUSE TABLE" in reference  # the others stay house tables
+
+
+def test_course_sheet_is_reusable_on_another_sheet(race):
+    """A calendar draws a course sheet per race on one canvas: draw_course_sheet takes the
+    Sheet, draws one page and ends it."""
+    from sheetgen.render.pdf import Meta, render_pdf
+    from sheetgen.render.rally_risk import draw_course_sheet
+
+    template = load_template("rally_risk")
+
+    def draw(sheet):
+        for k in range(2):
+            assert draw_course_sheet(sheet, race.model, None, page=k + 1, pages=2) == 1
+
+    data, pages = render_pdf(template, "normal", "a4", Meta("t", "s"), draw)
+    assert pages == 2
+    texts = [p.extract_text() for p in reader(data).pages]
+    assert [t.count(race.model.name) for t in texts] == [1, 1]
+    assert "page 1 of 2" in texts[0] and "page 2 of 2" in texts[1]
+
+
+# --------------------------------------------------------------------------- every PDF
+
+
+def test_every_font_is_embedded(pdfs):
+    for data in pdfs.values():
+        pdf = reader(data)
+        for page in pdf.pages:
+            for ref in page["/Resources"]["/Font"].values():
+                font = ref.get_object()
+                descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
+                descriptor = descendant["/FontDescriptor"].get_object()
+                assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3")), font["/BaseFont"]
+
+
+def test_metadata_and_print_scaling(pdfs, library, race):
+    for spec, kind, title, subject in (
+        (library, "Library", "sheetgen road sections: Rally Risk road sections", "Rally Risk print-and-play road-section cards and reference card"),
+        (race, "Race", "Montecarlo, race 1: Rally Risk course sheet", "Rally Risk course sheet and reference card"),
+    ):
+        pdf = reader(pdfs[kind, "a4"])
+        assert pdf.metadata.title == title and pdf.metadata.subject == subject
+        assert pdf.metadata.creator.startswith("sheetgen ")
+        assert f"spec-sha256:{spec.sha256}" in pdf.metadata["/Keywords"]
+        assert pdf.trailer["/Root"]["/ViewerPreferences"]["/PrintScaling"] == "/None"
+
+
+def test_drawing_stays_inside_10_mm_margins(pdfs):
+    for (kind, paper), data in pdfs.items():
+        pdf = reader(data)
+        w, h = (A4 if paper == "a4" else LETTER)
+        lo, tol = 10 * MM, 0.6  # half the widest line
+        for page in pdf.pages:
+            for x1, y1, x2, y2 in segments(page, pdf):
+                for x, y in ((x1, y1), (x2, y2)):
+                    assert lo - tol <= x <= w - lo + tol and lo - tol <= y <= h - lo + tol, (kind, paper, x, y)
+            for x, y, rw, rh in rects(page, pdf):
+                assert lo - tol <= x and x + rw <= w - lo + tol and lo - tol <= y and y + rh <= h - lo + tol, (kind, paper, x, y)
+
+
+def _operators(data: bytes) -> set[bytes]:
+    pdf = reader(data)
+    return {op for page in pdf.pages for _operands, op in operations(page, pdf)}
+
+
+def test_renders_are_byte_identical_and_low_ink_fills_nothing(pdfs, library, race):
+    for spec, kind in ((library, "Library"), (race, "Race")):
+        assert build_outputs(spec, paper="a4")[0] == pdfs[kind, "a4"]
+        low = build_outputs(spec, ink="low")[0]
+        assert build_outputs(spec, ink="low")[0] == low
+        assert _operators(pdfs[kind, "a4"]) & FILL_OPERATORS  # normal ink shades the road
+        assert not _operators(low) & FILL_OPERATORS
+
+
+def test_templates_are_chosen_per_game(library, race):
+    assert build_outputs(library)[0] == build_outputs(library, template="rally_risk")[0]
+    # any template drives any game's sheets: they share one schema
+    assert build_outputs(library, template="race_sheet")[0][:4] == b"%PDF"
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def test_calendars_are_not_printed_here(run, tmp_path):
+    spec = load_spec(RR / "calendar.yaml")
+    assert not can_render(spec)
+    result = run("render", str(RR / "calendar.yaml"), "-o", str(tmp_path / "c.pdf"))
+    assert result.exit_code == 1
+    assert result.stderr == f"sheetgen: error: {RR / 'calendar.yaml'}: sheetgen cannot print Rally Risk calendars yet\n"
+    assert files_under(tmp_path) == []
+
+
+def test_build_writes_a_pdf_per_race_and_library_and_nothing_when_one_is_bad(run, tmp_path):
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    for name in ("sections.yaml", "calendar.yaml", "montecarlo_1.yaml"):
+        shutil.copy(RR / name, folder / name)
+    out = tmp_path / "out"
+    result = run("build", "-o", str(out), str(folder))
+    assert result.exit_code == 0, result.output
+    assert files_under(out) == ["montecarlo_1.pdf", "sections.pdf"]
+    assert result.stderr == f"{folder / 'calendar.yaml'}: valid; no printable sheets for Rally Risk yet\n"
+    for name, model in (("sections.pdf", Library), ("montecarlo_1.pdf", Race)):
+        assert reader((out / name).read_bytes()).metadata.title.endswith("road sections" if model is Library else "course sheet")
+    bad = (folder / "montecarlo_1.yaml").read_text(encoding="utf-8").replace("{section: straight, heading: E}", "{section: stright, heading: E}")
+    (folder / "montecarlo_1.yaml").write_text(bad, encoding="utf-8")
+    fresh = tmp_path / "fresh"
+    result = run("build", "-o", str(fresh), str(folder))
+    assert result.exit_code == 1
+    assert "unknown section 'stright', did you mean 'straight'?" in result.stderr
+    assert files_under(fresh) == []
+
+
+def test_render_command_streams_the_same_bytes(run, tmp_path):
+    target = tmp_path / "cards.pdf"
+    path = str(RR / "sections.yaml")
+    assert run("render", path, "-o", str(target), "--paper", "letter", "--ink", "low").exit_code == 0
+    streamed = run("render", path, "-o", "-", "--paper", "letter", "--ink", "low")
+    assert streamed.exit_code == 0 and streamed.stdout_bytes == target.read_bytes()
+
+
+def _snake(folder, sections: int = 30) -> str:
+    """A library of long sections and a race that snakes through `sections` of them."""
+    (folder / "lib.yaml").write_text(
+        "game: rally_risk\nkind: library\nname: long roads\nsections:\n"
+        "  - {id: start, tags: [straight], entry: W, exit: E, factors: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]}\n"
+        "  - {id: long, tags: [straight, ford], entry: N, exit: S, factors: [1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3, 1], fords: [5], copies: 20}\n"
+        "  - {id: lb, tags: [curve], entry: E, exit: S, factors: [1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2], copies: 10}\n"
+        "  - {id: rb, tags: [sharp_curve], entry: S, exit: E, factors: [2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2], copies: 10}\n",
+        encoding="utf-8",
+    )
+    legs, heading = [("start", "E")], "E"
+    while len(legs) < sections:
+        legs += [("long", heading)] * 3
+        legs += [("lb", "E"), ("lb", "N")] if heading == "E" else [("rb", "W"), ("rb", "N")]
+        heading = "W" if heading == "E" else "E"
+    course = "".join(f"  - {{section: {s}, heading: {h}}}\n" for s, h in legs[:sections])
+    path = folder / "snake.yaml"
+    path.write_text(f"game: rally_risk\nkind: race\nname: Snake\nzone: EN\nlibrary: lib.yaml\ncourse:\n{course}", encoding="utf-8")
+    return str(path)
+
+
+def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path):
+    from sheetgen.render.rally_risk import course_sheet_pages, render_race
+
+    race = load_spec(_snake(tmp_path)).model
+    template = load_template("rally_risk")
+    for paper, size in (("a4", A4), ("letter", LETTER)):
+        pages = course_sheet_pages(race, None, size[0] / MM, size[1] / MM, template.margin_mm)
+        assert pages == 2
+        data, total = render_race(race, template, analysis=None, paper=paper)  # the solver is not needed to draw
+        assert total == pages + 1
+        pdf = reader(data)
+        assert "every space by number: next page" in pdf.pages[0].extract_text()
+        words = pdf.pages[1].extract_text().split()
+        assert all(str(n) in words for n in range(1, race.length + 1))
+        lo = 10 * MM - 0.6
+        for page in pdf.pages:
+            for x1, y1, x2, y2 in segments(page, pdf):
+                assert min(x1, x2, y1, y2) >= lo and max(x1, x2) <= size[0] - lo and max(y1, y2) <= size[1] - lo
+
+
+def test_side_panel_height_is_what_it_draws(race):
+    from sheetgen.games.rally_risk import race_analysis
+    from sheetgen.render.pdf import Meta, render_pdf
+    from sheetgen.render.rally_risk import PANEL_MM, draw_side_panel, side_panel_height
+
+    analysis = race_analysis(race.model)
+    reached = []
+
+    def draw(sheet):
+        top = sheet.top
+        reached.append((top - draw_side_panel(sheet, race.model, analysis, sheet.right - PANEL_MM * MM, top, PANEL_MM * MM)) / MM)
+        sheet.end_page()
+
+    render_pdf(load_template("rally_risk"), "normal", "a4", Meta("t", "s"), draw)
+    assert reached[0] == pytest.approx(side_panel_height(race.model, analysis))

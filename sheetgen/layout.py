@@ -34,6 +34,7 @@ even the serpentine with ``min_space_mm`` spaces does not fit.
 
 from __future__ import annotations
 
+import bisect
 import functools
 import hashlib
 import math
@@ -89,6 +90,7 @@ _JUMP = 8
 _CURL_SPAN = 14
 _RAY = 5
 _GRID_MM = 2.5
+_EDGE_CELL = 1 << 40  # marks a grid cell next to the bounds (see _Grid)
 
 
 class LayoutError(SheetgenError):
@@ -193,7 +195,8 @@ class StageLayout:
 def square_corners(cx: float, cy: float, heading_rad: float, side: float) -> tuple[Point, Point, Point, Point]:
     """Corners of a square (back-right, front-right, front-left, back-left)."""
     h = side / 2
-    c, s = math.cos(heading_rad), math.sin(heading_rad)
+    v = _TRIG.get(heading_rad)
+    c, s = v if v is not None else _trig(heading_rad)
     fx, fy, nx, ny = c * h, s * h, -s * h, c * h
     return (
         (cx - fx - nx, cy - fy - ny),
@@ -257,17 +260,38 @@ def _rects_overlap(a: Rect, b: Rect, gap: float = 0.0) -> bool:
     )
 
 
+#: cos and sin of headings already seen: the search meets the same headings again and again, and a
+#: lookup gives the very same floats as calling math.cos and math.sin.
+_TRIG: dict[float, tuple[float, float]] = {}
+_TRIG_MAX = 200_000
+
+
+def _trig(th: float) -> tuple[float, float]:
+    v = _TRIG.get(th)
+    if v is None:
+        if len(_TRIG) > _TRIG_MAX:
+            _TRIG.clear()
+        v = _TRIG[th] = (math.cos(th), math.sin(th))
+    return v
+
+
 def _step(pose: tuple[float, float, float], angle: float, s: float) -> tuple[float, float, float]:
     """Pose of the next space when the road turns ``angle`` radians (left positive) at the joint."""
     cx, cy, th = pose
+    v = _TRIG.get(th)
+    if v is None:
+        v = _trig(th)
+    c, sn = v
     if angle == 0.0:
-        return (cx + s * math.cos(th), cy + s * math.sin(th), th)
+        return (cx + s * c, cy + s * sn, th)
     h = s / 2
     sg = 1.0 if angle > 0 else -1.0
-    c, sn = math.cos(th), math.sin(th)
     px, py = cx + h * c - sg * h * sn, cy + h * sn + sg * h * c  # front corner on the inside
     t2 = th + angle
-    c2, s2 = math.cos(t2), math.sin(t2)
+    v = _TRIG.get(t2)
+    if v is None:
+        v = _trig(t2)
+    c2, s2 = v
     return (px + h * c2 + sg * h * s2, py + h * s2 - sg * h * c2, t2)
 
 
@@ -427,18 +451,27 @@ class _Board:
         self.keys: list[list[tuple[int, int]]] = []
         self.badges: list[tuple[float, float, float]] = []
         self.reach = (s / 2) * math.sqrt(2.0)
+        # the distances of _clear_of
+        self._near_d = 2 * self.reach
+        self._far_d = 2 * self.reach + self.clear * math.sqrt(2.0)
+        self._touch_d = self.s + self.clear - 1e-9
+        self.grown: list[tuple[Point, ...] | None] = []  # space j grown by the clearance, when needed
 
     def _cells_for(self, xmin: float, ymin: float, xmax: float, ymax: float) -> list[tuple[int, int]]:
         c = self.cell
-        return [
-            (i, j)
-            for i in range(int(math.floor(xmin / c)), int(math.floor(xmax / c)) + 1)
-            for j in range(int(math.floor(ymin / c)), int(math.floor(ymax / c)) + 1)
-        ]
+        floor = math.floor
+        js = range(int(floor(ymin / c)), int(floor(ymax / c)) + 1)
+        return [(i, j) for i in range(int(floor(xmin / c)), int(floor(xmax / c)) + 1) for j in js]
 
     def inside(self, poly: Sequence[Point]) -> bool:
         e = self.edge
-        return all(e - 1e-9 <= x <= self.w - e + 1e-9 and e - 1e-9 <= y <= self.h_box - e + 1e-9 for x, y in poly)
+        lo = e - 1e-9
+        xhi = self.w - e + 1e-9
+        yhi = self.h_box - e + 1e-9
+        for x, y in poly:
+            if not (lo <= x <= xhi and lo <= y <= yhi):
+                return False
+        return True
 
     def fits(self, pose: tuple[float, float, float], poly: Sequence[Point] | None = None) -> bool:
         """Can the next space (index len(poses)) go at ``pose``?"""
@@ -450,12 +483,32 @@ class _Board:
         cx, cy = pose[0], pose[1]
         r = self.reach
         seen: set[int] = set()
+        cells_get = self.cells.get
+        poses = self.poses
+        hypot = math.hypot
+        near_d, far_d, touch_d = self._near_d, self._far_d, self._touch_d
         for key in self._cells_for(cx - r, cy - r, cx + r, cy + r):
-            for j in self.cells.get(key, ()):
+            for j in cells_get(key, ()):
                 if j in seen or i - j < 2:
                     continue
                 seen.add(j)
-                if not self._clear_of(j, i, pose, poly):
+                # _clear_of(j, i, pose, poly), inlined
+                pj = poses[j]
+                d = hypot(pj[0] - cx, pj[1] - cy)
+                if i - j < _NEAR:
+                    if d >= near_d:
+                        continue
+                    if convex_overlap(self.polys[j], poly):
+                        return False
+                    continue
+                if d >= far_d:
+                    continue
+                if d < touch_d:
+                    return False
+                grown = self.grown[j]
+                if grown is None:
+                    grown = self.grown[j] = square_corners(pj[0], pj[1], pj[2], self.s + 2 * self.clear)
+                if convex_overlap(grown, poly):
                     return False
         for bx, by, br in self.badges:
             if abs(bx - cx) < br + r and abs(by - cy) < br + r:
@@ -488,6 +541,7 @@ class _Board:
         self.poses.append(pose)
         self.polys.append(tuple(poly))
         self.keys.append(keys)
+        self.grown.append(None)
 
     def pop(self) -> None:
         idx = len(self.poses) - 1
@@ -496,6 +550,7 @@ class _Board:
             lst.remove(idx)
         self.poses.pop()
         self.polys.pop()
+        self.grown.pop()
 
     def near(self, xmin: float, ymin: float, xmax: float, ymax: float) -> set[int]:
         out: set[int] = set()
@@ -514,14 +569,25 @@ class _Grid:
 
     def __init__(self, width: float, height: float, s: float, clear: float, edge: float) -> None:
         g = self.g = _GRID_MM
-        self.pad = int(math.ceil((s + clear + _BADGE_MM) / g)) + 2
+        # wide enough that a centre one step (at most s * sqrt(2)) outside the bounds still has a cell
+        self.pad = max(int(math.ceil((s + clear + _BADGE_MM) / g)) + 2, int(math.ceil(1.5 * s / g)) + 3)
         self.nx = int(math.ceil(width / g)) + 1 + 2 * self.pad
         self.ny = int(math.ceil(height / g)) + 1 + 2 * self.pad
-        self.counts = [0] * (self.nx * self.ny)
         self.radius = s + clear - g * 0.75
         lo = edge + s / 2
         self.xlo, self.xhi, self.ylo, self.yhi = lo, width - lo, lo, height - lo
         self._stencils: dict[float, list[int]] = {}
+        # counts[k] is how many discs cover cell k, plus _EDGE_CELL for a cell that a centre out of
+        # bounds may snap to (there the bounds decide); a cell whose every centre is in bounds
+        # holds just its count, so a zero there means free without looking at the bounds
+        inner_x = [self._inner(i - self.pad, self.xlo, self.xhi) for i in range(self.nx)]
+        inner_y = [self._inner(j - self.pad, self.ylo, self.yhi) for j in range(self.ny)]
+        self.counts = [0 if ix and iy else _EDGE_CELL for ix in inner_x for iy in inner_y]
+
+    def _inner(self, i: int, lo: float, hi: float) -> bool:
+        """Does every coordinate that snaps to cell i (int(v / g + 0.5) == i) lie in [lo, hi]?"""
+        g = self.g
+        return i >= 1 and (i - 0.5) * g - 1e-6 >= lo and (i + 0.5) * g + 1e-6 <= hi
 
     def _stencil(self, r: float) -> list[int]:
         st = self._stencils.get(r)
@@ -548,7 +614,8 @@ class _Grid:
     def free(self, x: float, y: float) -> bool:
         if not (self.xlo <= x <= self.xhi and self.ylo <= y <= self.yhi):
             return False
-        return self.counts[self._cell(x, y)] == 0
+        v = self.counts[self._cell(x, y)]
+        return v == 0 or v == _EDGE_CELL
 
 
 # ---------------------------------------------------------------------------------------------
@@ -619,19 +686,37 @@ class _Guide:
             for k in range(1, n + 1):
                 dense.append((x0 + (x1 - x0) * k / n, y0 + (y1 - y0) * k / n))
         self.pts = dense
+        self.xs = [p[0] for p in dense]
+        self.ys = [p[1] for p in dense]
+        cum = [0.0]
+        for (x0, y0), (x1, y1) in zip(dense, dense[1:]):
+            cum.append(cum[-1] + math.hypot(x1 - x0, y1 - y0))
+        self.cum = cum  # arc length along the guide up to each point
         x0, y0 = dense[0]
         x1, y1 = dense[1]
         self.start = (x0, y0, math.atan2(y1 - y0, x1 - x0))
         self.look = max(3, int(2.5 * s / self.STEP))
 
     def nearest(self, x: float, y: float, hint: int) -> int:
-        pts = self.pts
+        xs, ys, cum = self.xs, self.ys, self.cum
+        i, hi = max(0, hint - 10), min(len(xs), hint + _PACE)
         best, best_d = hint, math.inf
-        for i in range(max(0, hint - 10), min(len(pts), hint + _PACE)):
-            px, py = pts[i]
-            d = (px - x) ** 2 + (py - y) ** 2
+        reach = math.inf  # sqrt(best_d)
+        sqrt = math.sqrt
+        while i < hi:
+            d = (xs[i] - x) ** 2 + (ys[i] - y) ** 2
             if d < best_d:
                 best, best_d = i, d
+                reach = sqrt(d)
+                i += 1
+                continue
+            # the points less than `gap` further along the guide are surely further away than
+            # the best so far (triangle inequality, with a margin for rounding): skip them
+            gap = sqrt(d) - reach - 1e-6
+            if gap > 0.0:
+                i = bisect.bisect_left(cum, cum[i] + gap, i + 1, hi)
+            else:
+                i += 1
         return best
 
     def preferred(self, pose: tuple[float, float, float], idx: int, coming: float = 0.0) -> float:
@@ -698,50 +783,140 @@ def _wind(
     roll_at = [drifts_at[j] if j in near else roll for j in range(length + 1)]
     counts, g, ny, pad = grid.counts, grid.g, grid.ny, grid.pad
     xlo, xhi, ylo, yhi = grid.xlo, grid.xhi, grid.ylo, grid.yhi
+    off = pad * ny + pad
+    edge_cell = _EDGE_CELL
 
-    def ray(x: tuple[float, float, float], j_next: int) -> int:
-        """Spaces free ahead when the road drifts no more (corner bends as planned)."""
-        cx, cy, th = x
-        c, sn = math.cos(th), math.sin(th)
+    h = s / 2
+    L1 = length + 1
+    trig_get = _TRIG.get
+    # per joint, the sign of the planned bend times half a space (0.0 where the road runs straight)
+    planned_sgh = [0.0 if a == 0.0 else (1.0 if a > 0 else -1.0) * h for a in planned]
+    ray_end = [min(jn + _RAY, L1) for jn in range(length + 2)]  # end of the ray's range from joint jn
+    # rollout candidates per joint: the current drift first (once), then the rest in order
+    roll_first = [{d: (d,) + tuple(o for o in opts if o != d) for d in opts if d} for opts in roll_at]
+
+    # The ray of a pose after joint j: how many of the next _RAY spaces (joints j + 1 ..) are free
+    # when the road drifts no more (corner bends as planned); _RAY when all of them are, or when
+    # the finish comes first. It is inlined in rollout() below.
+
+    def rollout(cx: float, cy: float, th: float, c: float, sn: float, j_next: int, drift: float) -> int:
+        """Spaces the road survives ahead when it keeps steering to the most open side.
+
+        The road is at pose (cx, cy, th) with (c, sn) = cos and sin of th. The ray of each
+        candidate (see above) is inlined; when the road went on with a candidate and now runs
+        straight on, the ray from there is that candidate's ray moved on by one space."""
         n = 0
-        for j in range(j_next, min(j_next + _RAY, length + 1)):
-            a = planned[j]
-            if a == 0.0:
-                cx += s * c
-                cy += s * sn
-            else:
-                cx, cy, th = _step((cx, cy, th), a, s)
-                c, sn = math.cos(th), math.sin(th)
-            if not (xlo <= cx <= xhi and ylo <= cy <= yhi) or counts[(int(cx / g + 0.5) + pad) * ny + int(cy / g + 0.5) + pad]:
-                return n
-            n += 1
-        return _RAY
-
-    def rollout(x: tuple[float, float, float], j_next: int, drift: float) -> int:
-        """Spaces the road survives ahead when it keeps steering to the most open side."""
-        for n, j in enumerate(range(j_next, min(j_next + _LOOKAHEAD, length + 1))):
+        prev_r = -1  # ray of the candidate taken at the previous joint (-1: none to reuse)
+        prev_state = None  # where that ray stopped, when it found every space free
+        for j in range(j_next, min(j_next + _LOOKAHEAD, L1)):
             a = fixed[j]
             if a is None:
-                best, best_ray = None, -1
-                opts = roll_at[j]
-                for d in ((drift,) + opts) if drift and drift in opts else opts:
-                    y = _step(x, d, s)
-                    if not grid.free(y[0], y[1]):
+                best_ray = -1
+                best = None
+                best_state = None
+                hc, hs = h * c, h * sn
+                bx0, by0 = cx + hc, cy + hs
+                for d in roll_first[j].get(drift, roll_at[j]):
+                    if d == 0.0:
+                        yx, yy, yt, yc, ys = cx + s * c, cy + s * sn, th, c, sn
+                    else:
+                        sgh = h if d > 0 else -h
+                        px, py = bx0 - sgh * sn, by0 + sgh * c
+                        yt = th + d
+                        v = trig_get(yt)
+                        if v is None:
+                            v = _trig(yt)
+                        yc, ys = v
+                        yx, yy = px + h * yc + sgh * ys, py + h * ys - sgh * yc
+                    v = counts[int(yx / g + 0.5) * ny + int(yy / g + 0.5) + off]
+                    if v and (v != edge_cell or not (xlo <= yx <= xhi and ylo <= yy <= yhi)):
                         continue
-                    r = ray(y, j + 1)
+                    if d == 0.0 and prev_r >= 0:
+                        if prev_r < _RAY:
+                            r = prev_r - 1
+                            state = None
+                        else:
+                            rx, ry, rth, rc, rs, dx, dy = prev_state  # type: ignore[misc]
+                            start = ray_end[j]
+                            r = start - (j + 1)
+                            for jj in range(start, ray_end[j + 1]):
+                                a2 = planned[jj]
+                                if a2 == 0.0:
+                                    rx += dx
+                                    ry += dy
+                                else:
+                                    sgh = planned_sgh[jj]
+                                    px, py = rx + h * rc - sgh * rs, ry + h * rs + sgh * rc
+                                    rth = rth + a2
+                                    v = trig_get(rth)
+                                    if v is None:
+                                        v = _trig(rth)
+                                    rc, rs = v
+                                    rx, ry = px + h * rc + sgh * rs, py + h * rs - sgh * rc
+                                    dx, dy = s * rc, s * rs
+                                v = counts[int(rx / g + 0.5) * ny + int(ry / g + 0.5) + off]
+                                if v and (v != edge_cell or not (xlo <= rx <= xhi and ylo <= ry <= yhi)):
+                                    break
+                                r += 1
+                            else:
+                                r = _RAY
+                            state = (rx, ry, rth, rc, rs, dx, dy) if r == _RAY else None
+                    else:
+                        rx, ry, rth, rc, rs = yx, yy, yt, yc, ys
+                        dx, dy = s * rc, s * rs
+                        r = 0
+                        for jj in range(j + 1, ray_end[j + 1]):
+                            a2 = planned[jj]
+                            if a2 == 0.0:
+                                rx += dx
+                                ry += dy
+                            else:
+                                sgh = planned_sgh[jj]
+                                px, py = rx + h * rc - sgh * rs, ry + h * rs + sgh * rc
+                                rth = rth + a2
+                                v = trig_get(rth)
+                                if v is None:
+                                    v = _trig(rth)
+                                rc, rs = v
+                                rx, ry = px + h * rc + sgh * rs, py + h * rs - sgh * rc
+                                dx, dy = s * rc, s * rs
+                            v = counts[int(rx / g + 0.5) * ny + int(ry / g + 0.5) + off]
+                            if v and (v != edge_cell or not (xlo <= rx <= xhi and ylo <= ry <= yhi)):
+                                break
+                            r += 1
+                        else:
+                            r = _RAY
+                        state = (rx, ry, rth, rc, rs, dx, dy) if r == _RAY else None
                     if r > best_ray:
-                        best, best_ray = d, r
+                        best_ray = r
+                        best = (d, yx, yy, yt, yc, ys)
+                        best_state = state
                         if r == _RAY:
                             break
                 if best is None:
                     return n
-                drift = best
-                x = _step(x, best, s)
+                drift, cx, cy, th, c, sn = best
+                prev_r, prev_state = best_ray, best_state
             else:
-                x = _step(x, a, s)
-                if not grid.free(x[0], x[1]):
+                prev_r = -1
+                if a == 0.0:
+                    cx, cy = cx + s * c, cy + s * sn
+                else:
+                    sgh = planned_sgh[j]
+                    px, py = cx + h * c - sgh * sn, cy + h * sn + sgh * c
+                    th = th + a
+                    v = trig_get(th)
+                    if v is None:
+                        v = _trig(th)
+                    c, sn = v
+                    cx, cy = px + h * c + sgh * sn, py + h * sn - sgh * c
+                v = counts[int(cx / g + 0.5) * ny + int(cy / g + 0.5) + off]
+                if v and (v != edge_cell or not (xlo <= cx <= xhi and ylo <= cy <= yhi)):
                     return n
+            n += 1
         return _LOOKAHEAD
+
+    coming_at: list[float | None] = [None] * (length + 1)
 
     def order(j: int) -> list[float]:
         a = fixed[j]
@@ -752,7 +927,9 @@ def _wind(
             # a corner's bend: as planned, or eased when the road would not fit otherwise
             p, options = a, (a, a * 0.7, a * 0.4)
         else:
-            coming = sum(fixed[k] or 0.0 for k in range(j + 1, min(length, j + _FEED)))
+            coming = coming_at[j]
+            if coming is None:
+                coming = coming_at[j] = sum(fixed[k] or 0.0 for k in range(j + 1, min(length, j + _FEED)))
             p = guide.preferred(prev, gidx[-1], 0.5 * coming)
             # keep bending the way the road already bends rather than wiggling
             last = prev[2] - board.poses[-2][2] if len(board.poses) > 1 and fixed[j - 1] is None else 0.0
@@ -764,8 +941,12 @@ def _wind(
             options = (p,) + tuple(d for d in allowed if d != p)
         scores: dict[float, int] = {}
         for d in options:
-            nxt = _step(prev, d, s)
-            scores[d] = rollout(nxt, j + 1, d) if grid.free(nxt[0], nxt[1]) else -1
+            nx, ny_, nth = _step(prev, d, s)
+            if grid.free(nx, ny_):
+                nc, ns = _trig(nth)
+                scores[d] = rollout(nx, ny_, nth, nc, ns, j + 1, d)
+            else:
+                scores[d] = -1
             if d == p and scores[d] == _LOOKAHEAD:
                 break
         cands = [d for d in scores if scores[d] >= 0]
@@ -1019,18 +1200,26 @@ class _Marks:
         return False
 
     def rect_free(self, r: Rect, avoid_lines: bool = True) -> bool:
-        if r.x < 0.3 or r.y < 0.3 or r.x + r.width > self.w - 0.3 or r.y + r.height > self.h - 0.3:
+        return self.box_free(r.x, r.y, r.width, r.height, avoid_lines)
+
+    def box_free(self, rx: float, ry: float, rw: float, rh: float, avoid_lines: bool = True) -> bool:
+        """rect_free for Rect(rx, ry, rw, rh), without making the Rect."""
+        if rx < 0.3 or ry < 0.3 or rx + rw > self.w - 0.3 or ry + rh > self.h - 0.3:
             return False
-        grown = _grow_rect(r, 0.4)
+        # _grow_rect(r, 0.4), the same arithmetic
+        gx, gy, gw, gh = rx - 0.4, ry - 0.4, rw + 2 * 0.4, rh + 2 * 0.4
+        grown = ((gx, gy), (gx + gw, gy), (gx + gw, gy + gh), (gx, gy + gh))
+        # every test below is a pure veto, so their order does not change the answer: cheap first
+        for o in self.rects:
+            # _rects_overlap(r, o, 0.6)
+            if rx < o.x + o.width + 0.6 and o.x < rx + rw + 0.6 and ry < o.y + o.height + 0.6 and o.y < ry + rh + 0.6:
+                return False
         polys = self.board.polys
-        for k in self.board.near(r.x - 0.5, r.y - 0.5, r.x + r.width + 0.5, r.y + r.height + 0.5):
+        for k in self.board.near(rx - 0.5, ry - 0.5, rx + rw + 0.5, ry + rh + 0.5):
             if convex_overlap(grown, polys[k]):
                 return False
-        for o in self.rects:
-            if _rects_overlap(r, o, 0.6):
-                return False
         if avoid_lines:
-            x0, y0, x1, y1 = r.x - 0.4, r.y - 0.4, r.x + r.width + 0.4, r.y + r.height + 0.4
+            x0, y0, x1, y1 = rx - 0.4, ry - 0.4, rx + rw + 0.4, ry + rh + 0.4
             for a, b, sx0, sy0, sx1, sy1 in self.segments:
                 if sx1 < x0 or sx0 > x1 or sy1 < y0 or sy0 > y1:
                     continue
@@ -1059,11 +1248,16 @@ _LABEL_OFFSETS = _label_offsets()
 
 def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point) -> Rect | None:
     ax, ay = anchor
+    ox, oy = out
+    fx, fy = fwd
+    half = LABEL_MM / 2
+    box_free = marks.box_free
     for avoid in (True, False):
         for t, v in _LABEL_OFFSETS:
-            r = _rect_at(ax + out[0] * t + fwd[0] * v, ay + out[1] * t + fwd[1] * v, LABEL_MM, LABEL_MM)
-            if marks.rect_free(r, avoid):
-                return r
+            # _rect_at(cx, cy, LABEL_MM, LABEL_MM), the same arithmetic
+            x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
+            if box_free(x, y, LABEL_MM, LABEL_MM, avoid):
+                return Rect(x, y, LABEL_MM, LABEL_MM)
     return None
 
 
@@ -1099,13 +1293,10 @@ def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point) -> tuple
     for avoid in (True, False):
         for x, y, horizontal in cands:
             if horizontal:
-                n, d = Rect(x, y, BOX_MM, BOX_MM), Rect(x + BOX_MM + BOX_GAP_MM, y, BOX_MM, BOX_MM)
-                whole = Rect(x, y, pair_w, pair_h)
-            else:
-                n, d = Rect(x, y + BOX_MM + BOX_GAP_MM, BOX_MM, BOX_MM), Rect(x, y, BOX_MM, BOX_MM)
-                whole = Rect(x, y, pair_h, pair_w)
-            if marks.rect_free(whole, avoid):
-                return n, d
+                if marks.box_free(x, y, pair_w, pair_h, avoid):
+                    return Rect(x, y, BOX_MM, BOX_MM), Rect(x + BOX_MM + BOX_GAP_MM, y, BOX_MM, BOX_MM)
+            elif marks.box_free(x, y, pair_h, pair_w, avoid):
+                return Rect(x, y + BOX_MM + BOX_GAP_MM, BOX_MM, BOX_MM), Rect(x, y, BOX_MM, BOX_MM)
     return None
 
 

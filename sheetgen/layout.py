@@ -831,41 +831,24 @@ def _wind(
                     v = counts[int(yx / g + 0.5) * ny + int(yy / g + 0.5) + off]
                     if v and (v != edge_cell or not (xlo <= yx <= xhi and ylo <= yy <= yhi)):
                         continue
+                    walk = True
                     if d == 0.0 and prev_r >= 0:
                         if prev_r < _RAY:
                             r = prev_r - 1
                             state = None
+                            walk = False
                         else:
+                            # straight on: the previous ray, moved on by one space, goes on
                             rx, ry, rth, rc, rs, dx, dy = prev_state  # type: ignore[misc]
                             start = ray_end[j]
                             r = start - (j + 1)
-                            for jj in range(start, ray_end[j + 1]):
-                                a2 = planned[jj]
-                                if a2 == 0.0:
-                                    rx += dx
-                                    ry += dy
-                                else:
-                                    sgh = planned_sgh[jj]
-                                    px, py = rx + h * rc - sgh * rs, ry + h * rs + sgh * rc
-                                    rth = rth + a2
-                                    v = trig_get(rth)
-                                    if v is None:
-                                        v = _trig(rth)
-                                    rc, rs = v
-                                    rx, ry = px + h * rc + sgh * rs, py + h * rs - sgh * rc
-                                    dx, dy = s * rc, s * rs
-                                v = counts[int(rx / g + 0.5) * ny + int(ry / g + 0.5) + off]
-                                if v and (v != edge_cell or not (xlo <= rx <= xhi and ylo <= ry <= yhi)):
-                                    break
-                                r += 1
-                            else:
-                                r = _RAY
-                            state = (rx, ry, rth, rc, rs, dx, dy) if r == _RAY else None
                     else:
                         rx, ry, rth, rc, rs = yx, yy, yt, yc, ys
                         dx, dy = s * rc, s * rs
+                        start = j + 1
                         r = 0
-                        for jj in range(j + 1, ray_end[j + 1]):
+                    if walk:
+                        for jj in range(start, ray_end[j + 1]):
                             a2 = planned[jj]
                             if a2 == 0.0:
                                 rx += dx

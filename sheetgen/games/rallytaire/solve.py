@@ -296,6 +296,14 @@ class CornerAnalysis:
     drift_probability: float  # P(the optimal policy plans it D)
 
 
+def corner_figures(stage: Stage, crash, drift) -> tuple[CornerAnalysis, ...]:
+    """Per corner of `stage`, its crash and drift probabilities (sequences by corner index)."""
+    return tuple(
+        CornerAnalysis(after=c.after, gear=c.gear, zone=c.zone, turn=c.turn.value, crash_probability=crash[i], drift_probability=drift[i])
+        for i, c in enumerate(stage.corners)
+    )
+
+
 @dataclass(frozen=True)
 class StageAnalysis:
     """Solver figures for one stage; times in seconds.
@@ -353,17 +361,7 @@ def analyze_stage(stage: Stage) -> StageAnalysis:
     optimal = _solve(graph, "optimal")
     cautious = _solve(graph, "cautious")
     ev = evaluate_policy(optimal)
-    corners = tuple(
-        CornerAnalysis(
-            after=c.after,
-            gear=c.gear,
-            zone=c.zone,
-            turn=c.turn.value,
-            crash_probability=ev.corner_crash[i],
-            drift_probability=ev.corner_drift[i],
-        )
-        for i, c in enumerate(stage.corners)
-    )
+    corners = corner_figures(stage, ev.corner_crash, ev.corner_drift)
     return StageAnalysis(
         name=stage.name,
         length=stage.length,

@@ -56,7 +56,7 @@ from sheetgen.games.rallytaire.rules_advanced import (
     Option,
     Roll,
 )
-from sheetgen.games.rallytaire.solve import corner_table
+from sheetgen.games.rallytaire.solve import CornerAnalysis, corner_figures, corner_table
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
 
@@ -736,16 +736,6 @@ class FixAdvice:
 
 
 @dataclass(frozen=True)
-class AdvancedCornerAnalysis:
-    after: int
-    gear: int
-    zone: int
-    turn: str
-    crash_probability: float  # per race started
-    drift_probability: float
-
-
-@dataclass(frozen=True)
 class AdvancedStageAnalysis:
     """Figures of one stage under the race-optimal policy, per race started (times in s).
 
@@ -767,7 +757,7 @@ class AdvancedStageAnalysis:
     options: OptionUse
     locks: float
     tyres: tuple[tuple[Surface, float], ...]
-    corners: tuple[AdvancedCornerAnalysis, ...]
+    corners: tuple[CornerAnalysis, ...]  # crash and drift per race started
     fix: FixAdvice | None
 
 
@@ -838,17 +828,7 @@ def analyze_race_advanced(
                 most_likely_probability=ft.most_likely_probability,
                 tyres_after=ft.tyres_after,
             )
-        corners = tuple(
-            AdvancedCornerAnalysis(
-                after=c.after,
-                gear=c.gear,
-                zone=c.zone,
-                turn=c.turn.value,
-                crash_probability=tally.corner_crash[i],
-                drift_probability=tally.corner_drift[i],
-            )
-            for i, c in enumerate(stage.corners)
-        )
+        corners = corner_figures(stage, tally.corner_crash, tally.corner_drift)
         reach = tally.reach
         stages.append(
             AdvancedStageAnalysis(

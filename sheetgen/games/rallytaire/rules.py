@@ -3,8 +3,9 @@
 OpenSpiel style: an immutable, hashable :class:`State`; :func:`legal_gears`;
 :func:`chance_outcomes` as exact ``(speed, probability)`` pairs; :func:`apply_move` for the
 move itself; then :func:`plan_options` / :func:`next_state` for the plan phase, which is a
-decision the player takes *after* seeing the dice. The solver and the simulator go through
-these functions only: no other module re-implements a rule.
+decision the player takes *after* seeing the dice. :func:`transitions` gives all of that at
+once for every dice outcome of a gear, as plain values, for exact solvers. The solver and the
+simulator go through these functions only: no other module re-implements a rule.
 
 Why the state is this small: the car's position never decreases (a crash stops it on the
 corner's `after` space, never behind its start), so the corners planned so far are exactly
@@ -16,13 +17,18 @@ a crash is folded into the crash move (it costs time but decides nothing).
 from __future__ import annotations
 
 from bisect import bisect_left
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
+from typing import TypeVar
 
 from sheetgen import dice
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire.model import BASE_SPEED, MAX_GEAR, MIN_GEAR, Stage
 from sheetgen.games.rallytaire.timetable import TURN_TENTHS, finish_tenths
+
+
+_T = TypeVar("_T")
 
 
 class RulesError(SheetgenError, ValueError):
@@ -96,6 +102,7 @@ class _Track:
     limits: tuple[int, ...]  # gear limit per corner index
     zones: tuple[int, ...]  # zone start per corner index
     in_zone: tuple[tuple[int, ...], ...]  # per position 0..finish: corners whose zone holds it
+    last_zone: tuple[int, ...]  # per position: the highest zone start in in_zone, 0 if none
 
 
 _last_track: tuple[Stage | None, _Track | None] = (None, None)
@@ -140,6 +147,7 @@ def _build_track(stage: Stage) -> _Track:
         limits=tuple(c.gear for c in stage.corners),
         zones=tuple(c.zone for c in stage.corners),
         in_zone=in_zone,
+        last_zone=tuple(max((stage.corners[i].zone for i in here), default=0) for here in in_zone),
     )
 
 
@@ -236,46 +244,70 @@ def drive(stage: Stage, state: State, gear: int, speed: int) -> MoveResult:
     if speed < 1:
         raise RulesError(f"speed must be >= 1, got {speed!r}")
     start = state.position
-    end = min(start + speed, t.finish)
-    pending = state.pending_drift
-    crossed: list[int] = []
-    # Corners with start <= after < end, in track order.
-    lo = bisect_left(t.afters, start)
-    hi = bisect_left(t.afters, end, lo)
-    for j in range(lo, hi):
-        i = t.order[j]
-        limit = t.limits[i] + (1 if i == pending else 0)
-        if gear > limit:
-            after = t.afters[j]
-            return MoveResult(
-                start=start,
-                position=after,
-                gear=gear,
-                speed=speed,
-                moved=after - start,
-                crossed=tuple(crossed),
-                crash=i,
-                finished=False,
-                tenths=2 * TURN_TENTHS,
-                turns=2,
-                pending_drift=None if pending in crossed else pending,
-            )
-        crossed.append(i)
-    moved = end - start
-    done = end == t.finish
+    ((position, crossed, crash, done, tenths, pending),) = _moves(
+        t, start, state.pending_drift, gear, (speed,)
+    )
     return MoveResult(
         start=start,
-        position=end,
+        position=position,
         gear=gear,
         speed=speed,
-        moved=moved,
-        crossed=tuple(crossed),
-        crash=None,
+        moved=position - start,
+        crossed=crossed,
+        crash=crash,
         finished=done,
-        tenths=finish_tenths(moved, speed) if done else TURN_TENTHS,
-        turns=1,
-        pending_drift=None if pending in crossed else pending,
+        tenths=tenths,
+        turns=1 if crash is None else 2,
+        pending_drift=pending,
     )
+
+
+#: What :func:`_moves` gives per speed: (position, crossed, crash, finished, tenths, pending D
+#: left after the move), the MoveResult fields that depend on the speed.
+_Row = tuple[int, tuple[int, ...], int | None, bool, int, int | None]
+
+
+def _moves(
+    t: _Track, start: int, pending: int | None, gear: int, speeds: Sequence[int]
+) -> list[_Row]:
+    """The rule of :func:`drive` for each of `speeds` (ascending, each >= 1), unchecked, on
+    plain values.
+
+    The first corner from `start` that `gear` cannot take (above its limit, +1 as the pending
+    D) does not depend on the speed: every move that crosses it crashes there, and the others
+    cross only safe corners. So it is found once for all the speeds of a roll, and the speeds
+    that crash share one row (the same object). :func:`drive` (one speed) and
+    :func:`transitions` (all of them) both move through here, so the rule exists once."""
+    afters, order, finish = t.afters, t.order, t.finish
+    lo = bisect_left(afters, start)  # corners with start <= after ...
+    reach = start + speeds[-1]
+    if reach > finish:
+        reach = finish
+    stop = finish  # ... < end are crossed; a move with end > stop crashes (into crash_row)
+    crash_row: _Row | None = None
+    for j in range(lo, bisect_left(afters, reach, lo)):
+        i = order[j]
+        if gear > t.limits[i] + (1 if i == pending else 0):
+            stop = afters[j]
+            crossed = order[lo:j]
+            left = None if pending in crossed else pending
+            crash_row = (stop, crossed, i, False, 2 * TURN_TENTHS, left)
+            break
+    rows: list[_Row] = []
+    for speed in speeds:
+        end = start + speed
+        if end > finish:
+            end = finish
+        if crash_row is not None and end > stop:
+            rows.append(crash_row)
+            continue
+        crossed = order[lo : bisect_left(afters, end, lo)]
+        left = None if pending in crossed else pending
+        if end == finish:
+            rows.append((end, crossed, None, True, finish_tenths(end - start, speed), left))
+        else:
+            rows.append((end, crossed, None, False, TURN_TENTHS, left))
+    return rows
 
 
 _ALL_N: tuple[int | None, ...] = (None,)
@@ -292,14 +324,24 @@ def plan_options(stage: Stage, prev_state: State, result: MoveResult) -> PlanOpt
     most one gets D."""
     if result.finished:
         return _NO_PLAN
-    t = _track(stage)
-    prev = prev_state.position
-    entered = tuple(i for i in t.in_zone[result.position] if t.zones[i] > prev)
+    entered = _entered(_track(stage), prev_state.position, result.position)
     if not entered:
         return _NO_PLAN
-    if result.pending_drift is not None:
-        return PlanOptions(entered=entered, drift_choices=_ALL_N)
-    return PlanOptions(entered=entered, drift_choices=(None, *entered))
+    return PlanOptions(entered=entered, drift_choices=_drift_choices(entered, result.pending_drift))
+
+
+def _entered(t: _Track, prev: int, position: int) -> tuple[int, ...]:
+    """The corners :func:`plan_options` plans after a move from `prev` to `position`."""
+    if t.last_zone[position] <= prev:  # the common case: nothing new here, no tuple to build
+        return ()
+    return tuple(i for i in t.in_zone[position] if t.zones[i] > prev)
+
+
+def _drift_choices(entered: tuple[int, ...], pending: int | None) -> tuple[int | None, ...]:
+    """The D choices of :func:`plan_options`, `pending` being the D left after the move."""
+    if pending is not None or not entered:
+        return _ALL_N
+    return (None, *entered)
 
 
 def next_state(
@@ -310,6 +352,52 @@ def next_state(
     After a crash the next turn is forced into 1st gear (the lost turn is already counted)."""
     if drift is not None and drift not in plan_options(stage, prev_state, result).drift_choices:
         raise RulesError(f"corner {drift!r} cannot be planned D after this move")
-    pending = drift if drift is not None else result.pending_drift
-    last_gear = None if result.crash is not None else result.gear
-    return State(position=result.position, last_gear=last_gear, pending_drift=pending)
+    return State(*_settle(result.position, result.gear, result.crash, result.pending_drift, drift))
+
+
+def _settle(
+    position: int, gear: int, crash: int | None, pending: int | None, drift: int | None
+) -> tuple[int, int | None, int | None]:
+    """The fields (position, last_gear, pending_drift) of :func:`next_state`, unchecked."""
+    return position, None if crash is not None else gear, drift if drift is not None else pending
+
+
+def transitions(
+    stage: Stage, state: State, gear: int, make: Callable[[int, int | None, int | None], _T] = State
+) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, _T], ...]], ...]:
+    """Every dice outcome of driving `gear` from `state`, with the plan phase after it: what
+    an exact solver needs, without the objects a player's turn builds.
+
+    One entry per :func:`chance_outcomes` pair, in its order: (speed, probability, tenths,
+    crash, choices). `tenths` and `crash` are those of :func:`apply_move`; `choices` pairs
+    each of ``plan_options(...).drift_choices``, in order, with the :func:`next_state` it
+    leads to, and is () when the move finishes (tests pin the equality). The next state is
+    ``make(position, last_gear, pending_drift)``: a State by default; a solver passes a
+    function that numbers states, so that it neither builds nor hashes a State per outcome.
+    Outcomes that end alike (every speed that reaches the same crash) share one choices
+    tuple, and `make` is called once for them."""
+    dist = chance_outcomes(stage, state, gear)  # checks that the gear is legal
+    t = _track(stage)
+    start = state.position
+    if start >= t.finish:
+        raise RulesError(f"stage {stage.name!r} is already finished")
+    pending = state.pending_drift
+    out = []
+    rows = _moves(t, start, pending, gear, [speed for speed, _ in dist])
+    last: _Row | None = None
+    for (speed, prob), row in zip(dist, rows):
+        position, _, crash, done, tenths, left = row
+        if done:
+            out.append((speed, prob, tenths, crash, ()))
+            continue
+        if row is not last:  # the speeds that crash share one row, so one plan phase
+            last = row
+            drifts = _drift_choices(_entered(t, start, position), left)
+            if drifts is _ALL_N:  # the common case, without building a list
+                choices = ((None, make(*_settle(position, gear, crash, left, None))),)
+            else:
+                choices = tuple(
+                    [(d, make(*_settle(position, gear, crash, left, d))) for d in drifts]
+                )
+        out.append((speed, prob, tenths, crash, choices))
+    return tuple(out)

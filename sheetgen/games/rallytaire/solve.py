@@ -6,8 +6,9 @@ corner's `after` space, and 1st gear crosses every corner safely, so the next mo
 States are therefore ordered by (position, forced-1st last), and one backward sweep gives
 exact expected values, one forward sweep gives the exact time distribution of a policy.
 
-Every transition comes from the rules engine (:mod:`sheetgen.games.rallytaire.rules`); the
-solver only caches what the engine returned. The plan choice (N/D) is taken after the dice
+Every transition comes from the rules engine (:mod:`sheetgen.games.rallytaire.rules`, one
+:func:`~sheetgen.games.rallytaire.rules.transitions` call per move); the solver only indexes
+and caches what the engine returned. The plan choice (N/D) is taken after the dice
 are seen, so it is a min inside the expectation. Ties within 1e-12 go to the lower gear and
 to N (then to the corner earlier on the track), so results never depend on dict order.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from types import MappingProxyType
 from typing import Literal
 
@@ -35,91 +37,103 @@ PolicyName = Literal["optimal", "cautious"]
 # --------------------------------------------------------------------------- state graph
 
 
-@dataclass(frozen=True, slots=True)
-class _Outcome:
-    """One dice outcome of one gear from one state, with its plan choices."""
-
-    speed: int
-    prob: float
-    tenths: int
-    crash: int  # corner index, -1 when no crash
-    choices: tuple[tuple[int | None, int], ...]  # (drift, next state id); () when finished
+#: One dice outcome of a move, as :func:`rules.transitions` gives it, the next states being
+#: ids: (speed, probability, tenths, crash corner or None, ((drift, next state id), ...)), no
+#: choices when the move finishes. Plain tuples: a stage has ~1500 and each sweep reads them.
+_Outcome = tuple[int, float, int, int | None, tuple[tuple[int | None, int], ...]]
 
 
 @dataclass(frozen=True)
 class _Graph:
+    """Every state reachable from the start under any play, with every transition.
+
+    A move (position, pending D, gear) does not depend on the previous gear (only the legal
+    gears do), so states that differ only in their previous gear share it: `legal` maps a
+    state to move ids, `moves` holds each move's outcomes once, and the solver values each
+    move once instead of once per state."""
+
     stage: Stage
     states: tuple[State, ...]
-    index: Mapping[State, int]
-    moves: tuple[tuple[tuple[int, tuple[_Outcome, ...]], ...], ...]  # per state: (gear, outcomes)
+    legal: tuple[tuple[tuple[int, int], ...], ...]  # per state: ((gear, move id), ...) ascending
+    moves: tuple[tuple[_Outcome, ...], ...]  # per move id: its dice outcomes, ascending speed
+    risky: tuple[bool, ...]  # per move id: some dice outcome crashes
     topo: tuple[int, ...]  # every edge goes from an earlier to a later entry
+
+    @cached_property
+    def index(self) -> Mapping[State, int]:
+        """State -> id; built on first use (the simulator's), as hashing States is slow."""
+        return MappingProxyType({s: i for i, s in enumerate(self.states)})
+
+    def move_of(self, s: int, gear: int) -> int:
+        """The move id of driving `gear` from state `s` (KeyError if the gear is not legal)."""
+        for g, m in self.legal[s]:
+            if g == gear:
+                return m
+        raise KeyError((s, gear))
 
 
 def _build_graph(stage: Stage) -> _Graph:
-    """All states reachable from the start under any play, with every transition.
+    """Breadth-first from the start, one :func:`rules.transitions` call per move.
 
-    The move itself does not depend on the previous gear (only the legal gears do), so each
-    (position, pending D, gear) is sent through the engine once and shared by the states that
-    differ only in their previous gear."""
+    The engine hands each next state to `number`, which gives ids in discovery order (that
+    order fixes every tie below) from the state's fields, as tuples hash much faster than
+    State objects."""
     start = rules.initial_state(stage)
     states: list[State] = [start]
-    index: dict[State, int] = {start: 0}
-    moves: list[tuple[tuple[int, tuple[_Outcome, ...]], ...]] = []
-    shared: dict[tuple[int, int | None, int], tuple[_Outcome, ...]] = {}
-    i = 0
-    while i < len(states):
-        state = states[i]
-        i += 1
+    ids: dict[tuple[int, int | None, int | None], int] = {
+        (start.position, start.last_gear, start.pending_drift): 0
+    }
+    # rank orders states as the acyclicity argument of the module docstring does: by
+    # position, forced-1st states last; `low` is the lowest rank the current move leads to
+    rank: list[int] = [2 * start.position + 1]
+    top = low = 2 * stage.finish + 2  # above every rank
+
+    def number(position: int, last_gear: int | None, pending_drift: int | None) -> int:
+        nonlocal low
+        key = (position, last_gear, pending_drift)
+        nid = ids.get(key)
+        if nid is None:
+            nid = ids[key] = len(states)
+            states.append(State(position, last_gear, pending_drift))
+            rank.append(2 * position + (last_gear is None))
+        if rank[nid] < low:
+            low = rank[nid]
+        return nid
+
+    legal: list[tuple[tuple[int, int], ...]] = []
+    moves: list[tuple[_Outcome, ...]] = []
+    risky: list[bool] = []
+    lowest: list[int] = []  # per move id: the lowest rank it leads to
+    # (position, pending D, gear) -> (gear, move id), one pair shared by the states driving it
+    move_ids: dict[tuple[int, int | None, int], tuple[int, int]] = {}
+    for state in states:  # grows while it is walked: breadth-first
         per_gear = []
         for gear in rules.legal_gears(state):
             key = (state.position, state.pending_drift, gear)
-            outs = shared.get(key)
-            if outs is None:
-                built = []
-                for speed, prob in rules.chance_outcomes(stage, state, gear):
-                    res = rules.apply_move(stage, state, gear, speed)
-                    choices: list[tuple[int | None, int]] = []
-                    if not res.finished:
-                        for drift in rules.plan_options(stage, state, res).drift_choices:
-                            nxt = rules.next_state(stage, state, res, drift)
-                            nid = index.get(nxt)
-                            if nid is None:
-                                nid = index[nxt] = len(states)
-                                states.append(nxt)
-                            choices.append((drift, nid))
-                    crash = -1 if res.crash is None else res.crash
-                    built.append(_Outcome(speed, prob, res.tenths, crash, tuple(choices)))
-                outs = shared[key] = tuple(built)
-            per_gear.append((gear, outs))
-        moves.append(tuple(per_gear))
-    topo = sorted(
-        range(len(states)), key=lambda s: (states[s].position, states[s].last_gear is None)
-    )
-    for s in topo:  # guard the acyclicity argument above instead of trusting it silently
-        here = (states[s].position, states[s].last_gear is None)
-        for _, outs in moves[s]:
-            for o in outs:
-                for _, nid in o.choices:
-                    there = (states[nid].position, states[nid].last_gear is None)
-                    if there <= here:
-                        raise AssertionError(f"state graph of stage {stage.name!r} has a cycle")
-    return _Graph(stage, tuple(states), MappingProxyType(index), tuple(moves), tuple(topo))
+            pair = move_ids.get(key)
+            if pair is None:
+                low = top
+                outs = rules.transitions(stage, state, gear, number)
+                pair = move_ids[key] = (gear, len(moves))
+                moves.append(outs)
+                lowest.append(low)
+                crashes = False
+                for o in outs:
+                    if o[3] is not None:
+                        crashes = True
+                        break
+                risky.append(crashes)
+            per_gear.append(pair)
+        legal.append(tuple(per_gear))
+    for s, per_gear in enumerate(legal):  # guard the acyclicity argument instead of trusting it
+        for _, m in per_gear:
+            if lowest[m] <= rank[s]:
+                raise AssertionError(f"state graph of stage {stage.name!r} has a cycle")
+    topo = sorted(range(len(states)), key=rank.__getitem__)  # stable: ties keep id order
+    return _Graph(stage, tuple(states), tuple(legal), tuple(moves), tuple(risky), tuple(topo))
 
 
 # --------------------------------------------------------------------------- policies
-
-
-def _best_choice(
-    choices: tuple[tuple[int | None, int], ...], value: list[float]
-) -> tuple[int | None, int]:
-    """N first, then D in track order; a later choice wins only if better by more than TIE."""
-    best = choices[0]
-    best_v = value[best[1]]
-    for c in choices[1:]:
-        v = value[c[1]]
-        if v < best_v - TIE:
-            best, best_v = c, v
-    return best
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,9 +145,26 @@ class StagePolicy:
     graph: _Graph = field(repr=False, compare=False)
     values: tuple[float, ...] = field(repr=False, compare=False)  # expected tenths to go
     gears: tuple[int | None, ...] = field(repr=False, compare=False)  # None: no allowed gear
-    plans: Mapping[tuple[int, int, int], tuple[int | None, int]] = field(
+    # per move id: per dice outcome the (drift, next id) chosen, None when the move finishes;
+    # the whole entry is None for a move the policy never drives (cautious: a risky one)
+    chosen: tuple[tuple[tuple[int | None, int] | None, ...] | None, ...] = field(
         repr=False, compare=False
-    )  # (state id, gear, speed) -> (drift, next id)
+    )
+
+    @cached_property
+    def plans(self) -> Mapping[tuple[int, int, int], tuple[int | None, int]]:
+        """(state id, gear, speed) -> (drift, next id) for every gear the policy considered
+        from every state and every outcome that does not finish; built on first use."""
+        plans: dict[tuple[int, int, int], tuple[int | None, int]] = {}
+        for s in reversed(self.graph.topo):
+            for gear, m in self.graph.legal[s]:
+                picks = self.chosen[m]
+                if picks is None:
+                    continue
+                for o, pick in zip(self.graph.moves[m], picks):
+                    if pick is not None:
+                        plans[(s, gear, o[0])] = pick
+        return MappingProxyType(plans)
 
     @property
     def stage(self) -> Stage:
@@ -164,42 +195,79 @@ class StagePolicy:
 
 
 def _solve(graph: _Graph, name: PolicyName) -> StagePolicy:
-    """Backward induction. 'cautious' only allows gears no dice outcome can crash with."""
+    """Backward induction. 'cautious' only allows gears no dice outcome can crash with.
+
+    A move is valued once, when the first state that can drive it comes up in the sweep (all
+    the states it leads to come later in `topo` than every state that drives it, so their
+    values are final). The plan choice is N first, then D in track order, a later choice
+    winning only if better by more than TIE; gears likewise go from low to high."""
     n = len(graph.states)
     value = [math.inf] * n
     gears: list[int | None] = [None] * n
-    plans: dict[tuple[int, int, int], tuple[int | None, int]] = {}
+    move_value: list[float | None] = [None] * len(graph.moves)
+    chosen: list[tuple[tuple[int | None, int] | None, ...] | None] = [None] * len(graph.moves)
+    moves, legal, risky = graph.moves, graph.legal, graph.risky
     cautious = name == "cautious"
     for s in reversed(graph.topo):
         best_v = math.inf
         best_g: int | None = None
-        for gear, outs in graph.moves[s]:
-            if cautious and any(o.crash >= 0 for o in outs):
-                continue
-            v = 0.0
-            for o in outs:
-                if o.choices:
-                    choice = _best_choice(o.choices, value)
-                    plans[(s, gear, o.speed)] = choice
-                    v += o.prob * (o.tenths + value[choice[1]])
-                else:
-                    v += o.prob * o.tenths
+        for gear, m in legal[s]:
+            v = move_value[m]
+            if v is None:
+                if cautious and risky[m]:
+                    continue
+                v = 0.0
+                picks: list[tuple[int | None, int] | None] = []
+                last = None
+                for _, prob, tenths, _, choices in moves[m]:
+                    if not choices:  # the move finishes
+                        picks.append(None)
+                        v += prob * tenths
+                        continue
+                    if choices is not last:  # else the same pick as the previous outcome
+                        last = choices
+                        pick = choices[0]
+                        pick_v = value[pick[1]]
+                        for c in choices[1:]:
+                            cv = value[c[1]]
+                            if cv < pick_v - TIE:
+                                pick, pick_v = c, cv
+                    picks.append(pick)
+                    v += prob * (tenths + pick_v)
+                move_value[m] = v
+                chosen[m] = tuple(picks)
             if v < best_v - TIE:
                 best_v, best_g = v, gear
         value[s] = best_v
         gears[s] = best_g
-    return StagePolicy(name, graph, tuple(value), tuple(gears), MappingProxyType(plans))
+    return StagePolicy(name, graph, tuple(value), tuple(gears), tuple(chosen))
 
 
 def _best_tenths(graph: _Graph) -> int:
     """Fastest time possible at all: min over gears, dice outcomes and plans."""
     best = [math.inf] * len(graph.states)
+    move_best: list[float | None] = [None] * len(graph.moves)
+    moves = graph.moves
     for s in reversed(graph.topo):
         b = math.inf
-        for _, outs in graph.moves[s]:
-            for o in outs:
-                rest = min((best[nid] for _, nid in o.choices), default=0)
-                b = min(b, o.tenths + rest)
+        for _, m in graph.legal[s]:
+            mb = move_best[m]
+            if mb is None:
+                mb = math.inf
+                last = None
+                for _, _, tenths, _, choices in moves[m]:
+                    if choices and choices is last:  # the same as the previous outcome
+                        continue
+                    last = choices
+                    rest = math.inf if choices else 0  # no choices: the move finishes
+                    for _, nid in choices:
+                        if best[nid] < rest:
+                            rest = best[nid]
+                    if tenths + rest < mb:
+                        mb = tenths + rest
+                move_best[m] = mb
+            if mb < b:
+                b = mb
         best[s] = b
     return int(best[0])
 
@@ -245,28 +313,27 @@ def evaluate_policy(policy: StagePolicy) -> PolicyEvaluation:
             raise rules.RulesError(
                 f"{policy.name} policy reaches a state with no gear: {graph.states[s]!r}"
             )
-        outs = next(o for g, o in graph.moves[s] if g == gear)
-        for o in outs:
-            p = o.prob
-            if o.crash >= 0:
-                corner_crash[o.crash] += total * p
+        m = graph.move_of(s, gear)
+        for (_, p, tenths, crash, choices), pick in zip(graph.moves[m], policy.chosen[m]):
+            if crash is not None:
+                corner_crash[crash] += total * p
                 crashed += clean[s] * p
-            if o.choices:
-                drift, nid = policy.plans[(s, gear, o.speed)]
+            if choices:
+                drift, nid = pick
                 if drift is not None:
                     corner_drift[drift] += total * p
-                if o.crash < 0:
+                if crash is None:
                     clean[nid] += clean[s] * p
                 there = mass[nid]
                 if there is None:
                     there = mass[nid] = {}
-                for t, m in here.items():
-                    k = t + o.tenths
-                    there[k] = there.get(k, 0.0) + m * p
+                for t, w in here.items():
+                    k = t + tenths
+                    there[k] = there.get(k, 0.0) + w * p
             else:
-                for t, m in here.items():
-                    k = t + o.tenths
-                    final[k] = final.get(k, 0.0) + m * p
+                for t, w in here.items():
+                    k = t + tenths
+                    final[k] = final.get(k, 0.0) + w * p
         mass[s] = None  # every edge points forward: this state's mass is spent
     dist = tuple(sorted(final.items()))
     expected = math.fsum(t * p for t, p in dist)

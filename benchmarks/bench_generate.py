@@ -49,7 +49,7 @@ def run(difficulty: str, stages: int, seeds: list[int], jobs: int) -> tuple[floa
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seeds", type=int, default=20, help="races per measurement (default 20)")
+    parser.add_argument("--seeds", type=int, default=50, help="races per measurement (default 50)")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="worker processes (default: cores)")
     options = parser.parse_args()
     jobs = options.jobs

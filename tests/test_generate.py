@@ -81,15 +81,18 @@ def _check_race(job: tuple[str, int]) -> dict:
     fit = RaceSheetFit()
     placed = {}
     for paper in PAPERS:
-        width_pt, height_pt = template.page_size(paper)
-        pages = plan_pages(race, template, width_pt / MM, height_pt / MM)
+        _width_pt, height_pt = template.page_size(paper)
+        pages = plan_pages(race, template, height_pt / MM)
         for number, page in enumerate(pages):
             for p in page:
                 # every promise of layout_stage (no overlap, inside the box) from the result
                 check(race.stages[p.index], p.layout, p.layout.width, p.layout.height)
                 if len(page) == 1:  # the generator's first check used the renderer's box
-                    assert (p.layout.width, p.layout.height) == fit.box(paper, number == 0)
-        placed[paper] = sorted((p.index, p.layout.style) for page in pages for p in page)
+                    assert (p.layout.width, p.layout.height) == fit.box(number == 0)
+        placed[paper] = [[(p.index, p.layout) for p in page] for page in pages]
+    # one plan and one track per stage on every paper (see render.rallytaire.track_box)
+    assert placed["a4"] == placed["letter"]
+    placed = {paper: sorted((i, lay.style) for page in pages for i, lay in page) for paper, pages in placed.items()}
     return {
         "text": text,
         "stages": [(s.name, s.length, len(s.corners), band_figures(s)) for s in race.stages],

@@ -195,3 +195,33 @@ def test_service_park_and_fix_points_marked(bundled):
     assert sum(s.service_park for s in race.stages[:-1]) == text.count("then 4 fix-points at the service park")
     assert sum(not s.service_park for s in race.stages[:-1]) == text.count("then 2 fix-points")
     assert "SP" in text.split()
+
+
+def test_same_pages_and_tracks_on_a4_and_letter():
+    """One league, two papers: every race prints the same stages on the same pages with the same
+    track, laid out in the room both papers have (track_box) and fitting inside each page."""
+    from sheetgen.render.rallytaire import FOOTER_MM, HEADER_MM, PANEL_HEAD_MM, RUNNING_HEADER_MM, plan_pages, track_box
+    from sheetgen.render.template import MM, PAPERS, load_template
+
+    template = load_template("race_sheet")
+    for path in RALLYTAIRE_SPECS:
+        race = load_spec(path).model
+        plans = {}
+        for paper, (width_pt, height_pt) in PAPERS.items():
+            width, height = width_pt / MM, height_pt / MM
+            pages = plan_pages(race, template, height)
+            for number, page in enumerate(pages):
+                top = HEADER_MM if number == 0 else RUNNING_HEADER_MM
+                room = height - 2 * template.margin_mm - FOOTER_MM - top
+                # the panels fill this page's room, no more
+                assert page[0].top_mm == top
+                assert page[-1].top_mm + page[-1].height_mm == pytest.approx(top + room)
+                for placed in page:
+                    box = track_box(template, number == 0, half=len(page) == 2)
+                    assert (placed.layout.width, placed.layout.height) == box
+                    assert box[0] <= width - 2 * template.margin_mm + 1e-9
+                    assert box[1] <= placed.height_mm - PANEL_HEAD_MM + 1e-9
+            plans[paper] = [[(p.index, p.layout) for p in page] for page in pages]
+        assert plans["a4"] == plans["letter"], path.stem
+    # the common room: A4's width (the narrower) and Letter's height (the lower)
+    assert track_box(template, False) == pytest.approx((210.0 - 20, 279.4 - 20 - FOOTER_MM - RUNNING_HEADER_MM - PANEL_HEAD_MM))

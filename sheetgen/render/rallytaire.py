@@ -18,7 +18,7 @@ from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED,
 from sheetgen.layout import LayoutError, StageLayout, end_label, layout_stage
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.template import MM, Template
+from sheetgen.render.template import MM, PAPERS, Template
 
 HEADER_MM = 40.0  # first page: title, driver/date/time, advanced-game boxes, gear table
 RUNNING_HEADER_MM = 9.0  # later pages: race name and page number
@@ -44,27 +44,52 @@ class Placed:
     index: int
     layout: StageLayout
     top_mm: float  # panel top, measured down from the page's printable top
-    height_mm: float
+    height_mm: float  # the panel on this paper (head and track); the layout is centred in its track
 
 
-def plan_pages(race: Race, template: Template, page_w_mm: float, page_h_mm: float) -> list[list[Placed]]:
-    """Stages per page: two share a page when both wind in half the room, else one a page."""
-    margin = template.margin_mm
-    width = page_w_mm - 2 * margin
-    usable = page_h_mm - 2 * margin - FOOTER_MM
+def track_box(template: Template, first_page: bool, half: bool = False) -> tuple[float, float]:
+    """(width, height) in mm of the box a stage's track is laid out in: alone on its page, or
+    in one half of a shared page.
+
+    It is the room that every paper size (A4 and Letter) has, so a race's pages hold the same
+    stages and every stage the same track on any paper: players of one league who print on
+    different papers race on identical sheets. A paper with more room centres the track in it.
+    """
+    width = min(w / MM for w, _h in PAPERS.values()) - 2 * template.margin_mm
+    room = _room(template, min(h / MM for _w, h in PAPERS.values()), first_page)
+    return (width, _slot(room) if half else room - PANEL_HEAD_MM)
+
+
+def _room(template: Template, page_h_mm: float, first_page: bool) -> float:
+    """Height of the panels' part of a page: below the header, above the footer."""
+    return page_h_mm - 2 * template.margin_mm - FOOTER_MM - (HEADER_MM if first_page else RUNNING_HEADER_MM)
+
+
+def _slot(room: float) -> float:
+    """Track height of each of two panels sharing a page of panel room `room`."""
+    return (room - PANEL_GAP_MM) / 2 - PANEL_HEAD_MM
+
+
+def plan_pages(race: Race, template: Template, page_h_mm: float) -> list[list[Placed]]:
+    """Stages per page: two share a page when both wind in half the room, else one a page.
+
+    Layouts and the choice of pages come from `track_box`, the same on every paper; only the
+    panels' heights are those of a page `page_h_mm` high (the tracks are centred in them)."""
     pages: list[list[Placed]] = []
     i = 0
     stages = race.stages
+    space = template.space_mm
     while i < len(stages):
-        top = HEADER_MM if not pages else RUNNING_HEADER_MM
-        room = usable - top
+        first = not pages
+        top = HEADER_MM if first else RUNNING_HEADER_MM
+        room = _room(template, page_h_mm, first)
         placed = None
         if i + 1 < len(stages):
-            slot = (room - PANEL_GAP_MM) / 2 - PANEL_HEAD_MM
+            width, slot = track_box(template, first, half=True)
             pair = []
             for m in range(2):  # the second stage is only laid out when the first winds
                 try:
-                    lay = layout_stage(stages[i + m], width, slot, space_mm=template.space_mm)
+                    lay = layout_stage(stages[i + m], width, slot, space_mm=space)
                 except LayoutError:
                     pair = []
                     break
@@ -72,12 +97,10 @@ def plan_pages(race: Race, template: Template, page_w_mm: float, page_h_mm: floa
                 if lay.style != "winding":
                     break
             if pair and all(p.style == "winding" for p in pair):
-                placed = [
-                    Placed(i + m, pair[m], top + m * (slot + PANEL_HEAD_MM + PANEL_GAP_MM), slot + PANEL_HEAD_MM)
-                    for m in range(2)
-                ]
+                here = _slot(room) + PANEL_HEAD_MM
+                placed = [Placed(i + m, pair[m], top + m * (here + PANEL_GAP_MM), here) for m in range(2)]
         if placed is None:
-            single = layout_stage(stages[i], width, room - PANEL_HEAD_MM, space_mm=template.space_mm)
+            single = layout_stage(stages[i], *track_box(template, first), space_mm=space)
             placed = [Placed(i, single, top, room)]
         pages.append(placed)
         i += len(placed)
@@ -204,9 +227,12 @@ def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> 
             sx = bx - lw - 12 * MM
             sheet.box(sx, y2 - 1.1 * MM, 8 * MM, 4.4 * MM, width=sheet.ink.line_width * 1.5)
             sheet.text(sx + 4 * MM, y2 - 0.1 * MM, "SP", "body", bold=True, align="center")
-    # the track
-    origin_y = top - placed.height_mm * MM
-    draw_track(sheet, stage, placed.layout, x, origin_y)
+    # the track, centred in the room this paper gives it (see track_box)
+    lay = placed.layout
+    track_h = placed.height_mm - PANEL_HEAD_MM
+    origin_x = x + (right - x - lay.width * MM) / 2
+    origin_y = top - PANEL_HEAD_MM * MM - (track_h + lay.height) / 2 * MM
+    draw_track(sheet, stage, lay, origin_x, origin_y)
 
 
 def _poly(sheet: Sheet, points, x0: float, y0: float, fill: bool, dash=None, width=None, colour=None) -> None:
@@ -373,8 +399,8 @@ def render_race(
     keywords: tuple[str, ...] = (),
 ) -> tuple[bytes, int]:
     """A race's printable PDF (race sheet pages, then the time table) and its page count."""
-    width_pt, height_pt = template.page_size(paper)
-    plan = plan_pages(race, template, width_pt / MM, height_pt / MM)
+    _width_pt, height_pt = template.page_size(paper)
+    plan = plan_pages(race, template, height_pt / MM)
     total = len(plan) + 1
     # the time table runs to the highest speed the race allows: 17 when the engine can be pushed
     max_speed = PUSH_MAX_SPEED if race.boxes.engine > 0 else BASIC_MAX_SPEED

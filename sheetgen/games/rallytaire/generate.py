@@ -9,8 +9,9 @@ Each proposal is then checked, and only kept when
 - it is valid (`spec.validate_stage`);
 - the exact solver (`solve.analyze_stage`) puts it in the requested difficulty band;
 - it winds on the race sheet without overlap on A4 and on Letter, in the box the renderer
-  really gives it (`render.rallytaire.plan_pages` decides that box; the whole race goes
-  through it once more at the end, because two short stages may share a page).
+  really gives it (`render.rallytaire.track_box`, the same on both papers; the whole race goes
+  through the renderer's page plan once more at the end, because two short stages may share a
+  page).
 
 Every random choice comes from ``random.Random(seed)`` (each stage from its own generator
 seeded from it), never from the global generator or ``hash()``, so the same seed and options
@@ -29,7 +30,9 @@ Difficulty bands (`BANDS`) are defined on three exact figures of the solver:
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import gc
 import math
 import random
 from dataclasses import dataclass, replace
@@ -142,14 +145,14 @@ PROFILES: dict[str, _Profile] = {
         gap=(6, 10),
         zone=(5, 8),
         hairpin=((1, 0.4), (2, 0.6)),
-        tilt=-0.5,
+        tilt=-1.0,
     ),
     "medium": _Profile(
         features=(("corner", 5.0), ("kink", 1.5), ("chicane", 1.5), ("esses", 1.0), ("hairpin", 1.2), ("switchback", 0.8)),
         gears=((1, 0.6), (2, 2.0), (3, 3.0), (4, 2.5), (5, 1.0)),
         gap=(5, 10),
         zone=(4, 8),
-        tilt=-0.3,
+        tilt=-0.8,
     ),
     "hard": _Profile(
         features=(("corner", 4.0), ("kink", 1.0), ("chicane", 2.0), ("esses", 1.0), ("hairpin", 2.0), ("switchback", 1.5)),
@@ -358,56 +361,47 @@ def service_parks(count: int) -> tuple[bool, ...]:
 class RaceSheetFit:
     """Does a stage wind, without overlap, where the race sheet will print it?
 
-    The boxes come from the race sheet renderer itself (`render.rallytaire.plan_pages` with the
-    built-in race_sheet template), on A4 and on Letter, so what is checked is what is printed.
-    `stage` is a quick first check in the box a stage most likely gets (page 1 for the first
-    stage, a later page otherwise; `sheetgen.layout` caches the result); `race` is the real one:
-    the renderer's page plan of the whole race, where two short stages may share a page.
+    The boxes come from the race sheet renderer itself (`render.rallytaire.track_box` with the
+    built-in race_sheet template): one box holds on A4 and on Letter alike (the renderer draws
+    the same track on both), so what is checked is what is printed on either paper. `stage` is
+    a quick first check in the box a stage most likely gets (page 1 for the first stage, a later
+    page otherwise; `sheetgen.layout` caches the result); `race` is the real one: the renderer's
+    page plan of the whole race on each paper, where two short stages may share a page.
     """
 
     def __init__(self, papers: Sequence[str] = ("a4", "letter"), template: str = "race_sheet"):
         # the renderer is imported here, not at module level: the rest of this module is pure
         from sheetgen.render import rallytaire as sheet
-        from sheetgen.render.template import MM, load_template
+        from sheetgen.render.template import MM
 
         self._sheet = sheet
-        self._template = load_template(template)
-        self._pages = [(paper, *(v / MM for v in self._template.page_size(paper))) for paper in papers]
+        self._template = _race_template(template)
+        self._pages = [(paper, self._template.page_size(paper)[1] / MM) for paper in papers]
 
     @property
     def papers(self) -> tuple[str, ...]:
-        return tuple(paper for paper, _w, _h in self._pages)
+        return tuple(paper for paper, _h in self._pages)
 
-    def box(self, paper: str, first_page: bool) -> tuple[float, float]:
-        """(width, height) of the track of a stage alone on a page, mm: plan_pages's box,
-        computed the same way (a test holds the two together)."""
-        sheet, t = self._sheet, self._template
-        _paper, page_w, page_h = next(p for p in self._pages if p[0] == paper)
-        top = sheet.HEADER_MM if first_page else sheet.RUNNING_HEADER_MM
-        width = page_w - 2 * t.margin_mm
-        room = page_h - 2 * t.margin_mm - sheet.FOOTER_MM - top
-        return (width, room - sheet.PANEL_HEAD_MM)
+    def box(self, first_page: bool) -> tuple[float, float]:
+        """(width, height) of the track of a stage alone on a page, mm, on every paper."""
+        return self._sheet.track_box(self._template, first_page)
 
     def stage(self, stage: Stage, index: int) -> bool:
         """Does stage `index` of a race wind alone on its page (page 1 for the first stage)?"""
         from sheetgen.layout import LayoutError, layout_stage
 
-        for paper in self.papers:
-            width, height = self.box(paper, index == 0)
-            try:
-                if layout_stage(stage, width, height, space_mm=self._template.space_mm).style != "winding":
-                    return False
-            except LayoutError:
-                return False
-        return True
+        try:
+            return layout_stage(stage, *self.box(index == 0), space_mm=self._template.space_mm).style == "winding"
+        except LayoutError:
+            return False
 
     def race(self, race: Race) -> int | None:
         """Index of the first stage that would not print as a winding road, None when all do."""
         from sheetgen.layout import LayoutError
 
-        for _paper, page_w, page_h in self._pages:
+        for _paper, page_h in self._pages:
             try:
-                pages = self._sheet.plan_pages(race, self._template, page_w, page_h)
+                pages = self._sheet.plan_pages(race, self._template, page_h)
             except LayoutError as exc:
                 text = str(exc)
                 return next((i for i, s in enumerate(race.stages) if f"{s.name!r}" in text), 0)
@@ -416,6 +410,14 @@ class RaceSheetFit:
                     if placed.layout.style != "winding":
                         return placed.index
         return None
+
+
+@functools.lru_cache(maxsize=8)
+def _race_template(name: str):
+    """A built-in template, read once per process (a generated race checks it many times)."""
+    from sheetgen.render.template import load_template
+
+    return load_template(name)
 
 
 # --------------------------------------------------------------------------- generation
@@ -561,6 +563,21 @@ def describe_band(band: Band) -> str:
     return ", ".join(p for p in parts if p)
 
 
+@contextlib.contextmanager
+def _without_cycle_collector():
+    """Pause Python's cycle collector (the generator makes millions of short-lived tuples and
+    almost no reference cycles: the collector's passes over them cost a fifth of the time
+    and find next to nothing). Reference counting still frees everything as it goes; the
+    collector runs again, as before, once the race is made."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def generate_race(
     seed: int,
     *,
@@ -577,6 +594,18 @@ def generate_race(
     checks that one; False skips the check (the stages are then only valid and in the band).
     The same arguments always give the same race.
     """
+    with _without_cycle_collector():
+        return _generate_race(seed, stages, length, surfaces, difficulty, sheet)
+
+
+def _generate_race(
+    seed: int,
+    stages: int,
+    length: tuple[int, int],
+    surfaces: Sequence[Surface | str] | None,
+    difficulty: str,
+    sheet: RaceSheetFit | None | bool,
+) -> Race:
     lo, hi = length
     _check_options(stages, (lo, hi), difficulty)
     allowed = _parse_surfaces(surfaces)

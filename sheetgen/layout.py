@@ -1203,8 +1203,21 @@ class _Marks:
             # _rects_overlap(r, o, 0.6)
             if rx < o.x + o.width + 0.6 and o.x < rx + rw + 0.6 and ry < o.y + o.height + 0.6 and o.y < ry + rh + 0.6:
                 return False
-        polys = self.board.polys
-        for k in self.board.near(rx - 0.5, ry - 0.5, rx + rw + 0.5, ry + rh + 0.5):
+        board = self.board
+        polys, poses = board.polys, board.poses
+        # a space (half side h) and the grown box surely overlap when their centres are closer
+        # than the sum of their inscribed circles' radii, and surely do not when farther apart
+        # than the sum of their circumscribed ones; the exact test decides in between
+        cx, cy = gx + gw / 2, gy + gh / 2
+        sure = board.h + min(gw, gh) / 2
+        clear = board.reach + math.hypot(gw / 2, gh / 2)
+        for k in board.near(rx - 0.5, ry - 0.5, rx + rw + 0.5, ry + rh + 0.5):
+            pk = poses[k]
+            d = math.hypot(pk[0] - cx, pk[1] - cy)
+            if d < sure - 2 * TOLERANCE_MM:  # every axis: more than the tolerance of overlap
+                return False
+            if d > clear + 1e-9:
+                continue
             if convex_overlap(grown, polys[k]):
                 return False
         if avoid_lines:
@@ -1549,12 +1562,17 @@ def _try_serpentine(name: str, length: int, corners: tuple[_C, ...], width: floa
     return None
 
 
+@functools.lru_cache(maxsize=512)
+def _winding(name: str, length: int, corners: tuple[_C, ...], width: float, height: float, space_mm: float, min_space_mm: float) -> StageLayout | None:
+    return _try_winding(name, length, corners, width, height, _space_sizes(space_mm, min_space_mm))
+
+
 @functools.lru_cache(maxsize=256)
 def _layout(name: str, length: int, corners: tuple[_C, ...], width: float, height: float, space_mm: float, min_space_mm: float) -> StageLayout:
-    sizes = _space_sizes(space_mm, min_space_mm)
-    result = _try_winding(name, length, corners, width, height, sizes)
+    result = _winding(name, length, corners, width, height, space_mm, min_space_mm)
     if result is not None:
         return result
+    sizes = _space_sizes(space_mm, min_space_mm)
     for s in sizes:
         result = _try_serpentine(name, length, corners, width, height, s)
         if result is not None:
@@ -1595,6 +1613,16 @@ def layout_stage(stage: Any, width_mm: float, height_mm: float, *, space_mm: flo
         raise ValueError(f"need 0 < min_space_mm <= space_mm, got {min_space_mm!r} and {space_mm!r}")
     name, length, corners = _normalise(stage)
     return _layout(name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
+
+
+def winding_layout(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> StageLayout | None:
+    """``layout_stage``'s result when it is a winding road, else None (without working out the
+    serpentine: for callers that only want a winding road, such as a page shared by two
+    stages). Both share one cache."""
+    if not 0 < min_space_mm <= space_mm:
+        raise ValueError(f"need 0 < min_space_mm <= space_mm, got {min_space_mm!r} and {space_mm!r}")
+    name, length, corners = _normalise(stage)
+    return _winding(name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
 
 
 def min_box_for(stage: Any, width_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> tuple[float, float]:

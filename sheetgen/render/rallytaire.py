@@ -15,7 +15,7 @@ from reportlab.lib.colors import HexColor
 
 from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
-from sheetgen.layout import LayoutError, StageLayout, end_label, layout_stage
+from sheetgen.layout import StageLayout, end_label, layout_stage, winding_layout
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.template import MM, PAPERS, Template
@@ -88,15 +88,11 @@ def plan_pages(race: Race, template: Template, page_h_mm: float) -> list[list[Pl
             width, slot = track_box(template, first, half=True)
             pair = []
             for m in range(2):  # the second stage is only laid out when the first winds
-                try:
-                    lay = layout_stage(stages[i + m], width, slot, space_mm=space)
-                except LayoutError:
-                    pair = []
+                lay = winding_layout(stages[i + m], width, slot, space_mm=space)
+                if lay is None:
                     break
                 pair.append(lay)
-                if lay.style != "winding":
-                    break
-            if pair and all(p.style == "winding" for p in pair):
+            if len(pair) == 2:
                 here = _slot(room) + PANEL_HEAD_MM
                 placed = [Placed(i + m, pair[m], top + m * (here + PANEL_GAP_MM), here) for m in range(2)]
         if placed is None:

@@ -388,12 +388,9 @@ class RaceSheetFit:
 
     def stage(self, stage: Stage, index: int) -> bool:
         """Does stage `index` of a race wind alone on its page (page 1 for the first stage)?"""
-        from sheetgen.layout import LayoutError, layout_stage
+        from sheetgen.layout import winding_layout
 
-        try:
-            return layout_stage(stage, *self.box(index == 0), space_mm=self._template.space_mm).style == "winding"
-        except LayoutError:
-            return False
+        return winding_layout(stage, *self.box(index == 0), space_mm=self._template.space_mm) is not None
 
     def race(self, race: Race) -> int | None:
         """Index of the first stage that would not print as a winding road, None when all do."""

@@ -341,15 +341,19 @@ def test_bad_arguments_are_refused():
         layout_stage(S40, *A4, space_mm=7.0, min_space_mm=8.0)
 
 
-def test_timing_100_spaces():
-    import time
+def test_winding_layout_is_layout_stage_when_it_winds():
+    """winding_layout gives layout_stage's result when that is a winding road, else None."""
+    from sheetgen.layout import winding_layout
 
-    lay._layout.cache_clear()
-    lay._serpentine.cache_clear()
-    start = time.perf_counter()
-    for s in (S100, S80, S60):
-        layout_stage(s, *A4)
-    assert time.perf_counter() - start < 1.5
+    assert winding_layout(S40, *HALF_A4) == layout_stage(S40, *HALF_A4)
+    assert layout_stage(S40, *HALF_A4).style == "winding"
+    # the marathon does not wind on a page: layout_stage gives a serpentine, winding_layout None
+    assert layout_stage(S250, *A4).style == "serpentine"
+    assert winding_layout(S250, *A4) is None
+    # nor does anything fit in a box too narrow for a U-turn: layout_stage raises
+    with pytest.raises(LayoutError):
+        layout_stage(S40, 30.0, 200.0)
+    assert winding_layout(S40, 30.0, 200.0) is None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -203,6 +203,12 @@ def _check_options(loaded, rules: str, assistance: str | None) -> None:
         raise UsageError(f"--assistance is for Rally Risk; {loaded.path} is a {loaded.game.title} spec")
 
 
+def _rallytaire_race(spec):
+    from sheetgen.games.rallytaire import require_race
+
+    return require_race(spec.model, spec.path)
+
+
 def _rally_risk_race(spec):
     from sheetgen.games.rally_risk.spec import require_race
 
@@ -253,7 +259,7 @@ def analyze(spec: str, rules: str, assistance: str | None, fmt: str) -> None:
         data, text = (risk_json(result), None) if fmt == "json" else (None, risk_text(result))
         click.echo(json.dumps(data, indent=2) if fmt == "json" else text.rstrip("\n"))
         return
-    race = loaded.model
+    race = _rallytaire_race(loaded)
     if rules == "advanced":
         from sheetgen.games.rallytaire.solve_advanced import advanced_analysis_to_json, analyze_race_advanced, format_advanced_text
 
@@ -295,10 +301,11 @@ def simulate(spec: str, seed: int | None, rules: str, policy: str, players: int,
         raise UsageError("--players is for Rally Risk; Rallytaire is a solo game")
     if loaded.game.name == "rallytaire" and rules == "advanced" and policy != "optimal":
         raise UsageError("--policy cautious is for the basic rules; the advanced game is played by its optimal policy")
+    # a file that is not a race is refused before any dice are picked
+    _rally_risk_race(loaded) if loaded.game.name == "rally_risk" else _rallytaire_race(loaded)
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to see this race again)", err=True)
-    race = loaded.model
     if loaded.game.name == "rally_risk":
         from sheetgen.games.rally_risk.simulate import format_race_run as risk_lines
         from sheetgen.games.rally_risk.simulate import simulate as risk_simulate
@@ -307,11 +314,11 @@ def simulate(spec: str, seed: int | None, rules: str, policy: str, players: int,
     elif rules == "advanced":
         from sheetgen.games.rallytaire.simulate_advanced import format_advanced_run, simulate_race_advanced
 
-        lines = format_advanced_run(simulate_race_advanced(race, seed))
+        lines = format_advanced_run(simulate_race_advanced(_rallytaire_race(loaded), seed))
     else:
         from sheetgen.games.rallytaire.simulate import format_race_run, simulate_race
 
-        lines = format_race_run(simulate_race(race, seed, policy))
+        lines = format_race_run(simulate_race(_rallytaire_race(loaded), seed, policy))
     for line in lines:
         click.echo(line)
 

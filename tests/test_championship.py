@@ -589,6 +589,36 @@ def test_season_refusals(run, tmp_path):
     assert run("season", str(RR / "championship.yaml")).exit_code == 1
 
 
+def test_validate_build_and_render_take_a_season(run, tmp_path):
+    """A season file is a Rallytaire spec like a race: validate names it, build and render print
+    its season sheet (the same bytes as `season -o`), analyze and simulate say it is no race."""
+    for name in ("monte_carlo.yaml", "acropolis.yaml"):
+        shutil.copy(SPECS / "rallytaire" / name, tmp_path / name)
+    path = tmp_path / "season.yaml"
+    path.write_text(SEASON, encoding="utf-8")
+    result = run("validate", str(path))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"{path}: ok (Rallytaire: season of 3 races, 10 stages, drivers Anna, Ben)\n"
+    assert run("validate", "--strict", str(path)).exit_code == 0
+    out = tmp_path / "out"
+    result = run("build", str(path), "-o", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    assert run("season", str(path), "-o", str(tmp_path / "season.pdf")).exit_code == 0
+    assert (out / "season.pdf").read_bytes() == (tmp_path / "season.pdf").read_bytes()
+    assert run("render", str(path), "-o", str(tmp_path / "r.pdf")).exit_code == 0
+    assert (tmp_path / "r.pdf").read_bytes() == (tmp_path / "season.pdf").read_bytes()
+    for command in (("analyze",), ("simulate", "--seed", "1")):
+        result = run(*command, str(path))
+        assert result.exit_code == 1
+        assert result.stdout == ""  # no seed picked, nothing printed
+        assert result.stderr.startswith(f"sheetgen: error: {path} is a Rallytaire season, not a race: analysis and simulation need a race file")
+    # a kind that is neither, located and with the near miss
+    path.write_text(SEASON.replace("kind: season", "kind: seasons"), encoding="utf-8")
+    result = run("validate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr == f"{path}:2:7: error: unknown kind 'seasons', did you mean 'season'? (a Rallytaire race has no 'kind' key, a season has 'kind: season')\n"
+
+
 def test_validate_strict_reruns_the_finishability_check(run, tmp_path, monkeypatch):
     from sheetgen.games.rally_risk import championship as builder
 

@@ -16,12 +16,21 @@ from sheetgen.registry import Spec
 
 
 def _rallytaire(spec: Spec, paper: str | None, ink: str, template: str) -> tuple[bytes, int]:
+    """A race: its race sheets and time table. A season: its season sheet (each race's own
+    sheets come from its race file, or `sheetgen generate ... --render`)."""
+    from sheetgen.games.rallytaire.model import Race
     from sheetgen.games.rallytaire.solve import analyze_race
     from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
     from sheetgen.render.rallytaire import render_race
     from sheetgen.render.template import load_template
 
     chosen = load_template(template)
+    if not isinstance(spec.model, Race):
+        from sheetgen.render.championship import render_season
+
+        season = spec.model
+        analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
+        return render_season(season, analyses, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",))
     return render_race(
         spec.model,
         chosen,

@@ -1493,6 +1493,13 @@ def _space_sizes(space_mm: float, min_space_mm: float) -> list[float]:
     return sizes
 
 
+def _too_dense(length: int, width: float, height: float, s: float) -> bool:
+    """Would the spaces (of side s) cover more than _WIND_DENSITY of the box? Then no winding
+    road is tried."""
+    usable = (width - 2 * _EDGE_MM) * (height - 2 * _EDGE_MM)
+    return usable <= 0 or (length + 1) * s * s > _WIND_DENSITY * usable
+
+
 def _try_winding(name: str, length: int, corners: tuple[_C, ...], width: float, height: float, sizes: Sequence[float]) -> StageLayout | None:
     rng = random.Random(_seed(name, length, corners))
     # start on the side of the box that the first corners turn away from: a left-hand start
@@ -1510,8 +1517,7 @@ def _try_winding(name: str, length: int, corners: tuple[_C, ...], width: float, 
     attempt = 0
     for s, scale, tries in _WIND_SCHEDULE:
         s = sizes[0] if s == "nominal" else sizes[-1]
-        usable = (width - 2 * _EDGE_MM) * (height - 2 * _EDGE_MM)
-        if usable <= 0 or (length + 1) * s * s > _WIND_DENSITY * usable:
+        if _too_dense(length, width, height, s):
             continue  # too dense for a winding road: do not waste the search
         fixed = _bend_plan(length, corners, scale)
         if length > 120:
@@ -1623,6 +1629,14 @@ def winding_layout(stage: Any, width_mm: float, height_mm: float, *, space_mm: f
         raise ValueError(f"need 0 < min_space_mm <= space_mm, got {min_space_mm!r} and {space_mm!r}")
     name, length, corners = _normalise(stage)
     return _winding(name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
+
+
+def can_wind(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> bool:
+    """Does ``layout_stage`` try a winding road for ``stage`` in this box at all? Not when its
+    spaces would cover too much of the box even at ``min_space_mm``: such a stage is always
+    laid out as a serpentine (a long stage on a page, or most stages in a small box)."""
+    _name, length, _corners = _normalise(stage)
+    return not _too_dense(length, float(width_mm), float(height_mm), float(min_space_mm))
 
 
 def min_box_for(stage: Any, width_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> tuple[float, float]:

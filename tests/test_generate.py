@@ -215,6 +215,32 @@ def test_surfaces_vary_and_respect_the_restriction():
     assert len({s.name for s in race.stages}) == 4
 
 
+@pytest.mark.parametrize("difficulty", list(DOCUMENTED))
+def test_stages_too_long_to_wind_print_as_rows_with_u_turns(difficulty):
+    """A stage too long to wind on a page at all is accepted as the renderer's serpentine (rows
+    with U-turns), on both papers and without overlap; a stage that could wind must wind."""
+    from test_layout import check
+
+    from sheetgen.layout import can_wind
+    from sheetgen.render.rallytaire import plan_pages, track_box
+    from sheetgen.render.template import MM, load_template
+
+    template = load_template()
+    race = generate_race(3, stages=2, length=(150, 170), difficulty=difficulty)
+    for index, stage in enumerate(race.stages):
+        assert 150 <= stage.length <= 170 and in_band(band_figures(stage), DOCUMENTED[difficulty])
+        assert not can_wind(stage, *track_box(template, index == 0))
+    for paper in PAPERS:
+        pages = plan_pages(race, template, template.page_size(paper)[1] / MM)
+        assert [[p.index for p in page] for page in pages] == [[0], [1]]
+        for page in pages:
+            for p in page:
+                assert p.layout.style == "serpentine"
+                check(race.stages[p.index], p.layout, p.layout.width, p.layout.height)
+    # the ordinary lengths could all wind, so they must (test above: every one is "winding")
+    assert can_wind(Stage("x", Surface.GRAVEL, 70), *track_box(template, True))
+
+
 def test_impossible_constraints_say_what_failed():
     with pytest.raises(GenerateError) as caught:
         generate_race(1, length=(2, 3), difficulty="hard")

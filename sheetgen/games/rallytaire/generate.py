@@ -8,7 +8,8 @@ Each proposal is then checked, and only kept when
 
 - it is valid (`spec.validate_stage`);
 - the exact solver (`solve.analyze_stage`) puts it in the requested difficulty band;
-- it winds on the race sheet without overlap on A4 and on Letter, in the box the renderer
+- it winds on the race sheet without overlap on A4 and on Letter (or, when it is too long to
+  wind on a page at all, the renderer's rows with U-turns fit), in the box the renderer
   really gives it (`render.rallytaire.track_box`, the same on both papers; the whole race goes
   through the renderer's page plan once more at the end, because two short stages may share a
   page).
@@ -387,14 +388,25 @@ class RaceSheetFit:
         return self._sheet.track_box(self._template, first_page)
 
     def stage(self, stage: Stage, index: int) -> bool:
-        """Does stage `index` of a race wind alone on its page (page 1 for the first stage)?"""
-        from sheetgen.layout import winding_layout
+        """Does stage `index` of a race print well alone on its page (page 1 for the first
+        stage)? As a winding road; or, when it is too long to wind on a page at all, as rows
+        with U-turns (the renderer's serpentine)."""
+        from sheetgen.layout import LayoutError, can_wind, layout_stage, winding_layout
 
-        return winding_layout(stage, *self.box(index == 0), space_mm=self._template.space_mm) is not None
+        box, space = self.box(index == 0), self._template.space_mm
+        if winding_layout(stage, *box, space_mm=space) is not None:
+            return True
+        if can_wind(stage, *box, space_mm=space):
+            return False  # it could wind: another proposal will
+        try:
+            layout_stage(stage, *box, space_mm=space)
+        except LayoutError:
+            return False
+        return True
 
     def race(self, race: Race) -> int | None:
-        """Index of the first stage that would not print as a winding road, None when all do."""
-        from sheetgen.layout import LayoutError
+        """Index of the first stage that would not print well (see `stage`), None when all do."""
+        from sheetgen.layout import LayoutError, can_wind
 
         for _paper, page_h in self._pages:
             try:
@@ -404,7 +416,8 @@ class RaceSheetFit:
                 return next((i for i, s in enumerate(race.stages) if f"{s.name!r}" in text), 0)
             for page in pages:
                 for placed in page:
-                    if placed.layout.style != "winding":
+                    lay = placed.layout
+                    if lay.style != "winding" and can_wind(race.stages[placed.index], lay.width, lay.height, space_mm=self._template.space_mm):
                         return placed.index
         return None
 
@@ -536,7 +549,7 @@ def _failure(difficulty: str, length: tuple[int, int], tally: _Tally) -> str:
     if tally.sparse:
         reasons.append(f"{tally.sparse} had fewer than one corner per 10 spaces")
     if tally.sheet:
-        reasons.append(f"{tally.sheet} in the band did not wind on the race sheet (A4 and Letter; long stages do not)")
+        reasons.append(f"{tally.sheet} in the band did not wind on the race sheet (A4 and Letter)")
     return f"cannot generate {article} {difficulty} stage of {where} in {tally.proposals} tries: " + "; ".join(reasons) + "; try another --length or --difficulty"
 
 

@@ -13,8 +13,8 @@ import click
 from sheetgen import __version__, registry
 from sheetgen.errors import SheetgenError, SpecError, UsageError
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, table
-from sheetgen.cliutil import CONTEXT, reports_errors
-from sheetgen.output import write_atomic
+from sheetgen.cliutil import CONTEXT, refuse_stdout_folder, reports_errors, write_pdf
+from sheetgen.output import write_files
 
 DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
@@ -155,6 +155,7 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     """
     from sheetgen.render import build_outputs, can_render
 
+    refuse_stdout_folder(out_dir)
     files = _spec_files(specs)
     if not files:
         raise SheetgenError("no spec files found")
@@ -186,8 +187,7 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
         names[name] = spec.path
         data, pages = build_outputs(spec, paper=paper, ink=ink, template=template)
         rendered.append((os.path.join(out_dir, name), data, pages))
-    for target, data, _pages in rendered:
-        write_atomic(target, data)
+    write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=files)
     pages = sum(p for _t, _d, p in rendered)
     count = len(rendered)
     click.echo(f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/")
@@ -363,16 +363,11 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
     """
     from sheetgen.render import build_outputs
 
-    stdout = sys.stdout.buffer
-    if target == "-" and stdout.isatty():
+    if target == "-" and sys.stdout.buffer.isatty():  # say so before the analysis, not after
         raise SheetgenError("refusing to write a PDF to a terminal; redirect it (> file.pdf) or give -o FILE")
     loaded = registry.load_spec(spec)
     data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
-    if target == "-":
-        stdout.write(data)
-        stdout.flush()
-    else:
-        write_atomic(target, data)
+    write_pdf(target, data, inputs=(spec,))
 
 
 # -- schema ------------------------------------------------------------------------------

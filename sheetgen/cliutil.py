@@ -50,3 +50,26 @@ def reports_errors(command):
     return wrapper
 
 
+
+
+def write_pdf(target: str, data: bytes, *, inputs: tuple[str, ...] = ()) -> None:
+    """Write a PDF to `target` atomically, or to standard output for ``-`` (refused on a
+    terminal: a PDF there is only noise). `inputs` are never overwritten."""
+    from sheetgen.output import write_atomic
+
+    if target == "-":
+        stdout = sys.stdout.buffer
+        if stdout.isatty():
+            raise SheetgenError("refusing to write a PDF to a terminal; redirect it (> file.pdf) or give a file name")
+        stdout.write(data)
+        stdout.flush()
+    else:
+        write_atomic(target, data, inputs=inputs)
+
+
+def refuse_stdout_folder(out_dir: str) -> None:
+    """`-o -` means standard output elsewhere; a command that writes a folder of files says so."""
+    if out_dir == "-":
+        from sheetgen.errors import UsageError
+
+        raise UsageError("-o names a folder here (several files are written); standard output (-) cannot hold them")

@@ -1,34 +1,135 @@
-"""Atomic output: a file is either its complete new content or left as it was."""
+"""Atomic output: every file a command writes is its complete new content, or all are left as
+they were.
+
+Each file first goes to a temporary file beside its target (same folder, so the final rename
+stays on one file system and is atomic); only when every one of them is written and synced are
+they renamed into place. Any failure before that removes the temporary files and, when the
+command was allowed to make its output folder (`build -o DIR`), the folders it made, so a
+failing command leaves nothing behind. A file's folder must otherwise exist already: a typo in
+a path is an error, not a new folder. An output that is one of the command's inputs (`render
+race.yaml -o race.yaml`) is refused before anything is written.
+"""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
+from collections.abc import Iterable, Sequence
 
 from sheetgen.errors import OutputError
 
+PathLike = str | os.PathLike
 
-def write_atomic(path: str | os.PathLike, data: bytes) -> None:
-    """Write `data` to a temporary file beside `path`, fsync it, then rename it into place."""
-    target = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(target))
+
+def _reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def _same_file(a: str, b: str) -> bool:
     try:
-        os.makedirs(folder, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".sheetgen-", suffix=".tmp", dir=folder)
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _check_target(target: str, inputs: Iterable[str]) -> None:
+    if not target:
+        raise OutputError("cannot write an output file with an empty name")
+    for source in inputs:
+        if _same_file(target, source):
+            raise OutputError(f"refusing to write {target}: it is an input of this command ({source}); choose another output file")
+    try:
+        mode = os.stat(target).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        mode = None  # (the folder check below says what is wrong with the path)
     except OSError as exc:
-        raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(temp, 0o644)
-        os.replace(temp, target)
-    except BaseException as exc:
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    if mode is not None and stat.S_ISDIR(mode):
+        raise OutputError(f"cannot write {target}: it is a folder")
+    folder = os.path.dirname(os.path.abspath(target))
+    if not os.path.isdir(folder):
+        what = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise OutputError(f"cannot write {target}: the folder {folder} {what}")
+
+
+def _make_folder(folder: str) -> list[str]:
+    """Make `folder` and its missing parents; the ones made, deepest first (for undoing)."""
+    made: list[str] = []
+    path = os.path.abspath(folder)
+    while not os.path.exists(path):
+        made.append(path)
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise OutputError(f"cannot make the folder {folder}: {path} is not a folder")
+    for path in reversed(made):
         try:
-            os.unlink(temp)
+            os.mkdir(path)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            _remove_folders(made)
+            raise OutputError(f"cannot make the folder {folder}: {_reason(exc)}") from None
+    return made
+
+
+def _remove_folders(made: Sequence[str]) -> None:
+    for path in made:  # deepest first; only empty ones go
+        try:
+            os.rmdir(path)
         except OSError:
             pass
-        if isinstance(exc, OSError):
-            raise OutputError(f"cannot write {target}: {exc.strerror or exc}") from None
+
+
+def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | None = None, inputs: Iterable[PathLike] = ()) -> None:
+    """Write every file of `files` ((path, bytes) pairs), or none of them (see the module).
+
+    `folder`: an output folder the call may make (with its parents) when it is missing; it is
+    removed again when the write fails. `inputs`: files the command read, never overwritten.
+    """
+    targets = [os.fspath(path) for path, _data in files]
+    sources = [os.fspath(p) for p in inputs]
+    made = _make_folder(os.fspath(folder)) if folder is not None else []
+    temps: list[str] = []
+    try:
+        for target in targets:
+            _check_target(target, sources)
+        if len(set(map(os.path.abspath, targets))) != len(targets):
+            raise OutputError(f"two outputs of this command would be the same file: {', '.join(targets)}")
+        for target, (_path, data) in zip(targets, files):
+            try:
+                fd, temp = tempfile.mkstemp(prefix=".sheetgen-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(target)))
+            except OSError as exc:
+                raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+            temps.append(temp)
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                    handle.flush()
+                    os.fsync(handle.fileno())
+                os.chmod(temp, 0o644)
+            except OSError as exc:
+                raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        for k, (target, temp) in enumerate(zip(targets, temps)):
+            try:
+                os.replace(temp, target)
+            except OSError as exc:
+                temps = temps[k:]  # the ones before are in place
+                raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        temps = []
+    except BaseException:
+        for temp in temps:
+            try:
+                os.unlink(temp)
+            except OSError:
+                pass
+        _remove_folders(made)
         raise
+
+
+def write_atomic(path: PathLike, data: bytes, *, inputs: Iterable[PathLike] = ()) -> None:
+    """Write one file atomically (see `write_files`)."""
+    write_files([(path, data)], inputs=inputs)

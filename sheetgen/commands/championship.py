@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from sheetgen.cliutil import CONTEXT, reports_errors
+from sheetgen.cliutil import CONTEXT, refuse_stdout_folder, reports_errors, write_pdf
 
 PAPER = click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
 INK = click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
@@ -82,6 +82,8 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
     from sheetgen.games.rally_risk.championship import CalendarError, build_calendar, calendar_to_json, default_jobs, format_calendar_text
     from sheetgen.games.rally_risk.model import Calendar
 
+    if out_dir is not None:
+        refuse_stdout_folder(out_dir)
     loaded = registry.load_spec(spec)
     if loaded.game.name != "rally_risk" or not isinstance(loaded.model, Calendar):
         what = f"a {loaded.game.title} spec" if loaded.game.name != "rally_risk" else f"a Rally Risk {type(loaded.model).__name__.lower()}"
@@ -151,7 +153,7 @@ def calendar_text(loaded, built, target: str) -> str:
 def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) -> list[tuple[str, int]]:
     import hashlib
 
-    from sheetgen.output import write_atomic
+    from sheetgen.output import write_files
     from sheetgen.render.championship import render_calendar
 
     spec_file, pdf_file = calendar_files(loaded.path, built.seed, out_dir)
@@ -167,8 +169,7 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) ->
         keywords=(f"spec-sha256:{loaded.sha256}", f"library-sha256:{library_hash}"),
         library_name=built.calendar.sections.name if built.calendar.sections else built.calendar.library,
     )
-    write_atomic(spec_file, text.encode("utf-8"))
-    write_atomic(pdf_file, pdf)
+    write_files([(spec_file, text.encode("utf-8")), (pdf_file, pdf)], folder=out_dir, inputs=(loaded.path, library))
     return [(spec_file, 0), (pdf_file, pages)]
 
 
@@ -205,11 +206,10 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
         raise UsageError(f"{results} is not a Rally Risk results file (game: rally_risk, kind: results)")
     st = compute(loaded.model)
     if target is not None:
-        from sheetgen.output import write_atomic
         from sheetgen.render.championship import render_standings
 
         pdf, _pages = render_standings(st, _template("rally_risk"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
-        write_atomic(target, pdf)
+        write_pdf(target, pdf, inputs=(results,))
     if fmt == "json":
         click.echo(json.dumps(standings_to_json(st), indent=2))
     else:
@@ -254,13 +254,13 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
 
         analyses = {k: analyze_race(entry.race) for k, entry in enumerate(chosen.races)}
     if target is not None:
-        from sheetgen.output import write_atomic
         from sheetgen.render.championship import render_season
 
         with open(spec, "rb") as handle:
             digest = hashlib.sha256(handle.read()).hexdigest()
         pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{digest}",))
-        write_atomic(target, pdf)
+        files = tuple(os.path.join(os.path.dirname(spec), e.source) for e in chosen.races if not e.source.startswith("generated"))
+        write_pdf(target, pdf, inputs=(spec, *files))
     if fmt == "json":
         click.echo(json.dumps(season_to_json(chosen, analyses), indent=2))
     else:

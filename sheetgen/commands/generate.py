@@ -9,7 +9,7 @@ import sys
 import click
 
 from sheetgen.cliutil import CONTEXT, reports_errors
-from sheetgen.errors import OutputError, UsageError
+from sheetgen.errors import UsageError
 
 _LENGTH = re.compile(r"^\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?$")
 
@@ -75,13 +75,17 @@ def generate(game: str, seed: int | None, stages: int, length: tuple[int, int], 
     import secrets
 
     from sheetgen.games.rallytaire.generate import generate_race, spec_text
-    from sheetgen.output import write_atomic
+    from sheetgen.output import write_files
 
     surfaces = surface
     if target == "-":
         target = None
     if pdf is not None and target is not None and os.path.abspath(pdf) == os.path.abspath(target):
         raise UsageError("-o and --render name the same file; give the PDF another name")
+    if pdf == "-" and target is None:
+        raise UsageError("--render - and the spec would both go to standard output; give the spec a file with -o")
+    if pdf == "-" and sys.stdout.buffer.isatty():
+        raise UsageError("refusing to write a PDF to a terminal; redirect it (> race.pdf) or give --render a file name")
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this race again)", err=True)
@@ -93,21 +97,16 @@ def generate(game: str, seed: int | None, stages: int, length: tuple[int, int], 
     text = spec_text(race, f"sheetgen generate {game} " + " ".join(options))
     data = text.encode("utf-8")
     pdf_bytes = _render(data, target or "<stdout>") if pdf else None
-    # everything is made before anything is written; the PDF goes first, and is taken back
-    # if the spec then cannot be written
-    fresh_pdf = pdf is not None and not os.path.exists(pdf)
-    if pdf_bytes is not None:
-        write_atomic(pdf, pdf_bytes)
-    try:
-        if target is None:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        else:
-            write_atomic(target, data)
-    except OutputError:
-        if fresh_pdf:
-            os.remove(pdf)
-        raise
+    # everything is made before anything is written, and the files are written together:
+    # both or neither (sheetgen.output); standard output comes last
+    files = [(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")]
+    write_files(files)  # type: ignore[arg-type]
+    if target is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    elif pdf == "-":
+        sys.stdout.buffer.write(pdf_bytes)  # type: ignore[arg-type]
+        sys.stdout.buffer.flush()
 
 
 def _render(data: bytes, name: str) -> bytes:

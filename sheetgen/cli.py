@@ -35,7 +35,7 @@ def main() -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("specs", nargs=-1, required=True, type=click.Path(dir_okay=False, path_type=str))
+@click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--strict", is_flag=True, help="also refuse races that cannot be finished (Rally Risk: the best policy's P(elimination) over 5%)")
 @reports_errors
@@ -138,7 +138,7 @@ def _output_name(spec_path: str) -> str:
 
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, type=click.Path(path_type=str))
-@click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(file_okay=False, path_type=str), help="folder for the PDFs")
+@click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(path_type=str), help="folder for the PDFs")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
 @click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
 @click.option("--template", "template", default=None, help="built-in template name or a template file path (default: the game's own, e.g. race_sheet, rally_risk)")
@@ -233,7 +233,7 @@ ASSISTANCE = click.option(
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("spec", type=click.Path(path_type=str))
 @RULES
 @ASSISTANCE
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
@@ -277,7 +277,7 @@ def analyze(spec: str, rules: str, assistance: str | None, fmt: str) -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("spec", type=click.Path(path_type=str))
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)")
 @RULES
 @click.option("--policy", type=click.Choice(["optimal", "cautious"]), default="optimal", show_default=True, help="cautious: never risk a crash (Rallytaire basic rules only)")
@@ -325,7 +325,7 @@ def simulate(spec: str, seed: int | None, rules: str, policy: str, players: int,
 
 @main.command(context_settings=CONTEXT)
 @click.argument("game", type=click.Choice(["rally-risk"]))
-@click.option("--spec", "spec_path", type=click.Path(dir_okay=False, path_type=str), default=None, help="a race spec whose own tables replace the house tables")
+@click.option("--spec", "spec_path", type=click.Path(path_type=str), default=None, help="a race spec whose own tables replace the house tables")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @reports_errors
 def tables(game: str, spec_path: str | None, fmt: str) -> None:
@@ -348,7 +348,7 @@ def tables(game: str, spec_path: str | None, fmt: str) -> None:
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("spec", type=click.Path(path_type=str))
 @click.option("-o", "--output", "target", required=True, help="PDF file to write, or - for standard output")
 @click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
 @click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")

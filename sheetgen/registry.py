@@ -6,7 +6,6 @@ Each game module exposes `GAME`, a `Game`. Modules are imported on first use.
 from __future__ import annotations
 
 import difflib
-import hashlib
 import importlib
 import os
 from dataclasses import dataclass
@@ -70,7 +69,6 @@ def load_spec(path: str | os.PathLike) -> Spec:
         raise SpecError([doc.problem(("game",), f"unknown game {name!r}{hint}")])
     chosen = game(name)
     model = chosen.load(doc)
-    with open(doc.file, "rb") as handle:
-        digest = hashlib.sha256(handle.read()).hexdigest()
-    return Spec(path=doc.file, game=chosen, model=model, sha256=digest)
+    # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
+    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256)
 

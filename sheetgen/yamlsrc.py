@@ -13,6 +13,8 @@ booleans (so `no` or `on` stay strings) and `1:20` is not a base-60 number.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import math
 import os
 import re
@@ -78,6 +80,7 @@ class Document:
     data: Any
     values: dict = field(repr=False)  # Path -> Location of the value
     keys: dict = field(repr=False)  # Path -> Location of the mapping key naming it
+    sha256: str = ""  # of the bytes read (load_file, load_bytes): what an output names as its source
 
     def where(self, path: Path, *, key: bool = False) -> Location:
         """The location of `path`, or of its nearest ancestor that has one."""
@@ -124,7 +127,7 @@ def load_bytes(raw: bytes, name: str) -> Document:
         line = before.count(b"\n") + 1
         col = exc.start - (before.rfind(b"\n") + 1) + 1
         raise SpecError([Problem(Location(name, line, col), "file is not valid UTF-8 text")]) from None
-    return load_text(text, name)
+    return dataclasses.replace(load_text(text, name), sha256=hashlib.sha256(raw).hexdigest())
 
 
 def load_text(text: str, name: str = "<string>") -> Document:

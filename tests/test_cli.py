@@ -152,3 +152,13 @@ def test_build_shows_progress_on_a_terminal_and_q_silences_it(write, tmp_path):
     assert f"[1/1] {spec}" in err
     code, _out, err = _run_on_terminal(["build", "-q", "-o", str(tmp_path / "out"), spec], tmp_path, stdout_tty=False, stderr_tty=True)
     assert code == 0 and err == ""
+
+
+@pytest.mark.parametrize("command", [("validate",), ("analyze",), ("simulate", "--seed", "1"), ("render", "-o", "x.pdf"), ("season",), ("standings",), ("calendar",), ("tables", "rally-risk", "--spec")])
+def test_a_folder_given_as_a_spec_is_one_located_line(run, tmp_path, command):
+    folder = tmp_path / "race.yaml"
+    folder.mkdir()
+    args = [*command, str(folder)] if command[-1] == "--spec" else [command[0], str(folder), *command[1:]]
+    result = run(*args)
+    assert result.exit_code == 1
+    assert result.stderr == f"{folder}:1:1: error: is a directory, not a spec file\n"

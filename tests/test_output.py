@@ -88,3 +88,20 @@ def test_pdf_to_standard_output_with_dash(run, tmp_path):
     assert spec.exists() and not os.path.exists("-")
     result = run("generate", "rallytaire", "--seed", "1", "--stages", "1", "--render", "-")
     assert result.exit_code == 1 and "would both go to standard output" in result.stderr
+
+
+def test_the_spec_hash_is_of_the_bytes_loaded(run, tmp_path):
+    """A spec read through a pipe names the same source (and gives the same PDF) as the file."""
+    import hashlib
+
+    from sheetgen.registry import load_spec
+
+    fifo = tmp_path / "race.yaml"
+    os.mkfifo(fifo)
+    import threading
+
+    feeder = threading.Thread(target=lambda: fifo.write_bytes(RACE.read_bytes()))
+    feeder.start()
+    spec = load_spec(fifo)
+    feeder.join()
+    assert spec.sha256 == hashlib.sha256(RACE.read_bytes()).hexdigest() == load_spec(RACE).sha256

@@ -45,13 +45,13 @@ def _spec_problems(path: str, problems):
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("spec", type=click.Path(path_type=str))
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="random seed (default: pick one and print it on standard error)")
 @click.option(
     "-o",
     "--output",
     "out_dir",
-    type=click.Path(file_okay=False, path_type=str),
+    type=click.Path(path_type=str),
     default=None,
     help="folder for the built calendar (SPEC-seedN.yaml) and its PDF (SPEC-seedN.pdf); default: print only",
 )
@@ -177,9 +177,9 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) ->
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("results", type=click.Path(dir_okay=False, path_type=str))
+@click.argument("results", type=click.Path(path_type=str))
 @FORMAT
-@click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=str), default=None, help="also write the standings sheet PDF here")
+@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="also write the standings sheet PDF here")
 @PAPER
 @INK
 @reports_errors
@@ -220,8 +220,8 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("spec", type=click.Path(dir_okay=False, path_type=str))
-@click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=str), default=None, help="write the season sheet PDF here")
+@click.argument("spec", type=click.Path(path_type=str))
+@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="write the season sheet PDF here")
 @FORMAT
 @PAPER
 @INK
@@ -238,8 +238,6 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
     Example:
       sheetgen season my_season.yaml -o season.pdf
     """
-    import hashlib
-
     from sheetgen.errors import UsageError
     from sheetgen.games.rallytaire.season import format_season_text, load_season, season_to_json
     from sheetgen.yamlsrc import load_file
@@ -256,9 +254,7 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
     if target is not None:
         from sheetgen.render.championship import render_season
 
-        with open(spec, "rb") as handle:
-            digest = hashlib.sha256(handle.read()).hexdigest()
-        pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{digest}",))
+        pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{doc.sha256}",))
         files = tuple(os.path.join(os.path.dirname(spec), e.source) for e in chosen.races if not e.source.startswith("generated"))
         write_pdf(target, pdf, inputs=(spec, *files))
     if fmt == "json":

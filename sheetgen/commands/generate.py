@@ -59,8 +59,8 @@ def _surfaces(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
     help="surfaces the stages may have: asphalt, gravel, snow (default: all three, mixed)",
 )
 @click.option("--difficulty", type=click.Choice(["easy", "medium", "hard"]), default="medium", show_default=True, help="the band every stage must fall in (see README)")
-@click.option("-o", "--output", "target", type=click.Path(dir_okay=False, path_type=str), default=None, help="spec file to write (default, or -: standard output)")
-@click.option("--render", "pdf", type=click.Path(dir_okay=False, path_type=str), default=None, help="also write the race sheet PDF here")
+@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
+@click.option("--render", "pdf", type=click.Path(path_type=str), default=None, help="also write the race sheet PDF here")
 @reports_errors
 def generate(game: str, seed: int | None, stages: int, length: tuple[int, int], surface: tuple[str, ...], difficulty: str, target: str | None, pdf: str | None) -> None:
     """Generate a race: every stage valid, in the difficulty band and laid out on A4 and Letter.

@@ -394,3 +394,16 @@ def _register_feature_commands() -> None:
 
 
 _register_feature_commands()
+
+
+def run() -> None:
+    """The `sheetgen` command: `main`, with standard output that fails (a full disk, a closed
+    pipe) reported in one line even where click itself writes (--help, --version)."""
+    try:
+        main()
+    except OSError as exc:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush into the failed output
+        if not isinstance(exc, BrokenPipeError):
+            click.echo(f"sheetgen: error: {exc.strerror or exc}", err=True)
+        sys.exit(1)

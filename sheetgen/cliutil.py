@@ -40,6 +40,9 @@ def reports_errors(command):
             os._exit(1)
         except KeyboardInterrupt:
             _fail(["sheetgen: interrupted; nothing written"])
+        except OSError as exc:  # the machine's doing (a full disk under standard output, ...)
+            where = f" ({exc.filename})" if exc.filename else ""
+            _fail([f"sheetgen: error: {exc.strerror or exc}{where}"])
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:  # a bug in sheetgen: still no traceback for the user

@@ -162,3 +162,17 @@ def test_a_folder_given_as_a_spec_is_one_located_line(run, tmp_path, command):
     result = run(*args)
     assert result.exit_code == 1
     assert result.stderr == f"{folder}:1:1: error: is a directory, not a spec file\n"
+
+
+def test_a_full_disk_under_standard_output_is_one_line():
+    """Standard output that fails (here /dev/full) is reported in one line with exit 1, also
+    where click itself writes (--help)."""
+    import os
+
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full on this system")
+    for args in (["timetable"], ["--help"]):
+        with open("/dev/full", "w") as full:
+            done = subprocess.run([sys.executable, "-m", "sheetgen", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+        assert done.returncode == 1
+        assert done.stderr == "sheetgen: error: No space left on device\n"

@@ -205,6 +205,9 @@ RACE_SCHEMA: dict[str, Any] = {
     },
 }
 
+#: Races and specials of one rally, together (what a laid-out calendar's `courses` may hold).
+MAX_RALLY_RACES = 2 * MAX_COURSE
+
 _CALENDAR_RACE = {
     "type": "object",
     "additionalProperties": False,
@@ -229,7 +232,7 @@ _RALLY = {
         "limits": _LIMITS,
         "courses": {
             "type": "array",
-            "maxItems": 2 * MAX_COURSE,
+            "maxItems": MAX_RALLY_RACES,
             "items": _CALENDAR_RACE,
             "description": "the races laid out: the normal races in order, then the specials",
         },
@@ -426,6 +429,11 @@ def load_calendar(doc: Document) -> Calendar:
             problems.extend(doc.problem(("rallies", i, "limits") + p, m) for p, m in limit_problems(raw["limits"]))
         if isinstance(raw, dict) and not raw.get("races") and not raw.get("specials"):
             problems.append(doc.problem(("rallies", i), "a rally needs at least one race in 'races' or 'specials'"))
+        if isinstance(raw, dict) and isinstance(raw.get("races", []), list) and isinstance(raw.get("specials", []), list):
+            count = len(raw.get("races", [])) + len(raw.get("specials", []))
+            if count > MAX_RALLY_RACES:  # a laid-out calendar lists them all under 'courses'
+                where = ("rallies", i, "races" if "races" in raw else "specials")
+                problems.append(doc.problem(where, f"a rally has at most {MAX_RALLY_RACES} races and specials together, got {count}"))
     if problems:
         raise SpecError(problems)
     library = None

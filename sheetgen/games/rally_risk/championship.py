@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
@@ -367,7 +368,6 @@ def _compute_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs:
     if jobs <= 1 or len(races) <= 1:
         return [check(r) for r in races]
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
     import sheetgen.games.rally_risk.solve  # noqa: F401 - imported once, before the workers fork
 
@@ -377,12 +377,26 @@ def _compute_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs:
         return [check(r) for r in races]
     # longest races first, so that no worker is left with a long one at the end
     order = sorted(range(len(races)), key=lambda k: (-races[k].length, k))
-    with ProcessPoolExecutor(max_workers=min(jobs, len(races)), mp_context=context) as pool:
-        done = list(pool.map(check, [races[k] for k in order], chunksize=1))
+    # Ctrl-C reaches every process of the terminal; the workers leave it to this one, which
+    # then stops them all at once (a pool left to shut down by itself could hang on a worker
+    # that died mid-task)
+    pool = context.Pool(processes=min(jobs, len(races)), initializer=_leave_interrupts_to_the_parent)
+    try:
+        done = pool.map(check, [races[k] for k in order], chunksize=1)
+    except BaseException:
+        pool.terminate()
+        pool.join()
+        raise
+    pool.close()
+    pool.join()
     out: list[RaceCheck] = [None] * len(races)  # type: ignore[list-item]
     for k, result in zip(order, done):
         out[k] = result
     return out
+
+
+def _leave_interrupts_to_the_parent() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def default_jobs() -> int:

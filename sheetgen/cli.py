@@ -396,6 +396,23 @@ def _register_feature_commands() -> None:
 _register_feature_commands()
 
 
+def _examples_last(group: click.Group) -> None:
+    """Each command's help ends with its example: the docstring's "Example:" part is moved
+    behind the options (click's epilog), where a reader of a long help looks last."""
+    import inspect
+    import re
+
+    for command in [group, *group.commands.values()]:
+        text = command.help or ""
+        found = re.search(r"\n[ \t]*\x08\n[ \t]*Example:", text)  # "\b" then "Example:"
+        if found:
+            command.help = inspect.cleandoc(text[: found.start()])
+            command.epilog = inspect.cleandoc(text[found.start() :])
+
+
+_examples_last(main)
+
+
 def run() -> None:
     """The `sheetgen` command: `main`, with standard output that fails (a full disk, a closed
     pipe) reported in one line even where click itself writes (--help, --version)."""

@@ -22,8 +22,14 @@ def test_every_command_has_help_ending_with_an_example(run, name):
     assert result.exit_code == 0
     text = result.stdout
     assert "Example:" in text
+    assert text.index("Example:") > text.index("-h, --help")  # after the options: the last thing
     example = text.split("Example:")[1].strip().splitlines()[0].strip()
     assert example.startswith(f"sheetgen {name}")
+
+
+def test_the_main_help_ends_with_an_example(run):
+    text = run("--help").stdout
+    assert text.index("Example:") > text.index("validate") and text.rstrip().endswith("into output/")
 
 
 @pytest.mark.parametrize("name", COMMANDS)

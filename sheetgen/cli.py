@@ -204,15 +204,19 @@ def _check_options(loaded, rules: str, assistance: str | None) -> None:
 
 
 def _rallytaire_race(spec):
-    from sheetgen.games.rallytaire import require_race
+    from sheetgen.games.rallytaire.model import Race
 
-    return require_race(spec.model, spec.path)
+    if isinstance(spec.model, Race):
+        return spec.model
+    raise spec.wrong(f"a Rallytaire {spec.kind}, not a race: analysis and simulation need a race file (`sheetgen season {spec.path}` gives a season's par times)")
 
 
 def _rally_risk_race(spec):
-    from sheetgen.games.rally_risk.spec import require_race
+    from sheetgen.games.rally_risk.model import Race
 
-    return require_race(spec.model, spec.path)
+    if isinstance(spec.model, Race):
+        return spec.model
+    raise spec.wrong(f"a Rally Risk {spec.kind}, not a race: analysis and simulation need a race (kind: race)")
 
 
 RULES = click.option(
@@ -339,7 +343,7 @@ def tables(game: str, spec_path: str | None, fmt: str) -> None:
 
     loaded = registry.load_spec(spec_path) if spec_path else None
     if loaded is not None and loaded.game.name != "rally_risk":
-        raise UsageError(f"{spec_path} is a {loaded.game.title} spec, not a Rally Risk one")
+        raise loaded.wrong(f"a {loaded.game.title} spec, not a Rally Risk one: --spec takes a Rally Risk race whose own tables replace the house tables")
     data = tables_in_effect(loaded)
     click.echo(json.dumps(data, indent=2) if fmt == "json" else format_tables_text(data).rstrip("\n"))
 

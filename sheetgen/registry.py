@@ -11,7 +11,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from sheetgen.errors import Problem, SpecError, UsageError
+from sheetgen.errors import Location, Problem, SpecError, UsageError
 from sheetgen.yamlsrc import Document, load_file
 
 _MODULES = {
@@ -40,6 +40,13 @@ class Spec:
     game: Game
     model: Any
     sha256: str
+    kind: str | None = None  # the file's `kind:` (None: the game's main kind, e.g. a Rallytaire race)
+    where: Location | None = None  # of the `kind:` value, else of `game:`: what a command points at
+
+    def wrong(self, message: str) -> SpecError:
+        """The error of a command given a spec it cannot use, located at its `kind:` (or
+        `game:`), e.g. ``wrong("a Rally Risk library, not a race: ...")``."""
+        return SpecError([Problem(self.where or Location(self.path, 1, 1), message)])
 
 
 def names() -> list[str]:
@@ -70,5 +77,7 @@ def load_spec(path: str | os.PathLike) -> Spec:
     chosen = game(name)
     model = chosen.load(doc)
     # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
-    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256)
+    kind = data.get("kind") if isinstance(data.get("kind"), str) else None
+    where = doc.where(("kind",) if "kind" in data else ("game",))
+    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where)
 

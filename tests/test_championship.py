@@ -611,7 +611,7 @@ def test_validate_build_and_render_take_a_season(run, tmp_path):
         result = run(*command, str(path))
         assert result.exit_code == 1
         assert result.stdout == ""  # no seed picked, nothing printed
-        assert result.stderr.startswith(f"sheetgen: error: {path} is a Rallytaire season, not a race: analysis and simulation need a race file")
+        assert result.stderr.startswith(f"{path}:2:7: error: a Rallytaire season, not a race: analysis and simulation need a race file")
     # a kind that is neither, located and with the near miss
     path.write_text(SEASON.replace("kind: season", "kind: seasons"), encoding="utf-8")
     result = run("validate", str(path))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from conftest import ROOT, VALID, files_under
+from conftest import ROOT, SPECS, VALID, files_under
 from sheetgen import __version__
 from sheetgen.cli import main
 
@@ -182,3 +182,24 @@ def test_a_full_disk_under_standard_output_is_one_line():
             done = subprocess.run([sys.executable, "-m", "sheetgen", *args], stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
         assert done.returncode == 1
         assert done.stderr == "sheetgen: error: No space left on device\n"
+
+
+@pytest.mark.parametrize(
+    "args,spec,key,message",
+    [
+        (("calendar",), "rallytaire/acropolis.yaml", "game", "a Rallytaire spec; sheetgen calendar needs a Rally Risk calendar (kind: calendar)"),
+        (("standings",), "rally_risk/safari_1.yaml", "kind", "a Rally Risk race; sheetgen standings needs a Rally Risk results file (kind: results)"),
+        (("season",), "rally_risk/sections.yaml", "kind", "a Rally Risk spec; sheetgen season needs a Rallytaire season (kind: season)"),
+        (("season",), "rallytaire/acropolis.yaml", "game", "a Rallytaire race; sheetgen season needs a Rallytaire season (kind: season)"),
+        (("analyze",), "rally_risk/sections.yaml", "kind", "a Rally Risk library, not a race: analysis and simulation need a race (kind: race)"),
+    ],
+)
+def test_a_spec_of_another_kind_is_located_at_its_kind(run, args, spec, key, message):
+    """At the value of `kind:`, or of `game:` when the file has no kind."""
+    path = SPECS / spec
+    lines = path.read_text(encoding="utf-8").splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith(f"{key}:"))
+    line_col = f"{row + 1}:{len(key) + 3}"
+    result = run(*args, str(path))
+    assert result.exit_code == 1
+    assert result.stderr == f"{path}:{line_col}: error: {message}\n"

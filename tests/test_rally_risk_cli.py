@@ -27,7 +27,7 @@ def test_tables_of_a_spec_and_refusals(run, write):
     from conftest import VALID
 
     other = run("tables", "rally-risk", "--spec", write(VALID))
-    assert other.exit_code == 1 and "is a Rallytaire spec, not a Rally Risk one" in other.stderr
+    assert other.exit_code == 1 and other.stderr.endswith(":1:7: error: a Rallytaire spec, not a Rally Risk one: --spec takes a Rally Risk race whose own tables replace the house tables\n")
 
 
 def test_analyze_json(run):

@@ -78,7 +78,6 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
     import secrets
 
     from sheetgen import registry
-    from sheetgen.errors import UsageError
     from sheetgen.games.rally_risk.championship import CalendarError, build_calendar, calendar_to_json, default_jobs, format_calendar_text
     from sheetgen.games.rally_risk.model import Calendar
 
@@ -86,8 +85,8 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
         refuse_stdout_folder(out_dir)
     loaded = registry.load_spec(spec)
     if loaded.game.name != "rally_risk" or not isinstance(loaded.model, Calendar):
-        what = f"a {loaded.game.title} spec" if loaded.game.name != "rally_risk" else f"a Rally Risk {type(loaded.model).__name__.lower()}"
-        raise UsageError(f"{spec} is {what}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)")
+        what = f"a {loaded.game.title} spec" if loaded.game.name != "rally_risk" else f"a Rally Risk {loaded.kind}"
+        raise loaded.wrong(f"{what}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)")
     cal = loaded.model
     if cal.sections is None:
         raise _spec_problems(spec, [((), "the calendar names no 'library': add the file of the road sections to choose from (library: sections.yaml)")])
@@ -196,14 +195,14 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
       sheetgen standings results.yaml -o standings.pdf
     """
     from sheetgen import registry
-    from sheetgen.errors import UsageError
     from sheetgen.games.rally_risk.model import Results
     from sheetgen.games.rally_risk.standings import format_standings_text, standings_to_json
     from sheetgen.games.rally_risk.standings import standings as compute
 
     loaded = registry.load_spec(results)
     if not isinstance(loaded.model, Results):
-        raise UsageError(f"{results} is not a Rally Risk results file (game: rally_risk, kind: results)")
+        what = f"a {loaded.game.title} spec" if loaded.game.name != "rally_risk" else f"a Rally Risk {loaded.kind}"
+        raise loaded.wrong(f"{what}; sheetgen standings needs a Rally Risk results file (kind: results)")
     st = compute(loaded.model)
     if target is not None:
         from sheetgen.render.championship import render_standings
@@ -238,14 +237,14 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
     Example:
       sheetgen season my_season.yaml -o season.pdf
     """
-    from sheetgen.errors import UsageError
-    from sheetgen.games.rallytaire.season import format_season_text, load_season, season_to_json
-    from sheetgen.yamlsrc import load_file
+    from sheetgen import registry
+    from sheetgen.games.rallytaire.season import format_season_text, season_to_json
 
-    doc = load_file(spec)
-    if not isinstance(doc.data, dict) or doc.data.get("game") != "rallytaire" or doc.data.get("kind") != "season":
-        raise UsageError(f"{spec} is not a Rallytaire season (game: rallytaire, kind: season)")
-    chosen = load_season(doc)
+    loaded = registry.load_spec(spec)  # any spec, fully checked, so that a typo is located
+    if loaded.game.name != "rallytaire" or loaded.kind != "season":
+        what = f"a {loaded.game.title} spec" if loaded.game.name != "rallytaire" else "a Rallytaire race"
+        raise loaded.wrong(f"{what}; sheetgen season needs a Rallytaire season (kind: season)")
+    chosen = loaded.model
     analyses = None
     if not no_par:
         from sheetgen.games.rallytaire.solve import analyze_race
@@ -254,7 +253,7 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
     if target is not None:
         from sheetgen.render.championship import render_season
 
-        pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{doc.sha256}",))
+        pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
         files = tuple(os.path.join(os.path.dirname(spec), e.source) for e in chosen.races if not e.source.startswith("generated"))
         write_pdf(target, pdf, inputs=(spec, *files))
     if fmt == "json":

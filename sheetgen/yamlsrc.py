@@ -267,7 +267,8 @@ class _Builder:
                     return None
                 return value
         except ValueError:
-            self.problems.append(Problem(_loc(self.name, node.start_mark), f"not a valid {tag.rsplit(':', 1)[-1]}: {text!r}"))
+            shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters; at most 4300 digits)"
+            self.problems.append(Problem(_loc(self.name, node.start_mark), f"not a valid {tag.rsplit(':', 1)[-1]}: {shown}"))
             return None
         self._bad_tag(node)
         return None

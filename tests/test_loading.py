@@ -165,3 +165,13 @@ def test_only_sheetgen_errors_leave_the_library(write):
     with pytest.raises(SpecError) as info:
         load_spec(write("game: rallytaire\nname: [\n"))
     assert [str(p).split(": error: ")[1] for p in info.value.problems][0].startswith("invalid YAML")
+
+
+def test_a_huge_integer_is_refused_without_quoting_all_of_it():
+    from sheetgen.errors import SpecError
+    from sheetgen.yamlsrc import load_text
+
+    with pytest.raises(SpecError) as caught:
+        load_text("x: " + "9" * 5000, "big.yaml")
+    (problem,) = caught.value.problems
+    assert str(problem) == "big.yaml:1:4: error: not a valid int: '99999999999999999999'... (5000 characters; at most 4300 digits)"

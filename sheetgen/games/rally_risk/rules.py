@@ -2,11 +2,13 @@
 
 OpenSpiel style. Per car: :func:`legal_gears`, :func:`risk_outcomes` (the die as exact
 ``(die, probability)`` pairs), :func:`legal_moves`, :func:`move_outcomes` (every damage roll
-of a move folded into exact ``(MoveResult, probability)`` pairs), :func:`service_options`
-and :func:`next_state`. For a whole race of several cars, :class:`RaceState` steps through
-every decision and every die one at a time (:meth:`RaceState.legal_actions`,
-:meth:`RaceState.chance_outcomes`, :meth:`RaceState.apply`, :meth:`RaceState.is_terminal`).
-The solver and the simulator go through these functions only; nothing else applies a rule.
+of a move folded into exact ``(MoveResult, probability)`` pairs; :func:`check_tree` and
+:func:`move_outcome_tree` fold many moves at once, sharing the checks they have in common),
+:func:`service_options` and :func:`next_state`. For a whole race of several cars,
+:class:`RaceState` steps through every decision and every die one at a time
+(:meth:`RaceState.legal_actions`, :meth:`RaceState.chance_outcomes`, :meth:`RaceState.apply`,
+:meth:`RaceState.is_terminal`). The solver and the simulator go through these functions
+only; nothing else applies a rule.
 
 A round: the weather marker moves (even roll forward, odd back); then every car that has
 started, in departure order, takes its turn. A turn: a halted car sits it out. Otherwise the
@@ -328,12 +330,26 @@ def legal_moves(course: Course, car: Car, state: CarState, gear: int, weather: W
     """Every move in `gear`: at least 1 space; below the minimum only by braking exactly the
     difference; the finish ends a move however few spaces it takes. Longest first."""
     lo, hi = movement_range(course, car, state, gear, weather)
-    left = course.finish - state.position
+    # farther than hi from the finish the distance changes nothing: every such position
+    # shares one tuple of moves
+    return _moves(lo, hi, min(course.finish - state.position, hi + 1))
+
+
+@lru_cache(maxsize=4096)
+def _moves(lo: int, hi: int, left: int) -> tuple[Move, ...]:
+    """The moves of a range (lo, hi) with `left` spaces to the finish (the finish counts)."""
     moves = []
     for k in range(min(hi, left), 0, -1):
         needed = 0 if k == left else max(0, lo - k)
-        moves.extend(Move(k, plan) for plan in brake_plans(k, needed))
+        moves.extend(_move(k, plan) for plan in brake_plans(k, needed))
     return tuple(moves)
+
+
+@lru_cache(maxsize=None)
+def _move(spaces: int, brakes: tuple[int, ...]) -> Move:
+    """One object per move, whatever range lists it: solvers can tell moves apart by
+    identity, without hashing them."""
+    return Move(spaces, brakes)
 
 
 def space_factor(course: Course, space: int, weather: Weather, tyres: Tyres) -> int:
@@ -441,8 +457,12 @@ def check_result(course: Course, car: Car, space: int, rolled: Outcome) -> MoveR
 
 
 def end_of_move(course: Course, state: CarState, move: Move) -> MoveResult:
-    end = state.position + move.spaces
-    return MoveResult("finished", course.finish) if end >= course.finish else MoveResult("moved", end)
+    end = min(state.position + move.spaces, course.finish)
+    key = ("end", end)
+    result = course._memo.get(key)
+    if result is None:
+        result = course._memo[key] = MoveResult("finished", end) if end == course.finish else MoveResult("moved", end)
+    return result
 
 
 def move_outcomes(
@@ -476,6 +496,101 @@ def move_outcomes(
     if going:
         out[end_of_move(course, state, move)] = going
     return tuple(out.items())
+
+
+def check_tree(
+    course: Course,
+    state: CarState,
+    risk: int,
+    moves: tuple[Move, ...],
+    weather: Weather,
+    exact: bool = True,
+) -> tuple[tuple[tuple[int, int, tuple[tuple[Outcome, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]]:
+    """The damage checks of several moves from one state (no passing), folded as
+    :func:`move_outcomes` folds them, for solvers: moves that make the same checks on the
+    same spaces share them, so each check is folded once however many moves (lengths,
+    brakings) make it. The tree is the same for every car: mechanics only decide what a
+    damage becomes (:func:`check_result`), never whether the car goes on, so only the
+    results of the damages (:func:`move_outcome_tree`) depend on the car.
+
+    Returns (steps, ends). steps[0] = (-1, 0, ()) is the start of every move; steps[i] =
+    (parent, space, damages) goes on from step `parent` < i with the check on `space`:
+    damages ((rolled, probability), ...) are the Damages Table results that stop the car
+    there, lightest first, the probability of getting there taken in. ends[j] = (step, end)
+    for moves[j]: the step of its last check, and its normal end (MoveResult, probability)
+    or None when no car gets through; the same move object listed again is not walked
+    again (equal moves are one object, see :func:`legal_moves`). See
+    :func:`move_outcome_tree` for the outcomes."""
+    row = course.row(weather, state.tyres)
+    start = state.position
+    last = course.length
+    rows = len(course.tables.damage)
+    one = Fraction(1) if exact else 1.0
+    steps: list[tuple[int, int, tuple]] = [(-1, 0, ())]
+    going_after = [one]  # the probability of getting through every check up to step i
+    index: dict[tuple[int, int, int], int] = {}  # (step, space, difference) -> next step
+    walked: dict[int, tuple] = {}  # id(move) -> its end, for a move listed more than once
+    ended: dict[int, MoveResult] = {}  # end_of_move by where the move ends: all it depends on
+    ends = []
+    for move in moves:
+        got = walked.get(id(move))
+        if got is not None:
+            ends.append(got)
+            continue
+        step, going = 0, one
+        brakes = move.brakes
+        end = start + move.spaces
+        for space in range(start + 1, (end if end < last else last) + 1):
+            factor = row[space] + brakes[space - start - 1] if brakes else row[space]
+            if factor <= risk:
+                continue
+            # differences past the table's last row read the last row (see damage_dist)
+            difference = factor - risk
+            key = (step, space, difference if difference < rows else rows)
+            nxt = index.get(key)
+            if nxt is None:
+                stay = 0
+                damages = []
+                for rolled, p in course.damage_dist(difference, exact):
+                    if rolled is Outcome.NONE:  # check_result: the car goes on
+                        stay += p
+                    else:
+                        damages.append((rolled, going * p))
+                nxt = index[key] = len(steps)
+                steps.append((step, space, tuple(damages)))
+                going_after.append(going * stay)
+            step, going = nxt, going_after[nxt]
+            if not going:
+                break
+        if going:
+            result = ended.get(end)
+            if result is None:
+                result = ended[end] = end_of_move(course, state, move)
+            got = walked[id(move)] = (step, (result, going))
+        else:
+            got = walked[id(move)] = (step, None)
+        ends.append(got)
+    return tuple(steps), tuple(ends)
+
+
+def move_outcome_tree(
+    course: Course,
+    car: Car,
+    state: CarState,
+    risk: int,
+    moves: tuple[Move, ...],
+    weather: Weather,
+    exact: bool = True,
+) -> tuple[tuple[tuple[int, tuple[tuple[MoveResult, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]]:
+    """:func:`check_tree` with the car's results: steps[i] = (parent, ((MoveResult,
+    probability), ...)). The outcomes of moves[j] (:func:`move_outcomes`, exactly: the
+    same numbers in the same order) are the results of the steps from 0 to its step, in
+    order, then its end when there is one."""
+    steps, ends = check_tree(course, state, risk, moves, weather, exact)
+    return (
+        tuple((parent, tuple((check_result(course, car, space, rolled), p) for rolled, p in damages)) for parent, space, damages in steps),
+        ends,
+    )
 
 
 # --------------------------------------------------------------------------- after the move

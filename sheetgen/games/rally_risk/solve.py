@@ -13,7 +13,10 @@ Every transition comes from the rules engine (:mod:`sheetgen.games.rally_risk.ru
 solver only caches what the engine returned. Within a turn the driver decides with what he
 knows: the gear before the die, the move (spaces and brakings) after the risk die, a tyre
 change after the move. Ties within :data:`TIE` go to the first option in the engine's order
-(lower gear; longer move; no tyre change), so results never depend on dict order.
+(lower gear; longer move; no tyre change), so results never depend on dict order. The sweep
+prices all the moves of a position together, through the engine's check trees
+(:func:`rules.check_tree`), adding the same terms in the same order as pricing each move
+alone would: the figures are the same to the last bit (see :class:`Solution`).
 
 Mechanics: their placement is a choice before the race. The analysis first solves without
 mechanics, then estimates for every space what a repair there would save under that
@@ -26,9 +29,9 @@ probability below `threshold` (default 5%).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from itertools import combinations_with_replacement
-from typing import Iterable
 
 from sheetgen.errors import Problem
 from sheetgen.games.rally_risk import rules
@@ -57,6 +60,9 @@ TIE = 1e-12
 
 TYRES = tuple(Tyres)
 _HALT0 = MAX_GEAR + 1  # state index of "halted 1 turn"; halted h turns is _HALT0 + h - 1
+_SLOTS = _HALT0 + 3  # state indices per position: gears 0..5, halted 1..3 turns
+_OUTCOME_ORDER = tuple(Outcome)  # a damage's index in the sweep's damage slots
+_OUTCOMES = len(_OUTCOME_ORDER)
 
 
 def _gs(halt: int) -> int:
@@ -71,9 +77,77 @@ class Figures:
     expected_cost: float
 
 
+def _sums(steps: tuple, damage: list[float]) -> list[float]:
+    """The expected cost gathered along every step of a move tree (see :meth:`Solution.tree`):
+    sums[i] for step i, 0.0 at the start. A step adds its terms, in the engine's order, to
+    the running total of the step it goes on from: bit for bit the total that a loop over
+    one move's outcomes has reached after them, for every move that makes those checks."""
+    sums = [0.0]
+    append = sums.append
+    for parent, probs, slots in steps:
+        s = sums[parent]
+        for prob, slot in zip(probs, slots):
+            s += prob * damage[slot]
+        append(s)
+    return sums
+
+
+def _pick(sums: list[float], leaves: tuple, end: list[float]) -> tuple[float, int]:
+    """(value, move index) of the best leaf, first of ties: each leaf adds its normal end,
+    last, to its step's total, as the loop over the move's outcomes does. A finish (and a
+    move no car gets through) reads end[finish] = 0.0: adding 0.0 to a total >= 0 changes
+    nothing, as skipping it does."""
+    best_v = bar = math.inf  # bar: best_v - TIE, what a move must beat
+    best_i = -1
+    for step, prob, q, i in leaves:
+        v = sums[step] + prob * end[q]
+        if v < bar:
+            best_v, best_i, bar = v, i, v - TIE
+    return best_v, best_i
+
+
+def _whole(x: object, lo: int, hi: int) -> bool:
+    return isinstance(x, int) and lo <= x <= hi
+
+
+class _Table(Mapping):
+    """A read-only dict over the flat lists of a :class:`Solution`: `locate(key)` gives
+    (list, index) or raises KeyError, `keys()` yields every key. The sweep fills lists, not
+    dicts: a key tuple per state costs more than the arithmetic, and hundreds of thousands
+    of long-lived tuples holding a Tyres each are as many objects for every full garbage
+    collection to walk through."""
+
+    __slots__ = ("_locate", "_keys")
+
+    def __init__(self, locate: Callable[[tuple], tuple[list, int]], keys: Callable[[], Iterator[tuple]]):
+        self._locate = locate
+        self._keys = keys
+
+    def __getitem__(self, key: tuple):
+        store, i = self._locate(key)
+        return store[i]
+
+    def __iter__(self) -> Iterator[tuple]:
+        return self._keys()
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self._keys())
+
+
 class Solution:
     """Values and choices of the optimal policy for one car set-up. Queried by the
-    simulator (through :class:`Policy`) and by the forward evaluation."""
+    simulator (through :class:`Policy`) and by the forward evaluation.
+
+    V[(p, gear slot, tyres, card, sector)], gear_choice[(p, gear, tyres, card, sector)],
+    move_choice[(p, gear, tyres, card, sector, risk)], END and end_choice[(q, gear, tyres,
+    card, sector)], OFF and off_choice[(q, halt, repaired, tyres, card, sector)] read like
+    dicts (see :class:`_Table`).
+
+    The sweep prices the moves of a position through move trees (:meth:`tree`), so that a
+    check several moves make is priced once, and reads and writes flat lists per context
+    (tyres, card, sector). It adds exactly the same products in exactly the same order as
+    a loop over each move's :func:`rules.move_outcomes` does, so every value and every
+    choice is the same to the last bit."""
 
     def __init__(self, course: Course, car: Car, penalty: float):
         car.check(course)
@@ -81,9 +155,9 @@ class Solution:
         self.car = car
         self.penalty = penalty
         chart = course.chart
-        self.nsectors = len(chart.sectors)
-        self.wnext = tuple(tuple((w2, float(p)) for w2, p in rules.weather_outcomes(chart, w)) for w in range(self.nsectors))
-        self.sector = tuple(rules.sector_of(course, w) for w in range(self.nsectors))
+        self.nsectors = nw = len(chart.sectors)
+        self.wnext = tuple(tuple((w2, float(p)) for w2, p in rules.weather_outcomes(chart, w)) for w in range(nw))
+        self.sector = tuple(rules.sector_of(course, w) for w in range(nw))
         # risk factor per (gear, sector): ((R, probability), ...) merged over the die
         self.risks: dict[tuple[int, int], tuple[tuple[int, float], ...]] = {}
         for g in GEARS:
@@ -100,18 +174,166 @@ class Solution:
             for t in Tyres
             for w, sec in enumerate(self.sector)
         }
-        self.V: dict[tuple, float] = {}
-        self.gear_choice: dict[tuple, int] = {}
-        self.move_choice: dict[tuple, Move] = {}
-        self.end_choice: dict[tuple, Tyres | None] = {}
-        self.off_choice: dict[tuple, Tyres | None] = {}
-        self.END: dict[tuple, float] = {}
-        self.OFF: dict[tuple, float] = {}
-        self._moves: dict[tuple, tuple[Move, ...]] = {}
-        memo = course._memo.setdefault(("solver outcomes", car.mechanics), {}) if not car.mechanics else None
-        self._outs: dict[tuple, tuple] = memo if memo is not None else {}
+        self._gear_options = {(g, c): self._engine_gear_options(g, c) for g in range(0, MAX_GEAR + 1) for c in (0, 1)}
+        # legal moves depend on the position and the movement range only: every car of
+        # the course shares them
+        self._moves: dict[tuple[int, int, int], tuple[Move, ...]] = course._memo.setdefault("solver moves", {})
+        self._outcomes: dict[tuple, tuple] = {}
+        self._setup_tables()
+        self.V = _Table(self._locate_v, self._keys_v)
+        self.gear_choice = _Table(self._locate_gear, self._keys_gear)
+        self.move_choice = _Table(self._locate_move, self._keys_move)
+        self.END = _Table(lambda key: self._locate_end(key, self._end), self._keys_end)
+        self.end_choice = _Table(lambda key: self._locate_end(key, self._end_tyres), self._keys_end)
+        self.OFF = _Table(lambda key: self._locate_off(key, self._off), self._keys_off)
+        self.off_choice = _Table(lambda key: self._locate_off(key, self._off_tyres), self._keys_off)
         self._solve()
         self.start_tyres, self.start_cost = self._start()
+
+    def _setup_tables(self) -> None:
+        """The flat lists of the sweep, per context ci = (tyres index * 2 + card) * sectors
+        + sector: _v[ci][p * _SLOTS + gear slot] = V; _gear[ci][p * 6 + gear] = gear choice;
+        _move[ci][(p * 6 + gear) * risks + risk index] = move choice; _end[g2][ci][q] = END
+        (q = finish reads 0.0: nothing more to pay) and _end_tyres its tyre choice;
+        _off[ci][q * 8 + halt * 2 + repaired] = OFF (its last entry the penalty) and
+        _off_tyres its tyre choice; _damage[ci][space * _OUTCOMES + rolled] = the value
+        after rolling that damage there (OFF or the penalty, as the engine's check_result
+        for this car says).
+
+        And the plans: per (tyres, sector), the risk factors the gears can roll there, each
+        with the gears (and their probability of rolling it) whose moves share one tree."""
+        course, car, nw = self.course, self.car, self.nsectors
+        n, contexts = course.length, len(TYRES) * 2 * nw
+        self._risk_index = {r: i for i, r in enumerate(sorted({r for rs in self.risks.values() for r, _p in rs}))}
+        nr = len(self._risk_index)
+        self._v = [[0.0] * ((n + 1) * _SLOTS) for _ in range(contexts)]
+        self._gear: list[list[int | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1)) for _ in range(contexts)]
+        self._move: list[list[Move | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1) * nr) for _ in range(contexts)]
+        self._end = [[]] + [[[0.0] * (n + 2) for _ in range(contexts)] for _g in GEARS]
+        self._end_tyres: list[list[list[Tyres | None]]] = [[]] + [[[None] * (n + 2) for _ in range(contexts)] for _g in GEARS]
+        self._off = [[0.0] * ((n + 1) * 8) + [self.penalty] for _ in range(contexts)]
+        self._off_tyres: list[list[Tyres | None]] = [[None] * ((n + 1) * 8) for _ in range(contexts)]
+        self._damage = [[0.0] * ((n + 1) * _OUTCOMES) for _ in range(contexts)]
+        eliminated = (n + 1) * 8
+        self._damages: list[tuple[tuple[int, int], ...]] = [()]
+        for q in range(1, n + 1):
+            pairs = []
+            for k, rolled in enumerate(_OUTCOME_ORDER):
+                r = rules.check_result(course, car, q, rolled)
+                if r is not None:
+                    pairs.append((q * _OUTCOMES + k, eliminated if r.kind == "eliminated" else q * 8 + r.halt * 2 + r.repaired))
+            self._damages.append(tuple(pairs))
+        # V = 1 + the weather's mix of the values after it: sum() of one or two terms, that
+        # is (pa * x[wa] + pb * x[wb]); a marker that cannot move has pb = 0.0, and adding
+        # 0.0 * x = 0.0 to a value >= 0 changes nothing
+        assert all(1 <= len(ws) <= 2 for ws in self.wnext)
+        self._mix = tuple((ws[0][0], ws[0][1], ws[-1][0], ws[1][1] if len(ws) > 1 else 0.0) for ws in self.wnext)
+        # every car of the course shares the trees: they do not depend on the car (see
+        # rules.check_tree) once the risk factor and the movement range are known, and
+        # weathers and tyres that leave every factor alike give the same ones
+        trees = course._memo.setdefault("solver trees", {})
+        plans = []
+        for t in TYRES:
+            for w, sec in enumerate(self.sector):
+                row = course.row_key(sec.weather, t)
+                plan = []
+                for risk in sorted({r for g2 in GEARS for r, _p in self.risks[(g2, w)]}):
+                    gears = tuple((g2, pr) for g2 in GEARS for r, pr in self.risks[(g2, w)] if r == risk)
+                    key = (row, risk, tuple(self.ranges[(g2, t, w)] for g2, _pr in gears))
+                    plan.append((risk, self._risk_index[risk], gears, trees.setdefault(key, {})))
+                plans.append(tuple(plan))
+        self._plans = tuple(plans)
+
+    # -- the tables as dicts
+
+    def _context(self, key: tuple, t: object, c: object, w: object) -> int:
+        ti = TYRES.index(t) if isinstance(t, Tyres) else -1
+        if ti < 0 or not _whole(c, 0, 1) or not _whole(w, 0, self.nsectors - 1):
+            raise KeyError(key)
+        return (ti * 2 + c) * self.nsectors + w
+
+    @staticmethod
+    def _unpack(key: object, size: int) -> tuple:
+        if type(key) is not tuple or len(key) != size:
+            raise KeyError(key)
+        return key
+
+    def _locate_v(self, key: tuple) -> tuple[list, int]:
+        p, gs, t, c, w = self._unpack(key, 5)
+        ci = self._context(key, t, c, w)
+        if not (_whole(p, 0, self.course.length) and _whole(gs, 0, _SLOTS - 1)):
+            raise KeyError(key)
+        return self._v[ci], p * _SLOTS + gs
+
+    def _locate_gear(self, key: tuple) -> tuple[list, int]:
+        p, g, t, c, w = self._unpack(key, 5)
+        ci = self._context(key, t, c, w)
+        if not (_whole(p, 0, self.course.length) and _whole(g, 0, MAX_GEAR)):
+            raise KeyError(key)
+        return self._gear[ci], p * (MAX_GEAR + 1) + g
+
+    def _locate_move(self, key: tuple) -> tuple[list, int]:
+        p, g2, t, c, w, risk = self._unpack(key, 6)
+        ci = self._context(key, t, c, w)
+        if not (_whole(p, 0, self.course.length) and _whole(g2, 1, MAX_GEAR) and any(r == risk for r, _p in self.risks[(g2, w)])):
+            raise KeyError(key)
+        return self._move[ci], (p * (MAX_GEAR + 1) + g2) * len(self._risk_index) + self._risk_index[risk]
+
+    def _locate_end(self, key: tuple, table: list) -> tuple[list, int]:
+        q, g2, t, c, w = self._unpack(key, 5)
+        ci = self._context(key, t, c, w)
+        if not (_whole(q, 0, self.course.length) and _whole(g2, 1, MAX_GEAR)):
+            raise KeyError(key)
+        return table[g2][ci], q
+
+    def _locate_off(self, key: tuple, table: list) -> tuple[list, int]:
+        q, halt, repaired, t, c, w = self._unpack(key, 6)
+        ci = self._context(key, t, c, w)
+        if not (_whole(q, 0, self.course.length) and _whole(halt, 0, 3) and _whole(repaired, 0, 1)):
+            raise KeyError(key)
+        return table[ci], q * 8 + halt * 2 + repaired
+
+    def _keys_v(self) -> Iterator[tuple]:
+        for p in range(self.course.length, -1, -1):
+            for t in TYRES:
+                for c in (0, 1):
+                    for gs in range(_SLOTS):
+                        for w in range(self.nsectors):
+                            yield (p, gs, t, c, w)
+
+    def _keys_gear(self) -> Iterator[tuple]:
+        for p in range(self.course.length, -1, -1):
+            for t in TYRES:
+                for c in (0, 1):
+                    for g in range(0, MAX_GEAR + 1):
+                        for w in range(self.nsectors):
+                            yield (p, g, t, c, w)
+
+    def _keys_move(self) -> Iterator[tuple]:
+        for p in range(self.course.length, -1, -1):
+            for t in TYRES:
+                for w in range(self.nsectors):
+                    for c in (0, 1):
+                        for g2 in GEARS:
+                            for risk, _pr in self.risks[(g2, w)]:
+                                yield (p, g2, t, c, w, risk)
+
+    def _keys_end(self) -> Iterator[tuple]:
+        for q in range(self.course.length, -1, -1):
+            for t in TYRES:
+                for c in (0, 1):
+                    for w in range(self.nsectors):
+                        for g2 in GEARS:
+                            yield (q, g2, t, c, w)
+
+    def _keys_off(self) -> Iterator[tuple]:
+        for q in range(self.course.length, -1, -1):
+            for t in TYRES:
+                for c in (0, 1):
+                    for w in range(self.nsectors):
+                        for halt in (0, 1, 2, 3):
+                            for repaired in (False, True):
+                                yield (q, halt, repaired, t, c, w)
 
     # -- engine access, cached
 
@@ -129,55 +351,111 @@ class Solution:
         return got
 
     def outcomes(self, p: int, t: Tyres, w: int, risk: int, move: Move, passing: dict | None = None) -> tuple:
-        """((kind, position, halt, repaired, probability), ...) of a move, from the engine."""
-        return tuple(
-            (r.kind, r.position, r.halt, r.repaired, prob)
-            for r, prob in rules.move_outcomes(
-                self.course, self.car, CarState(p, 1, 0, t), risk, move, self.sector[w].weather, passing, exact=False
-            )
-        )
-
-    def outcome_lists(self, p: int, g2: int, t: Tyres, w: int, risk: int) -> tuple[tuple, ...]:
-        """The outcomes of every legal move (in :meth:`moves` order). Cars without mechanics
-        share one cache per course: once the risk factor is known the assistance does not
-        matter, and weathers and tyres that leave every factor alike give the same lists."""
-        lo, hi = self.ranges[(g2, t, w)]
-        key = (p, self.course.row_key(self.sector[w].weather, t), risk, lo, hi)
-        got = self._outs.get(key)
+        """((kind, position, halt, repaired, probability), ...) of a move, from the engine
+        (kept when nobody is passed)."""
+        key = (p, t, w, risk, move)
+        got = None if passing else self._outcomes.get(key)
         if got is None:
-            got = self._outs[key] = tuple(self.outcomes(p, t, w, risk, m) for m in self.moves(p, g2, t, w))
+            got = tuple(
+                (r.kind, r.position, r.halt, r.repaired, prob)
+                for r, prob in rules.move_outcomes(
+                    self.course, self.car, CarState(p, 1, 0, t), risk, move, self.sector[w].weather, passing, exact=False
+                )
+            )
+            if not passing:
+                self._outcomes[key] = got
         return got
+
+    def tree(self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
+        """The moves from p in each of `gears` after rolling `risk` (tyres t, sector w),
+        from the engine's :func:`rules.check_tree` of all of them, ready to price: (steps,
+        leaves per gear, moves per gear). steps[i - 1] = (parent, (probability, ...),
+        (damage slot, ...)) for step i. A leaf (step, probability, q, move index) is a
+        move's last step and its normal end on q (the finish, with probability 0.0, when no
+        car gets through). Moves with the same leaf have the same value: only the first of
+        them is kept, the one the first-of-ties rule picks."""
+        course = self.course
+        key = (course.row_key(self.sector[w].weather, t), risk, tuple(self.ranges[(g2, t, w)] for g2 in gears))
+        by_p = course._memo.setdefault("solver trees", {}).setdefault(key, {})
+        got = by_p.get(p)
+        if got is None:
+            got = by_p[p] = self._build_tree(p, t, w, risk, gears)
+        return got
+
+    def _build_tree(self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
+        # Trees live as long as the course, so they are kept shallow: tuples of numbers
+        # (a step's probabilities, its slots; a leaf) that the garbage collector stops
+        # tracking as soon as it sees them, instead of walking them in every full collection.
+        course = self.course
+        per_gear = [self.moves(p, g2, t, w) for g2 in gears]
+        every = tuple([m for moves in per_gear for m in moves])  # check_tree walks each move once
+        steps, ends = rules.check_tree(course, CarState(p, 1, 0, t), risk, every, self.sector[w].weather, exact=False)
+        coded = tuple(
+            [
+                (
+                    parent,
+                    tuple([prob for _rolled, prob in damages]),
+                    tuple([space * _OUTCOMES + _OUTCOME_ORDER.index(rolled) for rolled, _prob in damages]),
+                )
+                for parent, space, damages in steps[1:]
+            ]
+        )
+        leaves = []
+        first = 0  # where the gear's moves start in `every`
+        for moves in per_gear:
+            index: dict[tuple, int] = {}  # leaf -> its first move, in the moves' order
+            for i, (step, end) in enumerate(ends[first : first + len(moves)]):
+                index.setdefault((step, 0.0, course.finish) if end is None else (step, end[1], end[0].position), i)
+            leaves.append(tuple([leaf + (i,) for leaf, i in index.items()]))
+            first += len(moves)
+        return coded, tuple(leaves), tuple(per_gear)
 
     # -- values after a move (final once every state at q is solved)
 
     def _post_values(self, q: int) -> None:
         """END and OFF values of position q: stop for tyres or not, and the choice."""
-        V, W = self.V, range(self.nsectors)
-        for t in TYRES:
+        vf, offf, damagef, nw = self._v, self._off, self._damage, self.nsectors
+        reach = self.reach[q]
+        at = q * _SLOTS
+        ends = [(at + g2, g2 <= 2 and reach, self._end[g2], self._end_tyres[g2]) for g2 in GEARS]
+        # per (halt, repaired): own slot, and the slot after a tyre change (None: no change)
+        offs = [
+            (at + _gs(halt), at + _gs(halt + repaired) if reach and halt + repaired <= 3 else None)
+            for halt in (0, 1, 2, 3)
+            for repaired in (False, True)
+        ]
+        damages = self._damages[q]
+        for ti, t in enumerate(TYRES):
+            others = [(t2, i2) for i2, t2 in enumerate(TYRES) if t2 is not t]
             for c in (0, 1):
-                for w in W:
-                    for g2 in GEARS:
-                        best, choice = V[(q, g2, t, c, w)], None
-                        if g2 <= 2 and self.reach[q]:
-                            for t2 in TYRES:
-                                if t2 is not t:
-                                    v = V[(q, 0, t2, c, w)]
-                                    if v < best - TIE:
-                                        best, choice = v, t2
-                        self.END[(q, g2, t, c, w)] = best
-                        self.end_choice[(q, g2, t, c, w)] = choice
-                    for halt in (0, 1, 2, 3):
-                        for repaired in (False, True):
-                            best, choice = V[(q, _gs(halt), t, c, w)], None
-                            if self.reach[q] and halt + repaired <= 3:
-                                h2 = _gs(halt + repaired)
-                                for t2 in TYRES:
-                                    if t2 is not t:
-                                        v = V[(q, h2, t2, c, w)]
-                                        if v < best - TIE:
-                                            best, choice = v, t2
-                            self.OFF[(q, halt, repaired, t, c, w)] = best
-                            self.off_choice[(q, halt, repaired, t, c, w)] = choice
+                for w in range(nw):
+                    ci = (ti * 2 + c) * nw + w
+                    mine = vf[ci]
+                    alts = [(t2, vf[(i2 * 2 + c) * nw + w]) for t2, i2 in others]
+                    for slot, stop, endf, end_tyres in ends:
+                        best, choice = mine[slot], None
+                        if stop:
+                            for t2, vs in alts:
+                                v = vs[at]
+                                if v < best - TIE:
+                                    best, choice = v, t2
+                        endf[ci][q] = best
+                        end_tyres[ci][q] = choice
+                    off, off_tyres = offf[ci], self._off_tyres[ci]
+                    k = q * 8
+                    for slot, stop in offs:
+                        best, choice = mine[slot], None
+                        if stop is not None:
+                            for t2, vs in alts:
+                                v = vs[stop]
+                                if v < best - TIE:
+                                    best, choice = v, t2
+                        off[k] = best
+                        off_tyres[k] = choice
+                        k += 1
+                    damage = damagef[ci]
+                    for d, o in damages:
+                        damage[d] = off[o]
 
     def end_value(self, q: int, g2: int, t: Tyres, c: int, w: int) -> tuple[float, Tyres | None]:
         """A car that ended its move normally on q in gear g2: stop for tyres or not."""
@@ -192,11 +470,13 @@ class Solution:
     def best_move(self, p: int, g2: int, t: Tyres, c: int, w: int, risk: int, passing: dict | None = None) -> tuple[float, Move]:
         """The move with the least expected cost after rolling `risk` (first of ties).
         `passing` (cars on the road per space) makes the engine price passing them."""
+        if not passing:
+            ci = self._context((p, g2, t, c, w, risk), t, c, w)
+            steps, (leaves,), (moves,) = self.tree(p, t, w, risk, (g2,))
+            v, i = _pick(_sums(steps, self._damage[ci]), leaves, self._end[g2][ci])
+            return v, moves[i]
         moves = self.moves(p, g2, t, w)
-        if passing:
-            lists = tuple(self.outcomes(p, t, w, risk, m, passing) for m in moves)
-        else:
-            lists = self.outcome_lists(p, g2, t, w, risk)
+        lists = tuple(self.outcomes(p, t, w, risk, m, passing) for m in moves)
         END, OFF, penalty = self.END, self.OFF, self.penalty
         best_v, best_m = math.inf, None
         for move, outs in zip(moves, lists):
@@ -212,48 +492,92 @@ class Solution:
                 best_v, best_m = v, move
         return best_v, best_m
 
-    def gear_options(self, g: int, c: int) -> tuple[tuple[int, int], ...]:
-        """(gear, card after) the engine allows after gear g (0: forced 1st)."""
+    def _engine_gear_options(self, g: int, c: int) -> tuple[tuple[int, int], ...]:
         state = CarState(1, g, 0, Tyres.NORMAL, bool(c))
         return tuple((g2, 0 if rules.uses_rpm_card(state, g2) else c) for g2 in rules.legal_gears(state))
+
+    def gear_options(self, g: int, c: int) -> tuple[tuple[int, int], ...]:
+        """(gear, card after) the engine allows after gear g (0: forced 1st)."""
+        return self._gear_options[(g, c)]
 
     # -- the sweep
 
     def _solve(self) -> None:
-        course, V = self.course, self.V
-        W = range(self.nsectors)
+        course = self.course
+        nw = self.nsectors
+        W = range(nw)
+        vf, endf, damagef = self._v, self._end, self._damage
+        plans, mix = self._plans, self._mix
+        nr = len(self._risk_index)
+        contexts = len(vf)
+        inf = math.inf
         for p in range(course.length, -1, -1):
-            q_bar: dict[tuple, float] = {}
-            for t in TYRES:
+            # q_bar[g2][ci]: expected cost of a turn in gear g2, before the risk die
+            q_bar = [[]] + [[0.0] * contexts for _g in GEARS]
+            for ti, t in enumerate(TYRES):
                 for w in W:
-                    for c in (0, 1):
-                        for g2 in GEARS:
-                            total = 0.0
-                            for risk, pr in self.risks[(g2, w)]:
-                                v, move = self.best_move(p, g2, t, c, w, risk)
-                                self.move_choice[(p, g2, t, c, w, risk)] = move
-                                total += pr * v
-                            q_bar[(g2, t, c, w)] = total
-            for t in TYRES:
+                    # both card states play the same moves: one pass prices the two
+                    c0, c1 = ti * 2 * nw + w, (ti * 2 + 1) * nw + w
+                    d0, d1 = damagef[c0], damagef[c1]
+                    m0, m1 = self._move[c0], self._move[c1]
+                    total0, total1 = [0.0] * (MAX_GEAR + 1), [0.0] * (MAX_GEAR + 1)
+                    for risk, ri, gears, by_p in plans[ti * nw + w]:
+                        tree = by_p.get(p)
+                        if tree is None:
+                            tree = by_p[p] = self._build_tree(p, t, w, risk, tuple(g2 for g2, _pr in gears))
+                        steps, leaves, gear_moves = tree
+                        # _sums, for both
+                        sums0, sums1 = [0.0], [0.0]
+                        for parent, probs, slots in steps:
+                            s0, s1 = sums0[parent], sums1[parent]
+                            for prob, slot in zip(probs, slots):
+                                s0 += prob * d0[slot]
+                                s1 += prob * d1[slot]
+                            sums0.append(s0)
+                            sums1.append(s1)
+                        for (g2, pr), mine, moves in zip(gears, leaves, gear_moves):
+                            # _pick, for both
+                            e0, e1 = endf[g2][c0], endf[g2][c1]
+                            best0 = bar0 = best1 = bar1 = inf
+                            i0 = i1 = -1
+                            for step, prob, q, i in mine:
+                                v = sums0[step] + prob * e0[q]
+                                if v < bar0:
+                                    best0, i0, bar0 = v, i, v - TIE
+                                v = sums1[step] + prob * e1[q]
+                                if v < bar1:
+                                    best1, i1, bar1 = v, i, v - TIE
+                            k = (p * (MAX_GEAR + 1) + g2) * nr + ri
+                            m0[k], m1[k] = moves[i0], moves[i1]
+                            # risks come in increasing order, as risks[(g2, w)] lists them
+                            total0[g2] += pr * best0
+                            total1[g2] += pr * best1
+                    for g2 in GEARS:
+                        q_bar[g2][c0] = total0[g2]
+                        q_bar[g2][c1] = total1[g2]
+            at = p * _SLOTS
+            for ti in range(len(TYRES)):
                 for c in (0, 1):
-                    u: dict[tuple[int, int], float] = {}
+                    base = (ti * 2 + c) * nw
                     for g in range(0, MAX_GEAR + 1):
-                        options = self.gear_options(g, c)
+                        options = [(g2, q_bar[g2], (ti * 2 + c2) * nw) for g2, c2 in self._gear_options[(g, c)]]
+                        u = []
+                        k = p * (MAX_GEAR + 1) + g
                         for w in W:
-                            best_v, best_g = math.inf, None
-                            for g2, c2 in options:
-                                v = q_bar[(g2, t, c2, w)]
-                                if v < best_v - TIE:
-                                    best_v, best_g = v, g2
-                            u[(g, w)] = best_v
-                            self.gear_choice[(p, g, t, c, w)] = best_g
-                    for g in range(0, MAX_GEAR + 1):
-                        for w in W:
-                            V[(p, g, t, c, w)] = 1.0 + sum(pw * u[(g, w2)] for w2, pw in self.wnext[w])
+                            best_v = bar = inf
+                            best_g = None
+                            for g2, qb, base2 in options:
+                                v = qb[base2 + w]
+                                if v < bar:
+                                    best_v, best_g, bar = v, g2, v - TIE
+                            u.append(best_v)
+                            self._gear[base + w][k] = best_g
+                        for w, (wa, pa, wb, pb) in enumerate(mix):
+                            vf[base + w][at + g] = 1.0 + (pa * u[wa] + pb * u[wb])
                     for h in (1, 2, 3):
-                        below = _gs(h - 1)
-                        for w in W:
-                            V[(p, _gs(h), t, c, w)] = 1.0 + sum(pw * V[(p, below, t, c, w2)] for w2, pw in self.wnext[w])
+                        below, slot = at + _gs(h - 1), at + _gs(h)
+                        for w, (wa, pa, wb, pb) in enumerate(mix):
+                            vf[base + w][slot] = 1.0 + (pa * vf[base + wa][below] + pb * vf[base + wb][below])
             self._post_values(p)
 
     def _start(self) -> tuple[Tyres, float]:
@@ -284,19 +608,22 @@ class Evaluation:
     repair_gain: tuple[tuple[float, ...], ...]
 
 
-def _gain(gain: list[list[float]], sol: Solution, q: int, halt: int, t: Tyres, c: int, w: int, mass: float) -> None:
-    """What k = 1..3 mechanics in reach of q would have saved on this halt (first order)."""
-    V = sol.V
-    base = V[(q, _gs(halt), t, c, w)]
+def _gain(gain: list[list[float]], values: list[float], q: int, halt: int, mass: float) -> None:
+    """What k = 1..3 mechanics in reach of q would have saved on this halt (first order).
+    `values`: the V list of the car's context (Solution._v[ci])."""
+    base = values[q * _SLOTS + _gs(halt)]
     rolled = {1: Outcome.FIRST, 2: Outcome.SECOND, 3: Outcome.THIRD}[halt]
     for k in range(1, MAX_MECHANICS + 1):
         fixed = rules.repair(rolled, k)
-        gain[k][q] += mass * (base - V[(q, _gs(fixed.halt), t, c, w)])
+        gain[k][q] += mass * (base - values[q * _SLOTS + _gs(fixed.halt)])
 
 
 def evaluate(sol: Solution) -> Evaluation:
+    """Reads the solution's flat lists (see Solution._setup_tables) rather than its dicts:
+    the same numbers, without checking every key."""
     course = sol.course
     n = course.length
+    nw, nr, gears = sol.nsectors, len(sol._risk_index), MAX_GEAR + 1
     # mass[p][(gs, tyres, card, sector)]: probability of standing in that state before a round
     mass: list[dict[tuple, float]] = [{} for _ in range(n + 2)]
     mass[0][(0, sol.start_tyres, 1, course.chart.start)] = 1.0
@@ -314,16 +641,19 @@ def evaluate(sol: Solution) -> Evaluation:
                 m = bucket.pop(key)
                 gs, t, c, w = key
                 rounds += m
+                ti = TYRES.index(t)
                 for w2, pw in sol.wnext[w]:
                     mw = m * pw
                     if gs >= _HALT0:
                         nk = (_gs(gs - _HALT0), t, c, w2)
                         bucket[nk] = bucket.get(nk, 0.0) + mw
                         continue
-                    g2 = sol.gear_choice[(p, gs, t, c, w2)]
+                    g2 = sol._gear[(ti * 2 + c) * nw + w2][p * gears + gs]  # gear_choice
                     c2 = next(cc for gg, cc in sol.gear_options(gs, c) if gg == g2)
+                    ci = (ti * 2 + c2) * nw + w2
+                    values, end_tyres, off_tyres = sol._v[ci], sol._end_tyres[g2][ci], sol._off_tyres[ci]
                     for risk, pr in sol.risks[(g2, w2)]:
-                        move = sol.move_choice[(p, g2, t, c2, w2, risk)]
+                        move = sol._move[ci][(p * gears + g2) * nr + sol._risk_index[risk]]  # move_choice
                         for kind, q, halt, repaired, prob in sol.outcomes(p, t, w2, risk, move):
                             mq = mw * pr * prob
                             if kind == "finished":
@@ -334,14 +664,14 @@ def evaluate(sol: Solution) -> Evaluation:
                                 damage[q] += mq
                                 continue
                             if kind == "moved":
-                                _v, t2 = sol.end_value(q, g2, t, c2, w2)
+                                t2 = end_tyres[q]  # end_choice
                                 nk = (g2, t, c2, w2) if t2 is None else (0, t2, c2, w2)
                             else:
                                 damage[q] += mq
-                                _v, t2 = sol.off_value(q, halt, repaired, t, c2, w2)
+                                t2 = off_tyres[q * 8 + halt * 2 + repaired]  # off_choice
                                 nk = (_gs(halt), t, c2, w2) if t2 is None else (_gs(halt + repaired), t2, c2, w2)
                                 if halt and not repaired:
-                                    _gain(gain, sol, q, halt, t, c2, w2, mq)
+                                    _gain(gain, values, q, halt, mq)
                             mass[q][nk] = mass[q].get(nk, 0.0) + mq
     figures = Figures(rounds, elim, rounds + sol.penalty * elim)
     return Evaluation(figures, tuple(damage), tuple(eliminated), tuple(tuple(g) for g in gain))
@@ -358,18 +688,38 @@ def place_mechanics(gain: tuple[tuple[float, ...], ...], length: int, count: int
     useful = [s for s in range(1, length + 1) if any(gain[1][x] > TIE for x in range(max(1, s - r), min(length, s + r) + 1))]
     best: tuple[int, ...] = ()
     best_key = (0.0, 0)
-    for combo in combinations_with_replacement(useful, count):
-        a, c = combo[0], combo[-1]
-        total = 0.0
-        for x in range(max(1, a - r), min(length, c + r) + 1):
-            k = 0
-            for m in combo:
-                if -r <= m - x <= r:
-                    k += 1
-            if k:
-                total += gain[k][x]
-        if total > best_key[0] + TIE or (best and abs(total - best_key[0]) <= TIE and c - a < best_key[1]):
-            best, best_key = combo, (total, c - a)
+    # A placement's total: gain[k][x] over the spaces x from the first mechanic's reach to
+    # the last one's, in order, k the mechanics reaching x (when any). The placements come
+    # as combinations_with_replacement(useful, count) gives them: each head (all but the
+    # last mechanic) with every last mechanic c from the head's last on. Before c's reach
+    # only the head counts, so the running total there is the head's own: worked out once
+    # per head (before[x]: the total over the spaces before x), the same additions in the
+    # same order, then c's reach is added.
+    for head in combinations_with_replacement(useful, count - 1):
+        near = [0] * (length + 1)  # how many of the head reach x
+        for m in head:
+            for x in range(max(1, m - r), min(length, m + r) + 1):
+                near[x] += 1
+        before = [0.0] * (length + 1)
+        if head:
+            total = 0.0
+            for x in range(max(1, head[0] - r), length + 1):
+                before[x] = total
+                if near[x]:
+                    total += gain[near[x]][x]
+        for c in useful:
+            if head and c < head[-1]:
+                continue
+            a = head[0] if head else c
+            lo, hi = max(1, a - r), min(length, c + r)
+            cut = max(lo, c - r)
+            total = before[cut]
+            for x in range(cut, hi + 1):
+                k = near[x] + (x - r <= c <= x + r)
+                if k:
+                    total += gain[k][x]
+            if total > best_key[0] + TIE or (best and abs(total - best_key[0]) <= TIE and c - a < best_key[1]):
+                best, best_key = head + (c,), (total, c - a)
     return best, best_key[0]
 
 

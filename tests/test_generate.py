@@ -333,6 +333,7 @@ def test_cli_failure_writes_nothing(run, tmp_path):
         (["--length", "5..x"], "Invalid value for '--length': expected MIN..MAX such as 40..70, got '5..x'"),
         (["--length", "50..40"], "Invalid value for '--length': expected 2 <= MIN <= MAX <= 300, got 50..40"),
         (["--surface", "mud"], "Invalid value for '--surface': unknown surface 'mud' (expected asphalt, gravel or snow)"),
+        (["--surface", ","], "Invalid value for '--surface': no surface named (expected asphalt, gravel or snow, comma separated)"),
     ],
 )
 def test_cli_bad_options_are_usage_errors(run, args, message):

@@ -162,6 +162,8 @@ def test_template_by_path_and_bad_template(run, write, tmp_path):
     assert not (tmp_path / "y.pdf").exists()
     unknown = run("render", spec, "-o", str(tmp_path / "z.pdf"), "--template", "fancy")
     assert unknown.exit_code == 1 and "unknown template 'fancy'" in unknown.stderr
+    empty = run("render", spec, "-o", str(tmp_path / "z.pdf"), "--template", "")  # not the default
+    assert empty.exit_code == 1 and "unknown template ''" in empty.stderr
 
 
 def test_advanced_par_and_best_tyres_are_printed(bundled):

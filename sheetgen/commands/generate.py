@@ -38,6 +38,8 @@ SURFACES = ("asphalt", "gravel", "snow")
 def _surfaces(ctx, param, values: tuple[str, ...]) -> tuple[str, ...]:
     """--surface may be given several times, or once with commas; kept in a fixed order so
     that the same set always gives the same race."""
+    if values and not any(part.strip() for value in values for part in value.split(",")):
+        raise click.BadParameter("no surface named (expected asphalt, gravel or snow, comma separated)", ctx, param)
     given = {part.strip() for value in values for part in value.split(",") if part.strip()}
     unknown = sorted(given - set(SURFACES))
     if unknown:

@@ -88,7 +88,7 @@ def build_outputs(spec: Spec, *, paper: str | None = None, ink: str = "normal", 
 
     if not can_render(spec):
         raise UsageError(f"{spec.path}: sheetgen cannot print {spec.game.title} {_what(spec)} yet")
-    return RENDERERS[spec.game.name](spec, paper, ink, template or default_template(spec.game.name))
+    return RENDERERS[spec.game.name](spec, paper, ink, template if template is not None else default_template(spec.game.name))
 
 
 def _what(spec: Spec) -> str:

@@ -328,7 +328,7 @@ def simulate(spec: str, seed: int | None, rules: str, policy: str, players: int,
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("game", type=click.Choice(["rally-risk"]))
+@click.argument("game", type=click.Choice(["rally-risk", "rally_risk"]))  # as in the spec's game: too
 @click.option("--spec", "spec_path", type=click.Path(path_type=str), default=None, help="a race spec whose own tables replace the house tables")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @reports_errors
@@ -378,7 +378,7 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("game", type=click.Choice(registry.names()))
+@click.argument("game", type=click.Choice(registry.names() + [n.replace("_", "-") for n in registry.names() if "_" in n]))
 @reports_errors
 def schema(game: str) -> None:
     """Print the JSON Schema of a game's specs, for editors that complete and check YAML.
@@ -387,7 +387,7 @@ def schema(game: str) -> None:
     Example:
       sheetgen schema rallytaire > rallytaire.schema.json
     """
-    click.echo(json.dumps(registry.game(game).schema, indent=2))
+    click.echo(json.dumps(registry.game(game.replace("-", "_")).schema, indent=2))
 
 
 def _register_feature_commands() -> None:

@@ -203,3 +203,9 @@ def test_a_spec_of_another_kind_is_located_at_its_kind(run, args, spec, key, mes
     result = run(*args, str(path))
     assert result.exit_code == 1
     assert result.stderr == f"{path}:{line_col}: error: {message}\n"
+
+
+def test_game_names_with_a_dash_or_an_underscore(run):
+    """`tables rally-risk` and `schema rally_risk` both as a user would guess them."""
+    assert run("schema", "rally-risk").stdout == run("schema", "rally_risk").stdout != ""
+    assert run("tables", "rally_risk").stdout == run("tables", "rally-risk").stdout != ""

@@ -96,9 +96,17 @@ def test_schema_is_json_schema(run):
 
     import jsonschema
 
+    from sheetgen.yamlsrc import load_file, load_text
+
     schema = json.loads(run("schema", "rallytaire").stdout)
     jsonschema.Draft202012Validator.check_schema(schema)
-    assert schema["properties"]["game"] == {"const": "rallytaire"}
+    validator = jsonschema.Draft202012Validator(schema)
+    # a race and a season are both Rallytaire specs; a race with a season's key is neither
+    for path in sorted((SPECS / "rallytaire").glob("*.yaml")):
+        assert validator.is_valid(load_file(path).data), path
+    season = "game: rallytaire\nkind: season\nname: S\nraces:\n  - race: a.yaml\n  - generate: {seed: 1}\n"
+    assert validator.is_valid(load_text(season).data)
+    assert not validator.is_valid(load_text(season.replace("kind: season\n", "")).data)
 
 
 def test_usage_error_is_not_a_traceback():

@@ -52,4 +52,15 @@ def require_race(model: Any, path: str) -> Race:
     raise SheetgenError(f"{path} is a Rallytaire season, not a race: analysis and simulation need a race file (`sheetgen season {path}` gives the season's par times)")
 
 
-GAME = Game(name="rallytaire", title="Rallytaire", schema=spec.SCHEMA, load=_load, summary=_summary)
+def _schema() -> dict:
+    """Both kinds of file, for editors (`sheetgen schema rallytaire`)."""
+    from sheetgen.games.rallytaire.season import SCHEMA as SEASON_SCHEMA
+
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "sheetgen Rallytaire spec (a race, or a season with kind: season)",
+        "oneOf": [spec.SCHEMA, SEASON_SCHEMA],
+    }
+
+
+GAME = Game(name="rallytaire", title="Rallytaire", schema=_schema(), load=_load, summary=_summary)

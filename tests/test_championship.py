@@ -647,3 +647,15 @@ def test_a_rally_with_more_races_than_a_calendar_holds_is_refused_at_its_line(ru
     assert result.exit_code == 1
     assert result.stderr == f"{spec}:6:43: error: a rally has at most 60 races and specials together, got 61\n"
     assert run("validate", _small_calendar(tmp_path, "  - {id: big, name: Big, zone: EC, races: [" + ", ".join(["6"] * 59) + "], specials: [5]}\n")).exit_code == 0
+
+
+def test_build_prints_a_results_file_as_its_standings_sheet(run, tmp_path):
+    """The bundled results file (the README's example) builds into the sheet `standings -o`
+    writes, byte for byte; the bundled season builds into its season sheet."""
+    results = RR / "results.yaml"
+    assert run("build", str(results), "-o", str(tmp_path / "out"), "-q").exit_code == 0
+    assert run("standings", str(results), "-o", str(tmp_path / "s.pdf")).exit_code == 0
+    assert (tmp_path / "out" / "results.pdf").read_bytes() == (tmp_path / "s.pdf").read_bytes()
+    season = SPECS / "seasons" / "winter_season.yaml"
+    result = run("season", str(season), "--no-par")
+    assert result.exit_code == 0 and result.stdout.startswith("Winter season: 4 races; times for: Anna, Ben\n")

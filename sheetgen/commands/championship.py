@@ -192,7 +192,7 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
 
     \b
     Example:
-      sheetgen standings results.yaml -o standings.pdf
+      sheetgen standings track_specs/rally_risk/results.yaml -o standings.pdf
     """
     from sheetgen import registry
     from sheetgen.games.rally_risk.model import Results
@@ -235,7 +235,7 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
 
     \b
     Example:
-      sheetgen season my_season.yaml -o season.pdf
+      sheetgen season track_specs/seasons/winter_season.yaml -o season.pdf
     """
     from sheetgen import registry
     from sheetgen.games.rallytaire.season import format_season_text, season_to_json

@@ -44,9 +44,10 @@ def _rallytaire(spec: Spec, paper: str | None, ink: str, template: str) -> tuple
 
 def _rally_risk(spec: Spec, paper: str | None, ink: str, template: str) -> tuple[bytes, int]:
     """A library: its section cards and the reference card of the house tables. A race:
-    its course sheet (with the analysis) and the reference card of its tables."""
+    its course sheet (with the analysis) and the reference card of its tables. Results: the
+    standings sheet."""
     from sheetgen.games.rally_risk import race_analysis
-    from sheetgen.games.rally_risk.model import Library
+    from sheetgen.games.rally_risk.model import Library, Results
     from sheetgen.games.rally_risk.tables import house_tables
     from sheetgen.render.rally_risk import render_library, render_race
     from sheetgen.render.template import load_template
@@ -56,13 +57,18 @@ def _rally_risk(spec: Spec, paper: str | None, ink: str, template: str) -> tuple
     model = spec.model
     if isinstance(model, Library):
         return render_library(model, chosen, tables=house_tables(), paper=paper, ink=ink, keywords=keywords)
+    if isinstance(model, Results):  # the standings sheet, as `sheetgen standings -o` prints it
+        from sheetgen.games.rally_risk.standings import standings
+        from sheetgen.render.championship import render_standings
+
+        return render_standings(standings(model), chosen, paper=paper, ink=ink, keywords=keywords)
     return render_race(model, chosen, analysis=race_analysis(model), paper=paper, ink=ink, keywords=keywords)
 
 
 def _rally_risk_printable(spec: Spec) -> bool:
-    from sheetgen.games.rally_risk.model import Library, Race
+    from sheetgen.games.rally_risk.model import Library, Race, Results
 
-    return isinstance(spec.model, (Library, Race))
+    return isinstance(spec.model, (Library, Race, Results))
 
 
 RENDERERS: dict[str, Callable[[Spec, str | None, str, str], tuple[bytes, int]]] = {

@@ -11,7 +11,7 @@ page plan), in one process and in K worker processes (default: every core). Race
 independent, so they spread over processes; each process keeps its own layout cache.
 
 Target: 20 or more checked stages per second on the 2-core development machine, in one
-process. Measured there (50 races per cell): 23-36 in one process, 38-57 with both cores; hard
+process. Measured there (50 races per cell): 24-36 in one process, 47-62 with both cores; hard
 stages are the slowest (they wind on the page less often, so more layout tries fail). Fewer
 races per cell make noisy figures: a few seeds cost several times the median.
 """

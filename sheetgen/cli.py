@@ -204,19 +204,15 @@ def _check_options(loaded, rules: str, assistance: str | None) -> None:
 
 
 def _rallytaire_race(spec):
-    from sheetgen.games.rallytaire.model import Race
+    from sheetgen.games.rallytaire import require_race
 
-    if isinstance(spec.model, Race):
-        return spec.model
-    raise spec.wrong(f"a Rallytaire {spec.kind}, not a race: analysis and simulation need a race file (`sheetgen season {spec.path}` gives a season's par times)")
+    return require_race(spec)
 
 
 def _rally_risk_race(spec):
-    from sheetgen.games.rally_risk.model import Race
+    from sheetgen.games.rally_risk.spec import require_race
 
-    if isinstance(spec.model, Race):
-        return spec.model
-    raise spec.wrong(f"a Rally Risk {spec.kind}, not a race: analysis and simulation need a race (kind: race)")
+    return require_race(spec)
 
 
 RULES = click.option(

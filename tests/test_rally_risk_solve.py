@@ -188,7 +188,7 @@ def test_analysis_needs_a_race():
     from sheetgen.games.rally_risk.spec import require_race
 
     library = load_spec(RR / "sections.yaml")
-    with pytest.raises(SheetgenError, match="is a Rally Risk section library, not a race"):
-        require_race(library.model, library.path)
+    with pytest.raises(SheetgenError, match="a Rally Risk library, not a race"):
+        require_race(library)
     race = load_spec(RR / "safari_1.yaml")
-    assert require_race(race.model, race.path) is race.model
+    assert require_race(race) is race.model

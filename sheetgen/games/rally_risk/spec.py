@@ -88,7 +88,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from sheetgen.errors import Problem, SheetgenError, SpecError
+from sheetgen.errors import Problem, SpecError
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import structural_problems
 from sheetgen.games.rally_risk.layout import MAX_CARD_MM, MIN_CARD_MM, MIN_SPACE_MM, min_card_mm, road_kind
@@ -528,12 +528,12 @@ def limit_problems(limits: dict) -> list[tuple[tuple, str]]:
     return out
 
 
-def require_race(model: Any, path: str) -> Race:
-    """`model` when it is a race; else the error `analyze` and `simulate` give."""
-    if isinstance(model, Race):
-        return model
-    what = "section library" if isinstance(model, Library) else "results file" if isinstance(model, Results) else "calendar"
-    raise SheetgenError(f"{path} is a Rally Risk {what}, not a race: analysis and simulation need a race (kind: race)")
+def require_race(spec: Any) -> Race:
+    """The race of a loaded spec (`registry.Spec`); else the error `analyze` and `simulate`
+    give, located at the file's kind."""
+    if isinstance(spec.model, Race):
+        return spec.model
+    raise spec.wrong(f"a Rally Risk {spec.kind}, not a race: analysis and simulation need a race (kind: race)")
 
 
 def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
-from sheetgen.errors import SheetgenError, SpecError
+from sheetgen.errors import SpecError
 from sheetgen.games.rallytaire import spec
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.registry import Game
@@ -45,11 +45,12 @@ def _summary(model: Any) -> str:
     return f"season of {races} race{'s' if races != 1 else ''}, {stages} stage{'s' if stages != 1 else ''}, {drivers}"
 
 
-def require_race(model: Any, path: str) -> Race:
-    """`model` when it is a race; else the error `analyze` and `simulate` give for a season."""
-    if isinstance(model, Race):
-        return model
-    raise SheetgenError(f"{path} is a Rallytaire season, not a race: analysis and simulation need a race file (`sheetgen season {path}` gives the season's par times)")
+def require_race(spec: Any) -> Race:
+    """The race of a loaded spec (`registry.Spec`); else the error `analyze` and `simulate`
+    give, located at the file's kind."""
+    if isinstance(spec.model, Race):
+        return spec.model
+    raise spec.wrong(f"a Rallytaire {spec.kind}, not a race: analysis and simulation need a race file (`sheetgen season {spec.path}` gives a season's par times)")
 
 
 def _schema() -> dict:

@@ -113,15 +113,13 @@ def generate(game: str, seed: int | None, stages: int, length: tuple[int, int], 
 
 def _render(data: bytes, name: str) -> bytes:
     """The race sheet of the generated spec, loaded back from its bytes as any spec file is."""
-    import hashlib
-
     from sheetgen import registry
     from sheetgen.render import build_outputs
     from sheetgen.yamlsrc import load_bytes
 
     game = registry.game("rallytaire")
-    model = game.load(load_bytes(data, name))
-    spec = registry.Spec(path=name, game=game, model=model, sha256=hashlib.sha256(data).hexdigest())
+    doc = load_bytes(data, name)
+    spec = registry.Spec(path=name, game=game, model=game.load(doc), sha256=doc.sha256)
     pdf, _pages = build_outputs(spec, template="race_sheet")  # the template the generator checked
     return pdf
 

@@ -454,6 +454,18 @@ def _r(x: float) -> float:
     return round(x, 4)
 
 
+def corner_json(c: CornerAnalysis) -> dict:
+    """One corner of a stage report as JSON (basic and advanced): its crash and drift chances."""
+    return {
+        "after": c.after,
+        "gear": c.gear,
+        "zone": c.zone,
+        "turn": c.turn,
+        "crash_probability": _r(c.crash_probability),
+        "drift_probability": _r(c.drift_probability),
+    }
+
+
 def analysis_to_json(race_analysis: RaceAnalysis) -> dict:
     """Plain JSON-ready dict; floats rounded to 4 decimals, times in seconds."""
     return {
@@ -466,17 +478,7 @@ def analysis_to_json(race_analysis: RaceAnalysis) -> dict:
                 "crash_probability": _r(s.crash_probability),
                 "percentiles": {"p10": _r(s.p10), "p50": _r(s.p50), "p90": _r(s.p90)},
                 "cautious_time": _r(s.cautious_time),
-                "corners": [
-                    {
-                        "after": c.after,
-                        "gear": c.gear,
-                        "zone": c.zone,
-                        "turn": c.turn,
-                        "crash_probability": _r(c.crash_probability),
-                        "drift_probability": _r(c.drift_probability),
-                    }
-                    for c in s.corners
-                ],
+                "corners": [corner_json(c) for c in s.corners],
             }
             for s in race_analysis.stages
         ],

@@ -56,7 +56,7 @@ from sheetgen.games.rallytaire.rules_advanced import (
     Option,
     Roll,
 )
-from sheetgen.games.rallytaire.solve import CornerAnalysis, corner_figures, corner_table
+from sheetgen.games.rallytaire.solve import CornerAnalysis, corner_figures, corner_json, corner_table
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
 
@@ -920,17 +920,7 @@ def advanced_analysis_to_json(analysis: AdvancedRaceAnalysis) -> dict:
                     "skip": _r(s.options.skip),
                 },
                 "three_of_a_kind_locks": _r(s.locks),
-                "corners": [
-                    {
-                        "after": c.after,
-                        "gear": c.gear,
-                        "zone": c.zone,
-                        "turn": c.turn,
-                        "crash_probability": _r(c.crash_probability),
-                        "drift_probability": _r(c.drift_probability),
-                    }
-                    for c in s.corners
-                ],
+                "corners": [corner_json(c) for c in s.corners],
                 "fix_points": fix,
             }
         )

@@ -29,8 +29,8 @@ placements (_BUDGET_PER_SPACE per space and try, _WIND_SCHEDULE tries, and a try
 after _GIVE_UP placements that reach no new space: a try that recovers at all does so sooner),
 not by the clock, so the result never depends on the machine. When no try succeeds, a serpentine
 of rows with U-turns at the row ends is used, where each corner is a small bump towards its side
-(and no U-turn bends the other way right next to a corner line). ``LayoutError`` says how much room the stage needs when
-even the serpentine with ``min_space_mm`` spaces does not fit.
+(and no U-turn bends the other way right next to a corner line). ``LayoutError`` says how much
+room the stage needs when even the serpentine with ``min_space_mm`` spaces does not fit.
 """
 
 from __future__ import annotations
@@ -1615,20 +1615,22 @@ def layout_stage(stage: Any, width_mm: float, height_mm: float, *, space_mm: flo
     give the same layout. Raises ``LayoutError`` when it does not fit even as a serpentine with
     ``min_space_mm`` spaces.
     """
+    return _layout(*_request(stage, width_mm, height_mm, space_mm, min_space_mm))
+
+
+def _request(stage: Any, width_mm: float, height_mm: float, space_mm: float, min_space_mm: float) -> tuple:
+    """The arguments of the cached layout functions for a stage and box, checked."""
     if not 0 < min_space_mm <= space_mm:
         raise ValueError(f"need 0 < min_space_mm <= space_mm, got {min_space_mm!r} and {space_mm!r}")
     name, length, corners = _normalise(stage)
-    return _layout(name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
+    return (name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
 
 
 def winding_layout(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> StageLayout | None:
     """``layout_stage``'s result when it is a winding road, else None (without working out the
     serpentine: for callers that only want a winding road, such as a page shared by two
     stages). Both share one cache."""
-    if not 0 < min_space_mm <= space_mm:
-        raise ValueError(f"need 0 < min_space_mm <= space_mm, got {min_space_mm!r} and {space_mm!r}")
-    name, length, corners = _normalise(stage)
-    return _winding(name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
+    return _winding(*_request(stage, width_mm, height_mm, space_mm, min_space_mm))
 
 
 def can_wind(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> bool:

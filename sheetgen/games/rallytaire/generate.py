@@ -367,21 +367,18 @@ class RaceSheetFit:
     the same track on both), so what is checked is what is printed on either paper. `stage` is
     a quick first check in the box a stage most likely gets (page 1 for the first stage, a later
     page otherwise; `sheetgen.layout` caches the result); `race` is the real one: the renderer's
-    page plan of the whole race on each paper, where two short stages may share a page.
+    page plan of the whole race, where two short stages may share a page (the plan's pages and
+    tracks are the same on every paper: only the panels' heights differ, which no track sees).
     """
 
-    def __init__(self, papers: Sequence[str] = ("a4", "letter"), template: str = "race_sheet"):
+    def __init__(self, template: str = "race_sheet"):
         # the renderer is imported here, not at module level: the rest of this module is pure
         from sheetgen.render import rallytaire as sheet
         from sheetgen.render.template import MM
 
         self._sheet = sheet
         self._template = _race_template(template)
-        self._pages = [(paper, self._template.page_size(paper)[1] / MM) for paper in papers]
-
-    @property
-    def papers(self) -> tuple[str, ...]:
-        return tuple(paper for paper, _h in self._pages)
+        self._page_h = self._template.page_size()[1] / MM
 
     def box(self, first_page: bool) -> tuple[float, float]:
         """(width, height) of the track of a stage alone on a page, mm, on every paper."""
@@ -408,17 +405,16 @@ class RaceSheetFit:
         """Index of the first stage that would not print well (see `stage`), None when all do."""
         from sheetgen.layout import LayoutError, can_wind
 
-        for _paper, page_h in self._pages:
-            try:
-                pages = self._sheet.plan_pages(race, self._template, page_h)
-            except LayoutError as exc:
-                text = str(exc)
-                return next((i for i, s in enumerate(race.stages) if f"{s.name!r}" in text), 0)
-            for page in pages:
-                for placed in page:
-                    lay = placed.layout
-                    if lay.style != "winding" and can_wind(race.stages[placed.index], lay.width, lay.height, space_mm=self._template.space_mm):
-                        return placed.index
+        try:
+            pages = self._sheet.plan_pages(race, self._template, self._page_h)
+        except LayoutError as exc:
+            text = str(exc)
+            return next((i for i, s in enumerate(race.stages) if f"{s.name!r}" in text), 0)
+        for page in pages:
+            for placed in page:
+                lay = placed.layout
+                if lay.style != "winding" and can_wind(race.stages[placed.index], lay.width, lay.height, space_mm=self._template.space_mm):
+                    return placed.index
         return None
 
 

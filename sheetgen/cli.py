@@ -13,7 +13,7 @@ import click
 from sheetgen import __version__, registry
 from sheetgen.errors import SheetgenError, SpecError, UsageError
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, table
-from sheetgen.cliutil import CONTEXT, refuse_stdout_folder, reports_errors, write_pdf
+from sheetgen.cliutil import CONTEXT, refuse_pdf_on_terminal, refuse_stdout_folder, reports_errors, write_pdf
 from sheetgen.output import write_files
 
 DEFAULT_SPECS = "track_specs"
@@ -363,8 +363,7 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
     """
     from sheetgen.render import build_outputs
 
-    if target == "-" and sys.stdout.buffer.isatty():  # say so before the analysis, not after
-        raise SheetgenError("refusing to write a PDF to a terminal; redirect it (> file.pdf) or give -o FILE")
+    refuse_pdf_on_terminal(target)  # say so before the analysis, not after
     loaded = registry.load_spec(spec)
     data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
     write_pdf(target, data, inputs=(spec,))

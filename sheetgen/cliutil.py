@@ -55,17 +55,22 @@ def reports_errors(command):
 
 
 
+def refuse_pdf_on_terminal(target: str | None, option: str = "-o FILE") -> None:
+    """A PDF on a terminal is only noise: refuse `-` there (a command calls this early, before
+    its work, and `write_pdf` once more)."""
+    if target == "-" and sys.stdout.buffer.isatty():
+        raise SheetgenError(f"refusing to write a PDF to a terminal; redirect it (> file.pdf) or give {option}")
+
+
 def write_pdf(target: str, data: bytes, *, inputs: tuple[str, ...] = ()) -> None:
     """Write a PDF to `target` atomically, or to standard output for ``-`` (refused on a
-    terminal: a PDF there is only noise). `inputs` are never overwritten."""
+    terminal). `inputs` are never overwritten."""
     from sheetgen.output import write_atomic
 
+    refuse_pdf_on_terminal(target)
     if target == "-":
-        stdout = sys.stdout.buffer
-        if stdout.isatty():
-            raise SheetgenError("refusing to write a PDF to a terminal; redirect it (> file.pdf) or give a file name")
-        stdout.write(data)
-        stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     else:
         write_atomic(target, data, inputs=inputs)
 

@@ -43,6 +43,13 @@ class Spec:
     kind: str | None = None  # the file's `kind:` (None: the game's main kind, e.g. a Rallytaire race)
     where: Location | None = None  # of the `kind:` value, else of `game:`: what a command points at
 
+    def described(self, wanted_game: str) -> str:
+        """What the file is, for a command that wants a file of `wanted_game`: "a Rallytaire
+        spec" from another game, else its kind ("a Rally Risk library", "a Rallytaire race")."""
+        if self.game.name != wanted_game:
+            return f"a {self.game.title} spec"
+        return f"a {self.game.title} {self.kind or 'race'}"
+
     def wrong(self, message: str) -> SpecError:
         """The error of a command given a spec it cannot use, located at its `kind:` (or
         `game:`), e.g. ``wrong("a Rally Risk library, not a race: ...")``."""

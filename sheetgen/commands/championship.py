@@ -85,8 +85,7 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
         refuse_stdout_folder(out_dir)
     loaded = registry.load_spec(spec)
     if loaded.game.name != "rally_risk" or not isinstance(loaded.model, Calendar):
-        what = f"a {loaded.game.title} spec" if loaded.game.name != "rally_risk" else f"a Rally Risk {loaded.kind}"
-        raise loaded.wrong(f"{what}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)")
+        raise loaded.wrong(f"{loaded.described('rally_risk')}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)")
     cal = loaded.model
     if cal.sections is None:
         raise _spec_problems(spec, [((), "the calendar names no 'library': add the file of the road sections to choose from (library: sections.yaml)")])
@@ -201,8 +200,7 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
 
     loaded = registry.load_spec(results)
     if not isinstance(loaded.model, Results):
-        what = f"a {loaded.game.title} spec" if loaded.game.name != "rally_risk" else f"a Rally Risk {loaded.kind}"
-        raise loaded.wrong(f"{what}; sheetgen standings needs a Rally Risk results file (kind: results)")
+        raise loaded.wrong(f"{loaded.described('rally_risk')}; sheetgen standings needs a Rally Risk results file (kind: results)")
     st = compute(loaded.model)
     if target is not None:
         from sheetgen.render.championship import render_standings
@@ -242,8 +240,7 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
 
     loaded = registry.load_spec(spec)  # any spec, fully checked, so that a typo is located
     if loaded.game.name != "rallytaire" or loaded.kind != "season":
-        what = f"a {loaded.game.title} spec" if loaded.game.name != "rallytaire" else "a Rallytaire race"
-        raise loaded.wrong(f"{what}; sheetgen season needs a Rallytaire season (kind: season)")
+        raise loaded.wrong(f"{loaded.described('rallytaire')}; sheetgen season needs a Rallytaire season (kind: season)")
     chosen = loaded.model
     analyses = None
     if not no_par:

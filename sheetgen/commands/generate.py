@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from sheetgen.cliutil import CONTEXT, reports_errors
+from sheetgen.cliutil import CONTEXT, refuse_pdf_on_terminal, reports_errors
 from sheetgen.errors import UsageError
 
 _LENGTH = re.compile(r"^\s*(\d+)\s*(?:\.\.\s*(\d+)\s*)?$")
@@ -86,8 +86,7 @@ def generate(game: str, seed: int | None, stages: int, length: tuple[int, int], 
         raise UsageError("-o and --render name the same file; give the PDF another name")
     if pdf == "-" and target is None:
         raise UsageError("--render - and the spec would both go to standard output; give the spec a file with -o")
-    if pdf == "-" and sys.stdout.buffer.isatty():
-        raise UsageError("refusing to write a PDF to a terminal; redirect it (> race.pdf) or give --render a file name")
+    refuse_pdf_on_terminal(pdf, "--render FILE")
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this race again)", err=True)

@@ -132,6 +132,13 @@ def _spec_files(specs: tuple[str, ...]) -> list[str]:
     return sorted(str(p) for p in Path(DEFAULT_SPECS).rglob("*.yaml"))
 
 
+def _template_inputs(template: str | None) -> list[str]:
+    """A template file given with --template is an input too."""
+    from sheetgen.render.template import is_template_file
+
+    return [template] if template and is_template_file(template) else []
+
+
 def _output_name(spec_path: str) -> str:
     return Path(spec_path).stem + ".pdf"
 
@@ -187,7 +194,8 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
         names[name] = spec.path
         data, pages = build_outputs(spec, paper=paper, ink=ink, template=template)
         rendered.append((os.path.join(out_dir, name), data, pages))
-    write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=files)
+    inputs = [source for spec in loaded for source in spec.sources] + _template_inputs(template)
+    write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=inputs)
     pages = sum(p for _t, _d, p in rendered)
     count = len(rendered)
     click.echo(f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/")
@@ -366,7 +374,7 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
     refuse_pdf_on_terminal(target)  # say so before the analysis, not after
     loaded = registry.load_spec(spec)
     data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
-    write_pdf(target, data, inputs=(spec,))
+    write_pdf(target, data, inputs=(*loaded.sources, *_template_inputs(template)))
 
 
 # -- schema ------------------------------------------------------------------------------

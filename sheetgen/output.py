@@ -7,11 +7,14 @@ they renamed into place. Any failure before that removes the temporary files and
 command was allowed to make its output folder (`build -o DIR`), the folders it made, so a
 failing command leaves nothing behind. A file's folder must otherwise exist already: a typo in
 a path is an error, not a new folder. An output that is one of the command's inputs (`render
-race.yaml -o race.yaml`) is refused before anything is written.
+race.yaml -o race.yaml`, or onto the library the race names) is refused before anything is
+written. A FIFO or character device (`-o /dev/null`) is written by opening it, never replaced
+by a renamed file; a socket or block device is refused.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -33,7 +36,9 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
-def _check_target(target: str, inputs: Iterable[str]) -> None:
+def _check_target(target: str, inputs: Iterable[str]) -> bool:
+    """Refuse a target that must not be written; True when it is a FIFO or a character device
+    (`-o /dev/null`, a named pipe), which is written by opening it, never renamed over."""
     if not target:
         raise OutputError("cannot write an output file with an empty name")
     for source in inputs:
@@ -47,10 +52,36 @@ def _check_target(target: str, inputs: Iterable[str]) -> None:
         raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
     if mode is not None and stat.S_ISDIR(mode):
         raise OutputError(f"cannot write {target}: it is a folder")
+    if mode is not None and (stat.S_ISSOCK(mode) or stat.S_ISBLK(mode)):
+        what = "a socket" if stat.S_ISSOCK(mode) else "a block device"
+        raise OutputError(f"refusing to write {target}: it is {what}, not a file; choose a regular file")
+    if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
+        return True
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise OutputError(f"cannot write {target}: the folder {folder} {what}")
+    return False
+
+
+def _write_special(target: str, data: bytes) -> None:
+    """Write to a FIFO or character device in place. A FIFO that nobody reads is an error
+    at once (opening it without O_NONBLOCK would wait forever)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OutputError(f"cannot write {target}: it is a named pipe and no process is reading it") from None
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    try:
+        os.set_blocking(fd, True)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    finally:
+        os.close(fd)
 
 
 def _make_folder(folder: str) -> list[str]:
@@ -95,13 +126,15 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
     made = _make_folder(os.fspath(folder)) if folder is not None else []
     temps: list[str] = []
     try:
-        for target in targets:
-            _check_target(target, sources)
+        special = {target for target in targets if _check_target(target, sources)}
         if len(set(map(os.path.abspath, targets))) != len(targets):
             raise OutputError(f"two outputs of this command would be the same file: {', '.join(targets)}")
-        for target, (_path, data) in zip(targets, files):
+        # a symbolic link is followed: the file it names is replaced, the link (say /dev/stdout
+        # onto a file) stays what it was
+        regular = [(target, data) for target, (_path, data) in zip(targets, files) if target not in special]
+        for target, data in regular:
             try:
-                fd, temp = tempfile.mkstemp(prefix=".sheetgen-", suffix=".tmp", dir=os.path.dirname(os.path.abspath(target)))
+                fd, temp = tempfile.mkstemp(prefix=".sheetgen-", suffix=".tmp", dir=os.path.dirname(os.path.realpath(target)))
             except OSError as exc:
                 raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
             temps.append(temp)
@@ -113,9 +146,13 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
                 os.chmod(temp, 0o644)
             except OSError as exc:
                 raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
-        for k, (target, temp) in enumerate(zip(targets, temps)):
+        # special files first: one that fails still leaves every regular file as it was
+        for target, (_path, data) in zip(targets, files):
+            if target in special:
+                _write_special(target, data)
+        for k, ((target, _data), temp) in enumerate(zip(regular, temps)):
             try:
-                os.replace(temp, target)
+                os.replace(temp, os.path.realpath(target))
             except OSError as exc:
                 temps = temps[k:]  # the ones before are in place
                 raise OutputError(f"cannot write {target}: {_reason(exc)}") from None

@@ -42,6 +42,9 @@ class Spec:
     sha256: str
     kind: str | None = None  # the file's `kind:` (None: the game's main kind, e.g. a Rallytaire race)
     where: Location | None = None  # of the `kind:` value, else of `game:`: what a command points at
+    #: every file the load read: the spec, then the files it refers to (a race's library, a
+    #: season's races, results' calendar...): the inputs no output may replace
+    sources: tuple[str, ...] = ()
 
     def described(self, wanted_game: str) -> str:
         """What the file is, for a command that wants a file of `wanted_game`: "a Rallytaire
@@ -86,5 +89,6 @@ def load_spec(path: str | os.PathLike) -> Spec:
     # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
     kind = data.get("kind") if isinstance(data.get("kind"), str) else None
     where = doc.where(("kind",) if "kind" in data else ("game",))
-    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where)
+    sources = tuple(dict.fromkeys((doc.file, *doc.reads)))
+    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where, sources=sources)
 

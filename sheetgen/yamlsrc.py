@@ -4,11 +4,21 @@ PyYAML's composer gives nodes with marks; this module turns them into plain Pyth
 plus a table from each value's path (a tuple of keys and indices) to its `Location`.
 Nothing after this module sees YAML.
 
-Refused, each with a `FILE:LINE:COL: error:` problem: files over 1 MiB, text that is not
-UTF-8, syntax errors, several documents in one file, duplicate keys, anchors and aliases
-(an alias can blow a few bytes up into gigabytes when walked), custom tags, non-string
-keys and absurd nesting. Scalars follow the YAML 1.2 core schema: only true/false are
-booleans (so `no` or `on` stay strings) and `1:20` is not a base-60 number.
+Refused, each with a `FILE:LINE:COL: error:` problem: files over 1 MiB, named pipes,
+devices and sockets (reading one could wait forever), text that is not UTF-8, syntax
+errors, several documents in one file, duplicate keys, anchors and aliases (an alias can
+blow a few bytes up into gigabytes when walked), custom tags, non-string keys, absurd
+nesting, integers too long to print (over 4300 decimal digits, in any base) and strings
+holding a lone surrogate (a `"\\ud800"` escape: half a UTF-16 pair, which no file, terminal
+or PDF can hold). Scalars follow the YAML 1.2 core schema: only true/false are booleans
+(so `no` or `on` stay strings) and `1:20` is not a base-60 number.
+
+Speed: libyaml's parser (PyYAML's C extension) reads the events and the data is built
+straight from them in one pass, so any file under the size limit loads in well under a
+second. When libyaml refuses a file that is not huge, the pure-Python parser reads it
+again: its messages are the ones users know (they name the offending character), and it
+accepts what libyaml refuses only for surrogate escapes, which the builder then refuses
+in its own words.
 """
 
 from __future__ import annotations
@@ -18,17 +28,34 @@ import hashlib
 import math
 import os
 import re
+import stat
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from yaml.events import AliasEvent, NodeEvent
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    NodeEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+    StreamEndEvent,
+)
 
 from sheetgen.errors import Location, Problem, SpecError
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
+MAX_INT_DIGITS = 4300  # Python's own limit for turning an int into text (sys.get_int_max_str_digits)
+#: a file libyaml refuses is read again by the pure-Python parser for its wording when it is
+#: no larger than this (the Python parser takes about 2 s a MiB)
+WORDING_LIMIT = 256 * 1024
+
+_INT_TOO_LARGE = 10**MAX_INT_DIGITS  # the smallest integer with more digits than MAX_INT_DIGITS
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Path = tuple  # of str keys and int indices
 
@@ -81,6 +108,9 @@ class Document:
     values: dict = field(repr=False)  # Path -> Location of the value
     keys: dict = field(repr=False)  # Path -> Location of the mapping key naming it
     sha256: str = ""  # of the bytes read (load_file, load_bytes): what an output names as its source
+    #: every other file read on behalf of this document (`load_beside`), shared by the documents
+    #: loaded beside it: the inputs that no output may replace
+    reads: list = field(default_factory=list, repr=False, compare=False)
 
     def where(self, path: Path, *, key: bool = False) -> Location:
         """The location of `path`, or of its nearest ancestor that has one."""
@@ -115,6 +145,14 @@ def load_file(path: str | os.PathLike) -> Document:
     except OSError as exc:
         raise SpecError([Problem(Location(name, 1, 1), f"cannot read file: {exc.strerror or exc}")]) from None
     return load_bytes(raw, name)
+
+
+def load_beside(doc: Document, rel: str) -> Document:
+    """Load the file `rel` names relative to `doc`'s folder (a race's library, a season's
+    race), recording it in `doc.reads`; files it loads in turn are recorded there too."""
+    other = load_file(os.path.join(os.path.dirname(doc.file), rel))
+    doc.reads.append(other.file)
+    return dataclasses.replace(other, reads=doc.reads)
 
 
 def load_bytes(raw: bytes, name: str) -> Document:

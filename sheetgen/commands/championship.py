@@ -167,7 +167,7 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) ->
         keywords=(f"spec-sha256:{loaded.sha256}", f"library-sha256:{library_hash}"),
         library_name=built.calendar.sections.name if built.calendar.sections else built.calendar.library,
     )
-    write_files([(spec_file, text.encode("utf-8")), (pdf_file, pdf)], folder=out_dir, inputs=(loaded.path, library))
+    write_files([(spec_file, text.encode("utf-8")), (pdf_file, pdf)], folder=out_dir, inputs=loaded.sources)
     return [(spec_file, 0), (pdf_file, pages)]
 
 
@@ -206,7 +206,7 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
         from sheetgen.render.championship import render_standings
 
         pdf, _pages = render_standings(st, _template("rally_risk"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
-        write_pdf(target, pdf, inputs=(results,))
+        write_pdf(target, pdf, inputs=loaded.sources)
     if fmt == "json":
         click.echo(json.dumps(standings_to_json(st), indent=2))
     else:
@@ -251,8 +251,7 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
         from sheetgen.render.championship import render_season
 
         pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
-        files = tuple(os.path.join(os.path.dirname(spec), e.source) for e in chosen.races if not e.source.startswith("generated"))
-        write_pdf(target, pdf, inputs=(spec, *files))
+        write_pdf(target, pdf, inputs=loaded.sources)
     if fmt == "json":
         click.echo(json.dumps(season_to_json(chosen, analyses), indent=2))
     else:

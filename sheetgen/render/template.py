@@ -132,9 +132,15 @@ def default_template(game: str) -> str:
     return GAME_TEMPLATES.get(game, "race_sheet")
 
 
+def is_template_file(name_or_path: str) -> bool:
+    """True when `name_or_path` names a template file rather than a built-in template: then
+    the file is an input of the command that no output may replace."""
+    return os.sep in name_or_path or "/" in name_or_path or name_or_path.endswith((".yaml", ".yml"))
+
+
 def load_template(name_or_path: str = "race_sheet") -> Template:
     """A built-in template by name, or a template file by path."""
-    if os.sep in name_or_path or "/" in name_or_path or name_or_path.endswith((".yaml", ".yml")):
+    if is_template_file(name_or_path):
         doc = load_file(name_or_path)
     else:
         if name_or_path not in builtin_names():

@@ -83,7 +83,6 @@ from __future__ import annotations
 
 import difflib
 import math
-import os
 from collections import Counter
 from dataclasses import replace
 from typing import Any
@@ -107,7 +106,7 @@ from sheetgen.games.rally_risk.model import (
     Zone,
 )
 from sheetgen.schemacheck import check
-from sheetgen.yamlsrc import Document, load_file
+from sheetgen.yamlsrc import Document, load_beside
 
 KINDS = ("library", "race", "calendar", "results")
 MAX_SECTIONS = 100
@@ -541,9 +540,8 @@ def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]
     rel = doc.data[key]
     if "\x00" in rel:
         return None, [doc.problem((key,), f"{kind} {rel!r}: a file name cannot contain a NUL character")]
-    path = os.path.join(os.path.dirname(doc.file), rel)
     try:
-        other = load_file(path)
+        other = load_beside(doc, rel)
     except SpecError as exc:
         if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
             return None, [doc.problem((key,), f"{kind} {rel!r}: {exc.problems[0].message}")]

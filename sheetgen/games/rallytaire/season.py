@@ -20,7 +20,6 @@ file); a generated race is the one `sheetgen generate` gives for the same option
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,7 +27,7 @@ from sheetgen.errors import Problem, SpecError
 from sheetgen.games.rallytaire import spec as race_spec
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.schemacheck import check
-from sheetgen.yamlsrc import Document, load_file
+from sheetgen.yamlsrc import Document, load_beside
 
 MAX_PLAYERS = 6
 MAX_RACES = 20
@@ -154,9 +153,8 @@ def _race_file(doc: Document, i: int, rel: str) -> tuple[Race | None, list[Probl
     where = ("races", i, "race")
     if "\x00" in rel:
         return None, [doc.problem(where, f"race {rel!r}: a file name cannot contain a NUL character")]
-    path = os.path.join(os.path.dirname(doc.file), rel)
     try:
-        other = load_file(path)
+        other = load_beside(doc, rel)
     except SpecError as exc:
         if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
             return None, [doc.problem(where, f"race {rel!r}: {exc.problems[0].message}")]

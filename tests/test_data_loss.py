@@ -1,0 +1,160 @@
+"""No output ever replaces a user's file: not an input, not a file an input refers to (a
+race's library or calendar, a season's races, a results file's calendar, a template), and not
+a special file (a FIFO or device is written in place, a socket is refused)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import socket
+import stat
+import threading
+
+import pytest
+
+from conftest import SPECS
+
+
+@pytest.fixture
+def specs(tmp_path):
+    """A copy of the bundled specs: the files a command may be tempted to overwrite."""
+    copy = tmp_path / "track_specs"
+    shutil.copytree(SPECS, copy)
+    return copy
+
+
+def digest(path) -> str:
+    return hashlib.sha256(open(path, "rb").read()).hexdigest()
+
+
+def refused(result, target, source) -> None:
+    assert result.exit_code == 1, result.output
+    assert result.stderr == f"sheetgen: error: refusing to write {target}: it is an input of this command ({source}); choose another output file\n"
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "command, spec, referenced",
+    [
+        ("render", "rally_risk/montecarlo_1.yaml", "rally_risk/sections.yaml"),  # the race's library
+        ("render", "rally_risk/montecarlo_1.yaml", "rally_risk/calendar.yaml"),  # the race's calendar
+        ("render", "seasons/winter_season.yaml", "rallytaire/acropolis.yaml"),  # a race of the season
+        ("render", "rally_risk/results.yaml", "rally_risk/championship.yaml"),  # the results' calendar
+        ("render", "rally_risk/results.yaml", "rally_risk/sections.yaml"),  # ... and that calendar's library
+        ("standings", "rally_risk/results.yaml", "rally_risk/championship.yaml"),
+        ("season", "seasons/winter_season.yaml", "rallytaire/monte_carlo.yaml"),
+    ],
+)
+def test_an_output_never_replaces_a_file_the_spec_refers_to(run, specs, command, spec, referenced):
+    target = str(specs / referenced)
+    before = digest(target)
+    result = run(command, str(specs / spec), "-o", target)
+    refused(result, target, os.path.join(os.path.dirname(str(specs / spec)), os.path.relpath(target, os.path.dirname(str(specs / spec)))))
+    assert digest(target) == before
+    assert sorted(p.name for p in (specs / referenced).parent.iterdir() if p.name.startswith(".sheetgen-")) == []
+
+
+def test_the_template_file_is_an_input_too(run, specs, tmp_path):
+    template = tmp_path / "t.yaml"
+    shutil.copy(SPECS.parent / "templates" / "race_sheet.yaml", template)
+    before = digest(template)
+    result = run("render", str(specs / "rallytaire" / "acropolis.yaml"), "-o", str(template), "--template", str(template))
+    refused(result, str(template), str(template))
+    assert digest(template) == before
+
+
+def test_build_never_replaces_a_referenced_file(run, specs, tmp_path):
+    """build names its PDFs after the specs: a template file named like one of them is refused."""
+    template = tmp_path / "out" / "acropolis.pdf"
+    template.parent.mkdir()
+    shutil.copy(SPECS.parent / "templates" / "race_sheet.yaml", template)
+    before = digest(template)
+    result = run("build", str(specs / "rallytaire" / "acropolis.yaml"), "-o", str(tmp_path / "out"), "--template", str(template), "-q")
+    refused(result, str(template), str(template))
+    assert digest(template) == before
+
+
+def test_a_fifo_is_written_in_place_and_stays_a_fifo(run, specs, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    keep_open = os.open(fifo, os.O_WRONLY)  # so that the reader sees no end before the command writes
+    os.set_blocking(reader, True)
+    chunks: list[bytes] = []
+
+    def drain():
+        while chunk := os.read(reader, 65536):
+            chunks.append(chunk)
+
+    thread = threading.Thread(target=drain)
+    thread.start()
+    try:
+        result = run("render", str(specs / "rallytaire" / "acropolis.yaml"), "-o", str(fifo))
+    finally:
+        os.close(keep_open)
+        thread.join(10)
+        os.close(reader)
+    assert result.exit_code == 0, result.output
+    data = b"".join(chunks)
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe", "track_specs"]  # no temporary left
+
+
+def test_a_fifo_nobody_reads_is_an_error_at_once(run, specs, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    result = run("render", str(specs / "rallytaire" / "acropolis.yaml"), "-o", str(fifo))
+    assert result.exit_code == 1
+    assert result.stderr == f"sheetgen: error: cannot write {fifo}: it is a named pipe and no process is reading it\n"
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+def test_generate_writes_into_a_character_device_without_replacing_it(run, tmp_path):
+    """A device node made in the test's own folder (the same device as /dev/null): written
+    through, still a device afterwards, for -o and --render alike."""
+    node = tmp_path / "null"
+    try:
+        os.mknod(node, stat.S_IFCHR | 0o666, os.makedev(1, 3))
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    result = run("generate", "rallytaire", "--seed", "3", "--stages", "1", "-o", str(node), "--render", str(tmp_path / "race.pdf"))
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(os.stat(node).st_mode)
+    result = run("generate", "rallytaire", "--seed", "3", "--stages", "1", "-o", str(tmp_path / "race.yaml"), "--render", str(node))
+    assert result.exit_code == 0, result.output
+    assert stat.S_ISCHR(os.stat(node).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null", "race.pdf", "race.yaml"]
+
+
+def test_a_socket_is_refused(run, specs, tmp_path):
+    path = tmp_path / "sock"
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(path))
+        result = run("render", str(specs / "rallytaire" / "acropolis.yaml"), "-o", str(path))
+    finally:
+        server.close()
+    assert result.exit_code == 1
+    assert result.stderr == f"sheetgen: error: refusing to write {path}: it is a socket, not a file; choose a regular file\n"
+    assert stat.S_ISSOCK(os.stat(path).st_mode)
+
+
+def test_a_symbolic_link_is_followed_not_replaced(run, specs, tmp_path):
+    real = tmp_path / "real.pdf"
+    real.write_bytes(b"old")
+    link = tmp_path / "link.pdf"
+    link.symlink_to(real)
+    result = run("render", str(specs / "rallytaire" / "acropolis.yaml"), "-o", str(link))
+    assert result.exit_code == 0, result.output
+    assert link.is_symlink() and real.read_bytes().startswith(b"%PDF-")
+
+
+def test_a_link_to_an_input_is_refused(run, specs, tmp_path):
+    link = tmp_path / "lib.pdf"
+    link.symlink_to(specs / "rally_risk" / "sections.yaml")
+    before = digest(specs / "rally_risk" / "sections.yaml")
+    result = run("render", str(specs / "rally_risk" / "montecarlo_1.yaml"), "-o", str(link))
+    assert result.exit_code == 1 and "it is an input of this command" in result.stderr
+    assert digest(specs / "rally_risk" / "sections.yaml") == before and link.is_symlink()

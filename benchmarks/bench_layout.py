@@ -2,7 +2,7 @@
 
 Plain script, not a test: ``python benchmarks/bench_layout.py [repeats]``. Lays out every
 bundled stage and twelve generated ones (60-100 spaces, medium and hard) in the box a stage gets
-alone on a race sheet page (`render.rallytaire.track_box`), and reports the median and worst
+alone on a race sheet page (`games.rallytaire.sheet.track_box`), and reports the median and worst
 milliseconds per stage and how many wound (the rest are serpentines). Target: under 0.5 s for
 any stage of up to 100 spaces on a 2-core machine (the race sheet of a 4-stage race then lays
 out in about a second).
@@ -22,8 +22,8 @@ from sheetgen import layout  # noqa: E402
 from sheetgen.games.rallytaire.generate import propose_corners  # noqa: E402
 from sheetgen.games.rallytaire.model import Stage, Surface  # noqa: E402
 from sheetgen.registry import load_spec  # noqa: E402
-from sheetgen.render.rallytaire import track_box  # noqa: E402
-from sheetgen.render.template import load_template  # noqa: E402
+from sheetgen.games.rallytaire.sheet import track_box  # noqa: E402
+from sheetgen.template import load_template  # noqa: E402
 
 SPECS = Path(__file__).resolve().parent.parent / "track_specs" / "rallytaire"
 

@@ -1,5 +1,7 @@
 """The sheetgen command line: parses options, calls the library, turns its errors into
-`FILE:LINE:COL: error: MESSAGE` lines and exit status 1. It holds no game rules."""
+`FILE:LINE:COL: error: MESSAGE` lines and exit status 1. It holds no game rules and names no
+game: every command dispatches through the registry (`sheetgen.registry`), and the options of
+analyze, simulate, generate, tables and timetable are the ones the games declare."""
 
 from __future__ import annotations
 
@@ -11,9 +13,8 @@ from pathlib import Path
 import click
 
 from sheetgen import __version__, registry
-from sheetgen.errors import SheetgenError, SpecError, UsageError
-from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, table
-from sheetgen.cliutil import CONTEXT, refuse_pdf_on_terminal, refuse_stdout_folder, reports_errors, write_pdf
+from sheetgen.cliutil import CONTEXT, FORMAT, INK, PAPER, TEMPLATE, refuse_pdf_on_terminal, refuse_stdout_folder, reports_errors, write_pdf
+from sheetgen.errors import OptionError, SheetgenError, SpecError, UsageError
 from sheetgen.output import write_files
 
 DEFAULT_SPECS = "track_specs"
@@ -31,13 +32,118 @@ def main() -> None:
     """
 
 
+# -- options the games declare ---------------------------------------------------------------
+
+
+def _declared(command: str) -> dict[str, list[tuple[registry.Game, registry.Option]]]:
+    """Per option name, the games that declare it for `command` (in the registry's order)."""
+    found: dict[str, list[tuple[registry.Game, registry.Option]]] = {}
+    for game in registry.games():
+        for option in game.takes(command):
+            found.setdefault(option.name, []).append((game, option))
+    return found
+
+
+def _parsed(option: registry.Option):
+    """A click callback giving `option.parse`'s value, a ValueError as click's usage error."""
+
+    def callback(ctx, param, value):
+        if value is None or value == ():
+            return None
+        try:
+            return option.parse(value)
+        except ValueError as exc:
+            raise click.BadParameter(str(exc), ctx, param) from None
+
+    return callback
+
+
+def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]]) -> click.Option:
+    first = pairs[0][1]
+    shape = lambda o: (bool(o.choices), o.between is not None, o.parse is not None, o.multiple)  # noqa: E731
+    if any(shape(o) != shape(first) for _g, o in pairs):
+        raise RuntimeError(f"games declare --{name} differently: {', '.join(g.name for g, _o in pairs)}")
+    help_text = "; ".join(f"{g.title}: {o.help}" for g, o in pairs)
+    kwargs: dict = {"default": None, "help": help_text, "multiple": first.multiple}
+    if first.choices:
+        kwargs["type"] = click.Choice(list(dict.fromkeys(c for _g, o in pairs for c in o.choices)))
+    elif first.between is not None:
+        kwargs["type"] = click.IntRange(min(o.between[0] for _g, o in pairs), max(o.between[1] for _g, o in pairs))
+    elif first.parse is not None:
+        kwargs["callback"] = _parsed(first)
+    if first.metavar:
+        kwargs["metavar"] = first.metavar
+    return click.Option([f"--{name}", first.key], **kwargs)
+
+
+class GameCommand(click.Command):
+    """A command that also takes the options the registered games declare for it (`Game.options`),
+    read from the registry when the command runs or shows its help, so that a game registered
+    after start-up (a plug-in, a test's stub) brings its options along. They stand before the
+    option named `before` (or last); each defaults to None, and the spec's game fills in its own."""
+
+    def __init__(self, *args, game_command: str, before: str | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.game_command = game_command
+        self.before = before
+
+    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
+        params = super().get_params(ctx)
+        declared = [_click_option(name, pairs) for name, pairs in _declared(self.game_command).items()]
+        at = next((i for i, p in enumerate(params) if p.name == self.before), len(self.params))
+        return params[:at] + declared + params[at:]
+
+
+class GameName(click.ParamType):
+    """A registered game's name (or its spelling with dashes), optionally only games that have
+    `attribute` (a generator, tables, a time table): read from the registry when used."""
+
+    name = "game"
+
+    def __init__(self, attribute: str | None = None):
+        self.attribute = attribute
+
+    def choices(self) -> list[str]:
+        having = {g.name for g in registry.games() if self.attribute is None or getattr(g, self.attribute) is not None}
+        return [name for name in registry.spellings() if name.replace("-", "_") in having]
+
+    def get_metavar(self, param, ctx=None) -> str:
+        return "{" + "|".join(self.choices()) + "}"
+
+    def convert(self, value, param, ctx):
+        choices = self.choices()
+        if value not in choices:
+            self.fail(f"{value!r} is not one of {', '.join(map(repr, choices))}.", param, ctx)
+        return value
+
+
+def option_values(command: str, game: registry.Game, given: dict, subject: str) -> dict:
+    """The options `game` runs `command` with: an option given that it does not take is a usage
+    error naming the games that do (exit 2)."""
+    mine = {o.key for o in game.takes(command)}
+    for key, value in given.items():
+        if value is not None and key not in mine:
+            takers = [g.title for g, _o in _declared(command).get(key.replace("_", "-"), [])]
+            raise OptionError(f"--{key.replace('_', '-')} is for {' and '.join(takers)}; {subject} is a {game.title} spec")
+    return game.option_values(command, given)
+
+
+def _echo(report: registry.Report, fmt: str, *, indent: int | None = 2) -> None:
+    if fmt == "json":
+        click.echo(json.dumps(report.data, indent=indent))
+    elif fmt == "csv":
+        click.echo(report.csv)
+    else:
+        click.echo(report.text.rstrip("\n"))
+
+
 # -- validate ----------------------------------------------------------------------------
 
 
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--strict", is_flag=True, help="also refuse races that cannot be finished (Rally Risk: the best policy's P(elimination) over 5%)")
+@click.option("--strict", is_flag=True, help="also refuse what cannot be played: a race that cannot be finished (as build does)")
 @reports_errors
 def validate(specs: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check spec files; exit 1 with FILE:LINE:COL lines when any is invalid.
@@ -83,36 +189,27 @@ def _problem_json(problem) -> dict:
 # -- timetable ---------------------------------------------------------------------------
 
 
-@main.command(context_settings=CONTEXT)
-@click.option(
-    "--max-speed",
-    type=click.IntRange(1, PUSH_MAX_SPEED),
-    default=BASIC_MAX_SPEED,
-    show_default=True,
-    help=f"highest speed row ({BASIC_MAX_SPEED} in the basic game, {PUSH_MAX_SPEED} when pushing the engine)",
-)
+@main.command(context_settings=CONTEXT, cls=GameCommand, game_command="timetable", before="fmt")
+@click.argument("game", required=False, type=GameName("timetable"))
 @click.option("--format", "fmt", type=click.Choice(["text", "json", "csv"]), default="text", show_default=True)
 @reports_errors
-def timetable(max_speed: int, fmt: str) -> None:
-    """Print Rallytaire's finishing-turn time table (seconds = 10 x moved / speed, half up).
+def timetable(game: str | None, fmt: str, **given) -> None:
+    """Print a game's time table, cell by cell as its rulebook prints it. GAME may be left out
+    while only one game has a time table.
 
     \b
     Example:
-      sheetgen timetable --max-speed 17 --format csv
+      sheetgen timetable rallytaire --max-speed 17 --format csv
     """
-    rows = table(max_speed)
-    if fmt == "json":
-        data = {"rows": [{"speed": s, "seconds": [t / 10 for t in cells]} for s, cells in enumerate(rows, start=1)]}
-        click.echo(json.dumps(data))
-    elif fmt == "csv":
-        click.echo("speed," + ",".join(str(m) for m in range(1, max_speed + 1)))
-        for speed, cells in enumerate(rows, start=1):
-            click.echo(f"{speed}," + ",".join(f"{t / 10:.1f}" for t in cells))
+    having = [g for g in registry.games() if g.timetable is not None]
+    if game is None:
+        if len(having) != 1:
+            raise OptionError(f"name the game: {', '.join(g.name for g in having)} have time tables")
+        chosen = having[0]
     else:
-        width = 5
-        click.echo("speed" + "".join(f"{m:>{width}}" for m in range(1, max_speed + 1)) + "   (spaces moved)")
-        for speed, cells in enumerate(rows, start=1):
-            click.echo(f"{speed:>5}" + "".join(f"{t / 10:>{width}.1f}" for t in cells))
+        chosen = registry.game(game)
+    options = option_values("timetable", chosen, given, f"{chosen.title}")
+    _echo(chosen.timetable(options), fmt, indent=None)
 
 
 # -- build -------------------------------------------------------------------------------
@@ -134,7 +231,7 @@ def _spec_files(specs: tuple[str, ...]) -> list[str]:
 
 def _template_inputs(template: str | None) -> list[str]:
     """A template file given with --template is an input too."""
-    from sheetgen.render.template import is_template_file
+    from sheetgen.template import is_template_file
 
     return [template] if template and is_template_file(template) else []
 
@@ -146,9 +243,9 @@ def _output_name(spec_path: str) -> str:
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, type=click.Path(path_type=str))
 @click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(path_type=str), help="folder for the PDFs")
-@click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
-@click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
-@click.option("--template", "template", default=None, help="built-in template name or a template file path (default: the game's own, e.g. race_sheet, rally_risk)")
+@PAPER
+@INK
+@TEMPLATE
 @click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
 @reports_errors
 def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str | None, quiet: bool) -> None:
@@ -201,98 +298,38 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     click.echo(f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/")
 
 
-# -- analyze / simulate ----------------------------------------------------------------
+# -- analyze / simulate / tables ---------------------------------------------------------
 
 
-def _check_options(loaded, rules: str, assistance: str | None) -> None:
-    if loaded.game.name != "rallytaire" and rules != "basic":
-        raise UsageError(f"--rules is for Rallytaire; {loaded.path} is a {loaded.game.title} spec")
-    if loaded.game.name != "rally_risk" and assistance is not None:
-        raise UsageError(f"--assistance is for Rally Risk; {loaded.path} is a {loaded.game.title} spec")
+def _capable(loaded: registry.Spec, attribute: str, command: str):
+    function = getattr(loaded.game, attribute)
+    if function is None:
+        raise loaded.wrong(f"a {loaded.game.title} spec: sheetgen cannot {command} {loaded.game.title} specs yet")
+    return function
 
 
-def _rallytaire_race(spec):
-    from sheetgen.games.rallytaire import require_race
-
-    return require_race(spec)
-
-
-def _rally_risk_race(spec):
-    from sheetgen.games.rally_risk.spec import require_race
-
-    return require_race(spec)
-
-
-RULES = click.option(
-    "--rules",
-    type=click.Choice(["basic", "advanced"]),
-    default="basic",
-    show_default=True,
-    help="advanced: boxes, tyres, push/brake/skip and fix-points, solved for the whole race",
-)
-
-
-ASSISTANCE = click.option(
-    "--assistance",
-    type=click.Choice(["permanent", "rapid", "normal"]),
-    default=None,
-    help="Rally Risk: the assistance type (default: all three, the best one used)",
-)
-
-
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, cls=GameCommand, game_command="analyze", before="fmt")
 @click.argument("spec", type=click.Path(path_type=str))
-@RULES
-@ASSISTANCE
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@FORMAT
 @reports_errors
-def analyze(spec: str, rules: str, assistance: str | None, fmt: str) -> None:
-    """Solve a race exactly: Rallytaire par times, crash risk per corner; Rally Risk expected
-    rounds, P(elimination), the most dangerous spaces and where mechanics help.
-
-    With --rules advanced a Rallytaire race is solved whole: tyres, options and fix-points.
+def analyze(spec: str, fmt: str, **given) -> None:
+    """Solve a race exactly, with the options its game takes: par and best times, the odds of
+    finishing, crash or elimination risk, and where the race bites (per corner or space).
 
     \b
     Example:
       sheetgen analyze track_specs/rallytaire/monte_carlo.yaml --format json
     """
     loaded = registry.load_spec(spec)
-    _check_options(loaded, rules, assistance)
-    if loaded.game.name == "rally_risk":
-        from sheetgen.games.rally_risk.solve import analysis_to_json as risk_json
-        from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
-        from sheetgen.games.rally_risk.solve import format_analysis_text as risk_text
-
-        result = analyze_rally_risk_race(_rally_risk_race(loaded), assistance)
-        data, text = (risk_json(result), None) if fmt == "json" else (None, risk_text(result))
-        click.echo(json.dumps(data, indent=2) if fmt == "json" else text.rstrip("\n"))
-        return
-    race = _rallytaire_race(loaded)
-    if rules == "advanced":
-        from sheetgen.games.rallytaire.solve_advanced import advanced_analysis_to_json, analyze_race_advanced, format_advanced_text
-
-        advanced = analyze_race_advanced(race)
-        data, text = (advanced_analysis_to_json(advanced), None) if fmt == "json" else (None, format_advanced_text(advanced))
-    else:
-        from sheetgen.games.rallytaire.solve import analysis_to_json, analyze_race, format_analysis_text
-
-        basic = analyze_race(race)
-        data, text = (analysis_to_json(basic), None) if fmt == "json" else (None, format_analysis_text(basic))
-    if fmt == "json":
-        click.echo(json.dumps(data, indent=2))
-    else:
-        click.echo(text.rstrip("\n"))
+    options = option_values("analyze", loaded.game, given, loaded.path)
+    _echo(_capable(loaded, "analyze", "analyze")(loaded, options), fmt)
 
 
-@main.command(context_settings=CONTEXT)
+@main.command(context_settings=CONTEXT, cls=GameCommand, game_command="simulate")
 @click.argument("spec", type=click.Path(path_type=str))
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)")
-@RULES
-@click.option("--policy", type=click.Choice(["optimal", "cautious"]), default="optimal", show_default=True, help="cautious: never risk a crash (Rallytaire basic rules only)")
-@click.option("--players", type=click.IntRange(1, 6), default=1, show_default=True, help="Rally Risk: cars, with staggered starts and passing")
-@ASSISTANCE
 @reports_errors
-def simulate(spec: str, seed: int | None, rules: str, policy: str, players: int, assistance: str | None) -> None:
+def simulate(spec: str, seed: int | None, **given) -> None:
     """Play the race with seeded dice and print it turn by turn, the way a player fills the sheet.
 
     \b
@@ -302,54 +339,36 @@ def simulate(spec: str, seed: int | None, rules: str, policy: str, players: int,
     import secrets
 
     loaded = registry.load_spec(spec)
-    _check_options(loaded, rules, assistance)
-    if loaded.game.name == "rally_risk" and policy != "optimal":
-        raise UsageError("--policy is for Rallytaire; Rally Risk cars play the optimal policy")
-    if loaded.game.name == "rallytaire" and players != 1:
-        raise UsageError("--players is for Rally Risk; Rallytaire is a solo game")
-    if loaded.game.name == "rallytaire" and rules == "advanced" and policy != "optimal":
-        raise UsageError("--policy cautious is for the basic rules; the advanced game is played by its optimal policy")
-    # a file that is not a race is refused before any dice are picked
-    _rally_risk_race(loaded) if loaded.game.name == "rally_risk" else _rallytaire_race(loaded)
+    options = option_values("simulate", loaded.game, given, loaded.path)
+    # a file that cannot be played, or options that do not go together, are refused before
+    # any dice are picked
+    play = _capable(loaded, "simulate", "simulate")(loaded, options)
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to see this race again)", err=True)
-    if loaded.game.name == "rally_risk":
-        from sheetgen.games.rally_risk.simulate import format_race_run as risk_lines
-        from sheetgen.games.rally_risk.simulate import simulate as risk_simulate
-
-        lines = risk_lines(risk_simulate(_rally_risk_race(loaded), seed, players, assistance=assistance))
-    elif rules == "advanced":
-        from sheetgen.games.rallytaire.simulate_advanced import format_advanced_run, simulate_race_advanced
-
-        lines = format_advanced_run(simulate_race_advanced(_rallytaire_race(loaded), seed))
-    else:
-        from sheetgen.games.rallytaire.simulate import format_race_run, simulate_race
-
-        lines = format_race_run(simulate_race(_rallytaire_race(loaded), seed, policy))
-    for line in lines:
+    for line in play(seed):
         click.echo(line)
 
 
-@main.command(context_settings=CONTEXT)
-@click.argument("game", type=click.Choice(["rally-risk", "rally_risk"]))  # as in the spec's game: too
+@main.command(context_settings=CONTEXT, cls=GameCommand, game_command="tables", before="fmt")
+@click.argument("game", type=GameName("tables"))
 @click.option("--spec", "spec_path", type=click.Path(path_type=str), default=None, help="a race spec whose own tables replace the house tables")
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@FORMAT
 @reports_errors
-def tables(game: str, spec_path: str | None, fmt: str) -> None:
-    """Print the Rally Risk tables in effect: gear chart, Table of Risks, Damages Table, weather.
+def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
+    """Print a game's reference tables in effect: sheetgen's house tables, or the ones a race
+    spec supplies (charts, risks, damages, weather, time tables: whatever the game plays with).
 
     \b
     Example:
       sheetgen tables rally-risk --format json
     """
-    from sheetgen.games.rally_risk.tables import format_tables_text, tables_in_effect
-
+    chosen = registry.game(game)
     loaded = registry.load_spec(spec_path) if spec_path else None
-    if loaded is not None and loaded.game.name != "rally_risk":
-        raise loaded.wrong(f"a {loaded.game.title} spec, not a Rally Risk one: --spec takes a Rally Risk race whose own tables replace the house tables")
-    data = tables_in_effect(loaded)
-    click.echo(json.dumps(data, indent=2) if fmt == "json" else format_tables_text(data).rstrip("\n"))
+    if loaded is not None and loaded.game.name != chosen.name:
+        raise loaded.wrong(f"a {loaded.game.title} spec, not a {chosen.title} one: --spec takes a {chosen.title} race whose own tables replace the house tables")
+    options = option_values("tables", chosen, given, chosen.title)
+    _echo(chosen.tables(loaded, options), fmt)
 
 
 # -- render ------------------------------------------------------------------------------
@@ -358,9 +377,9 @@ def tables(game: str, spec_path: str | None, fmt: str) -> None:
 @main.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(path_type=str))
 @click.option("-o", "--output", "target", required=True, help="PDF file to write, or - for standard output")
-@click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
-@click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
-@click.option("--template", "template", default=None, help="built-in template name or a template file path (default: the game's own, e.g. race_sheet, rally_risk)")
+@PAPER
+@INK
+@TEMPLATE
 @reports_errors
 def render(spec: str, target: str, paper: str | None, ink: str, template: str | None) -> None:
     """Render one spec to a printable PDF (written atomically, or streamed with -o -).
@@ -377,11 +396,68 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
     write_pdf(target, data, inputs=(*loaded.sources, *_template_inputs(template)))
 
 
+# -- generate ----------------------------------------------------------------------------
+
+
+@main.command(context_settings=CONTEXT, cls=GameCommand, game_command="generate", before="target")
+@click.argument("game", type=GameName("generator"))
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="random seed (default: pick one and print it on standard error)")
+@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
+@click.option("--render", "pdf", type=click.Path(path_type=str), default=None, help="also write its printable PDF here")
+@reports_errors
+def generate(game: str, seed: int | None, target: str | None, pdf: str | None, **given) -> None:
+    """Generate a new spec of a game from a seed: checked as any spec is, and printable.
+
+    The spec starts with a comment naming the seed and options that rebuild it; the same seed
+    and options give the same file, byte for byte. Nothing is written if anything fails.
+
+    \b
+    Example:
+      sheetgen generate rallytaire --seed 7 --stages 3 --difficulty hard -o race.yaml --render race.pdf
+    """
+    import secrets
+
+    chosen = registry.game(game)
+    options = option_values("generate", chosen, given, chosen.title)
+    if target == "-":
+        target = None
+    if pdf is not None and target is not None and os.path.abspath(pdf) == os.path.abspath(target):
+        raise UsageError("-o and --render name the same file; give the PDF another name")
+    if pdf == "-" and target is None:
+        raise UsageError("--render - and the spec would both go to standard output; give the spec a file with -o")
+    refuse_pdf_on_terminal(pdf, "--render FILE")
+    if seed is None:
+        seed = secrets.randbelow(10**9)
+        click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
+    text = chosen.generator.make(seed, options)
+    data = text.encode("utf-8")
+    pdf_bytes = _render_generated(data, target or "<stdout>") if pdf else None
+    # everything is made before anything is written, and the files are written together:
+    # both or neither (sheetgen.output); standard output comes last
+    write_files([(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")])
+    if target is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    elif pdf == "-":
+        sys.stdout.buffer.write(pdf_bytes)
+        sys.stdout.buffer.flush()
+
+
+def _render_generated(data: bytes, name: str) -> bytes:
+    """The printable of a generated spec, loaded back from its bytes as any spec file is."""
+    from sheetgen.render import build_outputs
+    from sheetgen.yamlsrc import load_bytes
+
+    spec = registry.spec_of(load_bytes(data, name))
+    pdf, _pages = build_outputs(spec)  # the game's own template: the one its generator checked
+    return pdf
+
+
 # -- schema ------------------------------------------------------------------------------
 
 
 @main.command(context_settings=CONTEXT)
-@click.argument("game", type=click.Choice(registry.names() + [n.replace("_", "-") for n in registry.names() if "_" in n]))
+@click.argument("game", type=GameName())
 @reports_errors
 def schema(game: str) -> None:
     """Print the JSON Schema of a game's specs, for editors that complete and check YAML.
@@ -390,7 +466,7 @@ def schema(game: str) -> None:
     Example:
       sheetgen schema rallytaire > rallytaire.schema.json
     """
-    click.echo(json.dumps(registry.game(game.replace("-", "_")).schema, indent=2))
+    click.echo(json.dumps(registry.game(game).schema(), indent=2))
 
 
 def _register_feature_commands() -> None:

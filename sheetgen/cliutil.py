@@ -12,9 +12,17 @@ import sys
 
 import click
 
-from sheetgen.errors import SheetgenError, SpecError
+from sheetgen.errors import OptionError, SheetgenError, SpecError
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+#: Options several commands share.
+PAPER = click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
+INK = click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
+FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+TEMPLATE = click.option(
+    "--template", "template", default=None, help="built-in template name or a template file path (default: the game's own)"
+)
 
 
 def _fail(lines: list[str]) -> None:
@@ -30,6 +38,8 @@ def reports_errors(command):
     def wrapper(*args, **kwargs):
         try:
             return command(*args, **kwargs)
+        except OptionError as exc:  # a usage mistake: click's own report and exit status 2
+            raise click.UsageError(str(exc), click.get_current_context(silent=True)) from None
         except SpecError as exc:
             _fail([str(p) for p in exc.problems])
         except SheetgenError as exc:

@@ -47,3 +47,8 @@ class UsageError(SheetgenError):
 
 class OutputError(SheetgenError):
     """An output could not be written."""
+
+
+class OptionError(UsageError):
+    """An option the command's game does not take, or a combination it refuses: a usage
+    mistake, which the CLI reports as click does (exit status 2)."""

@@ -1,6 +1,13 @@
-"""Games by the name a spec gives in its `game:` key, so the CLI never needs to know them.
+"""Games by the name a spec gives in its `game:` key, so that no command needs to know them.
 
-Each game module exposes `GAME`, a `Game`. Modules are imported on first use.
+Each game package exposes `GAME`, a `Game`: everything a command needs, as data and
+functions. The CLI and the renderers' core loop over the registry and never name a game, so a
+new game is one package (`sheetgen/games/<name>/`, its renderers in `sheetgen/render/<name>/`)
+plus one line in `_MODULES`. `register` adds a game from elsewhere (a plug-in, a test's stub).
+
+Game packages are imported on first use, and a game's `__init__` imports only what it needs to
+build its `Game` (the heavy modules load inside its functions), so that the CLI, which reads
+every game's declared options to build its commands, starts quickly.
 """
 
 from __future__ import annotations
@@ -9,27 +16,139 @@ import difflib
 import importlib
 import os
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 
-from sheetgen.errors import Location, Problem, SpecError, UsageError
+from sheetgen.errors import Location, OptionError, Problem, SpecError, UsageError
 from sheetgen.yamlsrc import Document, load_file
 
 _MODULES = {
     "rallytaire": "sheetgen.games.rallytaire",
     "rally_risk": "sheetgen.games.rally_risk",
 }
+_REGISTERED: dict[str, "Game"] = {}
+
+Options = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Option:
+    """An option a game's command takes (`--rules`, `--assistance`, `--max-speed`), declared as
+    data. The CLI offers, per command, every option some game declares for it, and refuses one
+    that the spec's game does not take as a usage error (exit 2). `choices` makes it a choice;
+    `between` an integer range; `parse` a text the game turns into a value (a ValueError is a
+    usage error). The value a game gets when the option is not given is `default`."""
+
+    name: str  # as on the command line without dashes, e.g. "max-speed"
+    help: str
+    commands: tuple[str, ...]  # analyze, simulate, generate, timetable, tables
+    choices: tuple[str, ...] = ()
+    between: tuple[int, int] | None = None
+    parse: Callable[[str], Any] | None = None
+    metavar: str | None = None
+    multiple: bool = False  # may be given several times: `parse` gets them all
+    default: Any = None
+
+    @property
+    def key(self) -> str:
+        """The option's key in the options mapping a game's function receives."""
+        return self.name.replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Kind:
+    """A kind of file of a game: the spec's `kind:` value (a game's first kind may be the one
+    a file without `kind:` has)."""
+
+    name: str
+    description: str
+
+
+@dataclass(frozen=True)
+class Printable:
+    """What sheetgen prints for some kinds of a game's files. `render` names the function by
+    `"module:function"`: a game package never imports the renderers (they import it), so only
+    the renderers' core resolves the name. The function takes (spec, template, paper, ink,
+    keywords) and returns the PDF bytes and the page count."""
+
+    name: str  # what a reader calls it: "race sheets", "section cards"
+    kinds: tuple[str, ...]
+    render: str
+
+
+@dataclass(frozen=True)
+class Report:
+    """A command's answer in every format it offers: plain data for JSON, and text."""
+
+    data: Any
+    text: str
+    csv: str | None = None
+
+
+@dataclass(frozen=True)
+class Generator:
+    """`sheetgen generate GAME`: `make(seed, options)` returns the new spec's text (an ordinary
+    spec, the command that rebuilds it in its first comment)."""
+
+    make: Callable[[int, Options], str]
+    help: str  # one line for `generate -h`
 
 
 @dataclass(frozen=True)
 class Game:
     name: str
     title: str
-    schema: dict
+    schema: Callable[[], dict]  # the JSON Schema of the game's files (built on demand)
     load: Callable[[Document], Any]
     summary: Callable[[Any], str]
+    kinds: tuple[Kind, ...]
+    #: the built-in template the game's sheets are drawn with unless the user picks one
+    template: str
     #: problems beyond validity (e.g. a race that cannot be finished), for `validate --strict`
     #: and `build`: called with the loaded Spec, returns a list of Problems
     strict: Callable[["Spec"], list] | None = None
+    #: every option the game's commands take
+    options: tuple[Option, ...] = ()
+    #: the model `analyze` and `simulate` work on (a race), or the located error of a file
+    #: they cannot use (`spec.wrong(...)`)
+    subject: Callable[["Spec"], Any] | None = None
+    analyze: Callable[["Spec", Options], Report] | None = None
+    #: checks the options before anything runs (say, before a seed is picked), then plays:
+    #: `simulate(spec, options)` returns `play(seed) -> lines`
+    simulate: Callable[["Spec", Options], Callable[[int], list[str]]] | None = None
+    printables: tuple[Printable, ...] = ()
+    generator: Generator | None = None
+    #: the reference tables in effect (house tables, or those a spec gives): (spec or None, options)
+    tables: Callable[["Spec | None", Options], Report] | None = None
+    #: time tables: (options) -> Report with text, data and csv
+    timetable: Callable[[Options], Report] | None = None
+
+    def takes(self, command: str) -> tuple[Option, ...]:
+        return tuple(o for o in self.options if command in o.commands)
+
+    def printable_for(self, kind: str | None) -> Printable | None:
+        return next((p for p in self.printables if kind in p.kinds), None)
+
+    def option_values(self, command: str, given: Options) -> dict:
+        """The options of `command` for this game: the ones given, each checked against the
+        game's declaration, and the game's defaults for the rest. An option given that the
+        game does not take, or a value outside the game's choices, is an OptionError."""
+        mine = {o.key: o for o in self.takes(command)}
+        values = {}
+        for key, value in given.items():
+            if value is None:
+                continue
+            if key not in mine:
+                raise OptionError(f"--{key.replace('_', '-')} is not an option of {self.title} for {command}")
+            option = mine[key]
+            if option.choices and value not in option.choices:
+                raise OptionError(f"--{option.name} {value} is not one of {self.title}'s: {', '.join(option.choices)}")
+            if option.between is not None and not option.between[0] <= value <= option.between[1]:
+                low, high = option.between
+                raise OptionError(f"--{option.name} {value} is out of {self.title}'s range {low} to {high}")
+            values[key] = value
+        for key, option in mine.items():
+            values.setdefault(key, option.default)
+        return values
 
 
 @dataclass(frozen=True)
@@ -46,12 +165,17 @@ class Spec:
     #: season's races, results' calendar...): the inputs no output may replace
     sources: tuple[str, ...] = ()
 
+    @property
+    def kind_name(self) -> str:
+        """The kind of file, with the game's main kind for a file that gives none."""
+        return self.kind or self.game.kinds[0].name
+
     def described(self, wanted_game: str) -> str:
         """What the file is, for a command that wants a file of `wanted_game`: "a Rallytaire
         spec" from another game, else its kind ("a Rally Risk library", "a Rallytaire race")."""
         if self.game.name != wanted_game:
             return f"a {self.game.title} spec"
-        return f"a {self.game.title} {self.kind or 'race'}"
+        return f"a {self.game.title} {self.kind_name}"
 
     def wrong(self, message: str) -> SpecError:
         """The error of a command given a spec it cannot use, located at its `kind:` (or
@@ -60,35 +184,62 @@ class Spec:
 
 
 def names() -> list[str]:
-    return sorted(_MODULES)
+    return sorted(set(_MODULES) | set(_REGISTERED))
+
+
+def games() -> list[Game]:
+    return [game(name) for name in names()]
+
+
+def register(chosen: Game) -> None:
+    """Add a game that does not live in sheetgen's own packages (a plug-in, a test's stub)."""
+    _REGISTERED[chosen.name] = chosen
+
+
+def unregister(name: str) -> None:
+    _REGISTERED.pop(name, None)
+
+
+def _unknown(name: object) -> str:
+    near = difflib.get_close_matches(str(name), names(), n=1)
+    return f", did you mean {near[0]!r}?" if near else f" (known games: {', '.join(names())})"
 
 
 def game(name: str) -> Game:
-    if name not in _MODULES:
-        near = difflib.get_close_matches(name, names(), n=1)
-        hint = f", did you mean {near[0]!r}?" if near else f" (known games: {', '.join(names())})"
-        raise UsageError(f"unsupported game: {name!r}{hint}")
-    return importlib.import_module(_MODULES[name]).GAME
+    """The game called `name` (a dash stands for an underscore: `rally-risk`)."""
+    key = name.replace("-", "_") if isinstance(name, str) else name
+    if key in _REGISTERED:
+        return _REGISTERED[key]
+    if key not in _MODULES:
+        raise UsageError(f"unsupported game: {name!r}{_unknown(name)}")
+    return importlib.import_module(_MODULES[key]).GAME
+
+
+def spellings() -> list[str]:
+    """Every name a command line may give a game by: its name, and with dashes for underscores."""
+    return names() + [n.replace("_", "-") for n in names() if "_" in n]
 
 
 def load_spec(path: str | os.PathLike) -> Spec:
     """Load and validate one spec file; SpecError lists every problem found in it."""
-    doc = load_file(path)
+    return spec_of(load_file(path))
+
+
+def spec_of(doc: Document) -> Spec:
+    """The spec a loaded YAML document holds (a file, or text a generator made), validated by
+    its game; SpecError lists every problem found in it."""
     data = doc.data
     if not isinstance(data, dict):
         raise SpecError([Problem(doc.where(()), "a spec must be a mapping with a 'game' key")])
     if "game" not in data:
         raise SpecError([doc.problem((), f"missing required key 'game' (one of: {', '.join(names())})")])
     name = data["game"]
-    if not isinstance(name, str) or name not in _MODULES:
-        near = difflib.get_close_matches(str(name), names(), n=1)
-        hint = f", did you mean {near[0]!r}?" if near else f" (known games: {', '.join(names())})"
-        raise SpecError([doc.problem(("game",), f"unknown game {name!r}{hint}")])
+    if not isinstance(name, str) or name not in names():
+        raise SpecError([doc.problem(("game",), f"unknown game {name!r}{_unknown(name)}")])
     chosen = game(name)
     model = chosen.load(doc)
-    # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
     kind = data.get("kind") if isinstance(data.get("kind"), str) else None
     where = doc.where(("kind",) if "kind" in data else ("game",))
+    # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
     sources = tuple(dict.fromkeys((doc.file, *doc.reads)))
     return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where, sources=sources)
-

@@ -4,21 +4,11 @@ PyYAML's composer gives nodes with marks; this module turns them into plain Pyth
 plus a table from each value's path (a tuple of keys and indices) to its `Location`.
 Nothing after this module sees YAML.
 
-Refused, each with a `FILE:LINE:COL: error:` problem: files over 1 MiB, named pipes,
-devices and sockets (reading one could wait forever), text that is not UTF-8, syntax
-errors, several documents in one file, duplicate keys, anchors and aliases (an alias can
-blow a few bytes up into gigabytes when walked), custom tags, non-string keys, absurd
-nesting, integers too long to print (over 4300 decimal digits, in any base) and strings
-holding a lone surrogate (a `"\\ud800"` escape: half a UTF-16 pair, which no file, terminal
-or PDF can hold). Scalars follow the YAML 1.2 core schema: only true/false are booleans
-(so `no` or `on` stay strings) and `1:20` is not a base-60 number.
-
-Speed: libyaml's parser (PyYAML's C extension) reads the events and the data is built
-straight from them in one pass, so any file under the size limit loads in well under a
-second. When libyaml refuses a file that is not huge, the pure-Python parser reads it
-again: its messages are the ones users know (they name the offending character), and it
-accepts what libyaml refuses only for surrogate escapes, which the builder then refuses
-in its own words.
+Refused, each with a `FILE:LINE:COL: error:` problem: files over 1 MiB, text that is not
+UTF-8, syntax errors, several documents in one file, duplicate keys, anchors and aliases
+(an alias can blow a few bytes up into gigabytes when walked), custom tags, non-string
+keys and absurd nesting. Scalars follow the YAML 1.2 core schema: only true/false are
+booleans (so `no` or `on` stay strings) and `1:20` is not a base-60 number.
 """
 
 from __future__ import annotations
@@ -28,34 +18,17 @@ import hashlib
 import math
 import os
 import re
-import stat
 from dataclasses import dataclass, field
 from typing import Any
 
 import yaml
-from yaml.events import (
-    AliasEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    NodeEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-    StreamEndEvent,
-)
+from yaml.events import AliasEvent, NodeEvent
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from sheetgen.errors import Location, Problem, SpecError
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
-MAX_INT_DIGITS = 4300  # Python's own limit for turning an int into text (sys.get_int_max_str_digits)
-#: a file libyaml refuses is read again by the pure-Python parser for its wording when it is
-#: no larger than this (the Python parser takes about 2 s a MiB)
-WORDING_LIMIT = 256 * 1024
-
-_INT_TOO_LARGE = 10**MAX_INT_DIGITS  # the smallest integer with more digits than MAX_INT_DIGITS
-_SURROGATE = re.compile("[\ud800-\udfff]")
 
 Path = tuple  # of str keys and int indices
 

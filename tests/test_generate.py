@@ -69,8 +69,8 @@ def _check_race(job: tuple[str, int]) -> dict:
     """Generate one race and check it in this (worker) process; return what the test asserts."""
     from test_layout import check
 
-    from sheetgen.render.rallytaire import plan_pages
-    from sheetgen.render.template import MM, load_template
+    from sheetgen.games.rallytaire.sheet import plan_pages
+    from sheetgen.template import MM, load_template
 
     from sheetgen.games.rallytaire.generate import RaceSheetFit
 
@@ -90,7 +90,7 @@ def _check_race(job: tuple[str, int]) -> dict:
                 if len(page) == 1:  # the generator's first check used the renderer's box
                     assert (p.layout.width, p.layout.height) == fit.box(number == 0)
         placed[paper] = [[(p.index, p.layout) for p in page] for page in pages]
-    # one plan and one track per stage on every paper (see render.rallytaire.track_box)
+    # one plan and one track per stage on every paper (see games.rallytaire.sheet.track_box)
     assert placed["a4"] == placed["letter"]
     placed = {paper: sorted((i, lay.style) for page in pages for i, lay in page) for paper, pages in placed.items()}
     return {
@@ -222,8 +222,8 @@ def test_stages_too_long_to_wind_print_as_rows_with_u_turns(difficulty):
     from test_layout import check
 
     from sheetgen.layout import can_wind
-    from sheetgen.render.rallytaire import plan_pages, track_box
-    from sheetgen.render.template import MM, load_template
+    from sheetgen.games.rallytaire.sheet import plan_pages, track_box
+    from sheetgen.template import MM, load_template
 
     template = load_template()
     race = generate_race(3, stages=2, length=(150, 170), difficulty=difficulty)

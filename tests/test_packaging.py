@@ -24,7 +24,7 @@ def test_every_package_is_listed():
 def test_templates_and_fonts_ship_with_the_package():
     from importlib import resources
 
-    from sheetgen.render.template import builtin_names
+    from sheetgen.template import builtin_names
 
     assert "race_sheet" in builtin_names()
     assert (resources.files("sheetgen") / "data" / "fonts" / "DejaVuSans.ttf").is_file()

@@ -42,11 +42,18 @@ def test_analyze_json(run):
 def test_analyze_refuses_a_library_and_mismatched_options(run):
     library = run("analyze", str(RR / "sections.yaml"))
     assert library.exit_code == 1 and "Traceback" not in library.output
-    assert run("analyze", RACE, "--rules", "advanced").exit_code == 1
+    rules = run("analyze", RACE, "--rules", "advanced")
+    assert rules.exit_code == 2  # an option the game does not take: a usage error, as click's
+    assert rules.stderr.endswith(f"\nError: --rules is for Rallytaire; {RACE} is a Rally Risk spec\n")
     from conftest import RALLYTAIRE_SPECS
 
-    wrong = run("analyze", str(RALLYTAIRE_SPECS[0]), "--assistance", "rapid")
-    assert wrong.exit_code == 1 and "--assistance is for Rally Risk" in wrong.stderr
+    path = str(RALLYTAIRE_SPECS[0])
+    wrong = run("analyze", path, "--assistance", "rapid")
+    assert wrong.exit_code == 2 and wrong.stderr.endswith(f"\nError: --assistance is for Rally Risk; {path} is a Rallytaire spec\n")
+    players = run("simulate", path, "--players", "2", "--seed", "1")
+    assert players.exit_code == 2 and players.stderr.endswith(f"\nError: --players is for Rally Risk; {path} is a Rallytaire spec\n")
+    policy = run("simulate", RACE, "--policy", "optimal", "--seed", "1")
+    assert policy.exit_code == 2 and policy.stderr.endswith(f"\nError: --policy is for Rallytaire; {RACE} is a Rally Risk spec\n")
 
 
 def test_simulate_several_cars_is_seeded(run):

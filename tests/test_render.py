@@ -146,7 +146,7 @@ def test_render_failure_leaves_existing_file_untouched(run, write, tmp_path):
 
 
 def test_template_by_path_and_bad_template(run, write, tmp_path):
-    from sheetgen.render.template import _templates
+    from sheetgen.template import _templates
 
     text = _templates().joinpath("race_sheet.yaml").read_text(encoding="utf-8")
     custom = write(text.replace("paper: a4", "paper: letter"), "mine.yaml")
@@ -202,8 +202,8 @@ def test_service_park_and_fix_points_marked(bundled):
 def test_same_pages_and_tracks_on_a4_and_letter():
     """One league, two papers: every race prints the same stages on the same pages with the same
     track, laid out in the room both papers have (track_box) and fitting inside each page."""
-    from sheetgen.render.rallytaire import FOOTER_MM, HEADER_MM, PANEL_HEAD_MM, RUNNING_HEADER_MM, plan_pages, track_box
-    from sheetgen.render.template import MM, PAPERS, load_template
+    from sheetgen.games.rallytaire.sheet import FOOTER_MM, HEADER_MM, PANEL_HEAD_MM, RUNNING_HEADER_MM, plan_pages, track_box
+    from sheetgen.template import MM, PAPERS, load_template
 
     template = load_template("race_sheet")
     for path in RALLYTAIRE_SPECS:

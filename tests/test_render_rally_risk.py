@@ -18,7 +18,7 @@ from sheetgen.games.rally_risk.model import Library, Race
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs, can_render
 from sheetgen.render.rally_risk import card_plan
-from sheetgen.render.template import MM, load_template
+from sheetgen.template import MM, load_template
 
 RR = SPECS / "rally_risk"
 A4 = (595, 842)

@@ -14,21 +14,15 @@ from pathlib import Path
 
 import click
 
-from sheetgen.cliutil import CONTEXT, refuse_stdout_folder, reports_errors, write_pdf
-
-PAPER = click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
-INK = click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
-FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+from sheetgen.cliutil import CONTEXT, FORMAT, INK, PAPER, refuse_stdout_folder, reports_errors, write_pdf
 
 
 def _template(game: str):
-    from sheetgen.render.template import load_template
+    """The game's own built-in template."""
+    from sheetgen import registry
+    from sheetgen.template import load_template
 
-    try:
-        from sheetgen.render.template import default_template
-    except ImportError:  # an older template module: one template for every game
-        return load_template()
-    return load_template(default_template(game))
+    return load_template(registry.game(game).template)
 
 
 def _spec_problems(path: str, problems):

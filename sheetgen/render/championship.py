@@ -17,7 +17,7 @@ from sheetgen.games.rally_risk.graph import layout_graph
 from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side, Zone
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.template import MM, Template
+from sheetgen.template import MM, Template
 
 ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
 ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}
@@ -655,3 +655,21 @@ def render_season(season, analyses: dict | None, template: Template, *, paper: s
     pages = _count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
     meta = Meta(title=f"{season.name}: Rallytaire season sheet", subject="Rallytaire season sheet", keywords=("rallytaire", "season") + keywords)
     return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
+
+
+def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rally Risk results file: the standings sheet `sheetgen standings -o`
+    prints."""
+    from sheetgen.games.rally_risk.standings import standings
+
+    return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)
+
+
+def print_season(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rallytaire season: its season sheet with the par times (each race's
+    own sheets come from its race file, or `sheetgen generate ... --render`)."""
+    from sheetgen.games.rallytaire.solve import analyze_race
+
+    season = spec.model
+    analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
+    return render_season(season, analyses, template, paper=paper, ink=ink, keywords=keywords)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from sheetgen.render.pdf import Sheet
-from sheetgen.render.template import MM
+from sheetgen.template import MM
 
 
 def draw_pattern(sheet: Sheet, surface: str, x: float, y: float, w: float, h: float) -> None:

@@ -43,7 +43,7 @@ from sheetgen.games.rally_risk.model import (
 )
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.template import MM, Template
+from sheetgen.template import MM, Template
 
 # card pages
 CARD_HEADER_MM = 10.0  # library name, page number, card size note and the scale bar
@@ -1047,3 +1047,19 @@ def render_race(race: Race, template: Template, *, analysis=None, paper: str | N
         draw_reference_card(sheet, race.tables, subtitle=f"{race.name}: page {total} of {total}")
 
     return render_pdf(template, ink, paper, meta, draw)
+
+
+def print_library(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rally Risk library: its section cards and the reference card of the
+    house tables."""
+    from sheetgen.games.rally_risk.tables import house_tables
+
+    return render_library(spec.model, template, tables=house_tables(), paper=paper, ink=ink, keywords=keywords)
+
+
+def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rally Risk race: its course sheet with the analysis, and the
+    reference card of its tables."""
+    from sheetgen.games.rally_risk import race_analysis
+
+    return render_race(spec.model, template, analysis=race_analysis(spec.model), paper=paper, ink=ink, keywords=keywords)

@@ -9,24 +9,17 @@ surfaces have a label and a line pattern, the finish line is chequered.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
 from reportlab.lib.colors import HexColor
 
 from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
-from sheetgen.layout import StageLayout, end_label, layout_stage, winding_layout
+from sheetgen.games.rallytaire.rules_advanced import fix_points
+from sheetgen.games.rallytaire.sheet import PANEL_HEAD_MM, RUNNING_HEADER_MM, Placed, plan_pages
+from sheetgen.layout import StageLayout, end_label
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.template import MM, PAPERS, Template
-
-HEADER_MM = 40.0  # first page: title, driver/date/time, advanced-game boxes, gear table
-RUNNING_HEADER_MM = 9.0  # later pages: race name and page number
-FOOTER_MM = 7.0  # scale bar
-PANEL_HEAD_MM = 12.5  # stage name, surface, figures, stage time box
-PANEL_GAP_MM = 5.0
-FIX_POINTS = {True: 4, False: 2}
-
+from sheetgen.template import MM, Template
 
 def seconds_text(tenths: int) -> str:
     return f"{tenths // 10}.{tenths % 10}"
@@ -34,73 +27,6 @@ def seconds_text(tenths: int) -> str:
 
 def _s(seconds: float) -> str:
     return f"{seconds:.1f} s"
-
-
-# -- page plan ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Placed:
-    index: int
-    layout: StageLayout
-    top_mm: float  # panel top, measured down from the page's printable top
-    height_mm: float  # the panel on this paper (head and track); the layout is centred in its track
-
-
-def track_box(template: Template, first_page: bool, half: bool = False) -> tuple[float, float]:
-    """(width, height) in mm of the box a stage's track is laid out in: alone on its page, or
-    in one half of a shared page.
-
-    It is the room that every paper size (A4 and Letter) has, so a race's pages hold the same
-    stages and every stage the same track on any paper: players of one league who print on
-    different papers race on identical sheets. A paper with more room centres the track in it.
-    """
-    width = min(w / MM for w, _h in PAPERS.values()) - 2 * template.margin_mm
-    room = _room(template, min(h / MM for _w, h in PAPERS.values()), first_page)
-    return (width, _slot(room) if half else room - PANEL_HEAD_MM)
-
-
-def _room(template: Template, page_h_mm: float, first_page: bool) -> float:
-    """Height of the panels' part of a page: below the header, above the footer."""
-    return page_h_mm - 2 * template.margin_mm - FOOTER_MM - (HEADER_MM if first_page else RUNNING_HEADER_MM)
-
-
-def _slot(room: float) -> float:
-    """Track height of each of two panels sharing a page of panel room `room`."""
-    return (room - PANEL_GAP_MM) / 2 - PANEL_HEAD_MM
-
-
-def plan_pages(race: Race, template: Template, page_h_mm: float) -> list[list[Placed]]:
-    """Stages per page: two share a page when both wind in half the room, else one a page.
-
-    Layouts and the choice of pages come from `track_box`, the same on every paper; only the
-    panels' heights are those of a page `page_h_mm` high (the tracks are centred in them)."""
-    pages: list[list[Placed]] = []
-    i = 0
-    stages = race.stages
-    space = template.space_mm
-    while i < len(stages):
-        first = not pages
-        top = HEADER_MM if first else RUNNING_HEADER_MM
-        room = _room(template, page_h_mm, first)
-        placed = None
-        if i + 1 < len(stages):
-            width, slot = track_box(template, first, half=True)
-            pair = []
-            for m in range(2):  # the second stage is only laid out when the first winds
-                lay = winding_layout(stages[i + m], width, slot, space_mm=space)
-                if lay is None:
-                    break
-                pair.append(lay)
-            if len(pair) == 2:
-                here = _slot(room) + PANEL_HEAD_MM
-                placed = [Placed(i + m, pair[m], top + m * (here + PANEL_GAP_MM), here) for m in range(2)]
-        if placed is None:
-            single = layout_stage(stages[i], *track_box(template, first), space_mm=space)
-            placed = [Placed(i, single, top, room)]
-        pages.append(placed)
-        i += len(placed)
-    return pages
 
 
 # -- drawing -----------------------------------------------------------------------------------
@@ -213,7 +139,7 @@ def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> 
     if figures:
         sheet.text(x, y2, "   ".join(figures), "small")
     if number < len(race.stages):
-        points = FIX_POINTS[stage.service_park]
+        points = fix_points(stage)
         label = f"then {points} fix-points" + (" at the service park" if stage.service_park else "")
         lw = sheet.text_width(label, "small")
         bx = right - points * 4.3 * MM
@@ -422,3 +348,13 @@ def render_race(
         sheet.end_page()
 
     return render_pdf(template, ink, paper, meta, draw)
+
+
+def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rallytaire race (`registry.Printable`): its race sheets with the basic
+    and advanced analyses, and the time table."""
+    from sheetgen.games.rallytaire.solve import analyze_race
+    from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
+
+    race = spec.model
+    return render_race(race, template, analysis=analyze_race(race), advanced=analyze_race_advanced(race), paper=paper, ink=ink, keywords=keywords)

@@ -8,10 +8,10 @@ and `simulate` (seeded play of several cars).
 """
 
 from functools import lru_cache
+from typing import Any
 
-from sheetgen.games.rally_risk import spec
 from sheetgen.games.rally_risk.model import Calendar, Library, Race, Results
-from sheetgen.registry import Game
+from sheetgen.registry import Game, Kind, Option, Options, Printable, Report
 
 
 def _summary(model: Library | Race | Calendar) -> str:
@@ -55,4 +55,82 @@ def _strict(loaded) -> list:
     return finishability_problems(loaded.path, race_analysis(loaded.model))
 
 
-GAME = Game(name="rally_risk", title="Rally Risk", schema=spec.SCHEMA, load=spec.load, summary=_summary, strict=_strict)
+def _load(doc: Any) -> Library | Race | Calendar | Results:
+    """The library, race, calendar or results in `doc`, or SpecError listing every problem."""
+    import difflib
+
+    from sheetgen.errors import SpecError
+    from sheetgen.games.rally_risk.spec import KINDS, load_calendar, load_library, load_race
+
+    data = doc.data
+    kind = data.get("kind") if isinstance(data, dict) else None
+    if kind not in KINDS:
+        if isinstance(data, dict) and "kind" not in data:
+            raise SpecError([doc.problem((), f"missing required key 'kind' (one of: {', '.join(KINDS)})")])
+        near = difflib.get_close_matches(str(kind), KINDS, n=1)
+        hint = f", did you mean {near[0]!r}?" if near else f" (one of: {', '.join(KINDS)})"
+        raise SpecError([doc.problem(("kind",), f"unknown kind {kind!r}{hint}")])
+    if kind == "results":
+        from sheetgen.games.rally_risk.results import load_results
+
+        return load_results(doc)
+    return {"library": load_library, "race": load_race, "calendar": load_calendar}[kind](doc)
+
+
+def _schema() -> dict:
+    from sheetgen.games.rally_risk import spec
+
+    return spec.SCHEMA
+
+
+def _analyze(loaded: Any, options: Options) -> Report:
+    from sheetgen.games.rally_risk.solve import analysis_to_json, analyze_rally_risk_race, format_analysis_text
+
+    from sheetgen.games.rally_risk.spec import require_race
+
+    result = analyze_rally_risk_race(require_race(loaded), options["assistance"])
+    return Report(analysis_to_json(result), format_analysis_text(result))
+
+
+def _simulate(loaded: Any, options: Options):
+    from sheetgen.games.rally_risk.simulate import format_race_run, simulate
+    from sheetgen.games.rally_risk.spec import require_race
+
+    race = require_race(loaded)
+    return lambda seed: format_race_run(simulate(race, seed, options["players"], assistance=options["assistance"]))
+
+
+def _tables(loaded: Any, options: Options) -> Report:
+    from sheetgen.games.rally_risk.tables import format_tables_text, tables_in_effect
+
+    data = tables_in_effect(loaded)
+    return Report(data, format_tables_text(data))
+
+
+GAME = Game(
+    name="rally_risk",
+    title="Rally Risk",
+    schema=_schema,
+    load=_load,
+    summary=_summary,
+    kinds=(
+        Kind("race", "a course of road sections laid out on the table"),
+        Kind("library", "the road sections of a box, with their copies"),
+        Kind("calendar", "a championship's rallies, their races and limits"),
+        Kind("results", "a championship as it is played: who finished when"),
+    ),
+    template="rally_risk",
+    strict=_strict,
+    options=(
+        Option("assistance", "the assistance type (default: all three, the best one used)", ("analyze", "simulate"), choices=("permanent", "rapid", "normal")),
+        Option("players", "cars, with staggered starts and passing (default: 1)", ("simulate",), between=(1, 6), default=1),
+    ),
+    analyze=_analyze,
+    simulate=_simulate,
+    printables=(
+        Printable("section cards and reference card", ("library",), "sheetgen.render.rally_risk:print_library"),
+        Printable("course sheet and reference card", ("race",), "sheetgen.render.rally_risk:print_race"),
+        Printable("standings sheet", ("results",), "sheetgen.render.championship:print_standings"),
+    ),
+    tables=_tables,
+)

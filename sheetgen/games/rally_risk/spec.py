@@ -99,7 +99,6 @@ from sheetgen.games.rally_risk.model import (
     Limits,
     Race,
     Rally,
-    Results,
     Section,
     Side,
     Tag,
@@ -317,23 +316,6 @@ SCHEMA: dict[str, Any] = {
 
 
 # --------------------------------------------------------------------------- loading
-
-
-def load(doc: Document) -> Library | Race | Calendar | Results:
-    """The library, race, calendar or results in `doc`, or SpecError listing every problem."""
-    data = doc.data
-    kind = data.get("kind") if isinstance(data, dict) else None
-    if kind not in KINDS:
-        if isinstance(data, dict) and "kind" not in data:
-            raise SpecError([doc.problem((), f"missing required key 'kind' (one of: {', '.join(KINDS)})")])
-        near = difflib.get_close_matches(str(kind), KINDS, n=1)
-        hint = f", did you mean {near[0]!r}?" if near else f" (one of: {', '.join(KINDS)})"
-        raise SpecError([doc.problem(("kind",), f"unknown kind {kind!r}{hint}")])
-    if kind == "results":
-        from sheetgen.games.rally_risk.results import load_results
-
-        return load_results(doc)
-    return {"library": load_library, "race": load_race, "calendar": load_calendar}[kind](doc)
 
 
 def load_library(doc: Document) -> Library:

@@ -10,7 +10,7 @@ Each proposal is then checked, and only kept when
 - the exact solver (`solve.analyze_stage`) puts it in the requested difficulty band;
 - it winds on the race sheet without overlap on A4 and on Letter (or, when it is too long to
   wind on a page at all, the renderer's rows with U-turns fit), in the box the renderer
-  really gives it (`render.rallytaire.track_box`, the same on both papers; the whole race goes
+  really gives it (`sheet.track_box`, the same on both papers; the whole race goes
   through the renderer's page plan once more at the end, because two short stages may share a
   page).
 
@@ -362,7 +362,7 @@ def service_parks(count: int) -> tuple[bool, ...]:
 class RaceSheetFit:
     """Does a stage wind, without overlap, where the race sheet will print it?
 
-    The boxes come from the race sheet renderer itself (`render.rallytaire.track_box` with the
+    The boxes come from the race sheet's page plan, which the renderer draws (`sheet.track_box` with the
     built-in race_sheet template): one box holds on A4 and on Letter alike (the renderer draws
     the same track on both), so what is checked is what is printed on either paper. `stage` is
     a quick first check in the box a stage most likely gets (page 1 for the first stage, a later
@@ -372,9 +372,8 @@ class RaceSheetFit:
     """
 
     def __init__(self, template: str = "race_sheet"):
-        # the renderer is imported here, not at module level: the rest of this module is pure
-        from sheetgen.render import rallytaire as sheet
-        from sheetgen.render.template import MM
+        from sheetgen.games.rallytaire import sheet
+        from sheetgen.template import MM
 
         self._sheet = sheet
         self._template = _race_template(template)
@@ -421,7 +420,7 @@ class RaceSheetFit:
 @functools.lru_cache(maxsize=8)
 def _race_template(name: str):
     """A built-in template, read once per process (a generated race checks it many times)."""
-    from sheetgen.render.template import load_template
+    from sheetgen.template import load_template
 
     return load_template(name)
 

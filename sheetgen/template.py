@@ -4,7 +4,8 @@ A template is a YAML file (see templates/race_sheet.yaml and templates/rally_ris
 is loaded like a spec, so a user's edited copy gets the same `file:line:col: error:` lines
 when something is off. Every kind has the same keys (`space_mm`, the side of a Rallytaire
 track space, is optional), so any template can drive any game's sheets; `kind` says which
-sheets it was made for, and each game picks its own by default (`default_template`).
+sheets it was made for (a built-in template's name), and each game picks its own by default
+(`Game.template`).
 """
 
 from __future__ import annotations
@@ -21,10 +22,6 @@ MM = 72.0 / 25.4  # points per millimetre
 
 PAPERS = {"a4": (595.2755905511812, 841.8897637795277), "letter": (612.0, 792.0)}
 INKS = ("normal", "low")
-#: Template kinds: the sheets a template was made for.
-KINDS = ("race_sheet", "rally_risk")
-#: The built-in template each game's sheets use unless the user picks one.
-GAME_TEMPLATES = {"rallytaire": "race_sheet", "rally_risk": "rally_risk"}
 DEFAULT_SPACE_MM = 8.0
 
 _COLOUR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
@@ -54,7 +51,9 @@ SCHEMA = {
     "additionalProperties": False,
     "required": ["kind", "paper", "margin_mm", "fonts", "font_size", "ink"],
     "properties": {
-        "kind": {"enum": list(KINDS)},
+        # the sheets a template was made for: a built-in template's name (any template
+        # draws any game's sheets)
+        "kind": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
         "paper": {"enum": sorted(PAPERS)},
         "margin_mm": {"type": "number", "minimum": 5, "maximum": 40},
         "space_mm": {"type": "number", "minimum": 7, "maximum": 14},
@@ -127,11 +126,6 @@ def builtin_names() -> list[str]:
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))
 
 
-def default_template(game: str) -> str:
-    """The built-in template a game's sheets are drawn with unless the user picks one."""
-    return GAME_TEMPLATES.get(game, "race_sheet")
-
-
 def is_template_file(name_or_path: str) -> bool:
     """True when `name_or_path` names a template file rather than a built-in template: then
     the file is an input of the command that no output may replace."""
@@ -148,6 +142,9 @@ def load_template(name_or_path: str = "race_sheet") -> Template:
         raw = _templates().joinpath(f"{name_or_path}.yaml").read_bytes()
         doc = load_bytes(raw, f"templates/{name_or_path}.yaml")
     problems = check(doc, SCHEMA)
+    kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
+    if not problems and kind not in builtin_names():
+        problems = [doc.problem(("kind",), f"unknown template kind {kind!r} (the sheets it is made for: one of {', '.join(builtin_names())})")]
     if problems:
         raise SpecError(problems)
     data = doc.data

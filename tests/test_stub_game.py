@@ -1,0 +1,132 @@
+"""The contract for a new game: a game is one package plus one registry line.
+
+A tiny stub game, defined here in a few lines (one kind of file, a trivial analysis, a seeded
+playout, a one-page printable), is registered and driven through the real CLI: validate,
+analyze, simulate, render and build work on it with no change to sheetgen's core code.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from pypdf import PdfReader
+
+from sheetgen import registry
+from sheetgen.errors import SpecError
+from sheetgen.registry import Game, Kind, Option, Printable, Report
+
+STUB = """\
+game: stub
+name: Two Bends
+bends: 2
+"""
+
+
+def _load(doc):
+    data = doc.data
+    problems = [doc.problem((key,), f"unknown key {key!r}") for key in data if key not in ("game", "name", "bends")]
+    if not isinstance(data.get("bends"), int) or not 0 <= data["bends"] <= 9:
+        problems.append(doc.problem(("bends",), "'bends' must be a whole number from 0 to 9"))
+    if problems:
+        raise SpecError(problems)
+    return (data["name"], data["bends"])
+
+
+def _analyze(spec, options):
+    name, bends = spec.model
+    turns = bends * options["care"] + 1
+    return Report({"name": name, "turns": turns}, f"{name}: {turns} turns")
+
+
+def _simulate(spec, options):
+    name, bends = spec.model
+    return lambda seed: [f"{name}, bend {k + 1}: rolled {random.Random(seed * 10 + k).randint(1, 6)}" for k in range(bends)]
+
+
+def print_stub(spec, template, *, paper, ink, keywords):
+    """The stub's one-page printable, drawn with the shared PDF machinery."""
+    from sheetgen.render.pdf import Meta, render_pdf
+
+    name, bends = spec.model
+
+    def draw(sheet):
+        sheet.text(sheet.left, sheet.top - 20, f"{name}: {bends} bends", "title", bold=True)
+        sheet.end_page()
+
+    return render_pdf(template, ink, paper, Meta(title=name, subject="stub sheet", keywords=keywords), draw)
+
+
+STUB_GAME = Game(
+    name="stub",
+    title="Stub",
+    schema=lambda: {"type": "object"},
+    load=_load,
+    summary=lambda model: f"{model[1]} bends",
+    kinds=(Kind("track", "a stub track"),),
+    template="race_sheet",
+    options=(Option("care", "turns per bend (default: 2)", ("analyze",), between=(1, 3), default=2),),
+    analyze=_analyze,
+    simulate=_simulate,
+    printables=(Printable("stub sheet", ("track",), f"{__name__}:print_stub"),),
+)
+
+
+@pytest.fixture
+def stub(tmp_path):
+    registry.register(STUB_GAME)
+    path = tmp_path / "stub.yaml"
+    path.write_text(STUB, encoding="utf-8")
+    yield str(path)
+    registry.unregister("stub")
+
+
+def test_validate(run, stub):
+    result = run("validate", stub)
+    assert (result.exit_code, result.stdout) == (0, f"{stub}: ok (Stub: 2 bends)\n")
+
+
+def test_validate_locates_the_stubs_own_errors(run, stub, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("game: stub\nname: X\nbends: 12\n", encoding="utf-8")
+    result = run("validate", str(bad))
+    assert (result.exit_code, result.stderr) == (1, f"{bad}:3:8: error: 'bends' must be a whole number from 0 to 9\n")
+
+
+def test_analyze_with_the_stubs_declared_option(run, stub):
+    assert run("analyze", stub).stdout == "Two Bends: 5 turns\n"
+    assert run("analyze", stub, "--format", "json", "--care", "3").stdout == '{\n  "name": "Two Bends",\n  "turns": 7\n}\n'
+
+
+def test_an_option_of_another_game_is_a_usage_error(run, stub):
+    result = run("analyze", stub, "--rules", "advanced")
+    assert result.exit_code == 2
+    assert result.stderr.endswith(f"\nError: --rules is for Rallytaire; {stub} is a Stub spec\n")
+
+
+def test_simulate_is_seeded(run, stub):
+    one = run("simulate", stub, "--seed", "4")
+    assert one.exit_code == 0
+    expected = [f"Two Bends, bend {k + 1}: rolled {random.Random(40 + k).randint(1, 6)}" for k in range(2)]
+    assert one.stdout.splitlines() == expected
+
+
+def test_render_and_build(run, stub, tmp_path):
+    target = tmp_path / "stub.pdf"
+    assert run("render", stub, "-o", str(target)).exit_code == 0
+    reader = PdfReader(str(target))
+    assert len(reader.pages) == 1 and "Two Bends: 2 bends" in reader.pages[0].extract_text()
+    out = tmp_path / "out"
+    result = run("build", stub, "-o", str(out), "-q")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"built 1 spec: 1 page, 1 file written to {out}/\n"
+    assert (out / "stub.pdf").read_bytes() == target.read_bytes()
+
+
+def test_schema_lists_the_stub(run, stub):
+    assert run("schema", "stub").stdout == '{\n  "type": "object"\n}\n'
+
+
+def test_a_game_without_a_command_says_so(run, stub):
+    result = run("tables", "stub")
+    assert result.exit_code == 2  # click's choice of games with tables: the stub has none

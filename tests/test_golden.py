@@ -467,7 +467,7 @@ def goldens() -> list[Golden]:
     out.append(Golden("schema/rally_risk.json", ("schema", "rally_risk")))
     for label, options in BUILDS.items():
         args = ("build", *options, "-o", OUT)
-        out.append(Golden(f"build/{label}.txt", args, "build"))
+        out.append(Golden(f"build-report/{label}.txt", args, "build"))
         for spec in BUNDLED:
             if spec.stem not in NOT_PRINTED_BY_BUILD:
                 out.append(Golden(f"pdf/build-{label}/{spec.stem}.json", args, f"{spec.stem}.pdf"))

@@ -164,6 +164,9 @@ class Spec:
     #: every file the load read: the spec, then the files it refers to (a race's library, a
     #: season's races, results' calendar...): the inputs no output may replace
     sources: tuple[str, ...] = ()
+    #: the loaded YAML document (values and their positions): what locates a problem found
+    #: after loading, without reading the file again
+    document: Document | None = None
 
     @property
     def kind_name(self) -> str:
@@ -242,4 +245,4 @@ def spec_of(doc: Document) -> Spec:
     where = doc.where(("kind",) if "kind" in data else ("game",))
     # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
     sources = tuple(dict.fromkeys((doc.file, *doc.reads)))
-    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where, sources=sources)
+    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where, sources=sources, document=doc)

@@ -629,7 +629,9 @@ def test_validate_strict_reruns_the_finishability_check(run, tmp_path, monkeypat
     assert strict.exit_code == 0, strict.output
     # a race the check refuses (as under a box's own deadlier tables) is reported at its course
     special = load_spec(written).model.rallies[0].courses[1]
-    monkeypatch.setitem(builder._CHECKED, builder._check_key(special), RaceCheck(12.0, 0.25))
+    real, deadly = builder.check_race, builder._check_key(special)
+    monkeypatch.setattr(builder, "check_race", lambda race: RaceCheck(12.0, 0.25) if builder._check_key(race) == deadly else real(race))
+    monkeypatch.setenv("SHEETGEN_PARALLEL_BACKEND", "threading")  # workers that see the patched check
     strict = run("validate", "--strict", str(written))
     assert strict.exit_code == 1
     line, _col = _where(written, "name", "name: Montecarlo, special")
@@ -659,3 +661,27 @@ def test_build_prints_a_results_file_as_its_standings_sheet(run, tmp_path):
     season = SPECS / "seasons" / "winter_season.yaml"
     result = run("season", str(season), "--no-par")
     assert result.exit_code == 0 and result.stdout.startswith("Winter season: 4 races; times for: Anna, Ben\n")
+
+
+def test_loading_a_season_runs_no_generator(run, tmp_path, monkeypatch):
+    """Generated races are made by an explicit step (`expand_season`), never while a season
+    loads: validate checks the options alone; validate --strict, build and season make them, a
+    race that cannot be made being a problem at its `generate:` entry."""
+    from sheetgen.games.rallytaire import generate
+
+    for name in ("monte_carlo.yaml", "acropolis.yaml"):
+        shutil.copy(SPECS / "rallytaire" / name, tmp_path / name)
+    path = tmp_path / "season.yaml"
+    path.write_text(SEASON, encoding="utf-8")
+
+    def refuse(*args, **kwargs):
+        raise generate.GenerateError("no room for this race")
+
+    monkeypatch.setattr(generate, "generate_race", refuse)
+    result = run("validate", str(path))
+    assert (result.exit_code, result.stdout) == (0, f"{path}: ok (Rallytaire: season of 3 races, 10 stages, drivers Anna, Ben)\n")
+    line = f"{path}:8:15: error: cannot generate this race: no room for this race\n"
+    for command in (("validate", "--strict", str(path)), ("season", str(path)), ("build", str(path), "-o", str(tmp_path / "out"))):
+        result = run(*command)
+        assert (result.exit_code, result.stderr) == (1, line), command
+    assert not (tmp_path / "out").exists()

@@ -174,10 +174,11 @@ def test_unfinishable_race_is_one_located_problem(write):
     from sheetgen.games.rally_risk.solve import finishability_problems
 
     path = RR / "safari_1.yaml"
-    race = load_spec(path).model
-    assert finishability_problems(str(path), analyze_rally_risk_race(race, "normal", mechanics=())) == []
+    loaded = load_spec(path)
+    race = loaded.model
+    assert finishability_problems(loaded.document, analyze_rally_risk_race(race, "normal", mechanics=())) == []
     reckless = analyze_rally_risk_race(race, "normal", penalty=0.0, mechanics=())
-    (problem,) = finishability_problems(str(path), reckless)
+    (problem,) = finishability_problems(loaded.document, reckless)
     assert (problem.location.line, problem.location.col) == (9, 1)  # the `course:` key
     assert problem.message.startswith("the race is not finishable: the best policy (normal assistance, mechanics on none) is eliminated with probability ")
     assert problem.message.endswith("; the limit is 5.0%")

@@ -25,14 +25,12 @@ def _template(game: str):
     return load_template(registry.game(game).template)
 
 
-def _spec_problems(path: str, problems):
-    """A SpecError for problems found outside the loader ((path in the spec, message)),
-    each at its FILE:LINE:COL."""
+def _spec_problems(loaded, problems):
+    """A SpecError for problems found after loading ((path in the spec, message)), each at
+    its FILE:LINE:COL in the loaded document."""
     from sheetgen.errors import SpecError
-    from sheetgen.yamlsrc import load_file
 
-    doc = load_file(path)
-    return SpecError([doc.problem(where, message) for where, message in problems])
+    return SpecError([loaded.document.problem(where, message) for where, message in problems])
 
 
 # --------------------------------------------------------------------------- calendar
@@ -82,14 +80,14 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
         raise loaded.wrong(f"{loaded.described('rally_risk')}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)")
     cal = loaded.model
     if cal.sections is None:
-        raise _spec_problems(spec, [((), "the calendar names no 'library': add the file of the road sections to choose from (library: sections.yaml)")])
+        raise _spec_problems(loaded, [((), "the calendar names no 'library': add the file of the road sections to choose from (library: sections.yaml)")])
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this calendar again)", err=True)
     try:
         built = build_calendar(cal, seed, jobs=jobs or default_jobs())
     except CalendarError as exc:
-        raise _spec_problems(spec, exc.problems) from None
+        raise _spec_problems(loaded, exc.problems) from None
     written = []
     if out_dir is not None:
         written = _write_calendar(loaded, built, out_dir, paper, ink)
@@ -230,12 +228,12 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
       sheetgen season track_specs/seasons/winter_season.yaml -o season.pdf
     """
     from sheetgen import registry
-    from sheetgen.games.rallytaire.season import format_season_text, season_to_json
+    from sheetgen.games.rallytaire.season import expand_season, format_season_text, season_to_json
 
     loaded = registry.load_spec(spec)  # any spec, fully checked, so that a typo is located
     if loaded.game.name != "rallytaire" or loaded.kind != "season":
         raise loaded.wrong(f"{loaded.described('rallytaire')}; sheetgen season needs a Rallytaire season (kind: season)")
-    chosen = loaded.model
+    chosen = expand_season(loaded.model)
     analyses = None
     if not no_par:
         from sheetgen.games.rallytaire.solve import analyze_race

@@ -668,8 +668,9 @@ def print_standings(spec, template: Template, *, paper: str | None, ink: str, ke
 def print_season(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
     """The printable of a Rallytaire season: its season sheet with the par times (each race's
     own sheets come from its race file, or `sheetgen generate ... --render`)."""
+    from sheetgen.games.rallytaire.season import expand_season
     from sheetgen.games.rallytaire.solve import analyze_race
 
-    season = spec.model
+    season = expand_season(spec.model)
     analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
     return render_season(season, analyses, template, paper=paper, ink=ink, keywords=keywords)

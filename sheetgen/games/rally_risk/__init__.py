@@ -47,12 +47,12 @@ def _strict(loaded) -> list:
     if isinstance(loaded.model, Calendar) and any(r.courses for r in loaded.model.rallies):
         from sheetgen.games.rally_risk.championship import calendar_finishability_problems
 
-        return calendar_finishability_problems(loaded.path, loaded.model)
+        return calendar_finishability_problems(loaded.document, loaded.model)
     if not isinstance(loaded.model, Race):
         return []
     from sheetgen.games.rally_risk.solve import finishability_problems
 
-    return finishability_problems(loaded.path, race_analysis(loaded.model))
+    return finishability_problems(loaded.document, race_analysis(loaded.model))
 
 
 def _load(doc: Any) -> Library | Race | Calendar | Results:

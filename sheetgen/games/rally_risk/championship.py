@@ -25,15 +25,14 @@ Races of the calendar get different courses where the library allows it. A cours
 finishability check refuses is replaced by the first course of a fresh search in a new order
 (so it differs anywhere, not just in its last sections); a race refused
 :data:`MAX_UNFINISHABLE` times is reported with the best figures seen. The analyses of one
-round of proposals run in parallel processes (`jobs`) and are kept for the process (a
-course is never analysed twice); the calendar depends on the seed only, never on `jobs`.
+round of proposals run in parallel processes (`jobs`, through `sheetgen.parallel`) and are
+kept for the build (a course is never analysed twice); the calendar depends on the seed
+only, never on `jobs`.
 """
 
 from __future__ import annotations
 
-import os
 import random
-import signal
 from collections import Counter
 from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Sequence
@@ -342,68 +341,44 @@ def _next_course(slot: _Slot, taken: set) -> tuple[Leg, ...] | None:
     return slot.spare.pop(0) if slot.spare else None
 
 
-#: Results of :func:`check_race` in this process, by what the analysis depends on: a race
-#: is never analysed twice (a retried or repeated course, a calendar built then checked).
-_CHECKED: dict[tuple, RaceCheck] = {}
-
-
 def _check_key(race: Race) -> tuple:
     return (race.zone, race.special, race.tables, tuple((leg.section.factors, leg.section.fords) for leg in race.course))
 
 
-def _run_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs: int) -> list[RaceCheck]:
+def _run_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs: int, memo: dict | None = None) -> list[RaceCheck]:
+    """`check` of every race, the longest first on up to `jobs` processes (see
+    `sheetgen.parallel`). `memo` holds the results of `check_race` by what the analysis
+    depends on, so that a race met again in one build (a retried or repeated course) is not
+    analysed twice."""
     if check is not check_race:
         return _compute_checks(races, check, jobs)
+    memo = {} if memo is None else memo
     keys = [_check_key(r) for r in races]
     todo: dict[tuple, Race] = {}
     for key, race in zip(keys, races):
-        if key not in _CHECKED:
+        if key not in memo:
             todo.setdefault(key, race)
     for key, result in zip(todo, _compute_checks(list(todo.values()), check, jobs)):
-        _CHECKED[key] = result
-    return [_CHECKED[key] for key in keys]
+        memo[key] = result
+    return [memo[key] for key in keys]
 
 
 def _compute_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs: int) -> list[RaceCheck]:
-    if jobs <= 1 or len(races) <= 1:
-        return [check(r) for r in races]
-    import multiprocessing
+    from sheetgen import parallel
 
-    import sheetgen.games.rally_risk.solve  # noqa: F401 - imported once, before the workers fork
-
-    try:
-        context = multiprocessing.get_context("fork")
-    except ValueError:  # no fork (Windows): the checks run here
-        return [check(r) for r in races]
     # longest races first, so that no worker is left with a long one at the end
     order = sorted(range(len(races)), key=lambda k: (-races[k].length, k))
-    # Ctrl-C reaches every process of the terminal; the workers leave it to this one, which
-    # then stops them all at once (a pool left to shut down by itself could hang on a worker
-    # that died mid-task)
-    pool = context.Pool(processes=min(jobs, len(races)), initializer=_leave_interrupts_to_the_parent)
-    try:
-        done = pool.map(check, [races[k] for k in order], chunksize=1)
-    except BaseException:
-        pool.terminate()
-        pool.join()
-        raise
-    pool.close()
-    pool.join()
+    done = parallel.run(check, [races[k] for k in order], jobs)
     out: list[RaceCheck] = [None] * len(races)  # type: ignore[list-item]
     for k, result in zip(order, done):
         out[k] = result
     return out
 
 
-def _leave_interrupts_to_the_parent() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
 def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:
-        return max(1, os.cpu_count() or 1)
+    from sheetgen import parallel
+
+    return parallel.default_jobs()
 
 
 def build_calendar(
@@ -432,6 +407,7 @@ def build_calendar(
                 solutions = search_courses(library, n, rally.limits, rng)
                 slots.append(_Slot(i, special, j + 1, n, ("rallies", i, field, j), rng, solutions, [], rejected=set()))
     chosen: dict[int, tuple[tuple[Leg, ...], RaceCheck | None]] = {}
+    checked: dict = {}  # check results of this build, by what the analysis depends on
     pending = list(range(len(slots)))
     while pending:
         taken = {_key(course) for course, _c in chosen.values()}
@@ -469,7 +445,7 @@ def build_calendar(
         if problems:
             raise CalendarError(problems)
         order = list(proposals)
-        results = _run_checks([proposals[k] for k in order], check, jobs) if check is not None else [None] * len(order)
+        results = _run_checks([proposals[k] for k in order], check, jobs, checked) if check is not None else [None] * len(order)
         pending = []
         for index, result in zip(order, results):
             slot = slots[index]
@@ -522,20 +498,18 @@ def _unfinishable(rally: Rally, slot: _Slot) -> str:
     )
 
 
-def calendar_finishability_problems(path: str, calendar: Calendar, jobs: int | None = None) -> list:
-    """Problems (at each course's `course` key) for the laid-out races of `calendar` that
-    fail the finishability check, for `validate --strict` and `build`."""
+def calendar_finishability_problems(doc, calendar: Calendar, jobs: int | None = None) -> list:
+    """Problems (at each course's `course` key of the calendar's loaded document `doc`) for
+    the laid-out races of `calendar` that fail the finishability check, for `validate
+    --strict` and `build`."""
     from sheetgen.errors import Problem
-    from sheetgen.yamlsrc import load_file
 
     places = [(i, j, race) for i, rally in enumerate(calendar.rallies) for j, race in enumerate(rally.courses)]
     results = _run_checks([race for _i, _j, race in places], check_race, default_jobs() if jobs is None else jobs)
-    doc = None
     problems = []
     for (i, j, race), result in zip(places, results):
         if result.finishable:
             continue
-        doc = doc or load_file(path)
         problems.append(
             Problem(
                 doc.where(("rallies", i, "courses", j, "course"), key=True),

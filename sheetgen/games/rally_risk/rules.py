@@ -129,6 +129,11 @@ class Course:
     def of(race: Race) -> Course:
         return _course(race)
 
+    def shared(self, name: str) -> dict:
+        """A table of values derived from this course that every solve of the race may reuse
+        (the solver's moves and check trees), kept with the course so that they go with it."""
+        return self._memo.setdefault(("shared", name), {})
+
     def bonus(self, assistance: Assistance) -> int:
         key = ("bonus", assistance)
         if key not in self._memo:

@@ -49,7 +49,7 @@ from sheetgen.games.rally_risk.model import (
 from sheetgen.games.rally_risk.rules import Car, CarState, Course, Move
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
-from sheetgen.yamlsrc import load_file
+from sheetgen.yamlsrc import Document
 
 #: Rounds an elimination costs (instead of the rounds still to go).
 DEFAULT_PENALTY = 50.0
@@ -177,7 +177,7 @@ class Solution:
         self._gear_options = {(g, c): self._engine_gear_options(g, c) for g in range(0, MAX_GEAR + 1) for c in (0, 1)}
         # legal moves depend on the position and the movement range only: every car of
         # the course shares them
-        self._moves: dict[tuple[int, int, int], tuple[Move, ...]] = course._memo.setdefault("solver moves", {})
+        self._moves: dict[tuple[int, int, int], tuple[Move, ...]] = course.shared("solver moves")
         self._outcomes: dict[tuple, tuple] = {}
         self._setup_tables()
         self.V = _Table(self._locate_v, self._keys_v)
@@ -231,7 +231,7 @@ class Solution:
         # every car of the course shares the trees: they do not depend on the car (see
         # rules.check_tree) once the risk factor and the movement range are known, and
         # weathers and tyres that leave every factor alike give the same ones
-        trees = course._memo.setdefault("solver trees", {})
+        trees = course.shared("solver trees")
         plans = []
         for t in TYRES:
             for w, sec in enumerate(self.sector):
@@ -376,7 +376,7 @@ class Solution:
         them is kept, the one the first-of-ties rule picks."""
         course = self.course
         key = (course.row_key(self.sector[w].weather, t), risk, tuple(self.ranges[(g2, t, w)] for g2 in gears))
-        by_p = course._memo.setdefault("solver trees", {}).setdefault(key, {})
+        by_p = course.shared("solver trees").setdefault(key, {})
         got = by_p.get(p)
         if got is None:
             got = by_p[p] = self._build_tree(p, t, w, risk, gears)
@@ -884,13 +884,13 @@ def analyze_rally_risk_race(
     )
 
 
-def finishability_problems(path: str, analysis: RaceAnalysis) -> list[Problem]:
-    """Nothing when the race is finishable; else one problem at the race file's `course`
-    key, for `validate --strict` and `build` to refuse the race with."""
+def finishability_problems(doc: Document, analysis: RaceAnalysis) -> list[Problem]:
+    """Nothing when the race is finishable; else one problem at the `course` key of the race's
+    loaded document `doc`, for `validate --strict` and `build` to refuse the race with."""
     if analysis.finishable:
         return []
     best = analysis.best
-    where = load_file(path).where(("course",), key=True)
+    where = doc.where(("course",), key=True)
     mech = ", ".join(str(m) for m in best.mechanics) or "none"
     return [
         Problem(

@@ -45,6 +45,16 @@ class Stage:
     corners: tuple[Corner, ...] = ()
     service_park: bool = False
 
+    def __hash__(self) -> int:
+        # the rules engine looks a stage's tables up thousands of times a solve: the hash of
+        # every corner is worked out once per stage, as str caches its own
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            value = hash((self.name, self.surface, self.length, self.corners, self.service_park))
+            object.__setattr__(self, "_hash", value)
+            return value
+
     @property
     def finish(self) -> int:
         """The invisible space just after the finish line; reaching it ends the stage."""

@@ -105,20 +105,10 @@ class _Track:
     last_zone: tuple[int, ...]  # per position: the highest zone start in in_zone, 0 if none
 
 
-_last_track: tuple[Stage | None, _Track | None] = (None, None)
-
-
 def _track(stage: Stage) -> _Track:
-    """Tables for `stage`. Solvers call the engine thousands of times with one stage object;
-    hashing a frozen Stage (every corner) per call would cost more than the move itself, so
-    the last stage is recognised by identity before the hashed cache is consulted."""
-    global _last_track
-    last, table = _last_track
-    if last is stage and table is not None:
-        return table
-    table = _build_track(stage)
-    _last_track = (stage, table)  # one tuple assignment: a concurrent reader sees a whole pair
-    return table
+    """Tables for `stage`, built once per stage (a pure memo; a Stage keeps its own hash, so
+    the look-up costs little however often the solvers call the engine)."""
+    return _build_track(stage)
 
 
 @lru_cache(maxsize=256)

@@ -1,0 +1,60 @@
+"""One parallel interface for batch work: building many specs, a calendar's finishability
+checks, generator sweeps.
+
+`run(function, items, jobs)` is `[function(item) for item in items]`, in order, spread over
+up to `jobs` worker processes with joblib. Results never depend on `jobs`, only the time does.
+The backend is joblib's: processes (loky) by default; a Dask or Ray cluster is a configuration,
+not a code change: wrap the call in ``joblib.parallel_config(backend="dask")`` (after
+``dask.distributed.Client(...)``, or ``ray.util.joblib.register_ray()`` for "ray"), or set
+``SHEETGEN_PARALLEL_BACKEND`` for the command line. Neither is a dependency of sheetgen.
+
+Safe from any process: a daemonic worker (a library user's `multiprocessing.Pool`, a batch
+job) may not start processes of its own, so there the work runs in the calling process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+from typing import Callable, Iterator, Sequence, TypeVar
+
+T = TypeVar("T")
+R = TypeVar("R")
+
+#: the environment variable naming a joblib backend for the command line ("loky",
+#: "multiprocessing", "threading", or one a cluster registered: "dask", "ray")
+BACKEND_VARIABLE = "SHEETGEN_PARALLEL_BACKEND"
+
+
+def default_jobs() -> int:
+    """The CPUs this process may use (its affinity where the system tells it)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def can_start_processes() -> bool:
+    return not multiprocessing.current_process().daemon
+
+
+def run(function: Callable[[T], R], items: Sequence[T], jobs: int | None = None) -> list[R]:
+    """`function` of every item, in the items' order, on up to `jobs` processes (default: every
+    CPU). `function` must be importable by the workers (a module-level function, or a
+    functools.partial of one)."""
+    return list(imap(function, items, jobs))
+
+
+def imap(function: Callable[[T], R], items: Sequence[T], jobs: int | None = None) -> Iterator[R]:
+    """As `run`, yielding each result as soon as it and the ones before it are done."""
+    items = list(items)
+    jobs = default_jobs() if jobs is None else jobs
+    if jobs <= 1 or len(items) <= 1 or not can_start_processes():
+        yield from (function(item) for item in items)
+        return
+    from joblib import Parallel, delayed, parallel_config
+
+    backend = os.environ.get(BACKEND_VARIABLE) or None
+    with parallel_config(backend=backend) if backend else contextlib.nullcontext():
+        yield from Parallel(n_jobs=min(jobs, len(items)), return_as="generator")(delayed(function)(item) for item in items)

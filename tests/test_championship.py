@@ -318,6 +318,7 @@ def test_every_reason_at_once(run, tmp_path):
     assert result.stderr.splitlines() == [
         f"{spec}:6:62: error: rally 'a' asks for at least 9 sharp curves per race, but its race 1 has 9 sections, and the first must be a factor-0 section, which no sharp curve is",
         f"{spec}:6:62: error: rally 'a' asks for at least 9 sharp curves per race, but the library holds 2 sharp curve sections: 'right_hairpin', 'left_hairpin'",
+        f"{spec}:7:30: error: rally 'b' has races of 25 sections: even the library's shortest sections (5 spaces) make 125 spaces, and sheetgen analyses races of at most 120",
         f"{spec}:7:31: error: rally 'b': race 1 has 25 sections, but the library holds 24 in all",
         f"{spec}:8:60: error: rally 'c' allows no fast road, but every factor-0 section of the library is one ('start' (2 copies)), and a race must start on one",
         f"{spec}:9:43: error: rally 'd': no 3 sections of the library (copies counted, the first a factor-0 section) meet its limits (at least 2 sharp curves, at least 2 fords)",

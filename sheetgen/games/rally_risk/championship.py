@@ -41,7 +41,7 @@ from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import exit_heading
 from sheetgen.games.rally_risk.model import Assistance, Calendar, Leg, Library, Limits, Race, Rally, Section, Side
-from sheetgen.games.rally_risk.spec import LIMIT_KEYS, race_name
+from sheetgen.games.rally_risk.spec import LIMIT_KEYS, MAX_RACE_SPACES, race_name
 
 #: A race counts as finishable when the check's P(elimination) is under this.
 THRESHOLD = 0.05
@@ -174,7 +174,17 @@ def count_problems(calendar: Calendar, library: Library) -> list[tuple[tuple, st
     if not starts:
         return [(("library",), f"no section of library {calendar.library!r} has factor 0 on every space, and every race must start on one")]
     total = sum(s.copies for s in library.sections)
+    shortest = min(len(s.factors) for s in library.sections)
     for i, rally in enumerate(calendar.rallies):
+        for field, sizes in (("races", rally.races), ("specials", rally.specials)):
+            if sizes and max(sizes) * shortest > MAX_RACE_SPACES:
+                problems.append(
+                    (
+                        ("rallies", i, field),
+                        f"rally {rally.id!r} has races of {max(sizes)} sections: even the library's shortest sections ({shortest} spaces) "
+                        f"make {max(sizes) * shortest} spaces, and sheetgen analyses races of at most {MAX_RACE_SPACES}",
+                    )
+                )
         lo, hi = _bounds(rally.limits)
         found: list[tuple[tuple, str]] = []
         for t, (key, tag, word) in enumerate(LIMIT_KEYS):
@@ -252,6 +262,8 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
     lo, hi = _bounds(limits)
     sections = list(library.sections)
     starts = [s for s in sections if is_start(s)]
+    shortest = min(len(s.factors) for s in sections)
+    spaces = 0  # of the legs placed so far: a course stays within MAX_RACE_SPACES
     marks = {s.id: _marks(s) for s in sections}
     left = Counter({s.id: s.copies for s in sections})
     tagged_left = [sum(s.copies for s in sections if marks[s.id][t]) for t in range(len(lo))]
@@ -261,7 +273,7 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
     nodes = 0
 
     def place(k: int, cell: tuple[int, int], heading: Side) -> Iterator[tuple[Leg, ...]]:
-        nonlocal nodes
+        nonlocal nodes, spaces
         if k == n:
             yield tuple(legs)
             return
@@ -278,6 +290,8 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
             # every minimum must stay reachable with the slots and tagged copies left
             if any(low - x > rest or low - x > tl - mm for low, x, tl, mm in zip(lo, new, tagged_left, m)):
                 continue
+            if spaces + len(s.factors) + rest * shortest > MAX_RACE_SPACES:
+                continue
             leg = Leg(s, heading)
             out = exit_heading(leg)
             nxt = (cell[0] + out.step[0], cell[1] + out.step[1])
@@ -288,12 +302,14 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
                 tagged_left[t] -= x
             counts[:] = new
             legs.append(leg)
+            spaces += len(s.factors)
             if rest:
                 occupied.add(nxt)
             yield from place(k + 1, nxt, out)
             if rest:
                 occupied.discard(nxt)
             legs.pop()
+            spaces -= len(s.factors)
             counts[:] = [c - x for c, x in zip(counts, m)]
             for t, x in enumerate(m):
                 tagged_left[t] += x

@@ -111,6 +111,14 @@ KINDS = ("library", "race", "calendar", "results")
 MAX_SECTIONS = 100
 MAX_SPACES = 20
 MAX_COURSE = 30
+#: The exact analysis of a course grows with about the cube of its spaces (mechanics
+#: placement): 100 spaces take about 1 s, 146 spaces 8 s and 600 spaces 90 s per assistance
+#: type on a busy 2-core machine. Every race is analysed (its course sheet, `build`, the
+#: calendar's check), so a longer one is refused where its course is given. The rulebook's
+#: races have 5 to 8 sections (about 30 to 60 spaces).
+MAX_RACE_SPACES = 120
+#: Every race of a calendar is analysed when it is built: 100 races take about 10 s.
+MAX_CALENDAR_RACES = 100
 MAX_FACTOR = 4
 
 _ID = {"type": "string", "pattern": r"^[A-Za-z0-9_-]{1,40}$", "description": "letters, digits, _ and -"}
@@ -415,6 +423,10 @@ def load_calendar(doc: Document) -> Calendar:
             if count > MAX_RALLY_RACES:  # a laid-out calendar lists them all under 'courses'
                 where = ("rallies", i, "races" if "races" in raw else "specials")
                 problems.append(doc.problem(where, f"a rally has at most {MAX_RALLY_RACES} races and specials together, got {count}"))
+    rallies = data.get("rallies") if isinstance(data.get("rallies"), list) else []
+    races = sum(len(r.get("races", [])) + len(r.get("specials", [])) for r in rallies if isinstance(r, dict) and isinstance(r.get("races", []), list) and isinstance(r.get("specials", []), list))
+    if races > MAX_CALENDAR_RACES:
+        problems.append(doc.problem(("rallies",), f"the calendar has {races} races and specials; at most {MAX_CALENDAR_RACES} (each is analysed when the calendar is built)", key=True))
     if problems:
         raise SpecError(problems)
     library = None
@@ -624,6 +636,9 @@ def _course(doc: Document, base: tuple, raw_course: list, library: Library) -> t
         return None, problems
     course = tuple(legs)
     problems.extend(doc.problem(base + p, m) for p, m in structural_problems(course))
+    spaces = sum(len(leg.section.factors) for leg in course)
+    if spaces > MAX_RACE_SPACES:
+        problems.append(doc.problem(base + ("course",), f"the course has {spaces} spaces; sheetgen analyses and prints races of at most {MAX_RACE_SPACES} spaces", key=True))
     return course, problems
 
 

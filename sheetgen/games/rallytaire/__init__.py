@@ -86,11 +86,24 @@ def _strict(spec: Any) -> list:
     return []
 
 
+def _solvable(spec: Any, race: Any) -> None:
+    """A race too large for the advanced game's exact solve is refused at its boxes (or its
+    stages), with the figures that make it too large."""
+    from sheetgen.games.rallytaire.solve_advanced import TooLargeToSolve, check_solvable
+
+    try:
+        check_solvable(race)
+    except TooLargeToSolve as exc:
+        key = "boxes" if isinstance(spec.document.data, dict) and "boxes" in spec.document.data else "stages"
+        raise SpecError([spec.document.problem((key,), str(exc), key=True)]) from None
+
+
 def _analyze(spec: Any, options: Options) -> Report:
     race = require_race(spec)
     if options["rules"] == "advanced":
         from sheetgen.games.rallytaire.solve_advanced import advanced_analysis_to_json, analyze_race_advanced, format_advanced_text
 
+        _solvable(spec, race)
         advanced = analyze_race_advanced(race)
         return Report(advanced_analysis_to_json(advanced), format_advanced_text(advanced))
     from sheetgen.games.rallytaire.solve import analysis_to_json, analyze_race, format_analysis_text
@@ -106,6 +119,7 @@ def _simulate(spec: Any, options: Options):
     if options["rules"] == "advanced":
         from sheetgen.games.rallytaire.simulate_advanced import format_advanced_run, simulate_race_advanced
 
+        _solvable(spec, race)
         return lambda seed: format_advanced_run(simulate_race_advanced(race, seed))
     from sheetgen.games.rallytaire.simulate import format_race_run, simulate_race
 

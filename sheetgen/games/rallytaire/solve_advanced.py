@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sheetgen.errors import SheetgenError
+
 from sheetgen.games.rallytaire import rules_advanced as adv
 from sheetgen.games.rallytaire.model import Boxes, Race, Stage, Surface
 from sheetgen.games.rallytaire.rules import RulesError, State
@@ -62,6 +64,13 @@ from sheetgen.textfmt import table as _table
 
 #: Values (in tenths of a second) closer than this are ties.
 TIE = 1e-9
+
+#: The exact solve works on every (space or corner, box state, tyre) of the race, so its time
+#: and memory grow with their product: the bundled races are under 200,000; 8 stages of 300
+#: spaces with a corner after every space and the default boxes (2.8 million) took 14 s on a
+#: busy 2-core machine, and 9 boxes of each kind (65 million) 20-70 s and 800 MB. A race over
+#: this many is refused with its figures.
+MAX_SOLVE_SIZE = 2_000_000
 
 DEFAULT_DNF_PENALTY = 600.0
 DEFAULT_DNF_SPACE_SECONDS = 10.0
@@ -522,8 +531,37 @@ def _dnf_charges(race: Race, dnf: DnfRule) -> list[dict[int, float]]:
     ]
 
 
+class TooLargeToSolve(SheetgenError):
+    """The exact advanced solve of a race would take too long (see MAX_SOLVE_SIZE)."""
+
+
+def _box_states(race: Race) -> int:
+    b = race.boxes
+    return (b.engine + 1) * (b.brakes + 1) * (b.gearbox + 1) * max(b.car, 1)
+
+
+def solve_size(race: Race) -> int:
+    """(spaces and corners of the race) x (box states) x (tyres): what the exact solve grows with."""
+    points = sum(s.length + len(s.corners) for s in race.stages)
+    return points * _box_states(race) * len(race.tyres)
+
+
+def check_solvable(race: Race) -> None:
+    """Raise TooLargeToSolve, with the race's figures, when `race` is over MAX_SOLVE_SIZE."""
+    size = solve_size(race)
+    if size > MAX_SOLVE_SIZE:
+        spaces = sum(s.length for s in race.stages)
+        corners = sum(len(s.corners) for s in race.stages)
+        raise TooLargeToSolve(
+            f"the advanced game's exact analysis of this race is too large: ({spaces} spaces + {corners} corners) x "
+            f"{_box_states(race)} box states x {len(race.tyres)} tyres = {size:,} (the limit is {MAX_SOLVE_SIZE:,}); "
+            "fewer boxes, tyres, spaces or corners make it solvable"
+        )
+
+
 def solve_race(race: Race, dnf: DnfRule | None = None) -> AdvancedPolicy:
     """The optimal policy of `race` (backward over stages)."""
+    check_solvable(race)
     dnf = dnf or DnfRule()
     if not race.stages:
         raise RulesError(f"race {race.name!r} has no stages")

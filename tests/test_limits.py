@@ -1,0 +1,92 @@
+"""Small inputs that would take minutes are refused at once, naming the limit they exceed
+(issue: slow small inputs). Each refusal is one located line; the limits are the solvers'."""
+
+from __future__ import annotations
+
+from conftest import SPECS
+from sheetgen.games.rally_risk.spec import MAX_CALENDAR_RACES, MAX_RACE_SPACES
+from sheetgen.games.rallytaire.solve_advanced import MAX_SOLVE_SIZE
+
+LONG_LIBRARY = """\
+game: rally_risk
+kind: library
+name: long roads
+card_mm: 110
+sections:
+  - {id: start, name: Start, tags: [straight, fast_road], entry: S, exit: N, factors: [0, 0, 0, 0, 0, 0], copies: 1}
+  - {id: long, name: Long, tags: [straight], entry: S, exit: N, factors: [4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4], copies: 20}
+"""
+
+
+def race_of(sections: int) -> str:
+    legs = "\n".join(["  - {section: start, heading: N}"] + ["  - {section: long, heading: N}"] * (sections - 1))
+    return f"game: rally_risk\nkind: race\nname: Long\nzone: EC\nspecial: false\nlibrary: lib.yaml\ncourse:\n{legs}\n"
+
+
+def test_a_rally_risk_race_over_the_analysed_length_is_refused_at_its_course(run, tmp_path):
+    (tmp_path / "lib.yaml").write_text(LONG_LIBRARY, encoding="utf-8")
+    race = tmp_path / "race.yaml"
+    race.write_text(race_of(21), encoding="utf-8")  # 6 + 20 x 20 = 406 spaces: about 30 s per assistance type
+    for command in (("validate", str(race)), ("analyze", str(race)), ("render", str(race), "-o", str(tmp_path / "r.pdf"))):
+        result = run(*command)
+        assert (result.exit_code, result.stderr) == (1, f"{race}:7:1: error: the course has 406 spaces; sheetgen analyses and prints races of at most {MAX_RACE_SPACES} spaces\n")
+    race.write_text(race_of(6), encoding="utf-8")  # 106 spaces: analysed
+    assert run("validate", str(race)).exit_code == 0
+
+
+def test_a_calendar_over_its_race_count_is_refused_at_its_rallies(run, tmp_path):
+    rallies = "\n".join(f"  - {{id: r{i}, name: R{i}, zone: EC, races: [{', '.join(['8'] * 60)}]}}" for i in range(30))
+    spec = tmp_path / "cal.yaml"
+    spec.write_text(f"game: rally_risk\nkind: calendar\nname: Huge\nlibrary: {SPECS / 'rally_risk' / 'sections.yaml'}\nrallies:\n{rallies}\n", encoding="utf-8")
+    for command in (("validate", str(spec)), ("calendar", str(spec), "--seed", "1", "--jobs", "1")):
+        result = run(*command)
+        assert (result.exit_code, result.stderr) == (1, f"{spec}:5:1: error: the calendar has 1800 races and specials; at most {MAX_CALENDAR_RACES} (each is analysed when the calendar is built)\n")
+
+
+def test_a_calendar_whose_races_cannot_be_short_enough_is_explained(run, tmp_path):
+    (tmp_path / "lib.yaml").write_text(LONG_LIBRARY.replace("factors: [0, 0, 0, 0, 0, 0]", "factors: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"), encoding="utf-8")
+    spec = tmp_path / "cal.yaml"
+    spec.write_text("game: rally_risk\nkind: calendar\nname: Long\nlibrary: lib.yaml\nrallies:\n  - {id: far, name: Far, zone: EC, races: [7]}\n", encoding="utf-8")
+    result = run("calendar", str(spec), "--seed", "1", "--jobs", "1")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"{spec}:6:43: error: rally 'far' has races of 7 sections: even the library's shortest sections (20 spaces) make 140 spaces, "
+        f"and sheetgen analyses races of at most {MAX_RACE_SPACES}\n"
+    )
+
+
+ADVANCED = "game: rallytaire\nname: Huge\nboxes: {engine: 9, brakes: 9, gearbox: 9, car: 9}\nstages:\n" + "".join(
+    f"  - {{name: SS{i + 1}, surface: gravel, length: 300, corners: []}}\n" for i in range(8)
+)
+
+
+def test_an_advanced_race_too_large_to_solve_is_refused_at_its_boxes(run, tmp_path):
+    race = tmp_path / "race.yaml"
+    race.write_text(ADVANCED, encoding="utf-8")
+    line = (
+        f"{race}:3:1: error: the advanced game's exact analysis of this race is too large: (2400 spaces + 0 corners) x 9000 box states "
+        f"x 3 tyres = 64,800,000 (the limit is {MAX_SOLVE_SIZE:,}); fewer boxes, tyres, spaces or corners make it solvable\n"
+    )
+    for command in (("analyze", str(race), "--rules", "advanced"), ("simulate", str(race), "--rules", "advanced", "--seed", "1")):
+        result = run(*command)
+        assert (result.exit_code, result.stderr, result.stdout) == (1, line, ""), command
+    # the basic game is solved as ever; the race sheet leaves the advanced par out
+    assert run("analyze", str(race)).exit_code == 0
+
+
+def test_the_bundled_races_are_far_below_the_limits():
+    from sheetgen.games.rallytaire.solve_advanced import solve_size
+    from sheetgen.registry import load_spec
+
+    for path in sorted((SPECS / "rallytaire").glob("*.yaml")):
+        assert solve_size(load_spec(path).model) < MAX_SOLVE_SIZE / 5
+    for path in sorted((SPECS / "rally_risk").glob("*.yaml")):
+        spec = load_spec(path)
+        if spec.kind == "race":
+            assert spec.model.length <= MAX_RACE_SPACES / 2
+
+
+def test_a_huge_number_in_an_option_is_a_usage_error(run):
+    result = run("generate", "rallytaire", "--seed", "1", "--length", "9" * 5000)
+    assert result.exit_code == 2
+    assert result.stderr.endswith("Error: Invalid value for '--length': expected MIN..MAX such as 40..70, got '99999999999999999999'... (5000 characters)\n")

@@ -13,7 +13,7 @@ from typing import Any
 import jsonschema
 from jsonschema import Draft202012Validator
 
-from sheetgen.errors import Problem
+from sheetgen.errors import MAX_SHOWN, Problem, omitted
 from sheetgen.yamlsrc import Document
 
 # In a spec, 3.0 is not an integer and true is not a number.
@@ -23,7 +23,44 @@ _TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
     "number",
     lambda _checker, value: isinstance(value, (int, float)) and not isinstance(value, bool),
 )
-_Validator = jsonschema.validators.extend(Draft202012Validator, type_checker=_TYPES)
+
+
+def _canonical(value: Any) -> Any:
+    """A hashable stand-in for `value`, equal for values JSON Schema calls equal (1 and 1.0,
+    not 1 and true)."""
+    if isinstance(value, bool):
+        return ("boolean", value)
+    if isinstance(value, (int, float)):
+        return ("number", value)
+    if isinstance(value, str):
+        return ("string", value)
+    if isinstance(value, list):
+        return ("array", tuple(_canonical(item) for item in value))
+    if isinstance(value, dict):
+        return ("object", frozenset((key, _canonical(item)) for key, item in value.items()))
+    return ("other", repr(value))
+
+
+def _unique_items(validator, unique, instance, _schema):
+    """uniqueItems in linear time: jsonschema's own compares every pair of items it cannot
+    sort (mappings, mixed types), minutes for a few ten thousand."""
+    if not unique or not validator.is_type(instance, "array"):
+        return
+    seen: set = set()
+    for item in instance:
+        key = _canonical(item)
+        if key in seen:
+            yield jsonschema.ValidationError("has non-unique elements")
+            return
+        seen.add(key)
+
+
+_Validator = jsonschema.validators.extend(Draft202012Validator, validators={"uniqueItems": _unique_items}, type_checker=_TYPES)
+
+#: schema failures worded per check; a file with more is refused without looking for the rest
+MAX_COUNTED = 10_000
+#: a value longer than this is shown by its start and its length
+MAX_QUOTED = 60
 
 _TYPE_WORDS = {
     "integer": "a whole number",
@@ -36,6 +73,17 @@ _TYPE_WORDS = {
 }
 
 
+def _shown(value: Any) -> str:
+    """`value!r`, or for a long string or number its start and its length (a message is one
+    line a person reads, not a copy of the file)."""
+    if isinstance(value, str) and len(value) > MAX_QUOTED:
+        return f"{value[:20]!r}... ({len(value)} characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**MAX_QUOTED:
+        digits = str(value)  # (the loader refuses integers too long to print)
+        return f"{digits[:20]}... ({len(digits.lstrip('-'))} digits)"
+    return repr(value)
+
+
 def _kind(value: Any) -> str:
     if value is None:
         return "nothing"
@@ -45,9 +93,7 @@ def _kind(value: Any) -> str:
         return "a mapping"
     if isinstance(value, list):
         return "a list"
-    if isinstance(value, str):
-        return f"{value!r}"
-    return f"{value!r}"
+    return _shown(value)
 
 
 def _name(path: tuple) -> str:
@@ -62,27 +108,90 @@ def _name(path: tuple) -> str:
 
 
 def check(doc: Document, schema: dict, data: Any = None, base: tuple = ()) -> list[Problem]:
-    """Every schema failure of `data` (default: the whole document) as a Problem."""
+    """Every schema failure of `data` (default: the whole document) as a Problem.
+
+    Bounded for hostile files: only the first `MAX_SHOWN` problems get a near-miss search
+    (the others are not listed: `SpecError` counts them), and after `MAX_COUNTED` failures
+    the rest are not looked for (in this call or any later one on the same document): one
+    more problem says so, and every later call returns just that problem."""
     data = doc.data if data is None else data
-    problems = []
-    for error in _Validator(schema).iter_errors(data):
+    tally = doc.tally
+    if tally.problems >= MAX_COUNTED:
+        return [_stopped(doc)]
+    if tally.oversized:  # an item far down a list already refused for its length
+        for depth in range(len(base)):
+            entry = tally.oversized.get(base[:depth])
+            if entry is not None and isinstance(base[depth], int) and base[depth] >= entry[0]:
+                return [entry[1]]
+    cut: dict = {}
+    data = _trimmed(schema, data, base, cut)
+    problems: dict[Problem, None] = {}  # in order, each once (jsonschema says "required" once a missing key)
+    errors = _Validator(schema).iter_errors(data)
+    for error in errors:
         path = base + tuple(error.absolute_path)
-        problems.extend(_word(doc, error, path))
-    return problems
+        if error.validator == "maxItems" and path in cut:
+            limit, length = cut[path]
+            found = _too_many(doc, path, limit, length)
+            tally.oversized[path] = (limit + MAX_SHOWN, found[0])
+        else:
+            found = _word(doc, error, path, hints=tally.problems + len(problems) < MAX_SHOWN)
+        problems.update(dict.fromkeys(found))
+        if tally.problems + len(problems) >= MAX_COUNTED:
+            if next(errors, None) is not None:
+                problems[_stopped(doc)] = None
+            break
+    tally.problems += len(problems)
+    return list(problems)
 
 
-def _word(doc: Document, error: jsonschema.ValidationError, path: tuple) -> list[Problem]:
+def _trimmed(schema: Any, data: Any, path: tuple, cut: dict) -> Any:
+    """`data` with every list longer than its schema's maxItems by over MAX_SHOWN items cut to
+    that length (`cut[path]` = (maxItems, its real length)): the items past it are not
+    checked one by one, the list is refused for its length. The same object when nothing is
+    cut."""
+    if not isinstance(schema, dict):
+        return data
+    if isinstance(data, list):
+        limit = schema.get("maxItems")
+        if isinstance(limit, int) and len(data) > limit + MAX_SHOWN:
+            cut[path] = (limit, len(data))
+            data = data[: limit + MAX_SHOWN]
+        items = schema.get("items")
+        if isinstance(items, dict) and ("properties" in items or "items" in items or "maxItems" in items):
+            new = [_trimmed(items, item, path + (i,), cut) for i, item in enumerate(data)]
+            if any(a is not b for a, b in zip(new, data)):
+                return new
+        return data
+    properties = schema.get("properties")
+    if isinstance(data, dict) and isinstance(properties, dict):
+        new_data = {key: _trimmed(properties[key], item, path + (key,), cut) if key in properties else item for key, item in data.items()}
+        if any(new_data[key] is not item for key, item in data.items()):
+            return new_data
+    return data
+
+
+def _too_many(doc: Document, path: tuple, limit: int, length: int) -> list[Problem]:
+    return [doc.problem(path, f"{_name(path)} must have at most {limit} items, got {length}")]
+
+
+def _stopped(doc: Document) -> Problem:
+    """Said once, in the closing line of the file's problems (see `errors.Omitted`)."""
+    return omitted(doc.file, 0, f"the checks stopped after {MAX_COUNTED}")
+
+
+def _word(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: bool = True) -> list[Problem]:
     kind, expected, value = error.validator, error.validator_value, error.instance
     name = _name(path)
     if kind == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
+        listing = f" (expected one of: {', '.join(allowed)})"
         problems = []
         for key in value:
             if key in allowed:
                 continue
-            near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
-            hint = f", did you mean {near[0]!r}?" if near else f" (expected one of: {', '.join(allowed)})"
-            problems.append(doc.problem(path + (key,), f"unknown key {key!r}{hint}", key=True))
+            near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if hints and len(problems) < MAX_SHOWN else None
+            hint = f", did you mean {near[0]!r}?" if near else listing
+            problems.append(doc.problem(path + (key,), f"unknown key {_shown(key)}{hint}", key=True))
         return problems
     if kind == "required":
         missing = [key for key in expected if key not in value]
@@ -98,13 +207,13 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple) -> list
     if kind == "const":
         return [doc.problem(path, f"{name} must be {expected!r}, got {_kind(value)}")]
     if kind in ("minimum", "exclusiveMinimum"):
-        return [doc.problem(path, f"{name} must be at least {expected}, got {value!r}")]
+        return [doc.problem(path, f"{name} must be at least {expected}, got {_shown(value)}")]
     if kind in ("maximum", "exclusiveMaximum"):
-        return [doc.problem(path, f"{name} must be at most {expected}, got {value!r}")]
+        return [doc.problem(path, f"{name} must be at most {expected}, got {_shown(value)}")]
     if kind == "minItems":
         return [doc.problem(path, f"{name} must have at least {expected} item{'s' if expected != 1 else ''}")]
     if kind == "maxItems":
-        return [doc.problem(path, f"{name} must have at most {expected} items, got {len(value)}")]
+        return _too_many(doc, path, expected, len(value))
     if kind == "minLength":
         return [doc.problem(path, f"{name} must not be empty")]
     if kind == "maxLength":
@@ -113,4 +222,5 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple) -> list
         return [doc.problem(path, f"{name} must not repeat an item")]
     if kind == "pattern":
         return [doc.problem(path, f"{name} has an invalid form: {_kind(value)}")]
-    return [doc.problem(path, f"{name}: {error.message}")]
+    message = error.message if len(error.message) <= 3 * MAX_QUOTED else f"{error.message[: 2 * MAX_QUOTED]}..."
+    return [doc.problem(path, f"{name}: {message}")]

@@ -9,95 +9,23 @@ outlined boxes (shaded heads only when the ink mode fills areas); nothing is tol
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
 from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, RaceCheck, limits_text, tag_counts
 from sheetgen.games.rally_risk.graph import layout_graph
 from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side, Zone
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
+from sheetgen.render.common import CAP, fit_size, plural, text_box
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.tables import FOOTER_MM, HEADER_MM, Column, Row, Table, count_pages, draw_table_pages, page_footer, page_header, paragraphs, table_head, table_rows
 from sheetgen.template import MM, Template
 
 ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
 ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}
-CAP = 0.729  # DejaVu Sans cap height as a share of the font size
-HEADER_MM = 17.0
-FOOTER_MM = 7.0
 PLAYERS = 6
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _fit(sheet: Sheet, value: str, width: float, size: float, bold: bool = False, least: float = 4.5) -> float:
-    while size > least and sheet.text_width(value, bold=bold, size=size) > width:
-        size -= 0.25
-    return size
-
-
-def _cell(sheet: Sheet, x: float, y: float, w: float, h: float, value: str = "", *, size: float | None = None, bold: bool = False, shaded: bool = False, align: str = "center", width: float | None = None) -> None:
-    """A box with `value` in it, shrunk to fit; (x, y) is the bottom-left corner."""
-    sheet.box(x, y, w, h, shaded=shaded, width=sheet.ink.thin_width if width is None else width)
-    if not value:
-        return
-    size = _fit(sheet, value, w - 1.4 * MM, size or sheet.t.sizes["small"], bold)
-    ty = y + h / 2 - CAP * size / 2
-    if align == "left":
-        sheet.text(x + 1 * MM, ty, value, bold=bold, size=size)
-    elif align == "right":
-        sheet.text(x + w - 1 * MM, ty, value, bold=bold, size=size, align="right")
-    else:
-        sheet.text(x + w / 2, ty, value, bold=bold, size=size, align="center")
-
-
-def _header(sheet: Sheet, title: str, subtitle: str, kind: str, page: int, pages: int) -> float:
-    """Title block; returns the y (points) below it."""
-    x, top, right = sheet.left, sheet.top, sheet.right
-    size = _fit(sheet, title, (right - x) - 60 * MM, sheet.t.sizes["title"], True)
-    sheet.text(x, top - 6 * MM, title, bold=True, size=size)
-    sheet.text(right, top - 3.5 * MM, kind, "small", align="right")
-    sheet.text(right, top - 7 * MM, f"page {page} of {pages}", "small", align="right")
-    if subtitle:
-        sheet.text(x, top - 11.5 * MM, subtitle, "body", size=_fit(sheet, subtitle, right - x, sheet.t.sizes["body"]))
-    sheet.stroke(width=sheet.ink.thin_width)
-    sheet.c.line(x, top - 13.5 * MM, right, top - 13.5 * MM)
-    return top - HEADER_MM * MM
-
-
-SCALE_LABEL = "50 mm: if this bar measures otherwise, print at 100 % (no fit to page)"
-
-
-def _footer(sheet: Sheet, note: str = "") -> None:
-    """The scale bar; a note to its right when it fits there, else just above it."""
-    sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
-    if note:
-        taken = sheet.left + 52 * MM + sheet.text_width(SCALE_LABEL, "small") + 6 * MM
-        y = sheet.bottom + 1.5 * MM if sheet.right - sheet.text_width(note, "small") > taken else sheet.bottom + 5.5 * MM
-        sheet.text(sheet.right, y, note, "small", align="right")
-
-
-def _lines(sheet: Sheet, x: float, y: float, width: float, paragraphs: Sequence[str], size_key: str = "small", leading: float = 3.3) -> float:
-    """Wrapped paragraphs from y down; returns the y below them."""
-    size = sheet.t.sizes[size_key]
-    for text in paragraphs:
-        line = ""
-        for word in text.split():
-            trial = f"{line} {word}".strip()
-            if line and sheet.text_width(trial, size=size) > width:
-                sheet.text(x, y, line, size=size)
-                y -= leading * MM
-                line = word
-            else:
-                line = trial
-        if line:
-            sheet.text(x, y, line, size=size)
-            y -= leading * MM
-    return y
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _race_label(race: Race) -> str:
@@ -108,9 +36,9 @@ def _race_label(race: Race) -> str:
 
 
 def _rally_words(rally: Rally) -> str:
-    parts = [_plural(len(rally.races), "race")]
+    parts = [plural(len(rally.races), "race")]
     if rally.specials:
-        parts.append(_plural(len(rally.specials), "special"))
+        parts.append(plural(len(rally.specials), "special"))
     return " and ".join(parts)
 
 
@@ -159,7 +87,7 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
         )
 
     def header(s: Sheet, page: int, continued: bool) -> float:
-        return _header(s, f"{cal.name}: calendar" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship calendar", page, pages)
+        return page_header(s, f"{cal.name}: calendar" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship calendar", page, pages)
 
     table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
     return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes)
@@ -226,7 +154,7 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
     the box and lay each entered heading as shown) and a small map of the course."""
     title = f"{rally.name}: section lists" + ("" if first else " (continued)")
     subtitle = f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; {limits_text(rally.limits)}"
-    y = _header(sheet, title, subtitle, f"{built.calendar.name}: Rally Risk calendar", page, pages)
+    y = page_header(sheet, title, subtitle, f"{built.calendar.name}: Rally Risk calendar", page, pages)
     x, right = sheet.left, sheet.right
     width = right - x
     map_w = 44 * MM
@@ -239,16 +167,16 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
         head = f"{race.name}" + ("  (SPECIAL RACE: no speed limits)" if race.special else "")
         sheet.text(x, y, head, "heading", bold=True)
         counts = tag_counts(race)
-        facts = f"{_plural(len(race.course), 'section')}, {_plural(race.length, 'space')}; sharp curves {counts['sharp_curves']}, fords {counts['fords']}, fast roads {counts['fast_roads']}"
+        facts = f"{plural(len(race.course), 'section')}, {plural(race.length, 'space')}; sharp curves {counts['sharp_curves']}, fords {counts['fords']}, fast roads {counts['fast_roads']}"
         if check is not None:
             facts += f"; {check.expected_rounds:.1f} rounds expected, P(elimination) {100 * check.elimination_probability:.1f}% ({CHECK_ASSISTANCE.value} assistance, no mechanics)"
-        sheet.text(x, y - 4 * MM, facts, "small", size=_fit(sheet, facts, width, sheet.t.sizes["small"]))
+        sheet.text(x, y - 4 * MM, facts, "small", size=fit_size(sheet, facts, width, sheet.t.sizes["small"]))
         y -= 5.5 * MM
         row = 4.6 * MM
         top = y
         cx = x
         for h, w in cols:
-            _cell(sheet, cx, y - row, w * MM, row, h, bold=True, shaded=True)
+            text_box(sheet, cx, y - row, w * MM, row, h, bold=True, shaded=True)
             cx += w * MM
         number = 1
         for k, leg in enumerate(race.course, start=1):
@@ -259,12 +187,12 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
             number += n
             cx = x
             for (h, w), value in zip(cols, values):
-                _cell(sheet, cx, y - row, w * MM, row, value, align="left" if h in ("section", "kind", "factors (* ford)") else "center", bold=h == "#")
+                text_box(sheet, cx, y - row, w * MM, row, value, align="left" if h in ("section", "kind", "factors (* ford)") else "center", bold=h == "#")
                 cx += w * MM
         y -= row
         _mini_map(sheet, race, right - map_w, top, map_w, top - y)
         y -= 2 * MM
-    _footer(sheet, "maps: one square per section, numbered in driving order; a bar marks the start, two the finish")
+    page_footer(sheet, "maps: one square per section, numbered in driving order; a bar marks the start, two the finish")
     sheet.end_page()
 
 
@@ -281,146 +209,6 @@ def _rally_pages(room: float, rally: Rally) -> list[list[int]]:
         pages[-1].append(k)
         used += h
     return pages
-
-
-# --------------------------------------------------------------------------- tables over pages
-
-
-@dataclass(frozen=True)
-class Column:
-    head: str
-    width: float  # points
-    align: str = "center"
-
-
-@dataclass(frozen=True)
-class Row:
-    """A table row: "title" (one label across the table), "row" or "total" (bold, heavy)."""
-
-    kind: str
-    values: tuple[str, ...] = ()
-    label: str = ""
-
-
-@dataclass(frozen=True)
-class Table:
-    columns: tuple[Column, ...]
-    groups: tuple[tuple[str, int, int], ...] = ()  # (label, first column, columns spanned) above the heads
-    row_h: float = 6.2 * MM
-    head_h: float = 5.0 * MM
-
-
-def _table_head(sheet: Sheet, table: Table, y: float) -> float:
-    x = sheet.left
-    starts = [x]
-    for c in table.columns:
-        starts.append(starts[-1] + c.width)
-    if table.groups:
-        gh = 5.5 * MM
-        covered = set()
-        for label, first, span in table.groups:
-            covered.update(range(first, first + span))
-            w = starts[first + span] - starts[first]
-            if label:
-                _cell(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width)
-            else:  # a name to write in
-                sheet.box(starts[first], y - gh, w, gh, shaded=True, width=sheet.ink.line_width)
-        y -= gh
-    for k, c in enumerate(table.columns):
-        _cell(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center")
-    return y - table.head_h
-
-
-def _table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom: float) -> tuple[float, int]:
-    """Rows from y down while they fit above `bottom`; returns (y reached, rows drawn)."""
-    x = sheet.left
-    width = sum(c.width for c in table.columns)
-    drawn = 0
-    for row in rows:
-        h = table.row_h if row.kind != "title" else 5.2 * MM
-        if y - h < bottom:
-            break
-        y -= h
-        drawn += 1
-        if row.kind == "title":
-            _cell(sheet, x, y, width, h, row.label, bold=True, shaded=True, align="left", size=sheet.t.sizes["body"])
-            continue
-        heavy = row.kind == "total"
-        cx = x
-        for c, value in zip(table.columns, row.values):
-            _cell(sheet, cx, y, c.width, h, value, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None)
-            cx += c.width
-        for label, first, span in table.groups:  # heavier lines around each group
-            gx = x + sum(c.width for c in table.columns[:first])
-            sheet.box(gx, y, sum(c.width for c in table.columns[first : first + span]), h, width=sheet.ink.line_width)
-    return y, drawn
-
-
-def draw_table_pages(
-    sheet: Sheet,
-    table: Table,
-    rows: Sequence[Row],
-    header: Callable[[Sheet, int, bool], float],
-    *,
-    first_page: int,
-    notes: Sequence[str] = (),
-    before: Callable[[Sheet, float], float] | None = None,
-) -> int:
-    """The table over as many pages as it needs, each page started by `header(sheet,
-    page, continued)` (returns the y below it); `before` draws above the table on the first
-    page, the notes follow it on the last. Returns the pages drawn."""
-    done, page = 0, first_page
-    bottom = sheet.bottom + FOOTER_MM * MM + 2 * MM
-    while True:
-        y = header(sheet, page, page != first_page)
-        if before is not None and page == first_page:
-            y = before(sheet, y)
-        y_end, drawn = _table_rows(sheet, table, _table_head(sheet, table, y - 2 * MM), rows[done:], bottom)
-        done += drawn
-        if done >= len(rows):
-            if not notes or y_end - _notes_height(sheet, notes) >= bottom:
-                _lines(sheet, sheet.left, y_end - 5 * MM, sheet.right - sheet.left, notes)
-            else:  # the notes need a page of their own
-                _footer(sheet)
-                sheet.end_page()
-                page += 1
-                _lines(sheet, sheet.left, header(sheet, page, True) - 5 * MM, sheet.right - sheet.left, notes)
-            _footer(sheet)
-            sheet.end_page()
-            return page - first_page + 1
-        if drawn == 0:
-            raise RuntimeError("a table row is taller than the page")
-        _footer(sheet)
-        sheet.end_page()
-        page += 1
-
-
-def _notes_height(sheet: Sheet, notes: Sequence[str]) -> float:
-    width = sheet.right - sheet.left
-    size = sheet.t.sizes["small"]
-    lines = 0
-    for text in notes:
-        line = ""
-        lines += 1
-        for word in text.split():
-            trial = f"{line} {word}".strip()
-            if line and sheet.text_width(trial, size=size) > width:
-                lines += 1
-                line = word
-            else:
-                line = trial
-    return lines * 3.3 * MM + 6 * MM
-
-
-def _count_pages(template: Template, paper: str | None, draw: Callable[[Sheet], int]) -> int:
-    """Pages a drawing takes (a dry run on a throwaway canvas)."""
-    got = {}
-
-    def run(sheet: Sheet) -> None:
-        got["pages"] = draw(sheet)
-
-    render_pdf(template, "normal", paper, Meta("", ""), run)
-    return got["pages"]
 
 
 # --------------------------------------------------------------------------- Rally Risk score sheet
@@ -484,12 +272,12 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
 
     def score_pages(sheet: Sheet, first: int, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return _header(s, title + (" (continued)" if continued else ""), subtitle, "Rally Risk championship score sheet", page, pages)
+            return page_header(s, title + (" (continued)" if continued else ""), subtitle, "Rally Risk championship score sheet", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES)
 
-    scores = _count_pages(template, paper, lambda sheet: score_pages(sheet, 1, 1))
-    overview = _count_pages(template, paper, lambda sheet: draw_overview(sheet, built, 1, library_name or cal.library))
+    scores = count_pages(template, paper, lambda sheet: score_pages(sheet, 1, 1))
+    overview = count_pages(template, paper, lambda sheet: draw_overview(sheet, built, 1, library_name or cal.library))
     pages = overview + sum(len(p) + len(r.courses) for p, r in zip(plans, cal.rallies)) + scores
     meta = Meta(
         title=f"{cal.name}: Rally Risk calendar",
@@ -579,7 +367,7 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
         cells += ["-" if v is None else str(v) for v in row.rally_points]
         cells.append(_signed(row.score_total))
         rows.append(Row("row", tuple(cells)))
-    y, _n = _table_rows(sheet, table, _table_head(sheet, table, y), rows, sheet.bottom)
+    y, _n = table_rows(sheet, table, table_head(sheet, table, y), rows, sheet.bottom)
     y -= 5 * MM
     from sheetgen.games.rally_risk.standings import departure_text
 
@@ -590,7 +378,7 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
         lines.append(f"Chosen by the last to arrive in the last race: {' or '.join(st.chooses_next)}.")
     if st.remaining:
         lines.append(f"Still to run: {', '.join(st.remaining)}.")
-    return _lines(sheet, x, y, width, lines, "body", 4.0) - 1 * MM
+    return paragraphs(sheet, x, y, width, lines, "body", 4.0) - 1 * MM
 
 
 def render_standings(st, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
@@ -600,15 +388,15 @@ def render_standings(st, template: Template, *, paper: str | None = None, ink: s
     table = score_table(width - 2 * template.margin_mm * MM, st.players)
     rows = standings_rows(st)
     races = sum(len(r.races) for r in st.rallies)
-    subtitle = f"{len(st.players)} drivers, {_plural(races, 'race')} run; score A per race, points per rally (score B)"
+    subtitle = f"{len(st.players)} drivers, {plural(races, 'race')} run; score A per race, points per rally (score B)"
 
     def pages_of(sheet: Sheet, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return _header(s, f"{st.name}: standings" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship standings", page, pages)
+            return page_header(s, f"{st.name}: standings" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship standings", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SCORING_NOTES, before=lambda s, y: _draw_championship(s, st, y))
 
-    pages = _count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
+    pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
     meta = Meta(title=f"{st.name}: Rally Risk standings", subject="Rally Risk championship standings and score sheet", keywords=("rally risk", "standings") + keywords)
     return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
 
@@ -644,15 +432,15 @@ def render_season(season, analyses: dict | None, template: Template, *, paper: s
         rows.append(Row("total", ("race time", str(sum(s.length for s in entry.race.stages)), "" if a is None else f"{a.par_time:.1f}") + blank))
     total = "" if len(analyses) != len(season.races) else f"{sum(a.par_time for a in analyses.values()):.1f}"
     rows.append(Row("total", ("season total", "", total) + blank))
-    subtitle = f"{_plural(len(season.races), 'race')}; write each stage time in seconds, then add them up"
+    subtitle = f"{plural(len(season.races), 'race')}; write each stage time in seconds, then add them up"
 
     def pages_of(sheet: Sheet, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return _header(s, f"{season.name}" + (" (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
+            return page_header(s, f"{season.name}" + (" (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SEASON_NOTES)
 
-    pages = _count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
+    pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
     meta = Meta(title=f"{season.name}: Rallytaire season sheet", subject="Rallytaire season sheet", keywords=("rallytaire", "season") + keywords)
     return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
 

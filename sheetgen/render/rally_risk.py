@@ -42,7 +42,8 @@ from sheetgen.games.rally_risk.model import (
     Zone,
 )
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
-from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.common import CAP, centred, fit_size, plural, polygon, pt, text_box, wave, wrap
+from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template
 
 # card pages
@@ -65,86 +66,16 @@ PLAYER_HEAD_MM = 7.0
 PLAYER_ROW_MM = 6.2
 PLAYERS = 6
 TITLE_ROW_MM = 5.0
+BOX_PAD = 1.2 * MM  # text in a box leaves this much of the box's width free
 
 ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
 ORDINAL = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th"}
 ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}
 TAG_WORDS = {Tag.STRAIGHT: "straight", Tag.FAST_ROAD: "fast road", Tag.CURVE: "curve", Tag.SHARP_CURVE: "sharp curve", Tag.FORD: "ford"}
-CAP = 0.729  # DejaVu Sans digit height, as a share of the font size
 DISPLAY = {"gear_chart": "gear chart", "risk": "Table of Risks", "damage": "Damages Table", "weather": "weather charts", "tyres": "tyres", "special_extra": "special races"}
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 # -- small drawing helpers -----------------------------------------------------------------------
-
-
-def _pt(x0: float, y0: float, p) -> tuple[float, float]:
-    """A layout point (mm, relative) as page points from origin (x0, y0) in points."""
-    return x0 + p[0] * MM, y0 + p[1] * MM
-
-
-def _polygon(sheet: Sheet, points, x0: float, y0: float, *, fill: str | None = None, width: float | None = None, colour: str | None = None, stroke: bool = True) -> None:
-    path = sheet.c.beginPath()
-    for k, p in enumerate(points):
-        (path.moveTo if k == 0 else path.lineTo)(*_pt(x0, y0, p))
-    path.close()
-    filled = fill is not None and sheet.ink.fill
-    if filled:
-        sheet.fill(fill)
-    sheet.stroke(colour=colour, width=width)
-    sheet.c.drawPath(path, stroke=1 if stroke else 0, fill=1 if filled else 0)
-
-
-def _centred(sheet: Sheet, x: float, y: float, value: str, size: float, bold: bool = False) -> None:
-    """`value` centred on (x, y) in points, by the height of its digits and capitals."""
-    sheet.text(x, y - CAP * size / 2, value, bold=bold, size=size, align="center")
-
-
-def _fit_size(sheet: Sheet, value: str, width: float, size: float, bold: bool = False, least: float = 4.5) -> float:
-    """The largest size up to `size` at which `value` is at most `width` points wide."""
-    while size > least and sheet.text_width(value, bold=bold, size=size) > width:
-        size -= 0.25
-    return size
-
-
-def _wrap(sheet: Sheet, value: str, width: float, size: float, bold: bool = False) -> list[str]:
-    lines: list[str] = []
-    for word in value.split():
-        if lines and sheet.text_width(f"{lines[-1]} {word}", bold=bold, size=size) <= width:
-            lines[-1] += f" {word}"
-        else:
-            lines.append(word)
-    return lines or [""]
-
-
-def _wave(sheet: Sheet, a, b, x0: float, y0: float, amplitude: float = 0.45, wavelength: float = 1.6) -> None:
-    """A wavy line from layout point a to b (mm): water."""
-    length = math.dist(a, b)
-    if length <= 0:
-        return
-    ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
-    steps = max(int(length / wavelength * 8), 4)
-    path = sheet.c.beginPath()
-    for k in range(steps + 1):
-        s = length * k / steps
-        w = amplitude * math.sin(2 * math.pi * s / wavelength)
-        p = (a[0] + ux * s - uy * w, a[1] + uy * s + ux * w)
-        (path.moveTo if k == 0 else path.lineTo)(*_pt(x0, y0, p))
-    sheet.c.drawPath(path, stroke=1, fill=0)
-
-
-def _box_text(sheet: Sheet, x: float, y: float, w: float, h: float, value: str, size: float, bold: bool = False, shaded: bool = False, align: str = "center") -> None:
-    sheet.box(x, y, w, h, shaded=shaded, width=sheet.ink.thin_width)
-    if not value:
-        return
-    size = _fit_size(sheet, value, w - 1.2 * MM, size, bold)
-    if align == "left":
-        sheet.text(x + 1 * MM, y + h / 2 - CAP * size / 2, value, bold=bold, size=size)
-    else:
-        _centred(sheet, x + w / 2, y + h / 2, value, size, bold)
 
 
 def _checkbox(sheet: Sheet, x: float, y: float, size: float = 3.0 * MM) -> None:
@@ -172,13 +103,13 @@ def draw_road(
     on a course map the progressive numbers), inside the road near its edge, or just
     outside it when `beside`. heavy: indexes of spaces outlined heavily."""
     ink = sheet.ink
-    _polygon(sheet, road.outline, x0, y0, fill=ink.track_fill, width=ink.line_width)
+    polygon(sheet, road.outline, x0, y0, fill=ink.track_fill, width=ink.line_width)
     for space in road.spaces:
         if space.ford:
-            _polygon(sheet, space.polygon, x0, y0, fill=ink.box_fill, width=ink.thin_width)
+            polygon(sheet, space.polygon, x0, y0, fill=ink.box_fill, width=ink.thin_width)
     sheet.stroke(width=ink.thin_width)
     for a, b in road.dividers[1:-1]:
-        sheet.c.line(*_pt(x0, y0, a), *_pt(x0, y0, b))
+        sheet.c.line(*pt(x0, y0, a), *pt(x0, y0, b))
     half = road.width / 2
     factor_size = factor_size or fitting_factor_size(road)
     small = number_size or max(min(6.5, factor_size * 0.5), 4.0)
@@ -192,10 +123,10 @@ def draw_road(
             reach = half + min(2.0, road.width * (0.06 if beside else 0.12))
             for frac in (0.36, -0.36):
                 mx, my = cx + tx * space.length * frac, cy + ty * space.length * frac
-                _wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=min(0.45, space.length * 0.06))
+                wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=min(0.45, space.length * 0.06))
         if space.index in heavy:
-            _polygon(sheet, space.polygon, x0, y0, width=ink.corner_width, colour=ink.corner)
-        _centred(sheet, *_pt(x0, y0, space.centre), str(space.factor), factor_size, bold=True)
+            polygon(sheet, space.polygon, x0, y0, width=ink.corner_width, colour=ink.corner)
+        centred(sheet, *pt(x0, y0, space.centre), str(space.factor), factor_size, bold=True)
         value = numbers[space.index - 1] if numbers else space.index
         if value is None:
             continue
@@ -205,9 +136,9 @@ def draw_road(
             w = sheet.text_width(label, size=small) / MM
             h = CAP * small * 25.4 / 72
             d = half + 0.5 + abs(ox) * w / 2 + abs(oy) * h / 2
-            _centred(sheet, *_pt(x0, y0, (cx + ox * d, cy + oy * d)), label, small)
+            centred(sheet, *pt(x0, y0, (cx + ox * d, cy + oy * d)), label, small)
         else:
-            _centred(sheet, *_pt(x0, y0, space.number_point), label, small)
+            centred(sheet, *pt(x0, y0, space.number_point), label, small)
     sheet.stroke()
 
 
@@ -261,8 +192,8 @@ def draw_section_card(sheet: Sheet, section: Section, x: float, y: float, size_m
     lines: list[tuple[str, float, bool]] = []
     for text, bold in card_text(section) + [(f"copy {copy} of {copies}", False)]:
         size = body + 1.5 if bold else body
-        for part in _wrap(sheet, text, room, size, bold):
-            lines.append((part, _fit_size(sheet, part, room, size, bold), bold))
+        for part in wrap(sheet, text, room, size, bold):
+            lines.append((part, fit_size(sheet, part, room, size, bold), bold))
     ns, ew = road.free_corner
     lead = [s * 1.25 for _t, s, _b in lines]
     total = sum(lead)
@@ -406,7 +337,7 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
     fx, fy = x0 + first_sq.x * MM, y0 + first_sq.y * MM
     a, b = first_road.dividers[0]
     sheet.stroke(width=sheet.ink.corner_width * 1.6)
-    sheet.c.line(*_pt(fx, fy, a), *_pt(fx, fy, b))
+    sheet.c.line(*pt(fx, fy, a), *pt(fx, fy, b))
     sheet.stroke()
     lx, ly = x0 + last_sq.x * MM, y0 + last_sq.y * MM
 
@@ -476,8 +407,8 @@ def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int,
     step = CAP * size * 1.6
     top = cy * MM + (len(lines) - 1) * step / 2
     for k, line in enumerate(lines):
-        fitted = _fit_size(sheet, line, width * MM, size, True, least=4.0)
-        _centred(sheet, sx + cx * MM, sy + top - k * step, line, fitted, True)
+        fitted = fit_size(sheet, line, width * MM, size, True, least=4.0)
+        centred(sheet, sx + cx * MM, sy + top - k * step, line, fitted, True)
 
 
 def _chequer(sheet: Sheet, line, heading: Side, x0: float, y0: float, outside: bool = False) -> float:
@@ -496,16 +427,16 @@ def _chequer(sheet: Sheet, line, heading: Side, x0: float, y0: float, outside: b
             ox, oy = ax + ux * k * size + hx * shift, ay + uy * k * size + hy * shift
             pts = [(ox, oy), (ox + ux * size, oy + uy * size), (ox + ux * size + hx * depth, oy + uy * size + hy * depth), (ox + hx * depth, oy + hy * depth)]
             dark = (k + row) % 2 == 0
-            _polygon(sheet, pts, x0, y0, fill=sheet.ink.box_fill if not dark else sheet.ink.line, width=sheet.ink.thin_width)
+            polygon(sheet, pts, x0, y0, fill=sheet.ink.box_fill if not dark else sheet.ink.line, width=sheet.ink.thin_width)
             if dark and not sheet.ink.fill:
-                sheet.c.line(*_pt(x0, y0, pts[0]), *_pt(x0, y0, pts[2]))
-                sheet.c.line(*_pt(x0, y0, pts[1]), *_pt(x0, y0, pts[3]))
+                sheet.c.line(*pt(x0, y0, pts[0]), *pt(x0, y0, pts[2]))
+                sheet.c.line(*pt(x0, y0, pts[1]), *pt(x0, y0, pts[3]))
     return 2 * depth
 
 
 def draw_course_header(sheet: Sheet, race: Race, page_label: str) -> None:
     x, top, right = sheet.left, sheet.top, sheet.right
-    size = _fit_size(sheet, race.name, (right - x) - 62 * MM, sheet.t.sizes["title"], True)
+    size = fit_size(sheet, race.name, (right - x) - 62 * MM, sheet.t.sizes["title"], True)
     sheet.text(x, top - 6 * MM, race.name, bold=True, size=size)
     sheet.text(right, top - 3.5 * MM, "Rally Risk course sheet", "small", align="right")
     if page_label:
@@ -513,8 +444,8 @@ def draw_course_header(sheet: Sheet, race: Race, page_label: str) -> None:
     facts = [
         "SPECIAL RACE" if race.special else "Normal race",
         f"weather zone {race.zone.value} ({ZONE_NAMES[race.zone]})",
-        _plural(len(race.course), "road section"),
-        _plural(race.length, "space"),
+        plural(len(race.course), "road section"),
+        plural(race.length, "space"),
     ]
     if race.rally:
         facts.append(f"rally {race.rally}")
@@ -566,7 +497,7 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
         sheet.box(x, y - h, width, h, width=sheet.ink.line_width * 1.8)
         sheet.text(x + 2 * MM, y - 4.2 * MM, "SPECIAL RACE: no speed limits", "body", bold=True)
         words = f"maximum movement {extra} spaces"
-        sheet.text(x + 2 * MM, y - 8.4 * MM, words, size=_fit_size(sheet, words, width - 4 * MM, sheet.t.sizes["small"]))
+        sheet.text(x + 2 * MM, y - 8.4 * MM, words, size=fit_size(sheet, words, width - 4 * MM, sheet.t.sizes["small"]))
         y -= h + 3 * MM
     else:
         sheet.text(x, y - 3 * MM, "Normal race: the gear chart's limits hold.", "small")
@@ -605,7 +536,7 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
     cx = x
     h = 4.4 * MM
     for w, head in zip(cols, heads):
-        _box_text(sheet, cx, y - h, w, h, head, sheet.t.sizes["small"], bold=True, shaded=True)
+        text_box(sheet, cx, y - h, w, h, head, size=sheet.t.sizes["small"], bold=True, shaded=True, pad=BOX_PAD)
         cx += w
     y -= h
     best = analysis.best.assistance
@@ -618,7 +549,7 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
         )
         cx = x
         for w, cell in zip(cols, cells):
-            _box_text(sheet, cx, y - h, w, h, cell, sheet.t.sizes["small"], bold=r.assistance is best)
+            text_box(sheet, cx, y - h, w, h, cell, size=sheet.t.sizes["small"], bold=r.assistance is best, pad=BOX_PAD)
             cx += w
         y -= h
     y -= 3.5 * MM
@@ -672,15 +603,15 @@ def draw_space_strip(sheet: Sheet, race: Race, top: float, danger: dict[int, flo
                 name = f"{space.leg + 1} {space.section}" + ("" if space.index == 1 else " (cont.)")
                 if sheet.text_width(name, bold=True, size=4.5) > room:
                     name = f"{space.leg + 1}"
-                size = _fit_size(sheet, name, room, sheet.t.sizes["small"], True, least=4.0)
+                size = fit_size(sheet, name, room, sheet.t.sizes["small"], True, least=4.0)
                 sheet.text(cx + 0.6 * MM, label_y + 0.4 * MM, name, bold=True, size=size)
-            _box_text(sheet, cx, num_y, cell, 3.8 * MM, str(space.number), sheet.t.sizes["small"], shaded=True)
+            text_box(sheet, cx, num_y, cell, 3.8 * MM, str(space.number), size=sheet.t.sizes["small"], shaded=True, pad=BOX_PAD)
             sheet.box(cx, fac_y, cell, 5.0 * MM, width=sheet.ink.thin_width)
             lift = 0.7 * MM if space.ford else 0.0
-            _centred(sheet, cx + cell / 2, fac_y + 2.5 * MM + lift, str(space.factor), sheet.t.sizes["body"] + 1, bold=True)
+            centred(sheet, cx + cell / 2, fac_y + 2.5 * MM + lift, str(space.factor), sheet.t.sizes["body"] + 1, bold=True)
             if space.ford:
                 sheet.stroke(width=sheet.ink.thin_width)
-                _wave(sheet, (cx / MM + 0.8, fac_y / MM + 0.9), (cx / MM + strip.cell - 0.8, fac_y / MM + 0.9), 0, 0, amplitude=0.3, wavelength=1.4)
+                wave(sheet, (cx / MM + 0.8, fac_y / MM + 0.9), (cx / MM + strip.cell - 0.8, fac_y / MM + 0.9), 0, 0, amplitude=0.3, wavelength=1.4)
             if space.number in danger:
                 sheet.stroke(colour=sheet.ink.corner, width=sheet.ink.corner_width)
                 sheet.c.rect(cx + 0.5, fac_y + 0.5, cell - 1, 8.8 * MM - 1, stroke=1, fill=0)
@@ -706,10 +637,10 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
     for head, w in columns:
         sheet.box(cx, y, w * MM, head_h, shaded=True, width=sheet.ink.thin_width)
         size = sheet.t.sizes["small"]
-        lines = _wrap(sheet, head, w * MM - 1.2 * MM, size, True)
+        lines = wrap(sheet, head, w * MM - 1.2 * MM, size, True)
         for k, line in enumerate(lines[:2]):
             ly = y + head_h / 2 + (len(lines[:2]) - 1) * 1.35 * MM - k * 2.7 * MM
-            _centred(sheet, cx + w * MM / 2, ly, line, _fit_size(sheet, line, w * MM - 1.2 * MM, size, True), True)
+            centred(sheet, cx + w * MM / 2, ly, line, fit_size(sheet, line, w * MM - 1.2 * MM, size, True), True)
         cx += w * MM
     for car in range(1, PLAYERS + 1):
         y -= row_h
@@ -718,7 +649,7 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
             cw = w * MM
             sheet.box(cx, y, cw, row_h, width=sheet.ink.thin_width)
             if head == "Car":
-                _centred(sheet, cx + cw / 2, y + row_h / 2, str(car), sheet.t.sizes["body"] + 1, True)
+                centred(sheet, cx + cw / 2, y + row_h / 2, str(car), sheet.t.sizes["body"] + 1, True)
             elif head.startswith(("Assistance", "Tyres")):
                 letters = "PRN" if head.startswith("Assistance") else "NRS"
                 for k, letter in enumerate(letters):
@@ -748,11 +679,11 @@ def draw_round_tracker(sheet: Sheet, top: float, rounds: int) -> None:
     head = 13 * MM
     cell = (right - x - head) / rounds
     y = top - TITLE_ROW_MM * MM - 4.2 * MM
-    _box_text(sheet, x, y, head, 4.2 * MM, "round", sheet.t.sizes["small"], bold=True, shaded=True, align="left")
-    _box_text(sheet, x, y - 6.0 * MM, head, 6.0 * MM, "weather", sheet.t.sizes["small"], bold=True, shaded=True, align="left")
+    text_box(sheet, x, y, head, 4.2 * MM, "round", size=sheet.t.sizes["small"], bold=True, shaded=True, align="left", pad=BOX_PAD)
+    text_box(sheet, x, y - 6.0 * MM, head, 6.0 * MM, "weather", size=sheet.t.sizes["small"], bold=True, shaded=True, align="left", pad=BOX_PAD)
     for k in range(rounds):
         cx = x + head + k * cell
-        _box_text(sheet, cx, y, cell, 4.2 * MM, str(k + 1), sheet.t.sizes["small"], shaded=True)
+        text_box(sheet, cx, y, cell, 4.2 * MM, str(k + 1), size=sheet.t.sizes["small"], shaded=True, pad=BOX_PAD)
         sheet.box(cx, y - 6.0 * MM, cell, 6.0 * MM, width=sheet.ink.thin_width)
 
 
@@ -762,7 +693,7 @@ def _footer(sheet: Sheet, note: str = "") -> None:
     if note:
         sheet.text(sheet.right, y, note, "small", align="right")
     room = sheet.right - sheet.left - 52 * MM - sheet.text_width(note, "small") - 4 * MM
-    for label in ("50 mm: if this bar measures otherwise, print at 100 % (no fit to page)", "50 mm: if not, print at 100 % (no fit to page)", "50 mm: print at 100 %"):
+    for label in (SCALE_LABEL, "50 mm: if not, print at 100 % (no fit to page)", "50 mm: print at 100 %"):
         if sheet.text_width(label, "small") <= room:
             break
     sheet.scale_bar(sheet.left, y, label)
@@ -802,7 +733,7 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
     sheet.text(sheet.left, plan.middle_top * MM - 3.5 * MM, "Course", "body", bold=True)
     legend = f"as laid on the table, a square per section, {north}; bold: factor, small: space number{every}"
     room = sheet.right - sheet.left - (PANEL_MM + 4 + 14) * MM
-    sheet.text(sheet.left + 14 * MM, plan.middle_top * MM - 3.5 * MM, legend, size=_fit_size(sheet, legend, room, sheet.t.sizes["small"]))
+    sheet.text(sheet.left + 14 * MM, plan.middle_top * MM - 3.5 * MM, legend, size=fit_size(sheet, legend, room, sheet.t.sizes["small"]))
     draw_course_map(sheet, race, plan, danger)
     draw_side_panel(sheet, race, analysis, sheet.right - PANEL_MM * MM, plan.middle_top * MM, PANEL_MM * MM)
     if plan.strip_top is not None:
@@ -840,14 +771,14 @@ def _table_head(sheet: Sheet, x: float, y: float, width: float, title: str, sour
 
 def _grid(sheet: Sheet, x: float, y: float, head_w: float, cell_w: float, row_h: float, header: list[str], rows: list[tuple[str, list[str]]], corner: str = "") -> float:
     size = sheet.t.sizes["body"]
-    _box_text(sheet, x, y - row_h, head_w, row_h, corner, sheet.t.sizes["small"], bold=True, shaded=True)
+    text_box(sheet, x, y - row_h, head_w, row_h, corner, size=sheet.t.sizes["small"], bold=True, shaded=True, pad=BOX_PAD)
     for k, h in enumerate(header):
-        _box_text(sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, h, size, bold=True, shaded=True)
+        text_box(sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, h, size=size, bold=True, shaded=True, pad=BOX_PAD)
     y -= row_h
     for label, cells in rows:
-        _box_text(sheet, x, y - row_h, head_w, row_h, label, size, bold=True, shaded=True)
+        text_box(sheet, x, y - row_h, head_w, row_h, label, size=size, bold=True, shaded=True, pad=BOX_PAD)
         for k, value in enumerate(cells):
-            _box_text(sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, value, size)
+            text_box(sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, value, size=size, pad=BOX_PAD)
         y -= row_h
     return y
 
@@ -857,7 +788,7 @@ def _notes(sheet: Sheet, x: float, y: float, width: float, lines: list[str], siz
     for k, line in enumerate(lines):
         if k:
             y -= 0.8 * MM
-        for part in _wrap(sheet, line, width, size):
+        for part in wrap(sheet, line, width, size):
             sheet.text(x, y - size * 1.0, part, size_key)
             y -= size * 1.3
     return y
@@ -876,7 +807,7 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, title: str = "Rally Ris
     else:
         note = f"HOUSE TABLES: {HOUSE_LABEL}. They reproduce every worked example of the rulebook; a race spec can give your box's own."
     y = top - 10 * MM
-    lines = _wrap(sheet, note, right - x - 4 * MM, sheet.t.sizes["body"], True)
+    lines = wrap(sheet, note, right - x - 4 * MM, sheet.t.sizes["body"], True)
     h = (len(lines) * 3.6 + 2.4) * MM
     sheet.box(x, y - h, right - x, h, width=sheet.ink.line_width * 1.6)
     for k, line in enumerate(lines):
@@ -966,9 +897,9 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, title: str = "Rally Ris
             cy = ry - (i // per_row) * h
             sheet.box(cx, cy - h, w, h, width=sheet.ink.line_width * 2.2 if i == chart.start else sheet.ink.thin_width)
             word = sector.weather.value
-            size = _fit_size(sheet, word, w - 1 * MM, sheet.t.sizes["small"], least=4.0)
-            _centred(sheet, cx + w / 2, cy - 2.6 * MM, word, size, bold=i == chart.start)
-            _centred(sheet, cx + w / 2, cy - 5.6 * MM, f"+{sector.modifier}" if sector.modifier else "", size)
+            size = fit_size(sheet, word, w - 1 * MM, sheet.t.sizes["small"], least=4.0)
+            centred(sheet, cx + w / 2, cy - 2.6 * MM, word, size, bold=i == chart.start)
+            centred(sheet, cx + w / 2, cy - 5.6 * MM, f"+{sector.modifier}" if sector.modifier else "", size)
         ry -= h * math.ceil(n / per_row)
     ry = _notes(sheet, right_x, ry - 1.5 * MM, col_w, [f"+N: added to the risk roll. A ford's factor: {_ford_text(tables)} (rulebook)."])
     # tyres

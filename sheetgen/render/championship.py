@@ -2,7 +2,7 @@
 race's course sheet, the championship score sheet), the standings sheet, and the
 Rallytaire season sheet.
 
-Each race's course sheet is drawn by :func:`sheetgen.render.rally_risk.draw_course_sheet`
+Each race's course sheet is drawn by :func:`sheetgen.render.rally_risk.course_sheet.draw_course_sheet`
 (the one Rally Risk course sheet); this module draws the pages around it. Tables are
 outlined boxes (shaded heads only when the ink mode fills areas); nothing is told by colour.
 """
@@ -258,7 +258,7 @@ def blank_score_rows(cal: Calendar) -> list[Row]:
 def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = (), library_name: str = "") -> tuple[bytes, int]:
     """The calendar's PDF: overview, then per rally its section lists and each race's
     course sheet, then the championship score sheet."""
-    from sheetgen.render.rally_risk import draw_course_sheet
+    from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
 
     cal = built.calendar
     width, height = template.page_size(paper)

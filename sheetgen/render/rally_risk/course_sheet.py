@@ -1,15 +1,13 @@
-"""Rally Risk PDFs: print-and-play road-section cards, a course sheet per race, and the
-reference card of the tables.
+"""The Rally Risk course sheet of a race: the course on its grid squares as laid on the
+table (every space's factor and progressive number, fords, start and finish), the race kind,
+the zone's weather chart and the analysis beside it, every space in a numbered strip, a row
+per driver for assistance, mechanics and tyres, and a round tracker. `print_race` (a race
+file's printable) adds the reference card of the race's tables; the calendar draws each of
+its races' course sheets with :func:`draw_course_sheet`.
 
-The geometry (roads in their squares, cards on a page, the course map) comes from
-:mod:`sheetgen.games.rally_risk.layout`, which is pure and tested without reportlab; this
-module only draws it. Nothing is told by colour alone: fords are wavy lines across the
-road, the most dangerous spaces have a heavy outline, the start is a bar and the finish
-chequered, and every number is printed as text.
-
-Reusable drawing functions (each draws on the current page of a :class:`Sheet`):
-:func:`draw_section_card`, :func:`draw_course_sheet` (a whole course sheet, ended with
-``sheet.end_page()``) and :func:`draw_reference_card`.
+The course map's geometry comes from :mod:`sheetgen.games.rally_risk.layout`; this module
+only draws it. Nothing is told by colour alone: the most dangerous spaces have a heavy
+outline, the start is a bar and the finish chequered, and every number is printed as text.
 """
 
 from __future__ import annotations
@@ -17,40 +15,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sheetgen.games.rally_risk.house_tables import LABEL as HOUSE_LABEL
-from sheetgen.games.rally_risk.layout import (
-    CardGrid,
-    CourseMap,
-    RoadShape,
-    card_grid,
-    course_map,
-    road_shape,
-    space_strip,
-)
-from sheetgen.games.rally_risk.model import (
-    DIE,
-    GEARS,
-    MAX_MECHANICS,
-    MECHANIC_RANGE,
-    Assistance,
-    Library,
-    Race,
-    Section,
-    Side,
-    Tables,
-    Tag,
-    Zone,
-)
-from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
+from sheetgen.games.rally_risk.layout import CourseMap, RoadShape, course_map, road_shape, space_strip
+from sheetgen.games.rally_risk.model import GEARS, MAX_MECHANICS, MECHANIC_RANGE, Race, Side
+from sheetgen.games.rally_risk.scoring import ELIMINATION_HANDICAP
 from sheetgen.render.common import CAP, centred, fit_size, plural, polygon, pt, text_box, wave, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
+from sheetgen.render.rally_risk.common import BOX_PAD, DISPLAY, ORDINAL, PLAYERS, ZONE_NAMES, draw_road, edge_label, fitting_factor_size, ford_text
+from sheetgen.render.rally_risk.reference_card import draw_reference_card
 from sheetgen.template import MM, Template
 
-# card pages
-CARD_HEADER_MM = 10.0  # library name, page number, card size note and the scale bar
-MARK_GAP_MM = 1.0
-MARK_LEN_MM = 3.5
-# course sheet
 HEADER_MM = 15.0
 FOOTER_MM = 7.0
 GAP_MM = 3.0
@@ -64,177 +37,11 @@ RUNNING_HEADER_MM = 9.0  # round the map: START and FINISH beyond the road's end
 STRIP_ROW_MM = 12.0
 PLAYER_HEAD_MM = 7.0
 PLAYER_ROW_MM = 6.2
-PLAYERS = 6
 TITLE_ROW_MM = 5.0
-BOX_PAD = 1.2 * MM  # text in a box leaves this much of the box's width free
-
-ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
-ORDINAL = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th"}
-ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}
-TAG_WORDS = {Tag.STRAIGHT: "straight", Tag.FAST_ROAD: "fast road", Tag.CURVE: "curve", Tag.SHARP_CURVE: "sharp curve", Tag.FORD: "ford"}
-DISPLAY = {"gear_chart": "gear chart", "risk": "Table of Risks", "damage": "Damages Table", "weather": "weather charts", "tyres": "tyres", "special_extra": "special races"}
-
-
-# -- small drawing helpers -----------------------------------------------------------------------
 
 
 def _checkbox(sheet: Sheet, x: float, y: float, size: float = 3.0 * MM) -> None:
     sheet.box(x, y, size, size, width=sheet.ink.thin_width)
-
-
-# -- a road in its square ------------------------------------------------------------------------
-
-
-def draw_road(
-    sheet: Sheet,
-    road: RoadShape,
-    x0: float,
-    y0: float,
-    *,
-    numbers: tuple[int | None, ...] | None = None,
-    heavy: frozenset[int] = frozenset(),
-    number_size: float | None = None,
-    factor_size: float | None = None,
-    beside: bool = False,
-) -> None:
-    """The road of one section with its origin at (x0, y0) points: spaces, factors, fords.
-
-    numbers: what to print small by each space (default the space's index in the section;
-    on a course map the progressive numbers), inside the road near its edge, or just
-    outside it when `beside`. heavy: indexes of spaces outlined heavily."""
-    ink = sheet.ink
-    polygon(sheet, road.outline, x0, y0, fill=ink.track_fill, width=ink.line_width)
-    for space in road.spaces:
-        if space.ford:
-            polygon(sheet, space.polygon, x0, y0, fill=ink.box_fill, width=ink.thin_width)
-    sheet.stroke(width=ink.thin_width)
-    for a, b in road.dividers[1:-1]:
-        sheet.c.line(*pt(x0, y0, a), *pt(x0, y0, b))
-    half = road.width / 2
-    factor_size = factor_size or fitting_factor_size(road)
-    small = number_size or max(min(6.5, factor_size * 0.5), 4.0)
-    for space in road.spaces:
-        cx, cy = space.centre
-        tx, ty = space.tangent
-        nx, ny = -ty, tx
-        if space.ford:
-            # a stream across the road, running out beyond both edges
-            sheet.stroke(width=ink.thin_width)
-            reach = half + min(2.0, road.width * (0.06 if beside else 0.12))
-            for frac in (0.36, -0.36):
-                mx, my = cx + tx * space.length * frac, cy + ty * space.length * frac
-                wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=min(0.45, space.length * 0.06))
-        if space.index in heavy:
-            polygon(sheet, space.polygon, x0, y0, width=ink.corner_width, colour=ink.corner)
-        centred(sheet, *pt(x0, y0, space.centre), str(space.factor), factor_size, bold=True)
-        value = numbers[space.index - 1] if numbers else space.index
-        if value is None:
-            continue
-        label = str(value)
-        if beside:
-            ox, oy = space.outward
-            w = sheet.text_width(label, size=small) / MM
-            h = CAP * small * 25.4 / 72
-            d = half + 0.5 + abs(ox) * w / 2 + abs(oy) * h / 2
-            centred(sheet, *pt(x0, y0, (cx + ox * d, cy + oy * d)), label, small)
-        else:
-            centred(sheet, *pt(x0, y0, space.number_point), label, small)
-    sheet.stroke()
-
-
-def fitting_factor_size(road: RoadShape) -> float:
-    """The largest factor digits (points, at most 16) that fit the road's spaces."""
-    length = min(s.length for s in road.spaces)
-    return min(16.0, 0.5 * length / (CAP * 25.4 / 72), 0.42 * road.width / (CAP * 25.4 / 72))
-
-
-def _edge_label(sheet: Sheet, road: RoadShape, side: Side, heading: Side, text: str, size: float, x0: float, y0: float, inset: float = 1.4) -> None:
-    """`text` by the road where it meets `side`, on the right-hand side of travel."""
-    w = sheet.text_width(text, bold=True, size=size) / MM
-    h = CAP * size * 25.4 / 72
-    right = heading.turned(1)
-    rx, ry = right.step
-    ix, iy = side.opposite.step  # inward from that edge
-    ex, ey = road.edge_point(side)
-    start = road.width / 2 + inset
-    px, py = ex + rx * start + ix * inset, ey + ry * start + iy * inset
-    along, inward = (w, h) if rx else (h, w)
-    xs = (px, px + rx * along + ix * inward)
-    ys = (py, py + ry * along + iy * inward)
-    bx, by = min(xs), min(ys)
-    sheet.text(x0 + bx * MM, y0 + by * MM, text, bold=True, size=size)
-
-
-# -- section cards -------------------------------------------------------------------------------
-
-
-def card_text(section: Section) -> list[tuple[str, bool]]:
-    """The lines printed in a card's free corner: (text, bold)."""
-    tags = ", ".join(TAG_WORDS[t] for t in section.tags) or ("curve" if section.turns else "straight")
-    lines = [(section.name, True), (f"id {section.id}", False), (tags, False), ("factors " + " ".join(str(f) for f in section.factors), False)]
-    if section.fords:
-        lines.append(((("fords: spaces " if len(section.fords) > 1 else "ford: space ") + ", ".join(str(f) for f in section.fords)), False))
-    return lines
-
-
-def draw_section_card(sheet: Sheet, section: Section, x: float, y: float, size_mm: float, copy: int = 1, copies: int = 1) -> None:
-    """One road-section card of side `size_mm`, its bottom-left at (x, y) points."""
-    road = road_shape(section, size_mm)
-    sheet.box(x, y, size_mm * MM, size_mm * MM, width=sheet.ink.thin_width)
-    draw_road(sheet, road, x, y)
-    label = max(min(8.0, size_mm / 11), 5.5)
-    _edge_label(sheet, road, road.entry, road.entry.opposite, f"IN {ARROW[road.entry.opposite]}", label, x, y)
-    _edge_label(sheet, road, road.exit, road.exit, f"OUT {ARROW[road.exit]}", label, x, y)
-    # the words in the free corner, upright, wrapped to the room the road leaves
-    inset = 2.0
-    room = ((size_mm - road.width) / 2 - 2 * inset) * MM
-    body = max(min(6.5, size_mm / 12), 5.0)
-    lines: list[tuple[str, float, bool]] = []
-    for text, bold in card_text(section) + [(f"copy {copy} of {copies}", False)]:
-        size = body + 1.5 if bold else body
-        for part in wrap(sheet, text, room, size, bold):
-            lines.append((part, fit_size(sheet, part, room, size, bold), bold))
-    ns, ew = road.free_corner
-    lead = [s * 1.25 for _t, s, _b in lines]
-    total = sum(lead)
-    tx = x + inset * MM if ew is Side.W else x + size_mm * MM - inset * MM
-    align = "left" if ew is Side.W else "right"
-    ty = y + size_mm * MM - inset * MM if ns is Side.N else y + inset * MM + total
-    for (text, size, bold), step in zip(lines, lead):
-        ty -= step * 0.82
-        sheet.text(tx, ty, text, bold=bold, size=size, align=align)
-        ty -= step * 0.18
-
-
-def card_plan(library: Library, template: Template, paper: str | None = None) -> tuple[CardGrid, list[list[tuple[Section, int]]]]:
-    """The card grid of a page and the cards (section, copy number) on each page: every
-    section as many times as the box has it, in library order."""
-    width_pt, height_pt = template.page_size(paper)
-    grid = card_grid(width_pt / MM, height_pt / MM, template.margin_mm, library.card_mm, header=CARD_HEADER_MM, footer=0.0, mark_gap=MARK_GAP_MM, mark_len=MARK_LEN_MM)
-    cards = [(section, k) for section in library.sections for k in range(1, section.copies + 1)]
-    pages = [cards[i : i + grid.per_page] for i in range(0, len(cards), grid.per_page)]
-    return grid, pages
-
-
-def draw_card_page(sheet: Sheet, library: Library, grid: CardGrid, cards: list[tuple[Section, int]], page: int, pages: int) -> None:
-    """One page of section cards with their cut marks, its header and scale bar."""
-    top = sheet.top
-    sheet.text(sheet.left, top - 4 * MM, library.name, "heading", bold=True)
-    sheet.text(sheet.right, top - 4 * MM, f"Rally Risk road-section cards, page {page} of {pages}", "small", align="right")
-    note = f"Cards {library.card_mm:g} mm square: cut along the card edges, from mark to mark."
-    sheet.text(sheet.left, top - 8.6 * MM, note, "small")
-    bar_label = "50 mm: print at 100 %"
-    bar_x = sheet.right - (50 * MM + 2 * MM + sheet.text_width(bar_label, "small"))
-    sheet.scale_bar(bar_x, top - 8.6 * MM, bar_label)
-    for slot, (section, copy) in enumerate(cards):
-        ox, oy = grid.origin(slot)
-        draw_section_card(sheet, section, ox * MM, oy * MM, grid.card, copy, section.copies)
-    sheet.stroke(width=sheet.ink.thin_width)
-    for a, b in grid.marks(len(cards)):
-        sheet.c.line(a[0] * MM, a[1] * MM, b[0] * MM, b[1] * MM)
-
-
-# -- course sheet --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -353,11 +160,11 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
     if free(first_sq, first_road.entry):
         _end_word(sheet, first_road, first_road.entry, "START", size, fx, fy, 0.8)
     else:
-        _edge_label(sheet, first_road, first_road.entry, first_road.entry.opposite, "START", size, fx, fy, inset=0.8)
+        edge_label(sheet, first_road, first_road.entry, first_road.entry.opposite, "START", size, fx, fy, inset=0.8)
     if finish_free:
         _end_word(sheet, last_road, last_road.exit, "FINISH", size, lx, ly, depth + 0.6)
     else:
-        _edge_label(sheet, last_road, last_road.exit, last_road.exit, "FINISH", size, lx, ly, inset=0.8)
+        edge_label(sheet, last_road, last_road.exit, last_road.exit, "FINISH", size, lx, ly, inset=0.8)
 
 
 def _end_word(sheet: Sheet, road: RoadShape, side: Side, word: str, size: float, x0: float, y0: float, gap: float) -> None:
@@ -461,14 +268,6 @@ def _sector_text(sector) -> str:
 WEATHER_ROW_MM = 4.2
 
 
-def _ford_text(tables: Tables) -> str:
-    """A ford's factor by weather, e.g. 'rain and storm 5, snow 3'."""
-    by_factor: dict[int, list[str]] = {}
-    for weather, factor in tables.fords:
-        by_factor.setdefault(factor, []).append(weather.value)
-    return ", ".join(f"{' and '.join(names)} {factor}" for factor, names in by_factor.items())
-
-
 def _weather_rows(sectors: int) -> int:
     """Rows of the weather list beside the map: one column up to 10 sectors, else two."""
     return sectors if sectors <= 10 else math.ceil(sectors / 2)
@@ -521,7 +320,7 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
         if i == chart.start:
             sheet.text(cx + col_w - 1 * MM, ry + 1.2 * MM, "\u25c0 start", "small", bold=True, align="right")
     y -= rows * row
-    sheet.text(x, y - 3 * MM, "fords: " + _ford_text(tables), "small")
+    sheet.text(x, y - 3 * MM, "fords: " + ford_text(tables), "small")
     y -= 4 * MM + 4 * MM
     if analysis is None:
         return y
@@ -756,212 +555,6 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
     return plan.pages
 
 
-# -- reference card ------------------------------------------------------------------------------
-
-
-def _source(tables: Tables, name: str) -> str:
-    return "from your box (spec)" if name in tables.overridden else "house table"
-
-
-def _table_head(sheet: Sheet, x: float, y: float, width: float, title: str, source: str) -> float:
-    sheet.text(x, y - 3.6 * MM, title, "heading", bold=True)
-    sheet.text(x + width, y - 3.6 * MM, source.upper() if source == "house table" else source, "small", bold=True, align="right")
-    return y - 5.5 * MM
-
-
-def _grid(sheet: Sheet, x: float, y: float, head_w: float, cell_w: float, row_h: float, header: list[str], rows: list[tuple[str, list[str]]], corner: str = "") -> float:
-    size = sheet.t.sizes["body"]
-    text_box(sheet, x, y - row_h, head_w, row_h, corner, size=sheet.t.sizes["small"], bold=True, shaded=True, pad=BOX_PAD)
-    for k, h in enumerate(header):
-        text_box(sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, h, size=size, bold=True, shaded=True, pad=BOX_PAD)
-    y -= row_h
-    for label, cells in rows:
-        text_box(sheet, x, y - row_h, head_w, row_h, label, size=size, bold=True, shaded=True, pad=BOX_PAD)
-        for k, value in enumerate(cells):
-            text_box(sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, value, size=size, pad=BOX_PAD)
-        y -= row_h
-    return y
-
-
-def _notes(sheet: Sheet, x: float, y: float, width: float, lines: list[str], size_key: str = "small") -> float:
-    size = sheet.t.sizes[size_key]
-    for k, line in enumerate(lines):
-        if k:
-            y -= 0.8 * MM
-        for part in wrap(sheet, line, width, size):
-            sheet.text(x, y - size * 1.0, part, size_key)
-            y -= size * 1.3
-    return y
-
-
-def draw_reference_card(sheet: Sheet, tables: Tables, *, title: str = "Rally Risk reference card", subtitle: str = "") -> None:
-    """The tables a race is played with, and the modifiers summary, on the current page
-    of `sheet`; then ``sheet.end_page()``. Each table says whether it is a house table."""
-    x, top, right = sheet.left, sheet.top, sheet.right
-    sheet.text(x, top - 6 * MM, title, "title", bold=True)
-    if subtitle:
-        sheet.text(right, top - 5 * MM, subtitle, "small", align="right")
-    own = [DISPLAY[n] for n in tables.overridden]
-    if own:
-        note = f"From your box (given in the race spec): {', '.join(own)}. Every other table is a sheetgen house table."
-    else:
-        note = f"HOUSE TABLES: {HOUSE_LABEL}. They reproduce every worked example of the rulebook; a race spec can give your box's own."
-    y = top - 10 * MM
-    lines = wrap(sheet, note, right - x - 4 * MM, sheet.t.sizes["body"], True)
-    h = (len(lines) * 3.6 + 2.4) * MM
-    sheet.box(x, y - h, right - x, h, width=sheet.ink.line_width * 1.6)
-    for k, line in enumerate(lines):
-        sheet.text(x + 2 * MM, y - (3.6 + k * 3.6) * MM, line, "body", bold=True)
-    y -= h + 4 * MM
-    col_w = (right - x - 8 * MM) / 2
-    left_x, right_x = x, x + col_w + 8 * MM
-    row_h = (5.6 if len(tables.damage) <= 6 else 4.4) * MM
-    # gear chart
-    ly = _table_head(sheet, left_x, y, col_w, "Gear chart", _source(tables, "gear_chart"))
-    bonus = {a: tables.bonus(a) for a in Assistance}
-    rows = []
-    for g, (lo, hi) in zip(GEARS, tables.gear_chart):
-        cells = []
-        for a in Assistance:
-            b = bonus[a] if g > 1 else 0
-            cells.append(f"{lo + b}" if lo == hi else f"{lo + b}\u2013{hi + b}")
-        extra = tables.special_extra[g - 1]
-        cells.append(f"+{extra}" if extra else "-")
-        rows.append((ORDINAL[g], cells))
-    head_w = 16 * MM
-    ly = _grid(sheet, left_x, ly, head_w, (col_w - head_w) / 4, row_h, ["permanent", "rapid", "normal", "special"], rows, "gear")
-    ly = _notes(
-        sheet,
-        left_x,
-        ly - 1 * MM,
-        col_w,
-        [
-            "Spaces moved, minimum-maximum, by assistance (rapid +1, normal +2; 1st gear always 1). Special races add the last column to the maximum (" + _source(tables, "special_extra") + ").",
-            "Shift one gear at a time; the R.P.M. card (once a race) allows one shift down by two. Start, and restart after going off or a mechanic's stop, in 1st gear. Braking: one space less per braking, +1 to the factor of the space braked on.",
-        ],
-    )
-    # table of risks
-    ly = _table_head(sheet, left_x, ly - 3 * MM, col_w, "Table of Risks", _source(tables, "risk"))
-    rows = [(ORDINAL[g], [str(v) for v in row]) for g, row in zip(GEARS, tables.risk)]
-    ly = _grid(sheet, left_x, ly, head_w, (col_w - head_w) / 6, row_h, [f"die {d}" for d in DIE], rows, "gear")
-    ly = _notes(
-        sheet,
-        left_x,
-        ly - 1 * MM,
-        col_w,
-        ["The highest factor the car takes safely this round. Die + assistance + weather, never above 6. Each space entered with a higher factor is checked on the Damages Table."],
-    )
-    # damages table
-    ly = _table_head(sheet, left_x, ly - 3 * MM, col_w, "Damages Table", _source(tables, "damage"))
-    last = len(tables.damage)
-    rows = [(f"{d}+" if d == last else str(d), [o.value for o in row]) for d, row in enumerate(tables.damage, start=1)]
-    ly = _grid(sheet, left_x, ly, head_w, (col_w - head_w) / 6, row_h, [f"die {d}" for d in DIE], rows, "difference")
-    ly = _notes(
-        sheet,
-        left_x,
-        ly - 1 * MM,
-        col_w,
-        [
-            "Row: the space's factor minus the risk factor. - none; tc tail spin (stop, go on next round); 1, 2, 3: stop and sit out that many rounds; e eliminated. Any damage stops the car on that space.",
-        ],
-    )
-    ly -= 3 * MM
-    sheet.text(left_x, ly - 3.6 * MM, "A round", "heading", bold=True)
-    ly = _notes(
-        sheet,
-        left_x,
-        ly - 5.5 * MM,
-        col_w,
-        [
-            "The first player rolls for the weather. Then every car that has started moves, in departure order (car k first moves in round k): "
-            "set the gear, roll the die, read the risk factor, move between the gear's minimum and maximum.",
-            "Scores: rounds behind the first arrival minus the start order, fewest wins; a destroyed car scores the last arrival's + "
-            f"{ELIMINATION_HANDICAP}. A rally's places earn {', '.join(str(p) for p in CHAMPIONSHIP_POINTS)} championship points.",
-        ],
-        "body",
-    )
-    # weather charts
-    ry = _table_head(sheet, right_x, y, col_w, "Weather charts", _source(tables, "weather"))
-    ry = _notes(sheet, right_x, ry, col_w, ["The first player rolls each round: even, the marker moves one sector forward; odd, one back (it stays at either end). Bold box: start sector."])
-    for zone in Zone:
-        chart = tables.chart(zone)
-        ry -= 1.5 * MM
-        sheet.text(right_x, ry - 3 * MM, f"{zone.value}  {ZONE_NAMES[zone]}", "body", bold=True)
-        ry -= 4.5 * MM
-        n = len(chart.sectors)
-        per_row = n if n <= 12 else math.ceil(n / 2)  # long charts in two rows, in order
-        w = col_w / per_row
-        h = 7.5 * MM
-        for i, sector in enumerate(chart.sectors):
-            cx = right_x + (i % per_row) * w
-            cy = ry - (i // per_row) * h
-            sheet.box(cx, cy - h, w, h, width=sheet.ink.line_width * 2.2 if i == chart.start else sheet.ink.thin_width)
-            word = sector.weather.value
-            size = fit_size(sheet, word, w - 1 * MM, sheet.t.sizes["small"], least=4.0)
-            centred(sheet, cx + w / 2, cy - 2.6 * MM, word, size, bold=i == chart.start)
-            centred(sheet, cx + w / 2, cy - 5.6 * MM, f"+{sector.modifier}" if sector.modifier else "", size)
-        ry -= h * math.ceil(n / per_row)
-    ry = _notes(sheet, right_x, ry - 1.5 * MM, col_w, [f"+N: added to the risk roll. A ford's factor: {_ford_text(tables)} (rulebook)."])
-    # tyres
-    ry = _table_head(sheet, right_x, ry - 3 * MM, col_w, "Special tyres", _source(tables, "tyres"))
-    weathers = [w for w in ("clear", "cloudy", "rain", "storm", "snow")]
-    rows = []
-    for kind, effects in tables.tyres:
-        got = {w.value: e for w, e in effects}
-        cells = []
-        for w in weathers:
-            e = got.get(w)
-            bits = []
-            if e is not None and e.move:
-                bits.append(f"move {e.move:+d}")
-            if e is not None and e.factor:
-                bits.append(f"factor {e.factor:+d}")
-            cells.append(" ".join(bits) or "-")
-        rows.append((f"{kind.value}", cells))
-    ry = _grid(sheet, right_x, ry, 14 * MM, (col_w - 14 * MM) / 5, row_h, weathers, rows, "tyres")
-    ry = _notes(sheet, right_x, ry - 1 * MM, col_w, ["Chosen before the start; changed only at a mechanic's stop. Movement never below 1, factors never below 0."])
-    # modifiers summary
-    ry -= 3 * MM
-    sheet.text(right_x, ry - 3.6 * MM, "Summary of the modifying factors", "heading", bold=True)
-    ry -= 5.5 * MM
-    ry = _notes(
-        sheet,
-        right_x,
-        ry,
-        col_w,
-        [
-            "Roll of the die for the risk factor: assistance rapid +1, normal +2; weather rain +1, storm +2 or +3, snow +2 or +3 (as the chart says).",
-            "Speed and safety factors: passing +1 for each car passed; weather changes fords; rain or snow tyres -1 in their weather; braking +1 per braking on that space.",
-            f"Mechanics (1-3 per car, placed before the start on numbered spaces) reach {MECHANIC_RANGE} spaces either way: k mechanics together turn damage of degree k or less into tc; 3rd degree within one mechanic's reach becomes 2nd. Stop at a mechanic in 1st or 2nd gear.",
-        ],
-        "body",
-    )
-    sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
-    sheet.end_page()
-
-
-# -- documents -----------------------------------------------------------------------------------
-
-
-def render_library(library: Library, template: Template, *, tables: Tables, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
-    """A library's printable PDF: every section as cards (as many as the box has), cut
-    marks on every page, then the reference card of the house tables."""
-    grid, pages = card_plan(library, template, paper)
-    meta = Meta(
-        title=f"{library.name}: Rally Risk road sections",
-        subject="Rally Risk print-and-play road-section cards and reference card",
-        keywords=("rally risk", "road sections") + keywords,
-    )
-
-    def draw(sheet: Sheet) -> None:
-        for number, cards in enumerate(pages, start=1):
-            draw_card_page(sheet, library, grid, cards, number, len(pages))
-            sheet.end_page()
-        draw_reference_card(sheet, tables, subtitle=f"{library.name}: play with these tables")
-
-    return render_pdf(template, ink, paper, meta, draw)
-
-
 def render_race(race: Race, template: Template, *, analysis=None, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
     """A race's printable PDF: its course sheet, then the reference card of its tables."""
     meta = Meta(
@@ -978,14 +571,6 @@ def render_race(race: Race, template: Template, *, analysis=None, paper: str | N
         draw_reference_card(sheet, race.tables, subtitle=f"{race.name}: page {total} of {total}")
 
     return render_pdf(template, ink, paper, meta, draw)
-
-
-def print_library(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
-    """The printable of a Rally Risk library: its section cards and the reference card of the
-    house tables."""
-    from sheetgen.games.rally_risk.tables import house_tables
-
-    return render_library(spec.model, template, tables=house_tables(), paper=paper, ink=ink, keywords=keywords)
 
 
 def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:

@@ -1,0 +1,11 @@
+"""Rally Risk's printables (`GAME.printables` in :mod:`sheetgen.games.rally_risk`), and the
+championship pages `sheetgen calendar` and `sheetgen standings` print.
+
+- `section_cards`: a library's road-section cards with their cut marks, then the reference
+  card of the house tables; ``print_library`` prints a library file.
+- `course_sheet`: a race's course sheet (map, side panel, space strip, driver rows, round
+  tracker), then the reference card of its tables; ``print_race`` prints a race file.
+- `reference_card`: the tables a race is played with, on one page.
+- `common`: what those sheets share (the words for the game's things, a road section drawn in
+  its square).
+"""

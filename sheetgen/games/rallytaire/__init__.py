@@ -190,7 +190,7 @@ GAME = Game(
     simulate=_simulate,
     printables=(
         Printable("race sheets", ("race",), "sheetgen.render.rallytaire.race_sheet:print_race"),
-        Printable("season sheet", ("season",), "sheetgen.render.championship:print_season"),
+        Printable("season sheet", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season"),
     ),
     generator=Generator(_generate, "a new race: every stage valid, in its difficulty band and laid out on A4 and Letter"),
     timetable=_timetable,

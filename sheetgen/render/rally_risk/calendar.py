@@ -1,10 +1,8 @@
-"""Championship PDFs: the Rally Risk calendar (overview, each rally's section lists, each
-race's course sheet, the championship score sheet), the standings sheet, and the
-Rallytaire season sheet.
-
-Each race's course sheet is drawn by :func:`sheetgen.render.rally_risk.course_sheet.draw_course_sheet`
-(the one Rally Risk course sheet); this module draws the pages around it. Tables are
-outlined boxes (shaded heads only when the ink mode fills areas); nothing is told by colour.
+"""The Rally Risk championship calendar's PDF: the overview (every rally and race with its
+sections counted by kind), each rally's section lists (the sections of each race in driving
+order, with a small map), each race's course sheet (drawn by
+:func:`sheetgen.render.rally_risk.course_sheet.draw_course_sheet`), and the championship
+score sheet, which the standings sheet prints filled in.
 """
 
 from __future__ import annotations
@@ -13,26 +11,14 @@ from typing import Sequence
 
 from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, RaceCheck, limits_text, tag_counts
 from sheetgen.games.rally_risk.graph import layout_graph
-from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side, Zone
+from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
 from sheetgen.render.common import CAP, fit_size, plural, text_box
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.tables import FOOTER_MM, HEADER_MM, Column, Row, Table, count_pages, draw_table_pages, page_footer, page_header, paragraphs, table_head, table_rows
+from sheetgen.render.rally_risk.common import ARROW, PLAYERS, ZONE_NAMES, race_label
+from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
+from sheetgen.render.tables import FOOTER_MM, HEADER_MM, Column, Row, Table, count_pages, draw_table_pages, page_footer, page_header
 from sheetgen.template import MM, Template
-
-ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
-ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}
-PLAYERS = 6
-
-
-# --------------------------------------------------------------------------- helpers
-
-
-def _race_label(race: Race) -> str:
-    return race.name.split(", ", 1)[-1] if ", " in race.name else race.name
-
-
-# --------------------------------------------------------------------------- calendar
 
 
 def _rally_words(rally: Rally) -> str:
@@ -61,7 +47,7 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
         for race, check in zip(rally.courses, checks):
             counts = tag_counts(race)
             values = [
-                _race_label(race) + (" (no speed limits)" if race.special else ""),
+                race_label(race) + (" (no speed limits)" if race.special else ""),
                 race.zone.value,
                 str(len(race.course)),
                 str(race.length),
@@ -211,9 +197,6 @@ def _rally_pages(room: float, rally: Rally) -> list[list[int]]:
     return pages
 
 
-# --------------------------------------------------------------------------- Rally Risk score sheet
-
-
 SCORING_NOTES = (
     "Per race (score A): score = rounds behind the first car home - your place in the starting order (1st to start: 1). "
     "Fewest is best. Rulebook example: players 2 and 3 finish together, player 1 two rounds later, player 4 four rounds later: "
@@ -238,7 +221,7 @@ def score_table(sheet_width: float, players: Sequence[str]) -> Table:
     return Table(tuple(columns), tuple(groups), row_h=6.0 * MM, head_h=4.2 * MM)
 
 
-def _race_names(rally: Rally) -> list[str]:
+def race_names(rally: Rally) -> list[str]:
     normal = [f"race {k + 1}" for k in range(len(rally.races))]
     return normal + (["special"] if len(rally.specials) == 1 else [f"special {k + 1}" for k in range(len(rally.specials))])
 
@@ -249,7 +232,7 @@ def blank_score_rows(cal: Calendar) -> list[Row]:
     rows: list[Row] = []
     empty = ("",) * (3 * PLAYERS)
     for rally in cal.rallies:
-        rows += [Row("row", (f"{rally.name} {name}",) + empty) for name in _race_names(rally)]
+        rows += [Row("row", (f"{rally.name} {name}",) + empty) for name in race_names(rally)]
         rows.append(Row("total", (f"{rally.name} total",) + empty))
     rows.append(Row("total", ("championship points",) + empty))
     return rows
@@ -258,8 +241,6 @@ def blank_score_rows(cal: Calendar) -> list[Row]:
 def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = (), library_name: str = "") -> tuple[bytes, int]:
     """The calendar's PDF: overview, then per rally its section lists and each race's
     course sheet, then the championship score sheet."""
-    from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
-
     cal = built.calendar
     width, height = template.page_size(paper)
     margin = template.margin_mm * MM
@@ -297,167 +278,3 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
         score_pages(sheet, page, pages)
 
     return render_pdf(template, ink, paper, meta, draw)
-
-
-# --------------------------------------------------------------------------- standings
-
-
-def _signed(v: int) -> str:
-    return f"{v:+d}" if v else "0"
-
-
-def standings_rows(st) -> list[Row]:
-    """The score sheet filled in from the standings; with a calendar, the races still to
-    run follow as empty rows, so the sheet can be carried on by hand."""
-    players = st.players
-    blank = ("",) * (3 * PLAYERS)
-
-    def per_player(values) -> tuple[str, ...]:
-        cells: list[str] = []
-        for k in range(PLAYERS):
-            cells += values(players[k]) if k < len(players) else ["", "", ""]
-        return tuple(cells)
-
-    rows: list[Row] = []
-    calendar = st.calendar
-    recorded = set()
-    for k_rally, r in enumerate(st.rallies):
-        recorded.add(r.result.id)
-        rally = calendar.get(r.result.id) if calendar is not None and r.result.id else None
-        name = r.result.name
-        for rs in r.races:
-            label = _race_label(rs.race) if rs.race.name.startswith(name + ", ") else rs.race.name
-            cells = per_player(
-                lambda p, rs=rs: [str(rs.race.departure.index(p) + 1), "out" if rs.race.round_of(p) is None else str(rs.race.round_of(p)), _signed(rs.score(p))]
-            )
-            rows.append(Row("row", (f"{name} {label}",) + cells))
-        if rally is not None:
-            rows += [Row("row", (f"{name} {n}",) + blank) for n in _race_names(rally)[len(r.races) :]]
-        totals = per_player(
-            lambda p, r=r: [_signed(r.totals[players.index(p)]), str(r.places[players.index(p)]), "-" if r.points is None else str(r.points[players.index(p)])]
-        )
-        rows.append(Row("total", (f"{name} total" + ("" if r.result.complete else " (running)"),) + totals))
-    if calendar is not None:
-        for rally in calendar.rallies:
-            if rally.id not in recorded:
-                rows += [Row("row", (f"{rally.name} {n}",) + blank) for n in _race_names(rally)]
-                rows.append(Row("total", (f"{rally.name} total",) + blank))
-    by_player = {row.player: row for row in st.table}
-    rows.append(Row("total", ("championship: place, points",) + per_player(lambda p: ["", str(by_player[p].place), str(by_player[p].points)])))
-    return rows
-
-
-def _draw_championship(sheet: Sheet, st, y: float) -> float:
-    """The championship table and the next race's departure; returns the y below."""
-    x, width = sheet.left, sheet.right - sheet.left
-    y -= 5 * MM
-    sheet.text(x, y, "Championship", "heading", bold=True)
-    sheet.text(x + 30 * MM, y, "9, 6, 4, 3, 2, 1 points per rally; tied drivers share the better place", "small")
-    y -= 2.5 * MM
-    rallies = st.rallies
-    fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left"), Column("points", 15 * MM)]
-    tail = Column("score A", 16 * MM)
-    room = width - sum(c.width for c in fixed) - tail.width
-    each = min(room / max(len(rallies), 1), 26 * MM)
-    columns = fixed + [Column(r.result.name, each) for r in rallies] + [tail]
-    table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.2 * MM)
-    rows = []
-    for row in st.table:
-        cells = [str(row.place), row.player, str(row.points)]
-        cells += ["-" if v is None else str(v) for v in row.rally_points]
-        cells.append(_signed(row.score_total))
-        rows.append(Row("row", tuple(cells)))
-    y, _n = table_rows(sheet, table, table_head(sheet, table, y), rows, sheet.bottom)
-    y -= 5 * MM
-    from sheetgen.games.rally_risk.standings import departure_text
-
-    sheet.text(x, y, "Next race", "heading", bold=True)
-    y -= 4.5 * MM
-    lines = [f"Starting order: {departure_text(st.next_departure)}" + (" (tied drivers draw lots, rulebook)" if st.draw_lots else "")]
-    if st.chooses_next:
-        lines.append(f"Chosen by the last to arrive in the last race: {' or '.join(st.chooses_next)}.")
-    if st.remaining:
-        lines.append(f"Still to run: {', '.join(st.remaining)}.")
-    return paragraphs(sheet, x, y, width, lines, "body", 4.0) - 1 * MM
-
-
-def render_standings(st, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
-    """The standings sheet: the championship table, the next race's departure, and the
-    score sheet filled in (the races still to run left empty)."""
-    width, _h = template.page_size(paper)
-    table = score_table(width - 2 * template.margin_mm * MM, st.players)
-    rows = standings_rows(st)
-    races = sum(len(r.races) for r in st.rallies)
-    subtitle = f"{len(st.players)} drivers, {plural(races, 'race')} run; score A per race, points per rally (score B)"
-
-    def pages_of(sheet: Sheet, pages: int) -> int:
-        def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, f"{st.name}: standings" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship standings", page, pages)
-
-        return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SCORING_NOTES, before=lambda s, y: _draw_championship(s, st, y))
-
-    pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
-    meta = Meta(title=f"{st.name}: Rally Risk standings", subject="Rally Risk championship standings and score sheet", keywords=("rally risk", "standings") + keywords)
-    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
-
-
-# --------------------------------------------------------------------------- Rallytaire season
-
-
-SEASON_NOTES = (
-    "Stage time: 10 s for every turn before the finishing turn, plus the time table's seconds for the finishing turn (on every race "
-    "sheet). Race time: its stages added up. Season: the race times added up; the least wins.",
-    "par: the expected time of the best possible play in the basic game (sheetgen's exact solver): a time to beat.",
-)
-
-
-def render_season(season, analyses: dict | None, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
-    """The season sheet: every race and stage with its par, a time box per driver (or per
-    attempt), race totals and the season total."""
-    width, _h = template.page_size(paper)
-    room = width - 2 * template.margin_mm * MM
-    fixed = [Column("race / stage", 62 * MM, "left"), Column("spaces", 13 * MM), Column("par s", 15 * MM)]
-    names = season.columns
-    each = (room - sum(c.width for c in fixed)) / len(names)
-    table = Table(tuple(fixed + [Column(n, each) for n in names]), row_h=6.5 * MM, head_h=5.5 * MM)
-    blank = ("",) * len(names)
-    analyses = analyses or {}
-    rows: list[Row] = []
-    for k, entry in enumerate(season.races):
-        a = analyses.get(k)
-        rows.append(Row("title", label=f"{k + 1}. {entry.race.name}  ({entry.source})"))
-        for j, stage in enumerate(entry.race.stages):
-            par = "" if a is None else f"{a.stages[j].par_time:.1f}"
-            rows.append(Row("row", (f"{stage.name} ({stage.surface.value})", str(stage.length), par) + blank))
-        rows.append(Row("total", ("race time", str(sum(s.length for s in entry.race.stages)), "" if a is None else f"{a.par_time:.1f}") + blank))
-    total = "" if len(analyses) != len(season.races) else f"{sum(a.par_time for a in analyses.values()):.1f}"
-    rows.append(Row("total", ("season total", "", total) + blank))
-    subtitle = f"{plural(len(season.races), 'race')}; write each stage time in seconds, then add them up"
-
-    def pages_of(sheet: Sheet, pages: int) -> int:
-        def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, f"{season.name}" + (" (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
-
-        return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SEASON_NOTES)
-
-    pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
-    meta = Meta(title=f"{season.name}: Rallytaire season sheet", subject="Rallytaire season sheet", keywords=("rallytaire", "season") + keywords)
-    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
-
-
-def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
-    """The printable of a Rally Risk results file: the standings sheet `sheetgen standings -o`
-    prints."""
-    from sheetgen.games.rally_risk.standings import standings
-
-    return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)
-
-
-def print_season(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
-    """The printable of a Rallytaire season: its season sheet with the par times (each race's
-    own sheets come from its race file, or `sheetgen generate ... --render`)."""
-    from sheetgen.games.rallytaire.solve import analyze_race
-
-    season = spec.model
-    analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
-    return render_season(season, analyses, template, paper=paper, ink=ink, keywords=keywords)

@@ -52,11 +52,11 @@ def _notes(sheet: Sheet, x: float, y: float, width: float, lines: list[str], siz
     return y
 
 
-def draw_reference_card(sheet: Sheet, tables: Tables, *, title: str = "Rally Risk reference card", subtitle: str = "") -> None:
+def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> None:
     """The tables a race is played with, and the modifiers summary, on the current page
     of `sheet`; then ``sheet.end_page()``. Each table says whether it is a house table."""
     x, top, right = sheet.left, sheet.top, sheet.right
-    sheet.text(x, top - 6 * MM, title, "title", bold=True)
+    sheet.text(x, top - 6 * MM, "Rally Risk reference card", "title", bold=True)
     if subtitle:
         sheet.text(right, top - 5 * MM, subtitle, "small", align="right")
     own = [DISPLAY[n] for n in tables.overridden]

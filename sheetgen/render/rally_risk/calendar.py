@@ -13,9 +13,10 @@ from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, 
 from sheetgen.games.rally_risk.graph import layout_graph
 from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
+from sheetgen.games.rally_risk.spec import MAX_PLAYERS, race_name
 from sheetgen.render.common import CAP, fit_size, plural, text_box
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.rally_risk.common import ARROW, PLAYERS, ZONE_NAMES, race_label
+from sheetgen.render.rally_risk.common import ARROW, ZONE_NAMES, race_label
 from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
 from sheetgen.render.tables import FOOTER_MM, HEADER_MM, Column, Row, Table, count_pages, draw_table_pages, page_footer, page_header
 from sheetgen.template import MM, Template
@@ -164,13 +165,12 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
         for h, w in cols:
             text_box(sheet, cx, y - row, w * MM, row, h, bold=True, shaded=True)
             cx += w * MM
-        number = 1
+        spaces = race.spaces
         for k, leg in enumerate(race.course, start=1):
             y -= row
-            n = len(leg.section.factors)
+            numbers = [s.number for s in spaces if s.leg == k - 1]
             tags = ", ".join(t.value.replace("_", " ") for t in leg.section.tags)
-            values = [str(k), f"{leg.section.id}: {leg.section.name}", f"{ARROW[leg.heading]} {leg.heading.value}", f"{number}-{number + n - 1}", _factor_text(leg), tags]
-            number += n
+            values = [str(k), f"{leg.section.id}: {leg.section.name}", f"{ARROW[leg.heading]} {leg.heading.value}", f"{numbers[0]}-{numbers[-1]}", _factor_text(leg), tags]
             cx = x
             for (h, w), value in zip(cols, values):
                 text_box(sheet, cx, y - row, w * MM, row, value, align="left" if h in ("section", "kind", "factors (* ford)") else "center", bold=h == "#")
@@ -212,25 +212,27 @@ def score_table(sheet_width: float, players: Sequence[str]) -> Table:
     """Race label, then per driver: start position, finishing round, score (rally rows:
     total, place, points)."""
     label = 46 * MM
-    sub = (sheet_width - label) / PLAYERS / 3
+    sub = (sheet_width - label) / MAX_PLAYERS / 3
     columns = [Column("race", label, "left")]
     groups = [("driver", 0, 1)]
-    for k in range(PLAYERS):
+    for k in range(MAX_PLAYERS):
         columns += [Column("start", sub), Column("round", sub), Column("score", sub)]
         groups.append((players[k] if k < len(players) else "", 1 + 3 * k, 3))
     return Table(tuple(columns), tuple(groups), row_h=6.0 * MM, head_h=4.2 * MM)
 
 
 def race_names(rally: Rally) -> list[str]:
-    normal = [f"race {k + 1}" for k in range(len(rally.races))]
-    return normal + (["special"] if len(rally.specials) == 1 else [f"special {k + 1}" for k in range(len(rally.specials))])
+    """The names the calendar gives a rally's races, after the rally's own: "race 1", ...,
+    "special"."""
+    counts = ((False, len(rally.races)), (True, len(rally.specials)))
+    return [race_name(rally, special, k + 1).removeprefix(f"{rally.name}, ") for special, count in counts for k in range(count)]
 
 
 def blank_score_rows(cal: Calendar) -> list[Row]:
     """One row per race, named by its rally, then the rally's total row; the championship
     points last (one page holds the rulebook's 22 races)."""
     rows: list[Row] = []
-    empty = ("",) * (3 * PLAYERS)
+    empty = ("",) * (3 * MAX_PLAYERS)
     for rally in cal.rallies:
         rows += [Row("row", (f"{rally.name} {name}",) + empty) for name in race_names(rally)]
         rows.append(Row("total", (f"{rally.name} total",) + empty))

@@ -15,7 +15,6 @@ from sheetgen.render.pdf import Sheet
 from sheetgen.template import MM
 
 BOX_PAD = 1.2 * MM  # text in a box leaves this much of the box's width free
-PLAYERS = 6
 ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
 ORDINAL = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th"}
 ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}

@@ -18,9 +18,10 @@ from dataclasses import dataclass
 from sheetgen.games.rally_risk.layout import CourseMap, RoadShape, course_map, road_shape, space_strip
 from sheetgen.games.rally_risk.model import GEARS, MAX_MECHANICS, MECHANIC_RANGE, Race, Side
 from sheetgen.games.rally_risk.scoring import ELIMINATION_HANDICAP
+from sheetgen.games.rally_risk.spec import MAX_PLAYERS
 from sheetgen.render.common import CAP, centred, fit_size, plural, polygon, pt, text_box, wave, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
-from sheetgen.render.rally_risk.common import BOX_PAD, DISPLAY, ORDINAL, PLAYERS, ZONE_NAMES, draw_road, edge_label, fitting_factor_size, ford_text
+from sheetgen.render.rally_risk.common import BOX_PAD, DISPLAY, ORDINAL, ZONE_NAMES, draw_road, edge_label, fitting_factor_size, ford_text
 from sheetgen.render.rally_risk.reference_card import draw_reference_card
 from sheetgen.template import MM, Template
 
@@ -70,7 +71,7 @@ def _strip_height(rows: int) -> float:
 
 
 def _players_height() -> float:
-    return TITLE_ROW_MM + PLAYER_HEAD_MM + PLAYERS * PLAYER_ROW_MM + 3.5  # and the key line
+    return TITLE_ROW_MM + PLAYER_HEAD_MM + MAX_PLAYERS * PLAYER_ROW_MM + 3.5  # and the key line
 
 
 TRACKER_MM = TITLE_ROW_MM + 4.2 + 6.0
@@ -441,7 +442,7 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
             ly = y + head_h / 2 + (len(lines[:2]) - 1) * 1.35 * MM - k * 2.7 * MM
             centred(sheet, cx + w * MM / 2, ly, line, fit_size(sheet, line, w * MM - 1.2 * MM, size, True), True)
         cx += w * MM
-    for car in range(1, PLAYERS + 1):
+    for car in range(1, MAX_PLAYERS + 1):
         y -= row_h
         cx = x
         for head, w in columns:

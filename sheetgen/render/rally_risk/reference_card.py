@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 
 from sheetgen.games.rally_risk.house_tables import LABEL as HOUSE_LABEL
-from sheetgen.games.rally_risk.model import DIE, GEARS, MECHANIC_RANGE, Assistance, Tables, Zone
+from sheetgen.games.rally_risk.model import DIE, GEARS, MAX_MECHANICS, MECHANIC_RANGE, Assistance, Tables, Weather, Zone
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
 from sheetgen.render.common import centred, fit_size, text_box, wrap
 from sheetgen.render.pdf import Sheet
@@ -19,6 +19,21 @@ from sheetgen.template import MM
 
 def _source(tables: Tables, name: str) -> str:
     return "from your box (spec)" if name in tables.overridden else "house table"
+
+
+def _assistance_text(tables: Tables) -> str:
+    """What each assistance adds to movement and to the risk roll: 'rapid +1, normal +2'."""
+    return ", ".join(f"{a.value} +{tables.bonus(a)}" for a in Assistance if tables.bonus(a))
+
+
+def _weather_text(tables: Tables) -> str:
+    """What the weather charts add to the risk roll: 'rain +1, storm +2 or +3, ...'."""
+    found: dict[Weather, set[int]] = {}
+    for _zone, chart in tables.weather:
+        for sector in chart.sectors:
+            if sector.modifier:
+                found.setdefault(sector.weather, set()).add(sector.modifier)
+    return ", ".join(f"{w.value} " + " or ".join(f"+{m}" for m in sorted(found[w])) for w in Weather if w in found) or "nothing"
 
 
 def _table_title(sheet: Sheet, x: float, y: float, width: float, title: str, source: str) -> float:
@@ -94,7 +109,7 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         ly - 1 * MM,
         col_w,
         [
-            "Spaces moved, minimum-maximum, by assistance (rapid +1, normal +2; 1st gear always 1). Special races add the last column to the maximum (" + _source(tables, "special_extra") + ").",
+            f"Spaces moved, minimum-maximum, by assistance ({_assistance_text(tables)}; 1st gear always 1). Special races add the last column to the maximum (" + _source(tables, "special_extra") + ").",
             "Shift one gear at a time; the R.P.M. card (once a race) allows one shift down by two. Start, and restart after going off or a mechanic's stop, in 1st gear. Braking: one space less per braking, +1 to the factor of the space braked on.",
         ],
     )
@@ -188,9 +203,9 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         ry,
         col_w,
         [
-            "Roll of the die for the risk factor: assistance rapid +1, normal +2; weather rain +1, storm +2 or +3, snow +2 or +3 (as the chart says).",
+            f"Roll of the die for the risk factor: assistance {_assistance_text(tables)}; weather {_weather_text(tables)} (as the chart says).",
             "Speed and safety factors: passing +1 for each car passed; weather changes fords; rain or snow tyres -1 in their weather; braking +1 per braking on that space.",
-            f"Mechanics (1-3 per car, placed before the start on numbered spaces) reach {MECHANIC_RANGE} spaces either way: k mechanics together turn damage of degree k or less into tc; 3rd degree within one mechanic's reach becomes 2nd. Stop at a mechanic in 1st or 2nd gear.",
+            f"Mechanics (1-{MAX_MECHANICS} per car, placed before the start on numbered spaces) reach {MECHANIC_RANGE} spaces either way: k mechanics together turn damage of degree k or less into tc; 3rd degree within one mechanic's reach becomes 2nd. Stop at a mechanic in 1st or 2nd gear.",
         ],
         "body",
     )

@@ -6,11 +6,13 @@ printable; `sheetgen standings -o` prints the same sheet.
 
 from __future__ import annotations
 
+from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS
+from sheetgen.games.rally_risk.spec import MAX_PLAYERS
 from sheetgen.games.rally_risk.standings import departure_text, standings
 from sheetgen.render.common import plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.calendar import SCORING_NOTES, race_names, score_table
-from sheetgen.render.rally_risk.common import PLAYERS, race_label
+from sheetgen.render.rally_risk.common import race_label
 from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_pages, page_header, paragraphs, table_head, table_rows
 from sheetgen.template import MM, Template
 
@@ -23,11 +25,11 @@ def standings_rows(st) -> list[Row]:
     """The score sheet filled in from the standings; with a calendar, the races still to
     run follow as empty rows, so the sheet can be carried on by hand."""
     players = st.players
-    blank = ("",) * (3 * PLAYERS)
+    blank = ("",) * (3 * MAX_PLAYERS)
 
     def per_player(values) -> tuple[str, ...]:
         cells: list[str] = []
-        for k in range(PLAYERS):
+        for k in range(MAX_PLAYERS):
             cells += values(players[k]) if k < len(players) else ["", "", ""]
         return tuple(cells)
 
@@ -65,7 +67,8 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
     x, width = sheet.left, sheet.right - sheet.left
     y -= 5 * MM
     sheet.text(x, y, "Championship", "heading", bold=True)
-    sheet.text(x + 30 * MM, y, "9, 6, 4, 3, 2, 1 points per rally; tied drivers share the better place", "small")
+    points = ", ".join(str(p) for p in CHAMPIONSHIP_POINTS)
+    sheet.text(x + 30 * MM, y, f"{points} points per rally; tied drivers share the better place", "small")
     y -= 2.5 * MM
     rallies = st.rallies
     fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left"), Column("points", 15 * MM)]

@@ -5,13 +5,14 @@ a season file's printable; `sheetgen season -o` prints the same sheet.
 
 from __future__ import annotations
 
+from sheetgen.games.rallytaire.timetable import TURN_SECONDS
 from sheetgen.render.common import plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_pages, page_header
 from sheetgen.template import MM, Template
 
 SEASON_NOTES = (
-    "Stage time: 10 s for every turn before the finishing turn, plus the time table's seconds for the finishing turn (on every race "
+    f"Stage time: {TURN_SECONDS} s for every turn before the finishing turn, plus the time table's seconds for the finishing turn (on every race "
     "sheet). Race time: its stages added up. Season: the race times added up; the least wins.",
     "par: the expected time of the best possible play in the basic game (sheetgen's exact solver): a time to beat.",
 )

@@ -61,8 +61,7 @@ def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 3
     jobs = int(sys.argv[2]) if len(sys.argv) > 2 else default_jobs()
     import sheetgen.games.rally_risk.solve  # noqa: F401 - imports are start-up, not the job
-    import sheetgen.render.championship  # noqa: F401
-    import sheetgen.render.rally_risk  # noqa: F401
+    import sheetgen.render.rally_risk.calendar  # noqa: F401 - and the course sheet it draws
 
     with tempfile.TemporaryDirectory() as out:
         rows = [run(1000 + k, jobs, out) for k in range(repeats)]

@@ -17,7 +17,7 @@ from sheetgen import layout
 from sheetgen.games.rallytaire.solve import analyze_race
 from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
 from sheetgen.registry import load_spec
-from sheetgen.render.rallytaire import render_race
+from sheetgen.render.rallytaire.race_sheet import render_race
 from sheetgen.template import load_template
 
 ROOT = Path(__file__).resolve().parent.parent

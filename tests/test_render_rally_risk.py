@@ -17,7 +17,7 @@ from sheetgen.games.rally_risk.layout import card_grid, course_map, road_shape
 from sheetgen.games.rally_risk.model import Library, Race
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs, can_render
-from sheetgen.render.rally_risk import card_plan
+from sheetgen.render.rally_risk.section_cards import card_plan
 from sheetgen.template import MM, load_template
 
 RR = SPECS / "rally_risk"
@@ -271,7 +271,7 @@ def test_course_sheet_is_reusable_on_another_sheet(race):
     """A calendar draws a course sheet per race on one canvas: draw_course_sheet takes the
     Sheet, draws one page and ends it."""
     from sheetgen.render.pdf import Meta, render_pdf
-    from sheetgen.render.rally_risk import draw_course_sheet
+    from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
 
     template = load_template("rally_risk")
 
@@ -411,7 +411,7 @@ def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monk
     """The course sheet can draw any length (a library user's course); race files stop at
     MAX_RACE_SPACES for the analysis' sake, so the limit is lifted to load this one."""
     from sheetgen.games.rally_risk import spec as rally_risk_spec
-    from sheetgen.render.rally_risk import course_sheet_pages, render_race
+    from sheetgen.render.rally_risk.course_sheet import course_sheet_pages, render_race
 
     monkeypatch.setattr(rally_risk_spec, "MAX_RACE_SPACES", 1000)
     race = load_spec(_snake(tmp_path)).model
@@ -434,7 +434,7 @@ def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monk
 def test_side_panel_height_is_what_it_draws(race):
     from sheetgen.games.rally_risk import race_analysis
     from sheetgen.render.pdf import Meta, render_pdf
-    from sheetgen.render.rally_risk import PANEL_MM, draw_side_panel, side_panel_height
+    from sheetgen.render.rally_risk.course_sheet import PANEL_MM, draw_side_panel, side_panel_height
 
     analysis = race_analysis(race.model)
     reached = []

@@ -144,7 +144,7 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) ->
     import hashlib
 
     from sheetgen.output import write_files
-    from sheetgen.render.championship import render_calendar
+    from sheetgen.render.rally_risk.calendar import render_calendar
 
     spec_file, pdf_file = calendar_files(loaded.path, built.seed, out_dir)
     text = calendar_text(loaded, built, spec_file)
@@ -195,7 +195,7 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
         raise loaded.wrong(f"{loaded.described('rally_risk')}; sheetgen standings needs a Rally Risk results file (kind: results)")
     st = compute(loaded.model)
     if target is not None:
-        from sheetgen.render.championship import render_standings
+        from sheetgen.render.rally_risk.standings import render_standings
 
         pdf, _pages = render_standings(st, _template("rally_risk"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
         write_pdf(target, pdf, inputs=loaded.sources)
@@ -240,7 +240,7 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
 
         analyses = {k: analyze_race(entry.race) for k, entry in enumerate(chosen.races)}
     if target is not None:
-        from sheetgen.render.championship import render_season
+        from sheetgen.render.rallytaire.season_sheet import render_season
 
         pdf, _pages = render_season(chosen, analyses, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
         write_pdf(target, pdf, inputs=loaded.sources)

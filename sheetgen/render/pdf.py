@@ -20,6 +20,8 @@ from reportlab.pdfgen.canvas import Canvas
 from sheetgen import __version__
 from sheetgen.template import MM, Ink, Template
 
+SCALE_LABEL = "50 mm: if this bar measures otherwise, print at 100 % (no fit to page)"
+
 _FONT_FILES = {"DejaVuSans": "DejaVuSans.ttf", "DejaVuSans-Bold": "DejaVuSans-Bold.ttf"}
 
 
@@ -106,7 +108,7 @@ class Sheet:
             self.fill(self.ink.shade)
         self.c.rect(x, y, w, h, stroke=1, fill=1 if filled else 0)
 
-    def scale_bar(self, x: float, y: float, label: str = "50 mm: if this bar measures otherwise, print at 100 % (no fit to page)") -> None:
+    def scale_bar(self, x: float, y: float, label: str = SCALE_LABEL) -> None:
         """A 50 mm bar with 10 mm ticks: measure it to check the printer did not scale the page."""
         length = 50 * MM
         self.stroke(width=self.ink.line_width)

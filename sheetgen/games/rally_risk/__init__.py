@@ -128,9 +128,9 @@ GAME = Game(
     analyze=_analyze,
     simulate=_simulate,
     printables=(
-        Printable("section cards and reference card", ("library",), "sheetgen.render.rally_risk:print_library"),
-        Printable("course sheet and reference card", ("race",), "sheetgen.render.rally_risk:print_race"),
-        Printable("standings sheet", ("results",), "sheetgen.render.championship:print_standings"),
+        Printable("section cards and reference card", ("library",), "sheetgen.render.rally_risk.section_cards:print_library"),
+        Printable("course sheet and reference card", ("race",), "sheetgen.render.rally_risk.course_sheet:print_race"),
+        Printable("standings sheet", ("results",), "sheetgen.render.rally_risk.standings:print_standings"),
     ),
     tables=_tables,
 )

@@ -53,11 +53,6 @@ _LENGTH_SHARE = {
 }
 
 
-def centre_line_length(section: Section, size: float) -> float:
-    """Length of the road's centre line in a square of side `size`."""
-    return _LENGTH_SHARE[road_kind(section)] * size
-
-
 def min_card_mm(section: Section) -> float:
     """The smallest card on which every space of `section` is MIN_SPACE_MM long."""
     return MIN_SPACE_MM * len(section.factors) / _LENGTH_SHARE[road_kind(section)]
@@ -272,10 +267,6 @@ class CardGrid:
     def cut_x(self) -> tuple[float, ...]:
         return tuple(self.x0 + i * self.card for i in range(self.cols + 1))
 
-    @property
-    def cut_y(self) -> tuple[float, ...]:
-        return tuple(self.y0 + j * self.card for j in range(self.rows + 1))
-
     def marks(self, used: int | None = None) -> tuple[tuple[Point, Point], ...]:
         """The cut marks (line segments) for the first `used` cards (default all): on each
         grid line, outside the grid, at both ends."""
@@ -381,10 +372,6 @@ class Strip:
     per_row: int
     rows: int
     cell: float
-
-    def position(self, number: int) -> tuple[int, int]:
-        """(row, column) of space `number` (1-based)."""
-        return (number - 1) // self.per_row, (number - 1) % self.per_row
 
 
 def space_strip(spaces: int, width: float, min_cell: float = 5.5, max_cell: float = 9.0) -> Strip:

@@ -216,8 +216,8 @@ GAME = Game(
     analyze=_analyze,
     simulate=_simulate,
     printables=(
-        Printable("race sheets", ("race",), "sheetgen.render.rallytaire:print_race"),
-        Printable("season sheet", ("season",), "sheetgen.render.championship:print_season"),
+        Printable("race sheets", ("race",), "sheetgen.render.rallytaire.race_sheet:print_race"),
+        Printable("season sheet", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season"),
     ),
     generator=Generator(_generate, "a new race: every stage valid, in its difficulty band and laid out on A4 and Letter"),
     timetable=_timetable,

@@ -1,0 +1,177 @@
+"""Pages of tables, for the sheets a championship or a season is scored on: the page's
+header and footer, paragraphs of notes, and text tables that run over as many pages as
+they need.
+
+Tables are outlined boxes (shaded heads only when the ink mode fills areas); nothing is
+told by colour.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from sheetgen.render.common import fit_size, text_box, wrap
+from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
+from sheetgen.template import MM, Template
+
+HEADER_MM = 17.0
+FOOTER_MM = 7.0
+
+
+def page_header(sheet: Sheet, title: str, subtitle: str, kind: str, page: int, pages: int) -> float:
+    """Title block; returns the y (points) below it."""
+    x, top, right = sheet.left, sheet.top, sheet.right
+    size = fit_size(sheet, title, (right - x) - 60 * MM, sheet.t.sizes["title"], True)
+    sheet.text(x, top - 6 * MM, title, bold=True, size=size)
+    sheet.text(right, top - 3.5 * MM, kind, "small", align="right")
+    sheet.text(right, top - 7 * MM, f"page {page} of {pages}", "small", align="right")
+    if subtitle:
+        sheet.text(x, top - 11.5 * MM, subtitle, "body", size=fit_size(sheet, subtitle, right - x, sheet.t.sizes["body"]))
+    sheet.stroke(width=sheet.ink.thin_width)
+    sheet.c.line(x, top - 13.5 * MM, right, top - 13.5 * MM)
+    return top - HEADER_MM * MM
+
+
+def page_footer(sheet: Sheet, note: str = "") -> None:
+    """The scale bar; a note to its right when it fits there, else just above it."""
+    sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
+    if note:
+        taken = sheet.left + 52 * MM + sheet.text_width(SCALE_LABEL, "small") + 6 * MM
+        y = sheet.bottom + 1.5 * MM if sheet.right - sheet.text_width(note, "small") > taken else sheet.bottom + 5.5 * MM
+        sheet.text(sheet.right, y, note, "small", align="right")
+
+
+def paragraphs(sheet: Sheet, x: float, y: float, width: float, texts: Sequence[str], size_key: str = "small", leading: float = 3.3) -> float:
+    """Wrapped paragraphs from y down, `leading` mm apart; returns the y below them."""
+    size = sheet.t.sizes[size_key]
+    for text in texts:
+        for line in wrap(sheet, text, width, size) if text.split() else ():
+            sheet.text(x, y, line, size=size)
+            y -= leading * MM
+    return y
+
+
+@dataclass(frozen=True)
+class Column:
+    head: str
+    width: float  # points
+    align: str = "center"
+
+
+@dataclass(frozen=True)
+class Row:
+    """A table row: "title" (one label across the table), "row" or "total" (bold, heavy)."""
+
+    kind: str
+    values: tuple[str, ...] = ()
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[Column, ...]
+    groups: tuple[tuple[str, int, int], ...] = ()  # (label, first column, columns spanned) above the heads
+    row_h: float = 6.2 * MM
+    head_h: float = 5.0 * MM
+
+
+def table_head(sheet: Sheet, table: Table, y: float) -> float:
+    """The column heads (and the groups above them) from y down; returns the y below."""
+    x = sheet.left
+    starts = [x]
+    for c in table.columns:
+        starts.append(starts[-1] + c.width)
+    if table.groups:
+        gh = 5.5 * MM
+        for label, first, span in table.groups:
+            w = starts[first + span] - starts[first]
+            if label:
+                text_box(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width)
+            else:  # a name to write in
+                sheet.box(starts[first], y - gh, w, gh, shaded=True, width=sheet.ink.line_width)
+        y -= gh
+    for k, c in enumerate(table.columns):
+        text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center")
+    return y - table.head_h
+
+
+def table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom: float) -> tuple[float, int]:
+    """Rows from y down while they fit above `bottom`; returns (y reached, rows drawn)."""
+    x = sheet.left
+    width = sum(c.width for c in table.columns)
+    drawn = 0
+    for row in rows:
+        h = table.row_h if row.kind != "title" else 5.2 * MM
+        if y - h < bottom:
+            break
+        y -= h
+        drawn += 1
+        if row.kind == "title":
+            text_box(sheet, x, y, width, h, row.label, bold=True, shaded=True, align="left", size=sheet.t.sizes["body"])
+            continue
+        heavy = row.kind == "total"
+        cx = x
+        for c, value in zip(table.columns, row.values):
+            text_box(sheet, cx, y, c.width, h, value, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None)
+            cx += c.width
+        for label, first, span in table.groups:  # heavier lines around each group
+            gx = x + sum(c.width for c in table.columns[:first])
+            sheet.box(gx, y, sum(c.width for c in table.columns[first : first + span]), h, width=sheet.ink.line_width)
+    return y, drawn
+
+
+def draw_table_pages(
+    sheet: Sheet,
+    table: Table,
+    rows: Sequence[Row],
+    header: Callable[[Sheet, int, bool], float],
+    *,
+    first_page: int,
+    notes: Sequence[str] = (),
+    before: Callable[[Sheet, float], float] | None = None,
+) -> int:
+    """The table over as many pages as it needs, each page started by `header(sheet,
+    page, continued)` (returns the y below it); `before` draws above the table on the first
+    page, the notes follow it on the last. Returns the pages drawn."""
+    done, page = 0, first_page
+    bottom = sheet.bottom + FOOTER_MM * MM + 2 * MM
+    while True:
+        y = header(sheet, page, page != first_page)
+        if before is not None and page == first_page:
+            y = before(sheet, y)
+        y_end, drawn = table_rows(sheet, table, table_head(sheet, table, y - 2 * MM), rows[done:], bottom)
+        done += drawn
+        if done >= len(rows):
+            if not notes or y_end - _notes_height(sheet, notes) >= bottom:
+                paragraphs(sheet, sheet.left, y_end - 5 * MM, sheet.right - sheet.left, notes)
+            else:  # the notes need a page of their own
+                page_footer(sheet)
+                sheet.end_page()
+                page += 1
+                paragraphs(sheet, sheet.left, header(sheet, page, True) - 5 * MM, sheet.right - sheet.left, notes)
+            page_footer(sheet)
+            sheet.end_page()
+            return page - first_page + 1
+        if drawn == 0:
+            raise RuntimeError("a table row is taller than the page")
+        page_footer(sheet)
+        sheet.end_page()
+        page += 1
+
+
+def _notes_height(sheet: Sheet, notes: Sequence[str]) -> float:
+    """Height (points) :func:`paragraphs` takes for `notes` across the page, and the gap above."""
+    lines = sum(len(wrap(sheet, text, sheet.right - sheet.left, sheet.t.sizes["small"])) for text in notes)
+    return lines * 3.3 * MM + 6 * MM
+
+
+def count_pages(template: Template, paper: str | None, draw: Callable[[Sheet], int]) -> int:
+    """Pages a drawing takes (a dry run on a throwaway canvas)."""
+    got = {}
+
+    def run(sheet: Sheet) -> None:
+        got["pages"] = draw(sheet)
+
+    render_pdf(template, "normal", paper, Meta("", ""), run)
+    return got["pages"]

@@ -1,0 +1,159 @@
+"""The big fuzz batch: hostile variants of every bundled spec through every command.
+
+Plain script, not a test (tests/fuzz/test_fuzz.py runs a small seeded sample in the suite)::
+
+    python benchmarks/fuzz.py --cases 20000 --seed 1                  # the big batch, one process
+    python benchmarks/fuzz.py --cases 20000 --seed 1 --jobs 2         # two processes (the most it takes)
+    python benchmarks/fuzz.py --cases 20000 --seed 1 --log /tmp/fuzz.jsonl   # resumable: a rerun
+                                                                      # skips the cases in the log
+    python benchmarks/fuzz.py --cases 5000 --start 15000 --seed 1     # one chunk of a batch
+    python benchmarks/fuzz.py --seed 1 --case 1234 --keep             # one case again: its command,
+                                                                      # output and findings; its folder kept
+
+Cases are made from (seed, index) alone (see tests/fuzz/harness.py), so a batch gives the same
+cases in one process or two, in one run or in chunks. The report: cases run, per command, exit
+codes, and for each kind of finding (internal errors, tracebacks, bad exit codes, unlocated
+error lines, partial outputs, replaced inputs, other files changed, special files replaced,
+hangs, slow cases over 10 s) how many cases and a one-line reproducer of each (up to --show).
+The batch and every process it starts are held to --jobs CPUs, so it never takes more cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the harness: tests/fuzz/harness.py
+
+from fuzz import harness  # noqa: E402
+
+
+def _hold_to_cpus(count: int) -> None:
+    """Hold this process, and every process it starts, to `count` CPUs."""
+    try:
+        cpus = sorted(os.sched_getaffinity(0))
+        os.sched_setaffinity(0, set(cpus[:count]))
+    except (AttributeError, OSError):
+        pass
+
+
+def _chunk(job: tuple) -> list[dict]:
+    seed, indices, settings = job
+    corpus = harness.load_corpus_cached()
+    records = []
+    for index in indices:
+        case = harness.make_case(corpus, seed, index, settings)
+        records.append(harness.record(harness.run_case(case, settings)))
+    return records
+
+
+def _done(log: Path | None, seed: int) -> dict[int, dict]:
+    if log is None or not log.exists():
+        return {}
+    found = {}
+    for line in log.read_text(encoding="utf-8").splitlines():
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a line cut by a stopped run
+        if rec.get("seed") == seed:
+            found[rec["index"]] = rec
+    return found
+
+
+def run_one(seed: int, index: int, keep: bool, settings: harness.Settings) -> int:
+    corpus = harness.load_corpus_cached()
+    case = harness.make_case(corpus, seed, index, settings)
+    folder = Path(tempfile.mkdtemp(prefix="sheetgen-fuzz-keep-")) if keep else None
+    outcome = harness.run_case(case, settings, keep=folder)
+    print(f"case {seed}:{index}: {case.description}")
+    print(f"command: sheetgen {' '.join(case.args)}")
+    if outcome.ran != " ".join(case.args):
+        print(f"ran:     sheetgen {outcome.ran}")
+    print(f"exit {outcome.exit_code} in {outcome.seconds:.2f} s")
+    print("--- stdout (first 2000 characters)\n" + outcome.stdout[:2000])
+    print("--- stderr (first 4000 characters)\n" + outcome.stderr[:4000])
+    print("--- findings: " + ("none" if outcome.ok else ""))
+    for category, detail in outcome.findings:
+        print(f"{category}: {detail}")
+    if folder is not None:
+        print(f"folder kept: {next(folder.iterdir(), folder)}")
+    return 0 if outcome.ok else 1
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--cases", type=int, default=1000, help="cases to run (default 1000)")
+    parser.add_argument("--start", type=int, default=0, help="index of the first case (default 0)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--jobs", type=int, default=1, choices=(1, 2), help="worker processes, one CPU each (1 or 2)")
+    parser.add_argument("--log", type=Path, default=None, help="JSON lines of every case run; cases already there are not run again")
+    parser.add_argument("--case", type=int, default=None, help="run this one case and show everything about it")
+    parser.add_argument("--keep", action="store_true", help="with --case: keep its folder")
+    parser.add_argument("--show", type=int, default=20, help="reproducers shown per kind of finding (default 20)")
+    parser.add_argument("--expensive-share", type=float, default=0.05, help="share of valid specs that get an expensive command (default 0.05)")
+    parser.add_argument("--chunk", type=int, default=25, help="cases per task of a worker (default 25)")
+    args = parser.parse_args()
+    settings = harness.Settings(expensive_share=args.expensive_share)
+    if args.case is not None:
+        return run_one(args.seed, args.case, args.keep, settings)
+
+    wanted = range(args.start, args.start + args.cases)
+    done = _done(args.log, args.seed)
+    tally = harness.Tally()
+    for index in wanted:
+        if index in done:
+            tally.add(done[index])
+    todo = [i for i in wanted if i not in done]
+    chunks = [todo[k : k + args.chunk] for k in range(0, len(todo), args.chunk)]
+    jobs = [(args.seed, chunk, settings) for chunk in chunks]
+    _hold_to_cpus(args.jobs)
+    print(f"seed {args.seed}: cases {args.start}..{args.start + args.cases - 1}, {len(done)} already logged, {len(todo)} to run, {args.jobs} process(es)", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    log = open(args.log, "a", encoding="utf-8") if args.log else None
+    ran = 0
+    next_note = 500
+
+    def take(records: list[dict]) -> None:
+        nonlocal ran, next_note
+        for rec in records:
+            tally.add(rec)
+            if log is not None:
+                log.write(json.dumps(rec) + "\n")
+            for category, detail in rec["findings"]:
+                print(f"[{category}] {detail}\n    {rec['reproducer']}", file=sys.stderr, flush=True)
+        if log is not None:
+            log.flush()
+        ran += len(records)
+        if ran >= next_note or ran == len(todo):
+            next_note += 500
+            elapsed = time.perf_counter() - start
+            found = sum(tally.count(c) for c in harness.CATEGORIES)
+            print(f"  {ran}/{len(todo)} cases in {elapsed:.0f} s; {found} findings so far", file=sys.stderr, flush=True)
+
+    try:
+        if args.jobs == 1:
+            for job in jobs:
+                take(_chunk(job))
+        else:
+            import multiprocessing
+
+            with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=40) as pool:
+                for records in pool.imap(_chunk, jobs):
+                    take(records)
+    finally:
+        if log is not None:
+            log.close()
+    print(f"wall clock: {time.perf_counter() - start:.0f} s")
+    print(tally.report(args.show))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

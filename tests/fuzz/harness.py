@@ -543,13 +543,10 @@ class Settings:
 
 
 def _generate_games() -> list[str]:
-    from sheetgen.cli import main
+    """The games `sheetgen generate` offers: those the registry knows with a generator."""
+    from sheetgen import registry
 
-    command = main.commands.get("generate")
-    if command is None:
-        return []
-    choices = getattr(command.params[0].type, "choices", None)
-    return list(choices or [])
+    return [g.name for g in registry.games() if g.generator is not None]
 
 
 def make_case(corpus: Corpus, seed: int, index: int, settings: Settings = Settings()) -> Case:

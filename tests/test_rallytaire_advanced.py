@@ -610,6 +610,7 @@ def _mean_se(xs: list[float]) -> tuple[float, float]:
     return mean, sd / math.sqrt(n)
 
 
+@pytest.mark.slow  # 4-6 s a race; the default suite keeps the cross-check on the race below
 @pytest.mark.parametrize("path", SPEC_PATHS, ids=SPEC_IDS)
 def test_monte_carlo_agrees_with_the_exact_race_par(path: str) -> None:
     """3000 seeded races under the solved policy: mean race time (DNF charge included),

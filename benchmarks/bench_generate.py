@@ -22,11 +22,11 @@ import argparse
 import os
 import sys
 import time
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from sheetgen import parallel  # noqa: E402
 from sheetgen.games.rallytaire.generate import DIFFICULTIES, generate_race  # noqa: E402
 
 
@@ -42,13 +42,9 @@ def run(difficulty: str, stages: int, seeds: list[int], jobs: int) -> tuple[floa
     """(stages per wall-clock second, stages per CPU second) over `seeds`, in `jobs` processes
     (1: this one). The CPU rate is what one core does when nothing else runs on the machine."""
     start = time.perf_counter()
-    if jobs == 1:
-        count, cpu = _batch((difficulty, stages, seeds))
-    else:
-        chunks = [(difficulty, stages, seeds[k::jobs]) for k in range(jobs)]
-        with ProcessPoolExecutor(jobs) as pool:
-            results = list(pool.map(_batch, chunks))
-        count, cpu = sum(r[0] for r in results), sum(r[1] for r in results)
+    chunks = [(difficulty, stages, seeds[k::jobs]) for k in range(jobs)]
+    results = parallel.run(_batch, chunks, jobs)  # the one parallel interface (joblib)
+    count, cpu = sum(r[0] for r in results), sum(r[1] for r in results)
     return count / (time.perf_counter() - start), count / cpu
 
 

@@ -5,8 +5,9 @@ with the same assistance and mechanics; the rules are the engine's
 (:class:`sheetgen.games.rally_risk.rules.RaceState`): staggered departures, one weather
 marker for everybody, passing. The policy was solved for a car alone; when cars on the
 road stand in reach of a move, the move is chosen with the engine's exact outcomes of
-passing them, priced with the solved values. Chance is sampled from the engine's exact
-outcomes with ``random.Random(seed)``: same race, seed and cars give the same log.
+passing them, priced with the solved values. The race is played by the generic playout
+(:func:`sheetgen.engine.playout`), which samples the engine's exact chance outcomes with
+``random.Random(seed)``: same race, seed and cars give the same log.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from sheetgen import dice
+from sheetgen.engine import playout
 from sheetgen.games.rally_risk import rules
 from sheetgen.games.rally_risk.model import Assistance, Outcome, Race, Tyres
 from sheetgen.games.rally_risk.rules import (
@@ -70,6 +71,15 @@ class Policy:
             return self.solution.end_value(result.position, gear, state.tyres, card, sector)[1]
         return self.solution.off_value(result.position, result.halt, result.repaired, state.tyres, card, sector)[1]
 
+    def __call__(self, race: RaceState) -> GearAction | Move | ServiceAction:
+        """The decision of the car whose turn it is (an engine policy, :mod:`sheetgen.engine`)."""
+        me = race.states[race.turn]
+        if race.phase == rules.GEAR:
+            return GearAction(self.gear(me, race.sector))
+        if race.phase == rules.MOVE:
+            return self.move(me, race.gear, race.risk, race.sector, race.passing(race.turn))
+        return ServiceAction(self.service(me, race.gear, race.result, race.sector))
+
 
 @dataclass(frozen=True)
 class RaceRun:
@@ -88,25 +98,15 @@ class RaceRun:
 
 
 def play(course: Course, car: Car, policy: Policy, players: int, rng: random.Random) -> RaceState:
-    """Play a race to the end: every car with the same set-up and policy."""
+    """Play a race to the end: every car with the same set-up and policy, through the
+    generic playout (:func:`sheetgen.engine.playout`); the race state keeps its own log."""
     state = RaceState.start(course, tuple(car for _ in range(players)), tuple(policy.start_tyres for _ in range(players)))
-    steps = 0
-    while not state.is_terminal():
-        steps += 1
-        if state.round > MAX_ROUNDS:
+
+    def guard(_state: RaceState, _choice: object, after: RaceState) -> None:
+        if not after.is_terminal() and after.round > MAX_ROUNDS:
             raise rules.RulesError(f"race {course.name!r} did not end within {MAX_ROUNDS} rounds")
-        if state.is_chance():
-            state = state.apply(dice.sample(dice.to_float(state.chance_outcomes()), rng))
-            continue
-        me = state.states[state.turn]
-        if state.phase == rules.GEAR:
-            action = GearAction(policy.gear(me, state.sector))
-        elif state.phase == rules.MOVE:
-            action = policy.move(me, state.gear, state.risk, state.sector, state.passing(state.turn))
-        else:
-            action = ServiceAction(policy.service(me, state.gear, state.result, state.sector))
-        state = state.apply(action)
-    return state
+
+    return playout(state, policy, rng, guard)
 
 
 def simulate(

@@ -60,9 +60,16 @@ def playout(state: S, policy: Policy, rng: random.Random, record: Record | None 
     randomness (dice faces for a sheet, drawn after the outcome they show) may take it from
     the same `rng`, between the playout's own draws: same state, policy and seed give the
     same steps."""
+    floats: dict[int, tuple] = {}  # (outcomes, as floats) by identity: engines reuse their tuples
     while not state.is_terminal():
         outcomes = state.chance_outcomes()
-        choice = dice.sample(dice.to_float(outcomes), rng) if outcomes else policy(state)
+        if outcomes:
+            seen = floats.get(id(outcomes))
+            if seen is None or seen[0] is not outcomes:  # held here, so an id is never reused
+                seen = floats[id(outcomes)] = (outcomes, dice.to_float(outcomes))
+            choice = dice.sample(seen[1], rng)
+        else:
+            choice = policy(state)
         after = state.apply(choice)
         if record is not None:
             record(state, choice, after)

@@ -162,15 +162,122 @@ def rally_risk_start(name: str, players: int):
     return RaceState.start(course, cars, tuple(list(Tyres) * 2)[:players])
 
 
+def rallytaire_start(name: str, variant: str, **changes):
+    from dataclasses import replace
+
+    from sheetgen.games.rallytaire.engine import RaceState
+
+    race = load_spec(SPECS / "rallytaire" / f"{name}.yaml").model
+    return RaceState.start(replace(race, **changes), variant)
+
+
+def _one_car_box():
+    from sheetgen.games.rallytaire.model import Boxes
+
+    return Boxes(engine=1, brakes=1, gearbox=1, car=1)
+
+
 STARTS = {
     "rally_risk montecarlo_1, 1 car": lambda: rally_risk_start("montecarlo_1", 1),
     "rally_risk safari_1, 3 cars": lambda: rally_risk_start("safari_1", 3),
     "rally_risk montecarlo_special, 2 cars": lambda: rally_risk_start("montecarlo_special", 2),
+    **{f"rallytaire {name} {variant}": (lambda name=name, variant=variant: rallytaire_start(name, variant))
+       for name in ("acropolis", "monte_carlo", "thousand_lakes") for variant in ("basic", "advanced")},
+    # the first crash puts the car out: random play ends early, out of the race
+    "rallytaire acropolis advanced, one car box": lambda: rallytaire_start("acropolis", "advanced", boxes=_one_car_box()),
 }
 
 
 @pytest.mark.parametrize("name", sorted(STARTS))
 def test_random_playouts_reach_the_end(name):
+    ends = []
     for seed in range(5):
         end, steps = random_playout(STARTS[name](), random.Random(seed))
         assert end.is_terminal() and steps > 0
+        ends.append(end)
+    if name.endswith("one car box"):
+        assert any(end.car.out for end in ends)
+
+
+# --------------------------------------------------------------------------- Rallytaire's rule sets
+
+
+def test_rallytaire_rule_sets_are_variants_of_one_engine():
+    from sheetgen.games.rallytaire.engine import ADVANCED, BASIC, rules_named
+
+    assert rules_named("basic") is BASIC and rules_named("advanced") is ADVANCED
+    assert repr(BASIC) == "rules_named('basic')"
+    with pytest.raises(ValueError, match=r"^unsupported variant: 'expert' \(expected 'basic' or 'advanced'\)$"):
+        rules_named("expert")
+
+
+def test_rallytaire_exact_outcomes_are_the_engines_floats():
+    """The race state's exact outcomes, as floats, are the ones both rule modules give (so
+    a playout draws as a loop over them did)."""
+    from sheetgen import dice
+    from sheetgen.games.rallytaire import rules
+    from sheetgen.games.rallytaire import rules_advanced as adv
+    from sheetgen.games.rallytaire.engine import ADVANCED, BASIC
+    from sheetgen.games.rallytaire.model import Boxes, Surface
+    from sheetgen.games.rallytaire.rules import State
+    from sheetgen.games.rallytaire.rules_advanced import AdvancedState
+
+    stage = load_spec(SPECS / "rallytaire" / "acropolis.yaml").model.stages[0]
+    for last in (None, 1, 3, 5):
+        car = State(4, last)
+        for action in BASIC.actions(stage, car):
+            assert dice.to_float(BASIC.outcomes(stage, car, action)) == rules.chance_outcomes(stage, car, action.gear)
+        for tyres in Surface:
+            fancy = AdvancedState(car, tyres, Boxes())
+            for action in ADVANCED.actions(stage, fancy):
+                exact = ADVANCED.outcomes(stage, fancy, action)
+                assert dice.to_float(exact) == adv.chance_outcomes(stage, fancy, action)
+                assert sum(p for _, p in exact) == 1
+
+
+def test_rallytaire_turn_phases_and_refusals():
+    from sheetgen.games.rallytaire.engine import FIX, GEAR, OVER, PLAN, ROLL, TYRES, RaceState
+    from sheetgen.games.rallytaire.model import Corner, Race, Stage, Surface, Turn
+    from sheetgen.games.rallytaire.rules import RulesError
+    from sheetgen.games.rallytaire.rules_advanced import Action, Fix, Option
+
+    race = Race("r", (Stage("a", Surface.GRAVEL, 4, (Corner(2, 1, 1, Turn.LEFT),)), Stage("b", Surface.SNOW, 2)))
+    s = RaceState.start(race, "basic")
+    assert (s.phase, s.legal_actions(), s.chance_outcomes()) == (GEAR, (Action(1),), ())
+    with pytest.raises(RulesError):
+        s.apply(Action(2))
+    s = s.apply(Action(1))
+    assert s.phase == ROLL and s.legal_actions() == () and s.chance_outcomes() == ((1, Fraction(1, 2)), (2, Fraction(1, 2)))
+    with pytest.raises(RulesError):
+        s.apply(3)
+    s = s.apply(1)  # onto space 1, in the corner's zone: plan it
+    assert s.phase == PLAN and s.legal_actions() == (None, 0)
+    with pytest.raises(RulesError):
+        s.apply(1)
+    s = s.apply(0).apply(Action(2)).apply(3)  # planned D: 2nd gear through a 1st-gear corner
+    assert (s.phase, s.legal_actions(), s.car.position, s.car.pending_drift) == (PLAN, (None,), 1, 0)
+    s = s.apply(None)
+    assert (s.phase, s.car.position, s.car.pending_drift) == (GEAR, 4, None)
+    s = s.apply(Action(3)).apply(4)  # beyond the finish: the next stage, no plan, no fix-points
+    assert (s.phase, s.stage_index, s.car.position) == (GEAR, 1, 0)
+    s = s.apply(Action(1)).apply(1).apply(None).apply(Action(2)).apply(2)
+    assert s.is_terminal() and s.phase == OVER and s.legal_actions() == ()
+    with pytest.raises(RulesError, match="the race is over"):
+        s.apply(None)
+
+    s = RaceState.start(race, "advanced")
+    assert s.phase == TYRES and s.legal_actions() == race.tyres
+    with pytest.raises(RulesError):
+        s.apply("slicks")
+    s = s.apply(Surface.GRAVEL)
+    assert s.phase == GEAR and Action(1, Option.PUSH) in s.legal_actions()
+    s = s.apply(Action(1, Option.PUSH))
+    assert sum(p for _, p in s.chance_outcomes()) == 1
+    s = s.apply(next(o for o, _ in s.chance_outcomes() if o.speed == 2)).apply(0)
+    s = s.apply(Action(2))
+    s = s.apply(next(o for o, _ in s.chance_outcomes() if o.speed == 4))
+    assert s.phase == FIX and Fix(engine=1) in s.legal_actions() and s.car.left.engine == 2
+    with pytest.raises(RulesError):
+        s.apply(Fix(engine=3))
+    s = s.apply(Fix(engine=1))
+    assert (s.phase, s.stage_index, s.car.left.engine) == (GEAR, 1, 3)

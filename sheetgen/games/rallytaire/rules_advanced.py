@@ -241,6 +241,12 @@ def _chance(gear: int, n: int, rule: TyreRule) -> tuple[tuple[Roll, float], ...]
     return tuple((Roll(base + k, locks), float(p)) for (k, locks), p in roll_distribution(n, rule))
 
 
+@cache
+def _chance_exact(gear: int, n: int, rule: TyreRule) -> tuple[tuple[Roll, Fraction], ...]:
+    base = BASE_SPEED[gear]
+    return tuple((Roll(base + k, locks), p) for (k, locks), p in roll_distribution(n, rule))
+
+
 # --------------------------------------------------------------------------- turns
 
 
@@ -334,9 +340,7 @@ def chance_outcomes_exact(
     """:func:`chance_outcomes` with Fraction probabilities."""
     _check_action(stage, state, action)
     rule = tyre_rule(state.tyres, stage.surface)
-    base = BASE_SPEED[action.gear]
-    n = dice_count(stage, state.tyres, action)
-    return tuple((Roll(base + k, locks), p) for (k, locks), p in roll_distribution(n, rule))
+    return _chance_exact(action.gear, dice_count(stage, state.tyres, action), rule)
 
 
 def apply_move(stage: Stage, state: AdvancedState, action: Action, roll: Roll) -> AdvancedMove:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from sheetgen.engine import playout
 from sheetgen.games.rally_risk import rules
-from sheetgen.games.rally_risk.model import Assistance, Outcome, Race, Tyres
+from sheetgen.games.rally_risk.model import Assistance, Race, Tyres
 from sheetgen.games.rally_risk.rules import (
     Car,
     CarState,
@@ -152,84 +152,3 @@ def simulate(
         sectors=tuple(str(sec) for sec in course.chart.sectors),
         log=end.log,
     )
-
-
-_DAMAGE_WORDS = {
-    Outcome.NONE: "none",
-    Outcome.TAIL_SPIN: "tail spin",
-    Outcome.FIRST: "1st degree",
-    Outcome.SECOND: "2nd degree",
-    Outcome.THIRD: "3rd degree",
-    Outcome.ELIMINATED: "eliminated",
-}
-
-
-def _result_words(result: MoveResult, tyres: Tyres | None) -> str:
-    if result.kind == "finished":
-        return "FINISHES"
-    if result.kind == "eliminated":
-        return f"ELIMINATED on space {result.position}"
-    words = []
-    if result.kind == "off":
-        what = _DAMAGE_WORDS[result.result]
-        if result.repaired:
-            what += " after the mechanics"
-        stop = f"off the road on {result.position}: {what}"
-        if result.halt:
-            stop += f", halted {result.halt} turn{'s' if result.halt != 1 else ''}"
-        words.append(stop)
-    if tyres is not None:
-        words.append(f"mechanics fit {tyres.value} tyres")
-    return "; ".join(words)
-
-
-def format_race_run(run: RaceRun) -> list[str]:
-    """The race round by round, then arrivals and scoring A."""
-    mech = ", ".join(str(m) for m in run.mechanics) or "none"
-    cars = len(run.finish_rounds)
-    out = [
-        f"race {run.race!r}, seed {run.seed}, {cars} car{'s' if cars != 1 else ''}: {run.assistance.value} assistance, "
-        f"mechanics on {mech}, {run.tyres.value} tyres"
-    ]
-    current: dict = {}
-
-    def flush() -> None:
-        if current:
-            out.append("  " + "; ".join(current.pop("parts")))
-            current.clear()
-
-    for event in run.log:
-        kind = event[0]
-        if kind == "weather":
-            flush()
-            _, rnd, sector = event
-            out.append(f"round {rnd}: weather {run.sectors[sector]} (sector {sector + 1} of {len(run.sectors)})")
-        elif kind == "halt":
-            flush()
-            _, _rnd, car, left = event
-            out.append(f"  car {car + 1}: at a halt" + (f" ({left} more turn{'s' if left != 1 else ''})" if left else ""))
-        elif kind == "risk":
-            flush()
-            _, _rnd, car, gear, die, risk = event
-            current["parts"] = [f"car {car + 1}: gear {gear}, die {die}, risk factor {risk}"]
-        elif kind == "move":
-            _, _rnd, _car, start, move = event
-            current["parts"].append(f"moves {move} from {start}")
-        elif kind == "damage":
-            _, _rnd, _car, space, diff, die, rolled = event
-            current["parts"].append(f"check space {space} (+{diff}): die {die} -> {_DAMAGE_WORDS[rolled]}")
-        elif kind == "end":
-            _, _rnd, _car, result, tyres = event
-            if result.kind == "moved":
-                current["parts"].append(f"stops on {result.position}")
-            words = _result_words(result, tyres)
-            if words:
-                current["parts"].append(words)
-            flush()
-    flush()
-    out.append("arrivals:")
-    for i in sorted(range(cars), key=lambda i: (run.finish_rounds[i] is None, run.finish_rounds[i] or 0, i)):
-        r = run.finish_rounds[i]
-        what = f"finished in round {r}" if r is not None else "eliminated"
-        out.append(f"  car {i + 1}: {what}, {run.rounds[i]} rounds played, score {run.scores[i]:+d}")
-    return out

@@ -91,11 +91,13 @@ def _strict(spec: Any) -> list:
 def _analyze(spec: Any, options: Options) -> Report:
     race = require_race(spec)
     if options["rules"] == "advanced":
-        from sheetgen.games.rallytaire.solve_advanced import advanced_analysis_to_json, analyze_race_advanced, format_advanced_text
+        from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_text
+        from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
 
         advanced = analyze_race_advanced(race)
         return Report(advanced_analysis_to_json(advanced), format_advanced_text(advanced))
-    from sheetgen.games.rallytaire.solve import analysis_to_json, analyze_race, format_analysis_text
+    from sheetgen.games.rallytaire.report import analysis_to_json, format_analysis_text
+    from sheetgen.games.rallytaire.solve import analyze_race
 
     basic = analyze_race(race)
     return Report(analysis_to_json(basic), format_analysis_text(basic))

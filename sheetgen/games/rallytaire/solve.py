@@ -25,8 +25,6 @@ from typing import Literal
 from sheetgen.games.rallytaire import rules
 from sheetgen.games.rallytaire.model import Race, Stage
 from sheetgen.games.rallytaire.rules import State
-from sheetgen.textfmt import pct as _pct
-from sheetgen.textfmt import table as _table
 
 #: Values closer than this are ties (then the lower gear / N wins).
 TIE = 1e-12
@@ -448,80 +446,3 @@ def analyze_stage(stage: Stage) -> StageAnalysis:
 
 def analyze_race(race: Race) -> RaceAnalysis:
     return RaceAnalysis(race.name, tuple(analyze_stage(s) for s in race.stages))
-
-
-def _r(x: float) -> float:
-    return round(x, 4)
-
-
-def corner_json(c: CornerAnalysis) -> dict:
-    """One corner of a stage report as JSON (basic and advanced): its crash and drift chances."""
-    return {
-        "after": c.after,
-        "gear": c.gear,
-        "zone": c.zone,
-        "turn": c.turn,
-        "crash_probability": _r(c.crash_probability),
-        "drift_probability": _r(c.drift_probability),
-    }
-
-
-def analysis_to_json(race_analysis: RaceAnalysis) -> dict:
-    """Plain JSON-ready dict; floats rounded to 4 decimals, times in seconds."""
-    return {
-        "race": race_analysis.name,
-        "stages": [
-            {
-                "name": s.name,
-                "par_time": _r(s.par_time),
-                "best_time": _r(s.best_time),
-                "crash_probability": _r(s.crash_probability),
-                "percentiles": {"p10": _r(s.p10), "p50": _r(s.p50), "p90": _r(s.p90)},
-                "cautious_time": _r(s.cautious_time),
-                "corners": [corner_json(c) for c in s.corners],
-            }
-            for s in race_analysis.stages
-        ],
-    }
-
-
-def corner_table(corners) -> list[str]:
-    """The per-corner lines of a stage report (basic and advanced): crash and drift chances."""
-    if not corners:
-        return ["  no corners"]
-    rows = [[str(c.after), str(c.gear), str(c.zone), c.turn, _pct(c.crash_probability), _pct(c.drift_probability)] for c in corners]
-    return ["  " + r for r in _table(["After", "Gear", "Zone", "Turn", "Crash", "Drift"], rows, left=frozenset({3}))]
-
-
-def format_analysis_text(race_analysis: RaceAnalysis) -> str:
-    """A summary table (one row per stage), then one small corner table per stage."""
-    out = [f"Race: {race_analysis.name}", ""]
-    rows = []
-    for s in race_analysis.stages:
-        k = s.killer_corner
-        bites = (
-            "-" if k is None else f"after {k.after} (gear {k.gear}, {_pct(k.crash_probability)})"
-        )
-        rows.append(
-            [
-                s.name,
-                str(s.length),
-                str(len(s.corners)),
-                f"{s.par_time:.1f}",
-                f"{s.best_time:.1f}",
-                f"{s.p10:.1f}",
-                f"{s.p50:.1f}",
-                f"{s.p90:.1f}",
-                f"{s.cautious_time:.1f}",
-                _pct(s.crash_probability),
-                bites,
-            ]
-        )
-    header = ["Stage", "Spaces", "Corners", "Par", "Best", "P10", "P50", "P90", "Cautious"]
-    header += ["Crash", "Bites most"]
-    out += _table(header, rows, left=frozenset({0, len(header) - 1}))
-    out.append(f"Race par: {race_analysis.par_time:.1f} s (times in seconds)")
-    for s in race_analysis.stages:
-        out += ["", f"{s.name}: par {s.par_time:.1f} s, crash {_pct(s.crash_probability)}"]
-        out += corner_table(s.corners)
-    return "\n".join(out) + "\n"

@@ -281,3 +281,51 @@ def test_rallytaire_turn_phases_and_refusals():
         s.apply(Fix(engine=3))
     s = s.apply(Fix(engine=1))
     assert (s.phase, s.stage_index, s.car.left.engine) == (GEAR, 1, 3)
+
+
+def _expectimax(state, memo: dict, charge) -> float:
+    """Expected tenths to the end of the race under the best play, walking the engine's race
+    state itself: every decision a min, every roll an expectation over its exact outcomes."""
+    got = memo.get(state)
+    if got is not None:
+        return got
+    if state.is_terminal():
+        value = charge(state)
+    elif state.chance_outcomes():
+        value = 0.0
+        for outcome, p in state.chance_outcomes():
+            tenths = state.rules.move(state.stage, state.car, state.action, outcome).tenths
+            value += float(p) * (tenths + _expectimax(state.apply(outcome), memo, charge))
+    else:
+        value = min(_expectimax(state.apply(a), memo, charge) for a in state.legal_actions())
+    memo[state] = value
+    return value
+
+
+def test_rallytaire_solvers_equal_an_expectimax_over_the_engine():
+    """Both solvers, on a small race, against a brute force over RaceState: the basic par
+    time, and the advanced race par (tyres, options, plans, fix-points, the DNF charge)."""
+    from sheetgen.games.rallytaire.engine import RaceState
+    from sheetgen.games.rallytaire.model import Boxes, Corner, Race, Stage, Surface, Turn
+    from sheetgen.games.rallytaire.solve import analyze_race
+    from sheetgen.games.rallytaire.solve_advanced import DnfRule, analyze_race_advanced
+
+    race = Race(
+        "small",
+        (
+            Stage("a", Surface.GRAVEL, 14, (Corner(5, 2, 3, Turn.LEFT), Corner(10, 1, 8, Turn.RIGHT))),
+            Stage("b", Surface.SNOW, 10, (Corner(6, 2, 4, Turn.LEFT),)),
+        ),
+        Boxes(engine=1, brakes=1, gearbox=1, car=2),
+        (Surface.GRAVEL, Surface.SNOW),
+    )
+    basic = _expectimax(RaceState.start(race, "basic"), {}, lambda end: 0.0)
+    assert basic == pytest.approx(analyze_race(race).par_time * 10, rel=1e-12)
+
+    dnf = DnfRule(penalty=60.0, space_seconds=2.0)
+
+    def charge(end):
+        return dnf.charge_tenths(race, end.stage_index, end.car.position) if end.car.out else 0.0
+
+    advanced = _expectimax(RaceState.start(race, "advanced"), {}, charge)
+    assert advanced == pytest.approx(analyze_race_advanced(race, dnf.penalty, dnf.space_seconds).race_par_time * 10, rel=1e-12)

@@ -16,9 +16,10 @@ gears and speed dice of :mod:`sheetgen.games.rallytaire.rules`) and :data:`ADVAN
 brake, skip, tyres, boxes, three-of-a-kind locks and fix-points of
 :mod:`sheetgen.games.rallytaire.rules_advanced`). Both move through the basic engine
 (:func:`rules.drive`), so corners, crashes, plans and the finish are decided once. The
-solvers (:mod:`solve`, :mod:`solve_advanced`) ask a variant for the same things (its
-actions, exact outcomes, moves, plans, next states and fix-points), and the simulator plays
-the race state through :func:`sheetgen.engine.playout`.
+solvers (:mod:`solve`, :mod:`solve_advanced`) ask a variant for the same things (a stage's
+start, legal actions, exact outcomes, moves, plans, next states and fix-points; the basic
+solver takes each move's outcomes and plans at once, :meth:`BasicRules.transitions`), and the
+simulator plays the race state through :func:`sheetgen.engine.playout`.
 
 The lost turn after a crash is folded into the crash move, as in the basic engine.
 """
@@ -70,8 +71,9 @@ class Rules(ABC):
         """The car behind the first stage's start line."""
 
     @abstractmethod
-    def stage_start(self, race: Race, stage_index: int, car: Car) -> Car:
-        """The car behind the start line of stage `stage_index`, after the stage before."""
+    def stage_start(self, stage: Stage, car: Car | None = None) -> Car:
+        """The car behind the start line of `stage`, keeping from `car` (the car at the end of
+        the stage before) what the rules carry from stage to stage."""
 
     def fix_points(self, race: Race, stage_index: int) -> int:
         """Fix-points to spend after stage `stage_index` (0: none, no FIX decision)."""
@@ -131,8 +133,8 @@ class BasicRules(Rules):
             raise RulesError("the basic rules have no tyres")
         return rules.initial_state(race.stages[0])
 
-    def stage_start(self, race: Race, stage_index: int, car: Car) -> State:
-        return rules.initial_state(race.stages[stage_index])
+    def stage_start(self, stage: Stage, car: Car | None = None) -> State:
+        return rules.initial_state(stage)
 
     def actions(self, stage: Stage, car: State) -> tuple[Action, ...]:
         return _gear_actions(rules.legal_gears(car))
@@ -189,8 +191,10 @@ class AdvancedRules(Rules):
             raise RulesError("the advanced rules need the tyres chosen before the race")
         return adv.race_start(race, tyres)
 
-    def stage_start(self, race: Race, stage_index: int, car: AdvancedState) -> AdvancedState:
-        return adv.next_stage_state(race, stage_index, car.left, car.tyres)
+    def stage_start(self, stage: Stage, car: AdvancedState | None = None) -> AdvancedState:
+        if car is None:
+            raise RulesError("the advanced rules carry the boxes and tyres from the stage before")
+        return adv.initial_state(stage, car.tyres, car.left)
 
     def fix_points(self, race: Race, stage_index: int) -> int:
         if stage_index >= len(race.stages) - 1:
@@ -359,4 +363,4 @@ class RaceState:
 
     def _next_stage(self, car: Car) -> RaceState:
         k = self.stage_index + 1
-        return RaceState(self.race, self.rules, GEAR, k, self.rules.stage_start(self.race, k, car))
+        return RaceState(self.race, self.rules, GEAR, k, self.rules.stage_start(self.race.stages[k], car))

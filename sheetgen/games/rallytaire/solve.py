@@ -6,9 +6,10 @@ corner's `after` space, and 1st gear crosses every corner safely, so the next mo
 States are therefore ordered by (position, forced-1st last), and one backward sweep gives
 exact expected values, one forward sweep gives the exact time distribution of a policy.
 
-Every transition comes from the rules engine (:mod:`sheetgen.games.rallytaire.rules`, one
-:func:`~sheetgen.games.rallytaire.rules.transitions` call per move); the solver only indexes
-and caches what the engine returned. The plan choice (N/D) is taken after the dice
+Every transition comes from the engine's basic rule set
+(:data:`sheetgen.games.rallytaire.engine.BASIC`: its legal actions, then one
+:meth:`~sheetgen.games.rallytaire.engine.BasicRules.transitions` call per move, every exact
+outcome with its plans at once); the solver only indexes and caches what the engine returned. The plan choice (N/D) is taken after the dice
 are seen, so it is a min inside the expectation. Ties within 1e-12 go to the lower gear and
 to N (then to the corner earlier on the track), so results never depend on dict order.
 """
@@ -23,6 +24,7 @@ from types import MappingProxyType
 from typing import Literal
 
 from sheetgen.games.rallytaire import rules
+from sheetgen.games.rallytaire.engine import BASIC
 from sheetgen.games.rallytaire.model import Race, Stage
 from sheetgen.games.rallytaire.rules import State
 
@@ -35,7 +37,7 @@ PolicyName = Literal["optimal", "cautious"]
 # --------------------------------------------------------------------------- state graph
 
 
-#: One dice outcome of a move, as :func:`rules.transitions` gives it, the next states being
+#: One dice outcome of a move, as :meth:`BASIC.transitions` gives it, the next states being
 #: ids: (speed, probability, tenths, crash corner or None, ((drift, next state id), ...)), no
 #: choices when the move finishes. Plain tuples: a stage has ~1500 and each sweep reads them.
 _Outcome = tuple[int, float, int, int | None, tuple[tuple[int | None, int], ...]]
@@ -71,12 +73,12 @@ class _Graph:
 
 
 def _build_graph(stage: Stage) -> _Graph:
-    """Breadth-first from the start, one :func:`rules.transitions` call per move.
+    """Breadth-first from the start, one :meth:`BASIC.transitions` call per move.
 
     The engine hands each next state to `number`, which gives ids in discovery order (that
     order fixes every tie below) from the state's fields, as tuples hash much faster than
     State objects."""
-    start = rules.initial_state(stage)
+    start = BASIC.stage_start(stage)
     states: list[State] = [start]
     ids: dict[tuple[int, int | None, int | None], int] = {
         (start.position, start.last_gear, start.pending_drift): 0
@@ -106,12 +108,13 @@ def _build_graph(stage: Stage) -> _Graph:
     move_ids: dict[tuple[int, int | None, int], tuple[int, int]] = {}
     for state in states:  # grows while it is walked: breadth-first
         per_gear = []
-        for gear in rules.legal_gears(state):
+        for action in BASIC.actions(stage, state):
+            gear = action.gear
             key = (state.position, state.pending_drift, gear)
             pair = move_ids.get(key)
             if pair is None:
                 low = top
-                outs = rules.transitions(stage, state, gear, number)
+                outs = BASIC.transitions(stage, state, action, number)
                 pair = move_ids[key] = (gear, len(moves))
                 moves.append(outs)
                 lowest.append(low)

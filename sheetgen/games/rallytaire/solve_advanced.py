@@ -22,8 +22,9 @@ How it is solved (backward over stages, then forward once for the figures):
 - One forward pass pushes probability mass (again arrays over resources) through the chosen
   policy: expected time per stage, P(DNF), option use, crashes per corner, fix-point use.
 
-Every transition comes from the advanced rules engine
-(:mod:`sheetgen.games.rallytaire.rules_advanced`); the solver only caches what it returned.
+Every transition comes from the engine's advanced rule set
+(:data:`sheetgen.games.rallytaire.engine.ADVANCED`: legal actions, exact outcomes, moves, plans,
+next states and fix-points); the solver only caches what it returned.
 Ties within :data:`TIE` tenths go to the action the engine lists first (plain gears, lower
 gear first, then brake, push, skip), to N (then the earlier D), and for fix-points to the
 engine's order (more boxes, Car first, tyres kept), so results never depend on float noise.
@@ -45,7 +46,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sheetgen import dice
 from sheetgen.games.rallytaire import rules_advanced as adv
+from sheetgen.games.rallytaire.engine import ADVANCED
 from sheetgen.games.rallytaire.model import Boxes, Race, Stage, Surface
 from sheetgen.games.rallytaire.rules import RulesError, State
 from sheetgen.games.rallytaire.rules_advanced import (
@@ -234,7 +237,7 @@ def _build_stage_graph(
     # is an ordinary crash (car 1 gives the out version of the same move).
     rep_left = Boxes(engine=boxes.engine, brakes=boxes.brakes, gearbox=boxes.gearbox, car=2)
     out_left = Boxes(engine=boxes.engine, brakes=boxes.brakes, gearbox=boxes.gearbox, car=1)
-    start = adv.initial_state(stage, tyres, rep_left)
+    start = ADVANCED.stage_start(stage, AdvancedState(State(0), tyres, rep_left))
     keys: list[tuple] = [_core_key(start)]
     seen = {keys[0]: 0}
     actions: list[tuple] = []
@@ -245,7 +248,7 @@ def _build_stage_graph(
         i += 1
         rep = _rep_state(key, tyres, rep_left)
         acts = []
-        for a in adv.legal_actions(stage, rep):
+        for a in ADVANCED.actions(stage, rep):
             acts.append((a, a.gear, _VARIANT[a.option], a.skip))
             tkey = (key[0], key[2], a.gear)
             if tkey in tables:
@@ -281,9 +284,9 @@ def _gear_table(
     p, _, d, _ = key
     rep = _rep_state((p, gear, d, False), tyres, rep_left)
     variants: dict[int, tuple[Action, tuple[tuple[Roll, float], ...]]] = {}
-    for a in adv.legal_actions(stage, rep):
+    for a in ADVANCED.actions(stage, rep):
         if a.gear == gear and not a.skip:
-            variants[_VARIANT[a.option]] = (a, adv.chance_outcomes(stage, rep, a))
+            variants[_VARIANT[a.option]] = (a, dice.to_float(ADVANCED.outcomes(stage, rep, a)))
     rolls = sorted({roll for _, dist in variants.values() for roll, _ in dist})
     col = {roll: j for j, roll in enumerate(rolls)}
     probs = np.zeros((3, len(rolls)))
@@ -296,18 +299,18 @@ def _gear_table(
         cached = moves.get(mkey)
         if cached is None:
             action = next(a for a, dist in variants.values() if any(r == roll for r, _ in dist))
-            mv = adv.apply_move(stage, rep, action, roll)
+            mv = ADVANCED.move(stage, rep, action, roll)
             kind = _FINISH if mv.finished else (_CRASH if mv.move.crash is not None else _MOVE)
             drifts: tuple[int | None, ...] = ()
             succ: tuple[tuple, ...] = ()
             out_tenths = 0
             if kind != _FINISH:
-                drifts = adv.plan_options(stage, rep, mv).drift_choices
-                succ = tuple(_core_key(adv.next_state(stage, rep, mv, dr)) for dr in drifts)
+                drifts = ADVANCED.plan_options(stage, rep, mv).drift_choices
+                succ = tuple(_core_key(ADVANCED.next_state(stage, rep, mv, dr)) for dr in drifts)
             if kind == _CRASH:
                 last_box = AdvancedState(rep.base, tyres, out_left)
-                out_mv = adv.apply_move(stage, last_box, action, roll)
-                if not out_mv.out:
+                out_mv = ADVANCED.move(stage, last_box, action, roll)
+                if not ADVANCED.out(out_mv):
                     raise AssertionError("a crash with one Car box left must put the car out")
                 out_tenths = out_mv.tenths
             crash = -1 if mv.move.crash is None else mv.move.crash
@@ -412,23 +415,26 @@ class _FixPolicy:
     choice: dict[Surface, np.ndarray]
 
 
-def _fix_shapes(race: Race, tyres: Surface, points: int) -> tuple[Fix, ...]:
-    """All ways to spend the points with every box checked: the engine's list for the worst
-    case, which holds every fix that is legal for some resource vector, in its tie order."""
+def _fix_shapes(race: Race, stage_index: int, tyres: Surface) -> tuple[Fix, ...]:
+    """All ways to spend the points after stage `stage_index` with every box checked: the
+    engine's list for the worst case, which holds every fix that is legal for some resource
+    vector, in its tie order."""
     none_left = Boxes(engine=0, brakes=0, gearbox=0, car=0)
-    return adv.fix_options(race, none_left, tyres, points)
+    return ADVANCED.fix_options(race, stage_index, AdvancedState(State(0), tyres, none_left))
 
 
 def _solve_fix(
-    race: Race, grid: _Grid, points: int, next_start: dict[Surface, np.ndarray]
+    race: Race, grid: _Grid, stage_index: int, next_start: dict[Surface, np.ndarray]
 ) -> tuple[_FixPolicy, dict[Surface, np.ndarray]]:
-    """Value-to-go at the end of a stage (before fix-points) from the next stage's start."""
+    """Value-to-go at the end of stage `stage_index` (before fix-points) from the next
+    stage's start."""
+    points = ADVANCED.fix_points(race, stage_index)
     R = grid.size
     flat = np.arange(R)
     targets: dict[Surface, list[tuple[np.ndarray, Surface]]] = {}
     choice: dict[Surface, np.ndarray] = {}
     end_value: dict[Surface, np.ndarray] = {}
-    fixes_by_tyres = {t: _fix_shapes(race, t, points) for t in race.tyres}
+    fixes_by_tyres = {t: _fix_shapes(race, stage_index, t) for t in race.tyres}
     for t in race.tyres:
         rows = []
         maps = []
@@ -542,9 +548,8 @@ def solve_race(race: Race, dnf: DnfRule | None = None) -> AdvancedPolicy:
             graph = _build_stage_graph(stage, t, race.boxes, moves)
             stages[k][t] = _solve_stage(graph, grid, end_value[t], charges[k])
         if k > 0:
-            points = adv.fix_points(race.stages[k - 1])
             fp, end_value = _solve_fix(
-                race, grid, points, {t: stages[k][t].start_value for t in race.tyres}
+                race, grid, k - 1, {t: stages[k][t].start_value for t in race.tyres}
             )
             fixes[k - 1] = fp
     full = grid.full

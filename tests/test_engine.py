@@ -250,6 +250,7 @@ def test_rallytaire_turn_phases_and_refusals():
     assert s.phase == ROLL and s.legal_actions() == () and s.chance_outcomes() == ((1, Fraction(1, 2)), (2, Fraction(1, 2)))
     with pytest.raises(RulesError):
         s.apply(3)
+    assert RaceState(race, s.rules, ROLL, 0, s.car, Action(1)).chance_outcomes() == s.chance_outcomes()
     s = s.apply(1)  # onto space 1, in the corner's zone: plan it
     assert s.phase == PLAN and s.legal_actions() == (None, 0)
     with pytest.raises(RulesError):

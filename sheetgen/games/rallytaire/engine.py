@@ -310,7 +310,9 @@ class RaceState:
         return self.phase == ROLL
 
     def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
-        return self.outcomes
+        if self.outcomes or self.phase != ROLL:
+            return self.outcomes
+        return self.rules.outcomes(self.stage, self.car, self.action)  # a ROLL state made by hand
 
     def legal_actions(self) -> tuple[Any, ...]:
         phase = self.phase
@@ -334,7 +336,7 @@ class RaceState:
         if phase == GEAR:  # the rules check the action while they list its outcomes
             return RaceState(race, variant, ROLL, k, self.car, action, outcomes=variant.outcomes(self.stage, self.car, action))
         if phase == ROLL:
-            if not any(o == action for o, _ in self.outcomes):
+            if not any(o == action for o, _ in self.chance_outcomes()):
                 raise RulesError(f"{action!r} is not a possible roll of {self.action!r}")
             return self._rolled(action)
         if phase == PLAN:

@@ -12,7 +12,8 @@ Same OpenSpiel shape as the basic engine: an immutable :class:`AdvancedState`;
 :func:`legal_actions`; :func:`chance_outcomes` as exact ``(Roll, probability)`` pairs from
 :mod:`sheetgen.dice` (exact Fractions in :func:`roll_distribution`); :func:`apply_move`;
 then :func:`plan_options` / :func:`next_state`. Between stages: :func:`fix_points`,
-:func:`fix_options`, :func:`apply_fix`.
+:func:`fix_options`, :func:`apply_fix`. :mod:`sheetgen.games.rallytaire.engine` makes these
+the ADVANCED variant of the one engine both rule sets share (its whole-race state).
 
 Rulings sheetgen adds (the rulebook and RULINGS.md are silent; README lists them):
 

@@ -12,7 +12,8 @@ import sys
 import time
 
 from sheetgen.games.rallytaire.model import Corner, Stage, Surface, Turn
-from sheetgen.games.rallytaire.solve import RaceAnalysis, analyze_stage, format_analysis_text
+from sheetgen.games.rallytaire.report import format_analysis_text
+from sheetgen.games.rallytaire.solve import RaceAnalysis, analyze_stage
 
 GEARS = (2, 3, 4, 1, 5, 2, 3, 2, 4, 3)
 ZONE_LENGTHS = (3, 4, 2, 5, 3, 3, 6, 2, 4, 3)

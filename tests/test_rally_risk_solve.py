@@ -13,16 +13,15 @@ from test_rally_risk_tables import CLEAR, course
 from sheetgen.games.rally_risk import rules
 from sheetgen.games.rally_risk.model import Assistance, Tyres, Weather, WeatherSector
 from sheetgen.games.rally_risk.rules import Car, RaceState
-from sheetgen.games.rally_risk.simulate import format_race_run, simulate
+from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text, format_race_run
+from sheetgen.games.rally_risk.simulate import simulate
 from sheetgen.games.rally_risk.solve import (
     DEFAULT_PENALTY,
     DEFAULT_THRESHOLD,
     Solution,
-    analysis_to_json,
     analyze_assistance,
     analyze_rally_risk_race,
     evaluate,
-    format_analysis_text,
     place_mechanics,
 )
 from sheetgen.registry import load_spec

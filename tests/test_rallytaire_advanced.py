@@ -21,18 +21,13 @@ from sheetgen.games.rallytaire import rules_advanced as adv
 from sheetgen.games.rallytaire.model import BASE_SPEED, Boxes, Corner, Race, Stage, Surface, Turn
 from sheetgen.games.rallytaire.rules import RulesError, State
 from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedState, Fix, Option, Roll
-from sheetgen.games.rallytaire.simulate_advanced import (
-    format_advanced_run,
-    play_race_advanced,
-    simulate_race_advanced,
-)
+from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_run, format_advanced_text
+from sheetgen.games.rallytaire.simulate import play_race_advanced, simulate_race_advanced
 from sheetgen.games.rallytaire.solve import analyze_race
 from sheetgen.games.rallytaire.solve_advanced import (
     DnfRule,
     _Grid,
-    advanced_analysis_to_json,
     analyze_race_advanced,
-    format_advanced_text,
     solve_race,
 )
 

@@ -3,8 +3,9 @@ the table, a gear chart, a Table of Risks and a Damages Table, weather and mecha
 
 Modules: `model` (pure data), `house_tables` and `tables` (the tables and their checks),
 `spec` (YAML libraries, races and calendars; the spec format is documented there), `graph`
-(layout and course graphs), `rules` (the rules engine), `scoring`, `solve` (exact analysis)
-and `simulate` (seeded play of several cars).
+(layout and course graphs), `rules` (the rules engine), `scoring`, `solve` (exact analysis),
+`simulate` (seeded play of several cars) and `report` (the analysis and the play, as text and
+JSON).
 """
 
 from functools import lru_cache
@@ -84,8 +85,8 @@ def _schema() -> dict:
 
 
 def _analyze(loaded: Any, options: Options) -> Report:
-    from sheetgen.games.rally_risk.solve import analysis_to_json, analyze_rally_risk_race, format_analysis_text
-
+    from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text
+    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
     from sheetgen.games.rally_risk.spec import require_race
 
     result = analyze_rally_risk_race(require_race(loaded), options["assistance"])
@@ -93,7 +94,8 @@ def _analyze(loaded: Any, options: Options) -> Report:
 
 
 def _simulate(loaded: Any, options: Options):
-    from sheetgen.games.rally_risk.simulate import format_race_run, simulate
+    from sheetgen.games.rally_risk.report import format_race_run
+    from sheetgen.games.rally_risk.simulate import simulate
     from sheetgen.games.rally_risk.spec import require_race
 
     race = require_race(loaded)

@@ -7,8 +7,8 @@ of a move folded into exact ``(MoveResult, probability)`` pairs; :func:`check_tr
 :func:`service_options` and :func:`next_state`. For a whole race of several cars,
 :class:`RaceState` steps through every decision and every die one at a time
 (:meth:`RaceState.legal_actions`, :meth:`RaceState.chance_outcomes`, :meth:`RaceState.apply`,
-:meth:`RaceState.is_terminal`). The solver and the simulator go through these functions
-only; nothing else applies a rule.
+:meth:`RaceState.is_terminal`: the engine protocol of :mod:`sheetgen.engine`). The solver and
+the simulator go through these functions only; nothing else applies a rule.
 
 A round: the weather marker moves (even roll forward, odd back); then every car that has
 started, in departure order, takes its turn. A turn: a halted car sits it out. Otherwise the
@@ -752,11 +752,13 @@ class RaceState:
         return out
 
     def chance_outcomes(self) -> tuple[tuple[int, Fraction], ...]:
+        """The weather marker's next sector or a die, as exact pairs; () at a decision and at
+        the end (the engine protocol, :class:`sheetgen.engine.EngineState`)."""
         if self.phase == WEATHER:
             return weather_outcomes(self.course.chart, self.sector)
         if self.phase in (RISK, DAMAGE):
             return risk_outcomes()
-        raise RulesError(f"no chance event in phase {self.phase}")
+        return ()
 
     def legal_actions(self) -> tuple[Action, ...]:
         state = self.states[self.turn] if self.turn >= 0 else None

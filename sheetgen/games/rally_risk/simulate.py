@@ -5,8 +5,9 @@ with the same assistance and mechanics; the rules are the engine's
 (:class:`sheetgen.games.rally_risk.rules.RaceState`): staggered departures, one weather
 marker for everybody, passing. The policy was solved for a car alone; when cars on the
 road stand in reach of a move, the move is chosen with the engine's exact outcomes of
-passing them, priced with the solved values. Chance is sampled from the engine's exact
-outcomes with ``random.Random(seed)``: same race, seed and cars give the same log.
+passing them, priced with the solved values. The race is played by the generic playout
+(:func:`sheetgen.engine.playout`), which samples the engine's exact chance outcomes with
+``random.Random(seed)``: same race, seed and cars give the same log.
 """
 
 from __future__ import annotations
@@ -14,9 +15,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from sheetgen import dice
+from sheetgen.engine import playout
 from sheetgen.games.rally_risk import rules
-from sheetgen.games.rally_risk.model import Assistance, Outcome, Race, Tyres
+from sheetgen.games.rally_risk.model import Assistance, Race, Tyres
 from sheetgen.games.rally_risk.rules import (
     Car,
     CarState,
@@ -70,6 +71,15 @@ class Policy:
             return self.solution.end_value(result.position, gear, state.tyres, card, sector)[1]
         return self.solution.off_value(result.position, result.halt, result.repaired, state.tyres, card, sector)[1]
 
+    def __call__(self, race: RaceState) -> GearAction | Move | ServiceAction:
+        """The decision of the car whose turn it is (an engine policy, :mod:`sheetgen.engine`)."""
+        me = race.states[race.turn]
+        if race.phase == rules.GEAR:
+            return GearAction(self.gear(me, race.sector))
+        if race.phase == rules.MOVE:
+            return self.move(me, race.gear, race.risk, race.sector, race.passing(race.turn))
+        return ServiceAction(self.service(me, race.gear, race.result, race.sector))
+
 
 @dataclass(frozen=True)
 class RaceRun:
@@ -88,25 +98,15 @@ class RaceRun:
 
 
 def play(course: Course, car: Car, policy: Policy, players: int, rng: random.Random) -> RaceState:
-    """Play a race to the end: every car with the same set-up and policy."""
+    """Play a race to the end: every car with the same set-up and policy, through the
+    generic playout (:func:`sheetgen.engine.playout`); the race state keeps its own log."""
     state = RaceState.start(course, tuple(car for _ in range(players)), tuple(policy.start_tyres for _ in range(players)))
-    steps = 0
-    while not state.is_terminal():
-        steps += 1
-        if state.round > MAX_ROUNDS:
+
+    def guard(_state: RaceState, _choice: object, after: RaceState) -> None:
+        if not after.is_terminal() and after.round > MAX_ROUNDS:
             raise rules.RulesError(f"race {course.name!r} did not end within {MAX_ROUNDS} rounds")
-        if state.is_chance():
-            state = state.apply(dice.sample(dice.to_float(state.chance_outcomes()), rng))
-            continue
-        me = state.states[state.turn]
-        if state.phase == rules.GEAR:
-            action = GearAction(policy.gear(me, state.sector))
-        elif state.phase == rules.MOVE:
-            action = policy.move(me, state.gear, state.risk, state.sector, state.passing(state.turn))
-        else:
-            action = ServiceAction(policy.service(me, state.gear, state.result, state.sector))
-        state = state.apply(action)
-    return state
+
+    return playout(state, policy, rng, guard)
 
 
 def simulate(
@@ -152,84 +152,3 @@ def simulate(
         sectors=tuple(str(sec) for sec in course.chart.sectors),
         log=end.log,
     )
-
-
-_DAMAGE_WORDS = {
-    Outcome.NONE: "none",
-    Outcome.TAIL_SPIN: "tail spin",
-    Outcome.FIRST: "1st degree",
-    Outcome.SECOND: "2nd degree",
-    Outcome.THIRD: "3rd degree",
-    Outcome.ELIMINATED: "eliminated",
-}
-
-
-def _result_words(result: MoveResult, tyres: Tyres | None) -> str:
-    if result.kind == "finished":
-        return "FINISHES"
-    if result.kind == "eliminated":
-        return f"ELIMINATED on space {result.position}"
-    words = []
-    if result.kind == "off":
-        what = _DAMAGE_WORDS[result.result]
-        if result.repaired:
-            what += " after the mechanics"
-        stop = f"off the road on {result.position}: {what}"
-        if result.halt:
-            stop += f", halted {result.halt} turn{'s' if result.halt != 1 else ''}"
-        words.append(stop)
-    if tyres is not None:
-        words.append(f"mechanics fit {tyres.value} tyres")
-    return "; ".join(words)
-
-
-def format_race_run(run: RaceRun) -> list[str]:
-    """The race round by round, then arrivals and scoring A."""
-    mech = ", ".join(str(m) for m in run.mechanics) or "none"
-    cars = len(run.finish_rounds)
-    out = [
-        f"race {run.race!r}, seed {run.seed}, {cars} car{'s' if cars != 1 else ''}: {run.assistance.value} assistance, "
-        f"mechanics on {mech}, {run.tyres.value} tyres"
-    ]
-    current: dict = {}
-
-    def flush() -> None:
-        if current:
-            out.append("  " + "; ".join(current.pop("parts")))
-            current.clear()
-
-    for event in run.log:
-        kind = event[0]
-        if kind == "weather":
-            flush()
-            _, rnd, sector = event
-            out.append(f"round {rnd}: weather {run.sectors[sector]} (sector {sector + 1} of {len(run.sectors)})")
-        elif kind == "halt":
-            flush()
-            _, _rnd, car, left = event
-            out.append(f"  car {car + 1}: at a halt" + (f" ({left} more turn{'s' if left != 1 else ''})" if left else ""))
-        elif kind == "risk":
-            flush()
-            _, _rnd, car, gear, die, risk = event
-            current["parts"] = [f"car {car + 1}: gear {gear}, die {die}, risk factor {risk}"]
-        elif kind == "move":
-            _, _rnd, _car, start, move = event
-            current["parts"].append(f"moves {move} from {start}")
-        elif kind == "damage":
-            _, _rnd, _car, space, diff, die, rolled = event
-            current["parts"].append(f"check space {space} (+{diff}): die {die} -> {_DAMAGE_WORDS[rolled]}")
-        elif kind == "end":
-            _, _rnd, _car, result, tyres = event
-            if result.kind == "moved":
-                current["parts"].append(f"stops on {result.position}")
-            words = _result_words(result, tyres)
-            if words:
-                current["parts"].append(words)
-            flush()
-    flush()
-    out.append("arrivals:")
-    for i in sorted(range(cars), key=lambda i: (run.finish_rounds[i] is None, run.finish_rounds[i] or 0, i)):
-        r = run.finish_rounds[i]
-        what = f"finished in round {r}" if r is not None else "eliminated"
-        out.append(f"  car {i + 1}: {what}, {run.rounds[i]} rounds played, score {run.scores[i]:+d}")
-    return out

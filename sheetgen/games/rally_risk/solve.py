@@ -48,7 +48,6 @@ from sheetgen.games.rally_risk.model import (
 )
 from sheetgen.games.rally_risk.rules import Car, CarState, Course, Move
 from sheetgen.textfmt import pct as _pct
-from sheetgen.textfmt import table as _table
 from sheetgen.yamlsrc import Document
 
 #: Rounds an elimination costs (instead of the rounds still to go).
@@ -899,94 +898,3 @@ def finishability_problems(doc: Document, analysis: RaceAnalysis) -> list[Proble
             f"is eliminated with probability {_pct(best.elimination_probability)}; the limit is {_pct(analysis.threshold)}",
         )
     ]
-
-
-def _r(x: float) -> float:
-    return round(x, 4)
-
-
-def _figures_json(f: Figures) -> dict:
-    return {
-        "expected_rounds": _r(f.expected_rounds),
-        "elimination_probability": _r(f.elimination_probability),
-        "expected_cost": _r(f.expected_cost),
-    }
-
-
-def analysis_to_json(analysis: RaceAnalysis) -> dict:
-    """Plain JSON-ready dict; floats rounded to 4 decimals."""
-    return {
-        "race": analysis.name,
-        "zone": analysis.zone,
-        "special": analysis.special,
-        "sections": analysis.sections,
-        "spaces": analysis.spaces,
-        "elimination_penalty": analysis.penalty,
-        "finishable_threshold": analysis.threshold,
-        "finishable": analysis.finishable,
-        "best_assistance": analysis.best.assistance.value,
-        "assistance": [
-            {
-                "assistance": r.assistance.value,
-                **_figures_json(r.figures),
-                "tyres": r.tyres.value,
-                "mechanics": list(r.mechanics),
-                "without_mechanics": _figures_json(r.without_mechanics),
-                "dangerous_spaces": [
-                    {
-                        "space": d.space,
-                        "section": d.section,
-                        "section_space": d.section_space,
-                        "factor": d.factor,
-                        "ford": d.ford,
-                        "damage_probability": _r(d.damage_probability),
-                        "elimination_probability": _r(d.elimination_probability),
-                    }
-                    for d in r.dangerous
-                ],
-                "mechanic_help": [{"space": s, "rounds_saved": _r(g)} for s, g in r.mechanic_help],
-            }
-            for r in analysis.results
-        ],
-    }
-
-
-def format_analysis_text(analysis: RaceAnalysis) -> str:
-    kind = "special race" if analysis.special else "race"
-    verdict = "finishable" if analysis.finishable else "NOT finishable"
-    out = [
-        f"Race: {analysis.name} ({kind}, zone {analysis.zone}, {analysis.sections} sections, {analysis.spaces} spaces)",
-        f"Elimination priced at {analysis.penalty:g} rounds; {verdict} "
-        f"(P(elimination) {_pct(analysis.best.elimination_probability)} with {analysis.best.assistance.value} assistance, "
-        f"limit {_pct(analysis.threshold)})",
-        "",
-    ]
-    rows = []
-    for r in analysis.results:
-        rows.append(
-            [
-                r.assistance.value,
-                f"{r.figures.expected_rounds:.2f}",
-                _pct(r.figures.elimination_probability),
-                f"{r.without_mechanics.expected_rounds:.2f}",
-                _pct(r.without_mechanics.elimination_probability),
-                ", ".join(str(m) for m in r.mechanics) or "-",
-                r.tyres.value,
-            ]
-        )
-    header = ["Assistance", "Rounds", "Elim", "Rounds (no mech.)", "Elim (no mech.)", "Mechanics on", "Tyres"]
-    out += _table(header, rows, left=frozenset({0, 5, 6}))
-    for r in analysis.results:
-        out += ["", f"{r.assistance.value} assistance: most dangerous spaces"]
-        if not r.dangerous:
-            out.append("  none: the policy never goes off the road")
-        else:
-            drows = [
-                [str(d.space), f"{d.section} {d.section_space}", str(d.factor) + (" ford" if d.ford else ""), _pct(d.damage_probability), _pct(d.elimination_probability)]
-                for d in r.dangerous
-            ]
-            out += ["  " + x for x in _table(["Space", "Section", "Factor", "Off road", "Eliminated"], drows, left=frozenset({1, 2}))]
-        if r.mechanic_help:
-            spots = ", ".join(f"space {s} ({g:.2f})" for s, g in r.mechanic_help)
-            out.append(f"  one mechanic helps most on: {spots} rounds saved")
-    return "\n".join(out) + "\n"

@@ -5,7 +5,8 @@ OpenSpiel style: an immutable, hashable :class:`State`; :func:`legal_gears`;
 move itself; then :func:`plan_options` / :func:`next_state` for the plan phase, which is a
 decision the player takes *after* seeing the dice. :func:`transitions` gives all of that at
 once for every dice outcome of a gear, as plain values, for exact solvers. The solver and the
-simulator go through these functions only: no other module re-implements a rule.
+simulator go through these functions only (by way of the one engine of both rule sets,
+:mod:`sheetgen.games.rallytaire.engine`): no other module re-implements a rule.
 
 Why the state is this small: the car's position never decreases (a crash stops it on the
 corner's `after` space, never behind its start), so the corners planned so far are exactly

@@ -12,7 +12,8 @@ Same OpenSpiel shape as the basic engine: an immutable :class:`AdvancedState`;
 :func:`legal_actions`; :func:`chance_outcomes` as exact ``(Roll, probability)`` pairs from
 :mod:`sheetgen.dice` (exact Fractions in :func:`roll_distribution`); :func:`apply_move`;
 then :func:`plan_options` / :func:`next_state`. Between stages: :func:`fix_points`,
-:func:`fix_options`, :func:`apply_fix`.
+:func:`fix_options`, :func:`apply_fix`. :mod:`sheetgen.games.rallytaire.engine` makes these
+the ADVANCED variant of the one engine both rule sets share (its whole-race state).
 
 Rulings sheetgen adds (the rulebook and RULINGS.md are silent; README lists them):
 
@@ -241,6 +242,12 @@ def _chance(gear: int, n: int, rule: TyreRule) -> tuple[tuple[Roll, float], ...]
     return tuple((Roll(base + k, locks), float(p)) for (k, locks), p in roll_distribution(n, rule))
 
 
+@cache
+def _chance_exact(gear: int, n: int, rule: TyreRule) -> tuple[tuple[Roll, Fraction], ...]:
+    base = BASE_SPEED[gear]
+    return tuple((Roll(base + k, locks), p) for (k, locks), p in roll_distribution(n, rule))
+
+
 # --------------------------------------------------------------------------- turns
 
 
@@ -334,9 +341,7 @@ def chance_outcomes_exact(
     """:func:`chance_outcomes` with Fraction probabilities."""
     _check_action(stage, state, action)
     rule = tyre_rule(state.tyres, stage.surface)
-    base = BASE_SPEED[action.gear]
-    n = dice_count(stage, state.tyres, action)
-    return tuple((Roll(base + k, locks), p) for (k, locks), p in roll_distribution(n, rule))
+    return _chance_exact(action.gear, dice_count(stage, state.tyres, action), rule)
 
 
 def apply_move(stage: Stage, state: AdvancedState, action: Action, roll: Roll) -> AdvancedMove:

@@ -1,32 +1,59 @@
-"""Seeded Monte Carlo play of Rallytaire stages, written down the way a player fills the sheet.
+"""Seeded play of a Rallytaire race under either rule set, written down the way a player fills
+the sheet.
 
-The simulator samples the engine's exact chance outcomes with ``random.Random(seed)`` and
-asks a solver policy for gears and plans; every rule is the engine's. Concrete dice faces are
-drawn after the speed, consistent with it, only so that the log reads like a real sheet.
-Same race, seed and policy give the same log.
+The race is played by the generic playout (:func:`sheetgen.engine.playout`) over the engine's
+:class:`~sheetgen.games.rallytaire.engine.RaceState`: it samples the engine's exact chance
+outcomes with ``random.Random(seed)`` and asks a solved policy for the decisions (the basic
+game: :mod:`sheetgen.games.rallytaire.solve`'s gears and plans; the advanced game:
+:mod:`sheetgen.games.rallytaire.solve_advanced`'s tyres, gears and options, plans and
+fix-points); every rule is the engine's. One :class:`Sheet` writes each step down as one kind
+of :class:`TurnRecord`, the advanced game's boxes, locks and options filled in when the rules
+have them. Concrete dice faces are drawn after the outcome, with their probability given it,
+from the same generator, only so that the log reads like a real sheet. Same race, rules, seed
+and policy give the same log.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from sheetgen import dice
+from sheetgen.engine import playout
 from sheetgen.games.rallytaire import rules
-from sheetgen.games.rallytaire.model import Race, Stage
+from sheetgen.games.rallytaire.engine import ADVANCED, BASIC, FIX, GEAR, PLAN, ROLL, TYRES, RaceState, Rules
+from sheetgen.games.rallytaire.model import Boxes, Race, Stage, Surface
+from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedMove, Fix
 from sheetgen.games.rallytaire.solve import PolicyName, RaceAnalysis, StagePolicy, analyze_race
+from sheetgen.games.rallytaire.solve_advanced import (
+    DEFAULT_DNF_PENALTY,
+    DEFAULT_DNF_SPACE_SECONDS,
+    AdvancedPolicy,
+    AdvancedRaceAnalysis,
+    DnfRule,
+    solve_race,
+)
 
 
 @dataclass(frozen=True)
 class TurnRecord:
-    """One move on the sheet (a crash move covers the crash turn and the lost turn).
+    """One move on the sheet (a crash move covers the crash turn and the lost turn, unless the
+    crash puts the car out).
 
+    action: the gear, and in the advanced game the dice option and skip.
     plans: corners planned at the end of the turn, as (corner's after space, "N" or "D").
     drifted: corners driven through this move on a D plan (after spaces).
+    crash / crash_limit: the after space of the corner crashed at, and its gear limit (+1 if
+    it was planned D).
+    The advanced game's, left at their defaults by the basic one: last_gear, the gear of the
+    turn before; locked: this turn was under a three-of-a-kind lock; checked: boxes checked
+    this turn; left: boxes left unchecked after it; locks: this roll locks the next turn;
+    out: the crash put the car out of the race.
     """
 
     turn: int
-    gear: int
+    action: Action
     dice: tuple[int, ...]
     speed: int
     start: int
@@ -34,31 +61,72 @@ class TurnRecord:
     moved: int
     plans: tuple[tuple[int, str], ...]
     drifted: tuple[int, ...]
-    crash: int | None  # after space of the corner crashed at
-    crash_limit: int | None  # that corner's gear limit, +1 if it was planned D
+    crash: int | None
+    crash_limit: int | None
     finished: bool
     tenths: int
+    last_gear: int | None = None
+    locked: bool = False
+    checked: Boxes | None = None
+    left: Boxes | None = None
+    locks: bool = False
+    out: bool = False
+
+    @property
+    def gear(self) -> int:
+        return self.action.gear
 
 
 @dataclass(frozen=True)
 class StageRun:
+    """One stage: its turns and time (a DNF charge not included).
+
+    The advanced game's: tyres on the car and boxes left at the start; out: the car went out
+    on this stage; fix_points / fix / left_after / tyres_after: the fix-points spent after the
+    stage (None after the last stage, when the car went out, and in the basic game)."""
+
     name: str
     length: int
     turns: tuple[TurnRecord, ...]
     tenths: int
     crashes: int
+    surface: Surface | None = None
+    service_park: bool = False
+    tyres: Surface | None = None
+    left_at_start: Boxes | None = None
+    out: bool = False
+    fix_points: int | None = None
+    fix: Fix | None = None
+    left_after: Boxes | None = None
+    tyres_after: Surface | None = None
 
 
 @dataclass(frozen=True)
 class RaceRun:
+    """A whole race under `rules` ("basic" or "advanced"). tenths: time driven.
+
+    The advanced game's: tyres chosen before the race; out: the car went out (DNF); dnf: the
+    DNF charge's rule; dnf_tenths: the charge (0 when the car finished); dnf_spaces: the
+    spaces not reached. race_tenths: what the race counts: time driven and the charge."""
+
     race: str
-    seed: int
-    policy: PolicyName
+    seed: int | None
+    rules: str
     stages: tuple[StageRun, ...]
+    policy: PolicyName = "optimal"
+    tyres: Surface | None = None
+    out: bool = False
+    dnf: DnfRule | None = None
+    dnf_tenths: float = 0.0
+    dnf_spaces: int = 0
 
     @property
     def tenths(self) -> int:
         return sum(s.tenths for s in self.stages)
+
+    @property
+    def race_tenths(self) -> float:
+        return self.tenths + self.dnf_tenths
 
 
 def corner_marks(stage: Stage, res: rules.MoveResult, pending_drift: int | None) -> tuple[int | None, int | None, tuple[int, ...]]:
@@ -73,42 +141,93 @@ def corner_marks(stage: Stage, res: rules.MoveResult, pending_drift: int | None)
     return crash_after, crash_limit, drifted
 
 
-def play_stage(stage: Stage, policy: StagePolicy, rng: random.Random) -> StageRun:
-    """Play one stage to the finish with `policy`, drawing every random number from `rng`."""
-    if policy.stage != stage:
-        raise ValueError(f"policy was solved for stage {policy.stage.name!r}, not {stage.name!r}")
-    state = rules.initial_state(stage)
-    turn = 1
-    tenths = 0
-    crashes = 0
-    records: list[TurnRecord] = []
-    while not rules.finished(stage, state):
-        gear = policy.gear(state)
-        speed = dice.sample(rules.chance_outcomes(stage, state, gear), rng)
-        faces = dice.faces_with_successes(
-            rng,
-            rules.dice_count(stage, gear),
-            rules.successes_for_speed(stage, gear, speed),
-            rules.success_faces(stage),
+@dataclass
+class _StageSheet:
+    """A stage's part of the sheet while it is written."""
+
+    stage: Stage
+    tyres: Surface | None
+    left_at_start: Boxes | None
+    turns: list[TurnRecord] = field(default_factory=list)
+    turn: int = 1
+    tenths: int = 0
+    crashes: int = 0
+    out: bool = False
+    fix_points: int | None = None
+    fix: Fix | None = None
+    left_after: Boxes | None = None
+    tyres_after: Surface | None = None
+
+    def run(self) -> StageRun:
+        s = self.stage
+        return StageRun(
+            name=s.name,
+            length=s.length,
+            turns=tuple(self.turns),
+            tenths=self.tenths,
+            crashes=self.crashes,
+            surface=s.surface,
+            service_park=s.service_park,
+            tyres=self.tyres,
+            left_at_start=self.left_at_start,
+            out=self.out,
+            fix_points=self.fix_points,
+            fix=self.fix,
+            left_after=self.left_after,
+            tyres_after=self.tyres_after,
         )
-        res = rules.apply_move(stage, state, gear, speed)
-        plans: tuple[tuple[int, str], ...] = ()
-        nxt = state
-        if not res.finished:
-            opts = rules.plan_options(stage, state, res)
-            drift = policy.plan(state, gear, speed)
-            nxt = rules.next_state(stage, state, res, drift)
-            plans = tuple(
-                (stage.corners[i].after, "D" if i == drift else "N") for i in opts.entered
-            )
-        crash_after, crash_limit, drifted = corner_marks(stage, res, state.pending_drift)
-        crashes += crash_after is not None
-        records.append(
+
+
+class Sheet:
+    """The race sheet a playout fills in: an engine record (:func:`sheetgen.engine.playout`),
+    called once per step. It draws each roll's dice faces from `rng` right after the roll
+    (:meth:`Rules.faces`), before any later roll is drawn."""
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self.tyres: Surface | None = None
+        self.stages: list[_StageSheet] = []
+        self._faces: tuple[int, ...] = ()  # the roll's faces while its plans are made
+
+    def __call__(self, state: RaceState, choice: Any, after: RaceState) -> None:
+        phase = state.phase
+        if phase == GEAR:
+            if len(self.stages) == state.stage_index:
+                car = state.car
+                self.stages.append(_StageSheet(state.stage, getattr(car, "tyres", None), getattr(car, "left", None)))
+        elif phase == ROLL:
+            faces = state.rules.faces(state.stage, state.car, state.action, choice, self.rng)
+            if after.phase == PLAN:
+                self._faces = faces
+            else:  # the move finished the stage or put the car out: no plans
+                variant = state.rules
+                move = variant.move(state.stage, state.car, state.action, choice)
+                self._write(state, faces, move, None, (), variant.next_state(state.stage, state.car, move))
+        elif phase == PLAN:
+            self._write(state, self._faces, state.move, choice, state.plan.entered, after.car)
+        elif phase == FIX:
+            sheet = self.stages[state.stage_index]
+            sheet.fix_points = state.rules.fix_points(state.race, state.stage_index)
+            sheet.fix = choice
+            sheet.left_after, sheet.tyres_after = after.car.left, after.car.tyres
+        elif phase == TYRES:
+            self.tyres = choice
+
+    def _write(self, state: RaceState, faces: tuple[int, ...], move: Any, drift: int | None, entered: tuple[int, ...], car_after: Any) -> None:
+        stage, car, variant = state.stage, state.car, state.rules
+        sheet = self.stages[state.stage_index]
+        res = variant.drive(move)
+        plans = tuple((stage.corners[i].after, "D" if i == drift else "N") for i in entered)
+        crash_after, crash_limit, drifted = corner_marks(stage, res, car.pending_drift)
+        extra: dict[str, Any] = {}
+        if isinstance(move, AdvancedMove):
+            extra = dict(last_gear=car.last_gear, locked=car.locked, checked=move.checked, left=car_after.left, locks=move.locks, out=move.out)
+        sheet.turns.append(
             TurnRecord(
-                turn=turn,
-                gear=gear,
+                turn=sheet.turn,
+                action=state.action,
                 dice=faces,
-                speed=speed,
+                speed=res.speed,
                 start=res.start,
                 end=res.position,
                 moved=res.moved,
@@ -116,14 +235,48 @@ def play_stage(stage: Stage, policy: StagePolicy, rng: random.Random) -> StageRu
                 drifted=drifted,
                 crash=crash_after,
                 crash_limit=crash_limit,
-                finished=res.finished,
-                tenths=res.tenths,
+                finished=move.finished,
+                tenths=move.tenths,
+                **extra,
             )
         )
-        turn += res.turns
-        tenths += res.tenths
-        state = nxt if not res.finished else rules.next_state(stage, state, res)
-    return StageRun(stage.name, stage.length, tuple(records), tenths, crashes)
+        sheet.crashes += crash_after is not None
+        sheet.turn += move.turns
+        sheet.tenths += move.tenths
+        sheet.out = variant.out(move)
+
+
+def play_race(race: Race, variant: Rules, policy: Callable[[RaceState], Any], rng: random.Random) -> tuple[RaceState, Sheet]:
+    """Play `race` once under `variant` with an engine policy, drawing every random number
+    from `rng`: the race's end and its sheet."""
+    sheet = Sheet(rng)
+    end = playout(RaceState.start(race, variant), policy, rng, sheet)
+    return end, sheet
+
+
+# --------------------------------------------------------------------------- the basic game
+
+
+def basic_policy(policies: Sequence[StagePolicy]) -> Callable[[RaceState], Any]:
+    """The engine policy of solved stage policies, one per stage: gears and plans."""
+
+    def decide(state: RaceState) -> Any:
+        policy = policies[state.stage_index]
+        if state.phase == GEAR:
+            return Action(policy.gear(state.car))
+        if state.phase == PLAN:
+            return policy.plan(state.car, state.action.gear, state.move.speed)
+        raise rules.RulesError(f"the basic game has no decision in phase {state.phase}")
+
+    return decide
+
+
+def play_stage(stage: Stage, policy: StagePolicy, rng: random.Random) -> StageRun:
+    """Play one stage to the finish with `policy`, drawing every random number from `rng`."""
+    if policy.stage != stage:
+        raise ValueError(f"policy was solved for stage {policy.stage.name!r}, not {stage.name!r}")
+    _end, sheet = play_race(Race(stage.name, (stage,)), BASIC, basic_policy((policy,)), rng)
+    return sheet.stages[0].run()
 
 
 def simulate_race(
@@ -132,7 +285,8 @@ def simulate_race(
     policy: PolicyName = "optimal",
     analysis: RaceAnalysis | None = None,
 ) -> RaceRun:
-    """Play every stage of `race` in order with one ``random.Random(seed)``.
+    """Play every stage of `race` in order under the basic rules with one
+    ``random.Random(seed)``.
 
     Pass `analysis` (from :func:`analyze_race`) to reuse solved policies."""
     if policy not in ("optimal", "cautious"):
@@ -143,48 +297,71 @@ def simulate_race(
         raise ValueError(
             f"analysis has {len(analysis.stages)} stages, race {race.name!r} has {len(race.stages)}"
         )
-    rng = random.Random(seed)
-    runs = tuple(
-        play_stage(stage, sa.policy_named(policy), rng)
-        for stage, sa in zip(race.stages, analysis.stages, strict=True)
+    policies = tuple(sa.policy_named(policy) for sa in analysis.stages)
+    for stage, p in zip(race.stages, policies, strict=True):
+        if p.stage != stage:
+            raise ValueError(f"policy was solved for stage {p.stage.name!r}, not {stage.name!r}")
+    _end, sheet = play_race(race, BASIC, basic_policy(policies), random.Random(seed))
+    return RaceRun(race.name, seed, BASIC.name, tuple(s.run() for s in sheet.stages), policy)
+
+
+# --------------------------------------------------------------------------- the advanced game
+
+
+def advanced_policy(policy: AdvancedPolicy) -> Callable[[RaceState], Any]:
+    """The engine policy of a solved advanced race: tyres, actions, plans and fix-points."""
+
+    def decide(state: RaceState) -> Any:
+        k, car = state.stage_index, state.car
+        if state.phase == GEAR:
+            return policy.action(k, car)
+        if state.phase == PLAN:
+            return policy.plan(k, car, state.move)
+        if state.phase == FIX:
+            return policy.fix(k, car.left, car.tyres)
+        if state.phase == TYRES:
+            return policy.tyres()
+        raise rules.RulesError(f"the advanced game has no decision in phase {state.phase}")
+
+    return decide
+
+
+def play_race_advanced(race: Race, policy: AdvancedPolicy, rng: random.Random, seed: int | None = None) -> RaceRun:
+    """Play `race` once under the advanced rules with `policy`, drawing every random number
+    from `rng`."""
+    if policy.race != race:
+        raise ValueError(f"policy was solved for race {policy.race.name!r}, not {race.name!r}")
+    end, sheet = play_race(race, ADVANCED, advanced_policy(policy), rng)
+    out = end.car.out
+    k, at = end.stage_index, end.car.position
+    return RaceRun(
+        race=race.name,
+        seed=seed,
+        rules=ADVANCED.name,
+        stages=tuple(s.run() for s in sheet.stages),
+        tyres=sheet.tyres,
+        out=out,
+        dnf=policy.dnf,
+        dnf_tenths=policy.dnf.charge_tenths(race, k, at) if out else 0.0,
+        dnf_spaces=policy.dnf.spaces_not_reached(race, k, at) if out else 0,
     )
-    return RaceRun(race.name, seed, policy, runs)
 
 
-def format_seconds(tenths: int) -> str:
-    """Integer tenths as seconds with one decimal, no float in between."""
-    return f"{tenths // 10}.{tenths % 10} s"
+def simulate_race_advanced(
+    race: Race,
+    seed: int,
+    analysis: AdvancedRaceAnalysis | AdvancedPolicy | None = None,
+    dnf_penalty: float = DEFAULT_DNF_PENALTY,
+    dnf_space_seconds: float = DEFAULT_DNF_SPACE_SECONDS,
+) -> RaceRun:
+    """Play `race` once under the advanced rules with ``random.Random(seed)``.
 
-
-def format_turn(t: TurnRecord, length: int) -> list[str]:
-    faces = " ".join(str(f) for f in t.dice)
-    end = "finish" if t.finished else str(t.end)
-    line = f"turn {t.turn:>3}: gear {t.gear}, dice [{faces}], speed {t.speed}, {t.start} -> {end}"
-    notes = [f"drift through corner after {a}" for a in t.drifted]
-    if t.crash is not None:
-        notes.append(
-            f"CRASH at corner after {t.crash} (limit {t.crash_limit}), stopped on {t.crash}"
-        )
-    if t.finished:
-        notes.append(f"moved {t.moved} to space {length + 1}: +{format_seconds(t.tenths)}")
-    if t.plans:
-        notes.append("plan " + ", ".join(f"corner after {a}: {p}" for a, p in t.plans))
-    lines = [line + ("; " + "; ".join(notes) if notes else "")]
-    if t.crash is not None:
-        lines.append(
-            f"turn {t.turn + 1:>3}: lost turn (beside the road at space {t.crash}), 1st gear next"
-        )
-    return lines
-
-
-def format_race_run(run: RaceRun) -> list[str]:
-    """The run as sheet lines: every turn, each stage's time, then the race time."""
-    out = [f"race {run.race!r}, seed {run.seed}, {run.policy} policy"]
-    for n, s in enumerate(run.stages, 1):
-        out.append(f"stage {n}: {s.name} ({s.length} spaces)")
-        for t in s.turns:
-            out += ["  " + line for line in format_turn(t, s.length)]
-        crashes = f", {s.crashes} crash{'es' if s.crashes != 1 else ''}" if s.crashes else ""
-        out.append(f"  stage time: {format_seconds(s.tenths)}{crashes}")
-    out.append(f"race time: {format_seconds(run.tenths)}")
-    return out
+    Pass `analysis` (from :func:`analyze_race_advanced`) or a policy to reuse a solve; then
+    its DNF charge is used and `dnf_penalty` / `dnf_space_seconds` are ignored."""
+    if analysis is None:
+        policy = solve_race(race, DnfRule(float(dnf_penalty), float(dnf_space_seconds)))
+    elif isinstance(analysis, AdvancedRaceAnalysis):
+        policy = analysis.policy
+    else:
+        policy = analysis
+    return play_race_advanced(race, policy, random.Random(seed), seed)

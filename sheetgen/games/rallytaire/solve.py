@@ -6,9 +6,10 @@ corner's `after` space, and 1st gear crosses every corner safely, so the next mo
 States are therefore ordered by (position, forced-1st last), and one backward sweep gives
 exact expected values, one forward sweep gives the exact time distribution of a policy.
 
-Every transition comes from the rules engine (:mod:`sheetgen.games.rallytaire.rules`, one
-:func:`~sheetgen.games.rallytaire.rules.transitions` call per move); the solver only indexes
-and caches what the engine returned. The plan choice (N/D) is taken after the dice
+Every transition comes from the engine's basic rule set
+(:data:`sheetgen.games.rallytaire.engine.BASIC`: its legal actions, then one
+:meth:`~sheetgen.games.rallytaire.engine.BasicRules.transitions` call per move, every exact
+outcome with its plans at once); the solver only indexes and caches what the engine returned. The plan choice (N/D) is taken after the dice
 are seen, so it is a min inside the expectation. Ties within 1e-12 go to the lower gear and
 to N (then to the corner earlier on the track), so results never depend on dict order.
 """
@@ -23,10 +24,9 @@ from types import MappingProxyType
 from typing import Literal
 
 from sheetgen.games.rallytaire import rules
+from sheetgen.games.rallytaire.engine import BASIC
 from sheetgen.games.rallytaire.model import Race, Stage
 from sheetgen.games.rallytaire.rules import State
-from sheetgen.textfmt import pct as _pct
-from sheetgen.textfmt import table as _table
 
 #: Values closer than this are ties (then the lower gear / N wins).
 TIE = 1e-12
@@ -37,7 +37,7 @@ PolicyName = Literal["optimal", "cautious"]
 # --------------------------------------------------------------------------- state graph
 
 
-#: One dice outcome of a move, as :func:`rules.transitions` gives it, the next states being
+#: One dice outcome of a move, as :meth:`BASIC.transitions` gives it, the next states being
 #: ids: (speed, probability, tenths, crash corner or None, ((drift, next state id), ...)), no
 #: choices when the move finishes. Plain tuples: a stage has ~1500 and each sweep reads them.
 _Outcome = tuple[int, float, int, int | None, tuple[tuple[int | None, int], ...]]
@@ -73,12 +73,12 @@ class _Graph:
 
 
 def _build_graph(stage: Stage) -> _Graph:
-    """Breadth-first from the start, one :func:`rules.transitions` call per move.
+    """Breadth-first from the start, one :meth:`BASIC.transitions` call per move.
 
     The engine hands each next state to `number`, which gives ids in discovery order (that
     order fixes every tie below) from the state's fields, as tuples hash much faster than
     State objects."""
-    start = rules.initial_state(stage)
+    start = BASIC.stage_start(stage)
     states: list[State] = [start]
     ids: dict[tuple[int, int | None, int | None], int] = {
         (start.position, start.last_gear, start.pending_drift): 0
@@ -108,12 +108,13 @@ def _build_graph(stage: Stage) -> _Graph:
     move_ids: dict[tuple[int, int | None, int], tuple[int, int]] = {}
     for state in states:  # grows while it is walked: breadth-first
         per_gear = []
-        for gear in rules.legal_gears(state):
+        for action in BASIC.actions(stage, state):
+            gear = action.gear
             key = (state.position, state.pending_drift, gear)
             pair = move_ids.get(key)
             if pair is None:
                 low = top
-                outs = rules.transitions(stage, state, gear, number)
+                outs = BASIC.transitions(stage, state, action, number)
                 pair = move_ids[key] = (gear, len(moves))
                 moves.append(outs)
                 lowest.append(low)
@@ -448,80 +449,3 @@ def analyze_stage(stage: Stage) -> StageAnalysis:
 
 def analyze_race(race: Race) -> RaceAnalysis:
     return RaceAnalysis(race.name, tuple(analyze_stage(s) for s in race.stages))
-
-
-def _r(x: float) -> float:
-    return round(x, 4)
-
-
-def corner_json(c: CornerAnalysis) -> dict:
-    """One corner of a stage report as JSON (basic and advanced): its crash and drift chances."""
-    return {
-        "after": c.after,
-        "gear": c.gear,
-        "zone": c.zone,
-        "turn": c.turn,
-        "crash_probability": _r(c.crash_probability),
-        "drift_probability": _r(c.drift_probability),
-    }
-
-
-def analysis_to_json(race_analysis: RaceAnalysis) -> dict:
-    """Plain JSON-ready dict; floats rounded to 4 decimals, times in seconds."""
-    return {
-        "race": race_analysis.name,
-        "stages": [
-            {
-                "name": s.name,
-                "par_time": _r(s.par_time),
-                "best_time": _r(s.best_time),
-                "crash_probability": _r(s.crash_probability),
-                "percentiles": {"p10": _r(s.p10), "p50": _r(s.p50), "p90": _r(s.p90)},
-                "cautious_time": _r(s.cautious_time),
-                "corners": [corner_json(c) for c in s.corners],
-            }
-            for s in race_analysis.stages
-        ],
-    }
-
-
-def corner_table(corners) -> list[str]:
-    """The per-corner lines of a stage report (basic and advanced): crash and drift chances."""
-    if not corners:
-        return ["  no corners"]
-    rows = [[str(c.after), str(c.gear), str(c.zone), c.turn, _pct(c.crash_probability), _pct(c.drift_probability)] for c in corners]
-    return ["  " + r for r in _table(["After", "Gear", "Zone", "Turn", "Crash", "Drift"], rows, left=frozenset({3}))]
-
-
-def format_analysis_text(race_analysis: RaceAnalysis) -> str:
-    """A summary table (one row per stage), then one small corner table per stage."""
-    out = [f"Race: {race_analysis.name}", ""]
-    rows = []
-    for s in race_analysis.stages:
-        k = s.killer_corner
-        bites = (
-            "-" if k is None else f"after {k.after} (gear {k.gear}, {_pct(k.crash_probability)})"
-        )
-        rows.append(
-            [
-                s.name,
-                str(s.length),
-                str(len(s.corners)),
-                f"{s.par_time:.1f}",
-                f"{s.best_time:.1f}",
-                f"{s.p10:.1f}",
-                f"{s.p50:.1f}",
-                f"{s.p90:.1f}",
-                f"{s.cautious_time:.1f}",
-                _pct(s.crash_probability),
-                bites,
-            ]
-        )
-    header = ["Stage", "Spaces", "Corners", "Par", "Best", "P10", "P50", "P90", "Cautious"]
-    header += ["Crash", "Bites most"]
-    out += _table(header, rows, left=frozenset({0, len(header) - 1}))
-    out.append(f"Race par: {race_analysis.par_time:.1f} s (times in seconds)")
-    for s in race_analysis.stages:
-        out += ["", f"{s.name}: par {s.par_time:.1f} s, crash {_pct(s.crash_probability)}"]
-        out += corner_table(s.corners)
-    return "\n".join(out) + "\n"

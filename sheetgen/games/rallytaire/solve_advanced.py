@@ -22,8 +22,9 @@ How it is solved (backward over stages, then forward once for the figures):
 - One forward pass pushes probability mass (again arrays over resources) through the chosen
   policy: expected time per stage, P(DNF), option use, crashes per corner, fix-point use.
 
-Every transition comes from the advanced rules engine
-(:mod:`sheetgen.games.rallytaire.rules_advanced`); the solver only caches what it returned.
+Every transition comes from the engine's advanced rule set
+(:data:`sheetgen.games.rallytaire.engine.ADVANCED`: legal actions, exact outcomes, moves, plans,
+next states and fix-points); the solver only caches what it returned.
 Ties within :data:`TIE` tenths go to the action the engine lists first (plain gears, lower
 gear first, then brake, push, skip), to N (then the earlier D), and for fix-points to the
 engine's order (more boxes, Car first, tyres kept), so results never depend on float noise.
@@ -45,9 +46,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from sheetgen import dice
 from sheetgen.errors import SheetgenError
-
 from sheetgen.games.rallytaire import rules_advanced as adv
+from sheetgen.games.rallytaire.engine import ADVANCED
 from sheetgen.games.rallytaire.model import Boxes, Race, Stage, Surface
 from sheetgen.games.rallytaire.rules import RulesError, State
 from sheetgen.games.rallytaire.rules_advanced import (
@@ -58,9 +60,7 @@ from sheetgen.games.rallytaire.rules_advanced import (
     Option,
     Roll,
 )
-from sheetgen.games.rallytaire.solve import CornerAnalysis, corner_figures, corner_json, corner_table
-from sheetgen.textfmt import pct as _pct
-from sheetgen.textfmt import table as _table
+from sheetgen.games.rallytaire.solve import CornerAnalysis, corner_figures
 
 #: Values (in tenths of a second) closer than this are ties.
 TIE = 1e-9
@@ -245,7 +245,7 @@ def _build_stage_graph(
     # is an ordinary crash (car 1 gives the out version of the same move).
     rep_left = Boxes(engine=boxes.engine, brakes=boxes.brakes, gearbox=boxes.gearbox, car=2)
     out_left = Boxes(engine=boxes.engine, brakes=boxes.brakes, gearbox=boxes.gearbox, car=1)
-    start = adv.initial_state(stage, tyres, rep_left)
+    start = ADVANCED.stage_start(stage, AdvancedState(State(0), tyres, rep_left))
     keys: list[tuple] = [_core_key(start)]
     seen = {keys[0]: 0}
     actions: list[tuple] = []
@@ -256,7 +256,7 @@ def _build_stage_graph(
         i += 1
         rep = _rep_state(key, tyres, rep_left)
         acts = []
-        for a in adv.legal_actions(stage, rep):
+        for a in ADVANCED.actions(stage, rep):
             acts.append((a, a.gear, _VARIANT[a.option], a.skip))
             tkey = (key[0], key[2], a.gear)
             if tkey in tables:
@@ -292,9 +292,9 @@ def _gear_table(
     p, _, d, _ = key
     rep = _rep_state((p, gear, d, False), tyres, rep_left)
     variants: dict[int, tuple[Action, tuple[tuple[Roll, float], ...]]] = {}
-    for a in adv.legal_actions(stage, rep):
+    for a in ADVANCED.actions(stage, rep):
         if a.gear == gear and not a.skip:
-            variants[_VARIANT[a.option]] = (a, adv.chance_outcomes(stage, rep, a))
+            variants[_VARIANT[a.option]] = (a, dice.to_float(ADVANCED.outcomes(stage, rep, a)))
     rolls = sorted({roll for _, dist in variants.values() for roll, _ in dist})
     col = {roll: j for j, roll in enumerate(rolls)}
     probs = np.zeros((3, len(rolls)))
@@ -307,18 +307,18 @@ def _gear_table(
         cached = moves.get(mkey)
         if cached is None:
             action = next(a for a, dist in variants.values() if any(r == roll for r, _ in dist))
-            mv = adv.apply_move(stage, rep, action, roll)
+            mv = ADVANCED.move(stage, rep, action, roll)
             kind = _FINISH if mv.finished else (_CRASH if mv.move.crash is not None else _MOVE)
             drifts: tuple[int | None, ...] = ()
             succ: tuple[tuple, ...] = ()
             out_tenths = 0
             if kind != _FINISH:
-                drifts = adv.plan_options(stage, rep, mv).drift_choices
-                succ = tuple(_core_key(adv.next_state(stage, rep, mv, dr)) for dr in drifts)
+                drifts = ADVANCED.plan_options(stage, rep, mv).drift_choices
+                succ = tuple(_core_key(ADVANCED.next_state(stage, rep, mv, dr)) for dr in drifts)
             if kind == _CRASH:
                 last_box = AdvancedState(rep.base, tyres, out_left)
-                out_mv = adv.apply_move(stage, last_box, action, roll)
-                if not out_mv.out:
+                out_mv = ADVANCED.move(stage, last_box, action, roll)
+                if not ADVANCED.out(out_mv):
                     raise AssertionError("a crash with one Car box left must put the car out")
                 out_tenths = out_mv.tenths
             crash = -1 if mv.move.crash is None else mv.move.crash
@@ -423,23 +423,26 @@ class _FixPolicy:
     choice: dict[Surface, np.ndarray]
 
 
-def _fix_shapes(race: Race, tyres: Surface, points: int) -> tuple[Fix, ...]:
-    """All ways to spend the points with every box checked: the engine's list for the worst
-    case, which holds every fix that is legal for some resource vector, in its tie order."""
+def _fix_shapes(race: Race, stage_index: int, tyres: Surface) -> tuple[Fix, ...]:
+    """All ways to spend the points after stage `stage_index` with every box checked: the
+    engine's list for the worst case, which holds every fix that is legal for some resource
+    vector, in its tie order."""
     none_left = Boxes(engine=0, brakes=0, gearbox=0, car=0)
-    return adv.fix_options(race, none_left, tyres, points)
+    return ADVANCED.fix_options(race, stage_index, AdvancedState(State(0), tyres, none_left))
 
 
 def _solve_fix(
-    race: Race, grid: _Grid, points: int, next_start: dict[Surface, np.ndarray]
+    race: Race, grid: _Grid, stage_index: int, next_start: dict[Surface, np.ndarray]
 ) -> tuple[_FixPolicy, dict[Surface, np.ndarray]]:
-    """Value-to-go at the end of a stage (before fix-points) from the next stage's start."""
+    """Value-to-go at the end of stage `stage_index` (before fix-points) from the next
+    stage's start."""
+    points = ADVANCED.fix_points(race, stage_index)
     R = grid.size
     flat = np.arange(R)
     targets: dict[Surface, list[tuple[np.ndarray, Surface]]] = {}
     choice: dict[Surface, np.ndarray] = {}
     end_value: dict[Surface, np.ndarray] = {}
-    fixes_by_tyres = {t: _fix_shapes(race, t, points) for t in race.tyres}
+    fixes_by_tyres = {t: _fix_shapes(race, stage_index, t) for t in race.tyres}
     for t in race.tyres:
         rows = []
         maps = []
@@ -582,9 +585,8 @@ def solve_race(race: Race, dnf: DnfRule | None = None) -> AdvancedPolicy:
             graph = _build_stage_graph(stage, t, race.boxes, moves)
             stages[k][t] = _solve_stage(graph, grid, end_value[t], charges[k])
         if k > 0:
-            points = adv.fix_points(race.stages[k - 1])
             fp, end_value = _solve_fix(
-                race, grid, points, {t: stages[k][t].start_value for t in race.tyres}
+                race, grid, k - 1, {t: stages[k][t].start_value for t in race.tyres}
             )
             fixes[k - 1] = fp
     full = grid.full
@@ -901,148 +903,3 @@ def analyze_race_advanced(
         dnf=dnf,
         policy=policy,
     )
-
-
-def _r(x: float) -> float:
-    return round(x, 4)
-
-
-def _fix_json(fix: Fix) -> dict:
-    return {
-        "engine": fix.engine,
-        "brakes": fix.brakes,
-        "gearbox": fix.gearbox,
-        "car": fix.car,
-        "tyres": None if fix.tyres is None else fix.tyres.value,
-    }
-
-
-def advanced_analysis_to_json(analysis: AdvancedRaceAnalysis) -> dict:
-    """Plain JSON-ready dict with the basic analysis's shape ({"race", "stages"}) plus the
-    race figures; floats rounded to 4 decimals, times in seconds, expected counts per race
-    started."""
-    stages = []
-    for s in analysis.stages:
-        fix = None
-        if s.fix is not None:
-            f = s.fix
-            fix = {
-                "points": f.points,
-                "service_park": f.service_park,
-                "reach_probability": _r(f.reach_probability),
-                "expected": {
-                    "engine": _r(f.expected_engine),
-                    "brakes": _r(f.expected_brakes),
-                    "gearbox": _r(f.expected_gearbox),
-                    "car": _r(f.expected_car),
-                    "tyre_change": _r(f.tyre_change_probability),
-                },
-                "most_likely": dict(
-                    _fix_json(f.most_likely), probability=_r(f.most_likely_probability)
-                ),
-                "tyres_after": {t.value: _r(p) for t, p in f.tyres_after},
-            }
-        stages.append(
-            {
-                "name": s.name,
-                "surface": s.surface.value,
-                "length": s.length,
-                "par_time": _r(s.par_time),
-                "reach_probability": _r(s.reach_probability),
-                "dnf_probability": _r(s.dnf_probability),
-                "expected_crashes": _r(s.expected_crashes),
-                "tyres": {t.value: _r(p) for t, p in s.tyres},
-                "options": {
-                    "push": _r(s.options.push),
-                    "brake": _r(s.options.brake),
-                    "skip": _r(s.options.skip),
-                },
-                "three_of_a_kind_locks": _r(s.locks),
-                "corners": [corner_json(c) for c in s.corners],
-                "fix_points": fix,
-            }
-        )
-    return {
-        "race": analysis.name,
-        "rules": "advanced",
-        "race_par_time": _r(analysis.race_par_time),
-        "dnf_probability": _r(analysis.dnf_probability),
-        "tyres": analysis.tyres.value,
-        "tyre_par_times": {t.value: _r(p) for t, p in analysis.tyre_par_times},
-        "boxes": {k: getattr(analysis.boxes, k) for k in adv.BOX_KINDS},
-        "dnf_penalty": {
-            "seconds": analysis.dnf.penalty,
-            "seconds_per_space_not_reached": analysis.dnf.space_seconds,
-        },
-        "stages": stages,
-    }
-
-
-def describe_fix(fix: Fix) -> str:
-    """'uncheck 1 car, 1 engine; change tyres to snow', or 'nothing'."""
-    kinds = ("car", "engine", "gearbox", "brakes")
-    parts = [f"{getattr(fix, k)} {k}" for k in kinds if getattr(fix, k)]
-    text = "uncheck " + ", ".join(parts) if parts else ""
-    if fix.tyres is not None:
-        text += ("; " if text else "") + f"change tyres to {fix.tyres.value}"
-    return text or "nothing"
-
-
-def format_advanced_text(analysis: AdvancedRaceAnalysis) -> str:
-    """Race summary, one row per stage, the fix-points between stages, then each stage's
-    corners."""
-    b = analysis.boxes
-    out = [
-        f"Race: {analysis.name} (advanced rules)",
-        f"Boxes: engine {b.engine}, brakes {b.brakes}, gearbox {b.gearbox}, car {b.car}; "
-        f"DNF charge: {analysis.dnf.penalty:g} s + {analysis.dnf.space_seconds:g} s per space "
-        "not reached",
-        f"Tyres: {analysis.tyres.value} (race par with "
-        + ", ".join(f"{t.value} {p:.1f} s" for t, p in analysis.tyre_par_times)
-        + ")",
-        "",
-    ]
-    rows = []
-    for s in analysis.stages:
-        tyres = ", ".join(
-            t.value + ("" if p > 1 - 1e-9 else f" {_pct(p)}") for t, p in s.tyres
-        )
-        rows.append(
-            [
-                s.name,
-                s.surface.value,
-                str(s.length),
-                f"{s.par_time:.1f}",
-                _pct(s.dnf_probability),
-                f"{s.expected_crashes:.2f}",
-                f"{s.options.push:.2f}",
-                f"{s.options.brake:.2f}",
-                f"{s.options.skip:.2f}",
-                f"{s.locks:.2f}",
-                tyres,
-            ]
-        )
-    header = ["Stage", "Surface", "Spaces", "Par", "DNF", "Crashes", "Push", "Brake", "Skip"]
-    header += ["Locks", "Tyres"]
-    out += _table(header, rows, left=frozenset({0, 1, len(header) - 1}))
-    out.append(
-        f"Race par: {analysis.race_par_time:.1f} s, DNF {_pct(analysis.dnf_probability)} "
-        "(par includes the DNF charge; option columns are expected turns per race)"
-    )
-    for k, s in enumerate(analysis.stages):
-        if s.fix is None:
-            continue
-        f = s.fix
-        where = "service park" if f.service_park else "no service park"
-        out += [
-            "",
-            f"After {s.name}: {f.points} fix-points ({where}); most often "
-            f"{describe_fix(f.most_likely)} ({_pct(f.most_likely_probability)}); on average "
-            f"car {f.expected_car:.2f}, engine {f.expected_engine:.2f}, gearbox "
-            f"{f.expected_gearbox:.2f}, brakes {f.expected_brakes:.2f}, tyre change "
-            f"{_pct(f.tyre_change_probability)}",
-        ]
-    for s in analysis.stages:
-        out += ["", f"{s.name}: par {s.par_time:.1f} s, DNF {_pct(s.dnf_probability)}"]
-        out += corner_table(s.corners)
-    return "\n".join(out) + "\n"

@@ -1,0 +1,332 @@
+"""The engine protocol (sheetgen.engine) and its one seeded playout.
+
+- A coin game made by hand, whose playout distribution is known analytically: the playout
+  maps uniform draws to outcomes with exactly the engine's probabilities, one draw per chance
+  node, and asks the policy at every decision.
+- Random playouts for every game (OpenSpiel's test): from each game's initial state, random
+  legal actions and random chance outcomes reach a terminal state, and at every chance node
+  the exact probabilities sum to 1.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+from itertools import product
+
+import pytest
+
+from sheetgen.engine import EngineState, playout
+from sheetgen.registry import load_spec
+from conftest import SPECS
+
+HEADS = Fraction(1, 4)
+
+
+@dataclass(frozen=True)
+class Coin:
+    """Toss a coin showing heads with probability 1/4 until heads, at most three times;
+    after a tails the player may toss again or stop."""
+
+    tosses: int = 0
+    heads: bool = False
+    stopped: bool = False
+    deciding: bool = False  # after a tails: a decision; else a toss (a chance node)
+
+    def is_terminal(self) -> bool:
+        return self.heads or self.stopped or self.tosses == 3
+
+    def chance_outcomes(self):
+        if self.is_terminal() or self.deciding:
+            return ()
+        return (("heads", HEADS), ("tails", 1 - HEADS))
+
+    def legal_actions(self):
+        if self.is_terminal() or not self.deciding:
+            return ()
+        return ("toss", "stop")
+
+    def apply(self, x) -> Coin:
+        if self.chance_outcomes():
+            assert x in ("heads", "tails")
+            return Coin(self.tosses + 1, x == "heads", False, x == "tails")
+        assert x in self.legal_actions()
+        return Coin(self.tosses, False, x == "stop", False)
+
+
+class Draws:
+    """A stand-in for random.Random whose random() gives the values listed, counting them."""
+
+    def __init__(self, values):
+        self.values = list(values)
+        self.used = 0
+
+    def random(self) -> float:
+        self.used += 1
+        return self.values[self.used - 1]
+
+
+def always(action):
+    return lambda state: action
+
+
+def test_the_coin_game_is_an_engine_state():
+    assert isinstance(Coin(), EngineState)
+
+
+@pytest.mark.parametrize(
+    "policy,expected",
+    [
+        # toss on: heads on the 1st, 2nd or 3rd toss, or three tails
+        (always("toss"), {(1, True): HEADS, (2, True): (1 - HEADS) * HEADS, (3, True): (1 - HEADS) ** 2 * HEADS, (3, False): (1 - HEADS) ** 3}),
+        # stop after the first tails
+        (always("stop"), {(1, True): HEADS, (1, False): 1 - HEADS}),
+    ],
+    ids=["toss on", "stop"],
+)
+def test_playout_samples_the_exact_distribution(policy, expected):
+    """Every triple of draws from the midpoints of four equal slices of [0, 1): the playouts'
+    end states come out in exactly the analytic proportions, and each toss took one draw."""
+    grid = (Fraction(1, 8), Fraction(3, 8), Fraction(5, 8), Fraction(7, 8))
+    ends: Counter = Counter()
+    for draws in product(grid, repeat=3):
+        rng = Draws(float(u) for u in draws)
+        end = playout(Coin(), policy, rng)
+        assert end.is_terminal() and rng.used == end.tosses
+        ends[(end.tosses, end.heads)] += 1
+    assert {k: Fraction(n, len(grid) ** 3) for k, n in ends.items()} == expected
+
+
+def test_playout_records_every_step_and_repeats_per_seed():
+    def transcript(seed):
+        steps = []
+        end = playout(Coin(), always("toss"), random.Random(seed), lambda s, x, after: steps.append((s, x, after)))
+        return steps, end
+
+    for seed in range(20):
+        steps, end = transcript(seed)
+        assert steps == transcript(seed)[0]
+        assert steps[-1][2] == end and steps[0][0] == Coin()
+        for (state, x, after), nxt in zip(steps, steps[1:] + [(end,)]):
+            assert state.apply(x) == after == nxt[0]
+            assert x in (state.legal_actions() or [o for o, _ in state.chance_outcomes()])
+    assert len({tuple(x for _, x, _ in transcript(seed)[0]) for seed in range(20)}) > 1
+
+
+def test_a_decision_asks_the_policy_and_draws_nothing():
+    asked = []
+
+    def policy(state):
+        asked.append(state)
+        return "stop"
+
+    rng = Draws([0.9])  # tails: the policy is asked once, with the state after the toss
+    end = playout(Coin(), policy, rng)
+    assert asked == [Coin(1, False, False, True)] and end == Coin(1, False, True, False) and rng.used == 1
+
+
+# --------------------------------------------------------------------------- every game
+
+
+def random_playout(state, rng: random.Random, limit: int = 100_000):
+    """Random legal actions and uniformly random chance outcomes to the end; checks the
+    protocol at every node. Returns the terminal state and the number of steps."""
+    assert isinstance(state, EngineState)
+    for steps in range(limit):
+        if state.is_terminal():
+            assert state.chance_outcomes() == () and tuple(state.legal_actions()) == ()
+            return state, steps
+        outcomes = state.chance_outcomes()
+        if outcomes:
+            assert tuple(state.legal_actions()) == ()
+            assert all(isinstance(p, (Fraction, int)) and p > 0 for _, p in outcomes)
+            assert sum(p for _, p in outcomes) == 1
+            assert len({o for o, _ in outcomes}) == len(outcomes)
+            state = state.apply(rng.choice([o for o, _ in outcomes]))
+        else:
+            actions = state.legal_actions()
+            assert actions, f"a decision node with no legal action: {state!r}"
+            state = state.apply(rng.choice(list(actions)))
+    raise AssertionError(f"no terminal state within {limit} steps")
+
+
+def rally_risk_start(name: str, players: int):
+    from sheetgen.games.rally_risk.model import Assistance, Tyres
+    from sheetgen.games.rally_risk.rules import Car, Course, RaceState
+
+    race = load_spec(SPECS / "rally_risk" / f"{name}.yaml").model
+    course = Course.of(race)
+    cars = tuple(Car(a, (5 + 7 * i,)) for i, a in zip(range(players), list(Assistance) * 2))
+    return RaceState.start(course, cars, tuple(list(Tyres) * 2)[:players])
+
+
+def rallytaire_start(name: str, variant: str, **changes):
+    from dataclasses import replace
+
+    from sheetgen.games.rallytaire.engine import RaceState
+
+    race = load_spec(SPECS / "rallytaire" / f"{name}.yaml").model
+    return RaceState.start(replace(race, **changes), variant)
+
+
+def _one_car_box():
+    from sheetgen.games.rallytaire.model import Boxes
+
+    return Boxes(engine=1, brakes=1, gearbox=1, car=1)
+
+
+STARTS = {
+    "rally_risk montecarlo_1, 1 car": lambda: rally_risk_start("montecarlo_1", 1),
+    "rally_risk safari_1, 3 cars": lambda: rally_risk_start("safari_1", 3),
+    "rally_risk montecarlo_special, 2 cars": lambda: rally_risk_start("montecarlo_special", 2),
+    **{f"rallytaire {name} {variant}": (lambda name=name, variant=variant: rallytaire_start(name, variant))
+       for name in ("acropolis", "monte_carlo", "thousand_lakes") for variant in ("basic", "advanced")},
+    # the first crash puts the car out: random play ends early, out of the race
+    "rallytaire acropolis advanced, one car box": lambda: rallytaire_start("acropolis", "advanced", boxes=_one_car_box()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(STARTS))
+def test_random_playouts_reach_the_end(name):
+    ends = []
+    for seed in range(5):
+        end, steps = random_playout(STARTS[name](), random.Random(seed))
+        assert end.is_terminal() and steps > 0
+        ends.append(end)
+    if name.endswith("one car box"):
+        assert any(end.car.out for end in ends)
+
+
+# --------------------------------------------------------------------------- Rallytaire's rule sets
+
+
+def test_rallytaire_rule_sets_are_variants_of_one_engine():
+    from sheetgen.games.rallytaire.engine import ADVANCED, BASIC, rules_named
+
+    assert rules_named("basic") is BASIC and rules_named("advanced") is ADVANCED
+    assert repr(BASIC) == "rules_named('basic')"
+    with pytest.raises(ValueError, match=r"^unsupported variant: 'expert' \(expected 'basic' or 'advanced'\)$"):
+        rules_named("expert")
+
+
+def test_rallytaire_exact_outcomes_are_the_engines_floats():
+    """The race state's exact outcomes, as floats, are the ones both rule modules give (so
+    a playout draws as a loop over them did)."""
+    from sheetgen import dice
+    from sheetgen.games.rallytaire import rules
+    from sheetgen.games.rallytaire import rules_advanced as adv
+    from sheetgen.games.rallytaire.engine import ADVANCED, BASIC
+    from sheetgen.games.rallytaire.model import Boxes, Surface
+    from sheetgen.games.rallytaire.rules import State
+    from sheetgen.games.rallytaire.rules_advanced import AdvancedState
+
+    stage = load_spec(SPECS / "rallytaire" / "acropolis.yaml").model.stages[0]
+    for last in (None, 1, 3, 5):
+        car = State(4, last)
+        for action in BASIC.actions(stage, car):
+            assert dice.to_float(BASIC.outcomes(stage, car, action)) == rules.chance_outcomes(stage, car, action.gear)
+        for tyres in Surface:
+            fancy = AdvancedState(car, tyres, Boxes())
+            for action in ADVANCED.actions(stage, fancy):
+                exact = ADVANCED.outcomes(stage, fancy, action)
+                assert dice.to_float(exact) == adv.chance_outcomes(stage, fancy, action)
+                assert sum(p for _, p in exact) == 1
+
+
+def test_rallytaire_turn_phases_and_refusals():
+    from sheetgen.games.rallytaire.engine import FIX, GEAR, OVER, PLAN, ROLL, TYRES, RaceState
+    from sheetgen.games.rallytaire.model import Corner, Race, Stage, Surface, Turn
+    from sheetgen.games.rallytaire.rules import RulesError
+    from sheetgen.games.rallytaire.rules_advanced import Action, Fix, Option
+
+    race = Race("r", (Stage("a", Surface.GRAVEL, 4, (Corner(2, 1, 1, Turn.LEFT),)), Stage("b", Surface.SNOW, 2)))
+    s = RaceState.start(race, "basic")
+    assert (s.phase, s.legal_actions(), s.chance_outcomes()) == (GEAR, (Action(1),), ())
+    with pytest.raises(RulesError):
+        s.apply(Action(2))
+    s = s.apply(Action(1))
+    assert s.phase == ROLL and s.legal_actions() == () and s.chance_outcomes() == ((1, Fraction(1, 2)), (2, Fraction(1, 2)))
+    with pytest.raises(RulesError):
+        s.apply(3)
+    assert RaceState(race, s.rules, ROLL, 0, s.car, Action(1)).chance_outcomes() == s.chance_outcomes()
+    s = s.apply(1)  # onto space 1, in the corner's zone: plan it
+    assert s.phase == PLAN and s.legal_actions() == (None, 0)
+    with pytest.raises(RulesError):
+        s.apply(1)
+    s = s.apply(0).apply(Action(2)).apply(3)  # planned D: 2nd gear through a 1st-gear corner
+    assert (s.phase, s.legal_actions(), s.car.position, s.car.pending_drift) == (PLAN, (None,), 1, 0)
+    s = s.apply(None)
+    assert (s.phase, s.car.position, s.car.pending_drift) == (GEAR, 4, None)
+    s = s.apply(Action(3)).apply(4)  # beyond the finish: the next stage, no plan, no fix-points
+    assert (s.phase, s.stage_index, s.car.position) == (GEAR, 1, 0)
+    s = s.apply(Action(1)).apply(1).apply(None).apply(Action(2)).apply(2)
+    assert s.is_terminal() and s.phase == OVER and s.legal_actions() == ()
+    with pytest.raises(RulesError, match="the race is over"):
+        s.apply(None)
+
+    s = RaceState.start(race, "advanced")
+    assert s.phase == TYRES and s.legal_actions() == race.tyres
+    with pytest.raises(RulesError):
+        s.apply("slicks")
+    s = s.apply(Surface.GRAVEL)
+    assert s.phase == GEAR and Action(1, Option.PUSH) in s.legal_actions()
+    s = s.apply(Action(1, Option.PUSH))
+    assert sum(p for _, p in s.chance_outcomes()) == 1
+    s = s.apply(next(o for o, _ in s.chance_outcomes() if o.speed == 2)).apply(0)
+    s = s.apply(Action(2))
+    s = s.apply(next(o for o, _ in s.chance_outcomes() if o.speed == 4))
+    assert s.phase == FIX and Fix(engine=1) in s.legal_actions() and s.car.left.engine == 2
+    with pytest.raises(RulesError):
+        s.apply(Fix(engine=3))
+    s = s.apply(Fix(engine=1))
+    assert (s.phase, s.stage_index, s.car.left.engine) == (GEAR, 1, 3)
+
+
+def _expectimax(state, memo: dict, charge) -> float:
+    """Expected tenths to the end of the race under the best play, walking the engine's race
+    state itself: every decision a min, every roll an expectation over its exact outcomes."""
+    got = memo.get(state)
+    if got is not None:
+        return got
+    if state.is_terminal():
+        value = charge(state)
+    elif state.chance_outcomes():
+        value = 0.0
+        for outcome, p in state.chance_outcomes():
+            tenths = state.rules.move(state.stage, state.car, state.action, outcome).tenths
+            value += float(p) * (tenths + _expectimax(state.apply(outcome), memo, charge))
+    else:
+        value = min(_expectimax(state.apply(a), memo, charge) for a in state.legal_actions())
+    memo[state] = value
+    return value
+
+
+def test_rallytaire_solvers_equal_an_expectimax_over_the_engine():
+    """Both solvers, on a small race, against a brute force over RaceState: the basic par
+    time, and the advanced race par (tyres, options, plans, fix-points, the DNF charge)."""
+    from sheetgen.games.rallytaire.engine import RaceState
+    from sheetgen.games.rallytaire.model import Boxes, Corner, Race, Stage, Surface, Turn
+    from sheetgen.games.rallytaire.solve import analyze_race
+    from sheetgen.games.rallytaire.solve_advanced import DnfRule, analyze_race_advanced
+
+    race = Race(
+        "small",
+        (
+            Stage("a", Surface.GRAVEL, 14, (Corner(5, 2, 3, Turn.LEFT), Corner(10, 1, 8, Turn.RIGHT))),
+            Stage("b", Surface.SNOW, 10, (Corner(6, 2, 4, Turn.LEFT),)),
+        ),
+        Boxes(engine=1, brakes=1, gearbox=1, car=2),
+        (Surface.GRAVEL, Surface.SNOW),
+    )
+    basic = _expectimax(RaceState.start(race, "basic"), {}, lambda end: 0.0)
+    assert basic == pytest.approx(analyze_race(race).par_time * 10, rel=1e-12)
+
+    dnf = DnfRule(penalty=60.0, space_seconds=2.0)
+
+    def charge(end):
+        return dnf.charge_tenths(race, end.stage_index, end.car.position) if end.car.out else 0.0
+
+    advanced = _expectimax(RaceState.start(race, "advanced"), {}, charge)
+    assert advanced == pytest.approx(analyze_race_advanced(race, dnf.penalty, dnf.space_seconds).race_par_time * 10, rel=1e-12)

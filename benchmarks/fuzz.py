@@ -14,8 +14,11 @@ Cases are made from (seed, index) alone (see tests/fuzz/harness.py), so a batch 
 cases in one process or two, in one run or in chunks. The report: cases run, per command, exit
 codes, and for each kind of finding (internal errors, tracebacks, bad exit codes, unlocated
 error lines, partial outputs, replaced inputs, other files changed, special files replaced,
-hangs, slow cases over 10 s) how many cases and a one-line reproducer of each (up to --show).
-The batch and every process it starts are held to --jobs CPUs, so it never takes more cores.
+hangs, crashes, slow cases over 10 s) how many cases and a one-line reproducer of each (up to
+--show). Cases run in worker processes of --chunk cases each, --jobs at a time: a case that
+kills its worker (a crash) or never ends (a hang the case's own alarm missed) is reported and
+the chunk goes on after it. The batch and every process it starts are held to --jobs CPUs,
+so it never takes more cores; a worker may take 3 GiB of memory at most.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ sys.path.insert(0, str(ROOT / "tests"))  # the harness: tests/fuzz/harness.py
 from fuzz import harness  # noqa: E402
 
 
+MEMORY = 3 * 1024**3  # bytes of address space a worker may take: a blow-up is a MemoryError, not the OOM killer
+SILENCE = 300.0  # seconds without a finished case after which a worker is stopped (a hang the alarm missed)
+
+
 def _hold_to_cpus(count: int) -> None:
     """Hold this process, and every process it starts, to `count` CPUs."""
     try:
@@ -43,14 +50,78 @@ def _hold_to_cpus(count: int) -> None:
         pass
 
 
-def _chunk(job: tuple) -> list[dict]:
-    seed, indices, settings = job
+def worker(seed: int, start: int, count: int, settings: harness.Settings) -> int:
+    """Run cases start..start+count-1 here, one JSON line each on standard output."""
+    try:
+        import resource
+
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY, MEMORY))
+    except (ImportError, ValueError, OSError):
+        pass
     corpus = harness.load_corpus_cached()
-    records = []
-    for index in indices:
+    out = sys.stdout
+    for index in range(start, start + count):
         case = harness.make_case(corpus, seed, index, settings)
-        records.append(harness.record(harness.run_case(case, settings)))
-    return records
+        rec = harness.record(harness.run_case(case, settings))
+        out.write(json.dumps(rec) + "\n")
+        out.flush()
+    return 0
+
+
+def _lost(seed: int, index: int, category: str, detail: str) -> dict:
+    """The record of a case whose worker process died or stopped answering."""
+    return {
+        "seed": seed, "index": index, "command": "?", "ran": "", "exit": None, "seconds": 0.0,
+        "findings": [[category, detail]], "description": "",
+        "reproducer": f"python benchmarks/fuzz.py --seed {seed} --case {index} --keep",
+    }
+
+
+def _run_chunk(seed: int, start: int, count: int, args: argparse.Namespace, take) -> None:
+    """Run a chunk in a worker process; a case that kills its worker (the OOM killer,
+    os._exit, a signal) or stops it answering is a finding, and the chunk goes on after it."""
+    import queue
+    import subprocess
+    import threading
+
+    end = start + count
+    while start < end:
+        command = [sys.executable, __file__, "--worker", str(start), str(end - start), "--seed", str(seed),
+                   "--expensive-share", str(args.expensive_share)]
+        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+        lines: queue.Queue = queue.Queue()
+
+        def read(stream=proc.stdout, lines=lines) -> None:
+            for line in stream:
+                lines.put(line)
+            lines.put(None)
+
+        threading.Thread(target=read, daemon=True).start()
+        next_index = start
+        stopped = False
+        while True:
+            try:
+                line = lines.get(timeout=SILENCE)
+            except queue.Empty:
+                proc.kill()
+                stopped = True
+                break
+            if line is None:
+                break
+            try:
+                rec = json.loads(line)
+            except json.JSONDecodeError:  # something in a case wrote to the worker's standard output
+                continue
+            take([rec])
+            next_index = rec["index"] + 1
+        proc.wait()
+        if next_index >= end:
+            return
+        if stopped:
+            take([_lost(seed, next_index, "hangs", f"no answer for {SILENCE:.0f} s; the worker was stopped")])
+        else:
+            take([_lost(seed, next_index, "crashes", f"the worker process died (exit status {proc.returncode})")])
+        start = next_index + 1
 
 
 def _done(log: Path | None, seed: int) -> dict[int, dict]:
@@ -98,9 +169,12 @@ def main() -> int:
     parser.add_argument("--keep", action="store_true", help="with --case: keep its folder")
     parser.add_argument("--show", type=int, default=20, help="reproducers shown per kind of finding (default 20)")
     parser.add_argument("--expensive-share", type=float, default=0.05, help="share of valid specs that get an expensive command (default 0.05)")
-    parser.add_argument("--chunk", type=int, default=25, help="cases per task of a worker (default 25)")
+    parser.add_argument("--chunk", type=int, default=250, help="cases per worker process (default 250)")
+    parser.add_argument("--worker", type=int, nargs=2, metavar=("START", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     settings = harness.Settings(expensive_share=args.expensive_share)
+    if args.worker is not None:
+        return worker(args.seed, args.worker[0], args.worker[1], settings)
     if args.case is not None:
         return run_one(args.seed, args.case, args.keep, settings)
 
@@ -111,42 +185,47 @@ def main() -> int:
         if index in done:
             tally.add(done[index])
     todo = [i for i in wanted if i not in done]
-    chunks = [todo[k : k + args.chunk] for k in range(0, len(todo), args.chunk)]
-    jobs = [(args.seed, chunk, settings) for chunk in chunks]
+    # runs of consecutive indices still to do, cut into chunks of at most --chunk cases
+    chunks: list[tuple[int, int]] = []
+    for index in todo:
+        if chunks and chunks[-1][0] + chunks[-1][1] == index and chunks[-1][1] < args.chunk:
+            chunks[-1] = (chunks[-1][0], chunks[-1][1] + 1)
+        else:
+            chunks.append((index, 1))
     _hold_to_cpus(args.jobs)
     print(f"seed {args.seed}: cases {args.start}..{args.start + args.cases - 1}, {len(done)} already logged, {len(todo)} to run, {args.jobs} process(es)", file=sys.stderr, flush=True)
     start = time.perf_counter()
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     ran = 0
     next_note = 500
+    import threading
+
+    lock = threading.Lock()
 
     def take(records: list[dict]) -> None:
         nonlocal ran, next_note
-        for rec in records:
-            tally.add(rec)
+        with lock:
+            for rec in records:
+                tally.add(rec)
+                if log is not None:
+                    log.write(json.dumps(rec) + "\n")
+                for category, detail in rec["findings"]:
+                    print(f"[{category}] {detail}\n    {rec['reproducer']}", file=sys.stderr, flush=True)
             if log is not None:
-                log.write(json.dumps(rec) + "\n")
-            for category, detail in rec["findings"]:
-                print(f"[{category}] {detail}\n    {rec['reproducer']}", file=sys.stderr, flush=True)
-        if log is not None:
-            log.flush()
-        ran += len(records)
-        if ran >= next_note or ran == len(todo):
-            next_note += 500
-            elapsed = time.perf_counter() - start
-            found = sum(tally.count(c) for c in harness.CATEGORIES)
-            print(f"  {ran}/{len(todo)} cases in {elapsed:.0f} s; {found} findings so far", file=sys.stderr, flush=True)
+                log.flush()
+            ran += len(records)
+            if ran >= next_note or ran == len(todo):
+                next_note += 500
+                elapsed = time.perf_counter() - start
+                found = sum(tally.count(c) for c in harness.CATEGORIES)
+                print(f"  {ran}/{len(todo)} cases in {elapsed:.0f} s; {found} findings so far", file=sys.stderr, flush=True)
+
+    from concurrent.futures import ThreadPoolExecutor
 
     try:
-        if args.jobs == 1:
-            for job in jobs:
-                take(_chunk(job))
-        else:
-            import multiprocessing
-
-            with multiprocessing.get_context("fork").Pool(args.jobs, maxtasksperchild=40) as pool:
-                for records in pool.imap(_chunk, jobs):
-                    take(records)
+        with ThreadPoolExecutor(args.jobs) as pool:
+            for future in [pool.submit(_run_chunk, args.seed, first, count, args, take) for first, count in chunks]:
+                future.result()
     finally:
         if log is not None:
             log.close()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import socket
 import time
 
 import pytest
@@ -177,6 +178,17 @@ def test_a_character_device_as_spec_is_refused(deadline):
     if not os.path.exists("/dev/null"):
         pytest.skip("no /dev/null here")
     assert refused(run("validate", "/dev/null")) == "/dev/null:1:1: error: cannot read file: it is a character device, not a regular file\n"
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="no Unix sockets here")
+def test_a_socket_as_spec_is_refused(tmp_path, deadline):
+    path = tmp_path / "s.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        server.bind(str(path))
+        assert refused(run("validate", str(path))) == f"{path}:1:1: error: cannot read file: it is a socket, not a regular file\n"
+    finally:
+        server.close()
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")

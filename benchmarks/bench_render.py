@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from sheetgen import layout
+from sheetgen.games.rallytaire import layout
 from sheetgen.games.rallytaire.solve import analyze_race
 from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
 from sheetgen.registry import load_spec

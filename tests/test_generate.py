@@ -221,7 +221,7 @@ def test_stages_too_long_to_wind_print_as_rows_with_u_turns(difficulty):
     with U-turns), on both papers and without overlap; a stage that could wind must wind."""
     from test_layout import check
 
-    from sheetgen.layout import can_wind
+    from sheetgen.games.rallytaire.layout import can_wind
     from sheetgen.games.rallytaire.sheet import plan_pages, track_box
     from sheetgen.template import MM, load_template
 

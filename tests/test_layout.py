@@ -1,4 +1,4 @@
-"""Track layout geometry (sheetgen.layout): invariants on fixed and random stages, no reportlab."""
+"""Track layout geometry (sheetgen.games.rallytaire.layout): invariants on fixed and random stages, no reportlab."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheetgen import layout as lay
+from sheetgen.games.rallytaire import layout as lay
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire.model import Corner, Stage, Surface, Turn
-from sheetgen.layout import LayoutError, convex_overlap, layout_stage, min_box_for, paginate
+from sheetgen.games.rallytaire.layout import LayoutError, convex_overlap, layout_stage, min_box_for, paginate
 
 ROOT = Path(__file__).resolve().parent.parent
 MARGIN = 10.0
@@ -297,7 +297,7 @@ def _digest(result) -> str:
 def test_the_layout_does_not_depend_on_the_process():
     code = (
         "import sys, hashlib; sys.path.insert(0, sys.argv[1]);"
-        "from tests.test_layout import S60, A4; from sheetgen.layout import layout_stage;"
+        "from tests.test_layout import S60, A4; from sheetgen.games.rallytaire.layout import layout_stage;"
         "print(hashlib.sha256(repr(layout_stage(S60, *A4)).encode()).hexdigest())"
     )
     for seed in ("1", "2"):
@@ -343,7 +343,7 @@ def test_bad_arguments_are_refused():
 
 def test_winding_layout_is_layout_stage_when_it_winds():
     """winding_layout gives layout_stage's result when that is a winding road, else None."""
-    from sheetgen.layout import winding_layout
+    from sheetgen.games.rallytaire.layout import winding_layout
 
     assert winding_layout(S40, *HALF_A4) == layout_stage(S40, *HALF_A4)
     assert layout_stage(S40, *HALF_A4).style == "winding"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sheetgen.games.rallytaire.model import Race
-from sheetgen.layout import StageLayout, layout_stage, winding_layout
+from sheetgen.games.rallytaire.layout import StageLayout, layout_stage, winding_layout
 from sheetgen.template import MM, PAPERS, Template
 
 HEADER_MM = 40.0  # first page: title, driver/date/time, advanced-game boxes, gear table

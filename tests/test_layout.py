@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -207,8 +208,7 @@ def test_layout_invariants(stage_, box):
         # only a stage that is really too long for the box may fail, and it says what it needs
         assert box.startswith("half") and stage_.length >= 150
         assert "needs a box at least" in str(exc)
-        need = float(str(exc).split("at least ")[1].split(" mm")[0])
-        assert need > height
+        assert exc.need_mm is not None and exc.need_mm > height
         return
     check(stage_, result, width, height)
 
@@ -307,11 +307,21 @@ def test_the_layout_does_not_depend_on_the_process():
 
 
 def test_too_small_a_box_says_how_much_room_it_needs():
-    with pytest.raises(LayoutError, match=r"'marathon' \(250 spaces\) does not fit in 190.0 x 128.5 mm: it needs a box at least"):
+    with pytest.raises(LayoutError, match=r"'marathon' \(250 spaces\) does not fit in 190.0 x 128.5 mm: it needs a box at least") as caught:
         layout_stage(S250, *HALF_A4)
-    with pytest.raises(LayoutError, match="too narrow"):
+    assert caught.value.stage_name == "marathon" and caught.value.stage_index is None
+    assert f"at least {caught.value.need_mm:.1f} mm high" in str(caught.value)
+    with pytest.raises(LayoutError, match="too narrow") as caught:
         layout_stage(S40, 30.0, 200.0)
+    assert caught.value.stage_name == "forty" and caught.value.need_mm is None
     assert issubclass(LayoutError, SheetgenError)
+
+
+def test_a_layout_error_keeps_its_fields_through_pickling():
+    """A process pool sends a worker's error back pickled: the fields come with it."""
+    error = LayoutError("stage 'x' (9 spaces) does not fit", stage_name="x", need_mm=41.5).in_race(3)
+    back = pickle.loads(pickle.dumps(error))
+    assert (str(back), back.stage_name, back.need_mm, back.stage_index) == (str(error), "x", 41.5, 3)
 
 
 def test_min_box_for_is_enough_and_needed():

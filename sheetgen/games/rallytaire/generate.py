@@ -408,8 +408,8 @@ class RaceSheetFit:
         try:
             pages = self._sheet.plan_pages(race, self._template, self._page_h)
         except LayoutError as exc:
-            text = str(exc)
-            return next((i for i, s in enumerate(race.stages) if f"{s.name!r}" in text), 0)
+            assert exc.stage_index is not None, "plan_pages names the stage that did not fit"
+            return exc.stage_index
         for page in pages:
             for placed in page:
                 lay = placed.layout

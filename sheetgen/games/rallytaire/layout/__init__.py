@@ -99,7 +99,28 @@ _EDGE_CELL = 1 << 40  # marks a grid cell next to the bounds (see _Grid)
 
 
 class LayoutError(SheetgenError):
-    """The stage cannot be laid out in the box given; the message says how much room it needs."""
+    """The stage cannot be laid out in the box given; the message says how much room it needs.
+
+    ``stage_name`` names the stage that does not fit. ``need_mm`` is the lowest box height at
+    this width that holds it, None when no height does (the box is too narrow for rows with
+    U-turns). ``stage_index`` is the stage's index in its race when the error comes from
+    laying out a whole race (``games.rallytaire.sheet.plan_pages`` sets it), else None.
+    """
+
+    def __init__(self, message: str, *, stage_name: str, need_mm: float | None = None, stage_index: int | None = None) -> None:
+        super().__init__(message)
+        self.stage_name = stage_name
+        self.need_mm = need_mm
+        self.stage_index = stage_index
+
+    def in_race(self, index: int) -> LayoutError:
+        """The same error, for stage ``index`` of a race."""
+        return LayoutError(str(self), stage_name=self.stage_name, need_mm=self.need_mm, stage_index=index)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # keyword fields survive pickling (a process pool sends errors back to its parent)
+        fields = {"stage_name": self.stage_name, "need_mm": self.need_mm, "stage_index": self.stage_index}
+        return (functools.partial(LayoutError, **fields), (str(self),))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1588,11 +1609,14 @@ def _layout(name: str, length: int, corners: tuple[_C, ...], width: float, heigh
     if need is None:
         raise LayoutError(
             f"{where} ({length} spaces) does not fit in {width:.1f} x {height:.1f} mm: "
-            f"a box {width:.1f} mm wide is too narrow for rows of {min_space_mm:g} mm spaces with U-turns"
+            f"a box {width:.1f} mm wide is too narrow for rows of {min_space_mm:g} mm spaces with U-turns",
+            stage_name=name,
         )
     raise LayoutError(
         f"{where} ({length} spaces) does not fit in {width:.1f} x {height:.1f} mm: "
-        f"it needs a box at least {need:.1f} mm high at this width"
+        f"it needs a box at least {need:.1f} mm high at this width",
+        stage_name=name,
+        need_mm=need,
     )
 
 
@@ -1651,7 +1675,7 @@ def min_box_for(stage: Any, width_mm: float, *, space_mm: float = 8.0, min_space
     name, length, corners = _normalise(stage)
     need = _min_height(name, length, corners, float(width_mm), _space_sizes(space_mm, min_space_mm))
     if need is None:
-        raise LayoutError(f"stage {name!r} ({length} spaces) cannot be laid out in a box {width_mm:.1f} mm wide")
+        raise LayoutError(f"stage {name!r} ({length} spaces) cannot be laid out in a box {width_mm:.1f} mm wide", stage_name=name)
     return (float(width_mm), need)
 
 

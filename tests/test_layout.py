@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from sheetgen.games.rallytaire import layout as lay
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire.model import Corner, Stage, Surface, Turn
-from sheetgen.games.rallytaire.layout import LayoutError, convex_overlap, layout_stage, min_box_for, paginate
+from sheetgen.games.rallytaire.layout import LayoutError, convex_overlap, layout_stage
 
 ROOT = Path(__file__).resolve().parent.parent
 MARGIN = 10.0
@@ -324,18 +324,16 @@ def test_a_layout_error_keeps_its_fields_through_pickling():
     assert (str(back), back.stage_name, back.need_mm, back.stage_index) == (str(error), "x", 41.5, 3)
 
 
-def test_min_box_for_is_enough_and_needed():
+def test_the_height_an_error_asks_for_is_enough_and_needed():
+    width = A4[0]
     for stage_ in (S40, S100, S250):
-        width, height = min_box_for(stage_, A4[0])
-        assert width == A4[0]
+        with pytest.raises(LayoutError) as caught:
+            layout_stage(stage_, width, 20.0)
+        height = caught.value.need_mm
+        assert height is not None and height > 20.0
         check(stage_, layout_stage(stage_, width, height), width, height)
         with pytest.raises(LayoutError):
             layout_stage(stage_, width, height - 1.0)
-
-
-def test_paginate_pairs_short_stages_and_gives_long_ones_a_page():
-    pages = paginate([SHORT, S40, S250, S40], *A4, gap_mm=8.0)
-    assert pages == ((0, 1), (2,), (3,))
 
 
 def test_space_size_never_below_the_minimum():
@@ -392,12 +390,11 @@ def test_any_stage_fits_a_full_a4_page(stage_):
 def test_any_box_fits_or_is_genuinely_too_small(stage_, width, height):
     try:
         result = layout_stage(stage_, width, height)
-    except LayoutError:
-        try:
-            need = min_box_for(stage_, width)[1]
-        except LayoutError:
+    except LayoutError as exc:
+        if exc.need_mm is None:
             return  # no height is enough at this width
-        assert need > height
+        assert exc.need_mm > height
+        check(stage_, layout_stage(stage_, width, exc.need_mm), width, exc.need_mm)
         return
     check(stage_, result, width, height)
 

@@ -42,7 +42,7 @@ import itertools
 import math
 import random
 from dataclasses import dataclass
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 from sheetgen.errors import SheetgenError
 
@@ -277,15 +277,6 @@ def _grow_rect(r: Rect, d: float) -> tuple[Point, ...]:
     return Rect(r.x - d, r.y - d, r.width + 2 * d, r.height + 2 * d).corners
 
 
-def _rects_overlap(a: Rect, b: Rect, gap: float = 0.0) -> bool:
-    return (
-        a.x < b.x + b.width + gap
-        and b.x < a.x + a.width + gap
-        and a.y < b.y + b.height + gap
-        and b.y < a.y + a.height + gap
-    )
-
-
 #: cos and sin of headings already seen: the search meets the same headings again and again, and a
 #: lookup gives the very same floats as calling math.cos and math.sin.
 _TRIG: dict[float, tuple[float, float]] = {}
@@ -477,7 +468,7 @@ class _Board:
         self.keys: list[list[tuple[int, int]]] = []
         self.badges: list[tuple[float, float, float]] = []
         self.reach = (s / 2) * math.sqrt(2.0)
-        # the distances of _clear_of
+        # the distances of the clearance test in fits()
         self._near_d = 2 * self.reach
         self._far_d = 2 * self.reach + self.clear * math.sqrt(2.0)
         self._touch_d = self.s + self.clear - 1e-9
@@ -518,7 +509,9 @@ class _Board:
                 if j in seen or i - j < 2:
                     continue
                 seen.add(j)
-                # _clear_of(j, i, pose, poly), inlined
+                # space j is near along the road (it only must not overlap), or it keeps the
+                # clearance: surely broken closer than s + clear, surely kept beyond the
+                # circumscribed circles grown by it, the exact test in between
                 pj = poses[j]
                 d = hypot(pj[0] - cx, pj[1] - cy)
                 if i - j < _NEAR:
@@ -541,20 +534,6 @@ class _Board:
                 if _point_square_distance(bx, by, pose, self.h) < br:
                     return False
         return True
-
-    def _clear_of(self, j: int, i: int, pose: tuple[float, float, float], poly: Sequence[Point]) -> bool:
-        pj = self.poses[j]
-        d = math.hypot(pj[0] - pose[0], pj[1] - pose[1])
-        if i - j < _NEAR:
-            if d >= 2 * self.reach:
-                return True
-            return not convex_overlap(self.polys[j], poly)
-        if d >= 2 * self.reach + self.clear * math.sqrt(2.0):
-            return True
-        if d < self.s + self.clear - 1e-9:
-            return False
-        grown = square_corners(pj[0], pj[1], pj[2], self.s + 2 * self.clear)
-        return not convex_overlap(grown, poly)
 
     def add(self, pose: tuple[float, float, float], poly: Sequence[Point] | None = None) -> None:
         if poly is None:
@@ -1209,11 +1188,9 @@ class _Marks:
                     return True
         return False
 
-    def rect_free(self, r: Rect, avoid_lines: bool = True) -> bool:
-        return self.box_free(r.x, r.y, r.width, r.height, avoid_lines)
-
     def box_free(self, rx: float, ry: float, rw: float, rh: float, avoid_lines: bool = True) -> bool:
-        """rect_free for Rect(rx, ry, rw, rh), without making the Rect."""
+        """Is the box (rx, ry, rw, rh) inside the page, 0.4 mm clear of every space and of every
+        other label or box pair, and (``avoid_lines``) crossed by no zone line?"""
         if rx < 0.3 or ry < 0.3 or rx + rw > self.w - 0.3 or ry + rh > self.h - 0.3:
             return False
         # _grow_rect(r, 0.4), the same arithmetic
@@ -1221,7 +1198,7 @@ class _Marks:
         grown = ((gx, gy), (gx + gw, gy), (gx + gw, gy + gh), (gx, gy + gh))
         # every test below is a pure veto, so their order does not change the answer: cheap first
         for o in self.rects:
-            # _rects_overlap(r, o, 0.6)
+            # the box and o closer than 0.6 mm
             if rx < o.x + o.width + 0.6 and o.x < rx + rw + 0.6 and ry < o.y + o.height + 0.6 and o.y < ry + rh + 0.6:
                 return False
         board = self.board
@@ -1251,10 +1228,6 @@ class _Marks:
         return True
 
 
-def _rect_at(cx: float, cy: float, w: float, hgt: float) -> Rect:
-    return Rect(cx - w / 2, cy - hgt / 2, w, hgt)
-
-
 def _label_offsets() -> list[tuple[float, float]]:
     """(outward, along the road) offsets for the gear label, nearest first."""
     half = LABEL_MM / 2
@@ -1277,7 +1250,7 @@ def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point) -> Rect |
     box_free = marks.box_free
     for avoid in (True, False):
         for t, v in _LABEL_OFFSETS:
-            # _rect_at(cx, cy, LABEL_MM, LABEL_MM), the same arithmetic
+            # lower-left of the label box centred at the offset point
             x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
             if box_free(x, y, LABEL_MM, LABEL_MM, avoid):
                 return Rect(x, y, LABEL_MM, LABEL_MM)
@@ -1329,7 +1302,6 @@ def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point) -> tuple
 
 
 def _finish(
-    name: str,
     length: int,
     corners: tuple[_C, ...],
     angles: Sequence[float],
@@ -1553,14 +1525,14 @@ def _try_winding(name: str, length: int, corners: tuple[_C, ...], width: float, 
             poses = _wind(length, corners, fixed, width, height, s, guide, sub, _BUDGET_PER_SPACE * length + 60)
             if poses is None:
                 continue
-            result = _finish(name, length, corners, _angles_from_poses(poses), guide.start, width, height, s, _WIND_CLEAR_MM, "winding")
+            result = _finish(length, corners, _angles_from_poses(poses), guide.start, width, height, s, _WIND_CLEAR_MM, "winding")
             if result is not None:
                 return result
     return None
 
 
 @functools.lru_cache(maxsize=512)
-def _serpentine(name: str, length: int, corners: tuple[_C, ...], width: float, s: float, uturn: int, strict: bool) -> StageLayout | None:
+def _serpentine(length: int, corners: tuple[_C, ...], width: float, s: float, uturn: int, strict: bool) -> StageLayout | None:
     """The serpentine in the lowest box (of this width) that holds it, or None.
 
     Laid out once at its own minimal height and only moved into a taller box afterwards, so a
@@ -1575,15 +1547,15 @@ def _serpentine(name: str, length: int, corners: tuple[_C, ...], width: float, s
     for extra in (0.0, 5.0, 10.0, 20.0):
         height = rows + 2 * _SERP_LABEL_MM + extra
         start = (_EDGE_MM + s / 2, height - _SERP_LABEL_MM - max(ys), 0.0)
-        result = _finish(name, length, corners, angles, start, width, height, s, _SERP_CLEAR_MM, "serpentine")
+        result = _finish(length, corners, angles, start, width, height, s, _SERP_CLEAR_MM, "serpentine")
         if result is not None:
             return result
     return None
 
 
-def _try_serpentine(name: str, length: int, corners: tuple[_C, ...], width: float, height: float, s: float) -> StageLayout | None:
+def _try_serpentine(length: int, corners: tuple[_C, ...], width: float, height: float, s: float) -> StageLayout | None:
     for uturn, strict in _SERP_STYLES:
-        lay = _serpentine(name, length, corners, width, s, uturn, strict)
+        lay = _serpentine(length, corners, width, s, uturn, strict)
         if lay is not None and lay.height <= height + 1e-9:
             return _centred(lay, width, height)
     return None
@@ -1601,10 +1573,10 @@ def _layout(name: str, length: int, corners: tuple[_C, ...], width: float, heigh
         return result
     sizes = _space_sizes(space_mm, min_space_mm)
     for s in sizes:
-        result = _try_serpentine(name, length, corners, width, height, s)
+        result = _try_serpentine(length, corners, width, height, s)
         if result is not None:
             return result
-    need = _min_height(name, length, corners, width, sizes)
+    need = _min_height(length, corners, width, sizes)
     where = f"stage {name!r}" if name else "stage"
     if need is None:
         raise LayoutError(
@@ -1620,14 +1592,14 @@ def _layout(name: str, length: int, corners: tuple[_C, ...], width: float, heigh
     )
 
 
-def _min_height(name: str, length: int, corners: tuple[_C, ...], width: float, sizes: Sequence[float]) -> float | None:
-    heights = [h for s in sizes if (h := _needed_height(name, length, corners, width, s)) is not None]
+def _min_height(length: int, corners: tuple[_C, ...], width: float, sizes: Sequence[float]) -> float | None:
+    heights = [h for s in sizes if (h := _needed_height(length, corners, width, s)) is not None]
     return min(heights) if heights else None
 
 
-def _needed_height(name: str, length: int, corners: tuple[_C, ...], width: float, s: float) -> float | None:
+def _needed_height(length: int, corners: tuple[_C, ...], width: float, s: float) -> float | None:
     """Lowest box height in which the serpentine with ``s`` mm spaces fits, or None if none does."""
-    heights = [lay.height for u, st in _SERP_STYLES if (lay := _serpentine(name, length, corners, width, s, u, st)) is not None]
+    heights = [lay.height for u, st in _SERP_STYLES if (lay := _serpentine(length, corners, width, s, u, st)) is not None]
     return min(heights) if heights else None
 
 
@@ -1663,62 +1635,6 @@ def can_wind(stage: Any, width_mm: float, height_mm: float, *, space_mm: float =
     laid out as a serpentine (a long stage on a page, or most stages in a small box)."""
     _name, length, _corners = _normalise(stage)
     return not _too_dense(length, float(width_mm), float(height_mm), float(min_space_mm))
-
-
-def min_box_for(stage: Any, width_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> tuple[float, float]:
-    """(width, height) of the lowest box of this width in which ``layout_stage`` surely succeeds.
-
-    That is the lowest serpentine over the space sizes from ``space_mm`` down to
-    ``min_space_mm``; a winding road needs a larger box. Raises ``LayoutError`` when no height
-    is enough (the width is too small for a row with U-turns).
-    """
-    name, length, corners = _normalise(stage)
-    need = _min_height(name, length, corners, float(width_mm), _space_sizes(space_mm, min_space_mm))
-    if need is None:
-        raise LayoutError(f"stage {name!r} ({length} spaces) cannot be laid out in a box {width_mm:.1f} mm wide", stage_name=name)
-    return (float(width_mm), need)
-
-
-def paginate(
-    stages: Iterable[Any],
-    width_mm: float,
-    height_mm: float,
-    *,
-    gap_mm: float = 8.0,
-    max_per_page: int = 2,
-    space_mm: float = 8.0,
-    min_space_mm: float = 7.0,
-) -> tuple[tuple[int, ...], ...]:
-    """Group consecutive stages (by index) into pages of equal slots stacked top to bottom.
-
-    Stages share a page of ``max_per_page`` (or fewer) slots when each of them gets a winding
-    road in its slot of height (height_mm - (k - 1) * gap_mm) / k; a stage that only fits as a
-    serpentine gets a page to itself. Raises ``LayoutError`` for a stage that fits nowhere.
-    """
-    items = list(stages)
-    pages: list[tuple[int, ...]] = []
-    i = 0
-    while i < len(items):
-        placed = False
-        for k in range(min(max_per_page, len(items) - i), 1, -1):
-            slot = (height_mm - (k - 1) * gap_mm) / k
-            try:
-                ok = all(
-                    layout_stage(items[i + m], width_mm, slot, space_mm=space_mm, min_space_mm=min_space_mm).style == "winding"
-                    for m in range(k)
-                )
-            except LayoutError:
-                ok = False
-            if ok:
-                pages.append(tuple(range(i, i + k)))
-                i += k
-                placed = True
-                break
-        if not placed:
-            layout_stage(items[i], width_mm, height_mm, space_mm=space_mm, min_space_mm=min_space_mm)
-            pages.append((i,))
-            i += 1
-    return tuple(pages)
 
 
 def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float) -> Rect:

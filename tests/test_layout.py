@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from sheetgen.games.rallytaire import layout as lay
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire.model import Corner, Stage, Surface, Turn
-from sheetgen.games.rallytaire.layout import LayoutError, convex_overlap, layout_stage
+from sheetgen.games.rallytaire.layout import LayoutError, layout_stage
+from sheetgen.geometry import convex_overlap
 
 ROOT = Path(__file__).resolve().parent.parent
 MARGIN = 10.0

@@ -45,9 +45,21 @@ from dataclasses import dataclass
 from typing import Any, Iterator, Sequence
 
 from sheetgen.errors import SheetgenError
-
-Point = tuple[float, float]
-Segment = tuple[Point, Point]
+from sheetgen.geometry import (
+    TOLERANCE_MM,
+    Point,
+    Rect,
+    Segment,
+    convex_overlap,
+    cos_sin,
+    grow_rect,
+    known_cos_sin,
+    line_intersection,
+    point_square_distance,
+    segment_crosses_polygon,
+    segments_cross,
+    square_corners,
+)
 
 #: Bend of a corner by gear limit: (total degrees, number of joints it is spread over).
 GEAR_BEND: dict[int, tuple[float, int]] = {1: (180.0, 4), 2: (120.0, 3), 3: (90.0, 2), 4: (60.0, 2), 5: (40.0, 2)}
@@ -61,8 +73,6 @@ BOX_MM = 5.0
 BOX_GAP_MM = 1.0
 #: Offsets of the planning zone lines from the edge of the road, mm (lanes for overlapping zones).
 ZONE_OFFSETS_MM = (1.0, 2.0, 3.0)
-#: Tolerance of the overlap tests: touching edges are fine, interiors must not meet.
-TOLERANCE_MM = 0.01
 
 _EDGE_MM = 3.0  # road to box edge: room for a zone line
 _WIND_CLEAR_MM = 4.5  # between passes of a winding road: room for zone lines
@@ -125,25 +135,6 @@ class LayoutError(SheetgenError):
 
 # ---------------------------------------------------------------------------------------------
 # Public results
-
-
-@dataclass(frozen=True)
-class Rect:
-    """Axis-aligned rectangle: lower-left corner and size."""
-
-    x: float
-    y: float
-    width: float
-    height: float
-
-    @property
-    def centre(self) -> Point:
-        return (self.x + self.width / 2, self.y + self.height / 2)
-
-    @property
-    def corners(self) -> tuple[Point, Point, Point, Point]:
-        x, y, w, h = self.x, self.y, self.width, self.height
-        return ((x, y), (x + w, y), (x + w, y + h), (x, y + h))
 
 
 @dataclass(frozen=True)
@@ -215,89 +206,15 @@ class StageLayout:
 
 
 # ---------------------------------------------------------------------------------------------
-# Geometry
-
-
-def square_corners(cx: float, cy: float, heading_rad: float, side: float) -> tuple[Point, Point, Point, Point]:
-    """Corners of a square (back-right, front-right, front-left, back-left)."""
-    h = side / 2
-    v = _TRIG.get(heading_rad)
-    c, s = v if v is not None else _trig(heading_rad)
-    fx, fy, nx, ny = c * h, s * h, -s * h, c * h
-    return (
-        (cx - fx - nx, cy - fy - ny),
-        (cx + fx - nx, cy + fy - ny),
-        (cx + fx + nx, cy + fy + ny),
-        (cx - fx + nx, cy - fy + ny),
-    )
-
-
-def convex_overlap(p: Sequence[Point], q: Sequence[Point], tol: float = TOLERANCE_MM) -> bool:
-    """Separating-axis test for two convex polygons (a segment counts as a 2-point polygon).
-
-    True when the interiors overlap by more than ``tol`` along every candidate axis; touching
-    edges and gaps are not an overlap.
-    """
-    for poly in (p, q):
-        n = len(poly)
-        for i in range(n if n > 2 else 1):
-            x1, y1 = poly[i]
-            x2, y2 = poly[(i + 1) % n]
-            ax, ay = y1 - y2, x2 - x1
-            norm = math.hypot(ax, ay)
-            if norm == 0.0:
-                continue
-            ax /= norm
-            ay /= norm
-            pmin = pmax = p[0][0] * ax + p[0][1] * ay
-            for x, y in p[1:]:
-                d = x * ax + y * ay
-                if d < pmin:
-                    pmin = d
-                elif d > pmax:
-                    pmax = d
-            qmin = qmax = q[0][0] * ax + q[0][1] * ay
-            for x, y in q[1:]:
-                d = x * ax + y * ay
-                if d < qmin:
-                    qmin = d
-                elif d > qmax:
-                    qmax = d
-            if pmax - qmin <= tol or qmax - pmin <= tol:
-                return False
-    return True
-
-
-def segment_crosses_polygon(a: Point, b: Point, poly: Sequence[Point], tol: float = TOLERANCE_MM) -> bool:
-    """True when the segment ab passes through the interior of the convex polygon."""
-    return convex_overlap((a, b), poly, tol)
-
-
-def _grow_rect(r: Rect, d: float) -> tuple[Point, ...]:
-    return Rect(r.x - d, r.y - d, r.width + 2 * d, r.height + 2 * d).corners
-
-
-#: cos and sin of headings already seen: the search meets the same headings again and again, and a
-#: lookup gives the very same floats as calling math.cos and math.sin.
-_TRIG: dict[float, tuple[float, float]] = {}
-_TRIG_MAX = 200_000
-
-
-def _trig(th: float) -> tuple[float, float]:
-    v = _TRIG.get(th)
-    if v is None:
-        if len(_TRIG) > _TRIG_MAX:
-            _TRIG.clear()
-        v = _TRIG[th] = (math.cos(th), math.sin(th))
-    return v
+# The road: each space's pose from the one before
 
 
 def _step(pose: tuple[float, float, float], angle: float, s: float) -> tuple[float, float, float]:
     """Pose of the next space when the road turns ``angle`` radians (left positive) at the joint."""
     cx, cy, th = pose
-    v = _TRIG.get(th)
+    v = known_cos_sin(th)
     if v is None:
-        v = _trig(th)
+        v = cos_sin(th)
     c, sn = v
     if angle == 0.0:
         return (cx + s * c, cy + s * sn, th)
@@ -305,9 +222,9 @@ def _step(pose: tuple[float, float, float], angle: float, s: float) -> tuple[flo
     sg = 1.0 if angle > 0 else -1.0
     px, py = cx + h * c - sg * h * sn, cy + h * sn + sg * h * c  # front corner on the inside
     t2 = th + angle
-    v = _TRIG.get(t2)
+    v = known_cos_sin(t2)
     if v is None:
-        v = _trig(t2)
+        v = cos_sin(t2)
     c2, s2 = v
     return (px + h * c2 + sg * h * s2, py + h * s2 - sg * h * c2, t2)
 
@@ -317,35 +234,6 @@ def _poses(start: tuple[float, float, float], angles: Sequence[float], s: float)
     for a in angles:
         poses.append(_step(poses[-1], a, s))
     return poses
-
-
-def _point_square_distance(px: float, py: float, pose: tuple[float, float, float], h: float) -> float:
-    cx, cy, th = pose
-    dx, dy = px - cx, py - cy
-    c, s = math.cos(th), math.sin(th)
-    u, v = abs(dx * c + dy * s) - h, abs(-dx * s + dy * c) - h
-    return math.hypot(max(u, 0.0), max(v, 0.0)) if (u > 0 or v > 0) else max(u, v)
-
-
-def _segments_cross(a: Point, b: Point, c: Point, d: Point) -> bool:
-    """Proper crossing of segments ab and cd (touching or collinear runs do not count)."""
-
-    def orient(p: Point, q: Point, r: Point) -> float:
-        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
-
-    d1, d2 = orient(c, d, a), orient(c, d, b)
-    d3, d4 = orient(a, b, c), orient(a, b, d)
-    return ((d1 > 1e-9 and d2 < -1e-9) or (d1 < -1e-9 and d2 > 1e-9)) and (
-        (d3 > 1e-9 and d4 < -1e-9) or (d3 < -1e-9 and d4 > 1e-9)
-    )
-
-
-def _line_intersection(p: Point, d: Point, q: Point, e: Point) -> Point | None:
-    den = d[0] * e[1] - d[1] * e[0]
-    if abs(den) < 1e-12:
-        return None
-    t = ((q[0] - p[0]) * e[1] - (q[1] - p[1]) * e[0]) / den
-    return (p[0] + t * d[0], p[1] + t * d[1])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -531,7 +419,7 @@ class _Board:
                     return False
         for bx, by, br in self.badges:
             if abs(bx - cx) < br + r and abs(by - cy) < br + r:
-                if _point_square_distance(bx, by, pose, self.h) < br:
+                if point_square_distance(bx, by, pose, self.h) < br:
                     return False
         return True
 
@@ -793,7 +681,7 @@ def _wind(
 
     h = s / 2
     L1 = length + 1
-    trig_get = _TRIG.get
+    trig_get = known_cos_sin
     # per joint, the sign of the planned bend times half a space (0.0 where the road runs straight)
     planned_sgh = [0.0 if a == 0.0 else (1.0 if a > 0 else -1.0) * h for a in planned]
     ray_end = [min(jn + _RAY, L1) for jn in range(length + 2)]  # end of the ray's range from joint jn
@@ -830,7 +718,7 @@ def _wind(
                         yt = th + d
                         v = trig_get(yt)
                         if v is None:
-                            v = _trig(yt)
+                            v = cos_sin(yt)
                         yc, ys = v
                         yx, yy = px + h * yc + sgh * ys, py + h * ys - sgh * yc
                     v = counts[int(yx / g + 0.5) * ny + int(yy / g + 0.5) + off]
@@ -864,7 +752,7 @@ def _wind(
                                 rth = rth + a2
                                 v = trig_get(rth)
                                 if v is None:
-                                    v = _trig(rth)
+                                    v = cos_sin(rth)
                                 rc, rs = v
                                 rx, ry = px + h * rc + sgh * rs, py + h * rs - sgh * rc
                                 dx, dy = s * rc, s * rs
@@ -895,7 +783,7 @@ def _wind(
                     th = th + a
                     v = trig_get(th)
                     if v is None:
-                        v = _trig(th)
+                        v = cos_sin(th)
                     c, sn = v
                     cx, cy = px + h * c + sgh * sn, py + h * sn - sgh * c
                 v = counts[int(cx / g + 0.5) * ny + int(cy / g + 0.5) + off]
@@ -931,7 +819,7 @@ def _wind(
         for d in options:
             nx, ny_, nth = _step(prev, d, s)
             if grid.free(nx, ny_):
-                nc, ns = _trig(nth)
+                nc, ns = cos_sin(nth)
                 scores[d] = rollout(nx, ny_, nth, nc, ns, j + 1, d)
             else:
                 scores[d] = -1
@@ -1007,9 +895,9 @@ def _wind(
             if not (br <= bx <= width - br and br <= by <= height - br):
                 continue
             if any(
-                _point_square_distance(bx, by, board.poses[k], s / 2) < br
+                point_square_distance(bx, by, board.poses[k], s / 2) < br
                 for k in board.near(bx - br, by - br, bx + br, by + br)
-            ) or _point_square_distance(bx, by, pose, s / 2) < br:
+            ) or point_square_distance(bx, by, pose, s / 2) < br:
                 continue
         board.add(pose)
         gidx.append(guide.nearest(pose[0], pose[1], gidx[-1]))
@@ -1145,7 +1033,7 @@ def _zone_polyline(
             q = poses[k]
             qn = _side_offset(q, side)
             qx, qy = q[0] + qn[0] * (h + offset), q[1] + qn[1] * (h + offset)
-            m = _line_intersection((qx, qy), (math.cos(q[2]), math.sin(q[2])), front, (fx, fy))
+            m = line_intersection((qx, qy), (math.cos(q[2]), math.sin(q[2])), front, (fx, fy))
             pts.append(m if m is not None else front)
         if k == c.zone:
             pts.append(back)
@@ -1184,7 +1072,7 @@ class _Marks:
             for c, d, sx0, sy0, sx1, sy1 in self.segments:
                 if sx1 < x0 or sx0 > x1 or sy1 < y0 or sy0 > y1:
                     continue
-                if _segments_cross(a, b, c, d):
+                if segments_cross(a, b, c, d):
                     return True
         return False
 
@@ -1193,7 +1081,7 @@ class _Marks:
         other label or box pair, and (``avoid_lines``) crossed by no zone line?"""
         if rx < 0.3 or ry < 0.3 or rx + rw > self.w - 0.3 or ry + rh > self.h - 0.3:
             return False
-        # _grow_rect(r, 0.4), the same arithmetic
+        # grow_rect(r, 0.4), the same arithmetic
         gx, gy, gw, gh = rx - 0.4, ry - 0.4, rw + 2 * 0.4, rh + 2 * 0.4
         grown = ((gx, gy), (gx + gw, gy), (gx + gw, gy + gh), (gx, gy + gh))
         # every test below is a pure veto, so their order does not change the answer: cheap first
@@ -1669,7 +1557,7 @@ def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float
             rect = Rect(cx - width_mm / 2, cy - height_mm / 2, width_mm, height_mm)
             if rect.x < 0 or rect.y < 0 or rect.x + rect.width > layout.width or rect.y + rect.height > layout.height:
                 continue
-            grown = _grow_rect(rect, 0.3)
+            grown = grow_rect(rect, 0.3)
             if any(convex_overlap(grown, o) for o in obstacles):
                 continue
             if any(convex_overlap((a, b), grown) for a, b in segments):

@@ -45,9 +45,7 @@ def main(repeats: int = 3) -> None:
     wound = 0
     for _ in range(repeats):
         for stage in stages():
-            layout._layout.cache_clear()
-            layout._winding.cache_clear()
-            layout._serpentine.cache_clear()
+            layout.clear_caches()
             t0 = time.perf_counter()
             result = layout.layout_stage(stage, *box, space_mm=template.space_mm)
             per_stage.setdefault(f"{stage.name} ({stage.length})", []).append(time.perf_counter() - t0)

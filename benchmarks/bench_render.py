@@ -23,13 +23,6 @@ from sheetgen.template import load_template
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _clear_layout_caches() -> None:
-    for value in vars(layout).values():
-        clear = getattr(value, "cache_clear", None)
-        if clear is not None:
-            clear()
-
-
 def main() -> None:
     repeats = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     specs = [load_spec(p) for p in sorted((ROOT / "track_specs" / "rallytaire").glob("*.yaml"))]
@@ -40,7 +33,7 @@ def main() -> None:
     for paper in ("a4", "letter"):
         times = []
         for _ in range(repeats):
-            _clear_layout_caches()
+            layout.clear_caches()
             t0 = time.perf_counter()
             pages = 0
             for spec, (basic, advanced) in zip(specs, analyses):

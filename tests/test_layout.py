@@ -280,11 +280,9 @@ def test_hairpins_are_hairpins():
 
 
 def test_the_same_input_gives_the_same_layout():
-    lay._layout.cache_clear()
-    lay._serpentine.cache_clear()
+    lay.clear_caches()
     first = [layout_stage(s, *HALF_A4) for s in NORMAL]
-    lay._layout.cache_clear()
-    lay._serpentine.cache_clear()
+    lay.clear_caches()
     assert [layout_stage(s, *HALF_A4) for s in NORMAL] == first
     # a stage is a value: an equal stage built anew gives the same layout
     again = stage("sixty", 60, [(c.after, c.gear, c.zone, "L" if c.turn == Turn.LEFT else "R") for c in S60.corners])

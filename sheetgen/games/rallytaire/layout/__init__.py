@@ -43,6 +43,8 @@ __all__ = [
 
 
 def _space_sizes(space_mm: float, min_space_mm: float) -> list[float]:
+    """Space sizes from ``space_mm`` down to ``min_space_mm`` in steps of 0.5 mm: the serpentine
+    takes the largest that fits; the winding road tries the first and the last."""
     sizes = [space_mm]
     s = space_mm
     while s - 0.5 > min_space_mm + 1e-9:
@@ -53,6 +55,10 @@ def _space_sizes(space_mm: float, min_space_mm: float) -> list[float]:
     return sizes
 
 
+# The memos' bounds: a layout of 80 spaces takes about 90 KB, so even full the three memos
+# (1280 layouts, many of them shared) hold no more than about 100 MB, and a race's layouts (a
+# few per stage: alone on a page, half a page) stay in them from the generator's checks to
+# the renderer.
 @functools.lru_cache(maxsize=512)
 def _winding(name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, space_mm: float, min_space_mm: float) -> StageLayout | None:
     return try_winding(name, length, corners, width, height, _space_sizes(space_mm, min_space_mm))

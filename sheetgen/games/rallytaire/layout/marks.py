@@ -23,12 +23,16 @@ from sheetgen.geometry import (
     square_corners,
 )
 
-#: Side of the gear label box and of each of the N and D boxes, mm.
+#: Side of the gear label box and of each of the N and D boxes, mm: room for a printed digit,
+#: and for a pencil tick in a box (the tests hold the boxes to 4-6 mm).
 LABEL_MM = 5.0
 BOX_MM = 5.0
-#: Gap between the N and the D box, mm.
+#: Gap between the N and the D box, mm: enough to keep them two boxes.
 BOX_GAP_MM = 1.0
-#: Offsets of the planning zone lines from the edge of the road, mm (lanes for overlapping zones).
+#: Offsets of the planning zone lines from the edge of the road, mm: lanes for zones that
+#: overlap on one side of the road, 1 mm apart so that their dashed lines (0.6 pt, about 0.2
+#: mm, wide) stay apart. A zone takes the first free lane outside its bend, then inside, and
+#: shares a lane only when all are taken.
 ZONE_OFFSETS_MM = (1.0, 2.0, 3.0)
 
 

@@ -24,12 +24,23 @@ from typing import Any, Mapping, Sequence
 
 from sheetgen.geometry import Point, convex_overlap, cos_sin, known_cos_sin, point_square_distance, square_corners
 
-#: Bend of a corner by gear limit: (total degrees, number of joints it is spread over).
+#: Bend of a corner by gear limit: (total degrees, number of joints it is spread over). The
+#: lower the gear limit, the sharper the corner, as on the original sheets (docs/rallytaire.md):
+#: gear 1 is a hairpin. Spread so, no joint of a full bend turns more than 45 degrees, and every
+#: bend stays within two joints of its corner line (it takes joints -1, +1, -2, +2 in turn).
 GEAR_BEND: Mapping[int, tuple[float, int]] = MappingProxyType(
     {1: (180.0, 4), 2: (120.0, 3), 3: (90.0, 2), 4: (60.0, 2), 5: (40.0, 2)}
 )
-EDGE_MM = 3.0  # road to box edge: room for a zone line
-_NEAR = 4  # spaces this far apart along the road must keep the clearance
+#: Least distance from a space to the box edge, mm: a zone line in lane 1 or 2 (1 or 2 mm out,
+#: marks.ZONE_OFFSETS_MM) beside a space at the edge still keeps the 0.5 mm from the edge that
+#: a zone line needs.
+EDGE_MM = 3.0
+# Spaces fewer than this apart along the road are only kept from overlapping; the clearance is
+# for passes of the road that come back by each other. Spaces this close are one pass, kept
+# apart by the chain itself: in the sharpest bends, spaces two apart stay 0.7 of a space apart
+# and spaces three apart 1.2, beyond either clearance. So 3 would do as well (3 and 5 wind the
+# very same roads over winding.py's sample); winding._LAG counts on it.
+_NEAR = 4
 
 
 # ---------------------------------------------------------------------------------------------

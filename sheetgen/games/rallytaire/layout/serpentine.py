@@ -15,14 +15,26 @@ from sheetgen.games.rallytaire.layout.result import StageLayout
 from sheetgen.games.rallytaire.layout.road import EDGE_MM, RoadCorner, road_poses, step
 from sheetgen.geometry import square_corners
 
+# Clearance between the rows, mm: a zone line in any lane (up to 3 mm out) still keeps 0.5 mm
+# from the next row. Straight parallel rows need less than the passes of a winding road
+# (winding._WIND_CLEAR_MM), and every millimetre saved makes the serpentine lower.
 _SERP_CLEAR_MM = 3.5
-_SERP_LABEL_MM = 6.5  # above the first row and below the last one: room for a label
+# Room above the first row and below the last, mm: a gear label there lies 0.6 mm off the road
+# (its nearest offset), is 5 mm high and stays 0.3 mm inside the box, 5.9 mm, with 0.6 to spare.
+_SERP_LABEL_MM = 6.5
+# A corner's bump turns this much at its first and last joint and twice that the other way in
+# between (+t, -2t, +t): the row steps 0.4 of a space aside and comes back to its line, and the
+# middle joint turns 30 degrees, as much as the largest drift of a winding road.
 _CHEVRON_DEGREES = 15.0
-#: Serpentine styles in order of preference: (joints per U-turn, strict).
+#: Serpentine styles in order of preference: (joints per U-turn, strict). Four joints of 45
+#: degrees make a rounder U-turn than three of 60 (the most a joint turns), but a wider one (the
+#: rows' centre lines 3.4 spaces apart against 2.7). Strict keeps every U-turn off the joints
+#: next to a corner line that turns the other way, so that no corner seems to bend the wrong
+#: way (rows may then end early). The first style whose lowest serpentine fits is used.
 _SERP_STYLES = ((4, True), (3, True), (4, False), (3, False))
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=512)  # a pure memo, bounded as the others (see __init__)
 def lowest_serpentine(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool) -> StageLayout | None:
     """The serpentine in the lowest box (of this width) that holds it, or None.
 
@@ -35,6 +47,7 @@ def lowest_serpentine(length: int, corners: tuple[RoadCorner, ...], width: float
     poses = road_poses((0.0, 0.0, 0.0), angles, s)
     ys = [y for p in poses for _, y in square_corners(p[0], p[1], p[2], s)]
     rows = max(ys) - min(ys)
+    # the rows' own height first; when the marks do not fit in it, a little more room
     for extra in (0.0, 5.0, 10.0, 20.0):
         height = rows + 2 * _SERP_LABEL_MM + extra
         start = (EDGE_MM + s / 2, height - _SERP_LABEL_MM - max(ys), 0.0)

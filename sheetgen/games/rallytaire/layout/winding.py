@@ -13,7 +13,7 @@ of wide bands across the box, looks ahead by rolling the road forward on a coars
 free circle outside every corner line for its marks, may ease a bend to 70 or 40 percent when the
 road would not fit otherwise, and jumps back further each time it stalls. Its effort is bounded by
 placements (_BUDGET_PER_SPACE per space and try, _WIND_SCHEDULE tries, and a try is given up
-after _GIVE_UP placements that reach no new space: a try that recovers at all does so sooner),
+after _GIVE_UP placements that reach no new space: a try stuck that long seldom recovers),
 not by the clock, so the result never depends on the machine. A road found is handed to
 ``marks.complete_layout``, which places the corners' marks or turns the road down.
 """
@@ -31,33 +31,105 @@ from sheetgen.games.rallytaire.layout.result import StageLayout
 from sheetgen.games.rallytaire.layout.road import EDGE_MM, GEAR_BEND, Board, RoadCorner, step
 from sheetgen.geometry import Point, cos_sin, known_cos_sin, point_square_distance
 
-#: Drift per joint between corners, degrees.
+# Figures quoted below were measured on 211 stages (the 11 bundled ones and 200 from
+# generate.propose_corners: 40-100 spaces, easy, medium and hard, seed 23), each in the race
+# sheet's three track boxes (alone on page 1, on a later page, half a page): 633 layouts, 306 of
+# which wind with the values below, in about 13 s of CPU, by changing one value at a time and
+# counting winding_layout's roads. The search is chaotic: any change moves some stages either
+# way, so differences of up to about 20 roads (3 %) are noise; where it says "3 samples" the
+# totals are over three such samples (seeds 23, 31 and 47: 978 of 1899 layouts wind).
+
+#: Drift per joint between corners, degrees: 30 turns the road round at a band's end in six
+#: joints; 10, the least, is all a road may drift against a corner two spaces from its line.
 DRIFT_DEGREES = (10.0, 20.0, 30.0)
-_WIND_CLEAR_MM = 4.5  # between passes of a winding road: room for zone lines
-_BADGE_MM = 7.0  # radius kept free outside each corner line for its label and boxes
-_LAG = 5  # spaces this far back along the road count as obstacles for the look-ahead
+# Clearance between passes of the road, mm: room for a zone line of each pass in lane 1 or 2
+# (ZONE_OFFSETS_MM) with 0.5 mm between them (2 + 2 + 0.5). A legibility bound, not a tuning:
+# 4 and 5 wind as many roads (310 each).
+_WIND_CLEAR_MM = 4.5
+# Radius of the disc kept free outside each corner line for its marks while the road is laid,
+# mm: 14 mm across, about the room of the gear label (5 mm) and the N and D pair (11 x 5 mm)
+# next to it, so that the marks go by their corner. From the first version; no gain is
+# measured: with 6 every road found gets its marks as with 7, as close to the corner (labels
+# 4.8 mm, boxes 12 mm from the line's end on average), and 6 winds 9 % more roads (3 samples:
+# 1069 against 978), 8 fewer (295).
+_BADGE_MM = 7.0
+# Spaces at least this far back along the road are stamped on the look-ahead grid, which
+# assumes the clearance: a space the rollout places is then at least six along the road from
+# every stamped one, well past road._NEAR, and the newer ones are left to the board's exact
+# test. 3 and 8 wind within noise (313, 307).
+_LAG = 5
+# Spaces the look-ahead rolls the road forward to score a candidate, about a band's length in a
+# page-wide box: 12 winds 7 % fewer roads in 13 % less time (283), 24 winds 7 % more in 9 % more
+# time (3 samples: 1047 against 978); 18 sits between.
 _LOOKAHEAD = 18
+# Net turn that any stretch of _CURL_SPAN joints may make, degrees; the bends of a stretch that
+# turns more are eased. Above 180 so that a lone hairpin keeps its whole 180 degrees, while a
+# hairpin with a kink turning the same way beside it (220) is eased: such a cluster curls the
+# road into a loop it cannot leave. 160 would ease every hairpin and winds no more (3 samples:
+# 990 against 978).
 _CURL_DEGREES = 200.0
+# Joints of the stretch whose net turn _CURL_DEGREES caps: two corners up to ten spaces apart
+# (the generator's widest spacing) with their bends; 10 and 18 wind within noise (308, 313).
+_CURL_SPAN = 14
+# Joints ahead whose corner bends the steering allows for (half of their sum), so that the road
+# swings wide before a hairpin instead of being thrown off the page by it. From the first
+# version; 4 and 12 wind a little more (4: 1010 against 978 over 3 samples; 12: 330).
 _FEED = 8
+# Guide points (2 mm apart) ahead of the last match that the road's nearest guide point is
+# looked for in: the road gains about four points a space, and a longer window can match a
+# later stretch of the guide that passes close by before the road has got there (100 winds 298,
+# 30 312: within noise).
 _PACE = 60
+# A candidate whose rollout survives at most this many spaces fewer than the best one's still
+# goes by preference (the steering's choice first): the road keeps its line unless another
+# choice is clearly better. From the first version; 0 winds 6 % more (3 samples: 1034 against
+# 978), 4 within noise (314).
 _SLACK = 2
+# The guide is laid until it is this much longer than the road, so that a road thrown off it by
+# its corners still finds guide ahead; 1.0 and 1.3 wind within noise (316, 318).
 _GUIDE_SLACK = 1.15
+# Least distance between the guide's bands, in spaces: two passes need s + _WIND_CLEAR_MM (1.6
+# spaces at 8 mm) and the road wanders about the guide, so a box that needs closer bands is
+# taken to be too small to wind in and no try is made. It never binds in the race sheet's boxes
+# (2 and 2.8 wind the very same 306).
 _GUIDE_PITCH = 2.4
+# Joints either side of a corner line where the road may not drift. Every bend takes the joints
+# next to its line first (GEAR_BEND spreads each over two joints at least), so 1 only guards a
+# table whose bend had one joint; 0 winds the very same 306, 2 fewer (294).
 _LOCK = 1
-#: Winding attempts: (space size, scale of the corner bends, tries); the search gives up on a
-#: try after _BUDGET_PER_SPACE placements per space, so the effort is bounded.
+#: Winding attempts: (space size, scale of the corner bends, tries). Each step finds roads the
+#: ones before did not: of the 306 roads, 189 come from the first two tries (8 mm spaces, full
+#: bends), 52 from bends eased to 70 %, 65 from 7 mm spaces. Flips of the box alternate between
+#: tries (see try_winding).
 _WIND_SCHEDULE = (("nominal", 1.0, 2), ("nominal", 0.7, 2), ("min", 0.7, 2))
+# Placements a try may make, per space (and 60 more, so that a short stage too can back out of a
+# dead end): it bounds a try that keeps making slow progress. With _GIVE_UP in place it costs
+# little: 2 winds 295 in about the same time, 4 winds 313.
 _BUDGET_PER_SPACE = 3
 #: Spaces' area over the box's area above which no winding try is made: measured over generated
 #: races, fewer than 1 try in 40 above 0.16 found a road, and failed tries cost the most.
 _WIND_DENSITY = 0.16
+# Placements without reaching a new space before the search jumps back (further each time,
+# by _JUMP more spaces) instead of trying every combination of the last few joints: 20 winds
+# fewer roads (292) in more time; 45 as many (3 samples: 988 against 978) in 8 % less time.
 _STALL = 30
-_GIVE_UP = 90  # placements without a new furthest space before a try is given up
+# Placements without reaching a new space after which a try is given up: a try stuck that long
+# seldom recovers, and failed tries cost the most. 3 samples: with 90, 978 roads in 40 s of
+# CPU; without a limit 1017 in 63 s; 60 finds 906 in 34 s, 120 finds 1008 in 49 s. 90 keeps
+# 96 % of the roads in 63 % of the time.
+_GIVE_UP = 90
+# Spaces the first jump back goes behind the furthest space reached, and how many more each
+# following jump goes: 4 and 12 wind within noise (308, 305), 12 in 16 % more time.
 _JUMP = 8
-_CURL_SPAN = 14
+# Spaces ahead that a candidate's ray checks (see rollout in _wind): at each joint the rollout
+# takes the drift with the longest ray, the first with all of them free. 3 and 8 wind within
+# noise (3 samples for 3: 984 against 978).
 _RAY = 5
+# Cell of the look-ahead grid, mm: about a third of a space. Its discs are shrunk by the snapping
+# error (0.75 cell) so that a blocked cell is surely blocked: a coarser grid blocks less and
+# looks ahead less well, a finer one costs more to stamp; 2 and 3 wind within noise (312, 309).
 _GRID_MM = 2.5
-_EDGE_CELL = 1 << 40  # marks a grid cell next to the bounds (see _Grid)
+_EDGE_CELL = 1 << 40  # marks a grid cell next to the bounds (see _Grid): above any count of discs
 
 
 def too_dense(length: int, width: float, height: float, s: float) -> bool:
@@ -148,12 +220,17 @@ def _bend_plan(length: int, corners: tuple[RoadCorner, ...], scale: float) -> li
     for ci, js in joints.items():
         if js:
             c = corners[ci]
+            # at most 60 degrees a joint (the tests hold every layout to it): a corner that got
+            # fewer joints than its gear asks for, in a cluster, turns less rather than folding
+            # the road at one joint
             per = min(math.radians(GEAR_BEND[c.gear][0] * scale) / len(js), math.radians(60.0))
             for j in js:
                 fixed[j] = c.sign * per
     # a cluster of corners turning one way would curl the road into a loop it cannot leave:
     # ease the bends of any stretch that turns more than _CURL_DEGREES net
     limit = math.radians(_CURL_DEGREES)
+    # a few passes: easing a stretch's bends may push an overlapping stretch that turns the
+    # other way over the limit
     for _ in range(4):
         eased = False
         for w in range(1, max(2, length - _CURL_SPAN + 1)):

@@ -1,4 +1,5 @@
-"""Track layout geometry (sheetgen.games.rallytaire.layout): invariants on fixed and random stages, no reportlab."""
+"""Rallytaire track layout (sheetgen.games.rallytaire.layout): invariants on fixed and random
+stages, no reportlab."""
 
 from __future__ import annotations
 
@@ -14,10 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheetgen.games.rallytaire import layout as lay
 from sheetgen.errors import SheetgenError
-from sheetgen.games.rallytaire.model import Corner, Stage, Surface, Turn
+from sheetgen.games.rallytaire import layout as lay
 from sheetgen.games.rallytaire.layout import LayoutError, layout_stage
+from sheetgen.games.rallytaire.model import Corner, Stage, Surface, Turn
 from sheetgen.geometry import convex_overlap
 
 ROOT = Path(__file__).resolve().parent.parent

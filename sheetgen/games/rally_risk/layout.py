@@ -53,11 +53,6 @@ _LENGTH_SHARE = {
 }
 
 
-def centre_line_length(section: Section, size: float) -> float:
-    """Length of the road's centre line in a square of side `size`."""
-    return _LENGTH_SHARE[road_kind(section)] * size
-
-
 def min_card_mm(section: Section) -> float:
     """The smallest card on which every space of `section` is MIN_SPACE_MM long."""
     return MIN_SPACE_MM * len(section.factors) / _LENGTH_SHARE[road_kind(section)]

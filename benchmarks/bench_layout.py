@@ -1,4 +1,4 @@
-"""Time the Rallytaire track layout (`sheetgen.layout.layout_stage`) from a cold cache.
+"""Time the Rallytaire track layout (`sheetgen.games.rallytaire.layout.layout_stage`) from a cold cache.
 
 Plain script, not a test: ``python benchmarks/bench_layout.py [repeats]``. Lays out every
 bundled stage and twelve generated ones (60-100 spaces, medium and hard) in the box a stage gets
@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from sheetgen import layout  # noqa: E402
+from sheetgen.games.rallytaire import layout  # noqa: E402
 from sheetgen.games.rallytaire.generate import propose_corners  # noqa: E402
 from sheetgen.games.rallytaire.model import Stage, Surface  # noqa: E402
 from sheetgen.registry import load_spec  # noqa: E402
@@ -45,9 +45,7 @@ def main(repeats: int = 3) -> None:
     wound = 0
     for _ in range(repeats):
         for stage in stages():
-            layout._layout.cache_clear()
-            layout._winding.cache_clear()
-            layout._serpentine.cache_clear()
+            layout.clear_caches()
             t0 = time.perf_counter()
             result = layout.layout_stage(stage, *box, space_mm=template.space_mm)
             per_stage.setdefault(f"{stage.name} ({stage.length})", []).append(time.perf_counter() - t0)

@@ -13,7 +13,7 @@ import sys
 import time
 from pathlib import Path
 
-from sheetgen import layout
+from sheetgen.games.rallytaire import layout
 from sheetgen.games.rallytaire.solve import analyze_race
 from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
 from sheetgen.registry import load_spec
@@ -21,13 +21,6 @@ from sheetgen.render.rallytaire.race_sheet import render_race
 from sheetgen.template import load_template
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _clear_layout_caches() -> None:
-    for value in vars(layout).values():
-        clear = getattr(value, "cache_clear", None)
-        if clear is not None:
-            clear()
 
 
 def main() -> None:
@@ -40,7 +33,7 @@ def main() -> None:
     for paper in ("a4", "letter"):
         times = []
         for _ in range(repeats):
-            _clear_layout_caches()
+            layout.clear_caches()
             t0 = time.perf_counter()
             pages = 0
             for spec, (basic, advanced) in zip(specs, analyses):

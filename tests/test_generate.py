@@ -215,13 +215,32 @@ def test_surfaces_vary_and_respect_the_restriction():
     assert len({s.name for s in race.stages}) == 4
 
 
+def test_the_stage_that_fits_no_page_is_named_by_its_index():
+    """The page plan names the stage that fits no page by its index in the race (two stages
+    may share a name), and the generator's check picks that stage to draw again."""
+    from sheetgen.games.rallytaire.generate import RaceSheetFit
+    from sheetgen.games.rallytaire.layout import LayoutError
+    from sheetgen.games.rallytaire.model import Corner, Race, Stage, Surface, Turn
+    from sheetgen.games.rallytaire.sheet import plan_pages
+    from sheetgen.template import MM, load_template
+
+    short = Stage("SS1 Twin", Surface.GRAVEL, 12, (Corner(after=4, gear=3, zone=1, turn=Turn.LEFT),))
+    endless = Stage("SS1 Twin", Surface.GRAVEL, 600)  # rows with U-turns need about two pages
+    race = Race(name="Twins", stages=(short, endless))
+    template = load_template()
+    with pytest.raises(LayoutError, match="'SS1 Twin' \\(600 spaces\\)") as caught:
+        plan_pages(race, template, template.page_size("a4")[1] / MM)
+    assert (caught.value.stage_index, caught.value.stage_name) == (1, "SS1 Twin")
+    assert RaceSheetFit().race(race) == 1
+
+
 @pytest.mark.parametrize("difficulty", list(DOCUMENTED))
 def test_stages_too_long_to_wind_print_as_rows_with_u_turns(difficulty):
     """A stage too long to wind on a page at all is accepted as the renderer's serpentine (rows
     with U-turns), on both papers and without overlap; a stage that could wind must wind."""
     from test_layout import check
 
-    from sheetgen.layout import can_wind
+    from sheetgen.games.rallytaire.layout import can_wind
     from sheetgen.games.rallytaire.sheet import plan_pages, track_box
     from sheetgen.template import MM, load_template
 

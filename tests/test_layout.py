@@ -1,10 +1,12 @@
-"""Track layout geometry (sheetgen.layout): invariants on fixed and random stages, no reportlab."""
+"""Rallytaire track layout (sheetgen.games.rallytaire.layout): invariants on fixed and random
+stages, no reportlab."""
 
 from __future__ import annotations
 
 import hashlib
 import math
 import os
+import pickle
 import subprocess
 import sys
 from pathlib import Path
@@ -13,10 +15,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sheetgen import layout as lay
 from sheetgen.errors import SheetgenError
+from sheetgen.games.rallytaire import layout as lay
+from sheetgen.games.rallytaire.layout import LayoutError, layout_stage
 from sheetgen.games.rallytaire.model import Corner, Stage, Surface, Turn
-from sheetgen.layout import LayoutError, convex_overlap, layout_stage, min_box_for, paginate
+from sheetgen.geometry import convex_overlap
 
 ROOT = Path(__file__).resolve().parent.parent
 MARGIN = 10.0
@@ -207,8 +210,7 @@ def test_layout_invariants(stage_, box):
         # only a stage that is really too long for the box may fail, and it says what it needs
         assert box.startswith("half") and stage_.length >= 150
         assert "needs a box at least" in str(exc)
-        need = float(str(exc).split("at least ")[1].split(" mm")[0])
-        assert need > height
+        assert exc.need_mm is not None and exc.need_mm > height
         return
     check(stage_, result, width, height)
 
@@ -279,11 +281,9 @@ def test_hairpins_are_hairpins():
 
 
 def test_the_same_input_gives_the_same_layout():
-    lay._layout.cache_clear()
-    lay._serpentine.cache_clear()
+    lay.clear_caches()
     first = [layout_stage(s, *HALF_A4) for s in NORMAL]
-    lay._layout.cache_clear()
-    lay._serpentine.cache_clear()
+    lay.clear_caches()
     assert [layout_stage(s, *HALF_A4) for s in NORMAL] == first
     # a stage is a value: an equal stage built anew gives the same layout
     again = stage("sixty", 60, [(c.after, c.gear, c.zone, "L" if c.turn == Turn.LEFT else "R") for c in S60.corners])
@@ -297,7 +297,7 @@ def _digest(result) -> str:
 def test_the_layout_does_not_depend_on_the_process():
     code = (
         "import sys, hashlib; sys.path.insert(0, sys.argv[1]);"
-        "from tests.test_layout import S60, A4; from sheetgen.layout import layout_stage;"
+        "from tests.test_layout import S60, A4; from sheetgen.games.rallytaire.layout import layout_stage;"
         "print(hashlib.sha256(repr(layout_stage(S60, *A4)).encode()).hexdigest())"
     )
     for seed in ("1", "2"):
@@ -307,25 +307,33 @@ def test_the_layout_does_not_depend_on_the_process():
 
 
 def test_too_small_a_box_says_how_much_room_it_needs():
-    with pytest.raises(LayoutError, match=r"'marathon' \(250 spaces\) does not fit in 190.0 x 128.5 mm: it needs a box at least"):
+    with pytest.raises(LayoutError, match=r"'marathon' \(250 spaces\) does not fit in 190.0 x 128.5 mm: it needs a box at least") as caught:
         layout_stage(S250, *HALF_A4)
-    with pytest.raises(LayoutError, match="too narrow"):
+    assert caught.value.stage_name == "marathon" and caught.value.stage_index is None
+    assert f"at least {caught.value.need_mm:.1f} mm high" in str(caught.value)
+    with pytest.raises(LayoutError, match="too narrow") as caught:
         layout_stage(S40, 30.0, 200.0)
+    assert caught.value.stage_name == "forty" and caught.value.need_mm is None
     assert issubclass(LayoutError, SheetgenError)
 
 
-def test_min_box_for_is_enough_and_needed():
+def test_a_layout_error_keeps_its_fields_through_pickling():
+    """A process pool sends a worker's error back pickled: the fields come with it."""
+    error = LayoutError("stage 'x' (9 spaces) does not fit", stage_name="x", need_mm=41.5).in_race(3)
+    back = pickle.loads(pickle.dumps(error))
+    assert (str(back), back.stage_name, back.need_mm, back.stage_index) == (str(error), "x", 41.5, 3)
+
+
+def test_the_height_an_error_asks_for_is_enough_and_needed():
+    width = A4[0]
     for stage_ in (S40, S100, S250):
-        width, height = min_box_for(stage_, A4[0])
-        assert width == A4[0]
+        with pytest.raises(LayoutError) as caught:
+            layout_stage(stage_, width, 20.0)
+        height = caught.value.need_mm
+        assert height is not None and height > 20.0
         check(stage_, layout_stage(stage_, width, height), width, height)
         with pytest.raises(LayoutError):
             layout_stage(stage_, width, height - 1.0)
-
-
-def test_paginate_pairs_short_stages_and_gives_long_ones_a_page():
-    pages = paginate([SHORT, S40, S250, S40], *A4, gap_mm=8.0)
-    assert pages == ((0, 1), (2,), (3,))
 
 
 def test_space_size_never_below_the_minimum():
@@ -343,7 +351,7 @@ def test_bad_arguments_are_refused():
 
 def test_winding_layout_is_layout_stage_when_it_winds():
     """winding_layout gives layout_stage's result when that is a winding road, else None."""
-    from sheetgen.layout import winding_layout
+    from sheetgen.games.rallytaire.layout import winding_layout
 
     assert winding_layout(S40, *HALF_A4) == layout_stage(S40, *HALF_A4)
     assert layout_stage(S40, *HALF_A4).style == "winding"
@@ -382,12 +390,11 @@ def test_any_stage_fits_a_full_a4_page(stage_):
 def test_any_box_fits_or_is_genuinely_too_small(stage_, width, height):
     try:
         result = layout_stage(stage_, width, height)
-    except LayoutError:
-        try:
-            need = min_box_for(stage_, width)[1]
-        except LayoutError:
+    except LayoutError as exc:
+        if exc.need_mm is None:
             return  # no height is enough at this width
-        assert need > height
+        assert exc.need_mm > height
+        check(stage_, layout_stage(stage_, width, exc.need_mm), width, exc.need_mm)
         return
     check(stage_, result, width, height)
 

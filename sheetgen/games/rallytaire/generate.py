@@ -366,9 +366,10 @@ class RaceSheetFit:
     built-in race_sheet template): one box holds on A4 and on Letter alike (the renderer draws
     the same track on both), so what is checked is what is printed on either paper. `stage` is
     a quick first check in the box a stage most likely gets (page 1 for the first stage, a later
-    page otherwise; `sheetgen.layout` caches the result); `race` is the real one: the renderer's
-    page plan of the whole race, where two short stages may share a page (the plan's pages and
-    tracks are the same on every paper: only the panels' heights differ, which no track sees).
+    page otherwise; `games.rallytaire.layout` caches the result); `race` is the real one: the
+    renderer's page plan of the whole race, where two short stages may share a page (the plan's
+    pages and tracks are the same on every paper: only the panels' heights differ, which no
+    track sees).
     """
 
     def __init__(self, template: str = "race_sheet"):
@@ -387,7 +388,7 @@ class RaceSheetFit:
         """Does stage `index` of a race print well alone on its page (page 1 for the first
         stage)? As a winding road; or, when it is too long to wind on a page at all, as rows
         with U-turns (the renderer's serpentine)."""
-        from sheetgen.layout import LayoutError, can_wind, layout_stage, winding_layout
+        from sheetgen.games.rallytaire.layout import LayoutError, can_wind, layout_stage, winding_layout
 
         box, space = self.box(index == 0), self._template.space_mm
         if winding_layout(stage, *box, space_mm=space) is not None:
@@ -402,13 +403,13 @@ class RaceSheetFit:
 
     def race(self, race: Race) -> int | None:
         """Index of the first stage that would not print well (see `stage`), None when all do."""
-        from sheetgen.layout import LayoutError, can_wind
+        from sheetgen.games.rallytaire.layout import LayoutError, can_wind
 
         try:
             pages = self._sheet.plan_pages(race, self._template, self._page_h)
         except LayoutError as exc:
-            text = str(exc)
-            return next((i for i, s in enumerate(race.stages) if f"{s.name!r}" in text), 0)
+            assert exc.stage_index is not None, "plan_pages names the stage that did not fit"
+            return exc.stage_index
         for page in pages:
             for placed in page:
                 lay = placed.layout

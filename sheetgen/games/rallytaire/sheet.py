@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sheetgen.games.rallytaire.model import Race
-from sheetgen.layout import StageLayout, layout_stage, winding_layout
+from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, layout_stage, winding_layout
 from sheetgen.template import MM, PAPERS, Template
 
 HEADER_MM = 40.0  # first page: title, driver/date/time, advanced-game boxes, gear table
@@ -55,7 +55,8 @@ def plan_pages(race: Race, template: Template, page_h_mm: float) -> list[list[Pl
     """Stages per page: two share a page when both wind in half the room, else one a page.
 
     Layouts and the choice of pages come from `track_box`, the same on every paper; only the
-    panels' heights are those of a page `page_h_mm` high (the tracks are centred in them)."""
+    panels' heights are those of a page `page_h_mm` high (the tracks are centred in them).
+    A stage that fits nowhere raises `LayoutError` with its `stage_index` in the race."""
     pages: list[list[Placed]] = []
     i = 0
     stages = race.stages
@@ -77,7 +78,10 @@ def plan_pages(race: Race, template: Template, page_h_mm: float) -> list[list[Pl
                 here = _slot(room) + PANEL_HEAD_MM
                 placed = [Placed(i + m, pair[m], top + m * (here + PANEL_GAP_MM), here) for m in range(2)]
         if placed is None:
-            single = layout_stage(stages[i], *track_box(template, first), space_mm=space)
+            try:
+                single = layout_stage(stages[i], *track_box(template, first), space_mm=space)
+            except LayoutError as exc:
+                raise exc.in_race(i) from None
             placed = [Placed(i, single, top, room)]
         pages.append(placed)
         i += len(placed)

@@ -1,10 +1,10 @@
 """Rallytaire PDFs: race sheets (header, advanced-game boxes, every stage as a winding track
 of square spaces) and the finishing-turn time table.
 
-The track geometry comes from `sheetgen.layout` (pure, tested without reportlab); this
-module only draws it. Every mark that colour distinguishes is also told by shape: corner
-lines are thick and carry their gear number, planning zones are dashed with a start tick,
-surfaces have a label and a line pattern, the finish line is chequered.
+The track geometry comes from `sheetgen.games.rallytaire.layout` (pure, tested without
+reportlab); this module only draws it. Every mark that colour distinguishes is also told by
+shape: corner lines are thick and carry their gear number, planning zones are dashed with a
+start tick, surfaces have a label and a line pattern, the finish line is chequered.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
 from sheetgen.games.rallytaire.rules_advanced import fix_points
 from sheetgen.games.rallytaire.sheet import PANEL_HEAD_MM, RUNNING_HEADER_MM, Placed, plan_pages
-from sheetgen.layout import StageLayout, end_label
+from sheetgen.games.rallytaire.layout import StageLayout, end_label
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template

@@ -1,0 +1,424 @@
+"""Corner marks on a laid road, and the finished layout: each corner's planning zone line in a
+lane beside the road, its gear label on the outside of the bend, its N and D boxes beside the
+label; the whole centred in its box; and a free spot for the words START and FINISH.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from typing import Iterator, Sequence
+
+from sheetgen.games.rallytaire.layout.result import CornerLayout, Space, StageLayout
+from sheetgen.games.rallytaire.layout.road import EDGE_MM, Board, RoadCorner, road_poses
+from sheetgen.geometry import (
+    TOLERANCE_MM,
+    Point,
+    Rect,
+    convex_overlap,
+    grow_rect,
+    line_intersection,
+    segment_crosses_polygon,
+    segments_cross,
+    square_corners,
+)
+
+#: Side of the gear label box and of each of the N and D boxes, mm: room for a printed digit,
+#: and for a pencil tick in a box (the tests hold the boxes to 4-6 mm).
+LABEL_MM = 5.0
+BOX_MM = 5.0
+#: Gap between the N and the D box, mm: enough to keep them two boxes.
+BOX_GAP_MM = 1.0
+#: Offsets of the planning zone lines from the edge of the road, mm: lanes for zones that
+#: overlap on one side of the road, 1 mm apart so that their dashed lines (0.6 pt, about 0.2
+#: mm, wide) stay apart. A zone takes the first free lane outside its bend, then inside, and
+#: shares a lane only when all are taken.
+ZONE_OFFSETS_MM = (1.0, 2.0, 3.0)
+
+
+def _side_offset(pose: tuple[float, float, float], side: int) -> Point:
+    th = pose[2]
+    return (-math.sin(th) * side, math.cos(th) * side)
+
+
+def _zone_polyline(
+    poses: Sequence[tuple[float, float, float]], angles: Sequence[float], c: RoadCorner, side: int, offset: float, s: float
+) -> tuple[Point, ...]:
+    """From the corner line back along spaces after..zone, ``offset`` mm to one ``side``."""
+    h = s / 2
+    pts: list[Point] = []
+    for k in range(c.after, c.zone - 1, -1):  # space numbers, poses[k - 1]
+        p = poses[k - 1]
+        nx, ny = _side_offset(p, side)
+        fx, fy = math.cos(p[2]), math.sin(p[2])
+        ex, ey = p[0] + nx * (h + offset), p[1] + ny * (h + offset)
+        front = (ex + fx * h, ey + fy * h)
+        back = (ex - fx * h, ey - fy * h)
+        if not pts:
+            pts.append(front)
+        elif angles[k - 1] != 0.0:  # a bend at the joint in front of space k: mitre
+            q = poses[k]
+            qn = _side_offset(q, side)
+            qx, qy = q[0] + qn[0] * (h + offset), q[1] + qn[1] * (h + offset)
+            m = line_intersection((qx, qy), (math.cos(q[2]), math.sin(q[2])), front, (fx, fy))
+            pts.append(m if m is not None else front)
+        if k == c.zone:
+            pts.append(back)
+    return tuple(pts)
+
+
+class _Marks:
+    """Placed marks for the label search: spaces (board), zone segments and label rects."""
+
+    def __init__(self, board: Board, width: float, height: float) -> None:
+        self.board = board
+        self.w, self.h = width, height
+        self.segments: list[tuple[Point, Point, float, float, float, float]] = []
+        self.rects: list[Rect] = []
+
+    def add_polyline(self, pts: Sequence[Point]) -> None:
+        for a, b in zip(pts, pts[1:]):
+            self.segments.append((a, b, min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])))
+
+    def polyline_clear(self, pts: Sequence[Point]) -> bool:
+        for x, y in pts:
+            if not (0.5 <= x <= self.w - 0.5 and 0.5 <= y <= self.h - 0.5):
+                return False
+        polys = self.board.polys
+        for a, b in zip(pts, pts[1:]):
+            near = self.board.near(min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+            for k in near:
+                if segment_crosses_polygon(a, b, polys[k], 0.05):
+                    return False
+        return True
+
+    def crosses_lines(self, pts: Sequence[Point]) -> bool:
+        """Does the polyline cross a zone line already placed?"""
+        for a, b in zip(pts, pts[1:]):
+            x0, y0, x1, y1 = min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])
+            for c, d, sx0, sy0, sx1, sy1 in self.segments:
+                if sx1 < x0 or sx0 > x1 or sy1 < y0 or sy0 > y1:
+                    continue
+                if segments_cross(a, b, c, d):
+                    return True
+        return False
+
+    def box_free(self, rx: float, ry: float, rw: float, rh: float, avoid_lines: bool = True) -> bool:
+        """Is the box (rx, ry, rw, rh) inside the page, 0.4 mm clear of every space and of every
+        other label or box pair, and (``avoid_lines``) crossed by no zone line?"""
+        if rx < 0.3 or ry < 0.3 or rx + rw > self.w - 0.3 or ry + rh > self.h - 0.3:
+            return False
+        # grow_rect(r, 0.4), the same arithmetic
+        gx, gy, gw, gh = rx - 0.4, ry - 0.4, rw + 2 * 0.4, rh + 2 * 0.4
+        grown = ((gx, gy), (gx + gw, gy), (gx + gw, gy + gh), (gx, gy + gh))
+        # every test below is a pure veto, so their order does not change the answer: cheap first
+        for o in self.rects:
+            # the box and o closer than 0.6 mm
+            if rx < o.x + o.width + 0.6 and o.x < rx + rw + 0.6 and ry < o.y + o.height + 0.6 and o.y < ry + rh + 0.6:
+                return False
+        board = self.board
+        polys, poses = board.polys, board.poses
+        # a space (half side h) and the grown box surely overlap when their centres are closer
+        # than the sum of their inscribed circles' radii, and surely do not when farther apart
+        # than the sum of their circumscribed ones; the exact test decides in between
+        cx, cy = gx + gw / 2, gy + gh / 2
+        sure = board.h + min(gw, gh) / 2
+        clear = board.reach + math.hypot(gw / 2, gh / 2)
+        for k in board.near(rx - 0.5, ry - 0.5, rx + rw + 0.5, ry + rh + 0.5):
+            pk = poses[k]
+            d = math.hypot(pk[0] - cx, pk[1] - cy)
+            if d < sure - 2 * TOLERANCE_MM:  # every axis: more than the tolerance of overlap
+                return False
+            if d > clear + 1e-9:
+                continue
+            if convex_overlap(grown, polys[k]):
+                return False
+        if avoid_lines:
+            x0, y0, x1, y1 = rx - 0.4, ry - 0.4, rx + rw + 0.4, ry + rh + 0.4
+            for a, b, sx0, sy0, sx1, sy1 in self.segments:
+                if sx1 < x0 or sx0 > x1 or sy1 < y0 or sy0 > y1:
+                    continue
+                if segment_crosses_polygon(a, b, grown, 0.0):
+                    return False
+        return True
+
+
+def _label_offsets() -> tuple[tuple[float, float], ...]:
+    """(outward, along the road) offsets for the gear label, nearest first."""
+    half = LABEL_MM / 2
+    out = []
+    for t in (0.6, 1.6, 2.8, 4.2, 6.0, 8.0, 10.5, 13.0):
+        for v in range(-24, 25):
+            out.append((half + t, v * 0.75))
+    out.sort(key=lambda tv: (tv[0] - half) + 0.6 * abs(tv[1]))
+    return tuple(out)
+
+
+_LABEL_OFFSETS = _label_offsets()
+
+
+def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point) -> Rect | None:
+    ax, ay = anchor
+    ox, oy = out
+    fx, fy = fwd
+    half = LABEL_MM / 2
+    box_free = marks.box_free
+    for avoid in (True, False):
+        for t, v in _LABEL_OFFSETS:
+            # lower-left of the label box centred at the offset point
+            x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
+            if box_free(x, y, LABEL_MM, LABEL_MM, avoid):
+                return Rect(x, y, LABEL_MM, LABEL_MM)
+    return None
+
+
+def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point) -> tuple[Rect, Rect] | None:
+    pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
+    g = 1.0
+    lx, ly, lw, lh = label.x, label.y, label.width, label.height
+    cands: list[tuple[float, float, bool]] = []  # lower-left of the pair, horizontal?
+    # next to the gear label first
+    cands += [
+        (lx + lw + g, ly, True),
+        (lx - g - pair_w, ly, True),
+        (lx + lw / 2 - pair_w / 2, ly + lh + g, True),
+        (lx + lw / 2 - pair_w / 2, ly - g - pair_h, True),
+        (lx, ly + lh + g, True),
+        (lx + lw - pair_w, ly + lh + g, True),
+        (lx, ly - g - pair_h, True),
+        (lx + lw - pair_w, ly - g - pair_h, True),
+        (lx + lw + g, ly + lh / 2 - pair_w / 2, False),
+        (lx - g - pair_h, ly + lh / 2 - pair_w / 2, False),
+        (lx + lw + g, ly, False),
+        (lx + lw + g, ly + lh - pair_w, False),
+        (lx - g - pair_h, ly, False),
+        (lx - g - pair_h, ly + lh - pair_w, False),
+    ]
+    base = math.atan2(out[1], out[0])
+
+    def rings() -> Iterator[tuple[float, float, bool]]:
+        """Then rings around the corner line, nearest first (made only when needed: most
+        boxes go next to their label)."""
+        for radius in (8.0, 10.0, 12.5, 15.0, 18.0, 22.0, 26.0, 30.0, 35.0):
+            for k in range(24):
+                ang = base + math.radians(15.0 * ((k + 1) // 2) * (1 if k % 2 else -1))
+                cx, cy = anchor[0] + radius * math.cos(ang), anchor[1] + radius * math.sin(ang)
+                yield (cx - pair_w / 2, cy - pair_h / 2, True)
+                yield (cx - pair_h / 2, cy - pair_w / 2, False)
+
+    for avoid in (True, False):
+        for x, y, horizontal in itertools.chain(cands, rings()):
+            if horizontal:
+                if marks.box_free(x, y, pair_w, pair_h, avoid):
+                    return Rect(x, y, BOX_MM, BOX_MM), Rect(x + BOX_MM + BOX_GAP_MM, y, BOX_MM, BOX_MM)
+            elif marks.box_free(x, y, pair_h, pair_w, avoid):
+                return Rect(x, y + BOX_MM + BOX_GAP_MM, BOX_MM, BOX_MM), Rect(x, y, BOX_MM, BOX_MM)
+    return None
+
+
+def complete_layout(
+    length: int,
+    corners: tuple[RoadCorner, ...],
+    angles: Sequence[float],
+    start: tuple[float, float, float],
+    width: float,
+    height: float,
+    s: float,
+    clear: float,
+    style: str,
+) -> StageLayout | None:
+    """Check the road, add the corner marks and centre everything in the box; None if it fails."""
+    poses = road_poses(start, angles, s)  # length + 1 poses: spaces 1..L and the invisible space
+    board = Board(width, height, s, clear, EDGE_MM)
+    for p in poses:
+        poly = square_corners(p[0], p[1], p[2], s)
+        if not board.fits(p, poly):
+            return None
+        board.add(p, poly)
+    marks = _Marks(board, width, height)
+    h = s / 2
+
+    # planning zones: outside of the bend first, a second lane where zones overlap
+    zones: list[tuple[tuple[Point, ...], int, float]] = []
+    used: list[tuple[int, float, int, int]] = []  # side, offset, first, last space
+    for c in corners:
+        done = None
+        for share in (False, True):  # share a lane with an overlapping zone only as a last resort
+            for side in (-c.sign, c.sign):
+                for off in ZONE_OFFSETS_MM:
+                    if not share and any(
+                        sd == side and o == off and not (last < c.zone or first > c.after) for sd, o, first, last in used
+                    ):
+                        continue
+                    pts = _zone_polyline(poses, angles, c, side, off, s)
+                    if marks.polyline_clear(pts) and (share or not marks.crosses_lines(pts)):
+                        done = (pts, side, off)
+                        break
+                if done:
+                    break
+            if done:
+                break
+        if done is None:
+            return None
+        zones.append(done)
+        used.append((done[1], done[2], c.zone, c.after))
+        marks.add_polyline(done[0])
+
+    out_corners: list[CornerLayout] = []
+    for c, (zpts, zside, zoff) in zip(corners, zones):
+        p = poses[c.after - 1]
+        th = p[2]
+        fx, fy = math.cos(th), math.sin(th)
+        ox, oy = _side_offset(p, -c.sign)  # outside of the bend
+        mx, my = p[0] + fx * h, p[1] + fy * h  # middle of the corner line
+        inner = (mx - ox * h, my - oy * h)
+        outer = (mx + ox * h, my + oy * h)
+        label = _place_label(marks, outer, (ox, oy), (fx, fy))
+        if label is None:
+            return None
+        marks.rects.append(label)
+        boxes = _place_boxes(marks, label, outer, (ox, oy))
+        if boxes is None:
+            return None
+        n_box, d_box = boxes
+        marks.rects.append(Rect(min(n_box.x, d_box.x), min(n_box.y, d_box.y),
+                                max(n_box.x + n_box.width, d_box.x + d_box.width) - min(n_box.x, d_box.x),
+                                max(n_box.y + n_box.height, d_box.y + d_box.height) - min(n_box.y, d_box.y)))
+        # heading change from space after-2 to space after+3: the joints either side of the line
+        bend = sum(angles[j - 1] for j in range(max(1, c.after - 2), min(length, c.after + 2) + 1))
+        out_corners.append(
+            CornerLayout(
+                after=c.after,
+                gear=c.gear,
+                turn="left" if c.sign > 0 else "right",
+                angle=math.degrees(bend),
+                line=(inner, outer),
+                label=label,
+                zone=zpts,
+                zone_side="left" if zside > 0 else "right",
+                zone_offset=zoff,
+                n_box=n_box,
+                d_box=d_box,
+            )
+        )
+
+    spaces = tuple(
+        Space(number=k + 1, centre=(p[0], p[1]), heading=math.degrees(p[2]) % 360.0, side=s, corners=board.polys[k])  # type: ignore[arg-type]
+        for k, p in enumerate(poses)
+    )
+    xs: list[float] = []
+    ys: list[float] = []
+    for poly in board.polys:
+        xs += [x for x, _ in poly]
+        ys += [y for _, y in poly]
+    for cl in out_corners:
+        for r in (cl.label, cl.n_box, cl.d_box):
+            xs += [r.x, r.x + r.width]
+            ys += [r.y, r.y + r.height]
+        xs += [x for x, _ in cl.zone]
+        ys += [y for _, y in cl.zone]
+    x0, x1, y0, y1 = min(xs), max(xs), min(ys), max(ys)
+    raw = StageLayout(
+        width=width,
+        height=height,
+        space_mm=s,
+        style=style,
+        spaces=spaces[:-1],
+        invisible=spaces[-1],
+        start_line=spaces[0].back_edge,
+        finish_line=spaces[-1].back_edge,
+        corners=tuple(out_corners),
+        bbox=Rect(x0, y0, x1 - x0, y1 - y0),
+    )
+    return centred(raw, width, height)
+
+
+def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None:
+    """The same layout moved so that its bounding box sits in the middle of a width x height box."""
+    bb = lay.bbox
+    if bb.width > width + 1e-9 or bb.height > height + 1e-9:
+        return None
+    dx = (width - bb.width) / 2 - bb.x
+    dy = (height - bb.height) / 2 - bb.y
+
+    def mv(pt: Point) -> Point:
+        return (pt[0] + dx, pt[1] + dy)
+
+    def mvr(r: Rect) -> Rect:
+        return Rect(r.x + dx, r.y + dy, r.width, r.height)
+
+    def mvs(sp: Space) -> Space:
+        return Space(sp.number, mv(sp.centre), sp.heading, sp.side, tuple(mv(q) for q in sp.corners))  # type: ignore[arg-type]
+
+    spaces = tuple(mvs(sp) for sp in lay.spaces)
+    invisible = mvs(lay.invisible)
+    corners = tuple(
+        CornerLayout(
+            after=cl.after,
+            gear=cl.gear,
+            turn=cl.turn,
+            angle=cl.angle,
+            line=(mv(cl.line[0]), mv(cl.line[1])),
+            label=mvr(cl.label),
+            zone=tuple(mv(q) for q in cl.zone),
+            zone_side=cl.zone_side,
+            zone_offset=cl.zone_offset,
+            n_box=mvr(cl.n_box),
+            d_box=mvr(cl.d_box),
+        )
+        for cl in lay.corners
+    )
+    return StageLayout(
+        width=width,
+        height=height,
+        space_mm=lay.space_mm,
+        style=lay.style,
+        spaces=spaces,
+        invisible=invisible,
+        start_line=spaces[0].back_edge if spaces else invisible.back_edge,
+        finish_line=invisible.back_edge,
+        corners=corners,
+        bbox=mvr(bb),
+    )
+
+
+def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float) -> Rect:
+    """A free spot for the word START (behind the start line) or FINISH (past the invisible
+    space): a width x height box inside the layout's box that overlaps no space, no corner
+    mark and no planning-zone line, as close to its line as can be found."""
+    if which == "start":
+        anchor_space, line, back = layout.spaces[0], layout.start_line, True
+    elif which == "finish":
+        anchor_space, line, back = layout.invisible, layout.finish_line, False
+    else:
+        raise ValueError(f"which must be 'start' or 'finish', got {which!r}")
+    heading = math.radians(anchor_space.heading)
+    fx, fy = math.cos(heading), math.sin(heading)
+    if back:
+        fx, fy = -fx, -fy
+    mx = (line[0][0] + line[1][0]) / 2
+    my = (line[0][1] + line[1][1]) / 2
+    obstacles: list[tuple[Point, ...]] = [s.corners for s in layout.spaces] + [layout.invisible.corners]
+    for corner in layout.corners:
+        obstacles += [corner.label.corners, corner.n_box.corners, corner.d_box.corners]
+    segments = [(a, b) for corner in layout.corners for a, b in zip(corner.zone, corner.zone[1:])]
+    side = anchor_space.side
+    # ring search: straight ahead (away from the road) first, then swinging to either side
+    for reach in (0.6, 1.0, 1.6, 2.4, 3.4):
+        for swing in (0, 30, -30, 60, -60, 90, -90, 120, -120, 150, -150, 180):
+            angle = math.radians(swing)
+            dx = fx * math.cos(angle) - fy * math.sin(angle)
+            dy = fx * math.sin(angle) + fy * math.cos(angle)
+            distance = side * reach + max(width_mm, height_mm) / 2 * (abs(dx) * width_mm / max(width_mm, height_mm) + abs(dy) * height_mm / max(width_mm, height_mm))
+            cx, cy = mx + dx * distance, my + dy * distance
+            rect = Rect(cx - width_mm / 2, cy - height_mm / 2, width_mm, height_mm)
+            if rect.x < 0 or rect.y < 0 or rect.x + rect.width > layout.width or rect.y + rect.height > layout.height:
+                continue
+            grown = grow_rect(rect, 0.3)
+            if any(convex_overlap(grown, o) for o in obstacles):
+                continue
+            if any(convex_overlap((a, b), grown) for a, b in segments):
+                continue
+            return rect
+    # no free spot near the line: the label goes on top of the box's free margin as a last resort
+    return Rect(max(0.0, min(mx - width_mm / 2, layout.width - width_mm)), max(0.0, min(my - height_mm / 2, layout.height - height_mm)), width_mm, height_mm)

@@ -8,8 +8,10 @@ and named pipes that no process writes into (reading one could wait forever or n
 end), text that is not UTF-8, syntax errors, several documents in one file, duplicate
 keys, anchors and aliases (an alias can blow a few bytes up into gigabytes when walked),
 custom tags, non-string keys, absurd nesting, more than `MAX_VALUES` values, integers too
-long to print (over 4300 decimal digits, in any base) and strings holding a lone surrogate
-(a `"\\ud800"` escape: half a UTF-16 pair, which no file, terminal or PDF can hold).
+long to print (over 4300 decimal digits, in any base), and strings holding a lone surrogate
+(a `"\\ud800"` escape: half a UTF-16 pair, which no file, terminal or PDF can hold) or a
+control character other than tab and newline (a `"\\x1b[2J"` escape would act on the
+terminal that shows a report).
 Scalars follow the YAML 1.2 core schema: only true/false are booleans (so `no` or `on`
 stay strings) and `1:20` is not a base-60 number.
 
@@ -66,6 +68,9 @@ WORDING_LIMIT = 64 * 1024
 
 _INT_TOO_LARGE = 10**MAX_INT_DIGITS  # the smallest integer with more digits than MAX_INT_DIGITS
 _SURROGATE = re.compile("[\ud800-\udfff]")
+#: control characters (and the Unicode line separators) but tab and newline: an escape such as
+#: "\x1b[2J" would act on the terminal that shows the text, "\r" overwrite a line of it
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 Path = tuple  # of str keys and int indices
 
@@ -502,13 +507,20 @@ class _Builder:
             self.values, self.keys = saved_values, saved_keys
 
     def _text_ok(self, text: str, where: Location) -> bool:
-        if text.isascii():
+        if text.isprintable():  # (the usual case: no control character, no surrogate)
             return True
         found = _SURROGATE.search(text)
-        if found is None:
-            return True
-        self.problems.append(Problem(where, _surrogate_message(found.group())))
-        return False
+        if found is not None:
+            self.problems.append(Problem(where, _surrogate_message(found.group())))
+            return False
+        found = _CONTROL.search(text)
+        if found is not None:
+            char = found.group()
+            self.problems.append(
+                Problem(where, f"control character {char!r} (U+{ord(char):04X}) in a text; a spec's text holds no control characters but tab and newline")
+            )
+            return False
+        return True
 
     def _scalar(self, event: ScalarEvent, where: Location) -> Any:
         tag, text = _tag_of(event), event.value

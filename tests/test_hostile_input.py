@@ -139,6 +139,21 @@ def test_an_escape_beyond_the_last_code_point_is_located(write):
     assert refused(run("validate", path)) == f"{path}:2:15: error: invalid YAML: an escape names a code point beyond \\U0010FFFF; it is not a character\n"
 
 
+@pytest.mark.parametrize(
+    "escape,shown",
+    [("\\x1b[2J", "'\\x1b' (U+001B)"), ("\\r", "'\\r' (U+000D)"), ("\\0", "'\\x00' (U+0000)"), ("\\N", "'\\x85' (U+0085)"), ("\\L", "'\\u2028' (U+2028)")],
+)
+def test_a_control_character_in_a_name_is_refused_at_load(write, escape, shown):
+    path = write(VALID.replace("name: SS1", f'name: "SS1 {escape} x"'))
+    message = f"control character {shown} in a text; a spec's text holds no control characters but tab and newline"
+    assert refused(run("analyze", path)) == f"{path}:4:11: error: {message}\n"
+
+
+def test_tab_and_newline_stay_allowed_in_a_text(write):
+    path = write(VALID.replace("name: Test Race", 'name: "Test\\tRace"'))
+    assert run("validate", path).exit_code == 0
+
+
 # -- special files ------------------------------------------------------------------------------
 
 

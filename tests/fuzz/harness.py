@@ -252,8 +252,10 @@ class Case:
     targets: list = field(default_factory=list)  # outputs the command was asked to write
     output_folder: str | None = None  # build/calendar -o DIR
     numeric: bool = False  # a number was changed (a valid spec of huge numbers is slow by design)
+    renamed_from: str | None = None  # the bundled spec the subject is a copy of (under an odd name)
     content: bool = False  # a text was changed (odd Unicode): a valid spec must survive every command
     hostile_output: bool = False  # -o onto an input, a FIFO, a folder, a missing folder...
+    family: str = ""  # the kind of damage (structure, bytes, outputs...)
     command: str = ""
 
     def reproducer(self) -> str:
@@ -537,7 +539,8 @@ class Settings:
     expensive_share: float = 0.05
     #: the same for specs that load with odd text in them (a name that renders badly)
     content_share: float = 0.5
-    #: the same for a valid spec and a hostile output (-o onto an input, a FIFO, ...)
+    #: the same for a valid spec and a hostile output (-o onto an input, a FIFO, ...); the cases
+    #: made for hostile outputs (family "outputs") always run their command
     output_share: float = 0.3
     slow: float = SLOW
     hang: float = HANG
@@ -593,6 +596,13 @@ def make_case(corpus: Corpus, seed: int, index: int, settings: Settings = Settin
     if family == "referenced":
         description = f"{spec.path} damaged ({description}), run on {subject.path}"
     case.subject = subject.path
+    case.family = family
+    if family != "generate" and rng.random() < 0.04:
+        # the spec under a name with control characters: every message names it on one line
+        odd = os.path.join(os.path.dirname(subject.path), mut.pick(["bad\nname.yaml", "esc\x1b[31m.yaml", "tab\tname.yaml", "cr\rname.yaml"]))
+        case.files[odd] = case.files[subject.path]
+        case.subject, case.renamed_from = odd, subject.path
+        description += f"; copied to {odd!r}"
     case.content = mut.content
     case.description = description or family
     if family == "generate":
@@ -604,12 +614,12 @@ def make_case(corpus: Corpus, seed: int, index: int, settings: Settings = Settin
 
 def _command(case: Case, mut: Mutator, corpus: Corpus, subject: SpecFile, outputs: bool) -> None:
     rng = mut.rng
-    spec = subject.path
+    spec = case.subject or subject.path
     command = mut.pick(["validate"] * 30 + ["validate --strict"] * 8 + ["analyze"] * 8 + ["simulate"] * 6 + ["render"] * 8 + ["build"] * 6
                        + ["standings"] * 5 + ["season"] * 5 + ["calendar"] * 5 + ["tables"] * 2)
     case.command = command
     extra: list[str] = []
-    if rng.random() < 0.2:
+    if rng.random() < 0.1:
         extra += mut.pick([["--format", "json"], ["--paper", "letter"], ["--paper", "a5"], ["--ink", "low"], ["--template", "nope"],
                            ["--template", spec], ["--rules", "advanced"], ["--assistance", "rapid"], ["--seed", "-1"], ["--seed", str(2**64)],
                            ["--jobs", "0"], ["--no-par"], ["--players", "7"], ["--policy", "cautious"], ["--bogus"]])
@@ -645,8 +655,8 @@ def _command(case: Case, mut: Mutator, corpus: Corpus, subject: SpecFile, output
 
 def _output_target(case: Case, mut: Mutator, corpus: Corpus, spec: str, folder: bool) -> str:
     folder_of = os.path.dirname(spec)
-    choice = mut.pick(["fresh"] * 6 + ["input", "referenced", "fifo", "missing_folder", "existing_folder", "empty", "dash", "other_spec", "nested_new"])
-    refs = sorted(inputs_of(corpus, spec) - {spec})
+    choice = mut.pick(["fresh"] * 6 + ["input", "referenced", "fifo", "missing_folder", "existing_folder", "empty", "dash", "other_spec", "nested_new", "odd_name"])
+    refs = sorted(inputs_of(corpus, case.renamed_from or spec) - {spec, case.renamed_from})
     if choice == "input":
         target = spec
     elif choice == "referenced" and refs:
@@ -666,6 +676,8 @@ def _output_target(case: Case, mut: Mutator, corpus: Corpus, spec: str, folder: 
         target = mut.pick([s.path for s in corpus.specs])
     elif choice == "nested_new" and folder:
         target = os.path.join("out", "deeper", "still")
+    elif choice == "odd_name":  # control characters in the name: no message may be split by them
+        target = mut.pick(["no\nsuch/out.pdf", "out\n.pdf", "out\x1b[2J.pdf", "new\rfolder/x/out.pdf", "tab\tout.pdf"])
     else:
         choice = "fresh"
         target = "out" if folder else "out.pdf"
@@ -849,12 +861,17 @@ def run_case(case: Case, settings: Settings = Settings(), keep: Path | None = No
         if command in EXPENSIVE and case.subject is not None:
             # expensive work only on damaged specs (they should fail fast) and on a share of
             # the valid ones; never on valid ones with huge numbers (slow by design)
-            share = settings.content_share if case.content else settings.output_share if case.hostile_output else settings.expensive_share
+            if case.content:
+                share = settings.content_share
+            elif case.hostile_output:
+                share = 1.0 if case.family == "outputs" else settings.output_share
+            else:
+                share = settings.expensive_share
             if _loads(case.subject) and (case.numeric or rng.random() >= share):
                 args = ["validate", case.subject]
                 command = "validate"
         outcome.ran = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in args)
-        inputs = inputs_of(load_corpus_cached(), case.subject) if case.subject else set()
+        inputs = inputs_of(load_corpus_cached(), case.renamed_from or case.subject) | {case.subject} if case.subject else set()
         before = _snapshot(base)
         start = time.perf_counter()
         result = CliRunner().invoke(main, args, catch_exceptions=True)

@@ -117,14 +117,15 @@ class GameName(click.ParamType):
         return value
 
 
-def option_values(command: str, game: registry.Game, given: dict, subject: str) -> dict:
+def option_values(command: str, game: registry.Game, given: dict, spec: str | None = None) -> dict:
     """The options `game` runs `command` with: an option given that it does not take is a usage
-    error naming the games that do (exit 2)."""
+    error naming the games that do (exit 2). `spec`: the spec file the command was given."""
     mine = {o.key for o in game.takes(command)}
     for key, value in given.items():
         if value is not None and key not in mine:
             takers = [g.title for g, _o in _declared(command).get(key.replace("_", "-"), [])]
-            raise OptionError(f"--{key.replace('_', '-')} is for {' and '.join(takers)}; {subject} is a {game.title} spec")
+            why = f"{spec} is a {game.title} spec" if spec else f"{game.title} does not take it"
+            raise OptionError(f"--{key.replace('_', '-')} is for {' and '.join(takers)}; {why}")
     return game.option_values(command, given)
 
 
@@ -208,7 +209,7 @@ def timetable(game: str | None, fmt: str, **given) -> None:
         chosen = having[0]
     else:
         chosen = registry.game(game)
-    options = option_values("timetable", chosen, given, f"{chosen.title}")
+    options = option_values("timetable", chosen, given)
     _echo(chosen.timetable(options), fmt, indent=None)
 
 
@@ -387,7 +388,7 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
     loaded = registry.load_spec(spec_path) if spec_path else None
     if loaded is not None and loaded.game.name != chosen.name:
         raise loaded.wrong(f"a {loaded.game.title} spec, not a {chosen.title} one: --spec takes a {chosen.title} race whose own tables replace the house tables")
-    options = option_values("tables", chosen, given, chosen.title)
+    options = option_values("tables", chosen, given)
     _echo(chosen.tables(loaded, options), fmt)
 
 
@@ -438,7 +439,7 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
     import secrets
 
     chosen = registry.game(game)
-    options = option_values("generate", chosen, given, chosen.title)
+    options = option_values("generate", chosen, given)
     if target == "-":
         target = None
     if pdf is not None and target is not None and os.path.abspath(pdf) == os.path.abspath(target):

@@ -12,7 +12,7 @@ from functools import lru_cache
 from typing import Any
 
 from sheetgen.games.rally_risk.model import Calendar, Library, Race, Results
-from sheetgen.registry import Game, Kind, Option, Options, Printable, Report
+from sheetgen.registry import Game, Generator, Kind, Option, Options, Printable, Report
 
 
 def _summary(model: Library | Race | Calendar) -> str:
@@ -109,6 +109,23 @@ def _tables(loaded: Any, options: Options) -> Report:
     return Report(data, format_tables_text(data))
 
 
+def _generate(seed: int, options: Options) -> str:
+    from sheetgen import registry
+    from sheetgen.errors import OptionError
+    from sheetgen.games.rally_risk import generate
+    from sheetgen.games.rally_risk.model import Zone
+
+    if options["library"] is None:
+        raise OptionError("--library is needed for Rally Risk: the file of the road sections to draw the course from")
+    loaded = registry.load_spec(options["library"])
+    if not isinstance(loaded.model, Library):
+        raise loaded.wrong(f"{loaded.described('rally_risk')}; --library takes a Rally Risk library (kind: library)")
+    path = generate.library_path(options["library"])
+    race = generate.generate_race(loaded.model, path, seed, sections=options["sections"], zone=Zone(options["zone"]))
+    command = f"sheetgen generate rally_risk --library {path} --seed {seed} --sections {options['sections']} --zone {options['zone']}"
+    return generate.spec_text(race, command)
+
+
 GAME = Game(
     name="rally_risk",
     title="Rally Risk",
@@ -126,6 +143,9 @@ GAME = Game(
     options=(
         Option("assistance", "the assistance type (default: all three, the best one used)", ("analyze", "simulate"), choices=("permanent", "rapid", "normal")),
         Option("players", "cars, with staggered starts and passing (default: 1)", ("simulate",), between=(1, 6), default=1),
+        Option("library", "the library of road sections the course is drawn from (needed)", ("generate",), parse=str, metavar="LIBRARY"),
+        Option("sections", "road sections in the race (default: 6)", ("generate",), between=(2, 8), default=6),
+        Option("zone", "the weather zone (default: EC)", ("generate",), choices=("EC", "EN", "A"), default="EC"),
     ),
     analyze=_analyze,
     simulate=_simulate,
@@ -135,4 +155,5 @@ GAME = Game(
         Printable("standings sheet", ("results",), "sheetgen.render.rally_risk.standings:print_standings"),
     ),
     tables=_tables,
+    generator=Generator(_generate, "a new race drawn from a library: laid out on the table and finishable"),
 )

@@ -56,7 +56,7 @@ def test_a_calendar_whose_races_cannot_be_short_enough_is_explained(run, tmp_pat
 
 
 ADVANCED = "game: rallytaire\nname: Huge\nboxes: {engine: 9, brakes: 9, gearbox: 9, car: 9}\nstages:\n" + "".join(
-    f"  - {{name: SS{i + 1}, surface: gravel, length: 300, corners: []}}\n" for i in range(8)
+    f"  - {{name: SS{i + 1}, surface: gravel, length: 220, corners: []}}\n" for i in range(8)
 )
 
 
@@ -64,8 +64,8 @@ def test_an_advanced_race_too_large_to_solve_is_refused_at_its_boxes(run, tmp_pa
     race = tmp_path / "race.yaml"
     race.write_text(ADVANCED, encoding="utf-8")
     line = (
-        f"{race}:3:1: error: the advanced game's exact analysis of this race is too large: (2400 spaces + 0 corners) x 9000 box states "
-        f"x 3 tyres = 64,800,000 (the limit is {MAX_SOLVE_SIZE:,}); fewer boxes, tyres, spaces or corners make it solvable\n"
+        f"{race}:3:1: error: the advanced game's exact analysis of this race is too large: (1760 spaces + 0 corners) x 9000 box states "
+        f"x 3 tyres = 47,520,000 (the limit is {MAX_SOLVE_SIZE:,}); fewer boxes, tyres, spaces or corners make it solvable\n"
     )
     for command in (("analyze", str(race), "--rules", "advanced"), ("simulate", str(race), "--rules", "advanced", "--seed", "1")):
         result = run(*command)
@@ -90,3 +90,18 @@ def test_a_huge_number_in_an_option_is_a_usage_error(run):
     result = run("generate", "rallytaire", "--seed", "1", "--length", "9" * 5000)
     assert result.exit_code == 2
     assert result.stderr.endswith("Error: Invalid value for '--length': expected MIN..MAX such as 40..70, got '99999999999999999999'... (5000 characters)\n")
+
+
+def test_a_season_that_would_generate_too_much_is_refused_at_once(run, tmp_path):
+    from sheetgen.games.rallytaire.season import MAX_GENERATED_SPACES
+
+    races = "".join(f"  - generate: {{seed: {i}, stages: 8, length: [300, 300], difficulty: hard}}\n" for i in range(20))
+    spec = tmp_path / "season.yaml"
+    spec.write_text(f"game: rallytaire\nkind: season\nname: Huge\nraces:\n{races}", encoding="utf-8")
+    line = (
+        f"{spec}:6:15: error: the season's generated races reach 4800 spaces here (stages x longest length); at most {MAX_GENERATED_SPACES} "
+        "are generated for a season: give fewer or shorter generated races, or race files\n"
+    )
+    for command in (("validate", str(spec)), ("validate", "--strict", str(spec)), ("season", str(spec))):
+        result = run(*command)
+        assert (result.exit_code, result.stderr) == (1, line), command

@@ -32,6 +32,12 @@ from sheetgen.yamlsrc import Document, load_beside
 
 MAX_PLAYERS = 6
 DEFAULT_STAGES = 4  # as `sheetgen generate rallytaire` without --stages
+DEFAULT_LENGTH = (40, 70)  # as `sheetgen generate rallytaire` without --length
+#: Generating a race checks every stage with the exact solver and lays it out on the sheet:
+#: about 1,000 spaces a second on the 2-core development machine, and a stage that misses its
+#: band is proposed up to 60 times. A season's generated races may reach this many spaces in
+#: all (stages x longest length): 10 races of 4 stages of 40-70 spaces are 2,800.
+MAX_GENERATED_SPACES = 3_000
 MAX_RACES = 20
 SOLO_COLUMNS = ("try 1", "try 2", "try 3", "best")
 
@@ -140,7 +146,23 @@ def load_season(doc: Document) -> Season:
     if problems:
         raise SpecError(problems)
     loaded: list[SeasonRace] = []
+    budget = 0  # spaces of the generated races, at their longest
     for i, raw in enumerate(races):
+        if "generate" in raw:
+            options = raw["generate"]
+            budget += options.get("stages", DEFAULT_STAGES) * options.get("length", DEFAULT_LENGTH)[1]
+            if budget > MAX_GENERATED_SPACES:
+                problems.append(
+                    doc.problem(
+                        ("races", i, "generate"),
+                        f"the season's generated races reach {budget} spaces here (stages x longest length); at most {MAX_GENERATED_SPACES} "
+                        "are generated for a season: give fewer or shorter generated races, or race files",
+                    )
+                )
+                break
+    for i, raw in enumerate(races):
+        if problems:
+            break
         if "race" in raw:
             race, found = _race_file(doc, i, raw["race"])
             problems.extend(found)

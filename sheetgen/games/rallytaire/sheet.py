@@ -86,3 +86,16 @@ def plan_pages(race: Race, template: Template, page_h_mm: float) -> list[list[Pl
         pages.append(placed)
         i += len(placed)
     return pages
+
+
+def unprintable(race: Race, template: Template) -> list[tuple[int, str]]:
+    """(index, reason) of every stage that fits on no race sheet page, even alone and as rows
+    with U-turns: the first stage on page 1 (below the header), any other on a later page.
+    The layouts are the page plan's own (and kept: rendering the race reuses them)."""
+    found = []
+    for i, stage in enumerate(race.stages):
+        try:
+            layout_stage(stage, *track_box(template, i == 0), space_mm=template.space_mm)
+        except LayoutError as exc:
+            found.append((i, str(exc)))
+    return found

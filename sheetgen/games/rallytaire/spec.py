@@ -14,6 +14,8 @@ MIN_LENGTH = 2
 MAX_LENGTH = 300
 MAX_STAGES = 8
 MAX_BOXES = 9
+#: The built-in template whose race sheet every stage must fit on (the game's own).
+SHEET_TEMPLATE = "race_sheet"
 
 _SURFACES = [s.value for s in Surface]
 
@@ -104,7 +106,17 @@ def load(doc: Document) -> Race:
         problems.extend(stage_problems)
     if problems:
         raise SpecError(problems)
-    return from_data(data)
+    race = from_data(data)
+    # what validate accepts, render prints: a stage that fits on no page of the race sheet
+    # (the built-in template's) is refused at its length
+    from sheetgen.games.rallytaire.sheet import unprintable
+    from sheetgen.template import load_template
+
+    for i, reason in unprintable(race, load_template(SHEET_TEMPLATE)):
+        problems.append(doc.problem(("stages", i, "length"), f"cannot be printed on the race sheet: {reason}; shorten the stage or space its corners out"))
+    if problems:
+        raise SpecError(problems)
+    return race
 
 
 def from_data(data: dict) -> Race:

@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from sheetgen.errors import OptionError, SheetgenError, SpecError
+from sheetgen.errors import OptionError, SheetgenError, SpecError, printable_name
 
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
@@ -43,7 +43,8 @@ def reports_errors(command):
         except SpecError as exc:
             _fail([str(p) for p in exc.problems])
         except SheetgenError as exc:
-            _fail([f"sheetgen: error: {exc}"])
+            # a file name in the message (an output path) may hold a newline: escaped, one line
+            _fail([f"sheetgen: error: {printable_name(str(exc))}"])
         except BrokenPipeError:
             # the reader went away (e.g. `| head`); stop quietly like other Unix tools
             sys.stderr.close()
@@ -52,7 +53,7 @@ def reports_errors(command):
             _fail(["sheetgen: interrupted; nothing written"])
         except OSError as exc:  # the machine's doing (a full disk under standard output, ...)
             where = f" ({exc.filename})" if exc.filename else ""
-            _fail([f"sheetgen: error: {exc.strerror or exc}{where}"])
+            _fail([f"sheetgen: error: {printable_name(str(exc.strerror or exc) + where)}"])
         except (click.exceptions.Exit, click.ClickException, SystemExit):
             raise
         except Exception as exc:  # a bug in sheetgen: still no traceback for the user

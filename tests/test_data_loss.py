@@ -158,3 +158,11 @@ def test_a_link_to_an_input_is_refused(run, specs, tmp_path):
     result = run("render", str(specs / "rally_risk" / "montecarlo_1.yaml"), "-o", str(link))
     assert result.exit_code == 1 and "it is an input of this command" in result.stderr
     assert digest(specs / "rally_risk" / "sections.yaml") == before and link.is_symlink()
+
+
+def test_a_newline_in_an_output_path_stays_on_one_error_line(run, specs, tmp_path):
+    target = str(tmp_path / "no\nsuch" / "out.pdf")
+    result = run("render", str(specs / "rallytaire" / "acropolis.yaml"), "-o", target)
+    assert result.exit_code == 1
+    folder = str(tmp_path).replace("\n", "\\n") + "/no\\nsuch"
+    assert result.stderr == f"sheetgen: error: cannot write {str(tmp_path)}/no\\nsuch/out.pdf: the folder {folder} does not exist\n"

@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
 import tempfile
 import time
@@ -144,9 +145,10 @@ def run_one(seed: int, index: int, keep: bool, settings: harness.Settings) -> in
     folder = Path(tempfile.mkdtemp(prefix="sheetgen-fuzz-keep-")) if keep else None
     outcome = harness.run_case(case, settings, keep=folder)
     print(f"case {seed}:{index}: {case.description}")
-    print(f"command: sheetgen {' '.join(case.args)}")
-    if outcome.ran != " ".join(case.args):
-        print(f"ran:     sheetgen {outcome.ran}")
+    asked = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in case.args)
+    print(f"command: sheetgen {asked}")
+    if outcome.ran != asked:
+        print(f"ran:     sheetgen {outcome.ran}  (a valid spec: the cheap command instead)")
     print(f"exit {outcome.exit_code} in {outcome.seconds:.2f} s")
     print("--- stdout (first 2000 characters)\n" + outcome.stdout[:2000])
     print("--- stderr (first 4000 characters)\n" + outcome.stderr[:4000])

@@ -409,10 +409,13 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
     Example:
       sheetgen render track_specs/rallytaire/monte_carlo.yaml -o monte.pdf --paper letter
     """
+    from sheetgen.output import check_targets
     from sheetgen.render import build_outputs
 
     refuse_pdf_on_terminal(target)  # say so before the analysis, not after
     loaded = registry.load_spec(spec)
+    if target != "-":
+        check_targets([target], inputs=(*loaded.sources, *_template_inputs(template)))
     data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
     write_pdf(target, data, inputs=(*loaded.sources, *_template_inputs(template)))
 

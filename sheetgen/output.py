@@ -115,6 +115,14 @@ def _remove_folders(made: Sequence[str]) -> None:
             pass
 
 
+def check_targets(targets: Iterable[PathLike], *, inputs: Iterable[PathLike] = ()) -> None:
+    """Refuse, before any work, the targets `write_files` would refuse (a folder, a missing
+    folder, an input, a socket): a command says so at once, not after its analysis."""
+    sources = [os.fspath(p) for p in inputs]
+    for target in targets:
+        _check_target(os.fspath(target), sources)
+
+
 def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | None = None, inputs: Iterable[PathLike] = ()) -> None:
     """Write every file of `files` ((path, bytes) pairs), or none of them (see the module).
 

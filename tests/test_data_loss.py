@@ -166,3 +166,21 @@ def test_a_newline_in_an_output_path_stays_on_one_error_line(run, specs, tmp_pat
     assert result.exit_code == 1
     folder = str(tmp_path).replace("\n", "\\n") + "/no\\nsuch"
     assert result.stderr == f"sheetgen: error: cannot write {str(tmp_path)}/no\\nsuch/out.pdf: the folder {folder} does not exist\n"
+
+
+def test_a_bad_output_is_refused_before_the_work(run, specs, tmp_path, monkeypatch):
+    """render says what is wrong with -o before it analyses or draws anything."""
+    import sheetgen.render
+
+    def never(*args, **kwargs):
+        raise AssertionError("rendered although the output could not be written")
+
+    monkeypatch.setattr(sheetgen.render, "build_outputs", never)
+    spec = str(specs / "rallytaire" / "thousand_lakes.yaml")
+    for target, message in (
+        ("", "cannot write an output file with an empty name"),
+        (str(tmp_path / "no" / "x.pdf"), f"cannot write {tmp_path / 'no' / 'x.pdf'}: the folder {tmp_path / 'no'} does not exist"),
+        (str(specs), f"cannot write {specs}: it is a folder"),
+    ):
+        result = run("render", spec, "-o", target)
+        assert (result.exit_code, result.stderr) == (1, f"sheetgen: error: {message}\n")

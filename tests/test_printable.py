@@ -40,3 +40,10 @@ def test_the_longest_stages_that_fit_are_printed(run, tmp_path):
     pages = PdfReader(str(tmp_path / "r.pdf")).pages
     text = " ".join(page.extract_text() for page in pages)
     assert "SS1" in text and "SS2" in text and "240" in text
+
+
+def test_generate_refuses_a_stage_too_long_to_print_with_the_reason(run):
+    result = run("generate", "rallytaire", "--seed", "1", "--stages", "1", "--length", "300..300", "--difficulty", "easy")
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("sheetgen: error: cannot generate an easy stage of 300 spaces in 60 tries: ")
+    assert result.stderr.endswith("; try another --length or --difficulty\n") and result.stderr.count("\n") == 1

@@ -176,8 +176,14 @@ def validate(specs: tuple[str, ...], fmt: str, strict: bool) -> None:
         sys.exit(1)
 
 
+def _unplayable(spec) -> list:
+    """The problems that make a valid spec unplayable (`Game.strict`), for validate --strict
+    and build."""
+    return spec.game.strict(spec) if spec.game.strict else []
+
+
 def _refuse_unplayable(spec) -> None:
-    problems = spec.game.strict(spec) if spec.game.strict else []
+    problems = _unplayable(spec)
     if problems:
         raise SpecError(problems)
 
@@ -243,7 +249,7 @@ def _build_one(spec: registry.Spec, *, paper: str | None, ink: str, template: st
     nothing of this kind)."""
     from sheetgen.render import build_outputs, can_render
 
-    problems = spec.game.strict(spec) if spec.game.strict else []
+    problems = _unplayable(spec)
     if problems or not can_render(spec):
         return problems, None, 0
     data, pages = build_outputs(spec, paper=paper, ink=ink, template=template)
@@ -322,8 +328,9 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
 # -- analyze / simulate / tables ---------------------------------------------------------
 
 
-def _capable(loaded: registry.Spec, attribute: str, command: str):
-    function = getattr(loaded.game, attribute)
+def _capable(loaded: registry.Spec, command: str):
+    """The game's function for `command` (its Game field of that name), or the located refusal."""
+    function = getattr(loaded.game, command)
     if function is None:
         raise loaded.wrong(f"a {loaded.game.title} spec: sheetgen cannot {command} {loaded.game.title} specs yet")
     return function
@@ -343,7 +350,7 @@ def analyze(spec: str, fmt: str, **given) -> None:
     """
     loaded = registry.load_spec(spec)
     options = option_values("analyze", loaded.game, given, loaded.path)
-    _echo(_capable(loaded, "analyze", "analyze")(loaded, options), fmt)
+    _echo(_capable(loaded, "analyze")(loaded, options), fmt)
 
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="simulate")
@@ -363,7 +370,7 @@ def simulate(spec: str, seed: int | None, **given) -> None:
     options = option_values("simulate", loaded.game, given, loaded.path)
     # a file that cannot be played, or options that do not go together, are refused before
     # any dice are picked
-    play = _capable(loaded, "simulate", "simulate")(loaded, options)
+    play = _capable(loaded, "simulate")(loaded, options)
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to see this race again)", err=True)
@@ -414,10 +421,11 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 
     refuse_pdf_on_terminal(target)  # say so before the analysis, not after
     loaded = registry.load_spec(spec)
+    inputs = (*loaded.sources, *_template_inputs(template))
     if target != "-":
-        check_targets([target], inputs=(*loaded.sources, *_template_inputs(template)))
+        check_targets([target], inputs=inputs)
     data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
-    write_pdf(target, data, inputs=(*loaded.sources, *_template_inputs(template)))
+    write_pdf(target, data, inputs=inputs)
 
 
 # -- generate ----------------------------------------------------------------------------

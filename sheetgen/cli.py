@@ -13,7 +13,21 @@ from pathlib import Path
 import click
 
 from sheetgen import __version__, registry
-from sheetgen.cliutil import CONTEXT, FORMAT, INK, PAPER, TEMPLATE, refuse_pdf_on_terminal, refuse_stdout_folder, reports_errors, write_pdf
+from sheetgen.cliutil import (
+    CONTEXT,
+    FORMAT,
+    INK,
+    PAPER,
+    TEMPLATE,
+    GameCommand,
+    GameName,
+    echo_report,
+    option_values,
+    refuse_pdf_on_terminal,
+    refuse_stdout_folder,
+    reports_errors,
+    write_pdf,
+)
 from sheetgen.errors import OptionError, SheetgenError, SpecError, UsageError
 from sheetgen.output import write_files
 
@@ -30,112 +44,6 @@ def main() -> None:
     Example:
       sheetgen build                 # every spec under track_specs/ into output/
     """
-
-
-# -- options the games declare ---------------------------------------------------------------
-
-
-def _declared(command: str) -> dict[str, list[tuple[registry.Game, registry.Option]]]:
-    """Per option name, the games that declare it for `command` (in the registry's order)."""
-    found: dict[str, list[tuple[registry.Game, registry.Option]]] = {}
-    for game in registry.games():
-        for option in game.takes(command):
-            found.setdefault(option.name, []).append((game, option))
-    return found
-
-
-def _parsed(option: registry.Option):
-    """A click callback giving `option.parse`'s value, a ValueError as click's usage error."""
-
-    def callback(ctx, param, value):
-        if value is None or value == ():
-            return None
-        try:
-            return option.parse(value)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), ctx, param) from None
-
-    return callback
-
-
-def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]]) -> click.Option:
-    first = pairs[0][1]
-    shape = lambda o: (bool(o.choices), o.between is not None, o.parse is not None, o.multiple)  # noqa: E731
-    if any(shape(o) != shape(first) for _g, o in pairs):
-        raise RuntimeError(f"games declare --{name} differently: {', '.join(g.name for g, _o in pairs)}")
-    help_text = "; ".join(f"{g.title}: {o.help}" for g, o in pairs)
-    kwargs: dict = {"default": None, "help": help_text, "multiple": first.multiple}
-    if first.choices:
-        kwargs["type"] = click.Choice(list(dict.fromkeys(c for _g, o in pairs for c in o.choices)))
-    elif first.between is not None:
-        kwargs["type"] = click.IntRange(min(o.between[0] for _g, o in pairs), max(o.between[1] for _g, o in pairs))
-    elif first.parse is not None:
-        kwargs["callback"] = _parsed(first)
-    if first.metavar:
-        kwargs["metavar"] = first.metavar
-    return click.Option([f"--{name}", first.key], **kwargs)
-
-
-class GameCommand(click.Command):
-    """A command that also takes the options the registered games declare for it (`Game.options`),
-    read from the registry when the command runs or shows its help, so that a game registered
-    after start-up (a plug-in, a test's stub) brings its options along. They stand before the
-    option named `before` (or last); each defaults to None, and the spec's game fills in its own."""
-
-    def __init__(self, *args, game_command: str, before: str | None = None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.game_command = game_command
-        self.before = before
-
-    def get_params(self, ctx: click.Context) -> list[click.Parameter]:
-        params = super().get_params(ctx)
-        declared = [_click_option(name, pairs) for name, pairs in _declared(self.game_command).items()]
-        at = next((i for i, p in enumerate(params) if p.name == self.before), len(self.params))
-        return params[:at] + declared + params[at:]
-
-
-class GameName(click.ParamType):
-    """A registered game's name (or its spelling with dashes), optionally only games that have
-    `attribute` (a generator, tables, a time table): read from the registry when used."""
-
-    name = "game"
-
-    def __init__(self, attribute: str | None = None):
-        self.attribute = attribute
-
-    def choices(self) -> list[str]:
-        having = {g.name for g in registry.games() if self.attribute is None or getattr(g, self.attribute) is not None}
-        return [name for name in registry.spellings() if name.replace("-", "_") in having]
-
-    def get_metavar(self, param, ctx=None) -> str:
-        return "{" + "|".join(self.choices()) + "}"
-
-    def convert(self, value, param, ctx):
-        choices = self.choices()
-        if value not in choices:
-            self.fail(f"{value!r} is not one of {', '.join(map(repr, choices))}.", param, ctx)
-        return value
-
-
-def option_values(command: str, game: registry.Game, given: dict, spec: str | None = None) -> dict:
-    """The options `game` runs `command` with: an option given that it does not take is a usage
-    error naming the games that do (exit 2). `spec`: the spec file the command was given."""
-    mine = {o.key for o in game.takes(command)}
-    for key, value in given.items():
-        if value is not None and key not in mine:
-            takers = [g.title for g, _o in _declared(command).get(key.replace("_", "-"), [])]
-            why = f"{spec} is a {game.title} spec" if spec else f"{game.title} does not take it"
-            raise OptionError(f"--{key.replace('_', '-')} is for {' and '.join(takers)}; {why}")
-    return game.option_values(command, given)
-
-
-def _echo(report: registry.Report, fmt: str, *, indent: int | None = 2) -> None:
-    if fmt == "json":
-        click.echo(json.dumps(report.data, indent=indent))
-    elif fmt == "csv":
-        click.echo(report.csv)
-    else:
-        click.echo(report.text.rstrip("\n"))
 
 
 # -- validate ----------------------------------------------------------------------------
@@ -216,7 +124,27 @@ def timetable(game: str | None, fmt: str, **given) -> None:
     else:
         chosen = registry.game(game)
     options = option_values("timetable", chosen, given)
-    _echo(chosen.timetable(options), fmt, indent=None)
+    echo_report(chosen.timetable(options), fmt, indent=None)
+
+
+# -- odds --------------------------------------------------------------------------------
+
+
+@main.command(context_settings=CONTEXT, cls=GameCommand, game_command="odds", before="fmt")
+@click.argument("game", type=GameName("odds"))
+@FORMAT
+@reports_errors
+def odds(game: str, fmt: str, **given) -> None:
+    """Print the exact odds of a plan of dice (as fractions and decimals), from the options the
+    game takes for it.
+
+    \b
+    Example:
+      sheetgen odds rallyman --variant gt --dice 3,4,coast,brake --focus 2
+    """
+    chosen = registry.game(game)
+    options = option_values("odds", chosen, given)
+    echo_report(chosen.odds(options), fmt)
 
 
 # -- build -------------------------------------------------------------------------------
@@ -350,7 +278,7 @@ def analyze(spec: str, fmt: str, **given) -> None:
     """
     loaded = registry.load_spec(spec)
     options = option_values("analyze", loaded.game, given, loaded.path)
-    _echo(_capable(loaded, "analyze")(loaded, options), fmt)
+    echo_report(_capable(loaded, "analyze")(loaded, options), fmt)
 
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="simulate")
@@ -396,7 +324,7 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
     if loaded is not None and loaded.game.name != chosen.name:
         raise loaded.wrong(f"a {loaded.game.title} spec, not a {chosen.title} one: --spec takes a {chosen.title} race whose own tables replace the house tables")
     options = option_values("tables", chosen, given)
-    _echo(chosen.tables(loaded, options), fmt)
+    echo_report(chosen.tables(loaded, options), fmt)
 
 
 # -- render ------------------------------------------------------------------------------

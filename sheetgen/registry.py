@@ -94,6 +94,24 @@ class Generator:
 
 
 @dataclass(frozen=True)
+class Converter:
+    """A foreign file format a game reads and writes (`sheetgen import FORMAT`, `sheetgen
+    export FORMAT`), such as a track editor's own files.
+
+    `read(path, target, options)` turns the file at `path` into the text of a spec that will be
+    written at `target` (so that the spec can name other files relative to itself), and returns
+    it with every file it read (the inputs no output may replace); a problem of the file is a
+    SpecError at its FILE:LINE:COL. `write(spec, options)` returns the bytes of the foreign file
+    made from a loaded spec, or raises `spec.wrong(...)`."""
+
+    format: str  # the command line's FORMAT: "rekee"
+    help: str  # one line: what the format is
+    suffix: str  # the foreign file's usual ending: ".json"
+    read: Callable[[str, str, Options], tuple[str, tuple[str, ...]]] | None = None
+    write: Callable[["Spec", Options], bytes] | None = None
+
+
+@dataclass(frozen=True)
 class Game:
     name: str
     title: str
@@ -121,6 +139,10 @@ class Game:
     tables: Callable[["Spec | None", Options], Report] | None = None
     #: time tables: (options) -> Report with text, data and csv
     timetable: Callable[[Options], Report] | None = None
+    #: exact odds of a plan of dice, from the options alone (no spec): (options) -> Report
+    odds: Callable[[Options], Report] | None = None
+    #: foreign formats the game reads (`import`) and writes (`export`)
+    converters: tuple[Converter, ...] = ()
 
     def takes(self, command: str) -> tuple[Option, ...]:
         return tuple(o for o in self.options if command in o.commands)
@@ -197,6 +219,17 @@ def games() -> list[Game]:
 def register(chosen: Game) -> None:
     """Add a game that does not live in sheetgen's own packages (a plug-in, a test's stub)."""
     _REGISTERED[chosen.name] = chosen
+
+
+def converter(fmt: str, direction: str) -> tuple[Game, Converter]:
+    """The game and converter that handle the foreign format `fmt`, in `direction` ("read" or
+    "write"); a UsageError names the formats there are."""
+    found = [(g, c) for g in games() for c in g.converters if getattr(c, direction) is not None]
+    for pair in found:
+        if pair[1].format == fmt:
+            return pair
+    known = ", ".join(sorted(c.format for _g, c in found)) or "none"
+    raise UsageError(f"unknown format {fmt!r} (known: {known})")
 
 
 def unregister(name: str) -> None:

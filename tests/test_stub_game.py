@@ -14,7 +14,7 @@ from pypdf import PdfReader
 
 from sheetgen import registry
 from sheetgen.errors import SpecError
-from sheetgen.registry import Game, Kind, Option, Printable, Report
+from sheetgen.registry import Converter, Game, Kind, Option, Printable, Report
 
 STUB = """\
 game: stub
@@ -57,6 +57,30 @@ def print_stub(spec, template, *, paper, ink, keywords):
     return render_pdf(template, ink, paper, Meta(title=name, subject="stub sheet", keywords=keywords), draw)
 
 
+def _odds(options):
+    bends = options["bends"]
+    return Report({"all_safe": f"1/{2**bends}"}, f"{bends} bends, all safe: 1/{2**bends}")
+
+
+def _read_bends(path, target, options):
+    """The stub's foreign format: a file whose first line is the number of bends."""
+    with open(path, encoding="utf-8") as handle:
+        first = handle.readline().strip()
+    if not first.isdigit():
+        raise SpecError([_problem(path, "the first line must be the number of bends")])
+    return f"game: stub\nname: {options['name']}\nbends: {int(first)}\n", ()
+
+
+def _problem(path, message):
+    from sheetgen.errors import Location, Problem
+
+    return Problem(Location(path, 1, 1), message)
+
+
+def _write_bends(spec, options):
+    return f"{spec.model[1]}\n".encode()
+
+
 STUB_GAME = Game(
     name="stub",
     title="Stub",
@@ -65,7 +89,13 @@ STUB_GAME = Game(
     summary=lambda model: f"{model[1]} bends",
     kinds=(Kind("track", "a stub track"),),
     template="race_sheet",
-    options=(Option("care", "turns per bend (default: 2)", ("analyze",), between=(1, 3), default=2),),
+    options=(
+        Option("care", "turns per bend (default: 2)", ("analyze",), between=(1, 3), default=2),
+        Option("bends", "bends of the plan", ("odds",), between=(0, 9), default=1),
+        Option("name", "the imported track's name", ("import",), default="Imported"),
+    ),
+    odds=_odds,
+    converters=(Converter("bends", "a file of one number: the bends", ".txt", read=_read_bends, write=_write_bends),),
     analyze=_analyze,
     simulate=_simulate,
     printables=(Printable("stub sheet", ("track",), f"{__name__}:print_stub"),),
@@ -130,3 +160,48 @@ def test_schema_lists_the_stub(run, stub):
 def test_a_game_without_a_command_says_so(run, stub):
     result = run("tables", "stub")
     assert result.exit_code == 2  # click's choice of games with tables: the stub has none
+
+
+def test_odds_with_the_stubs_declared_option(run, stub):
+    assert run("odds", "stub", "--bends", "3").stdout == "3 bends, all safe: 1/8\n"
+    assert run("odds", "stub", "--format", "json").stdout == '{\n  "all_safe": "1/2"\n}\n'
+    assert run("odds", "stub", "--care", "2").exit_code == 2  # an analyze option, not an odds one
+
+
+def test_import_and_export_through_the_stubs_converter(run, stub, tmp_path):
+    foreign = tmp_path / "three.txt"
+    foreign.write_text("3\n", encoding="utf-8")
+    target = tmp_path / "three.yaml"
+    result = run("import", "bends", str(foreign), "--name", "Three", "-o", str(target))
+    assert result.exit_code == 0, result.output
+    assert target.read_text(encoding="utf-8") == "game: stub\nname: Three\nbends: 3\n"
+    assert run("validate", str(target)).exit_code == 0
+    assert run("export", "bends", str(target)).stdout == "3\n"
+    again = tmp_path / "again.txt"
+    assert run("export", "bends", str(target), "-o", str(again)).exit_code == 0
+    assert again.read_bytes() == foreign.read_bytes()
+
+
+def test_import_refuses_what_the_spec_cannot_hold_and_writes_nothing(run, stub, tmp_path):
+    foreign = tmp_path / "many.txt"
+    foreign.write_text("12\n", encoding="utf-8")  # a stub has at most 9 bends
+    target = tmp_path / "many.yaml"
+    result = run("import", "bends", str(foreign), "-o", str(target))
+    assert result.exit_code == 1
+    assert result.stderr == f"{target}:3:8: error: 'bends' must be a whole number from 0 to 9\n"
+    assert not target.exists()
+    bad = tmp_path / "bad.txt"
+    bad.write_text("three\n", encoding="utf-8")
+    assert run("import", "bends", str(bad), "-o", str(target)).stderr == f"{bad}:1:1: error: the first line must be the number of bends\n"
+
+
+def test_import_never_replaces_its_input(run, stub, tmp_path):
+    foreign = tmp_path / "three.txt"
+    foreign.write_text("3\n", encoding="utf-8")
+    result = run("import", "bends", str(foreign), "-o", str(foreign))
+    assert result.exit_code == 1 and foreign.read_text(encoding="utf-8") == "3\n"
+
+
+def test_an_unknown_format_is_a_usage_error(run, stub):
+    assert run("import", "nope", "x.json").exit_code == 2
+    assert run("export", "nope", "x.yaml").exit_code == 2

@@ -24,6 +24,7 @@ from sheetgen.yamlsrc import Document, load_file
 _MODULES = {
     "rallytaire": "sheetgen.games.rallytaire",
     "rally_risk": "sheetgen.games.rally_risk",
+    "rally_run": "sheetgen.games.rally_run",
 }
 _REGISTERED: dict[str, "Game"] = {}
 

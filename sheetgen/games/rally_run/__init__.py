@@ -1,0 +1,73 @@
+"""Rally Run!: a 5x5 grid of face-down road tiles around a pit stop, a start-finish tile at
+each corner, a trophy per player; turn a tile over and drive onto it, or switch two tiles.
+
+Modules: `model` (pure data), `spec` (YAML tile sets; the format is documented there), `graph`
+(reachability over rotation choices, networkx), `rules` (the engine), `simulate` (seeded play
+and its two policies), `report` (the analysis, text and JSON) and `generate` (new tile sets).
+"""
+
+from typing import Any
+
+from sheetgen.registry import Game, Generator, Kind, Option, Options, Printable, Report
+
+
+def _load(doc: Any):
+    from sheetgen.games.rally_run.spec import load_set
+
+    return load_set(doc)
+
+
+def _schema() -> dict:
+    from sheetgen.games.rally_run.spec import SCHEMA
+
+    return SCHEMA
+
+
+def _summary(tiles) -> str:
+    board = ", fixed board" if tiles.board is not None else ""
+    house = ", house set" if tiles.house_set else ""
+    return f"tile set, {tiles.road_tiles} road tiles in {len(tiles.kinds)} kinds, {tiles.size}x{tiles.size} grid{board}{house}"
+
+
+def _analyze(loaded: Any, options: Options) -> Report:
+    from sheetgen.games.rally_run.report import analyze_set, format_analysis_text
+
+    data = analyze_set(loaded.model, seed=options["seed"], games=options["games"], players=options["players"], policy=options["policy"], rounds=options["rounds"])
+    return Report(data, format_analysis_text(data))
+
+
+def _simulate(loaded: Any, options: Options):
+    from sheetgen.games.rally_run.simulate import play, transcript
+
+    tiles = loaded.model
+    players = options["players"] or 2
+    return lambda seed: transcript(play(tiles, seed, players, options["policy"], options["rounds"]))
+
+
+def _generate(seed: int, options: Options) -> str:
+    from sheetgen.games.rally_run.generate import generate_set
+
+    return generate_set(seed, players=options["players"] or 3, target=options["target_turns"])
+
+
+GAME = Game(
+    name="rally_run",
+    title="Rally Run!",
+    schema=_schema,
+    load=_load,
+    summary=_summary,
+    kinds=(Kind("set", "a set of road tiles, the pit stop, start-finish and trophy tiles"),),
+    template="rally_run",
+    options=(
+        Option("players", "cars in the game, 2 to 4 (default: analyze 2, 3 and 4; simulate 2)", ("analyze", "simulate", "generate"), between=(2, 4)),
+        Option("policy", "how the players play: greedy drivers or random legal players (default: greedy)", ("analyze", "simulate"), choices=("greedy", "random"), default="greedy"),
+        Option("games", "games played per number of players (default: 30)", ("analyze",), between=(1, 5000), default=30),
+        Option("seed", "the seed of the games analysed (default: 1)", ("analyze",), between=(0, 2**31 - 1), default=1),
+        Option("rounds", "rounds before a game ends unfinished (default: 100)", ("analyze", "simulate"), between=(5, 1000), default=100),
+        Option("target-turns", "the median rounds a game should last (default: 14)", ("generate",), between=(6, 60), default=14),
+    ),
+    analyze=_analyze,
+    simulate=_simulate,
+    printables=(Printable("road, pit stop, start-finish and trophy tiles, with backs and a rules summary", ("set",), "sheetgen.render.rally_run.tiles:print_set"),),
+    generator=Generator(_generate, "a new tile set whose simulated median game length is near --target-turns"),
+)

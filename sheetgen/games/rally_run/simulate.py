@@ -1,0 +1,282 @@
+"""Seeded play of Rally Run! through `sheetgen.engine.playout`, with two documented policies.
+
+- **greedy**: a driver heading for its goal (the pit stop, then the finish its trophy names)
+  by graph distance: the length of the shortest way over the grid's places, going round the
+  face-down tiles everyone knows to be dead ends (or blank). It turns over or drives onto
+  the place next door nearest its goal (the first in place order on a tie), turns the tile
+  so that its road leads on towards the place nearest the goal (a dead end back where it
+  came from), and when its car can neither turn a tile nor drive, switches the first two
+  tiles it may (switching does not free a car: it never moves a face-up tile).
+- **random**: a random legal player: drives (turns a tile over or drives onto one) or switches
+  two tiles with equal chance when it may do both, then picks one such action at random, and
+  turns a tile at random; it draws from the game's seeded generator.
+
+The same set, players, policy and seed give the same game.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, replace
+
+from sheetgen.engine import playout
+from sheetgen.games.rally_run.model import TileSet, opposite
+from sheetgen.games.rally_run.rules import (
+    ACT,
+    DEFAULT_ROUNDS,
+    DOWN,
+    ROTATE,
+    UNSEEN,
+    Flip,
+    Move,
+    RunState,
+    Show,
+    Swap,
+    Turn,
+)
+
+POLICIES = ("greedy", "random")
+FAR = 10**6
+
+
+def distances(state: RunState, goal: int) -> dict:
+    """Turns from every (cell, side the car came in by), the pit stop ("pit") and `goal` to
+    `goal` (the pit stop's cell or a start-finish place) over the road graph as the players
+    know it: a tile never seen counts as a crossing, a face-down tile seen before as its kind
+    in any rotation, a face-up tile as it lies."""
+    t = state.table
+    n = t.cells
+    pit_open = t.tiles.pit_openings
+    everything = frozenset(range(4))
+    back: dict = {}
+
+    def target(cell: int, d: int):
+        there = t.beyond[cell][d]
+        if there is None:
+            return None
+        if there >= n:
+            return there if there == goal else None
+        if there == t.pit:
+            return "pit" if opposite(d) in pit_open else None
+        node = (there, opposite(d))
+        return node if any(opposite(d) in road for road in _roads(state, there, everything)) else None
+
+    for cell in range(n):
+        if cell == t.pit:
+            continue
+        for road in _roads(state, cell, everything):
+            for e in road:
+                for d in road:
+                    nxt = target(cell, d)
+                    if nxt is not None:
+                        back.setdefault(nxt, []).append((cell, e))
+    for d in pit_open:
+        nxt = target(t.pit, d)
+        if nxt is not None:
+            back.setdefault(nxt, []).append("pit")
+    start = "pit" if goal == t.pit else goal
+    dist = {start: 0}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        for prev in back.get(here, ()):
+            if prev not in dist:
+                dist[prev] = dist[here] + 1
+                queue.append(prev)
+    return dist
+
+
+def _roads(state: RunState, cell: int, everything: frozenset[int]):
+    kind = state.kinds[cell]
+    if state.up[cell] != DOWN:
+        return (state.road(cell),)
+    if kind == UNSEEN:
+        return (everything,)
+    return state.table.roads[kind]
+
+
+def _unblocking_swap(state: RunState, goal: int, drives, links) -> Swap | None:
+    """With no known way to the goal: the switch of a known dead end (or blank) with another
+    face-down tile that opens the shortest way, trying the four dead ends nearest the car or
+    the goal and the four other tiles farthest from both (unseen tiles first); None when no
+    such switch opens a way."""
+    t = state.table
+    here, there = _where(t, state.cars[state.player]), _where(t, goal)
+    cells = state.swappable()
+
+    def near(cell: int) -> int:
+        r, c = divmod(cell, t.size)
+        return min(abs(r - a) + abs(c - b) for a, b in (here, there))
+
+    def known_dead(cell: int) -> bool:
+        return state.kinds[cell] != UNSEEN and len(t.tiles.kinds[state.kinds[cell]].openings) <= 1
+
+    blockers = sorted((c for c in cells if known_dead(c)), key=lambda c: (near(c), c))[:4]
+    others = sorted((c for c in cells if not known_dead(c)), key=lambda c: (state.kinds[c] != UNSEEN, -near(c), c))[:4]
+    best, found = FAR, None
+    for a in blockers:
+        for b in others:
+            kinds = list(state.kinds)
+            kinds[a], kinds[b] = kinds[b], kinds[a]
+            dist = distances(replace(state, kinds=tuple(kinds)), goal)
+            value = min((dist.get(_node(state, p, side, goal), FAR) for p, side in links if any(_target(d) == p for d in drives)), default=FAR)
+            if value < best:
+                best, found = value, Swap(min(a, b), max(a, b))
+    return found
+
+
+def _target(action) -> int:
+    return action.cell if isinstance(action, Flip) else action.place
+
+
+def _where(table, place: int) -> tuple[int, int]:
+    if place >= table.cells:
+        return table.tiles.corner_cell(place - table.cells)
+    return divmod(place, table.size)
+
+
+def goal_of(state: RunState, player: int) -> int:
+    goal = state.goals[player]
+    return state.table.pit if goal == -1 else state.table.cells + goal
+
+
+def _node(state: RunState, place: int, side: int | None, goal: int):
+    if place == goal or (place == state.table.pit and goal == state.table.pit):
+        return "pit" if place == state.table.pit else goal
+    if place == state.table.pit:
+        return "pit"
+    return (place, side)
+
+
+def greedy(state: RunState):
+    """The greedy driver's choice (see the module's docstring)."""
+    goal = goal_of(state, state.player)
+    dist = distances(state, goal)
+    if state.phase == ACT:
+        drives = state.drives
+        links = state.links(state.cars[state.player])
+
+        def value(action) -> int:
+            place = action.cell if isinstance(action, Flip) else action.place
+            return min(dist.get(_node(state, place, side, goal), FAR) for there, side in links if there == place)
+
+        best = min(drives, key=value) if drives else None
+        if best is not None and value(best) < FAR:
+            return best
+        swap = _unblocking_swap(state, goal, drives, links)
+        if swap is not None:
+            return swap
+        return best or state.legal_actions()[0]
+    if state.phase == ROTATE:
+        choices = state.rotations
+        if isinstance(choices[0], Show):
+            return choices[0]
+        cell = state.pending
+        roads = state.table.roads[state.kinds[cell]]
+
+        def onward(turn: Turn) -> int:
+            best = FAR
+            for d in roads[turn.quarter_turns]:
+                there = state.table.beyond[cell][d]
+                if there is None or (there >= state.table.cells and there != goal):
+                    continue
+                if there == state.table.pit and opposite(d) not in state.table.tiles.pit_openings:
+                    continue
+                best = min(best, dist.get(_node(state, there, opposite(d), goal), FAR))
+            return best
+
+        return min(choices, key=onward)
+    raise ValueError("the greedy driver is asked only at a decision")
+
+
+def random_player(rng: random.Random):
+    """The random legal player, drawing from `rng`."""
+
+    def choose(state: RunState):
+        if state.phase == ACT:
+            kinds = [group for group in (state.drives, state.swaps) if group]
+            if not kinds:
+                return state.legal_actions()[0]
+            group = kinds[0] if len(kinds) == 1 else kinds[rng.randrange(2)]
+            return group[rng.randrange(len(group))]
+        actions = state.legal_actions()
+        return actions[rng.randrange(len(actions))]
+
+    return choose
+
+
+@dataclass(frozen=True)
+class Step:
+    state: RunState
+    choice: object
+    after: RunState
+
+
+@dataclass(frozen=True)
+class Game:
+    """One played game: its end, every step, and the turns (rounds) the winner took."""
+
+    end: RunState
+    steps: tuple[Step, ...]
+
+    @property
+    def finished(self) -> bool:
+        return self.end.winner >= 0
+
+    @property
+    def rounds(self) -> int:
+        """The winner's own turns (the rounds played), or the cap's rounds unfinished."""
+        return (self.end.turns - 1) // self.end.table.players + 1
+
+
+def play(tiles: TileSet, seed: int, players: int, policy: str = "greedy", rounds: int = DEFAULT_ROUNDS, keep: bool = True) -> Game:
+    """One seeded game of `players` under `policy`."""
+    rng = random.Random(seed)
+    chooser = greedy if policy == "greedy" else random_player(rng)
+    steps: list[Step] = []
+    record = (lambda s, x, after: steps.append(Step(s, x, after))) if keep else None
+    end = playout(RunState.start(tiles, players, rounds), chooser, rng, record)
+    return Game(end, tuple(steps))
+
+
+def transcript(game: Game) -> list[str]:
+    """The game turn by turn, as a player would tell it."""
+    t = game.end.table
+    kinds = t.tiles.kinds
+    lines: list[str] = []
+    words: list[str] = []
+    for step in game.steps:
+        s, x, after = step.state, step.choice, step.after
+        who = f"Round {s.round}, player {s.player + 1}"
+        if isinstance(x, Flip):
+            seen = "" if s.kinds[x.cell] == UNSEEN else " (seen before)"
+            words = [f"{who}: turns over {t.name(x.cell)}{seen}"]
+            if s.kinds[x.cell] != UNSEEN:
+                words.append(f"a {kinds[s.kinds[x.cell]].name}")
+            continue
+        if s.phase == "reveal":
+            words.append(f"a {kinds[x].name}")
+            continue
+        if isinstance(x, Turn):
+            words.append(f"turned {x.quarter_turns * 90} degrees, and drives onto it")
+        elif isinstance(x, Show):
+            words.append("no road joins: face down again, the car stays")
+        elif isinstance(x, Move):
+            words = [f"{who}: drives onto {t.name(x.place)}"]
+        elif isinstance(x, Swap):
+            words = [f"{who}: switches {t.name(x.a)} and {t.name(x.b)}"]
+        elif s.phase == "trophy":
+            trophy = t.tiles.trophies[x]
+            words.append(f"takes the {trophy.name}: finish at the {trophy.colour} start-finish tile")
+        elif s.phase == ACT:
+            words = [f"{who}: cannot drive or switch, passes"]
+        if after.phase in (ACT, "over"):
+            lines.append(", ".join(words))
+            words = []
+    end = game.end
+    if end.winner >= 0:
+        lines.append(f"Player {end.winner + 1} wins in round {game.rounds}.")
+    else:
+        lines.append(f"No winner after {end.table.cap // end.table.players} rounds.")
+    return lines

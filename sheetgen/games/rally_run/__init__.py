@@ -57,7 +57,7 @@ GAME = Game(
     load=_load,
     summary=_summary,
     kinds=(Kind("set", "a set of road tiles, the pit stop, start-finish and trophy tiles"),),
-    template="rally_run",
+    template="rally_risk",  # the built-in template of tiles and cards (any template draws any game)
     options=(
         Option("players", "cars in the game, 2 to 4 (default: analyze 2, 3 and 4; simulate 2)", ("analyze", "simulate", "generate"), between=(2, 4)),
         Option("policy", "how the players play: greedy drivers or random legal players (default: greedy)", ("analyze", "simulate"), choices=("greedy", "random"), default="greedy"),

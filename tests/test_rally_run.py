@@ -1,0 +1,469 @@
+"""Rally Run!: the spec and its exact error lines, the board graph on hand-built boards, every
+ruling of the engine (RN-* in docs/rulings.md), seeded simulation, the analysis's keys, the
+printed tiles' size and duplex positions read back from the PDF, and the generator."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from conftest import SPECS
+
+from sheetgen.games.rally_run.graph import board_of, reachability
+from sheetgen.games.rally_run.rules import (
+    DOWN,
+    REVEAL,
+    ROTATE,
+    TROPHY,
+    Flip,
+    Move,
+    Pass,
+    RulesError,
+    RunState,
+    Show,
+    Swap,
+    Turn,
+)
+from sheetgen.registry import spec_of
+from sheetgen.yamlsrc import load_text
+
+HOUSE = SPECS / "rally_run" / "house_set.yaml"
+N, E, S, W = range(4)
+
+CORNERS = """\
+start_finish:
+  - {corner: NW, colour: red}
+  - {corner: NE, colour: blue}
+  - {corner: SE, colour: green}
+  - {corner: SW, colour: yellow}
+trophies:
+  - {colour: red}
+  - {colour: blue}
+  - {colour: green}
+  - {colour: yellow}
+"""
+
+
+def small_set(tiles: str, board: str = "") -> str:
+    """A 3x3 set (8 road tiles around the pit stop)."""
+    return f"game: rally_run\nname: Small\nsize: 3\ntiles:\n{tiles}{CORNERS}{board}"
+
+
+def load(text: str):
+    return spec_of(load_text(text, "set.yaml")).model
+
+
+def cell(r: int, c: int, size: int = 3) -> int:
+    return r * size + c
+
+
+# 3x3, every road tile a crossing but for the NW corner (a curve) and its two neighbours
+# (dead ends): the NW start is sealed off, and no car reaches it as a finish
+SEALED_TILES = "  - {name: cross, openings: NESW, count: 5}\n  - {name: dead, openings: N, count: 2}\n  - {name: bend, openings: NE, count: 1}\n"
+SEALED_BOARD = """\
+board:
+  - {row: 1, column: 1, tile: bend}
+  - {row: 1, column: 2, tile: dead}
+  - {row: 1, column: 3, tile: cross}
+  - {row: 2, column: 1, tile: dead}
+  - {row: 2, column: 3, tile: cross}
+  - {row: 3, column: 1, tile: cross}
+  - {row: 3, column: 2, tile: cross}
+  - {row: 3, column: 3, tile: cross}
+"""
+OPEN_TILES = "  - {name: cross, openings: NESW, count: 4}\n  - {name: bend, openings: NE, count: 4}\n"
+OPEN_BOARD = """\
+board:
+  - {row: 1, column: 1, tile: bend}
+  - {row: 1, column: 2, tile: cross}
+  - {row: 1, column: 3, tile: bend}
+  - {row: 2, column: 1, tile: cross}
+  - {row: 2, column: 3, tile: cross}
+  - {row: 3, column: 1, tile: bend}
+  - {row: 3, column: 2, tile: cross}
+  - {row: 3, column: 3, tile: bend}
+"""
+
+
+# --------------------------------------------------------------------------- the spec
+
+GOOD = HOUSE.read_text(encoding="utf-8")
+
+CASES = [
+    ("counts do not fill the grid", GOOD.replace("openings: NS, count: 6", "openings: NS, count: 5"),
+     [(10, 1, "the tile counts add up to 23; a 5x5 grid around the pit stop needs 24 road tiles")]),
+    ("a trophy without its start-finish", GOOD.replace("  - {colour: yellow, name: Yellow trophy}", "  - {colour: purple, name: Purple trophy}"),
+     [(21, 26, "no trophy is 'yellow': add one to 'trophies' (each start-finish colour has its trophy)"),
+      (26, 14, "no start-finish tile is 'purple': a trophy's colour names the finish to reach")]),
+    ("an unknown key", GOOD.replace("tile_mm: 60", "tile_size: 60"), [(8, 1, "unknown key 'tile_size', did you mean 'tiles'?")]),
+    ("a bad side", GOOD.replace("openings: NEW", "openings: NEX"), [(13, 25, "openings 'NEX': 'X' is not a side (sides are N, E, S and W)")]),
+    ("a side twice", GOOD.replace("openings: NEW", "openings: NEN"), [(13, 25, "openings 'NEN' give side 'N' twice")]),
+    ("an even size", GOOD.replace("tile_mm: 60", "size: 4"), [(8, 7, "'size' must be odd (the pit stop is the centre tile), got 4")]),
+    ("a tile too large", GOOD.replace("tile_mm: 60", "tile_mm: 120"), [(8, 10, "'tile_mm' must be at most 90, got 120")]),
+    ("a bad flip edge", GOOD.replace("duplex: long_edge", "duplex: sideways"), [(9, 9, "'duplex' must be one of long_edge, short_edge; got 'sideways'")]),
+    ("two tiles one name", GOOD.replace("name: T,", "name: curve,"), [(13, 12, "duplicate tile name 'curve' (also tile 2)")]),
+    ("a colour twice", GOOD.replace("colour: blue, name: Blue flag", "colour: red, name: Blue flag"),
+     [(19, 26, "colour 'red' is already start-finish tile 1's"), (24, 14, "no start-finish tile is 'blue': a trophy's colour names the finish to reach")]),
+    ("a pattern twice", GOOD.replace("pattern: dots", "pattern: stripes"),
+     [(19, 58, "pattern 'stripes' is already start-finish tile 1's (each colour needs its own pattern)")]),
+    ("three start-finish tiles", GOOD.replace("  - {corner: SW, colour: yellow, name: Yellow flag, pattern: crosses}\n", ""),
+     [(18, 3, "'start_finish' must have at least 4 items")]),
+]
+
+
+@pytest.mark.parametrize("name,text,expected", CASES, ids=[c[0] for c in CASES])
+def test_every_problem_at_its_line(run, write, name, text, expected):
+    path = write(text)
+    result = run("validate", path)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert result.stderr.splitlines() == [f"{path}:{line}:{col}: error: {message}" for line, col, message in expected]
+
+
+def test_a_board_that_does_not_fit(run, write):
+    off = write(small_set(SEALED_TILES, SEALED_BOARD.replace("{row: 3, column: 3, tile: cross}", "{row: 3, column: 4, tile: cross}")))
+    assert run("validate", off).stderr == f"{off}:26:22: error: column 4 is off the 3x3 grid\n"
+    pit = write(small_set(SEALED_TILES, SEALED_BOARD.replace("{row: 3, column: 3, tile: cross}", "{row: 2, column: 2, tile: cross}")))
+    assert run("validate", pit).stderr == f"{pit}:26:5: error: row 2, column 2 is the pit stop's place\n"
+    twice = write(small_set(SEALED_TILES, SEALED_BOARD.replace("{row: 3, column: 3, tile: cross}", "{row: 3, column: 2, tile: cross}")))
+    assert run("validate", twice).stderr == f"{twice}:26:5: error: row 3, column 2 is already board entry 7's\n"
+    unknown = write(small_set(SEALED_TILES, SEALED_BOARD.replace("{row: 3, column: 3, tile: cross}", "{row: 3, column: 3, tile: crossing}")))
+    assert run("validate", unknown).stderr == f"{unknown}:26:31: error: unknown tile 'crossing', did you mean 'cross'?\n"
+    counts = write(small_set(SEALED_TILES, SEALED_BOARD.replace("{row: 3, column: 3, tile: cross}", "{row: 3, column: 3, tile: dead}")))
+    assert run("validate", counts).stderr.splitlines() == [
+        f"{counts}:18:1: error: the board lays 3 'dead' tiles; the set has 2",
+        f"{counts}:18:1: error: the board lays 4 'cross' tiles; the set has 5",
+    ]
+
+
+def test_the_house_set_validates_and_says_it_is_a_house_set(run):
+    result = run("validate", str(HOUSE))
+    assert result.stdout == f"{HOUSE}: ok (Rally Run!: tile set, 24 road tiles in 5 kinds, 5x5 grid, house set)\n"
+    assert "The counts of each kind of road tile in the published game are not in its rulebook" in GOOD
+
+
+def test_schema(run):
+    schema = json.loads(run("schema", "rally_run").stdout)
+    assert schema["required"] == ["game", "name", "tiles", "start_finish", "trophies"]
+    assert schema["properties"]["duplex"] == {"enum": ["long_edge", "short_edge"], "description": "the edge the printer flips the sheet on for the backs (default long_edge)"}
+
+
+# --------------------------------------------------------------------------- the graph
+
+
+def test_a_sealed_start_on_a_hand_built_board():
+    tiles = load(small_set(SEALED_TILES, SEALED_BOARD))
+    reach = {r.corner: (r.reaches_pit, r.reaches_finish) for r in reachability(tiles, board_of(tiles))}
+    assert reach == {"NW": (False, False), "NE": (True, True), "SE": (True, True), "SW": (True, True)}
+
+
+def test_an_open_board_reaches_everywhere():
+    tiles = load(small_set(OPEN_TILES, OPEN_BOARD))
+    assert all(r.reaches_pit and r.reaches_finish for r in reachability(tiles, board_of(tiles)))
+
+
+def test_a_face_up_tile_keeps_its_rotation_in_the_graph():
+    """The open board with the N-E bend at the NE corner face up as printed: its road leaves
+    by N (to the start-finish) and E (off the grid side, also the start-finish): no road into
+    the grid, so that start is sealed and that finish out of reach."""
+    board = OPEN_BOARD.replace("{row: 1, column: 3, tile: bend}", "{row: 1, column: 3, tile: bend, face: up}")
+    tiles = load(small_set(OPEN_TILES, board))
+    reach = {r.corner: (r.reaches_pit, r.reaches_finish) for r in reachability(tiles, board_of(tiles))}
+    assert reach["NE"] == (False, False) and reach["NW"] == (True, True)
+
+
+def test_the_first_round_dead_end_opens_a_dead_end_corner():
+    """RN-5 in the graph: a dead end in the NW corner turned over in the first round faces a
+    bordering tile, so that start reaches the pit stop; as a finish the corner is out of reach
+    (a dead end entered from the grid leads only back)."""
+    tiles_text = "  - {name: cross, openings: NESW, count: 7}\n  - {name: dead, openings: N, count: 1}\n"
+    board = OPEN_BOARD.replace("tile: bend", "tile: cross").replace("{row: 1, column: 1, tile: cross}", "{row: 1, column: 1, tile: dead}")
+    tiles = load(small_set(tiles_text, board))
+    reach = {r.corner: (r.reaches_pit, r.reaches_finish) for r in reachability(tiles, board_of(tiles))}
+    assert reach["NW"] == (True, False)
+
+
+# --------------------------------------------------------------------------- the rules
+
+
+def house():
+    return load(GOOD)
+
+
+def test_turning_a_tile_over_draws_from_the_unseen_tiles():
+    s = RunState.start(house(), 2)
+    assert s.legal_actions()[0] == Flip(0)  # the NW corner tile, the only tile next to the start
+    s = s.apply(Flip(0))
+    assert s.phase == REVEAL
+    assert s.chance_outcomes() == ((0, Fraction(6, 24)), (1, Fraction(8, 24)), (2, Fraction(4, 24)), (3, Fraction(2, 24)), (4, Fraction(4, 24)))
+    s = s.apply(1).apply(Turn(3))  # a curve, turned to open W and N: both roads to the start-finish
+    assert s.cars[0] == 0 and s.up[0] == 3
+    t = s.apply(Flip(24)).apply(0)  # player 2 turns over the SE corner tile: a straight
+    assert t.chance_outcomes() == () and t.phase == ROTATE
+    # the pool now lacks one curve and one straight
+    assert t.pool == (5, 7, 4, 2, 4)
+
+
+def test_a_tile_seen_before_shows_what_was_seen():
+    s = RunState.start(house(), 2).apply(Flip(0)).apply(1).apply(Turn(0))  # the curve N-E
+    s = s.apply(Flip(24)).apply(0).apply(Turn(0))  # player 2 on the SE straight, N-S
+    s = s.apply(Flip(1))  # player 1 turns over the tile E of the NW curve: unseen
+    assert s.phase == REVEAL
+    s = s.apply(4)  # a dead end: its one opening must face back W
+    assert s.legal_actions() == (Turn(3),)
+    s = s.apply(Turn(3))
+    assert s.up[0] == DOWN and s.kinds[0] == 1  # the curve left face down, still known
+    p2 = s.apply(Swap(2, 3))  # player 2 switches; player 1 turns the curve over again
+    again = p2.apply(Flip(0))
+    assert again.phase == ROTATE and again.chance_outcomes() == ()
+
+
+def test_only_a_tile_the_cars_road_leads_to_may_be_turned_over():
+    """RN-4: the car on a N-S straight in the grid's middle column may turn over the tiles N
+    and S of it, not those E and W, though they border its tile too."""
+    s = RunState.start(house(), 2)
+    at = cell(1, 2, 5)
+    s = replace(s, cars=(at, s.cars[1]), kinds=s.kinds[:at] + (0,) + s.kinds[at + 1 :], up=s.up[:at] + (0,) + s.up[at + 1 :])
+    flips = [a.cell for a in s.drives if isinstance(a, Flip)]
+    moves = [a.place for a in s.drives if isinstance(a, Move)]
+    assert flips == [cell(0, 2, 5)] and moves == [cell(2, 2, 5)]  # south is the pit stop: a drive
+    with pytest.raises(RulesError):
+        s.apply(Flip(cell(1, 1, 5)))
+
+
+def test_a_tile_no_rotation_joins_is_shown_and_laid_down_again():
+    """RN-6: a blank tile (no road) turned over joins no road: it goes back face down, seen,
+    the car stays, the turn passes."""
+    tiles = load(small_set("  - {name: blank, openings: '', count: 1}\n  - {name: cross, openings: NESW, count: 7}\n"))
+    s = RunState.start(tiles, 2).apply(Flip(0)).apply(0)
+    assert s.legal_actions() == (Show(),)
+    s = s.apply(Show())
+    assert (s.cars[0], s.up[0], s.kinds[0], s.player) == (9, DOWN, 0, 1)
+
+
+def test_the_first_round_dead_end_faces_a_face_down_tile():
+    """RN-5: in a player's first turn a dead end at the corner faces a bordering face-down
+    tile (E or S of the NW corner), never the start-finish tile; later it faces the road it
+    was entered by as usual."""
+    s = RunState.start(house(), 2).apply(Flip(0)).apply(4)
+    assert s.legal_actions() == (Turn(1), Turn(2))  # the opening to E, or to S
+    later = replace(RunState.start(house(), 2), turns=2).apply(Flip(0)).apply(4)
+    assert later.legal_actions() == (Turn(0), Turn(3))  # to N or W: the start-finish tile
+
+
+def test_the_start_finish_tile_touches_the_corner_tile_by_both_outer_sides():
+    """RN-3: from the NW start, a curve at the corner may be turned to open N or W (or both)."""
+    s = RunState.start(house(), 2).apply(Flip(0)).apply(1)
+    assert s.legal_actions() == (Turn(0), Turn(2), Turn(3))  # NE, SW, WN; ES has neither side
+
+
+def test_driving_onto_a_tile_with_another_car_is_a_whole_turn():
+    """RN-7: no tile is turned over; the tile left is turned face down (no car remains)."""
+    s = RunState.start(house(), 2)
+    a, b = cell(1, 1, 5), cell(1, 2, 5)
+    kinds = list(s.kinds)
+    up = list(s.up)
+    kinds[a], up[a] = 1, 0  # a curve N-E where car 1 stands
+    kinds[b], up[b] = 3, 0  # a crossing where car 2 stands
+    s = replace(s, kinds=tuple(kinds), up=tuple(up), cars=(a, b))
+    assert Move(b) in s.drives
+    after = s.apply(Move(b))
+    assert after.cars == (b, b) and after.up[a] == DOWN and after.player == 1 and after.chance_outcomes() == ()
+    # car 2 leaves: the crossing stays face up, car 1 still stands on it
+    gone = after.apply(Flip(cell(0, 2, 5))).apply(0).apply(Turn(0))
+    assert gone.up[b] == 0 and gone.cars == (b, cell(0, 2, 5))
+
+
+def test_a_switch_and_the_no_re_swap_rule():
+    """RN-9: the next player may not switch either tile just switched; the one after may."""
+    s = RunState.start(house(), 3)
+    s = s.apply(Swap(5, 6))
+    assert s.player == 1 and s.last_swap == (5, 6)
+    assert all(5 not in (x.a, x.b) and 6 not in (x.a, x.b) for x in s.swaps)
+    with pytest.raises(RulesError):
+        s.apply(Swap(6, 7))
+    s = s.apply(Swap(7, 8))
+    assert Swap(5, 6) in s.swaps and Swap(7, 9) not in s.swaps
+
+
+def test_the_pit_stop_trophy_names_the_finish():
+    """RN-10: the first car at the pit stop takes a trophy, each not yet taken with equal
+    chance; the blue trophy sends it to the NE start-finish tile, and driving onto it wins."""
+    tiles = house()
+    s = RunState.start(tiles, 2)
+    near = cell(1, 2, 5)
+    kinds, up = list(s.kinds), list(s.up)
+    kinds[near], up[near] = 0, 0
+    s = replace(s, kinds=tuple(kinds), up=tuple(up), cars=(near, s.cars[1]))
+    s = s.apply(Move(s.table.pit))
+    assert s.phase == TROPHY and s.chance_outcomes() == tuple((j, Fraction(1, 4)) for j in range(4))
+    s = s.apply(1)
+    assert s.goals == (1, -1)
+    # back at the pit stop later: no second trophy
+    corner = cell(0, 4, 5)
+    kinds, up = list(s.kinds), list(s.up)
+    kinds[corner], up[corner] = 1, 0  # a curve opening N (to the NE start-finish) and E
+    won = replace(s, kinds=tuple(kinds), up=tuple(up), cars=(corner, s.cars[1]), player=0)
+    assert Move(25 + 1) in won.drives
+    end = won.apply(Move(25 + 1))
+    assert end.is_terminal() and end.winner == 0
+
+
+def test_another_start_finish_tile_is_not_driven_onto():
+    s = RunState.start(house(), 2)
+    corner = cell(0, 4, 5)
+    kinds, up = list(s.kinds), list(s.up)
+    kinds[corner], up[corner] = 1, 0
+    s = replace(s, kinds=tuple(kinds), up=tuple(up), cars=(corner, s.cars[1]), goals=(0, -1))
+    assert Move(26) not in s.drives
+
+
+def test_a_player_with_no_legal_move_switches_or_passes():
+    """RN-11: a car whose road leads nowhere it may go must switch; with no switch left, it
+    passes."""
+    s = RunState.start(house(), 2)
+    corner = 0
+    kinds, up = list(s.kinds), list(s.up)
+    kinds[corner], up[corner] = 4, 0  # a dead end facing N: to its own start-finish only
+    s = replace(s, kinds=tuple(kinds), up=tuple(up), cars=(corner, s.cars[1]))
+    assert s.drives == () and s.legal_actions() == s.swaps and len(s.swaps) == 23 * 22 // 2
+    tiny = replace(s, up=tuple(u if c in (0, s.table.pit) else 0 for c, u in enumerate(s.up)), kinds=tuple(k if k != -1 else 3 for k in s.kinds))
+    assert tiny.legal_actions() == (Pass(),)
+    assert tiny.apply(Pass()).player == 1
+
+
+def test_random_playouts_reach_the_end():
+    import random
+
+    from test_engine import random_playout
+
+    for seed in range(3):
+        end, steps = random_playout(RunState.start(house(), 3, rounds=30), random.Random(seed))
+        assert end.is_terminal() and steps > 0
+
+
+# --------------------------------------------------------------------------- simulate and analyze
+
+
+def test_simulate_is_seeded(run):
+    one = run("simulate", str(HOUSE), "--seed", "5", "--players", "3")
+    assert one.exit_code == 0, one.output
+    assert one.stdout == run("simulate", str(HOUSE), "--seed", "5", "--players", "3").stdout
+    assert one.stdout != run("simulate", str(HOUSE), "--seed", "6", "--players", "3").stdout
+    assert one.stdout.splitlines()[0].startswith("Round 1, player 1: turns over row 1 column 1, a ")
+    randomly = run("simulate", str(HOUSE), "--seed", "5", "--policy", "random", "--rounds", "20")
+    assert randomly.exit_code == 0
+    assert re.fullmatch(r"No winner after 20 rounds\.|Player [1-2] wins in round \d+\.", randomly.stdout.splitlines()[-1])
+
+
+def test_simulate_options_are_checked(run):
+    assert run("simulate", str(HOUSE), "--seed", "1", "--players", "5").exit_code == 2
+    assert run("simulate", str(HOUSE), "--seed", "1", "--policy", "bold").exit_code == 2
+
+
+def test_analyze_keys_and_figures(run):
+    result = run("analyze", str(HOUSE), "--format", "json", "--games", "4")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["games"] == 12 and set(data["turns"]) == {"p10", "p50", "p90"}
+    assert [b["players"] for b in data["by_players"]] == [2, 3, 4]
+    for block in data["by_players"]:
+        assert len(block["seat_win_share"]) == block["players"]
+        assert abs(sum(block["seat_win_share"]) - 1) < 1e-3 or block["finished_share"] == 0
+    assert 0 <= data["sealed_start_share"] <= 1 and data["board"] is None
+    assert json.loads(run("analyze", str(HOUSE), "--format", "json", "--games", "4").stdout) == data
+
+
+def test_analyze_a_fixed_board(run, write):
+    path = write(small_set(SEALED_TILES, SEALED_BOARD))
+    data = json.loads(run("analyze", path, "--format", "json", "--games", "2", "--players", "2").stdout)
+    assert [(s["corner"], s["reaches_pit"], s["reaches_finish"]) for s in data["board"]["starts"]] == [
+        ("NW", False, False), ("NE", True, True), ("SE", True, True), ("SW", True, True)]
+    assert data["sealed_start_share"] == 0.25
+    text = run("analyze", path, "--games", "2", "--players", "2").stdout
+    assert "NW Red start-finish (red): a car starting here cannot reach the pit stop" in text
+
+
+# --------------------------------------------------------------------------- printing
+
+
+def _tile_squares(page, side: float) -> list[tuple[float, float]]:
+    """The bottom-left corners of the squares of side `side` points drawn on a page."""
+    found = []
+    for item in page["items"]:
+        for op in item.get("path", []):
+            if op[0] == "re":
+                xs, ys = op[1::2], op[2::2]
+                if abs(max(xs) - min(xs) - side) < 0.3 and abs(max(ys) - min(ys) - side) < 0.3 and item.get("paint") == "S":
+                    found.append((round(min(xs), 1), round(min(ys), 1)))
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("flip", ["long_edge", "short_edge"])
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_tile_size_and_duplex_backs(run, write, tmp_path, flip, paper):
+    from test_golden import describe_pdf
+
+    from sheetgen.template import MM, PAPERS
+
+    path = write(GOOD.replace("duplex: long_edge", f"duplex: {flip}").replace("tile_mm: 60", "tile_mm: 55"))
+    target = tmp_path / "tiles.pdf"
+    assert run("render", path, "-o", str(target), "--paper", paper).exit_code == 0
+    pages = describe_pdf(target)["pages"]
+    width, height = PAPERS[paper]
+    side = 55 * MM
+    assert len(pages) == 2 * 3 + 1  # 33 tiles at 12 a page: three sheets, front and back, and the rules
+    for front, back in zip(pages[0:6:2], pages[1:6:2]):
+        fronts, backs = _tile_squares(front, side), _tile_squares(back, side)
+        assert fronts and len(fronts) == len(backs)
+        for x, y in fronts:  # within 0.1 mm of the size asked, inside the 10 mm margins
+            assert 10 * MM - 0.01 <= x and x + side <= width - 10 * MM + 0.01
+            assert 10 * MM - 0.01 <= y and y + side <= height - 10 * MM + 0.01
+        if flip == "long_edge":
+            mirrored = sorted((round(width - x - side, 1), y) for x, y in fronts)
+        else:
+            mirrored = sorted((x, round(height - y - side, 1)) for x, y in fronts)
+        assert all(abs(a[0] - b[0]) <= 0.3 and abs(a[1] - b[1]) <= 0.3 for a, b in zip(mirrored, backs))
+
+
+def test_the_printed_tile_is_60_mm_by_default(run, tmp_path):
+    from test_golden import describe_pdf
+
+    from sheetgen.template import MM
+
+    target = tmp_path / "tiles.pdf"
+    assert run("render", str(HOUSE), "-o", str(target)).exit_code == 0
+    first = describe_pdf(target)["pages"][0]
+    squares = _tile_squares(first, 60 * MM)
+    assert len(squares) == 12
+    xs = sorted({x for x, _ in squares})
+    assert all(abs((b - a) - 60 * MM) < 0.28 for a, b in itertools.pairwise(xs))  # 0.1 mm
+
+
+def test_coloured_tiles_carry_names_and_the_house_note(run, tmp_path):
+    from pypdf import PdfReader
+
+    target = tmp_path / "tiles.pdf"
+    assert run("render", str(HOUSE), "-o", str(target), "--ink", "low").exit_code == 0
+    reader = PdfReader(str(target))
+    third = reader.pages[4].extract_text()
+    for words in ("START-FINISH", "Red flag", "red, stripes", "TROPHY", "Blue trophy", "blue, dots", "finish at the blue start-finish", "PIT STOP"):
+        assert words in third
+    assert "House set (the published counts are unknown)." in reader.pages[0].extract_text()
+    assert "flip on the long edge" in reader.pages[1].extract_text()
+    assert "Rally Run!: the rules on one page" in reader.pages[6].extract_text()
+
+
+# --------------------------------------------------------------------------- generate
+
+
+def test_generate_writes_a_spec_that_rebuilds(run):
+    first = run("generate", "rally_run", "--seed", "2", "--players", "2", "--target-turns", "12")
+    assert first.exit_code == 0, first.output
+    assert first.stdout.startswith("# Generated by sheetgen 0.1.0: sheetgen generate rally_run --seed 2 --players 2 --target-turns 12\n")
+    assert first.stdout == run("generate", "rally_run", "--seed", "2", "--players", "2", "--target-turns", "12").stdout
+    tiles = load(first.stdout)
+    assert tiles.road_tiles == 24

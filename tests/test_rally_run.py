@@ -467,3 +467,23 @@ def test_generate_writes_a_spec_that_rebuilds(run):
     assert first.stdout == run("generate", "rally_run", "--seed", "2", "--players", "2", "--target-turns", "12").stdout
     tiles = load(first.stdout)
     assert tiles.road_tiles == 24
+
+
+# --------------------------------------------------------------------------- the rulings document
+
+
+def test_every_ruling_names_tests_that_exist():
+    """docs/rulings.md's Rally Run! section: RN-1 to RN-14, each pinned by tests of this file
+    that exist."""
+    from conftest import ROOT
+
+    text = (ROOT / "docs" / "rulings.md").read_text(encoding="utf-8")
+    section = text[text.index("## Rally Run!\n") :]
+    section = section[: section.index("\n## ", 1)]
+    rulings = re.findall(r"\*\*(RN-\d+)\.", section)
+    assert rulings == [f"RN-{k}" for k in range(1, 15)]
+    for block in section.split("**RN-")[1:]:
+        pinned = block[block.index("- Pinned by:") :]
+        names = re.findall(r"test_rally_run\.py::(\w+)", pinned)
+        assert names, block[:40]
+        assert all(callable(globals().get(name)) for name in names), names

@@ -7,7 +7,7 @@ side `e` can leave by any side `d` of some rotation of the tile that opens both 
 `d` (a dead end only back where it came from). A face-up tile of a fixed board keeps its
 rotation (it is a road already laid). The other nodes are each corner's start, each corner's
 finish and the pit stop, whose openings are fixed. Switching tiles is not in the graph: it is a
-board as it lies (see RN-10 in docs/rulings.md).
+board as it lies (see RN-14 in docs/rulings.md).
 """
 
 from __future__ import annotations

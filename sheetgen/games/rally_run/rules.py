@@ -137,6 +137,11 @@ class Table:
         """Each kind's openings after 0..3 quarter turns."""
         return tuple(tuple(turned(k.openings, r) for r in range(4)) for k in self.tiles.kinds)
 
+    @cached_property
+    def turn_pairs(self) -> dict:
+        """The policies' memo of (side in, side out) pairs by roads (filled as they go)."""
+        return {}
+
     def name(self, place: int) -> str:
         if place >= self.cells:
             sf = self.tiles.start_finish[place - self.cells]

@@ -48,33 +48,33 @@ def distances(state: RunState, goal: int) -> dict:
     t = state.table
     n = t.cells
     pit_open = t.tiles.pit_openings
-    everything = frozenset(range(4))
+    roads = [None if cell == t.pit else _roads(state, cell) for cell in range(n)]
+    enter = [pit_open if road is None else frozenset().union(*road) for road in roads]
+    out: list[list] = []  # per cell and side: the node a car leaving by that side comes to
+    for cell in range(n):
+        ahead = []
+        for d in range(4):
+            there = t.beyond[cell][d]
+            if there is None or (there >= n and there != goal):
+                ahead.append(None)
+            elif there >= n:
+                ahead.append(there)
+            elif (d + 2) % 4 not in enter[there]:
+                ahead.append(None)
+            else:
+                ahead.append("pit" if there == t.pit else (there, (d + 2) % 4))
+        out.append(ahead)
     back: dict = {}
-
-    def target(cell: int, d: int):
-        there = t.beyond[cell][d]
-        if there is None:
-            return None
-        if there >= n:
-            return there if there == goal else None
-        if there == t.pit:
-            return "pit" if opposite(d) in pit_open else None
-        node = (there, opposite(d))
-        return node if any(opposite(d) in road for road in _roads(state, there, everything)) else None
-
     for cell in range(n):
         if cell == t.pit:
+            for d in pit_open:
+                if out[cell][d] is not None:
+                    back.setdefault(out[cell][d], []).append("pit")
             continue
-        for road in _roads(state, cell, everything):
-            for e in road:
-                for d in road:
-                    nxt = target(cell, d)
-                    if nxt is not None:
-                        back.setdefault(nxt, []).append((cell, e))
-    for d in pit_open:
-        nxt = target(t.pit, d)
-        if nxt is not None:
-            back.setdefault(nxt, []).append("pit")
+        for e, d in _pairs(t, roads[cell]):
+            nxt = out[cell][d]
+            if nxt is not None:
+                back.setdefault(nxt, []).append((cell, e))
     start = "pit" if goal == t.pit else goal
     dist = {start: 0}
     queue = deque([start])
@@ -87,13 +87,25 @@ def distances(state: RunState, goal: int) -> dict:
     return dist
 
 
-def _roads(state: RunState, cell: int, everything: frozenset[int]):
+def _roads(state: RunState, cell: int) -> tuple[frozenset[int], ...]:
     kind = state.kinds[cell]
     if state.up[cell] != DOWN:
         return (state.road(cell),)
     if kind == UNSEEN:
-        return (everything,)
+        return (EVERY_SIDE,)
     return state.table.roads[kind]
+
+
+def _pairs(table, roads: tuple[frozenset[int], ...]) -> frozenset[tuple[int, int]]:
+    """(side in, side out) of some road among `roads`, kept with the game's table."""
+    known = table.turn_pairs
+    found = known.get(roads)
+    if found is None:
+        found = known[roads] = frozenset((e, d) for road in roads for e in road for d in road)
+    return found
+
+
+EVERY_SIDE = frozenset(range(4))
 
 
 def _unblocking_swap(state: RunState, goal: int, drives, links) -> Swap | None:

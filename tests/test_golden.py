@@ -412,6 +412,7 @@ def _kind(path: Path) -> tuple[str, str | None]:
 BUNDLED = sorted(SPECS.rglob("*.yaml"))
 RALLYTAIRE_RACES = [p for p in BUNDLED if _kind(p) in {("rallytaire", None), ("rallytaire", "race")}]
 RALLY_RISK_RACES = [p for p in BUNDLED if _kind(p) == ("rally_risk", "race")]
+RALLY_RUN_SETS = [p for p in BUNDLED if _kind(p)[0] == "rally_run"]
 NOT_PRINTED_BY_BUILD = {"calendar", "championship"}  # build: "no printable sheets for Rally Risk yet"
 BUILDS = {"a4": ("--paper", "a4"), "letter": ("--paper", "letter"), "a4-low-ink": ("--paper", "a4", "--ink", "low")}
 OUT = "{out}"  # in arguments: the capture's own empty output folder
@@ -445,6 +446,11 @@ def goldens() -> list[Golden]:
     for spec in RALLY_RISK_RACES:
         out.append(Golden(f"simulate/{spec.stem}-seed1.txt", ("simulate", rel(spec), "--seed", "1")))
         out.append(Golden(f"simulate/{spec.stem}-seed3-players3.txt", ("simulate", rel(spec), "--seed", "3", "--players", "3")))
+    for spec in RALLY_RUN_SETS:
+        out.append(Golden(f"analyze/{spec.stem}-games5.json", ("analyze", rel(spec), "--games", "5", "--format", "json")))
+        out.append(Golden(f"simulate/{spec.stem}-seed1.txt", ("simulate", rel(spec), "--seed", "1")))
+        out.append(Golden(f"simulate/{spec.stem}-seed3-players4.txt", ("simulate", rel(spec), "--seed", "3", "--players", "4")))
+    out.append(Golden("generate/rally_run-seed1.yaml", ("generate", "rally_run", "--seed", "1")))
     for difficulty in ("easy", "medium", "hard"):
         for seed in ("1", "2", "3"):
             out.append(Golden(f"generate/rallytaire-{difficulty}-seed{seed}.yaml",
@@ -465,6 +471,7 @@ def goldens() -> list[Golden]:
     out.append(Golden("tables/rally-risk.json", ("tables", "rally-risk", "--format", "json")))
     out.append(Golden("schema/rallytaire.json", ("schema", "rallytaire")))
     out.append(Golden("schema/rally_risk.json", ("schema", "rally_risk")))
+    out.append(Golden("schema/rally_run.json", ("schema", "rally_run")))
     for label, options in BUILDS.items():
         args = ("build", *options, "-o", OUT)
         out.append(Golden(f"build-report/{label}.txt", args, "build"))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import re
 from dataclasses import replace
 from fractions import Fraction
@@ -487,3 +488,40 @@ def test_every_ruling_names_tests_that_exist():
         names = re.findall(r"test_rally_run\.py::(\w+)", pinned)
         assert names, block[:40]
         assert all(callable(globals().get(name)) for name in names), names
+
+
+def test_cut_marks_stay_outside_the_tiles_and_inside_the_margins(run, write, tmp_path):
+    """30 mm tiles: all 33 on one page of 36 places, its last row short. Every cut mark is
+    outside every tile and inside the 10 mm margins, and each tile corner has a mark on its
+    cut lines."""
+    from test_golden import describe_pdf
+
+    from sheetgen.template import MM, PAPERS
+
+    path = write(GOOD.replace("tile_mm: 60", "tile_mm: 30"))
+    target = tmp_path / "tiles.pdf"
+    assert run("render", path, "-o", str(target)).exit_code == 0
+    page = describe_pdf(target)["pages"][0]
+    side = 30 * MM
+    tiles = _tile_squares(page, side)
+    assert len(tiles) == 33
+    marks = []
+    for item in page["items"]:
+        path_ops = item.get("path", [])
+        if len(path_ops) == 2 and path_ops[0][0] == "m" and path_ops[1][0] == "l":
+            (_m, x1, y1), (_l, x2, y2) = path_ops
+            if abs(abs(x2 - x1) + abs(y2 - y1) - 2.5 * MM) < 0.05:
+                marks.append((x1, y1, x2, y2))
+    width, height = PAPERS["a4"]
+    assert marks
+    for x1, y1, x2, y2 in marks:
+        assert min(x1, x2) >= 10 * MM and max(x1, x2) <= width - 10 * MM
+        assert min(y1, y2) >= 10 * MM and max(y1, y2) <= height - 10 * MM
+        for x, y in tiles:
+            inside = x + 0.01 < max(x1, x2) and min(x1, x2) < x + side - 0.01 and y + 0.01 < max(y1, y2) and min(y1, y2) < y + side - 0.01
+            assert not inside
+    corners = [(x + dx, y + dy) for x, y in tiles for dx in (0, side) for dy in (0, side)]
+    for x1, y1, x2, y2 in marks:  # a mark starts 1 mm past a tile's corner, on its edge's line
+        assert min(min(math.dist(end, c) for c in corners) for end in ((x1, y1), (x2, y2))) == pytest.approx(1 * MM, abs=0.05)
+    lines = {round(x1, 1) for x1, _y1, x2, _y2 in marks if abs(x1 - x2) < 0.01}
+    assert {round(x, 1) for x, _ in tiles} <= lines

@@ -96,18 +96,22 @@ def _share(value: float | None) -> str:
     return "-" if value is None else f"{100 * value:.0f}%"
 
 
+def _n(value) -> str:
+    return "-" if value is None else f"{value:g}"
+
+
 def format_analysis_text(data: dict) -> str:
     lines = [f"{data['set']}: Rally Run! tile set"]
     if data["house_set"]:
         lines.append(f"  ({HOUSE_NOTE})")
     t = data["turns"]
     lines.append(f"{data['games']} games, {data['policy']} drivers, seed {data['seed']}, at most {data['turn_cap']} rounds:")
-    lines.append(f"  finished {_share(data['finished_share'])}; rounds to win p10 {t['p10']}, median {t['p50']}, p90 {t['p90']}")
+    lines.append(f"  finished {_share(data['finished_share'])}; rounds to win p10 {_n(t['p10'])}, median {_n(t['p50'])}, p90 {_n(t['p90'])}")
     lines.append(f"  a start sealed off on the dealt board: {_share(data['sealed_start_share'])} of starts")
     for block in data["by_players"]:
         t = block["turns"]
         seats = ", ".join(f"seat {k + 1} {_share(s)}" for k, s in enumerate(block["seat_win_share"]))
-        lines.append(f"  {block['players']} players: finished {_share(block['finished_share'])}, median {t['p50']} rounds; wins: {seats}")
+        lines.append(f"  {block['players']} players: finished {_share(block['finished_share'])}, median {_n(t['p50'])} rounds; wins: {seats}")
     if data["board"] is not None:
         lines.append("Fixed board, with the rotations the players choose (no switching):")
         for s in data["board"]["starts"]:

@@ -301,22 +301,26 @@ def draw_back(sheet: Sheet, slot: Slot, title: str) -> None:
 
 
 def draw_marks(sheet: Sheet, grid: Grid, slots: list[Slot]) -> None:
-    """Cut marks outside the tiles, along every tile edge, never inside the margins."""
-    if not slots:
-        return
+    """Cut marks outside the tiles, along every cut line, past the last tile each line touches
+    (a short last row too), never inside the margins."""
     c = sheet.c
     gap, length = MARK_GAP_MM * MM, MARK_LEN_MM * MM
-    left = min(s.x for s in slots)
-    right = max(s.x + s.size for s in slots)
-    bottom = min(s.y for s in slots)
-    top = max(s.y + s.size for s in slots)
-    xs = sorted({round(s.x, 3) for s in slots} | {round(s.x + s.size, 3) for s in slots})
-    ys = sorted({round(s.y, 3) for s in slots} | {round(s.y + s.size, 3) for s in slots})
+    vertical: dict[float, list[Slot]] = {}
+    horizontal: dict[float, list[Slot]] = {}
+    for slot in slots:
+        for x in (slot.x, slot.x + slot.size):
+            vertical.setdefault(round(x, 3), []).append(slot)
+        for y in (slot.y, slot.y + slot.size):
+            horizontal.setdefault(round(y, 3), []).append(slot)
     sheet.stroke(width=sheet.ink.thin_width)
-    for x in xs:
+    for x, touching in sorted(vertical.items()):
+        top = max(s.y + s.size for s in touching)
+        bottom = min(s.y for s in touching)
         c.line(x, top + gap, x, top + gap + length)
         c.line(x, bottom - gap, x, bottom - gap - length)
-    for y in ys:
+    for y, touching in sorted(horizontal.items()):
+        left = min(s.x for s in touching)
+        right = max(s.x + s.size for s in touching)
         c.line(left - gap, y, left - gap - length, y)
         c.line(right + gap, y, right + gap + length, y)
 

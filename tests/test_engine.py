@@ -171,6 +171,13 @@ def rallytaire_start(name: str, variant: str, **changes):
     return RaceState.start(replace(race, **changes), variant)
 
 
+def rally_run_start(players: int):
+    from sheetgen.games.rally_run.rules import RunState
+
+    tiles = load_spec(SPECS / "rally_run" / "house_set.yaml").model
+    return RunState.start(tiles, players, rounds=30)  # random play rarely wins: 30 rounds at most
+
+
 def _one_car_box():
     from sheetgen.games.rallytaire.model import Boxes
 
@@ -183,6 +190,8 @@ STARTS = {
     "rally_risk montecarlo_special, 2 cars": lambda: rally_risk_start("montecarlo_special", 2),
     **{f"rallytaire {name} {variant}": (lambda name=name, variant=variant: rallytaire_start(name, variant))
        for name in ("acropolis", "monte_carlo", "thousand_lakes") for variant in ("basic", "advanced")},
+    "rally_run house_set, 2 cars": lambda: rally_run_start(2),
+    "rally_run house_set, 4 cars": lambda: rally_run_start(4),
     # the first crash puts the car out: random play ends early, out of the race
     "rallytaire acropolis advanced, one car box": lambda: rallytaire_start("acropolis", "advanced", boxes=_one_car_box()),
 }

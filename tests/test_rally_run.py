@@ -336,16 +336,6 @@ def test_a_player_with_no_legal_move_switches_or_passes():
     assert tiny.apply(Pass()).player == 1
 
 
-def test_random_playouts_reach_the_end():
-    import random
-
-    from test_engine import random_playout
-
-    for seed in range(3):
-        end, steps = random_playout(RunState.start(house(), 3, rounds=30), random.Random(seed))
-        assert end.is_terminal() and steps > 0
-
-
 # --------------------------------------------------------------------------- simulate and analyze
 
 

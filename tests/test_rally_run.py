@@ -111,6 +111,8 @@ CASES = [
      [(19, 26, "colour 'red' is already start-finish tile 1's"), (24, 14, "no start-finish tile is 'blue': a trophy's colour names the finish to reach")]),
     ("a pattern twice", GOOD.replace("pattern: dots", "pattern: stripes"),
      [(19, 58, "pattern 'stripes' is already start-finish tile 1's (each colour needs its own pattern)")]),
+    ("a pit stop without a road", GOOD.replace("openings: NESW}\nstart_finish", "openings: ''}\nstart_finish"),
+     [(16, 38, "the pit stop needs at least one opening: no car could reach it")]),
     ("three start-finish tiles", GOOD.replace("  - {corner: SW, colour: yellow, name: Yellow flag, pattern: crosses}\n", ""),
      [(18, 3, "'start_finish' must have at least 4 items")]),
 ]

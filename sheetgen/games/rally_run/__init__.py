@@ -59,7 +59,7 @@ GAME = Game(
     kinds=(Kind("set", "a set of road tiles, the pit stop, start-finish and trophy tiles"),),
     template="rally_risk",  # the built-in template of tiles and cards (any template draws any game)
     options=(
-        Option("players", "cars in the game, 2 to 4 (default: analyze 2, 3 and 4; simulate 2)", ("analyze", "simulate", "generate"), between=(2, 4)),
+        Option("players", "cars in the game, 2 to 4 (default: analyze plays 2, 3 and 4; simulate 2; generate 3)", ("analyze", "simulate", "generate"), between=(2, 4)),
         Option("policy", "how the players play: greedy drivers or random legal players (default: greedy)", ("analyze", "simulate"), choices=("greedy", "random"), default="greedy"),
         Option("games", "games played per number of players (default: 30)", ("analyze",), between=(1, 5000), default=30),
         Option("seed", "the seed of the games analysed (default: 1)", ("analyze",), between=(0, 2**31 - 1), default=1),

@@ -13,6 +13,8 @@ from fractions import Fraction
 
 import pytest
 from conftest import SPECS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheetgen.games.rally_run.graph import board_of, reachability
 from sheetgen.games.rally_run.rules import (
@@ -517,3 +519,37 @@ def test_cut_marks_stay_outside_the_tiles_and_inside_the_margins(run, write, tmp
         assert min(min(math.dist(end, c) for c in corners) for end in ((x1, y1), (x2, y2))) == pytest.approx(1 * MM, abs=0.05)
     lines = {round(x1, 1) for x1, _y1, x2, _y2 in marks if abs(x1 - x2) < 0.01}
     assert {round(x, 1) for x, _ in tiles} <= lines
+
+
+# --------------------------------------------------------------------------- hostile sets
+
+ODD = st.one_of(st.none(), st.booleans(), st.integers(-3, 100), st.floats(allow_nan=False, allow_infinity=False), st.text(max_size=6),
+                st.lists(st.integers(0, 3), max_size=3), st.dictionaries(st.sampled_from(["row", "name", "x"]), st.integers(0, 9), max_size=2))
+PLACES = [("size",), ("tile_mm",), ("duplex",), ("house_set",), ("tiles", 0, "openings"), ("tiles", 1, "count"), ("tiles", 2), ("tiles",),
+          ("pit_stop",), ("pit_stop", "openings"), ("start_finish", 0, "corner"), ("start_finish", 1, "colour"), ("start_finish", 2, "pattern"),
+          ("trophies", 3, "colour"), ("trophies",), ("board",), ("name",)]
+
+
+@settings(max_examples=60, deadline=None)
+@given(changes=st.lists(st.tuples(st.sampled_from(PLACES), ODD), min_size=1, max_size=3))
+def test_a_spoilt_set_is_refused_with_located_errors_only(changes):
+    """Odd values anywhere in the house set: the set loads, or every problem is a SpecError at a
+    line of the file; never another exception."""
+    import yaml
+
+    from sheetgen.errors import SpecError
+
+    data = yaml.safe_load(GOOD)
+    for path, value in changes:
+        target = data
+        for key in path[:-1]:
+            target = target[key] if isinstance(target, dict) and key in target or isinstance(target, list) and isinstance(key, int) and key < len(target) else None
+            if target is None:
+                break
+        if isinstance(target, dict) or (isinstance(target, list) and isinstance(path[-1], int) and path[-1] < len(target)):
+            target[path[-1]] = value
+    text = yaml.safe_dump(data, sort_keys=False)
+    try:
+        load(text)
+    except SpecError as exc:
+        assert exc.problems and all(p.location.line >= 1 for p in exc.problems)

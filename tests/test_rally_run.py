@@ -553,3 +553,18 @@ def test_a_spoilt_set_is_refused_with_located_errors_only(changes):
         load(text)
     except SpecError as exc:
         assert exc.problems and all(p.location.line >= 1 for p in exc.problems)
+
+
+def test_low_ink_fills_nothing_but_paper_white(run, tmp_path):
+    """Low ink: no tint, road fill, chequer or back pattern; only white label boxes are filled.
+    Normal ink tints the coloured tiles in their colours."""
+    from test_golden import describe_pdf
+
+    def fills(ink: str) -> set:
+        target = tmp_path / f"{ink}.pdf"
+        assert run("render", str(HOUSE), "-o", str(target), "--ink", ink).exit_code == 0
+        return {tuple(item["fill"]) for page in describe_pdf(target)["pages"] for item in page["items"] if item.get("paint", "S") not in ("S", "n") and "fill" in item}
+
+    assert fills("low") == {(1.0, 1.0, 1.0)}
+    normal = fills("normal")
+    assert len(normal) > 5 and (0.102, 0.102, 0.102) in normal  # the tints, the road, the chequer

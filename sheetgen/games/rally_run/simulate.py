@@ -1,12 +1,14 @@
 """Seeded play of Rally Run! through `sheetgen.engine.playout`, with two documented policies.
 
 - **greedy**: a driver heading for its goal (the pit stop, then the finish its trophy names)
-  by graph distance: the length of the shortest way over the grid's places, going round the
-  face-down tiles everyone knows to be dead ends (or blank). It turns over or drives onto
-  the place next door nearest its goal (the first in place order on a tie), turns the tile
-  so that its road leads on towards the place nearest the goal (a dead end back where it
-  came from), and when its car can neither turn a tile nor drive, switches the first two
-  tiles it may (switching does not free a car: it never moves a face-up tile).
+  by graph distance over the roads as the players know them (`distances`: nodes are (tile,
+  side the car came in by); a tile never seen counts as a crossing, a face-down tile seen
+  before as its kind in any rotation, a face-up tile as it lies). It turns over or drives
+  onto the place next door nearest its goal (on a tie, the legal actions' order: tiles to
+  turn over, then drives, each in place order) and turns the tile so that its road leads on to the place nearest the goal (the
+  first such turn on a tie). With no known way to its goal it switches a known dead end out
+  of the way when that opens one (`_unblocking_swap`), else drives anyway (exploring), else
+  switches the first two tiles it may (or passes).
 - **random**: a random legal player: drives (turns a tile over or drives onto one) or switches
   two tiles with equal chance when it may do both, then picks one such action at random, and
   turns a tile at random; it draws from the game's seeded generator.

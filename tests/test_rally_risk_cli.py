@@ -53,7 +53,7 @@ def test_analyze_refuses_a_library_and_mismatched_options(run):
     players = run("simulate", path, "--players", "2", "--seed", "1")
     assert players.exit_code == 2 and players.stderr.endswith(f"\nError: --players is for Rally Risk and Rally Run!; {path} is a Rallytaire spec\n")
     policy = run("simulate", RACE, "--policy", "optimal", "--seed", "1")
-    assert policy.exit_code == 2 and policy.stderr.endswith(f"\nError: --policy is for Rallytaire; {RACE} is a Rally Risk spec\n")
+    assert policy.exit_code == 2 and policy.stderr.endswith(f"\nError: --policy is for Rally Run! and Rallytaire; {RACE} is a Rally Risk spec\n")
 
 
 def test_simulate_several_cars_is_seeded(run):

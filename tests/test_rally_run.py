@@ -368,14 +368,15 @@ def test_analyze_keys_and_figures(run):
     for block in data["by_players"]:
         assert len(block["seat_win_share"]) == block["players"]
         assert abs(sum(block["seat_win_share"]) - 1) < 1e-3 or block["finished_share"] == 0
-    assert 0 <= data["sealed_start_share"] <= 1 and data["board"] is None
+    assert data["seat_win_share"] == {str(b["players"]): b["seat_win_share"] for b in data["by_players"]}
+    assert 0 <= data["sealed_start_share"] <= 1 and data["starts"] is None
     assert json.loads(run("analyze", str(HOUSE), "--format", "json", "--games", "2").stdout) == data
 
 
 def test_analyze_a_fixed_board(run, write):
     path = write(small_set(SEALED_TILES, SEALED_BOARD))
     data = json.loads(run("analyze", path, "--format", "json", "--games", "2", "--players", "2").stdout)
-    assert [(s["corner"], s["reaches_pit"], s["reaches_finish"]) for s in data["board"]["starts"]] == [
+    assert [(s["corner"], s["reaches_pit"], s["reaches_finish"]) for s in data["starts"]] == [
         ("NW", False, False), ("NE", True, True), ("SE", True, True), ("SW", True, True)]
     assert data["sealed_start_share"] == 0.25
     text = run("analyze", path, "--games", "2", "--players", "2").stdout

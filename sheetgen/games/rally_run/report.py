@@ -77,14 +77,16 @@ def analyze_set(tiles: TileSet, *, seed: int = 1, games: int = 30, players: int 
         "finished_share": round(finished_all / total, 4),
         "turns": _turns(all_rounds),
         "sealed_start_share": sealed_share(tiles, 4 * games, seed),
+        # each seat's share of the finished games, per number of players ("2": [seat 1, seat 2])
+        "seat_win_share": {str(block["players"]): block["seat_win_share"] for block in blocks},
         "by_players": blocks,
-        "board": None,
+        "starts": None,  # a fixed board: per start, whether it reaches the pit stop and its finish
     }
     if tiles.board is not None:
-        data["board"] = {"starts": [
+        data["starts"] = [
             {"corner": r.corner, "colour": r.colour, "name": r.name, "reaches_pit": r.reaches_pit, "reaches_finish": r.reaches_finish}
             for r in reachability(tiles, board_of(tiles))
-        ]}
+        ]
     return data
 
 
@@ -112,9 +114,9 @@ def format_analysis_text(data: dict) -> str:
         t = block["turns"]
         seats = ", ".join(f"seat {k + 1} {_share(s)}" for k, s in enumerate(block["seat_win_share"]))
         lines.append(f"  {block['players']} players: finished {_share(block['finished_share'])}, median {_n(t['p50'])} rounds; wins: {seats}")
-    if data["board"] is not None:
+    if data["starts"] is not None:
         lines.append("Fixed board, with the rotations the players choose (no switching):")
-        for s in data["board"]["starts"]:
+        for s in data["starts"]:
             pit = "reaches the pit stop" if s["reaches_pit"] else "cannot reach the pit stop"
             fin = "reachable from the pit stop" if s["reaches_finish"] else "not reachable from the pit stop"
             lines.append(f"  {s['corner']} {s['name']} ({s['colour']}): a car starting here {pit}; as a finish, {fin}")

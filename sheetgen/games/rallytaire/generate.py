@@ -387,20 +387,23 @@ class RaceSheetFit:
         `sheet.PAIR_LENGTH` spaces, else alone on its page (page 1 for the first stage)?"""
         from sheetgen.games.rallytaire.layout import LayoutError, layout_stage, needed_height
 
-        width, _height = self.box(index == 0)
+        width, height = self.box(index == 0)
+        least = min(self._sheet.MIN_SPACE_MM, self._template.space_mm)
         if stage.length <= self._sheet.PAIR_LENGTH:
-            need = needed_height(stage, width, min(self._sheet.MIN_SPACE_MM, self._template.space_mm))
-            return need is not None and need <= self._pair_h + 1e-9
+            need = needed_height(stage, width, least)
+            if need is None or need > self._pair_h + 1e-9:
+                return False
+            height = self._pair_h
         try:
-            layout_stage(stage, *self.box(index == 0), space_mm=self._template.space_mm, min_space_mm=min(self._sheet.MIN_SPACE_MM, self._template.space_mm))
+            lay = layout_stage(stage, width, height, space_mm=self._template.space_mm, min_space_mm=least)
         except LayoutError:
             return False
-        return True
+        return not lay.shared_lanes  # every planning zone in a lane of its own
 
     def race(self, race: Race) -> int | None:
         """Index of a stage to propose again because the race does not print on the pages it
-        should (`sheet.pages_wanted`, when every stage is no longer than `sheet.PAIR_LENGTH`),
-        None when it does."""
+        should (`sheet.pages_wanted`, when every stage is no longer than `sheet.PAIR_LENGTH`) or
+        a stage's planning zones share a lane, None when it prints well."""
         from sheetgen.games.rallytaire.layout import LayoutError, needed_height
 
         try:
@@ -408,6 +411,10 @@ class RaceSheetFit:
         except LayoutError as exc:
             assert exc.stage_index is not None, "plan_race names the stage that did not fit"
             return exc.stage_index
+        for page in plan.pages:
+            for placed in page:
+                if placed.layout.shared_lanes:
+                    return placed.index
         if all(s.length <= self._sheet.PAIR_LENGTH for s in race.stages) and plan.page_count > self._sheet.pages_wanted(len(race.stages)):
             width = self.box(False)[0]
             return max(range(len(race.stages)), key=lambda i: needed_height(race.stages[i], width, self._sheet.MIN_SPACE_MM) or 0.0)

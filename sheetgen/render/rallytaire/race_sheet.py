@@ -102,7 +102,7 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
     # gear and base-speed table
     cell = 7 * MM
     head = 16 * MM
-    gx = right - head - 5 * cell
+    gx = right - head - 5 * cell - 0.3 * MM  # the boxes' lines stay inside the frame
     row_h = 4.2 * MM
     rows = (("Gear", [str(g) for g in BASE_SPEED]), ("Dice", [str(g) for g in BASE_SPEED]), ("Base speed", [str(v) for v in BASE_SPEED.values()]))
     for r, (label, values) in enumerate(rows):
@@ -122,7 +122,8 @@ def draw_running_header(sheet: Sheet, race: Race, page: int, pages: int) -> None
 
 
 def draw_footer(sheet: Sheet) -> None:
-    sheet.scale_bar(sheet.left, sheet.bottom + 1.0 * MM)
+    # a little in from the frame, so that the bar's end tick (a line 0.8 pt wide) stays inside it
+    sheet.scale_bar(sheet.left + 0.3 * MM, sheet.bottom + 1.0 * MM)
 
 
 def _time_sum(sheet: Sheet, right: float, y: float) -> None:
@@ -133,7 +134,7 @@ def _time_sum(sheet: Sheet, right: float, y: float) -> None:
     parts = ("turns", 7 * MM, f"\u00d7 {TURN_SECONDS} s +", 9 * MM, "s =", 13 * MM, "s")
     widths = [sheet.text_width(p, "body") if isinstance(p, str) else p for p in parts]
     gap = 1.2 * MM
-    cx = right - sum(widths) - gap * (len(parts) - 1)
+    cx = right - sum(widths) - gap * (len(parts) - 1) - 0.3 * MM
     for k, (part, w) in enumerate(zip(parts, widths)):
         if isinstance(part, str):
             sheet.text(cx, y + 1.5 * MM, part, "body")
@@ -169,7 +170,7 @@ def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> 
         points = fix_points(stage)
         label = f"then {points} fix-points" + (" at the service park" if stage.service_park else "")
         lw = sheet.text_width(label, "small")
-        bx = right - points * 4.3 * MM + 1.2 * MM
+        bx = right - points * 4.3 * MM + 0.9 * MM  # the boxes' lines stay inside the frame
         _checkboxes(sheet, bx, y2 - 0.6 * MM, points, size=3.1 * MM, gap=1.2 * MM)
         sheet.text(bx - 1.5 * MM, y2, label, "small", align="right")
         if stage.service_park:
@@ -372,32 +373,40 @@ def render_race(
     keywords: tuple[str, ...] = (),
 ) -> tuple[bytes, int]:
     """A race's printable PDF (race sheet pages, the time table on the last) and its page count."""
-    _width_pt, height_pt = template.page_size(paper)
-    plan = plan_race(race, template, height_pt / MM)
-    total = plan.page_count
-    speed = max_speed(race)
     meta = Meta(
         title=f"{race.name}: Rallytaire race sheet",
         subject="Rallytaire race sheet and time table",
         keywords=("rallytaire", "race sheet") + keywords,
     )
 
-    def draw(sheet: Sheet) -> None:
-        for number in range(1, total + 1):
-            if number == 1:
-                draw_header(sheet, race, analysis, advanced, total)
-            else:
-                draw_running_header(sheet, race, number, total)
-            for placed in plan.pages[number - 1] if number <= len(plan.pages) else ():
-                draw_stage(sheet, race, placed, analysis, advanced)
-            if number - 1 == plan.table_page:
-                # the time table at the foot of its page, above the scale bar
-                table_top = sheet.bottom + (FOOTER_MM + table_height(speed)) * MM
-                draw_time_table(sheet, sheet.left, table_top, sheet.right - sheet.left, speed)
-            draw_footer(sheet)
-            sheet.end_page()
+    return render_pdf(template, ink, paper, meta, lambda sheet: draw_race(sheet, race, analysis, advanced))
 
-    return render_pdf(template, ink, paper, meta, draw)
+
+def race_pages(race: Race, template: Template, paper: str | None) -> int:
+    """The pages `draw_race` draws for `race` on `paper`."""
+    return plan_race(race, template, template.page_size(paper)[1] / MM).page_count
+
+
+def draw_race(sheet: Sheet, race: Race, analysis=None, advanced=None) -> None:
+    """Every page of a race's sheet (its stages, then the time table on the last page)."""
+    plan = plan_race(race, sheet.t, sheet.height / MM)
+    total = plan.page_count
+    speed = max_speed(race)
+    for number in range(1, total + 1):
+        if number == 1:
+            draw_header(sheet, race, analysis, advanced, total)
+        else:
+            draw_running_header(sheet, race, number, total)
+        for placed in plan.pages[number - 1] if number <= len(plan.pages) else ():
+            draw_stage(sheet, race, placed, analysis, advanced)
+        if number - 1 == plan.table_page:
+            # the time table at the foot of its page, above the scale bar
+            table_top = sheet.bottom + (FOOTER_MM + table_height(speed)) * MM
+            inset = 0.3 * MM  # the boxes' lines stay inside the frame
+            draw_time_table(sheet, sheet.left + inset, table_top, sheet.right - sheet.left - 2 * inset, speed)
+        draw_footer(sheet)
+        sheet.end_page()
+
 
 
 def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:

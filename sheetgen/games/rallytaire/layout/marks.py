@@ -29,12 +29,13 @@ LABEL_MM = 5.0
 BOX_MM = 5.0
 #: Gap between the N and the D box, mm: enough to keep them two boxes.
 BOX_GAP_MM = 1.0
-#: Offsets of the planning zone lines from the edge of the road, mm: two lanes on each side,
+#: Offsets of the planning zone lines from the edge of the road, mm: three lanes on each side,
 #: 2 mm apart, for zones that overlap or follow each other on one side of the road. A zone takes
-#: the first lane outside its bend, then inside, that no zone near it along the road uses and
-#: that keeps ZONE_GAP_MM from every zone line already placed; it shares a lane only when no
-#: lane does (the tests hold every bundled and generated race to the separate lanes).
-ZONE_OFFSETS_MM = (1.0, 3.0)
+#: the first lane outside its bend, then inside, that keeps ZONE_GAP_MM from every zone line
+#: already placed; it shares a lane only when no lane does (the layout's ``shared_lanes`` then
+#: says so: the generator proposes such a stage again, and the tests hold every bundled and
+#: generated race to separate lanes).
+ZONE_OFFSETS_MM = (1.0, 3.0, 5.0)
 #: Least distance between two zone lines, mm: two lines this far apart read as two.
 ZONE_GAP_MM = 2.0
 #: Gap cut out of a zone line either side of another corner's line or of the start of
@@ -437,9 +438,11 @@ def complete_layout(
     # planning zones: outside of the bend first, in a lane of their own and ZONE_GAP_MM from
     # every other zone line; a lane shared only as a last resort
     zones: list[tuple[tuple[Point, ...], int, float]] = []
+    shared = False
     for c in corners:
         done = None
         for share in (False, True):
+            shared = shared or share
             for side in (-c.sign, c.sign):
                 for off in ZONE_OFFSETS_MM:
                     pts = _zone_polyline(poses, angles, c, side, off, s)
@@ -545,6 +548,7 @@ def complete_layout(
         finish_line=spaces[-1].back_edge,
         corners=tuple(out_corners),
         bbox=Rect(x0, y0, x1 - x0, y1 - y0),
+        shared_lanes=shared,
     )
     return centred(raw, width, height)
 
@@ -597,6 +601,7 @@ def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None
         finish_line=invisible.back_edge,
         corners=corners,
         bbox=mvr(bb),
+        shared_lanes=lay.shared_lanes,
     )
 
 

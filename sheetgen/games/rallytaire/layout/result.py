@@ -98,6 +98,8 @@ class StageLayout:
     dashed). ``start_line`` is the back edge of space 1, ``finish_line`` the shared edge of the
     last space and the invisible one, both from right to left in driving direction. ``style`` is
     "winding" or "serpentine" (the fallback). ``bbox`` holds everything laid out.
+    ``shared_lanes`` is True when some planning zone found no lane of its own (2 mm from every
+    other zone line) and shares one: the stage prints, but its zones may be misread.
     """
 
     width: float
@@ -110,3 +112,4 @@ class StageLayout:
     finish_line: Segment
     corners: tuple[CornerLayout, ...]
     bbox: Rect
+    shared_lanes: bool = False

@@ -103,7 +103,7 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
     cell = 7 * MM
     head = 16 * MM
     gx = right - head - 5 * cell - 0.3 * MM  # the boxes' lines stay inside the frame
-    row_h = 4.2 * MM
+    row_h = 4.0 * MM
     rows = (("Gear", [str(g) for g in BASE_SPEED]), ("Dice", [str(g) for g in BASE_SPEED]), ("Base speed", [str(v) for v in BASE_SPEED.values()]))
     for r, (label, values) in enumerate(rows):
         ry = y0 - 0.6 * MM + (2 - r) * row_h

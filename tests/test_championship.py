@@ -592,7 +592,8 @@ def test_season_refusals(run, tmp_path):
 
 def test_validate_build_and_render_take_a_season(run, tmp_path):
     """A season file is a Rallytaire spec like a race: validate names it, build and render print
-    its season sheet (the same bytes as `season -o`), analyze and simulate say it is no race."""
+    its season sheet (the page `season -o` prints) and then the race sheets of its generated
+    race, analyze and simulate say it is no race."""
     for name in ("monte_carlo.yaml", "acropolis.yaml"):
         shutil.copy(SPECS / "rallytaire" / name, tmp_path / name)
     path = tmp_path / "season.yaml"
@@ -605,9 +606,15 @@ def test_validate_build_and_render_take_a_season(run, tmp_path):
     result = run("build", str(path), "-o", str(out), "-q")
     assert result.exit_code == 0, result.output
     assert run("season", str(path), "-o", str(tmp_path / "season.pdf")).exit_code == 0
-    assert (out / "season.pdf").read_bytes() == (tmp_path / "season.pdf").read_bytes()
     assert run("render", str(path), "-o", str(tmp_path / "r.pdf")).exit_code == 0
-    assert (tmp_path / "r.pdf").read_bytes() == (tmp_path / "season.pdf").read_bytes()
+    assert (tmp_path / "r.pdf").read_bytes() == (out / "season.pdf").read_bytes()
+    alone = PdfReader(str(tmp_path / "season.pdf")).pages
+    built = PdfReader(str(out / "season.pdf")).pages
+    # the season sheet, a blank back, then the generated race's sheet (two stages: one page)
+    assert (len(alone), len(built)) == (1, 3)
+    note = "  (generated: its race sheet is page 3 of this file)"
+    assert note in built[0].extract_text() and built[0].extract_text().replace(note, "") == alone[0].extract_text()
+    assert "Rallytaire race sheet, page 1 of 1" in built[2].extract_text()
     for command in (("analyze",), ("simulate", "--seed", "1")):
         result = run(*command, str(path))
         assert result.exit_code == 1

@@ -69,26 +69,26 @@ def _check_race(job: tuple[str, int]) -> dict:
     """Generate one race and check it in this (worker) process; return what the test asserts."""
     from test_layout import check
 
-    from sheetgen.games.rallytaire.sheet import plan_pages
+    from sheetgen.games.rallytaire.sheet import pages_wanted, plan_race
     from sheetgen.template import MM, load_template
-
-    from sheetgen.games.rallytaire.generate import RaceSheetFit
 
     difficulty, seed = job
     race = generate_race(seed, stages=1 + seed % 2, difficulty=difficulty)
     text = spec_text(race, f"test {difficulty} {seed}")
     template = load_template()
-    fit = RaceSheetFit()
     placed = {}
     for paper in PAPERS:
         _width_pt, height_pt = template.page_size(paper)
-        pages = plan_pages(race, template, height_pt / MM)
-        for number, page in enumerate(pages):
+        plan = plan_race(race, template, height_pt / MM)
+        # one sheet (one page for one stage), the time table on its last page: what the
+        # generator's check asked of the plan
+        assert plan.page_count <= pages_wanted(len(race.stages)) == len(race.stages)
+        assert plan.table_page == len(plan.pages) - 1
+        pages = plan.pages
+        for page in pages:
             for p in page:
                 # every promise of layout_stage (no overlap, inside the box) from the result
                 check(race.stages[p.index], p.layout, p.layout.width, p.layout.height)
-                if len(page) == 1:  # the generator's first check used the renderer's box
-                    assert (p.layout.width, p.layout.height) == fit.box(number == 0)
         placed[paper] = [[(p.index, p.layout) for p in page] for page in pages]
     # one plan and one track per stage on every paper (see games.rallytaire.sheet.track_box)
     assert placed["a4"] == placed["letter"]
@@ -133,9 +133,9 @@ def test_generated_races_are_valid_printable_and_in_their_band(generated, diffic
             assert in_band(figures, DOCUMENTED[difficulty]), (difficulty, seed, name, figures)
             assert 40 <= length <= 70
             assert corners >= length // 10  # one corner per 10 spaces at least
-        # each stage printed once per paper, as a winding road (no overlap: checked in the worker)
+        # each stage printed once per paper, on one page (no overlap: checked in the worker)
         for paper in PAPERS:
-            assert result["placed"][paper] == [(i, "winding") for i in range(len(race.stages))], (seed, paper)
+            assert [i for i, _style in result["placed"][paper]] == list(range(len(race.stages))), (seed, paper)
 
 
 def test_the_figures_agree_with_stage_difficulty(generated):
@@ -256,7 +256,7 @@ def test_stages_too_long_to_wind_print_as_rows_with_u_turns(difficulty):
             for p in page:
                 assert p.layout.style == "serpentine"
                 check(race.stages[p.index], p.layout, p.layout.width, p.layout.height)
-    # the ordinary lengths could all wind, so they must (test above: every one is "winding")
+    # an ordinary length could wind alone on a page
     assert can_wind(Stage("x", Surface.GRAVEL, 70), *track_box(template, True))
 
 

@@ -417,3 +417,68 @@ def test_start_and_finish_words_find_free_room(stage_, box):
         # close to its own line: within a few spaces
         mx, my = (line[0][0] + line[1][0]) / 2, (line[0][1] + line[1][1]) / 2
         assert math.dist(rect.centre, (mx, my)) < 4 * result.space_mm + 9.0
+
+
+def _rect_gap(a, b) -> float:
+    """Gap between two axis-aligned rectangles (0 when they touch or overlap)."""
+    dx = max(a.x - (b.x + b.width), b.x - (a.x + a.width), 0.0)
+    dy = max(a.y - (b.y + b.height), b.y - (a.y + a.height), 0.0)
+    return math.hypot(dx, dy)
+
+
+def _point_polyline(p, pts) -> float:
+    best = math.inf
+    for a, b in zip(pts, pts[1:]):
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        n = dx * dx + dy * dy
+        t = 0.0 if n == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / n))
+        best = min(best, math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1]))
+    return best
+
+
+def test_zone_lines_are_broken_and_marked():
+    """On the bundled races' sheets (the page plan's own layouts): every zone line is drawn in
+    pieces of itself, with a gap where it runs past another corner's line or the start of
+    another zone, its first space marked by a box next to the line's end; every corner's gear
+    label has its N and D pair right next to it."""
+    from conftest import RALLYTAIRE_SPECS
+
+    from sheetgen.games.rallytaire.layout.marks import ZONE_BREAK_MM
+    from sheetgen.games.rallytaire.sheet import plan_race
+    from sheetgen.registry import load_spec
+    from sheetgen.template import load_template
+
+    template = load_template("race_sheet")
+    checked = 0
+    for path in RALLYTAIRE_SPECS:
+        race = load_spec(path).model
+        for page in plan_race(race, template, 279.4).pages:
+            for placed in page:
+                stage_, lay = race.stages[placed.index], placed.layout
+                assert not lay.shared_lanes
+                by_after = {c.after: c for c in stage_.corners}
+                for cl in lay.corners:
+                    src = by_after[cl.after]
+                    for piece in cl.zone_pieces:
+                        assert all(_point_polyline(p, cl.zone) < 1e-6 for p in piece)
+                    # the lane points where the line passes another corner or another zone's start
+                    joints = {o.after for o in stage_.corners if o.after != cl.after and src.zone <= o.after < cl.after}
+                    joints |= {o.zone - 1 for o in stage_.corners if o.after != cl.after and src.zone < o.zone <= cl.after}
+                    for j in joints:
+                        sp = lay.spaces[j - 1]
+                        th = math.radians(sp.heading)
+                        normal = (-math.sin(th), math.cos(th)) if cl.zone_side == "left" else (math.sin(th), -math.cos(th))
+                        edge = sp.corners[2] if cl.zone_side == "left" else sp.corners[1]
+                        lane = (edge[0] + normal[0] * cl.zone_offset, edge[1] + normal[1] * cl.zone_offset)
+                        assert _point_polyline(lane, cl.zone) < 1e-6
+                        for piece in cl.zone_pieces:
+                            assert _point_polyline(lane, piece) >= ZONE_BREAK_MM - 1e-6, (path.stem, stage_.name, cl.after, j)
+                        checked += 1
+                    # the gear number's box by the end of the line at the zone's first space
+                    assert cl.zone_mark is not None
+                    assert math.dist(cl.zone_mark.centre, cl.zone[-1]) <= 6.0
+                    for sp in lay.spaces:
+                        assert not convex_overlap(cl.zone_mark.corners, sp.corners, 0.01)
+                    # the label and its N and D pair: one unit
+                    assert _rect_gap(cl.label, cl.n_box) <= 1.0 + 1e-6 or _rect_gap(cl.label, cl.d_box) <= 1.0 + 1e-6
+    assert checked >= 5  # the bundled races have zones running past other corners (10 gaps)

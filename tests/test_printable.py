@@ -14,7 +14,7 @@ def test_a_stage_too_long_for_any_page_is_refused_at_its_length(run, tmp_path):
     spec = tmp_path / "race.yaml"
     spec.write_text(race("  - {name: SS1, surface: gravel, length: 300, corners: []}\n"), encoding="utf-8")
     line = (
-        f"{spec}:4:42: error: cannot be printed on the race sheet: stage 'SS1' (300 spaces) does not fit in 190.0 x 199.9 mm: "
+        f"{spec}:4:42: error: cannot be printed on the race sheet: stage 'SS1' (300 spaces) does not fit in 190.0 x 214.9 mm: "
         "it needs a box at least 249.5 mm high at this width; shorten the stage or space its corners out\n"
     )
     for command in (("validate", str(spec)), ("render", str(spec), "-o", str(tmp_path / "r.pdf")), ("build", str(spec), "-o", str(tmp_path / "out"))):

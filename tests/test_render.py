@@ -187,7 +187,7 @@ def test_time_table_reaches_17_only_when_the_engine_can_be_pushed(run, write, tm
         assert "Time table: the finishing turn" in table_page
         # every row ends with 10.0 s (moved == speed), so the rows are counted by it
         assert str(table_page.split().count("10.0")) == last_row
-        assert ("Speed 17 is reached only when pushing the engine" in table_page) == (last_row == "17")
+        assert ("Speed 17 only when pushing the engine" in table_page) == (last_row == "17")
 
 
 def test_service_park_and_fix_points_marked(bundled):
@@ -201,8 +201,9 @@ def test_service_park_and_fix_points_marked(bundled):
 
 def test_same_pages_and_tracks_on_a4_and_letter():
     """One league, two papers: every race prints the same stages on the same pages with the same
-    track, laid out in the room both papers have (track_box) and fitting inside each page."""
-    from sheetgen.games.rallytaire.sheet import FOOTER_MM, HEADER_MM, PANEL_HEAD_MM, RUNNING_HEADER_MM, plan_pages, track_box
+    track, laid out in the room both papers have and fitting inside each page; each race of up
+    to four stages on one sheet (two pages), the time table on its last page."""
+    from sheetgen.games.rallytaire.sheet import FOOTER_MM, HEADER_MM, PANEL_GAP_MM, PANEL_HEAD_MM, RUNNING_HEADER_MM, plan_race, table_height, max_speed, track_box
     from sheetgen.template import MM, PAPERS, load_template
 
     template = load_template("race_sheet")
@@ -211,19 +212,22 @@ def test_same_pages_and_tracks_on_a4_and_letter():
         plans = {}
         for paper, (width_pt, height_pt) in PAPERS.items():
             width, height = width_pt / MM, height_pt / MM
-            pages = plan_pages(race, template, height)
-            for number, page in enumerate(pages):
+            plan = plan_race(race, template, height)
+            assert plan.page_count == len(plan.pages) == 2 and plan.table_page == 1, (path.stem, paper)
+            for number, page in enumerate(plan.pages):
                 top = HEADER_MM if number == 0 else RUNNING_HEADER_MM
                 room = height - 2 * template.margin_mm - FOOTER_MM - top
+                if number == plan.table_page:
+                    room -= PANEL_GAP_MM + table_height(max_speed(race))
+                    assert plan.table_top_mm == pytest.approx(page[-1].top_mm + page[-1].height_mm + PANEL_GAP_MM)
                 # the panels fill this page's room, no more
                 assert page[0].top_mm == top
                 assert page[-1].top_mm + page[-1].height_mm == pytest.approx(top + room)
                 for placed in page:
-                    box = track_box(template, number == 0, half=len(page) == 2)
-                    assert (placed.layout.width, placed.layout.height) == box
-                    assert box[0] <= width - 2 * template.margin_mm + 1e-9
-                    assert box[1] <= placed.height_mm - PANEL_HEAD_MM + 1e-9
-            plans[paper] = [[(p.index, p.layout) for p in page] for page in pages]
+                    assert placed.layout.width == 190.0 <= width - 2 * template.margin_mm + 1e-9
+                    assert placed.layout.height <= placed.height_mm - PANEL_HEAD_MM + 1e-9
+                    assert placed.layout.space_mm >= 7.0
+            plans[paper] = [[(p.index, p.layout) for p in page] for page in plan.pages]
         assert plans["a4"] == plans["letter"], path.stem
     # the common room: A4's width (the narrower) and Letter's height (the lower)
     assert track_box(template, False) == pytest.approx((210.0 - 20, 279.4 - 20 - FOOTER_MM - RUNNING_HEADER_MM - PANEL_HEAD_MM))

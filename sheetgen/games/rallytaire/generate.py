@@ -8,11 +8,9 @@ Each proposal is then checked, and only kept when
 
 - it is valid (`spec.validate_stage`);
 - the exact solver (`solve.analyze_stage`) puts it in the requested difficulty band;
-- it winds on the race sheet without overlap on A4 and on Letter (or, when it is too long to
-  wind on a page at all, the renderer's rows with U-turns fit), in the box the renderer
-  really gives it (`sheet.track_box`, the same on both papers; the whole race goes
-  through the renderer's page plan once more at the end, because two short stages may share a
-  page).
+- it prints on the race sheet, A4 and Letter alike, two stages a page (`RaceSheetFit`: the
+  renderer's own page plan, `sheet.plan_race`; the whole race goes through it once more at the
+  end, so that a race of four stages prints on one sheet, front and back).
 
 Every random choice comes from ``random.Random(seed)`` (each stage from its own generator
 seeded from it), never from the global generator or ``hash()``, so the same seed and options
@@ -51,7 +49,7 @@ DEFAULT_LENGTH = (40, 70)
 ATTEMPTS_PER_STAGE = 60
 #: How far a missed proposal leans the next ones (see `propose_corners`).
 TILT_STEP = 0.5
-#: Stages in the band that may fail to wind on the sheet before a stage is given up.
+#: Stages in the band that may fail to fit on the sheet before a stage is given up.
 SHEET_GIVE_UP = 10
 #: Times the race-level page check may send a stage back to be proposed again.
 RACE_RETRIES = 6
@@ -360,16 +358,15 @@ def service_parks(count: int) -> tuple[bool, ...]:
 
 
 class RaceSheetFit:
-    """Does a stage wind, without overlap, where the race sheet will print it?
+    """Does a stage print well where the race sheet will print it?
 
-    The boxes come from the race sheet's page plan, which the renderer draws (`sheet.track_box` with the
-    built-in race_sheet template): one box holds on A4 and on Letter alike (the renderer draws
-    the same track on both), so what is checked is what is printed on either paper. `stage` is
-    a quick first check in the box a stage most likely gets (page 1 for the first stage, a later
-    page otherwise; `games.rallytaire.layout` caches the result); `race` is the real one: the
-    renderer's page plan of the whole race, where two short stages may share a page (the plan's
-    pages and tracks are the same on every paper: only the panels' heights differ, which no
-    track sees).
+    The check is the race sheet's own page plan (`sheet.plan_race` with the built-in
+    race_sheet template), which the renderer draws: its pages and tracks are the same on A4 and
+    on Letter, so what is checked is what is printed on either paper. `stage` is a quick first
+    check: a stage of up to `sheet.PAIR_LENGTH` spaces must fit the track height that two stages
+    sharing a page with the time table each get (`sheet.pair_track_height`), so that any four
+    such stages print on one sheet; a longer one must fit alone on a page. `race` is the real
+    one: the plan of the whole race on `sheet.pages_wanted` pages.
     """
 
     def __init__(self, template: str = "race_sheet"):
@@ -379,42 +376,48 @@ class RaceSheetFit:
         self._sheet = sheet
         self._template = _race_template(template)
         self._page_h = self._template.page_size()[1] / MM
+        self._pair_h = sheet.pair_track_height(self._template)
 
     def box(self, first_page: bool) -> tuple[float, float]:
         """(width, height) of the track of a stage alone on a page, mm, on every paper."""
         return self._sheet.track_box(self._template, first_page)
 
     def stage(self, stage: Stage, index: int) -> bool:
-        """Does stage `index` of a race print well alone on its page (page 1 for the first
-        stage)? As a winding road; or, when it is too long to wind on a page at all, as rows
-        with U-turns (the renderer's serpentine)."""
-        from sheetgen.games.rallytaire.layout import LayoutError, can_wind, layout_stage, winding_layout
+        """Does stage `index` of a race print well: two a page when it is no longer than
+        `sheet.PAIR_LENGTH` spaces, else alone on its page (page 1 for the first stage)?"""
+        from sheetgen.games.rallytaire.layout import LayoutError, layout_stage, needed_height
 
-        box, space = self.box(index == 0), self._template.space_mm
-        if winding_layout(stage, *box, space_mm=space) is not None:
-            return True
-        if can_wind(stage, *box, space_mm=space):
-            return False  # it could wind: another proposal will
+        width, height = self.box(index == 0)
+        least = min(self._sheet.MIN_SPACE_MM, self._template.space_mm)
+        if stage.length <= self._sheet.PAIR_LENGTH:
+            need = needed_height(stage, width, least)
+            if need is None or need > self._pair_h + 1e-9:
+                return False
+            height = self._pair_h
         try:
-            layout_stage(stage, *box, space_mm=space)
+            lay = layout_stage(stage, width, height, space_mm=self._template.space_mm, min_space_mm=least)
         except LayoutError:
             return False
-        return True
+        return not lay.shared_lanes  # every planning zone in a lane of its own
 
     def race(self, race: Race) -> int | None:
-        """Index of the first stage that would not print well (see `stage`), None when all do."""
-        from sheetgen.games.rallytaire.layout import LayoutError, can_wind
+        """Index of a stage to propose again because the race does not print on the pages it
+        should (`sheet.pages_wanted`, when every stage is no longer than `sheet.PAIR_LENGTH`) or
+        a stage's planning zones share a lane, None when it prints well."""
+        from sheetgen.games.rallytaire.layout import LayoutError, needed_height
 
         try:
-            pages = self._sheet.plan_pages(race, self._template, self._page_h)
+            plan = self._sheet.plan_race(race, self._template, self._page_h)
         except LayoutError as exc:
-            assert exc.stage_index is not None, "plan_pages names the stage that did not fit"
+            assert exc.stage_index is not None, "plan_race names the stage that did not fit"
             return exc.stage_index
-        for page in pages:
+        for page in plan.pages:
             for placed in page:
-                lay = placed.layout
-                if lay.style != "winding" and can_wind(race.stages[placed.index], lay.width, lay.height, space_mm=self._template.space_mm):
+                if placed.layout.shared_lanes:
                     return placed.index
+        if all(s.length <= self._sheet.PAIR_LENGTH for s in race.stages) and plan.page_count > self._sheet.pages_wanted(len(race.stages)):
+            width = self.box(False)[0]
+            return max(range(len(race.stages)), key=lambda i: needed_height(race.stages[i], width, self._sheet.MIN_SPACE_MM) or 0.0)
         return None
 
 
@@ -545,7 +548,7 @@ def _failure(difficulty: str, length: tuple[int, int], tally: _Tally) -> str:
     if tally.sparse:
         reasons.append(f"{tally.sparse} had fewer than one corner per 10 spaces")
     if tally.sheet:
-        reasons.append(f"{tally.sheet} in the band did not wind on the race sheet (A4 and Letter)")
+        reasons.append(f"{tally.sheet} in the band did not fit on the race sheet (A4 and Letter)")
     return f"cannot generate {article} {difficulty} stage of {where} in {tally.proposals} tries: " + "; ".join(reasons) + "; try another --length or --difficulty"
 
 

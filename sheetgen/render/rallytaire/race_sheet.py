@@ -15,7 +15,7 @@ from reportlab.lib.colors import HexColor
 from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
 from sheetgen.games.rallytaire.rules_advanced import fix_points
-from sheetgen.games.rallytaire.sheet import PANEL_HEAD_MM, RUNNING_HEADER_MM, Placed, plan_pages
+from sheetgen.games.rallytaire.sheet import FOOTER_MM, HEADER_MM, PANEL_HEAD_MM, TABLE_ROW_MM, TABLE_TITLE_MM, Placed, max_speed, plan_race, table_height
 from sheetgen.games.rallytaire.layout import StageLayout, end_label
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
@@ -38,80 +38,109 @@ def _checkboxes(sheet: Sheet, x: float, y: float, count: int, size: float = 3.6 
     return count * (size + gap)
 
 
-def _field(sheet: Sheet, x: float, y: float, label: str, width: float, unit: str = "") -> None:
+def _field(sheet: Sheet, x: float, y: float, label: str, width: float, unit: str = "") -> float:
+    """A label and a box to write in (6.5 mm high, its bottom at y), then `unit`; returns the
+    x where the field ends."""
     sheet.text(x, y + 1.6 * MM, label, "body", bold=True)
     lx = x + sheet.text_width(label, "body", bold=True) + 2 * MM
     sheet.box(lx, y, width, 6.5 * MM)
+    end = lx + width
     if unit:
         sheet.text(lx + width + 1.2 * MM, y + 1.6 * MM, unit, "body")
+        end += 1.2 * MM + sheet.text_width(unit, "body")
+    return end
+
+
+def _field_width(sheet: Sheet, label: str, width: float, unit: str = "") -> float:
+    return sheet.text_width(label, "body", bold=True) + 2 * MM + width + (1.2 * MM + sheet.text_width(unit, "body") if unit else 0.0)
 
 
 def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> None:
+    """Page 1's header, HEADER_MM high: nothing of it leaves the page's printable frame."""
     x, top = sheet.left, sheet.top
     right = sheet.right
-    sheet.text(x, top - 6 * MM, race.name, "title", bold=True)
-    sheet.text(right, top - 3.5 * MM, "Rallytaire race sheet", "small", align="right")
-    sheet.text(right, top - 7 * MM, f"page 1 of {pages}", "small", align="right")
-    y = top - 16 * MM
-    _field(sheet, x, y, "Driver", 52 * MM)
-    _field(sheet, x + 72 * MM, y, "Date", 30 * MM)
-    _field(sheet, x + 116 * MM, y, "Total time", 30 * MM, "s")
+    sheet.text(x, top - 5.5 * MM, race.name, "title", bold=True)
+    sheet.text(right, top - 2.8 * MM, f"Rallytaire race sheet, page 1 of {pages}", "small", align="right")
     pars = []
     if analysis is not None:
         pars.append(f"race par {_s(analysis.par_time)} basic game")
     if advanced is not None:
         pars.append(f"{_s(advanced.race_par_time)} advanced (best tyres: {advanced.tyres.value})")
     if pars:
-        sheet.text(right, y - 3.5 * MM, ", ".join(pars), "small", align="right")
+        sheet.text(right, top - 6.0 * MM, ", ".join(pars), "small", align="right")
+    # driver, date, total time; the gear table on the right
+    y = top - 14 * MM
+    end = _field(sheet, x, y, "Driver", 42 * MM)
+    end = _field(sheet, end + 4 * MM, y, "Date", 24 * MM)
+    _field(sheet, end + 4 * MM, y, "Total time", 22 * MM, "s")
     # advanced game: boxes
-    y0 = top - 36 * MM
-    sheet.text(x, y0 + 12.5 * MM, "Advanced game", "body", bold=True)
+    y0 = top - 26 * MM
+    sheet.text(x, y0 + 8.8 * MM, "Advanced game", "body", bold=True)
     boxes = (("Engine", race.boxes.engine), ("Brakes", race.boxes.brakes), ("Gearbox", race.boxes.gearbox), ("Car", race.boxes.car))
     for k, (label, count) in enumerate(boxes):
         bx = x + (k % 2) * 34 * MM
-        by = y0 + (5.5 * MM if k < 2 else 0)
+        by = y0 + (4.4 * MM if k < 2 else 0)
         sheet.text(bx, by + 0.8 * MM, label, "body")
         if count:
             _checkboxes(sheet, bx + 14 * MM, by, count, size=3.4 * MM, gap=0.9 * MM)
         else:
             sheet.text(bx + 14 * MM, by + 0.8 * MM, "none", "small")
-    # tyres
-    tx = x + 72 * MM
-    sheet.text(tx, y0 + 12.5 * MM, "Tyres (check one)", "body", bold=True)
+    # tyres: a box to check, the surface's name, and a swatch of its whole pattern
+    tx = x + 70 * MM
+    sheet.text(tx, y0 + 8.8 * MM, "Tyres (check one)", "body", bold=True)
     for k, surface in enumerate(Surface):
-        ty = y0 + 6.5 * MM - k * 0.0
-        cx = tx + k * 19 * MM
+        ty = y0 + 4.4 * MM
+        cx = tx + k * 20 * MM
         allowed = surface in race.tyres
-        sheet.box(cx, ty, 3.6 * MM, 3.6 * MM)
+        sheet.box(cx, ty, 3.4 * MM, 3.4 * MM)
         if not allowed:
             sheet.stroke(width=sheet.ink.line_width)
-            sheet.c.line(cx, ty, cx + 3.6 * MM, ty + 3.6 * MM)
-            sheet.c.line(cx, ty + 3.6 * MM, cx + 3.6 * MM, ty)
-        sheet.text(cx + 4.6 * MM, ty + 0.8 * MM, surface.value, "small")
-        draw_pattern(sheet, surface.value, cx, y0, 16 * MM, 4.5 * MM)
+            sheet.c.line(cx, ty, cx + 3.4 * MM, ty + 3.4 * MM)
+            sheet.c.line(cx, ty + 3.4 * MM, cx + 3.4 * MM, ty)
+        sheet.text(cx + 4.4 * MM, ty + 0.8 * MM, surface.value, "small")
+        draw_pattern(sheet, surface.value, cx, y0 - 0.6 * MM, 17 * MM, 4.2 * MM)
     # gear and base-speed table
-    gx = right - 58 * MM
-    cell = 8 * MM
+    cell = 7 * MM
+    head = 16 * MM
+    gx = right - head - 5 * cell - 0.3 * MM  # the boxes' lines stay inside the frame
+    row_h = 4.0 * MM
     rows = (("Gear", [str(g) for g in BASE_SPEED]), ("Dice", [str(g) for g in BASE_SPEED]), ("Base speed", [str(v) for v in BASE_SPEED.values()]))
-    head = 18 * MM
     for r, (label, values) in enumerate(rows):
-        ry = y0 + 9.6 * MM - r * 4.8 * MM
-        sheet.box(gx, ry, head, 4.8 * MM, shaded=True)
-        sheet.text(gx + 1.2 * MM, ry + 1.4 * MM, label, "small", bold=True)
+        ry = y0 - 0.6 * MM + (2 - r) * row_h
+        sheet.box(gx, ry, head, row_h, shaded=True)
+        sheet.text(gx + 1.2 * MM, ry + 1.2 * MM, label, "small", bold=True)
         for c, value in enumerate(values):
-            sheet.box(gx + head + c * cell, ry, cell, 4.8 * MM, shaded=r == 0)
-            sheet.text(gx + head + (c + 0.5) * cell, ry + 1.4 * MM, value, "small", bold=r == 0, align="center")
+            sheet.box(gx + head + c * cell, ry, cell, row_h, shaded=r == 0)
+            sheet.text(gx + head + (c + 0.5) * cell, ry + 1.2 * MM, value, "small", bold=r == 0, align="center")
     sheet.stroke(width=sheet.ink.thin_width)
-    sheet.c.line(x, y0 - 2.5 * MM, right, y0 - 2.5 * MM)
+    sheet.c.line(x, top - (HEADER_MM - 0.6) * MM, right, top - (HEADER_MM - 0.6) * MM)
 
 
 def draw_running_header(sheet: Sheet, race: Race, page: int, pages: int) -> None:
-    sheet.text(sheet.left, sheet.top - 4.5 * MM, race.name, "heading", bold=True)
-    sheet.text(sheet.right, sheet.top - 4.5 * MM, f"Rallytaire race sheet, page {page} of {pages}", "small", align="right")
+    sheet.text(sheet.left, sheet.top - 4.0 * MM, race.name, "heading", bold=True)
+    sheet.text(sheet.right, sheet.top - 4.0 * MM, f"Rallytaire race sheet, page {page} of {pages}", "small", align="right")
 
 
 def draw_footer(sheet: Sheet) -> None:
-    sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
+    # a little in from the frame, so that the bar's end tick (a line 0.8 pt wide) stays inside it
+    sheet.scale_bar(sheet.left + 0.3 * MM, sheet.bottom + 1.0 * MM)
+
+
+def _time_sum(sheet: Sheet, right: float, y: float) -> None:
+    """Right-aligned at `right`, boxes' bottom at y: "turns [ ] x 10 s + [ ] s = [ ] s", the
+    stage time worked out from the turns before the finishing turn and the time table's figure
+    (the last box, drawn heavier, is the stage time)."""
+    box_h = 5.2 * MM
+    parts = ("turns", 7 * MM, f"\u00d7 {TURN_SECONDS} s +", 9 * MM, "s =", 13 * MM, "s")
+    widths = [sheet.text_width(p, "body") if isinstance(p, str) else p for p in parts]
+    gap = 1.2 * MM
+    cx = right - sum(widths) - gap * (len(parts) - 1) - 0.3 * MM
+    for k, (part, w) in enumerate(zip(parts, widths)):
+        if isinstance(part, str):
+            sheet.text(cx, y + 1.5 * MM, part, "body")
+        else:
+            sheet.box(cx, y, w, box_h, width=sheet.ink.line_width * (1.5 if k == 5 else 1.0))
+        cx += w + gap
 
 
 def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> None:
@@ -120,16 +149,15 @@ def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> 
     x = sheet.left
     top = sheet.top - placed.top_mm * MM
     right = sheet.right
-    # panel head, first line
-    y = top - 5 * MM
+    # panel head, first line: name, surface, and the stage time's sum on the right
+    y = top - 4.6 * MM
     sheet.text(x, y, stage.name, "heading", bold=True)
-    nx = x + sheet.text_width(stage.name, "heading", bold=True) + 4 * MM
-    draw_pattern(sheet, stage.surface.value, nx, y - 1 * MM, 12 * MM, 4.5 * MM)
+    nx = x + sheet.text_width(stage.name, "heading", bold=True) + 3 * MM
+    draw_pattern(sheet, stage.surface.value, nx, y - 1 * MM, 12 * MM, 4.2 * MM)
     sheet.text(nx + 14 * MM, y, f"{stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners", "body")
-    # stage time box, right
-    _field(sheet, right - 42 * MM, y - 1.8 * MM, f"Stage {number} time", 18 * MM, "s")
+    _time_sum(sheet, right, y - 1.6 * MM)
     # second line: figures, service park and fix-points
-    y2 = top - 10.5 * MM
+    y2 = top - 9.6 * MM
     figures = []
     if analysis is not None:
         a = analysis.stages[placed.index]
@@ -142,13 +170,13 @@ def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> 
         points = fix_points(stage)
         label = f"then {points} fix-points" + (" at the service park" if stage.service_park else "")
         lw = sheet.text_width(label, "small")
-        bx = right - points * 4.3 * MM
+        bx = right - points * 4.3 * MM + 0.9 * MM  # the boxes' lines stay inside the frame
         _checkboxes(sheet, bx, y2 - 0.6 * MM, points, size=3.1 * MM, gap=1.2 * MM)
         sheet.text(bx - 1.5 * MM, y2, label, "small", align="right")
         if stage.service_park:
             sx = bx - lw - 12 * MM
-            sheet.box(sx, y2 - 1.1 * MM, 8 * MM, 4.4 * MM, width=sheet.ink.line_width * 1.5)
-            sheet.text(sx + 4 * MM, y2 - 0.1 * MM, "SP", "body", bold=True, align="center")
+            sheet.box(sx, y2 - 0.9 * MM, 8 * MM, 3.9 * MM, width=sheet.ink.line_width * 1.5)
+            sheet.text(sx + 4 * MM, y2 - 0.1 * MM, "SP", "small", bold=True, align="center")
     # the track, centred in the room this paper gives it (see track_box)
     lay = placed.layout
     track_h = placed.height_mm - PANEL_HEAD_MM
@@ -181,11 +209,12 @@ def draw_track(sheet: Sheet, stage: Stage, lay: StageLayout, x0: float, y0: floa
         _poly(sheet, space.corners, x0, y0, fill=ink.fill)
     for space in lay.spaces:
         if space.number % 5 == 0:
-            cx, cy = P(space.corners[3])
-            bx, by = P(space.corners[0])
-            # the number sits by the back-left corner, small, out of the pencil's way
-            tx = cx + (bx - cx) * 0.18 + (P(space.centre)[0] - cx) * 0.28
-            ty = cy + (by - cy) * 0.18 + (P(space.centre)[1] - cy) * 0.28
+            # by the middle of the left edge, small, out of the pencil's way and half a space
+            # from the back and front edges, where corner lines run
+            (fx, fy), (bx, by) = P(space.corners[2]), P(space.corners[3])
+            mx, my = (fx + bx) / 2, (fy + by) / 2
+            cx, cy = P(space.centre)
+            tx, ty = mx + (cx - mx) * 0.36, my + (cy - my) * 0.36
             sheet.text(tx, ty - sheet.t.sizes["space"] / 2.8, str(space.number), "space", align="center")
     # invisible space: dashed
     _poly(sheet, lay.invisible.corners, x0, y0, fill=False, dash=(2, 2), width=ink.thin_width)
@@ -204,21 +233,30 @@ def draw_track(sheet: Sheet, stage: Stage, lay: StageLayout, x0: float, y0: floa
         c.setLineCap(1)
         c.line(ax, ay, bx, by)
         c.setLineCap(0)
-        # planning zone: dashed line along the road, tick at its first space
-        if len(corner.zone) >= 2:
+        # planning zone: a dashed line along the road from the corner back to its first space,
+        # broken where it runs past another corner or zone, with a tick and the corner's gear
+        # number at its first space
+        zone_width = max(ink.thin_width * 2, 0.6)
+        for piece in corner.zone_pieces:
             path = c.beginPath()
-            path.moveTo(*P(corner.zone[0]))
-            for p in corner.zone[1:]:
+            path.moveTo(*P(piece[0]))
+            for p in piece[1:]:
                 path.lineTo(*P(p))
-            sheet.stroke(colour=ink.corner, width=max(ink.thin_width * 2, 0.6), dash=(3, 1.6))
+            sheet.stroke(colour=ink.corner, width=zone_width, dash=(3, 1.2))
             c.drawPath(path, stroke=1, fill=0)
-            sheet.stroke(colour=ink.corner, width=max(ink.thin_width * 2, 0.6))
+        if len(corner.zone) >= 2:
+            sheet.stroke(colour=ink.corner, width=zone_width)
             ex, ey = P(corner.zone[-1])
             px, py = P(corner.zone[-2])
             dx, dy = ex - px, ey - py
             norm = max((dx * dx + dy * dy) ** 0.5, 1e-6)
             tick = 1.3 * MM
             c.line(ex - dy / norm * tick, ey + dx / norm * tick, ex + dy / norm * tick, ey - dx / norm * tick)
+        if corner.zone_mark is not None:
+            mx, my = P(corner.zone_mark.centre)
+            sheet.stroke(colour=ink.corner, width=ink.thin_width)
+            c.circle(mx, my, corner.zone_mark.width * MM / 2, stroke=1, fill=0)
+            sheet.text(mx, my - 0.75 * MM, str(corner.gear), "small", bold=True, align="center", size=5.5)
         # gear number on the outside of the bend
         lx, ly = P((corner.label.x, corner.label.y))
         w, h = corner.label.width * MM, corner.label.height * MM
@@ -273,37 +311,51 @@ def _end_word(sheet: Sheet, lay: StageLayout, which: str, x0: float, y0: float) 
 # -- time table -------------------------------------------------------------------------------
 
 
+LEGEND = (
+    f"Stage time: turns before the finishing turn \u00d7 {TURN_SECONDS} s, plus this table's figure.",
+    "par: the expected time of the best possible play: the time to beat.",
+    "best: the fastest time possible, when every die falls your way.",
+    "p50: the median time of the best possible play: half of such drives are faster.",
+    "careful: the expected time when no gear that could crash is ever chosen.",
+    "advanced par: the par of the advanced game, with the best tyres.",
+)
+
+
 def draw_time_table(sheet: Sheet, x: float, top: float, width: float, max_speed: int) -> float:
-    """The finishing-turn table (rows: speed; columns: spaces moved); returns its height."""
+    """The finishing-turn table (rows: speed; columns: spaces moved), with the legend of the
+    stage figures in its empty upper right; returns its height (sheet.table_height)."""
     rows = table(max_speed)
-    head_w = 14 * MM
+    head_w = 12 * MM
     cell_w = (width - head_w) / max_speed
-    row_h = min(6.5 * MM, cell_w)
-    y = top - sheet.t.sizes["heading"] - 1 * MM
+    row_h = TABLE_ROW_MM * MM
+    y = top - 4.2 * MM
     sheet.text(x, y, "Time table: the finishing turn", "heading", bold=True)
-    y -= 4.5 * MM
-    sheet.text(x, y, f"Every turn before the finishing turn counts {TURN_SECONDS} s. On the finishing turn add the seconds below:", "small")
-    y -= 3.2 * MM
-    sheet.text(x, y, "row = your speed, column = spaces moved up to and including the invisible space after the finish line.", "small")
-    y -= 2 * MM
-    y -= row_h
+    note = "row: your speed; column: spaces moved, up to and including the invisible space after the finish line"
+    sheet.text(x + sheet.text_width("Time table: the finishing turn", "heading", bold=True) + 4 * MM, y, note, "small")
+    y = top - TABLE_TITLE_MM * MM - row_h
+    lift = row_h / 2 - 0.8 * MM  # text baseline above a row's bottom
     sheet.box(x, y, head_w, row_h, shaded=True)
-    sheet.text(x + head_w / 2, y + row_h / 2 - 1 * MM, "speed", "small", bold=True, align="center")
+    sheet.text(x + head_w / 2, y + lift, "speed", "small", bold=True, align="center")
     for moved in range(1, max_speed + 1):
         cx = x + head_w + (moved - 1) * cell_w
         sheet.box(cx, y, cell_w, row_h, shaded=True)
-        sheet.text(cx + cell_w / 2, y + row_h / 2 - 1.1 * MM, str(moved), "body", bold=True, align="center")
+        sheet.text(cx + cell_w / 2, y + lift, str(moved), "small", bold=True, align="center")
     for speed, cells in enumerate(rows, start=1):
         y -= row_h
         sheet.box(x, y, head_w, row_h, shaded=True)
-        sheet.text(x + head_w / 2, y + row_h / 2 - 1.1 * MM, str(speed), "body", bold=True, align="center")
+        sheet.text(x + head_w / 2, y + lift, str(speed), "small", bold=True, align="center")
         for moved, tenths in enumerate(cells, start=1):
             cx = x + head_w + (moved - 1) * cell_w
             sheet.box(cx, y, cell_w, row_h)
-            sheet.text(cx + cell_w / 2, y + row_h / 2 - 1.1 * MM, seconds_text(tenths), "body", align="center")
+            sheet.text(cx + cell_w / 2, y + lift, seconds_text(tenths), "small", align="center")
+    # the legend, one line each, right of the diagonal (rows 1-6 leave columns 8 on free)
+    lines = list(LEGEND)
     if max_speed > BASIC_MAX_SPEED:
-        y -= 4 * MM
-        sheet.text(x, y, f"Speed {PUSH_MAX_SPEED} is reached only when pushing the engine (advanced game: six dice in 5th gear).", "small")
+        lines.append(f"Speed {PUSH_MAX_SPEED} only when pushing the engine (advanced game: six dice in 5th gear).")
+    lx = x + head_w + 7 * cell_w + 1.5 * MM
+    ly = top - TABLE_TITLE_MM * MM - row_h
+    for k, line in enumerate(lines):
+        sheet.text(lx, ly - (k + 1) * row_h + lift, line, "small")
     return top - y
 
 
@@ -320,34 +372,41 @@ def render_race(
     ink: str = "normal",
     keywords: tuple[str, ...] = (),
 ) -> tuple[bytes, int]:
-    """A race's printable PDF (race sheet pages, then the time table) and its page count."""
-    _width_pt, height_pt = template.page_size(paper)
-    plan = plan_pages(race, template, height_pt / MM)
-    total = len(plan) + 1
-    # the time table runs to the highest speed the race allows: 17 when the engine can be pushed
-    max_speed = PUSH_MAX_SPEED if race.boxes.engine > 0 else BASIC_MAX_SPEED
+    """A race's printable PDF (race sheet pages, the time table on the last) and its page count."""
     meta = Meta(
         title=f"{race.name}: Rallytaire race sheet",
         subject="Rallytaire race sheet and time table",
         keywords=("rallytaire", "race sheet") + keywords,
     )
 
-    def draw(sheet: Sheet) -> None:
-        for number, placed_stages in enumerate(plan, start=1):
-            if number == 1:
-                draw_header(sheet, race, analysis, advanced, total)
-            else:
-                draw_running_header(sheet, race, number, total)
-            for placed in placed_stages:
-                draw_stage(sheet, race, placed, analysis, advanced)
-            draw_footer(sheet)
-            sheet.end_page()
-        draw_running_header(sheet, race, total, total)
-        draw_time_table(sheet, sheet.left, sheet.top - RUNNING_HEADER_MM * MM, sheet.right - sheet.left, max_speed)
+    return render_pdf(template, ink, paper, meta, lambda sheet: draw_race(sheet, race, analysis, advanced))
+
+
+def race_pages(race: Race, template: Template, paper: str | None) -> int:
+    """The pages `draw_race` draws for `race` on `paper`."""
+    return plan_race(race, template, template.page_size(paper)[1] / MM).page_count
+
+
+def draw_race(sheet: Sheet, race: Race, analysis=None, advanced=None) -> None:
+    """Every page of a race's sheet (its stages, then the time table on the last page)."""
+    plan = plan_race(race, sheet.t, sheet.height / MM)
+    total = plan.page_count
+    speed = max_speed(race)
+    for number in range(1, total + 1):
+        if number == 1:
+            draw_header(sheet, race, analysis, advanced, total)
+        else:
+            draw_running_header(sheet, race, number, total)
+        for placed in plan.pages[number - 1] if number <= len(plan.pages) else ():
+            draw_stage(sheet, race, placed, analysis, advanced)
+        if number - 1 == plan.table_page:
+            # the time table at the foot of its page, above the scale bar
+            table_top = sheet.bottom + (FOOTER_MM + table_height(speed)) * MM
+            inset = 0.3 * MM  # the boxes' lines stay inside the frame
+            draw_time_table(sheet, sheet.left + inset, table_top, sheet.right - sheet.left - 2 * inset, speed)
         draw_footer(sheet)
         sheet.end_page()
 
-    return render_pdf(template, ink, paper, meta, draw)
 
 
 def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:

@@ -38,6 +38,7 @@ __all__ = [
     "clear_caches",
     "end_label",
     "layout_stage",
+    "needed_height",
     "winding_layout",
 ]
 
@@ -107,6 +108,14 @@ def _request(stage: Any, width_mm: float, height_mm: float, space_mm: float, min
         raise ValueError(f"need 0 < min_space_mm <= space_mm, got {min_space_mm!r} and {space_mm!r}")
     name, length, corners = normalise(stage)
     return (name, length, corners, float(width_mm), float(height_mm), float(space_mm), float(min_space_mm))
+
+
+def needed_height(stage: Any, width_mm: float, space_mm: float) -> float | None:
+    """Height of the lowest box ``width_mm`` wide that holds ``stage`` as rows with U-turns of
+    ``space_mm`` spaces (``layout_stage`` in a box at least this high always fits, with spaces
+    at least this large), or None when no row of such spaces fits the width."""
+    _name, length, corners = normalise(stage)
+    return min_height(length, corners, float(width_mm), [float(space_mm)])
 
 
 def winding_layout(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> StageLayout | None:

@@ -29,16 +29,106 @@ LABEL_MM = 5.0
 BOX_MM = 5.0
 #: Gap between the N and the D box, mm: enough to keep them two boxes.
 BOX_GAP_MM = 1.0
-#: Offsets of the planning zone lines from the edge of the road, mm: lanes for zones that
-#: overlap on one side of the road, 1 mm apart so that their dashed lines (0.6 pt, about 0.2
-#: mm, wide) stay apart. A zone takes the first free lane outside its bend, then inside, and
-#: shares a lane only when all are taken.
-ZONE_OFFSETS_MM = (1.0, 2.0, 3.0)
+#: Offsets of the planning zone lines from the edge of the road, mm: three lanes on each side,
+#: 2 mm apart, for zones that overlap or follow each other on one side of the road. A zone takes
+#: the first lane outside its bend, then inside, that keeps ZONE_GAP_MM from every zone line
+#: already placed; it shares a lane only when no lane does (the layout's ``shared_lanes`` then
+#: says so: the generator proposes such a stage again, and the tests hold every bundled and
+#: generated race to separate lanes).
+ZONE_OFFSETS_MM = (1.0, 3.0, 5.0)
+#: Least distance between two zone lines, mm: two lines this far apart read as two.
+ZONE_GAP_MM = 2.0
+#: Gap cut out of a zone line either side of another corner's line or of the start of
+#: another zone that it runs past, and left free at its corner's end, mm.
+ZONE_BREAK_MM = 1.2
+#: Side of the box of the gear number that marks a zone's first space, mm.
+ZONE_MARK_MM = 3.0
 
 
 def _side_offset(pose: tuple[float, float, float], side: int) -> Point:
     th = pose[2]
     return (-math.sin(th) * side, math.cos(th) * side)
+
+
+def _point_segment(p: Point, a: Point, b: Point) -> float:
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    n = dx * dx + dy * dy
+    t = 0.0 if n == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / n))
+    return math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1])
+
+
+def segment_distance(a: Point, b: Point, c: Point, d: Point) -> float:
+    """Least distance between segments ab and cd, mm."""
+    if segments_cross(a, b, c, d):
+        return 0.0
+    return min(_point_segment(a, c, d), _point_segment(b, c, d), _point_segment(c, a, b), _point_segment(d, a, b))
+
+
+def polyline_distance(p: Sequence[Point], q: Sequence[Point]) -> float:
+    """Least distance between two polylines, mm."""
+    return min((segment_distance(a, b, c, d) for a, b in zip(p, p[1:]) for c, d in zip(q, q[1:])), default=math.inf)
+
+
+def rect_segment_distance(r: Rect, a: Point, b: Point) -> float:
+    """Least distance from rectangle r to segment ab, mm (0 when they meet)."""
+    if r.x <= a[0] <= r.x + r.width and r.y <= a[1] <= r.y + r.height:
+        return 0.0
+    edges = list(zip(r.corners, r.corners[1:] + r.corners[:1]))
+    return min(segment_distance(a, b, c, d) for c, d in edges)
+
+
+def _arc_position(pts: Sequence[Point], p: Point) -> float:
+    """Arc length along the polyline of its point nearest to p."""
+    best, at, run = math.inf, 0.0, 0.0
+    for a, b in zip(pts, pts[1:]):
+        dx, dy = b[0] - a[0], b[1] - a[1]
+        n = dx * dx + dy * dy
+        t = 0.0 if n == 0 else max(0.0, min(1.0, ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / n))
+        d = math.hypot(a[0] + t * dx - p[0], a[1] + t * dy - p[1])
+        if d < best:
+            best, at = d, run + t * math.sqrt(n)
+        run += math.sqrt(n)
+    return at
+
+
+def _cut(pts: Sequence[Point], gaps: Sequence[tuple[float, float]]) -> tuple[tuple[Point, ...], ...]:
+    """The pieces of the polyline left when the arc-length intervals `gaps` are cut out."""
+    total = sum(math.dist(a, b) for a, b in zip(pts, pts[1:]))
+    keep: list[tuple[float, float]] = [(0.0, total)]
+    for g0, g1 in sorted(gaps):
+        nxt = []
+        for k0, k1 in keep:
+            if g1 <= k0 or g0 >= k1:
+                nxt.append((k0, k1))
+                continue
+            if g0 > k0:
+                nxt.append((k0, g0))
+            if g1 < k1:
+                nxt.append((g1, k1))
+        keep = nxt
+
+    def at(t: float) -> Point:
+        run = 0.0
+        for a, b in zip(pts, pts[1:]):
+            n = math.dist(a, b)
+            if run + n >= t - 1e-12:
+                u = 0.0 if n == 0 else (t - run) / n
+                return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u)
+            run += n
+        return pts[-1]
+
+    pieces = []
+    for k0, k1 in keep:
+        if k1 - k0 < 0.3:
+            continue
+        inner = []
+        run = 0.0
+        for a, b in zip(pts, pts[1:]):
+            run += math.dist(a, b)
+            if k0 < run < k1:
+                inner.append(b)
+        pieces.append((at(k0), *inner, at(k1)))
+    return tuple(pieces)
 
 
 def _zone_polyline(
@@ -157,22 +247,125 @@ def _label_offsets() -> tuple[tuple[float, float], ...]:
 _LABEL_OFFSETS = _label_offsets()
 
 
-def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point) -> Rect | None:
+#: A corner's label and N and D boxes are at least this much nearer its own corner line than
+#: any other corner's line, mm.
+NEARER_MM = 1.0
+
+
+def _nearest_own(r: Rect, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> bool:
+    """Is rectangle r NEARER_MM nearer to the corner line `own` than to every line of `others`?"""
+    d = rect_segment_distance(r, *own)
+    return all(rect_segment_distance(r, *o) > d + NEARER_MM for o in others)
+
+
+def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> Rect | None:
     ax, ay = anchor
     ox, oy = out
     fx, fy = fwd
     half = LABEL_MM / 2
     box_free = marks.box_free
-    for avoid in (True, False):
-        for t, v in _LABEL_OFFSETS:
-            # lower-left of the label box centred at the offset point
-            x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
-            if box_free(x, y, LABEL_MM, LABEL_MM, avoid):
-                return Rect(x, y, LABEL_MM, LABEL_MM)
+    for nearest in (True, False):
+        for avoid in (True, False):
+            for t, v in _LABEL_OFFSETS:
+                # lower-left of the label box centred at the offset point
+                x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
+                if box_free(x, y, LABEL_MM, LABEL_MM, avoid):
+                    rect = Rect(x, y, LABEL_MM, LABEL_MM)
+                    if not nearest or _nearest_own(rect, own, others):
+                        return rect
     return None
 
 
-def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point) -> tuple[Rect, Rect] | None:
+def _place_zone_mark(marks: _Marks, pts: Sequence[Point], first: tuple[float, float, float], side: int) -> Rect | None:
+    """A ZONE_MARK_MM box for the gear number by the end of a zone line at its first space:
+    behind the end along the lane, or beside it away from the road; None when neither is free."""
+    ex, ey = pts[-1]
+    bx, by = -math.cos(first[2]), -math.sin(first[2])  # back along the road
+    nx, ny = _side_offset(first, side)  # away from the road
+    m = ZONE_MARK_MM / 2
+    cands = []
+    for along in (m + 0.8, 0.0, m + 0.3, -m, 2 * m + 0.8):
+        for out in (0.0, m + 0.7, m + 1.7, 2 * m + 1.0):
+            cx, cy = ex + bx * along + nx * out, ey + by * along + ny * out
+            cands.append((math.hypot(cx - ex, cy - ey), cx - m, cy - m))
+    cands.sort()
+    for _d, x, y in cands:
+        if marks.box_free(x, y, ZONE_MARK_MM, ZONE_MARK_MM, True):
+            rect = Rect(x, y, ZONE_MARK_MM, ZONE_MARK_MM)
+            marks.rects.append(rect)
+            return rect
+    return None
+
+
+def _adjacent(label: Rect) -> list[tuple[float, float, bool]]:
+    """Lower-left corners (and horizontal?) of the N and D pair right next to a gear label."""
+    pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
+    g = 1.0
+    lx, ly, lw, lh = label.x, label.y, label.width, label.height
+    return [
+        (lx + lw + g, ly, True),
+        (lx - g - pair_w, ly, True),
+        (lx + lw / 2 - pair_w / 2, ly + lh + g, True),
+        (lx + lw / 2 - pair_w / 2, ly - g - pair_h, True),
+        (lx, ly + lh + g, True),
+        (lx + lw - pair_w, ly + lh + g, True),
+        (lx, ly - g - pair_h, True),
+        (lx + lw - pair_w, ly - g - pair_h, True),
+        (lx + lw + g, ly + lh / 2 - pair_w / 2, False),
+        (lx - g - pair_h, ly + lh / 2 - pair_w / 2, False),
+        (lx + lw + g, ly, False),
+        (lx + lw + g, ly + lh - pair_w, False),
+        (lx - g - pair_h, ly, False),
+        (lx - g - pair_h, ly + lh - pair_w, False),
+    ]
+
+
+def _pair(x: float, y: float, horizontal: bool) -> tuple[Rect, Rect]:
+    if horizontal:
+        return Rect(x, y, BOX_MM, BOX_MM), Rect(x + BOX_MM + BOX_GAP_MM, y, BOX_MM, BOX_MM)
+    return Rect(x, y + BOX_MM + BOX_GAP_MM, BOX_MM, BOX_MM), Rect(x, y, BOX_MM, BOX_MM)
+
+
+def _place_unit(marks: _Marks, anchor: Point, out: Point, fwd: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> tuple[Rect, Rect, Rect] | None:
+    """A corner's gear label and its N and D pair as one unit (the pair right next to the
+    label), both nearer its own corner line than any other (NEARER_MM); failing that, the
+    label and then the pair wherever each fits, nearest first. The unit's rectangles are added
+    to `marks`."""
+    pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
+    half = LABEL_MM / 2
+    ax, ay = anchor
+    ox, oy = out
+    fx, fy = fwd
+    for avoid in (True, False):
+        for t, v in _LABEL_OFFSETS:
+            x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
+            if not marks.box_free(x, y, LABEL_MM, LABEL_MM, avoid):
+                continue
+            label = Rect(x, y, LABEL_MM, LABEL_MM)
+            if not _nearest_own(label, own, others):
+                continue
+            marks.rects.append(label)
+            for bx, by, horizontal in _adjacent(label):
+                w, h = (pair_w, pair_h) if horizontal else (pair_h, pair_w)
+                if marks.box_free(bx, by, w, h, avoid) and _nearest_own(Rect(bx, by, w, h), own, others):
+                    marks.rects.append(Rect(bx, by, w, h))
+                    return (label, *_pair(bx, by, horizontal))
+            marks.rects.pop()
+    label = _place_label(marks, anchor, out, fwd, own, others)
+    if label is None:
+        return None
+    marks.rects.append(label)
+    boxes = _place_boxes(marks, label, anchor, out, own, others)
+    if boxes is None:
+        return None
+    n_box, d_box = boxes
+    marks.rects.append(Rect(min(n_box.x, d_box.x), min(n_box.y, d_box.y),
+                            max(n_box.x + n_box.width, d_box.x + d_box.width) - min(n_box.x, d_box.x),
+                            max(n_box.y + n_box.height, d_box.y + d_box.height) - min(n_box.y, d_box.y)))
+    return label, n_box, d_box
+
+
+def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> tuple[Rect, Rect] | None:
     pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
     g = 1.0
     lx, ly, lw, lh = label.x, label.y, label.width, label.height
@@ -206,12 +399,16 @@ def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point) -> tuple
                 yield (cx - pair_w / 2, cy - pair_h / 2, True)
                 yield (cx - pair_h / 2, cy - pair_w / 2, False)
 
-    for avoid in (True, False):
-        for x, y, horizontal in itertools.chain(cands, rings()):
-            if horizontal:
-                if marks.box_free(x, y, pair_w, pair_h, avoid):
+    for nearest in (True, False):
+        for avoid in (True, False):
+            for x, y, horizontal in itertools.chain(cands, rings()):
+                w, hh = (pair_w, pair_h) if horizontal else (pair_h, pair_w)
+                if not marks.box_free(x, y, w, hh, avoid):
+                    continue
+                if nearest and not _nearest_own(Rect(x, y, w, hh), own, others):
+                    continue
+                if horizontal:
                     return Rect(x, y, BOX_MM, BOX_MM), Rect(x + BOX_MM + BOX_GAP_MM, y, BOX_MM, BOX_MM)
-            elif marks.box_free(x, y, pair_h, pair_w, avoid):
                 return Rect(x, y + BOX_MM + BOX_GAP_MM, BOX_MM, BOX_MM), Rect(x, y, BOX_MM, BOX_MM)
     return None
 
@@ -238,22 +435,23 @@ def complete_layout(
     marks = _Marks(board, width, height)
     h = s / 2
 
-    # planning zones: outside of the bend first, a second lane where zones overlap
+    # planning zones: outside of the bend first, in a lane of their own and ZONE_GAP_MM from
+    # every other zone line; a lane shared only as a last resort
     zones: list[tuple[tuple[Point, ...], int, float]] = []
-    used: list[tuple[int, float, int, int]] = []  # side, offset, first, last space
+    shared = False
     for c in corners:
         done = None
-        for share in (False, True):  # share a lane with an overlapping zone only as a last resort
+        for share in (False, True):
+            shared = shared or share
             for side in (-c.sign, c.sign):
                 for off in ZONE_OFFSETS_MM:
-                    if not share and any(
-                        sd == side and o == off and not (last < c.zone or first > c.after) for sd, o, first, last in used
-                    ):
-                        continue
                     pts = _zone_polyline(poses, angles, c, side, off, s)
-                    if marks.polyline_clear(pts) and (share or not marks.crosses_lines(pts)):
-                        done = (pts, side, off)
-                        break
+                    if not marks.polyline_clear(pts):
+                        continue
+                    if not share and (marks.crosses_lines(pts) or any(polyline_distance(pts, z[0]) < ZONE_GAP_MM - 1e-9 for z in zones)):
+                        continue
+                    done = (pts, side, off)
+                    break
                 if done:
                     break
             if done:
@@ -261,11 +459,37 @@ def complete_layout(
         if done is None:
             return None
         zones.append(done)
-        used.append((done[1], done[2], c.zone, c.after))
         marks.add_polyline(done[0])
 
-    out_corners: list[CornerLayout] = []
+    # each zone line's pieces, and the gear number at its first space
+    pieces_of: list[tuple[tuple[Point, ...], ...]] = []
+    zone_marks: list[Rect | None] = []
     for c, (zpts, zside, zoff) in zip(corners, zones):
+        gaps = [(0.0, ZONE_BREAK_MM / 2)]
+        joints = {o.after for o in corners if o is not c and c.zone <= o.after < c.after}
+        joints |= {o.zone - 1 for o in corners if o is not c and c.zone < o.zone <= c.after}
+        for j in sorted(joints):
+            p = poses[j - 1]
+            nx, ny = _side_offset(p, zside)
+            fx, fy = math.cos(p[2]), math.sin(p[2])
+            at = (p[0] + fx * h + nx * (h + zoff), p[1] + fy * h + ny * (h + zoff))
+            t = _arc_position(zpts, at)
+            gaps.append((t - ZONE_BREAK_MM, t + ZONE_BREAK_MM))
+        pieces_of.append(_cut(zpts, gaps))
+        zone_marks.append(_place_zone_mark(marks, zpts, poses[c.zone - 1], zside))
+
+    # every corner line, so that each corner's marks go nearer its own line than any other
+    lines: list[tuple[Point, Point]] = []
+    for c in corners:
+        p = poses[c.after - 1]
+        fx, fy = math.cos(p[2]), math.sin(p[2])
+        ox, oy = _side_offset(p, -c.sign)
+        mx, my = p[0] + fx * h, p[1] + fy * h
+        lines.append(((mx - ox * h, my - oy * h), (mx + ox * h, my + oy * h)))
+
+    out_corners: list[CornerLayout] = []
+    for ci, (c, (zpts, zside, zoff)) in enumerate(zip(corners, zones)):
+        others = lines[:ci] + lines[ci + 1 :]
         p = poses[c.after - 1]
         th = p[2]
         fx, fy = math.cos(th), math.sin(th)
@@ -273,17 +497,10 @@ def complete_layout(
         mx, my = p[0] + fx * h, p[1] + fy * h  # middle of the corner line
         inner = (mx - ox * h, my - oy * h)
         outer = (mx + ox * h, my + oy * h)
-        label = _place_label(marks, outer, (ox, oy), (fx, fy))
-        if label is None:
+        unit = _place_unit(marks, outer, (ox, oy), (fx, fy), lines[ci], others)
+        if unit is None:
             return None
-        marks.rects.append(label)
-        boxes = _place_boxes(marks, label, outer, (ox, oy))
-        if boxes is None:
-            return None
-        n_box, d_box = boxes
-        marks.rects.append(Rect(min(n_box.x, d_box.x), min(n_box.y, d_box.y),
-                                max(n_box.x + n_box.width, d_box.x + d_box.width) - min(n_box.x, d_box.x),
-                                max(n_box.y + n_box.height, d_box.y + d_box.height) - min(n_box.y, d_box.y)))
+        label, n_box, d_box = unit
         # heading change from space after-2 to space after+3: the joints either side of the line
         bend = sum(angles[j - 1] for j in range(max(1, c.after - 2), min(length, c.after + 2) + 1))
         out_corners.append(
@@ -299,6 +516,8 @@ def complete_layout(
                 zone_offset=zoff,
                 n_box=n_box,
                 d_box=d_box,
+                zone_pieces=pieces_of[ci],
+                zone_mark=zone_marks[ci],
             )
         )
 
@@ -312,7 +531,7 @@ def complete_layout(
         xs += [x for x, _ in poly]
         ys += [y for _, y in poly]
     for cl in out_corners:
-        for r in (cl.label, cl.n_box, cl.d_box):
+        for r in (cl.label, cl.n_box, cl.d_box) + (() if cl.zone_mark is None else (cl.zone_mark,)):
             xs += [r.x, r.x + r.width]
             ys += [r.y, r.y + r.height]
         xs += [x for x, _ in cl.zone]
@@ -329,6 +548,7 @@ def complete_layout(
         finish_line=spaces[-1].back_edge,
         corners=tuple(out_corners),
         bbox=Rect(x0, y0, x1 - x0, y1 - y0),
+        shared_lanes=shared,
     )
     return centred(raw, width, height)
 
@@ -365,6 +585,8 @@ def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None
             zone_offset=cl.zone_offset,
             n_box=mvr(cl.n_box),
             d_box=mvr(cl.d_box),
+            zone_pieces=tuple(tuple(mv(q) for q in piece) for piece in cl.zone_pieces),
+            zone_mark=None if cl.zone_mark is None else mvr(cl.zone_mark),
         )
         for cl in lay.corners
     )
@@ -379,6 +601,7 @@ def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None
         finish_line=invisible.back_edge,
         corners=corners,
         bbox=mvr(bb),
+        shared_lanes=lay.shared_lanes,
     )
 
 
@@ -401,6 +624,8 @@ def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float
     obstacles: list[tuple[Point, ...]] = [s.corners for s in layout.spaces] + [layout.invisible.corners]
     for corner in layout.corners:
         obstacles += [corner.label.corners, corner.n_box.corners, corner.d_box.corners]
+        if corner.zone_mark is not None:
+            obstacles.append(corner.zone_mark.corners)
     segments = [(a, b) for corner in layout.corners for a, b in zip(corner.zone, corner.zone[1:])]
     side = anchor_space.side
     # ring search: straight ahead (away from the road) first, then swinging to either side

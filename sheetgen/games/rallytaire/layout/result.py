@@ -69,7 +69,10 @@ class CornerLayout:
     the left: the heading of space ``after + 3`` less that of space ``after - 2``. ``label`` is the box for the gear number, on the outside of the bend. ``zone`` is the
     planning zone line from the corner line back to the start of space ``zone``, ``zone_side``
     "left" or "right" of the road in driving direction, ``zone_offset`` its distance from the
-    road. ``n_box`` and ``d_box`` are the N and D boxes.
+    road. ``zone_pieces`` is the zone line as drawn: broken where it runs past another
+    corner's line or the start of another zone, and short of its own corner line.
+    ``zone_mark`` is the box of the gear number that marks the zone's first space (None in
+    the rare layout that has no room for it). ``n_box`` and ``d_box`` are the N and D boxes.
     """
 
     after: int
@@ -83,6 +86,8 @@ class CornerLayout:
     zone_offset: float
     n_box: Rect
     d_box: Rect
+    zone_pieces: tuple[tuple[Point, ...], ...] = ()
+    zone_mark: Rect | None = None
 
 
 @dataclass(frozen=True)
@@ -93,6 +98,8 @@ class StageLayout:
     dashed). ``start_line`` is the back edge of space 1, ``finish_line`` the shared edge of the
     last space and the invisible one, both from right to left in driving direction. ``style`` is
     "winding" or "serpentine" (the fallback). ``bbox`` holds everything laid out.
+    ``shared_lanes`` is True when some planning zone found no lane of its own (2 mm from every
+    other zone line) and shares one: the stage prints, but its zones may be misread.
     """
 
     width: float
@@ -105,3 +112,4 @@ class StageLayout:
     finish_line: Segment
     corners: tuple[CornerLayout, ...]
     bbox: Rect
+    shared_lanes: bool = False

@@ -24,6 +24,7 @@ from sheetgen.yamlsrc import Document, load_file
 _MODULES = {
     "rallytaire": "sheetgen.games.rallytaire",
     "rally_risk": "sheetgen.games.rally_risk",
+    "rallyman": "sheetgen.games.rallyman",
 }
 _REGISTERED: dict[str, "Game"] = {}
 

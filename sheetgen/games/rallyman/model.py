@@ -306,8 +306,8 @@ class Track:
         return tuple(sorted(self.cells, key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)))
 
     def corners(self) -> tuple[Corner, ...]:
-        """The corners in track order: groups of corner spaces joined by moves (a shortcut
-        space is not a corner space)."""
+        """The corners in track order: groups of neighbouring corner spaces on one tile (or
+        all off tiles), ruling RM-10; two corners on neighbouring tiles stay two corners."""
         steps = self.steps()
         far = len(self.cells) + 1
         corner_cells = {c.hex for c in self.cells if c.corner}
@@ -321,9 +321,9 @@ class Track:
             while queue:
                 h = queue.pop()
                 group.append(h)
-                linked = [m.to for m in self.moves(h)] + [m.frm for n in self._neighbour_cells(h) for m in self.moves(n) if m.to == h]
-                for n in linked:
-                    if n in corner_cells and n not in seen:
+                tile = self._index[h].tile
+                for n in self._neighbour_cells(h):
+                    if n in corner_cells and n not in seen and self._index[n].tile == tile:
                         seen.add(n)
                         queue.append(n)
             groups.append(group)

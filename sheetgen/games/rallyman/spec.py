@@ -209,6 +209,7 @@ SCHEMA: dict[str, Any] = {
     "oneOf": [TRACK_SCHEMA, TILES_SCHEMA],
 }
 
+_DANGER_ORDER = (Danger.YELLOW, Danger.ORANGE, Danger.RED)
 _DIRT_ONLY = ("slide", "shortcut", "jump", "water")
 _GT_ONLY = ("pit",)
 
@@ -384,12 +385,19 @@ def load_track(doc: Document) -> Track:
                     other = origin[cell.hex]
                     owners = set(tile_of(cell.hex))
                     if (placement.q, placement.r) in owners and _pos(placements, previous.tile) in owners:
-                        mine = replace(cell, tile=previous.tile)
+                        # RM-2: a half cell is as dangerous as the more dangerous of its tiles,
+                        # and has the surface of the tile listed first
+                        danger = max(previous.danger, cell.danger, key=_DANGER_ORDER.index)
+                        mine = replace(cell, tile=previous.tile, danger=previous.danger, surface=previous.surface)
+                        if mine == previous and danger is not previous.danger:
+                            laid[cell.hex] = replace(previous, danger=danger)
+                            owner = placements[previous.tile]
+                            placements[previous.tile] = replace(owner, cells=tuple(laid[cell.hex] if c.hex == cell.hex else c for c in owner.cells))
                         if mine != previous:
                             problems.append(
                                 doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) and {other[0]} disagree on their shared half cell {cell.hex} ({_differences(previous, mine)})")
                             )
-                        cells.append(cell)
+                        cells.append(replace(cell, danger=laid[cell.hex].danger, surface=laid[cell.hex].surface))
                         continue
                     problems.append(doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) overlaps {other[0]} on cell {cell.hex}"))
                     continue

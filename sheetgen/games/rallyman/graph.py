@@ -128,11 +128,12 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
     if not starts or not finishes:
         return problems
     seen = reached(graph, starts)
+    far = None
     if not seen & finishes:
         far = _farthest(graph, starts)
         problem(far, f"the track cannot be finished: no finish space is reached from the start; the road stops at {_described(track, far)}")
     for c in track.cells:
-        if not c.finish and graph.out_degree(c.hex) == 0 and c.hex in seen:
+        if not c.finish and graph.out_degree(c.hex) == 0 and c.hex in seen and c.hex != far:
             problem(c.hex, f"dead end: {_described(track, c.hex)} (heading {DIRECTION_NAMES[c.heading]}) has no forward move and is not a finish space")
     for c in track.in_order():
         if c.hex not in seen:

@@ -386,9 +386,10 @@ def load_track(doc: Document) -> Track:
                     owners = set(tile_of(cell.hex))
                     if (placement.q, placement.r) in owners and _pos(placements, previous.tile) in owners:
                         # RM-2: a half cell is as dangerous as the more dangerous of its tiles,
-                        # and has the surface of the tile listed first
+                        # and has the surface and lane number of the tile listed first (lane
+                        # counts that differ are the tile edge check's to report)
                         danger = max(previous.danger, cell.danger, key=_DANGER_ORDER.index)
-                        mine = replace(cell, tile=previous.tile, danger=previous.danger, surface=previous.surface)
+                        mine = replace(cell, tile=previous.tile, danger=previous.danger, surface=previous.surface, lane=previous.lane)
                         if mine == previous and danger is not previous.danger:
                             laid[cell.hex] = replace(previous, danger=danger)
                             owner = placements[previous.tile]
@@ -397,7 +398,7 @@ def load_track(doc: Document) -> Track:
                             problems.append(
                                 doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) and {other[0]} disagree on their shared half cell {cell.hex} ({_differences(previous, mine)})")
                             )
-                        cells.append(replace(cell, danger=laid[cell.hex].danger, surface=laid[cell.hex].surface))
+                        cells.append(replace(cell, danger=laid[cell.hex].danger, surface=laid[cell.hex].surface, lane=laid[cell.hex].lane))
                         continue
                     problems.append(doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) overlaps {other[0]} on cell {cell.hex}"))
                     continue
@@ -494,7 +495,7 @@ def _shown(value: Any) -> str:
 
 def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tuple[Placement, tuple]], list[Problem]]:
     if "library" not in data:
-        return [], [doc.problem(("tiles",), "tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)")]
+        return [], [doc.problem(("tiles",), key=True, message="tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)")]
     library, problems = library_beside(doc, ("library",), data["library"])
     if library is None:
         return [], problems

@@ -80,19 +80,26 @@ def reached(graph: nx.DiGraph, sources) -> set:
     return seen
 
 
-def where(doc: Document | None, track: Track, h: Hex) -> tuple:
+def where(doc: Document | None, track: Track, h: Hex, explicit: dict | None = None) -> tuple:
     """The path in the spec of what lays cell `h`: its explicit cell, else its tile, else
-    the path."""
+    the path (`explicit`: `explicit_cells(doc)`, when it is at hand)."""
     data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
-    for j, raw in enumerate(data.get("cells", ()) or ()):
-        if isinstance(raw, dict) and (raw.get("q"), raw.get("r")) == tuple(h):
-            return ("cells", j)
+    explicit = explicit_cells(doc) if explicit is None else explicit
+    if tuple(h) in explicit:
+        return ("cells", explicit[tuple(h)])
     cell = track.cell(h)
     if cell is not None and cell.tile is not None:
         return ("tiles", cell.tile)
     if "path" in data:
         return ("path", "segments")
     return ()
+
+
+def explicit_cells(doc: Document | None) -> dict:
+    """(q, r) -> index in the spec's `cells` of its explicit cells."""
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    return {(raw.get("q"), raw.get("r")): j for j, raw in reversed(list(enumerate(cells))) if isinstance(raw, dict)}
 
 
 def _described(track: Track, h: Hex) -> str:
@@ -107,9 +114,10 @@ def _described(track: Track, h: Hex) -> str:
 def track_problems(doc: Document | None, track: Track) -> list[Problem]:
     """Every check of the module's docstring, as located problems."""
     problems: list[Problem] = []
+    explicit = explicit_cells(doc)
 
     def problem(h: Hex | None, message: str) -> None:
-        path = where(doc, track, h) if h is not None else _forms(doc)
+        path = where(doc, track, h, explicit) if h is not None else _forms(doc)
         if doc is None:
             from sheetgen.errors import Location
 

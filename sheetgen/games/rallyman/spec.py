@@ -65,7 +65,7 @@ from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 
 KINDS = ("track", "tiles")
-MAX_CELLS = 3000
+MAX_CELLS = compact.MAX_CELLS
 MAX_TILES = 200
 MAX_LIBRARY = 300
 MAX_LINES = 500
@@ -463,6 +463,8 @@ def load_track(doc: Document) -> Track:
                 lines.append(line)
         problems.extend(found)
 
+    if not problems and len(laid) > MAX_CELLS:
+        problems.append(doc.problem(_first_form(data), f"the track has {len(laid)} cells: a track holds at most {MAX_CELLS}"))
     if problems:
         raise SpecError(problems)
     cells = _mark_path_ends(list(laid.values()), path_cells)
@@ -476,6 +478,10 @@ def load_track(doc: Document) -> Track:
         author=data.get("author", ""),
         library=data.get("library"),
     )
+
+
+def _first_form(data: dict) -> tuple:
+    return next(((key,) for key in ("tiles", "path", "cells") if key in data), ())
 
 
 def _pos(placements: list[Placement], index: int | None) -> tuple[int, int] | None:

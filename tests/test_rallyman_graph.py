@@ -8,6 +8,8 @@ from dataclasses import replace
 
 import pytest
 from conftest import SPECS
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheetgen.games.rallyman import hexgrid as g
 from sheetgen.games.rallyman.graph import crossing_cells, track_graph
@@ -120,3 +122,39 @@ def test_track_order_counts_moves_from_the_start():
     cells = (Cell(Hex(0, 0), 0, start=True), Cell(Hex(1, 0), 0), Cell(Hex(0, 1), 0, lane=2), Cell(Hex(1, 1), 0, lane=2, finish=True), Cell(Hex(2, 0), 0, finish=True))
     track = Track("t", Variant.GT, cells)
     assert track.steps() == {Hex(0, 0): 0, Hex(1, 0): 1, Hex(0, 1): 1, Hex(1, 1): 2, Hex(2, 0): 2}
+
+
+SEGMENTS = st.one_of(
+    st.builds("straight {}".format, st.integers(1, 4)),
+    st.builds(
+        "corner {} {} limit {} radius {}".format,
+        st.sampled_from(["left", "right"]),
+        st.sampled_from([60, 120, 180]),
+        st.integers(1, 6),
+        st.integers(1, 3),
+    ),
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(lanes=st.integers(1, 4), heading=st.integers(0, 5), segments=st.lists(SEGMENTS, min_size=1, max_size=6), variant=st.sampled_from(list(Variant)))
+def test_every_path_that_does_not_cross_itself_is_playable(lanes, heading, segments, variant):
+    # RM-9: whatever its segments, a laid-out path has no dead end and no cell the start does
+    # not reach, and every lane keeps its cells in a row: the inside lane is never longer
+    from sheetgen.games.rallyman import compact
+    from sheetgen.games.rallyman.graph import track_problems
+    from sheetgen.games.rallyman.spec import _mark_path_ends
+
+    parsed = [compact.parse_segment(s) for s in segments + ["straight 1"]]
+    try:
+        cells = compact.lay_out(Hex(0, 0), heading, lanes, parsed, Surface.ASPHALT, Danger.YELLOW)
+    except compact.PathError as exc:
+        assert "crosses itself" in str(exc)
+        return
+    track = Track("t", variant, tuple(_mark_path_ends(list(cells), cells)))
+    assert track_problems(None, track) == []
+    assert len(track.starts) == len(track.finishes) == lanes
+    for corner in track.corners():
+        lengths = [sum(1 for c in corner.cells if c.lane == lane) for lane in range(1, lanes + 1)]
+        inside_first = lengths if corner.turn == "left" else lengths[::-1]
+        assert inside_first == sorted(inside_first), (corner.turn, lengths)

@@ -140,12 +140,13 @@ SEGMENTS = st.one_of(
 @given(lanes=st.integers(1, 4), heading=st.integers(0, 5), segments=st.lists(SEGMENTS, min_size=1, max_size=6), variant=st.sampled_from(list(Variant)))
 def test_every_path_that_does_not_cross_itself_is_playable(lanes, heading, segments, variant):
     # RM-9: whatever its segments, a laid-out path has no dead end and no cell the start does
-    # not reach, and every lane keeps its cells in a row: the inside lane is never longer
+    # not reach; and (RM-10) with a straight between corners, each is a corner of its own
+    # whose inside lane is never the longer (corners back to back are one corner: a chicane)
     from sheetgen.games.rallyman import compact
     from sheetgen.games.rallyman.graph import track_problems
     from sheetgen.games.rallyman.spec import _mark_path_ends
 
-    parsed = [compact.parse_segment(s) for s in segments + ["straight 1"]]
+    parsed = [compact.parse_segment(s) for segment in segments for s in (segment, "straight 1")]
     try:
         cells = compact.lay_out(Hex(0, 0), heading, lanes, parsed, Surface.ASPHALT, Danger.YELLOW)
     except compact.PathError as exc:
@@ -154,6 +155,7 @@ def test_every_path_that_does_not_cross_itself_is_playable(lanes, heading, segme
     track = Track("t", variant, tuple(_mark_path_ends(list(cells), cells)))
     assert track_problems(None, track) == []
     assert len(track.starts) == len(track.finishes) == lanes
+    assert len(track.corners()) == sum(s.startswith("corner") for s in segments)
     for corner in track.corners():
         lengths = [sum(1 for c in corner.cells if c.lane == lane) for lane in range(1, lanes + 1)]
         inside_first = lengths if corner.turn == "left" else lengths[::-1]

@@ -250,9 +250,12 @@ class Track:
     author: str = ""  # Rekee's author, kept for the round trip
     library: str | None = None  # the tile library file, as the spec names it
     _index: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
+    #: what `steps`, `corners` and `notes` work out, kept (the track never changes)
+    _cache: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {c.hex: c for c in self.cells})
+        object.__setattr__(self, "_cache", {})
 
     # ---------------------------------------------------------------- cells
 
@@ -300,6 +303,11 @@ class Track:
     def steps(self) -> dict[Hex, int]:
         """Track order: each cell's number of moves from the nearest starting space (cells no
         start reaches are left out)."""
+        if "steps" not in self._cache:
+            self._cache["steps"] = self._steps()
+        return dict(self._cache["steps"])
+
+    def _steps(self) -> dict[Hex, int]:
         seen: dict[Hex, int] = {}
         queue: deque = deque()
         for c in self.cells:
@@ -324,6 +332,11 @@ class Track:
     def corners(self) -> tuple[Corner, ...]:
         """The corners in track order: groups of neighbouring corner spaces on one tile (or
         all off tiles), ruling RM-10; two corners on neighbouring tiles stay two corners."""
+        if "corners" not in self._cache:
+            self._cache["corners"] = self._corners()
+        return self._cache["corners"]
+
+    def _corners(self) -> tuple[Corner, ...]:
         steps = self.steps()
         far = len(self.cells) + 1
         corner_cells = {c.hex for c in self.cells if c.corner}

@@ -90,6 +90,8 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
     ]
     if missing:
         raise SpecError(missing)
+    if options.get("variant") and library.variant is not None and options["variant"] != library.variant.value:
+        raise OptionError(f"--variant {options['variant']}: the library {library_path!r} holds {library.variant.value.upper()} tiles")
     variant = options.get("variant") or (library.variant.value if library.variant else None)
     if variant is None:
         raise OptionError(f"--variant gt or --variant dirt is needed: the library {library_path!r} holds tiles for either game")

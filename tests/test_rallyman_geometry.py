@@ -119,3 +119,13 @@ def test_a_move_never_turns_more_than_sixty_degrees():
     cells = (Cell(Hex(0, 0), 0, start=True), Cell(Hex(1, 0), 3), Cell(Hex(0, 1), 1, lane=2))
     track = Track("t", Variant.GT, cells)
     assert [m.to for m in track.moves(Hex(0, 0))] == [Hex(0, 1)]
+
+
+def test_a_ring_and_a_step_direction():
+    # from the west cell, clockwise on the page: north-west, north-east, east, south-east, south-west
+    assert g.ring(Hex(0, 0), 1) == (Hex(-1, 0), Hex(0, -1), Hex(1, -1), Hex(1, 0), Hex(0, 1), Hex(-1, 1))
+    assert len(g.ring(Hex(3, -2), 3)) == 18 and all(g.distance(h, Hex(3, -2)) == 3 for h in g.ring(Hex(3, -2), 3))
+    from sheetgen.games.rallyman.model import step_direction
+
+    assert [step_direction(Hex(2, 2), Hex(2, 2) + d) for d in g.DIRECTIONS] == [0, 1, 2, 3, 4, 5]
+    assert step_direction(Hex(0, 0), Hex(2, 0)) is None

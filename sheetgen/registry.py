@@ -25,6 +25,7 @@ _MODULES = {
     "rallytaire": "sheetgen.games.rallytaire",
     "rally_risk": "sheetgen.games.rally_risk",
     "rally_run": "sheetgen.games.rally_run",
+    "rallyman": "sheetgen.games.rallyman",
 }
 _REGISTERED: dict[str, "Game"] = {}
 

@@ -41,7 +41,7 @@ CASES = [
     ("bad surface", VALID.replace("surface: gravel", "surface: mud"), (5, 14, "'surface' must be one of asphalt, gravel, snow; got 'mud'")),
     ("bad turn", VALID.replace("turn: left", "turn: up"), (8, 45, "'turn' must be one of left, right; got 'up'")),
     ("missing key", VALID.replace("    surface: gravel\n", ""), (4, 5, "missing required key 'surface' in stages[1]")),
-    ("missing game", VALID.replace("game: rallytaire\n", ""), (1, 1, "missing required key 'game' (one of: rally_risk, rally_run, rallytaire)")),
+    ("missing game", VALID.replace("game: rallytaire\n", ""), (1, 1, "missing required key 'game' (one of: rally_risk, rally_run, rallyman, rallytaire)")),
     ("unknown game", VALID.replace("game: rallytaire", "game: rallytair"), (1, 7, "unknown game 'rallytair', did you mean 'rallytaire'?")),
     ("after beyond the track", VALID.replace("after: 20", "after: 30"), (9, 17, "'after' must be between 1 and 29 (the stage has 30 spaces), got 30")),
     ("zone after its corner", VALID.replace("zone: 5", "zone: 11"), (8, 36, "'zone' must be between 1 and 'after' (10), got 11")),

@@ -1,0 +1,85 @@
+"""Rallyman GT and Rallyman DIRT: hex tracks laid from tiles, for both games (`variant: gt`
+or `variant: dirt`).
+
+Two kinds of file, both `game: rallyman`: a track (kind `track`, the default: tiles placed,
+a compact path, explicit cells) and a tile library (kind `tiles`). Modules: `hexgrid` (the
+geometry of cells and tiles), `model` (pure data: cells, tiles, tracks, their forward
+moves), `compact` (the compact form laid out as cells), `spec` (schemas and loading),
+`graph` (the networkx graph of forward moves and the checks that make a track unplayable)
+and `rekee` (Rekee's track files, read and written). docs/rallyman.md describes them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sheetgen.registry import Converter, Game, Kind, Option
+from sheetgen.yamlsrc import Document
+
+
+def _load(doc: Document) -> Any:
+    from sheetgen.games.rallyman.spec import load
+
+    return load(doc)
+
+
+def _schema() -> dict:
+    from sheetgen.games.rallyman.spec import SCHEMA
+
+    return SCHEMA
+
+
+def _summary(model: Any) -> str:
+    from sheetgen.games.rallyman.model import Library
+
+    if isinstance(model, Library):
+        n = len(model.tiles)
+        which = f"{model.variant.value.upper()} " if model.variant else ""
+        return f"{which}tile library, {n} tile{'s' if n != 1 else ''}"
+    tiles = f", {len(model.placements)} tiles" if model.placements else ""
+    corners = len(model.corners())
+    laps = f", {model.laps} laps" if model.laps > 1 else ""
+    return f"{model.variant.value.upper()} track, {len(model.cells)} cells{tiles}, {corners} corner{'s' if corners != 1 else ''}{laps}"
+
+
+def _strict(spec: Any) -> list:
+    """The graph checks that make a track unplayable (sheetgen.games.rallyman.graph)."""
+    from sheetgen.games.rallyman.model import Track
+
+    if not isinstance(spec.model, Track):
+        return []
+    from sheetgen.games.rallyman.graph import track_problems
+
+    return track_problems(spec.document, spec.model)
+
+
+def _read_rekee(path: str, target: str, options: Any):
+    from sheetgen.games.rallyman.rekee import read
+
+    return read(path, target, options)
+
+
+def _write_rekee(spec: Any, options: Any) -> bytes:
+    from sheetgen.games.rallyman.rekee import write
+
+    return write(spec, options)
+
+
+GAME = Game(
+    name="rallyman",
+    title="Rallyman",
+    schema=_schema,
+    load=_load,
+    summary=_summary,
+    kinds=(
+        Kind("track", "a Rallyman GT or DIRT track: tiles placed, a compact path or cells"),
+        Kind("tiles", "a library of hex tiles, each a pattern of cells in its own frame"),
+    ),
+    template="rallyman",
+    strict=_strict,
+    options=(
+        Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),
+        Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
+    ),
+    converters=(Converter("rekee", "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)", ".json", _read_rekee, _write_rekee),),
+)

@@ -1,0 +1,471 @@
+"""Rallyman track model (GT and DIRT): pure data, no I/O, no third-party imports.
+
+Words follow the rulebooks. A **track** is a set of hex **cells** (spaces) on one grid
+(`hexgrid`: pointy-top axial coordinates, directions numbered clockwise from east as Rekee
+numbers them). Every cell has a **heading** (its direction of travel, 0-5) and a **lane**
+(1 = the leftmost lane in the direction of travel; 0 for a shortcut space, which is off the
+road). A car moves **forward**: to the neighbouring cell straight ahead (its heading) or
+diagonally ahead (heading - 1 or heading + 1), when that cell is on the track and heads
+within 60 degrees of the cell it leaves (`Track.moves`; the rulings RM-* in docs/rulings.md).
+
+Cell attributes: the surface (asphalt, gravel, snow), the danger colour of its tile (yellow,
+orange, red: low, medium, high), a corner **limit** (the top gear for that space; in DIRT the
+inside and outside lanes of a corner have their own, so every cell carries its own), a
+**caution** mark (the limit printed in a caution triangle: one extra caution when the space
+is passed in that very gear), **start** (a starting space, behind the start line) and
+**finish** (a space beyond the finish line: reaching it finishes), GT's **pit** (a pit-lane
+edge space), and DIRT's **slide** (a space of a dotted slide zone), **shortcut** (a shortcut
+space and its limit), **jump** (a jump and its gear) and **water** (a water hazard).
+
+Between two neighbouring cells an **inside line** (a dotted line) has a lower limit or a
+caution symbol: it applies to a move between them, either way.
+
+A track may be laid from **tiles** of a library: a `TileDef` holds cells in the tile's own
+frame (`hexgrid`: around the frame cell (0, 0)); a `Placement` puts it at tile coordinates
+`(q, r)` turned by `rotation` (Rekee's `q`, `r` and `dir`) and holds its cells on the grid.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from enum import Enum
+
+from sheetgen.games.rallyman.hexgrid import Hex, centre, direction_of
+
+MIN_LIMIT = 1
+MAX_LIMIT = 6
+MIN_GEAR = 1
+MAX_GEAR = 6
+
+
+class Variant(str, Enum):
+    GT = "gt"
+    DIRT = "dirt"
+
+
+class Surface(str, Enum):
+    ASPHALT = "asphalt"
+    GRAVEL = "gravel"
+    SNOW = "snow"
+
+
+class Danger(str, Enum):
+    """The danger colour of a tile: low, medium, high."""
+
+    YELLOW = "yellow"
+    ORANGE = "orange"
+    RED = "red"
+
+    @property
+    def level(self) -> str:
+        return {"yellow": "low", "orange": "medium", "red": "high"}[self.value]
+
+
+class MoveKind(str, Enum):
+    STRAIGHT = "straight"
+    DIAGONAL = "diagonal"
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One space. `hex` is its place on the grid (for a tile definition: in the tile's frame)."""
+
+    hex: Hex
+    heading: int  # direction of travel, 0-5 (hexgrid.DIRECTIONS)
+    lane: int = 1  # 1 = leftmost lane in the direction of travel; 0 = off the road (shortcut)
+    surface: Surface = Surface.ASPHALT
+    danger: Danger = Danger.YELLOW
+    limit: int | None = None  # corner limit (top gear on this space)
+    caution: bool = False  # the limit is printed in a caution triangle
+    start: bool = False
+    finish: bool = False
+    pit: bool = False  # GT pit-lane edge space
+    slide: bool = False  # DIRT slide zone space
+    shortcut: int | None = None  # DIRT shortcut space: its limit
+    jump: int | None = None  # DIRT jump: its gear
+    water: bool = False  # DIRT water hazard
+    #: index in `Track.placements` of the tile this cell lies on (None: off tiles, an explicit
+    #: cell or the path's); a half cell names the first of its two tiles in `Track.cells` and
+    #: each tile itself in its `Placement.cells`; an explicit cell that replaces a tile's
+    #: keeps its tile
+    tile: int | None = None
+
+    @property
+    def q(self) -> int:
+        return self.hex.q
+
+    @property
+    def r(self) -> int:
+        return self.hex.r
+
+    @property
+    def corner(self) -> bool:
+        """A corner space: one with a corner limit."""
+        return self.limit is not None
+
+    def centre(self, size: float = 1.0) -> tuple[float, float]:
+        """Its centre in the pointy-top layout of circumradius `size` (hexgrid.centre)."""
+        return centre(self.hex, size)
+
+    def marks(self) -> tuple[str, ...]:
+        """Its marks in words, for a map legend or a message: "limit 3", "caution", ..."""
+        out = []
+        if self.limit is not None:
+            out.append(f"limit {self.limit}")
+        for name in ("caution", "start", "finish", "pit", "slide", "water"):
+            if getattr(self, name):
+                out.append(name)
+        if self.shortcut is not None:
+            out.append(f"shortcut {self.shortcut}")
+        if self.jump is not None:
+            out.append(f"jump {self.jump}")
+        return tuple(out)
+
+
+@dataclass(frozen=True)
+class InsideLine:
+    """A dotted line between two neighbouring cells `a` and `b`: a move between them (either
+    way) is safe up to `limit` (None: no limit of its own) and, with `caution`, adds one
+    caution."""
+
+    a: Hex
+    b: Hex
+    limit: int | None = None
+    caution: bool = False
+
+    def joins(self, x: Hex, y: Hex) -> bool:
+        return {Hex(*x), Hex(*y)} == {self.a, self.b}
+
+
+@dataclass(frozen=True)
+class Token:
+    """A token placed on a Rekee tile, kept as Rekee writes it (for the round trip): its id,
+    its position in the tile (fractional axial `q`, `r` of Rekee's tile grid) and its turn."""
+
+    id: str
+    q: float
+    r: float
+    dir: float
+
+
+@dataclass(frozen=True)
+class TileDef:
+    """A tile of a library: cells and inside lines in the tile's own frame."""
+
+    id: str
+    name: str
+    cells: tuple[Cell, ...]
+    lines: tuple[InsideLine, ...] = ()
+
+    @property
+    def lanes(self) -> int:
+        return max((c.lane for c in self.cells), default=0)
+
+
+@dataclass(frozen=True)
+class Library:
+    """A tile library file (kind `tiles`)."""
+
+    name: str
+    variant: Variant | None  # None: tiles for either game
+    tiles: tuple[TileDef, ...]
+
+    def get(self, tile_id: str) -> TileDef | None:
+        return next((t for t in self.tiles if t.id == tile_id), None)
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A tile laid on the table: its id, tile coordinates `(q, r)` and rotation (Rekee's q, r
+    and dir), its Rekee tokens, and its cells and inside lines on the grid."""
+
+    tile: str
+    q: int
+    r: int
+    rotation: int
+    cells: tuple[Cell, ...] = ()
+    lines: tuple[InsideLine, ...] = ()
+    tokens: tuple[Token, ...] = ()
+
+    @property
+    def centre_hex(self) -> Hex:
+        from sheetgen.games.rallyman.hexgrid import tile_centre
+
+        return tile_centre(self.q, self.r)
+
+    def centre(self, size: float = 1.0) -> tuple[float, float]:
+        """The tile's centre in the cells' layout (circumradius `size`)."""
+        return centre(self.centre_hex, size)
+
+
+@dataclass(frozen=True)
+class Move:
+    """A legal forward move from cell `frm` to cell `to`."""
+
+    frm: Hex
+    to: Hex
+    kind: MoveKind
+    line: InsideLine | None = None  # the inside line the move crosses, if any
+
+
+@dataclass(frozen=True)
+class Corner:
+    """A corner as a co-driver reads it: consecutive corner spaces, in track order."""
+
+    number: int  # 1, 2, ... in track order
+    cells: tuple[Cell, ...]  # in track order
+    turn: str  # "left", "right" or "straight" (a limit without a turn: a crest, a narrowing)
+    degrees: int  # how far the road turns through it: 0, 60, 120, 180...
+    limits: tuple[tuple[int, int], ...]  # (lane, the lowest limit of that lane's spaces), by lane
+    caution_lanes: tuple[int, ...]  # lanes with a caution-marked limit
+    lines: tuple[InsideLine, ...]  # inside lines touching its spaces
+    step: int  # track order of its first space (Track.step)
+
+
+@dataclass(frozen=True)
+class Note:
+    """A pacenote of the roadbook, in track order: a corner, or a run of spaces of one kind
+    (a jump, water, a shortcut, a slide zone, a pit-lane edge)."""
+
+    kind: str  # "corner", "jump", "water", "shortcut", "slide" or "pit"
+    cells: tuple[Cell, ...]  # in track order
+    step: int  # track order of its first space (Track.steps)
+    distance: int  # moves from the previous note's first space (from the start, for the first)
+    corner: Corner | None = None  # for a corner
+    value: int | None = None  # a jump's gear, a shortcut's limit (the lowest of its spaces)
+
+
+NOTE_KINDS = ("corner", "jump", "water", "shortcut", "slide", "pit")
+
+
+@dataclass(frozen=True)
+class Track:
+    """A track (kind `track`): every cell on the grid, the inside lines, and the tiles it is
+    laid from (if any)."""
+
+    name: str
+    variant: Variant
+    cells: tuple[Cell, ...]
+    lines: tuple[InsideLine, ...] = ()
+    placements: tuple[Placement, ...] = ()
+    laps: int = 1
+    author: str = ""  # Rekee's author, kept for the round trip
+    library: str | None = None  # the tile library file, as the spec names it
+    _index: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
+    #: what `steps`, `corners` and `notes` work out, kept (the track never changes)
+    _cache: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {c.hex: c for c in self.cells})
+        object.__setattr__(self, "_cache", {})
+
+    # ---------------------------------------------------------------- cells
+
+    def cell(self, h: Hex) -> Cell | None:
+        return self._index.get(Hex(*h))
+
+    def __contains__(self, h: object) -> bool:
+        return h in self._index
+
+    @property
+    def starts(self) -> tuple[Cell, ...]:
+        return tuple(c for c in self.cells if c.start)
+
+    @property
+    def finishes(self) -> tuple[Cell, ...]:
+        return tuple(c for c in self.cells if c.finish)
+
+    def line_between(self, a: Hex, b: Hex) -> InsideLine | None:
+        return next((line for line in self.lines if line.joins(a, b)), None)
+
+    # ---------------------------------------------------------------- moves
+
+    def moves(self, h: Hex) -> tuple[Move, ...]:
+        """The legal forward moves from cell `h` (rulings RM-3 to RM-6): to the neighbour
+        straight ahead or diagonally ahead, when it is on the track and heads within 60
+        degrees of `h`; not between a shortcut space and a corner space; in DIRT, not from
+        one lane of a corner to another (no dividing line: the lane is chosen on entry)."""
+        here = self.cell(h)
+        if here is None:
+            return ()
+        out = []
+        for turn in (0, -1, 1):
+            there = self.cell(here.hex.neighbour(here.heading + turn))
+            if there is None or _heading_gap(here.heading, there.heading) > 1:
+                continue
+            off_road = (here.shortcut is not None) != (there.shortcut is not None)
+            if off_road and (here.corner or there.corner):
+                continue
+            if self.variant is Variant.DIRT and turn and here.corner and there.corner and here.lane != there.lane:
+                continue
+            kind = MoveKind.STRAIGHT if turn == 0 else MoveKind.DIAGONAL
+            out.append(Move(here.hex, there.hex, kind, self.line_between(here.hex, there.hex)))
+        return tuple(out)
+
+    def steps(self) -> dict[Hex, int]:
+        """Track order: each cell's number of moves from the nearest starting space (cells no
+        start reaches are left out)."""
+        if "steps" not in self._cache:
+            self._cache["steps"] = self._steps()
+        return dict(self._cache["steps"])
+
+    def _steps(self) -> dict[Hex, int]:
+        seen: dict[Hex, int] = {}
+        queue: deque = deque()
+        for c in self.cells:
+            if c.start:
+                seen[c.hex] = 0
+                queue.append(c.hex)
+        while queue:
+            h = queue.popleft()
+            for move in self.moves(h):
+                if move.to not in seen:
+                    seen[move.to] = seen[h] + 1
+                    queue.append(move.to)
+        return seen
+
+    def in_order(self) -> tuple[Cell, ...]:
+        """The cells in track order (by `steps`, then lane, then position); cells no start
+        reaches come last."""
+        steps = self.steps()
+        far = len(self.cells) + 1
+        return tuple(sorted(self.cells, key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)))
+
+    def corners(self) -> tuple[Corner, ...]:
+        """The corners in track order: groups of neighbouring corner spaces on one tile (or
+        all off tiles), ruling RM-10; two corners on neighbouring tiles stay two corners."""
+        if "corners" not in self._cache:
+            self._cache["corners"] = self._corners()
+        return self._cache["corners"]
+
+    def _corners(self) -> tuple[Corner, ...]:
+        steps = self.steps()
+        far = len(self.cells) + 1
+        corner_cells = {c.hex for c in self.cells if c.corner}
+        groups: list[list[Hex]] = []
+        seen: set = set()
+        for c in self.in_order():
+            if c.hex not in corner_cells or c.hex in seen:
+                continue
+            group, queue = [], [c.hex]
+            seen.add(c.hex)
+            while queue:
+                h = queue.pop()
+                group.append(h)
+                tile = self._index[h].tile
+                for n in self._neighbour_cells(h):
+                    if n in corner_cells and n not in seen and self._index[n].tile == tile:
+                        seen.add(n)
+                        queue.append(n)
+            groups.append(group)
+        out = []
+        for number, group in enumerate(groups, 1):
+            cells = tuple(sorted((self.cell(h) for h in group), key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)))
+            lanes: dict[int, int] = {}
+            for c in cells:
+                lanes[c.lane] = min(lanes.get(c.lane, MAX_LIMIT), c.limit)
+            caution = tuple(sorted({c.lane for c in cells if c.caution}))
+            members = set(group)
+            lines = tuple(line for line in self.lines if line.a in members or line.b in members)
+            turn, degrees = _turn(self, cells)
+            out.append(Corner(number, cells, turn, degrees, tuple(sorted(lanes.items())), caution, lines, min(steps.get(h, far) for h in group)))
+        return tuple(out)
+
+    def notes(self) -> tuple[Note, ...]:
+        """The roadbook's notes in track order: every corner (`corners`) and every group of
+        neighbouring jump, water, shortcut, slide or pit spaces on one tile, each with its
+        distance in moves from the previous note."""
+        steps = self.steps()
+        far = len(self.cells) + 1
+        found: list[tuple[int, int, Note]] = []
+        for corner in self.corners():
+            found.append((corner.step, 0, Note("corner", corner.cells, corner.step, 0, corner=corner)))
+        tests = {
+            "jump": lambda c: c.jump is not None,
+            "water": lambda c: c.water,
+            "shortcut": lambda c: c.shortcut is not None,
+            "slide": lambda c: c.slide,
+            "pit": lambda c: c.pit,
+        }
+        for order, (kind, test) in enumerate(tests.items(), 1):
+            for group in self._groups(test):
+                step = min(steps.get(c.hex, far) for c in group)
+                values = [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                found.append((step, order, Note(kind, group, step, 0, value=min(values) if values else None)))
+        found.sort(key=lambda item: (item[0], item[1]))
+        out, previous = [], 0
+        for step, _order, note in found:
+            out.append(Note(note.kind, note.cells, note.step, step - previous, note.corner, note.value))
+            previous = step
+        return tuple(out)
+
+    def _groups(self, test) -> list[tuple[Cell, ...]]:
+        """Groups of neighbouring cells passing `test` on one tile (or all off tiles), each in
+        track order, the groups in track order."""
+        steps = self.steps()
+        far = len(self.cells) + 1
+
+        def key(c: Cell):
+            return (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)
+
+        members = {c.hex for c in self.cells if test(c)}
+        seen: set = set()
+        groups = []
+        for c in sorted((self._index[h] for h in members), key=key):
+            if c.hex in seen:
+                continue
+            group, queue = [], [c.hex]
+            seen.add(c.hex)
+            while queue:
+                h = queue.pop()
+                group.append(self._index[h])
+                for n in self._neighbour_cells(h):
+                    if n in members and n not in seen and self._index[n].tile == self._index[h].tile:
+                        seen.add(n)
+                        queue.append(n)
+            groups.append(tuple(sorted(group, key=key)))
+        return groups
+
+    def _neighbour_cells(self, h: Hex) -> list[Hex]:
+        from sheetgen.games.rallyman.hexgrid import neighbours
+
+        return [n for n in neighbours(h) if n in self._index]
+
+
+def _heading_gap(a: int, b: int) -> int:
+    """Steps of 60 degrees between two headings (0-3)."""
+    d = (a - b) % 6
+    return min(d, 6 - d)
+
+
+def _turn(track: Track, cells: tuple[Cell, ...]) -> tuple[str, int]:
+    """Which way and how far the road turns through a corner: from the heading of the
+    spaces just before it to that of the spaces just after it (or its own first and last)."""
+    first, last = cells[0], cells[-1]
+    before = first.heading
+    for n in track._neighbour_cells(first.hex):
+        for m in track.moves(n):
+            if m.to == first.hex and not track.cell(n).corner:
+                before = track.cell(n).heading
+    after = last.heading
+    for m in track.moves(last.hex):
+        if not track.cell(m.to).corner:
+            after = track.cell(m.to).heading
+            break
+    # the turn by steps along the lane (a hairpin turns three steps the same way)
+    lane = [c for c in cells if c.lane == first.lane] or list(cells)
+    total = 0
+    heading = before
+    for c in lane + [Cell(last.hex, after)]:
+        step = (c.heading - heading) % 6
+        total += step if step <= 3 else step - 6
+        heading = c.heading
+    if total == 0:
+        return "straight", 0
+    return ("right" if total > 0 else "left"), abs(total) * 60
+
+
+def step_direction(a: Hex, b: Hex) -> int | None:
+    """The direction from cell `a` to its neighbour `b` (None if they are not neighbours)."""
+    return direction_of(Hex(*b) - Hex(*a))

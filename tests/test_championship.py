@@ -83,6 +83,10 @@ def calendar_problems(data: dict, library: dict) -> list[str]:
                 n = sum(word in library[sid].get("tags", []) for sid in ids)
                 if n < limits.get(f"min_{key}", 0) or n > limits.get(f"max_{key}", 99):
                     out.append(f"{where}: {n} {key}")
+            # "1 ford" read as the fords a player counts on the table, too
+            on_table = sum(len(library[sid].get("fords", [])) for sid in ids)
+            if on_table > limits.get("max_fords", 99):
+                out.append(f"{where}: {on_table} fords on the table")
             # lay the course on a grid: each section turned so that it is entered heading `heading`
             cell, cells, heading = (0, 0), [], None
             for k, section in enumerate(race["sections"]):

@@ -133,6 +133,18 @@ LIMIT_KEYS = (
     ("fast_roads", Tag.FAST_ROAD, "fast road"),
 )
 
+
+def limit_marks(section: Section) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What a section counts towards the calendar's limits, per LIMIT_KEYS: (towards a
+    minimum, towards a maximum). A limit holds under both readings of the Calendar's "1
+    ford" (sections of that kind, or the fords a player counts on the table): a section
+    counts 1 towards a minimum whatever it holds, and towards a maximum of fords it counts
+    every ford space it holds (the house library's ford sections hold one each, so the two
+    readings agree on them)."""
+    lo = tuple(int(tag in section.tags) for _k, tag, _w in LIMIT_KEYS)
+    hi = tuple(max(x, len(section.fords)) if tag is Tag.FORD and x else x for x, (_k, tag, _w) in zip(lo, LIMIT_KEYS))
+    return lo, hi
+
 _LIMITS = {
     "type": "object",
     "additionalProperties": False,
@@ -644,13 +656,20 @@ def _course(doc: Document, base: tuple, raw_course: list, library: Library) -> t
 
 def course_limit_problems(course: tuple[Leg, ...], limits: Limits, whose: str) -> list[str]:
     out = []
-    for key, tag, word in LIMIT_KEYS:
-        n = sum(tag in leg.section.tags for leg in course)
+    marks = [limit_marks(leg.section) for leg in course]
+    for t, (key, tag, word) in enumerate(LIMIT_KEYS):
+        n = sum(lo_m[t] for lo_m, _hi_m in marks)
+        held = sum(hi_m[t] for _lo_m, hi_m in marks)
         lo, hi = getattr(limits, f"min_{key}"), getattr(limits, f"max_{key}")
         if lo is not None and n < lo:
             out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} ask{'s' if not whose.startswith('the') else ''} for at least {lo}")
         if hi is not None and n > hi:
             out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} allow{'s' if not whose.startswith('the') else ''} at most {hi}")
+        elif hi is not None and held > hi:
+            out.append(
+                f"the course has {held} {word}s on the table ({n} {word} section{'s' if n != 1 else ''}); "
+                f"{whose} allow{'s' if not whose.startswith('the') else ''} at most {hi}"
+            )
     return out
 
 

@@ -93,6 +93,7 @@ from sheetgen.games.rally_risk.graph import structural_problems
 from sheetgen.games.rally_risk.layout import MAX_CARD_MM, MIN_CARD_MM, MIN_SPACE_MM, min_card_mm, road_kind
 from sheetgen.games.rally_risk.model import (
     DEFAULT_CARD_MM,
+    Assistance,
     Calendar,
     Leg,
     Library,
@@ -319,6 +320,11 @@ RESULTS_SCHEMA: dict[str, Any] = {
                                 "special": {"type": "boolean"},
                                 "departure": {"type": "array", "uniqueItems": True, "items": _PLAYER, "description": "players in departure order"},
                                 "finish": {"type": "object", "additionalProperties": _FINISH, "description": "player: finishing round"},
+                                "assistance": {
+                                    "type": "object",
+                                    "additionalProperties": {"enum": [a.value for a in Assistance]},
+                                    "description": "player: the assistance chosen for this race (it may change between races, never from permanent to normal)",
+                                },
                             },
                         },
                     },

@@ -675,6 +675,67 @@ def evaluate(sol: Solution) -> Evaluation:
     return Evaluation(figures, tuple(damage), tuple(eliminated), tuple(tuple(g) for g in gain))
 
 
+def finishing_rounds(sol: Solution) -> tuple[tuple[int, float], ...]:
+    """The exact distribution of the round the car finishes in under the solution's policy:
+    ((round, probability), ...) by round; the probabilities add up to 1 - P(elimination).
+    The same forward pass as :func:`evaluate`, each state's mass kept apart by the rounds it
+    has taken (a round is 1 for every state, so the round a car finishes in is the number of
+    states it passed through)."""
+    course = sol.course
+    n = course.length
+    nw, nr, gears = sol.nsectors, len(sol._risk_index), MAX_GEAR + 1
+    mass: list[dict[tuple, float]] = [{} for _ in range(n + 2)]
+    mass[0][(0, sol.start_tyres, 1, course.chart.start, 0)] = 1.0
+    finished: dict[int, float] = {}
+    order = (_gs(3), _gs(2), _gs(1)) + tuple(range(MAX_GEAR + 1))
+    for p in range(n + 1):
+        bucket = mass[p]
+        for slot in order:
+            keys = sorted((k for k in bucket if k[0] == slot), key=lambda k: (TYRES.index(k[1]), k[2], k[3], k[4]))
+            for key in keys:
+                m = bucket.pop(key)
+                gs, t, c, w, done = key
+                now = done + 1  # this round
+                ti = TYRES.index(t)
+                for w2, pw in sol.wnext[w]:
+                    mw = m * pw
+                    if gs >= _HALT0:
+                        nk = (_gs(gs - _HALT0), t, c, w2, now)
+                        bucket[nk] = bucket.get(nk, 0.0) + mw
+                        continue
+                    g2 = sol._gear[(ti * 2 + c) * nw + w2][p * gears + gs]
+                    c2 = next(cc for gg, cc in sol.gear_options(gs, c) if gg == g2)
+                    ci = (ti * 2 + c2) * nw + w2
+                    end_tyres, off_tyres = sol._end_tyres[g2][ci], sol._off_tyres[ci]
+                    for risk, pr in sol.risks[(g2, w2)]:
+                        move = sol._move[ci][(p * gears + g2) * nr + sol._risk_index[risk]]
+                        for kind, q, halt, repaired, prob in sol.outcomes(p, t, w2, risk, move):
+                            mq = mw * pr * prob
+                            if kind == "finished":
+                                finished[now] = finished.get(now, 0.0) + mq
+                                continue
+                            if kind == "eliminated":
+                                continue
+                            if kind == "moved":
+                                t2 = end_tyres[q]
+                                nk = (g2, t, c2, w2, now) if t2 is None else (0, t2, c2, w2, now)
+                            else:
+                                t2 = off_tyres[q * 8 + halt * 2 + repaired]
+                                nk = (_gs(halt), t, c2, w2, now) if t2 is None else (_gs(halt + repaired), t2, c2, w2, now)
+                            mass[q][nk] = mass[q].get(nk, 0.0) + mq
+    return tuple(sorted((r, p) for r, p in finished.items() if p > 0.0))
+
+
+def round_percentile(distribution: tuple[tuple[int, float], ...], q: float) -> int | None:
+    """Smallest round r with P(finished by round r) >= q (summation error of 1e-9 forgiven);
+    None when the car is eliminated too often to reach q (an eliminated car never finishes)."""
+    acc = 0.0
+    for r, p in distribution:
+        acc += p
+        if acc >= q - 1e-9:
+            return r
+    return None
+
 # --------------------------------------------------------------------------- mechanics
 
 
@@ -788,6 +849,10 @@ class AssistanceAnalysis:
     dangerous: the spaces where the car most often goes off (with the mechanics), worst first.
     mechanic_help: (space, rounds saved) for one mechanic on that space, first-order
         estimate from the policy without mechanics, best first.
+    finish_rounds: ((round, probability), ...): the exact distribution of the round the car
+        finishes in (with the mechanics), adding up to 1 - P(elimination); p10/p50/p90 its
+        percentiles, an eliminated car counted as never finishing (None: the car is
+        eliminated too often to reach that share).
     """
 
     assistance: Assistance
@@ -798,6 +863,19 @@ class AssistanceAnalysis:
     dangerous: tuple[SpaceRisk, ...]
     mechanic_help: tuple[tuple[int, float], ...]
     solution: Solution = field(repr=False, compare=False)
+    finish_rounds: tuple[tuple[int, float], ...] = ()
+
+    @property
+    def p10(self) -> int | None:
+        return round_percentile(self.finish_rounds, 0.10)
+
+    @property
+    def p50(self) -> int | None:
+        return round_percentile(self.finish_rounds, 0.50)
+
+    @property
+    def p90(self) -> int | None:
+        return round_percentile(self.finish_rounds, 0.90)
 
     @property
     def expected_rounds(self) -> float:
@@ -888,6 +966,7 @@ def analyze_assistance(
         dangerous=_space_risks(course, race, ev),
         mechanic_help=tuple(help_[:5]),
         solution=sol,
+        finish_rounds=finishing_rounds(sol),
     )
 
 

@@ -55,6 +55,9 @@ DEFAULT_PENALTY = 50.0
 DEFAULT_THRESHOLD = 0.05
 #: Values closer than this are ties.
 TIE = 1e-12
+#: The finishing-round distribution stops once less than this probability is still on the
+#: road (it cannot move a percentile, which needs 1e-9).
+ROUNDS_TAIL = 1e-15
 
 TYRES = tuple(Tyres)
 _HALT0 = MAX_GEAR + 1  # state index of "halted 1 turn"; halted h turns is _HALT0 + h - 1
@@ -675,55 +678,87 @@ def evaluate(sol: Solution) -> Evaluation:
     return Evaluation(figures, tuple(damage), tuple(eliminated), tuple(tuple(g) for g in gain))
 
 
-def finishing_rounds(sol: Solution) -> tuple[tuple[int, float], ...]:
-    """The exact distribution of the round the car finishes in under the solution's policy:
-    ((round, probability), ...) by round; the probabilities add up to 1 - P(elimination).
-    The same forward pass as :func:`evaluate`, each state's mass kept apart by the rounds it
-    has taken (a round is 1 for every state, so the round a car finishes in is the number of
-    states it passed through)."""
+def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[int, float], ...]:
+    """The distribution of the round the car finishes in under the solution's policy:
+    ((round, probability), ...) by round; the probabilities add up to 1 - P(elimination),
+    less the tail dropped (below). The states the policy reaches and their transitions come
+    from the same solve, in the same forward order as :func:`evaluate`; then the mass is
+    pushed round by round (every state lasts one round) through those transitions, as
+    numpy arrays. Exact but for the tail: once less than `tail` of the probability is still
+    on the road the rest is dropped (a percentile needs 1e-9 at least)."""
+    import numpy as np
+
     course = sol.course
     n = course.length
     nw, nr, gears = sol.nsectors, len(sol._risk_index), MAX_GEAR + 1
-    mass: list[dict[tuple, float]] = [{} for _ in range(n + 2)]
-    mass[0][(0, sol.start_tyres, 1, course.chart.start, 0)] = 1.0
-    finished: dict[int, float] = {}
+    ids: dict[tuple, int] = {}  # (p, gs, tyres, card, sector) -> state id, in forward order
+    src: list[int] = []
+    dst: list[int] = []
+    prob: list[float] = []
+    FINISH = -1
+    pending: list[set[tuple]] = [set() for _ in range(n + 2)]
+    pending[0].add((0, sol.start_tyres, 1, course.chart.start))
     order = (_gs(3), _gs(2), _gs(1)) + tuple(range(MAX_GEAR + 1))
+
+    def edge(s: int, q: int, key: tuple, pq: float) -> None:
+        pending[q].add(key)
+        src.append(s)
+        dst.append((q,) + key)  # type: ignore[arg-type]
+        prob.append(pq)
+
     for p in range(n + 1):
-        bucket = mass[p]
+        bucket = pending[p]
         for slot in order:
-            keys = sorted((k for k in bucket if k[0] == slot), key=lambda k: (TYRES.index(k[1]), k[2], k[3], k[4]))
-            for key in keys:
-                m = bucket.pop(key)
-                gs, t, c, w, done = key
-                now = done + 1  # this round
+            for key in sorted((k for k in bucket if k[0] == slot), key=lambda k: (TYRES.index(k[1]), k[2], k[3])):
+                s = ids[(p,) + key] = len(ids)
+                gs, t, c, w = key
                 ti = TYRES.index(t)
+                if gs >= _HALT0:
+                    for w2, pw in sol.wnext[w]:
+                        nk = (_gs(gs - _HALT0), t, c, w2)
+                        bucket.add(nk)
+                        src.append(s)
+                        dst.append((p,) + nk)  # type: ignore[arg-type]
+                        prob.append(pw)
+                    continue
                 for w2, pw in sol.wnext[w]:
-                    mw = m * pw
-                    if gs >= _HALT0:
-                        nk = (_gs(gs - _HALT0), t, c, w2, now)
-                        bucket[nk] = bucket.get(nk, 0.0) + mw
-                        continue
                     g2 = sol._gear[(ti * 2 + c) * nw + w2][p * gears + gs]
                     c2 = next(cc for gg, cc in sol.gear_options(gs, c) if gg == g2)
                     ci = (ti * 2 + c2) * nw + w2
                     end_tyres, off_tyres = sol._end_tyres[g2][ci], sol._off_tyres[ci]
                     for risk, pr in sol.risks[(g2, w2)]:
                         move = sol._move[ci][(p * gears + g2) * nr + sol._risk_index[risk]]
-                        for kind, q, halt, repaired, prob in sol.outcomes(p, t, w2, risk, move):
-                            mq = mw * pr * prob
+                        for kind, q, halt, repaired, pm in sol.outcomes(p, t, w2, risk, move):
+                            pq = pw * pr * pm
                             if kind == "finished":
-                                finished[now] = finished.get(now, 0.0) + mq
-                                continue
-                            if kind == "eliminated":
-                                continue
-                            if kind == "moved":
+                                src.append(s)
+                                dst.append(FINISH)  # type: ignore[arg-type]
+                                prob.append(pq)
+                            elif kind == "moved":
                                 t2 = end_tyres[q]
-                                nk = (g2, t, c2, w2, now) if t2 is None else (0, t2, c2, w2, now)
-                            else:
+                                edge(s, q, (g2, t, c2, w2) if t2 is None else (0, t2, c2, w2), pq)
+                            elif kind == "off":
                                 t2 = off_tyres[q * 8 + halt * 2 + repaired]
-                                nk = (_gs(halt), t, c2, w2, now) if t2 is None else (_gs(halt + repaired), t2, c2, w2, now)
-                            mass[q][nk] = mass[q].get(nk, 0.0) + mq
-    return tuple(sorted((r, p) for r, p in finished.items() if p > 0.0))
+                                edge(s, q, (_gs(halt), t, c2, w2) if t2 is None else (_gs(halt + repaired), t2, c2, w2), pq)
+        pending[p] = set()
+    size = len(ids)
+    to = np.array([size if d == FINISH else ids[d] for d in dst], dtype=np.intp)  # size: the finish
+    frm = np.array(src, dtype=np.intp)
+    weight = np.array(prob)
+    mass = np.zeros(size + 1)
+    mass[0] = 1.0
+    out = []
+    r = 0
+    while True:
+        r += 1
+        moved = mass[frm] * weight
+        mass = np.bincount(to, weights=moved, minlength=size + 1)
+        done = float(mass[size])
+        mass[size] = 0.0
+        if done > 0.0:
+            out.append((r, done))
+        if mass.sum() <= tail:
+            return tuple(out)
 
 
 def round_percentile(distribution: tuple[tuple[int, float], ...], q: float) -> int | None:

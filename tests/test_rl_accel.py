@@ -1,4 +1,4 @@
-"""reportlab's optional C accelerator (the `fast` extra, package rl-accel) changes no byte of
+"""reportlab's C accelerator (package rl-accel, a dependency on CPython) changes no byte of
 a PDF: the same spec rendered with it and with reportlab's pure-Python fallback."""
 
 from __future__ import annotations

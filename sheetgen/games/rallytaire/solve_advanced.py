@@ -249,6 +249,7 @@ def _build_stage_graph(
     start = ADVANCED.stage_start(stage, AdvancedState(State(0), tyres, rep_left))
     keys: list[tuple] = [_core_key(start)]
     seen = {keys[0]: 0}
+    dice_of: dict[int, tuple] = {}  # per gear: the dice tables of these tyres on this stage
     actions: list[tuple] = []
     tables: dict[tuple[int, int, int], _GearTable] = {}
     i = 0
@@ -262,7 +263,7 @@ def _build_stage_graph(
             tkey = (key[0], key[2], a.gear)
             if tkey in tables:
                 continue
-            table = _gear_table(stage, tyres, key, a.gear, rep_left, out_left, moves)
+            table = _gear_table(stage, tyres, key, a.gear, rep_left, out_left, moves, dice_of)
             tables[tkey] = table
             for row in table.rows:
                 for sk in row.succ_keys:
@@ -289,25 +290,34 @@ def _gear_table(
     rep_left: Boxes,
     out_left: Boxes,
     moves: dict[tuple, tuple],
+    dice_of: dict[int, tuple],
 ) -> _GearTable:
     p, _, d, _ = key
     rep = _rep_state((p, gear, d, False), tyres, rep_left)
-    variants: dict[int, tuple[Action, tuple[tuple[Roll, float], ...]]] = {}
-    for a in ADVANCED.actions(stage, rep):
-        if a.gear == gear and not a.skip:
-            variants[_VARIANT[a.option]] = (a, dice.to_float(ADVANCED.outcomes(stage, rep, a)))
-    rolls = sorted({roll for _, dist in variants.values() for roll, _ in dist})
-    col = {roll: j for j, roll in enumerate(rolls)}
-    probs = np.zeros((3, len(rolls)))
-    for v, (_, dist) in variants.items():
-        for roll, prob in dist:
-            probs[v, col[roll]] += prob
+    # The dice of a gear (the plain, pushed and braked variants, their rolls and chances)
+    # depend on the gear, the tyres and the stage's surface, not on where the car stands:
+    # worked out once per stage and tyres (`dice_of`), shared by every position.
+    got = dice_of.get(gear)
+    if got is None:
+        variants: dict[int, tuple[Action, tuple[tuple[Roll, float], ...]]] = {}
+        for a in ADVANCED.actions(stage, rep):
+            if a.gear == gear and not a.skip:
+                variants[_VARIANT[a.option]] = (a, dice.to_float(ADVANCED.outcomes(stage, rep, a)))
+        rolls = sorted({roll for _, dist in variants.values() for roll, _ in dist})
+        col = {roll: j for j, roll in enumerate(rolls)}
+        probs = np.zeros((3, len(rolls)))
+        for v, (_, dist) in variants.items():
+            for roll, prob in dist:
+                probs[v, col[roll]] += prob
+        rolled_by = {roll: next(a for a, dist in variants.values() if any(r == roll for r, _ in dist)) for roll in rolls}
+        got = dice_of[gear] = (rolls, probs, probs.tolist(), rolled_by)
+    rolls, probs, prob_lists, rolled_by = got
     rows = []
     for roll in rolls:
         mkey = (p, d, gear, roll)
         cached = moves.get(mkey)
         if cached is None:
-            action = next(a for a, dist in variants.values() if any(r == roll for r, _ in dist))
+            action = rolled_by[roll]
             mv = ADVANCED.move(stage, rep, action, roll)
             kind = _FINISH if mv.finished else (_CRASH if mv.move.crash is not None else _MOVE)
             drifts: tuple[int | None, ...] = ()
@@ -327,7 +337,7 @@ def _gear_table(
             moves[mkey] = cached
         kind, tenths, drifts, succ, crash, at, out_tenths, locks = cached
         rows.append(_Row(roll, kind, tenths, drifts, succ, crash, at, out_tenths, locks))
-    return _GearTable(gear, rows, probs, probs.tolist())
+    return _GearTable(gear, rows, probs, prob_lists)
 
 
 # --------------------------------------------------------------------------- stage solve

@@ -112,11 +112,11 @@ KINDS = ("library", "race", "calendar", "results")
 MAX_SECTIONS = 100
 MAX_SPACES = 20
 MAX_COURSE = 30
-#: The exact analysis of a course grows with about the cube of its spaces (mechanics
-#: placement): 100 spaces take about 1 s, 146 spaces 8 s and 600 spaces 90 s per assistance
-#: type on a busy 2-core machine. Every race is analysed (its course sheet, `build`, the
-#: calendar's check), so a longer one is refused where its course is given. The rulebook's
-#: races have 5 to 8 sections (about 30 to 60 spaces).
+#: The exact analysis of a course grows about linearly with its spaces: 100 spaces take about
+#: 1.4 s and 430 spaces about 6 s of CPU for the three assistance types on a busy 2-core machine
+#: (benchmarks/bench_rally_risk_course.py). Every race is analysed (its course sheet, `build`,
+#: the calendar's check) and printed on one course sheet, so a longer one is refused where its
+#: course is given. The rulebook's races have 5 to 8 sections (about 30 to 60 spaces).
 MAX_RACE_SPACES = 120
 #: Every race of a calendar is analysed when it is built: 100 races take about 10 s.
 MAX_CALENDAR_RACES = 100

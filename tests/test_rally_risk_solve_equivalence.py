@@ -457,3 +457,34 @@ def test_mechanics_placement_by_hand():
     assert place_mechanics(gain, n, 1) == ((1,), 1.0)
     zero = [[0.0] * (n + 2) for _ in range(4)]
     assert place_mechanics(zero, n, 3) == ((1, 1, 1), 0.0)
+
+
+def _true_gap(rng: random.Random, n: int) -> tuple[float, tuple, tuple]:
+    """A random small course: the placement's exact expected cost (solved again with the
+    mechanics there) against the best over every placement of 3 mechanics, each solved."""
+    factors = [0] + [rng.choice([0, 1, 2, 3, 4]) for _ in range(n - 1)]
+    c = course(factors)
+    a = rng.choice(list(Assistance))
+    placed, _g = place_mechanics(evaluate(Solution(c, Car(a), 50.0)).repair_gain, c.length)
+    chosen = Solution(c, Car(a, placed), 50.0).start_cost
+    best = min((Solution(c, Car(a, m), 50.0).start_cost, m) for m in combinations_with_replacement(range(1, c.length + 1), 3))
+    return chosen - best[0], placed, best[1]
+
+
+def test_mechanics_placement_is_optimal_against_exhaustive_solves_on_small_courses():
+    """RR-11a cross-check: on small random courses, every placement of 3 mechanics solved
+    exactly, the placement found costs what the best one costs (often a different placement
+    with the same cost: a mechanic no repair needs may stand anywhere). The placement
+    optimises a first-order estimate, so this is a check on these courses, not a proof."""
+    rng = random.Random(5)
+    for _ in range(2):
+        gap, placed, best = _true_gap(rng, 8)
+        assert gap <= 1e-9, (placed, best, gap)
+
+
+@pytest.mark.slow
+def test_mechanics_placement_is_optimal_against_exhaustive_solves_slow():
+    rng = random.Random(5)
+    for _ in range(12):
+        gap, placed, best = _true_gap(rng, rng.randint(8, 12))
+        assert gap <= 1e-9, (placed, best, gap)

@@ -240,6 +240,17 @@ def test_a_two_ford_section_counts_two_fords_against_a_maximum(run, folder):
     assert errors(run, short) == [f"{short}:5:9: error: the course has 1 ford section; the race's limits ask for at least 2"]
 
 
+def test_the_first_section_counts_towards_the_fast_roads(run, folder):
+    """RR-17/RR-18: the required factor-0 first section ('start', tagged fast_road) uses up
+    one of the fast roads a limit allows: with one more fast road the course holds two,
+    which Sweden's "no more than 2 fords or 2 fast roads" allows and a limit of 1 refuses."""
+    text = RACE.replace("{section: straight, heading: E}", "{section: fast_road, heading: E}")
+    sweden = race_file(folder, text.replace("zone: EC", "zone: EC\nlimits: {max_fords: 2, max_fast_roads: 2}"), "sweden.yaml")
+    assert run("validate", str(sweden)).exit_code == 0
+    one = race_file(folder, text.replace("zone: EC", "zone: EC\nlimits: {max_fast_roads: 1}"), "one.yaml")
+    assert errors(run, one) == [f"{one}:5:9: error: the course has 2 fast road sections; the race's limits allow at most 1"]
+
+
 def test_every_house_ford_section_holds_one_ford():
     """RR-18: in the house library the two readings of "1 ford" agree."""
     library = load_spec(RR / "sections.yaml").model

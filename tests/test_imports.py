@@ -25,8 +25,8 @@ try:
     main(sys.argv[1:], standalone_mode=False)
 except SystemExit:
     pass
-print(json.dumps([m for m in %r if m in sys.modules]))
-""" % (HEAVY,)
+print(json.dumps([m for m in HEAVY if m in sys.modules]))
+""".replace("HEAVY", repr(HEAVY))
 
 
 def heavy_imports(*args: str) -> list[str]:

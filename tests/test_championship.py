@@ -15,8 +15,8 @@ from pypdf.generic import ContentStream
 
 from conftest import SPECS, files_under
 from sheetgen.games.rally_risk.championship import RaceCheck, build_calendar, calendar_to_json, calendar_yaml, CalendarError
-from sheetgen.games.rally_risk.model import Calendar, Results
-from sheetgen.games.rally_risk.scoring import championship_points, score_a
+from sheetgen.games.rally_risk.model import Assistance, Calendar, Results
+from sheetgen.games.rally_risk.scoring import championship_points, last_to_arrive, score_a
 from sheetgen.games.rally_risk.spec import calendar_to_data, load_calendar
 from sheetgen.games.rally_risk.standings import standings
 from sheetgen.registry import load_spec
@@ -83,6 +83,10 @@ def calendar_problems(data: dict, library: dict) -> list[str]:
                 n = sum(word in library[sid].get("tags", []) for sid in ids)
                 if n < limits.get(f"min_{key}", 0) or n > limits.get(f"max_{key}", 99):
                     out.append(f"{where}: {n} {key}")
+            # "1 ford" read as the fords a player counts on the table, too
+            on_table = sum(len(library[sid].get("fords", [])) for sid in ids)
+            if on_table > limits.get("max_fords", 99):
+                out.append(f"{where}: {on_table} fords on the table")
             # lay the course on a grid: each section turned so that it is entered heading `heading`
             cell, cells, heading = (0, 0), [], None
             for k, section in enumerate(race["sections"]):
@@ -409,6 +413,20 @@ def test_destroyed_car_scores_the_last_arrival_plus_two():
     assert score_a([None, None]) == (2, 2)
 
 
+def test_the_last_to_arrive_is_the_car_that_crossed_the_finish_last():
+    """RR-19/RR-21: the last to arrive is the car that finished in the latest round, not the
+    worst score A. Car 1 finishes in round 11 (score 0), car 3 in round 12 (score -1): the
+    destroyed car 4 scores car 3's -1 plus 2 = 1 (the worst score would give 2)."""
+    assert last_to_arrive([11, 10, 12, None]) == (2,)
+    assert score_a([11, 10, 12, None]) == (0, -2, -1, 1)
+    # two cars in the latest round: both are last (they draw lots to choose the next race);
+    # the destroyed car ranks behind both: the worse of their scores (1) plus 2
+    assert last_to_arrive([12, 10, 12, None]) == (0, 2)
+    assert score_a([12, 10, 12, None]) == (1, -2, -1, 3)
+    # no car arrived: all draw lots, a destroyed car scores 2
+    assert last_to_arrive([None, None]) == (0, 1) and score_a([None, None]) == (2, 2)
+
+
 def test_points_and_ties():
     assert championship_points({"a": -5, "b": -3, "c": -1, "d": 0, "e": 2, "f": 9}) == {"a": 9, "b": 6, "c": 4, "d": 3, "e": 2, "f": 1}
     # two second places: both score the second's points, the next driver is fourth
@@ -466,7 +484,9 @@ def test_standings_from_results(results_file):
     sweden = st.rallies[1]
     assert not sweden.result.complete and sweden.points is None
     assert [(row.place, row.player, row.points) for row in st.table] == [(1, "Carla", 9), (2, "Ben", 6), (3, "Anna", 4), (4, "Dario", 3)]
-    assert st.next_departure == (("Dario",), ("Carla",), ("Ben",), ("Anna",)) and st.chooses_next == ("Anna",)
+    # Sweden race 1 (departure Anna, Carla, Ben, Dario): Anna's score A (12 - 11 - 1 = 0) is the
+    # worst, but Ben crossed the finish last (round 13): Ben chooses the next race (RR-21)
+    assert st.next_departure == (("Dario",), ("Carla",), ("Ben",), ("Anna",)) and st.chooses_next == ("Ben",)
     assert st.remaining[:2] == ("Montecarlo, special (optional)", "Sweden, race 2")
 
 
@@ -527,6 +547,35 @@ def test_results_refused(results_file, change, line, col, message):
     with pytest.raises(SpecError) as caught:
         load_spec(path)
     assert "\n".join(str(p) for p in caught.value.problems) == f"{path}:{line}:{col}: error: {message}".replace("{path}", path)
+
+
+def test_assistance_never_changes_from_permanent_to_normal(results_file):
+    """RR-26: assistance may change between races, never from permanent to normal; the
+    refusal points at the normal assistance recorded after a permanent one."""
+    from sheetgen.errors import SpecError
+
+    text = RESULTS.replace(
+        "      - finish: {Anna: 14, Ben: 12, Carla: 12, Dario: 16}\n",
+        "      - finish: {Anna: 14, Ben: 12, Carla: 12, Dario: 16}\n        assistance: {Anna: permanent, Ben: permanent, Carla: rapid}\n",
+    ).replace(
+        "      - finish: {Carla: 11, Ben: 12, Dario: 12, Anna: destroyed}\n",
+        "      - finish: {Carla: 11, Ben: 12, Dario: 12, Anna: destroyed}\n        assistance: {Anna: rapid, Ben: normal, Carla: permanent}\n",
+    )
+    path = results_file(text)
+    with pytest.raises(SpecError) as caught:
+        load_spec(path)
+    assert [str(p) for p in caught.value.problems] == [
+        f"{path}:12:40: error: Ben had permanent assistance in Montecarlo, race 1: it may change between races, but not from permanent to normal"
+    ]
+    # permanent to rapid, rapid to permanent, and (one change at a time) rapid to normal are allowed
+    allowed = text.replace("Ben: normal", "Ben: rapid").replace(
+        "        finish: {Carla: 10, Ben: 10, Dario: 13, Anna: 11}\n",
+        "        finish: {Carla: 10, Ben: 10, Dario: 13, Anna: 11}\n        assistance: {Ben: normal, Anna: normal}\n",
+    )
+    results = load_spec(results_file(allowed)).model
+    race2 = results.rallies[0].races[1]
+    assert race2.assistance == (Assistance.PERMANENT, Assistance.RAPID, None, Assistance.RAPID)  # Carla, Ben, Dario, Anna
+    assert results.rallies[1].races[0].assistance == ()
 
 
 def test_too_many_races_for_the_rally(results_file):

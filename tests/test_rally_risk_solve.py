@@ -22,7 +22,9 @@ from sheetgen.games.rally_risk.solve import (
     analyze_assistance,
     analyze_rally_risk_race,
     evaluate,
+    finishing_rounds,
     place_mechanics,
+    round_percentile,
 )
 from sheetgen.registry import load_spec
 from test_rally_risk_spec import RACES, RR
@@ -74,16 +76,50 @@ def test_monte_carlo_agrees_with_exact_expected_rounds(analyses, name, assistanc
     race = analyses[name][0]
     analysis = analyze_assistance(race, assistance, penalty=5.0) if name == "safari_1" else analyses[name][1].for_assistance(assistance)
     n = 2000
-    rounds, eliminated = [], 0
+    rounds, eliminated, finish = [], 0, []
     for seed in range(n):
         run = simulate(race, seed, 1, analysis=analysis)
         rounds.append(run.rounds[0])
+        finish.append(run.finish_rounds[0])
         eliminated += run.eliminated[0]
     mean = math.fsum(rounds) / n
     sd = math.sqrt(math.fsum((r - mean) ** 2 for r in rounds) / (n - 1))
     assert abs(mean - analysis.expected_rounds) < 4 * sd / math.sqrt(n)
     p = analysis.elimination_probability
     assert abs(eliminated / n - p) < 4 * math.sqrt(p * (1 - p) / n) + 1e-12
+    # the exact distribution of the finishing round: every point of the empirical CDF within
+    # 4 standard errors of the exact one (an eliminated car never finishes)
+    finishes = [r for r in finish if r is not None]
+    exact = 0.0
+    for r, pr in analysis.finish_rounds:
+        exact += pr
+        seen = sum(f <= r for f in finishes) / n
+        assert abs(seen - exact) < 4 * math.sqrt(exact * (1 - exact) / n) + 1e-9, (r, seen, exact)
+    assert len(finishes) == n - eliminated
+
+
+def test_finishing_round_distribution_is_exact(analyses):
+    """RR analysis: the distribution of the finishing round comes from the same solve: its
+    mass is 1 - P(elimination), and without elimination its mean is the expected rounds;
+    p10 <= p50 <= p90 read off it; by hand on a 3-space course."""
+    for name, (_race, analysis) in analyses.items():
+        for r in analysis.results:
+            dist = r.finish_rounds
+            total = math.fsum(p for _r, p in dist)
+            assert total == pytest.approx(1 - r.figures.elimination_probability, abs=1e-9), name
+            if r.figures.elimination_probability == 0:
+                assert math.fsum(k * p for k, p in dist) == pytest.approx(r.figures.expected_rounds, abs=1e-9), name
+            assert r.p10 is not None and r.p10 <= r.p50 <= r.p90
+            assert [k for k, _p in dist] == sorted(k for k, _p in dist)
+    # three factor-0 spaces, one car: round 1 in 1st gear moves 1, round 2 in 2nd moves at
+    # least 1 + 0 (permanent assistance), so the car finishes in round 2 or 3 whatever it rolls
+    c = course([0, 0, 0])
+    sol = Solution(c, Car(), 50.0)
+    dist = finishing_rounds(sol)
+    assert math.fsum(p for _r, p in dist) == pytest.approx(1.0, abs=1e-12)
+    assert math.fsum(k * p for k, p in dist) == pytest.approx(evaluate(sol).figures.expected_rounds, abs=1e-12)
+    assert round_percentile(((2, 0.25), (3, 0.75)), 0.10) == 2 and round_percentile(((2, 0.25), (3, 0.75)), 0.5) == 3
+    assert round_percentile(((2, 0.25), (3, 0.5)), 0.9) is None  # 25% eliminated: never reaches 90%
 
 
 def test_bundled_races_are_finishable_and_mechanics_help(analyses):
@@ -91,8 +127,10 @@ def test_bundled_races_are_finishable_and_mechanics_help(analyses):
         assert analysis.finishable, name
         assert analysis.threshold == DEFAULT_THRESHOLD and analysis.penalty == DEFAULT_PENALTY
         for r in analysis.results:
-            # three mechanics wherever a repair saves anything; none when the car never goes off
-            assert len(r.mechanics) == (3 if r.mechanic_help else 0)
+            # RR-11: always 1-3 mechanics (the analysis places 3); when no repair saves
+            # anything they stand together on the earliest space (the tie rule)
+            assert len(r.mechanics) == 3
+            assert r.mechanic_help or r.mechanics == (1, 1, 1)
             assert all(1 <= m <= race.length for m in r.mechanics)
             assert r.figures.expected_cost <= r.without_mechanics.expected_cost + 1e-9
             assert r.figures.elimination_probability < DEFAULT_THRESHOLD

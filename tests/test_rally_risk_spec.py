@@ -217,6 +217,47 @@ def test_unknown_rally_and_inline_limits(run, folder):
     ]
 
 
+def test_a_two_ford_section_counts_two_fords_against_a_maximum(run, folder):
+    """RR-18: "1 ford" holds whether it is read as sections or as fords on the table. A
+    section with two ford spaces is one ford section but two fords: refused under a
+    maximum of 1, at the course; it still counts once towards a minimum."""
+    library = (folder / "sections.yaml").read_text(encoding="utf-8")
+    library += """  - id: double_ford
+    name: Double ford
+    tags: [straight, ford]
+    entry: S
+    exit: N
+    factors: [1, 1, 1, 2, 1, 1]
+    fords: [2, 5]
+"""
+    (folder / "sections.yaml").write_text(library, encoding="utf-8")
+    text = RACE.replace("zone: EC", "zone: EC\nlimits: {max_fords: 1}").replace("{section: straight, heading: E}", "{section: double_ford, heading: E}")
+    path = race_file(folder, text)
+    assert errors(run, path) == [f"{path}:5:9: error: the course has 2 fords on the table (1 ford section); the race's limits allow at most 1"]
+    ok = race_file(folder, text.replace("max_fords: 1", "min_fords: 1, max_fords: 2"), "ok.yaml")
+    assert run("validate", str(ok)).exit_code == 0
+    short = race_file(folder, text.replace("max_fords: 1", "min_fords: 2"), "short.yaml")
+    assert errors(run, short) == [f"{short}:5:9: error: the course has 1 ford section; the race's limits ask for at least 2"]
+
+
+def test_the_first_section_counts_towards_the_fast_roads(run, folder):
+    """RR-17/RR-18: the required factor-0 first section ('start', tagged fast_road) uses up
+    one of the fast roads a limit allows: with one more fast road the course holds two,
+    which Sweden's "no more than 2 fords or 2 fast roads" allows and a limit of 1 refuses."""
+    text = RACE.replace("{section: straight, heading: E}", "{section: fast_road, heading: E}")
+    sweden = race_file(folder, text.replace("zone: EC", "zone: EC\nlimits: {max_fords: 2, max_fast_roads: 2}"), "sweden.yaml")
+    assert run("validate", str(sweden)).exit_code == 0
+    one = race_file(folder, text.replace("zone: EC", "zone: EC\nlimits: {max_fast_roads: 1}"), "one.yaml")
+    assert errors(run, one) == [f"{one}:5:9: error: the course has 2 fast road sections; the race's limits allow at most 1"]
+
+
+def test_every_house_ford_section_holds_one_ford():
+    """RR-18: in the house library the two readings of "1 ford" agree."""
+    library = load_spec(RR / "sections.yaml").model
+    fords = [s for s in library.sections if s.fords or "ford" in [t.value for t in s.tags]]
+    assert fords and all(len(s.fords) == 1 for s in fords), [(s.id, s.fords) for s in fords]
+
+
 @pytest.mark.parametrize(
     "change,expected",
     [

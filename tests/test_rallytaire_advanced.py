@@ -644,3 +644,59 @@ def test_monte_carlo_agrees_on_a_race_the_car_often_does_not_finish() -> None:
     mean, se = _mean_se([r.race_tenths / 10 for r in runs])
     assert abs(mean - a.race_par_time) < 4 * se
     assert abs(sum(r.out for r in runs) / n - p) < 4 * math.sqrt(p * (1 - p) / n)
+
+
+# --------------------------------------------------------------------------- the race time distribution
+
+
+@pytest.mark.parametrize("race", SMALL_RACES, ids=lambda r: r.name)
+def test_race_time_distribution_is_the_policys_own(race: Race) -> None:
+    """The distribution and the DNF chance come from the same solve: they add up to 1 with
+    the DNF chance the analysis reports; without DNFs the mean is the race par; nothing is
+    dropped on races this small beyond the stated tail."""
+    for dnf in (DnfRule(60.0, 5.0), DnfRule(0.0, 0.0)):
+        a = analyze_race_advanced(race, dnf.penalty, dnf.space_seconds)
+        d = a.time_distribution
+        finished = math.fsum(p for _t, p in d.times)
+        assert finished + d.dnf + d.dropped == pytest.approx(1.0, abs=1e-12)
+        assert d.dnf == pytest.approx(a.dnf_probability, abs=1e-12)
+        assert d.dropped < 1e-9
+        if a.dnf_probability == 0:
+            assert math.fsum(t * p for t, p in d.times) / 10 == pytest.approx(a.race_par_time, abs=1e-6)
+        assert [t for t, _p in d.times] == sorted(t for t, _p in d.times)
+        values = [a.p10, a.p50, a.p90]
+        known = [v for v in values if v is not None]
+        assert known == sorted(known) and values[: len(known)] == known  # None only at the top
+
+
+def test_race_time_percentiles_agree_with_a_monte_carlo_of_the_optimal_policy() -> None:
+    """3000 seeded races under the optimal policy of a race where cars go out (a single
+    Car box, so the first crash is out, and a DNF charge of only 22 s, so the policy takes
+    the risk): the share of races finished within each exact percentile, and just below it,
+    and the share of DNFs, lie within the 99% interval of the exact figures."""
+    race = SMALL_RACES[2]
+    a = analyze_race_advanced(race, 22.0, 0.0)
+    assert a.p90 is not None
+    d = a.time_distribution
+    assert 0.05 < d.dnf < 0.95
+    n = 3000
+    runs = [simulate_race_advanced(race, seed, a) for seed in range(n)]
+    out = sum(r.out for r in runs)
+    times = sorted(r.tenths for r in runs if not r.out)
+
+    def within(seen: float, p: float) -> bool:
+        return abs(seen - p) <= 2.576 * math.sqrt(p * (1 - p) / n) + 1e-12
+
+    assert within(out / n, d.dnf)
+    cdf = []
+    acc = 0.0
+    for t, p in d.times:
+        acc += p
+        cdf.append((t, acc))
+    for q in (0.10, 0.50, 0.90):
+        v = d.percentile(q)
+        if v is None:
+            continue
+        k = next(i for i, (t, _c) in enumerate(cdf) if t == round(v * 10))
+        for t, c in cdf[max(0, k - 1) : k + 1]:  # at the percentile and the time below it
+            assert within(sum(x <= t for x in times) / n, c), (q, t, c)

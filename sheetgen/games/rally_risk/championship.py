@@ -41,7 +41,7 @@ from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import exit_heading
 from sheetgen.games.rally_risk.model import Assistance, Calendar, Leg, Library, Limits, Race, Rally, Section, Side
-from sheetgen.games.rally_risk.spec import LIMIT_KEYS, MAX_RACE_SPACES, race_name
+from sheetgen.games.rally_risk.spec import LIMIT_KEYS, MAX_RACE_SPACES, limit_marks, race_name
 
 #: A race counts as finishable when the check's P(elimination) is under this.
 THRESHOLD = 0.05
@@ -117,8 +117,9 @@ def _bounds(limits: Limits) -> tuple[tuple[int, ...], tuple[float, ...]]:
     return lo, hi
 
 
-def _marks(section: Section) -> tuple[int, ...]:
-    return tuple(int(tag in section.tags) for _k, tag, _w in LIMIT_KEYS)
+def _marks(section: Section) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(towards a minimum, towards a maximum) per limit key: see spec.limit_marks."""
+    return limit_marks(section)
 
 
 def is_start(section: Section) -> bool:
@@ -150,20 +151,21 @@ def limits_text(limits: Limits) -> str:
 def _countable(library: Library, n: int, lo: tuple[int, ...], hi: tuple[float, ...]) -> bool:
     """Whether some n sections (copies respected, one of them a start section) meet the
     limits, ignoring the layout: a reachability sweep over (count, tag counts, has start)."""
-    states = {(0, (0,) * len(lo), False)}
+    states = {(0, (0,) * len(lo), (0,) * len(hi), False)}
     for s in library.sections:
-        marks = _marks(s)
+        lo_marks, hi_marks = _marks(s)
         start = is_start(s)
         grown = set(states)
-        for count, tags, has in states:
+        for count, tags, held, has in states:
             for m in range(1, s.copies + 1):
                 c = count + m
-                t = tuple(a + m * b for a, b in zip(tags, marks))
-                if c > n or any(x > h for x, h in zip(t, hi)):
+                t = tuple(a + m * b for a, b in zip(tags, lo_marks))
+                u = tuple(a + m * b for a, b in zip(held, hi_marks))
+                if c > n or any(x > h for x, h in zip(u, hi)):
                     break
-                grown.add((c, t, has or start))
+                grown.add((c, t, u, has or start))
         states = grown
-    return any(c == n and has and all(x >= low for x, low in zip(t, lo)) for c, t, has in states)
+    return any(c == n and has and all(x >= low for x, low in zip(t, lo)) for c, t, _u, has in states)
 
 
 def count_problems(calendar: Calendar, library: Library) -> list[tuple[tuple, str]]:
@@ -266,8 +268,9 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
     spaces = 0  # of the legs placed so far: a course stays within MAX_RACE_SPACES
     marks = {s.id: _marks(s) for s in sections}
     left = Counter({s.id: s.copies for s in sections})
-    tagged_left = [sum(s.copies for s in sections if marks[s.id][t]) for t in range(len(lo))]
-    counts = [0] * len(lo)
+    tagged_left = [sum(s.copies for s in sections if marks[s.id][0][t]) for t in range(len(lo))]
+    counts = [0] * len(lo)  # towards the minimums
+    held = [0] * len(hi)  # towards the maximums
     occupied = {(0, 0)}
     legs: list[Leg] = []
     nodes = 0
@@ -282,9 +285,10 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
             nodes += 1
             if nodes > max_nodes:
                 raise _GaveUp
-            m = marks[s.id]
+            m, mh = marks[s.id]
             new = [c + x for c, x in zip(counts, m)]
-            if any(x > h for x, h in zip(new, hi)):
+            new_held = [c + x for c, x in zip(held, mh)]
+            if any(x > h for x, h in zip(new_held, hi)):
                 continue
             rest = n - k - 1
             # every minimum must stay reachable with the slots and tagged copies left
@@ -301,6 +305,7 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
             for t, x in enumerate(m):
                 tagged_left[t] -= x
             counts[:] = new
+            held[:] = new_held
             legs.append(leg)
             spaces += len(s.factors)
             if rest:
@@ -311,6 +316,7 @@ def search_courses(library: Library, n: int, limits: Limits, rng: random.Random,
             legs.pop()
             spaces -= len(s.factors)
             counts[:] = [c - x for c, x in zip(counts, m)]
+            held[:] = [c - x for c, x in zip(held, mh)]
             for t, x in enumerate(m):
                 tagged_left[t] += x
             left[s.id] += 1

@@ -328,6 +328,7 @@ class RaceResult:
     special: bool
     departure: tuple[str, ...]  # players, first to leave first
     finish: tuple[int | None, ...]  # in departure order
+    assistance: tuple[Assistance | None, ...] = ()  # in departure order, when recorded (None: not said)
 
     def round_of(self, player: str) -> int | None:
         return self.finish[self.departure.index(player)]

@@ -49,6 +49,8 @@ def analysis_to_json(analysis: RaceAnalysis) -> dict:
                 **_figures_json(r.figures),
                 "tyres": r.tyres.value,
                 "mechanics": list(r.mechanics),
+                # the round the car finishes in: percentiles (None: eliminated too often)
+                "finish_round": {"p10": r.p10, "p50": r.p50, "p90": r.p90},
                 "without_mechanics": _figures_json(r.without_mechanics),
                 "dangerous_spaces": [
                     {
@@ -88,12 +90,13 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
                 _pct(r.figures.elimination_probability),
                 f"{r.without_mechanics.expected_rounds:.2f}",
                 _pct(r.without_mechanics.elimination_probability),
+                "/".join("-" if x is None else str(x) for x in (r.p10, r.p50, r.p90)),
                 ", ".join(str(m) for m in r.mechanics) or "-",
                 r.tyres.value,
             ]
         )
-    header = ["Assistance", "Rounds", "Elim", "Rounds (no mech.)", "Elim (no mech.)", "Mechanics on", "Tyres"]
-    out += _table(header, rows, left=frozenset({0, 5, 6}))
+    header = ["Assistance", "Rounds", "Elim", "Rounds (no mech.)", "Elim (no mech.)", "Finish p10/50/90", "Mechanics on", "Tyres"]
+    out += _table(header, rows, left=frozenset({0, 6, 7}))
     for r in analysis.results:
         out += ["", f"{r.assistance.value} assistance: most dangerous spaces"]
         if not r.dangerous:

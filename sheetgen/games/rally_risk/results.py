@@ -17,7 +17,12 @@ The file records what happened at the table, race by race::
 
 A finish is the round (counted from the race's first round) the car crossed the finish in,
 or `destroyed` / `eliminated` for a car that did not finish. Every player has a result in
-every race.
+every race. A race may also record each car's assistance (`assistance: {Anna: rapid, ...}`,
+optional, for any of the players): it may change between races, but never from permanent
+to normal (rulebook, "Mechanical Assistance"), so a player whose last recorded assistance is
+permanent and who is recorded with normal assistance is refused at that value. Only that
+change is refused: permanent, then rapid, then normal in a later race is allowed, one
+change at a time, as the rulebook words it.
 
 Departure order (rulebook, "Scores"): the first race's is drawn by lot (the order of
 `players`, or the race's own `departure`); every later race leaves in the order of arrival
@@ -33,7 +38,7 @@ from __future__ import annotations
 import difflib
 
 from sheetgen.errors import Problem, SpecError
-from sheetgen.games.rally_risk.model import DESTROYED, Calendar, RaceResult, Rally, RallyResult, Results
+from sheetgen.games.rally_risk.model import DESTROYED, Assistance, Calendar, RaceResult, Rally, RallyResult, Results
 from sheetgen.games.rally_risk.scoring import score_a
 from sheetgen.games.rally_risk.spec import RESULTS_SCHEMA, _load_other, race_name
 from sheetgen.schemacheck import check
@@ -98,6 +103,7 @@ def load_results(doc: Document) -> Results:
     seen: dict[str, int] = {}
     previous: RaceResult | None = None
     broken = False  # an earlier race has errors: later departures cannot be derived
+    assisted: dict[str, tuple[Assistance, str]] = {}  # player: last recorded assistance, in which race
     for i, raw_rally in enumerate(data["rallies"]):
         base = ("rallies", i)
         key = raw_rally["rally"]
@@ -139,6 +145,20 @@ def load_results(doc: Document) -> Results:
             for player in players:
                 if player not in finish:
                     found.append(doc.problem(where + ("finish",), f"no result for {player!r}: give the round {player} finished in, or destroyed"))
+            chosen = raw.get("assistance", {})
+            for player, value in chosen.items():
+                if player not in players:
+                    found.append(doc.problem(where + ("assistance", player), f"unknown player {player!r}{_near(player, players, 'players')}", key=True))
+                    continue
+                before = assisted.get(player)
+                if before is not None and before[0] is Assistance.PERMANENT and value == Assistance.NORMAL.value:
+                    found.append(
+                        doc.problem(
+                            where + ("assistance", player),
+                            f"{player} had permanent assistance in {before[1]}: it may change between races, but not from permanent to normal",
+                        )
+                    )
+                assisted[player] = (Assistance(value), race_title)
             departure, why = _departure(doc, where, raw, players, previous, broken)
             found.extend(why)
             problems.extend(found)
@@ -146,7 +166,8 @@ def load_results(doc: Document) -> Results:
                 broken = True
                 continue
             rounds = tuple(None if finish[p] in DESTROYED else finish[p] for p in departure)
-            race = RaceResult(race_title, special, departure, rounds)
+            assistance = tuple(Assistance(chosen[p]) if p in chosen else None for p in departure) if chosen else ()
+            race = RaceResult(race_title, special, departure, rounds, assistance)
             races.append(race)
             previous = race
         complete = rally is None or numbers[False] >= len(rally.races)

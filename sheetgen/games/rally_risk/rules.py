@@ -36,16 +36,25 @@ Rulings sheetgen adds (where the rulebook is silent or its figures are missing):
    spaces it would have run beyond the finish are free, so no braking is needed to finish.
 6. A space's factor for a move: the printed factor; a ford takes 5 in rain and storms, 3 in
    snow; special tyres then add their effect (never below 0); then brakings; then +1 for
-   each car on the road standing on that space when the move goes beyond it (passing).
+   each car on the road standing on that space when the move goes beyond it (passing: the
+   Summary's "passing: +1 for each car passed" under the speed and safety factors; the
+   text's "increases the number of spaces by the number of cars to be passed" is read as
+   the same +1, not as a longer move: the movement range ignores other cars).
    Ending a move on an occupied space changes nothing. Cars off the road (gone off, halted,
    stopped at the mechanic's: every car that must next move in 1st gear) are not counted.
 7. Damage checks happen in driving order, one die each; the Damages Table row is the
    difference (rows past the last use the last). Any result but "-" stops the car on that
    space: "tc" costs no turn, 1st/2nd/3rd degree halt the car 1/2/3 turns, "e" eliminates it.
-8. Mechanics (0 to 3 per car; the rulebook says 1 to 3, none is allowed for comparisons)
-   stand on numbered spaces and reach 4 spaces either way. Damage of degree d on a space
-   within reach of k of the car's mechanics becomes a tail spin when k >= d; 3rd degree
-   with 1 or 2 mechanics becomes 2nd degree. Elimination cannot be repaired.
+8. Mechanics: 1, 2 or 3 per car, as the rulebook says; a car with none is sheetgen's house
+   option "no mechanics" (the engine's default, the analysis's "without mechanics" figures,
+   the calendar's finishability check). They stand on numbered spaces and reach 4 spaces
+   either way. Damage of degree d on a space within reach of k of the car's mechanics
+   becomes a tail spin when k >= d. "Being damaged to the IIIrd degree within the range of
+   one mechanic means a damage to the IInd degree" holds for one or two mechanics: 3rd
+   degree with 1 or 2 in reach becomes 2nd degree, and that 2nd degree is not repaired
+   again by the two (the reduction is what they do). Elimination cannot be repaired.
+   "Stop at the mechanic's" means within reach of one (4 spaces either way), not on its
+   space (see 9).
 9. Tyre effects are a table (house values; a spec may replace them). The rulebook's "one
    or two points, respectively, are subtracted from the movement" on clear or cloudy days
    is read literally: -1 when clear, -2 when cloudy, from the minimum and the maximum (never

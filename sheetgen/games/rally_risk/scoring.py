@@ -3,7 +3,11 @@
 A) Per race: each car's finishing round relative to the round the first car (or cars)
 finished in, minus its place in the order of departure; the least wins. A car eliminated
 (its car "totally destroyed") scores the last arrival's score plus two (ruling: 2 when no
-car finished).
+car finished). "The last to arrive" is the car that crossed the finish last, in rounds (not
+the worst score A: a car that left late may finish last with a better score); when several
+finished in that last round, the worst of their scores A (the destroyed car then ranks
+behind every car that arrived). The last to arrive also chooses the next race
+(:func:`last_to_arrive`; several in that round draw lots).
 
 B) Championship: the fewest total points over a rally's races places first; places earn
 9, 6, 4, 3, 2 and 1 points. Tied drivers share the better place and the next place is
@@ -30,9 +34,20 @@ def score_a(finish_rounds: Sequence[int | None]) -> tuple[int, ...]:
     scores: list[int | None] = [
         None if r is None else (r - first) - order for order, r in enumerate(finish_rounds, start=1)
     ]
-    known = [s for s in scores if s is not None]
-    worst = max(known) if known else 0
-    return tuple(worst + ELIMINATION_HANDICAP if s is None else s for s in scores)
+    last = last_to_arrive(finish_rounds)
+    base = max(scores[i] for i in last) if finished else 0  # type: ignore[type-var]
+    return tuple(base + ELIMINATION_HANDICAP if s is None else s for s in scores)
+
+
+def last_to_arrive(finish_rounds: Sequence[int | None]) -> tuple[int, ...]:
+    """Indices (departure order) of the cars that crossed the finish last, in rounds: the
+    cars that finished in the latest round (several: they finished in the same round). No
+    car finished: every car (none arrived, so all draw lots)."""
+    finished = [r for r in finish_rounds if r is not None]
+    if not finished:
+        return tuple(range(len(finish_rounds)))
+    latest = max(finished)
+    return tuple(i for i, r in enumerate(finish_rounds) if r == latest)
 
 
 def championship_points(totals: Mapping[K, float]) -> dict[K, int]:

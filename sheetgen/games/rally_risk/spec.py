@@ -93,6 +93,7 @@ from sheetgen.games.rally_risk.graph import structural_problems
 from sheetgen.games.rally_risk.layout import MAX_CARD_MM, MIN_CARD_MM, MIN_SPACE_MM, min_card_mm, road_kind
 from sheetgen.games.rally_risk.model import (
     DEFAULT_CARD_MM,
+    Assistance,
     Calendar,
     Leg,
     Library,
@@ -111,11 +112,11 @@ KINDS = ("library", "race", "calendar", "results")
 MAX_SECTIONS = 100
 MAX_SPACES = 20
 MAX_COURSE = 30
-#: The exact analysis of a course grows with about the cube of its spaces (mechanics
-#: placement): 100 spaces take about 1 s, 146 spaces 8 s and 600 spaces 90 s per assistance
-#: type on a busy 2-core machine. Every race is analysed (its course sheet, `build`, the
-#: calendar's check), so a longer one is refused where its course is given. The rulebook's
-#: races have 5 to 8 sections (about 30 to 60 spaces).
+#: The exact analysis of a course grows about linearly with its spaces: 100 spaces take about
+#: 1.4 s and 430 spaces about 6 s of CPU for the three assistance types on a busy 2-core machine
+#: (benchmarks/bench_rally_risk_course.py). Every race is analysed (its course sheet, `build`,
+#: the calendar's check) and printed on one course sheet, so a longer one is refused where its
+#: course is given. The rulebook's races have 5 to 8 sections (about 30 to 60 spaces).
 MAX_RACE_SPACES = 120
 #: Every race of a calendar is analysed when it is built: 100 races take about 10 s.
 MAX_CALENDAR_RACES = 100
@@ -132,6 +133,18 @@ LIMIT_KEYS = (
     ("fords", Tag.FORD, "ford"),
     ("fast_roads", Tag.FAST_ROAD, "fast road"),
 )
+
+
+def limit_marks(section: Section) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """What a section counts towards the calendar's limits, per LIMIT_KEYS: (towards a
+    minimum, towards a maximum). A limit holds under both readings of the Calendar's "1
+    ford" (sections of that kind, or the fords a player counts on the table): a section
+    counts 1 towards a minimum whatever it holds, and towards a maximum of fords it counts
+    every ford space it holds (the house library's ford sections hold one each, so the two
+    readings agree on them)."""
+    lo = tuple(int(tag in section.tags) for _k, tag, _w in LIMIT_KEYS)
+    hi = tuple(max(x, len(section.fords)) if tag is Tag.FORD and x else x for x, (_k, tag, _w) in zip(lo, LIMIT_KEYS))
+    return lo, hi
 
 _LIMITS = {
     "type": "object",
@@ -307,6 +320,11 @@ RESULTS_SCHEMA: dict[str, Any] = {
                                 "special": {"type": "boolean"},
                                 "departure": {"type": "array", "uniqueItems": True, "items": _PLAYER, "description": "players in departure order"},
                                 "finish": {"type": "object", "additionalProperties": _FINISH, "description": "player: finishing round"},
+                                "assistance": {
+                                    "type": "object",
+                                    "additionalProperties": {"enum": [a.value for a in Assistance]},
+                                    "description": "player: the assistance chosen for this race (it may change between races, never from permanent to normal)",
+                                },
                             },
                         },
                     },
@@ -644,13 +662,20 @@ def _course(doc: Document, base: tuple, raw_course: list, library: Library) -> t
 
 def course_limit_problems(course: tuple[Leg, ...], limits: Limits, whose: str) -> list[str]:
     out = []
-    for key, tag, word in LIMIT_KEYS:
-        n = sum(tag in leg.section.tags for leg in course)
+    marks = [limit_marks(leg.section) for leg in course]
+    for t, (key, tag, word) in enumerate(LIMIT_KEYS):
+        n = sum(lo_m[t] for lo_m, _hi_m in marks)
+        held = sum(hi_m[t] for _lo_m, hi_m in marks)
         lo, hi = getattr(limits, f"min_{key}"), getattr(limits, f"max_{key}")
         if lo is not None and n < lo:
             out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} ask{'s' if not whose.startswith('the') else ''} for at least {lo}")
         if hi is not None and n > hi:
             out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} allow{'s' if not whose.startswith('the') else ''} at most {hi}")
+        elif hi is not None and held > hi:
+            out.append(
+                f"the course has {held} {word}s on the table ({n} {word} section{'s' if n != 1 else ''}); "
+                f"{whose} allow{'s' if not whose.startswith('the') else ''} at most {hi}"
+            )
     return out
 
 

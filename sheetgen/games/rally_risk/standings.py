@@ -5,8 +5,9 @@ place in the departure order (a destroyed car: the last arrival's score plus two
 rally, the totals of score A over its races, fewest first, give the rally's places and
 championship points (scoring B: 9, 6, 4, 3, 2, 1; tied drivers share the better place and
 the next place is skipped). The championship table adds up the points of every rally
-whose normal races are all in. The next race leaves in the last race's order of arrival;
-the last to arrive chooses it (rulebook, "The Road Sections").
+whose normal races are all in. The next race leaves in the last race's order of arrival
+(score A, best first); the last to arrive, the car that crossed the finish last in rounds,
+chooses it (rulebook, "The Road Sections"; :func:`scoring.last_to_arrive`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 
 from sheetgen.games.rally_risk.model import Calendar, RaceResult, RallyResult, Results
 from sheetgen.games.rally_risk.results import arrival_groups
-from sheetgen.games.rally_risk.scoring import championship_points, score_a
+from sheetgen.games.rally_risk.scoring import championship_points, last_to_arrive, score_a
 from sheetgen.games.rally_risk.spec import race_name
 
 
@@ -54,7 +55,7 @@ class Standings:
     rallies: tuple[RallyStanding, ...]
     table: tuple[TableRow, ...]
     next_departure: tuple[tuple[str, ...], ...]  # groups: tied players draw lots
-    chooses_next: tuple[str, ...]  # the last to arrive in the last race (several: tied)
+    chooses_next: tuple[str, ...]  # who finished in the last race's latest round (several: lots)
     remaining: tuple[str, ...]  # races of the calendar not yet run, in calendar order
     calendar: Calendar | None = None
 
@@ -96,7 +97,7 @@ def standings(results: Results) -> Standings:
         chooses: tuple[str, ...] = ()
     else:
         next_departure = last.arrival
-        chooses = last.arrival[-1]
+        chooses = tuple(last.race.departure[i] for i in last_to_arrive(last.race.finish))
     return Standings(results.name, players, tuple(rallies), tuple(rows), next_departure, chooses, _remaining(results), results.championship)
 
 

@@ -162,6 +162,10 @@ def advanced_analysis_to_json(analysis: AdvancedRaceAnalysis) -> dict:
         "rules": "advanced",
         "race_par_time": _r(analysis.race_par_time),
         "dnf_probability": _r(analysis.dnf_probability),
+        # race time percentiles under the optimal policy (None: it goes out too often)
+        "p10": analysis.p10,
+        "p50": analysis.p50,
+        "p90": analysis.p90,
         "tyres": analysis.tyres.value,
         "tyre_par_times": {t.value: _r(p) for t, p in analysis.tyre_par_times},
         "boxes": {k: getattr(analysis.boxes, k) for k in adv.BOX_KINDS},
@@ -224,6 +228,8 @@ def format_advanced_text(analysis: AdvancedRaceAnalysis) -> str:
         f"Race par: {analysis.race_par_time:.1f} s, DNF {_pct(analysis.dnf_probability)} "
         "(par includes the DNF charge; option columns are expected turns per race)"
     )
+    pcts = ", ".join(f"{name} {'-' if v is None else f'{v:.1f} s'}" for name, v in (("p10", analysis.p10), ("p50", analysis.p50), ("p90", analysis.p90)))
+    out.append(f"Race time: {pcts} (a car that goes out never finishes)")
     for k, s in enumerate(analysis.stages):
         if s.fix is None:
             continue

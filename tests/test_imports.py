@@ -1,0 +1,48 @@
+"""Heavy libraries are imported only where they are used, so that quick commands start quickly
+(the start-up times themselves are in benchmarks/bench_startup.py, never in tests).
+
+Each case runs the CLI in a fresh interpreter and lists which of the heavy libraries ended up
+in sys.modules: numpy (solvers), reportlab (renderers), joblib (parallel jobs), networkx (the
+structural checks of a spec) and jsonschema (the schema check of a spec)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SPECS
+
+HEAVY = ("networkx", "jsonschema", "numpy", "reportlab", "joblib")
+
+PROBE = """
+import json, sys
+from sheetgen.cli import main
+try:
+    main(sys.argv[1:], standalone_mode=False)
+except SystemExit:
+    pass
+print(json.dumps([m for m in HEAVY if m in sys.modules]))
+""".replace("HEAVY", repr(HEAVY))
+
+
+def heavy_imports(*args: str) -> list[str]:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    out = subprocess.run([sys.executable, "-c", PROBE, *args], capture_output=True, text=True, env=env, cwd=ROOT, check=True)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize(
+    "args,allowed",
+    [
+        (("--help",), ()),
+        (("timetable",), ()),
+        (("validate", str(SPECS / "rallytaire" / "acropolis.yaml")), ("networkx", "jsonschema")),
+        (("validate", str(SPECS / "rally_risk" / "sweden_1.yaml")), ("networkx", "jsonschema")),
+    ],
+)
+def test_quick_commands_import_no_solver_or_renderer(args, allowed):
+    assert set(heavy_imports(*args)) <= set(allowed)

@@ -172,3 +172,16 @@ def test_every_path_that_does_not_cross_itself_is_playable(lanes, heading, segme
         lengths = [sum(1 for c in corner.cells if c.lane == lane) for lane in range(1, lanes + 1)]
         inside_first = lengths if corner.turn == "left" else lengths[::-1]
         assert inside_first == sorted(inside_first), (corner.turn, lengths)
+
+
+def test_a_road_that_winds_back_beside_itself_keeps_its_corners_apart():
+    # found by the property test above: three tight right corners (120, 120 and 180 degrees,
+    # radius 1) bring the third corner's spaces beside the first's; they are still three corners
+    from sheetgen.games.rallyman import compact
+    from sheetgen.games.rallyman.spec import _mark_path_ends
+
+    segments = ["corner right 120 limit 1 radius 1", "corner right 120 limit 1 radius 1", "corner right 180 limit 1 radius 1"]
+    parsed = [compact.parse_segment(s) for segment in segments for s in (segment, "straight 1")]
+    cells = compact.lay_out(Hex(0, 0), 0, 2, parsed, Surface.ASPHALT, Danger.YELLOW)
+    track = Track("t", Variant.GT, tuple(_mark_path_ends(list(cells), cells)))
+    assert [(c.turn, c.degrees) for c in track.corners()] == [("right", 120), ("right", 120), ("right", 180)]

@@ -355,7 +355,10 @@ class Track:
                 group.append(h)
                 tile = self._index[h].tile
                 for n in self._neighbour_cells(h):
-                    if n in corner_cells and n not in seen and self._index[n].tile == tile:
+                    # neighbours on the grid that are also neighbours along the road: a road
+                    # that winds back beside itself (a tight spiral) does not join two corners
+                    near = abs(steps.get(n, far) - steps.get(h, far)) <= 1
+                    if n in corner_cells and n not in seen and near and self._index[n].tile == tile:
                         seen.add(n)
                         queue.append(n)
             groups.append(group)

@@ -253,7 +253,7 @@ def test_course_sheet(pdfs, race, paper, size):
 
 
 def test_special_race_and_own_tables(tmp_path):
-    for name in ("sections.yaml", "calendar.yaml"):
+    for name in ("sections.yaml", "championship.yaml"):
         shutil.copy(RR / name, tmp_path / name)
     text = (RR / "montecarlo_special.yaml").read_text(encoding="utf-8") + "tables:\n  risk:\n" + "".join(
         f"    - {row}\n" for row in ([5, 5, 5, 4, 4, 4], [5, 4, 4, 4, 3, 3], [4, 4, 3, 3, 3, 2], [4, 3, 3, 2, 2, 2], [3, 2, 2, 1, 1, 1])
@@ -348,25 +348,38 @@ def test_templates_are_chosen_per_game(library, race):
 # --------------------------------------------------------------------------- commands
 
 
-def test_calendars_are_not_printed_here(run, tmp_path):
-    spec = load_spec(RR / "calendar.yaml")
-    assert not can_render(spec)
-    result = run("render", str(RR / "calendar.yaml"), "-o", str(tmp_path / "c.pdf"))
-    assert result.exit_code == 1
-    assert result.stderr == f"sheetgen: error: {RR / 'calendar.yaml'}: sheetgen cannot print Rally Risk calendars yet\n"
-    assert files_under(tmp_path) == []
+def test_build_prints_a_calendar_as_the_calendar_command_does_with_seed_1(run, tmp_path):
+    """`build` prints championship.yaml: the PDF `sheetgen calendar --seed 1 -o` writes, byte
+    for byte, and the same bytes run to run (the seed is fixed, not drawn)."""
+    from sheetgen.games.rally_risk.championship import BUILD_SEED
+
+    assert BUILD_SEED == 1
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    for name in ("sections.yaml", "championship.yaml"):
+        shutil.copy(RR / name, folder / name)
+    result = run("build", "-o", str(tmp_path / "out"), str(folder / "championship.yaml"), "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "" and files_under(tmp_path / "out") == ["championship.pdf"]
+    built = (tmp_path / "out" / "championship.pdf").read_bytes()
+    assert run("calendar", str(folder / "championship.yaml"), "--seed", "1", "-o", str(tmp_path / "cal"), "--jobs", "1").exit_code == 0
+    assert (tmp_path / "cal" / "championship-seed1.pdf").read_bytes() == built
+    assert "seed 1" in reader(built).pages[0].extract_text()
+    # the built calendar spec (every race laid out) prints the same pages, without the seed
+    spec = load_spec(tmp_path / "cal" / "championship-seed1.yaml")
+    assert can_render(spec) and len(reader(build_outputs(spec)[0]).pages) == len(reader(built).pages)
 
 
 def test_build_writes_a_pdf_per_race_and_library_and_nothing_when_one_is_bad(run, tmp_path):
     folder = tmp_path / "specs"
     folder.mkdir()
-    for name in ("sections.yaml", "calendar.yaml", "montecarlo_1.yaml"):
+    for name in ("sections.yaml", "championship.yaml", "montecarlo_1.yaml"):
         shutil.copy(RR / name, folder / name)
     out = tmp_path / "out"
-    result = run("build", "-o", str(out), str(folder))
+    result = run("build", "-o", str(out), str(folder / "sections.yaml"), str(folder / "montecarlo_1.yaml"))
     assert result.exit_code == 0, result.output
     assert files_under(out) == ["montecarlo_1.pdf", "sections.pdf"]
-    assert result.stderr == f"{folder / 'calendar.yaml'}: valid; no printable sheets for Rally Risk yet\n"
+    assert result.stderr == ""
     for name, model in (("sections.pdf", Library), ("montecarlo_1.pdf", Race)):
         assert reader((out / name).read_bytes()).metadata.title.endswith("road sections" if model is Library else "course sheet")
     bad = (folder / "montecarlo_1.yaml").read_text(encoding="utf-8").replace("{section: straight, heading: E}", "{section: stright, heading: E}")

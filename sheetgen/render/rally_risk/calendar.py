@@ -280,3 +280,38 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
         score_pages(sheet, page, pages)
 
     return render_pdf(template, ink, paper, meta, draw)
+
+
+def calendar_pdf(loaded, built: BuiltCalendar, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    """The calendar's PDF as `sheetgen calendar -o` writes it: keyed by the calendar spec's
+    and its library's SHA-256 (`keywords` add to them), the library named by its name."""
+    import hashlib
+    import os
+
+    cal = built.calendar
+    own = (f"spec-sha256:{loaded.sha256}",)
+    if cal.library:
+        with open(os.path.join(os.path.dirname(loaded.path), cal.library), "rb") as handle:
+            own += (f"library-sha256:{hashlib.sha256(handle.read()).hexdigest()}",)
+    extra = tuple(k for k in keywords if k not in own)
+    name = cal.sections.name if cal.sections else cal.library
+    return render_calendar(built, template, paper=paper, ink=ink, keywords=own + extra, library_name=name or "")
+
+
+def print_calendar(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rally Risk calendar file (`build`, `render`): a calendar that gives
+    every race as a course is printed as it is; one that gives the races' sizes is built
+    first with seed :data:`~sheetgen.games.rally_risk.championship.BUILD_SEED`, so that the
+    PDF is the one ``sheetgen calendar SPEC --seed 1 -o DIR`` writes, byte for byte."""
+    from sheetgen.errors import SpecError
+    from sheetgen.games.rally_risk.championship import BUILD_SEED, CalendarError, build_calendar, laid_out
+
+    cal = spec.model
+    if cal.built:
+        built = laid_out(cal)
+    else:
+        try:
+            built = build_calendar(cal, BUILD_SEED, jobs=1)
+        except CalendarError as exc:
+            raise SpecError([spec.document.problem(where, message) for where, message in exc.problems]) from None
+    return calendar_pdf(spec, built, template, paper=paper, ink=ink, keywords=keywords)

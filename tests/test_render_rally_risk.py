@@ -119,7 +119,7 @@ def test_library_pages_and_text(pdfs, library, paper, size):
     data = pdfs["Library", paper]
     pdf = reader(data)
     cards = sum(s.copies for s in library.model.sections)
-    assert len(pdf.pages) == math.ceil(cards / 6) + 1  # six cards a page, then the reference card
+    assert len(pdf.pages) == math.ceil(cards / 6) + 2  # six cards a page, the kit, then the reference card
     for page in pdf.pages:
         assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == size
     text = text_of(data)
@@ -150,6 +150,56 @@ def _cut_mark_spacing(page, pdf, mark_len_mm: float = 3.5) -> tuple[list[float],
     return sorted(xs), sorted(ys)
 
 
+def _render_gray(data: bytes, page: int, dpi: float = 100):
+    import numpy
+    import pypdfium2
+
+    bitmap = pypdfium2.PdfDocument(data)[page].render(scale=dpi / 72, grayscale=True)
+    return numpy.asarray(bitmap.to_numpy(), dtype=float)
+
+
+@pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
+def test_kit_page_has_six_cars_their_markers_and_rpm_cards(pdfs, paper, size):
+    """The page after the cards: measured in the PDF, six car tokens 13 mm square, three
+    9 mm mechanic markers per car, two weather markers and six R.P.M. cards, all inside the
+    margins; each car's pattern differs from every other's (compared on the render)."""
+    from sheetgen.games.rally_risk.layout import MARKER_MM, TOKEN_MM
+
+    data = pdfs["Library", paper]
+    pdf = reader(data)
+    index = len(pdf.pages) - 2
+    page = pdf.pages[index]
+    text = page.extract_text()
+    assert "print-and-play kit" in text
+    assert text.count("TOO HIGH") == 6
+    for car in range(1, 7):
+        assert text.count(f"M{car}") == 3 and f"car {car} (" in text
+    outlines = rects(page, pdf)
+
+    def sized(side):
+        return sorted({(round(x, 2), round(y, 2)) for x, y, rw, rh in outlines if abs(rw - side * MM) < 0.05 and abs(rh - side * MM) < 0.05})
+
+    assert len(sized(TOKEN_MM)) == 6 + 2  # the car tokens and the weather markers
+    markers = sized(MARKER_MM)
+    assert len(markers) == 18
+    cards = {(round(x, 2), round(y, 2)) for x, y, w, h in outlines if w > 40 * MM and h > 60 * MM}
+    assert len(cards) == 6
+    for x, y, w, h in outlines:
+        assert 10 * MM - 0.5 <= x and x + w <= size[0] - 10 * MM + 0.5 and 10 * MM - 0.5 <= y and y + h <= size[1] - 10 * MM + 0.5
+    # each car's pattern, in the band of its first mechanic marker (no digits there)
+    gray = _render_gray(data, index)
+    scale = 100 / 72
+    bands = []
+    for x, y in markers[::3]:
+        top = size[1] - (y + MARKER_MM * MM)
+        row, col = int(top * scale) + 2, int(x * scale) + 2
+        bands.append(gray[row : row + 8, col : col + 30])
+    assert len(bands) == 6
+    for i in range(6):
+        for j in range(i + 1, 6):
+            assert abs(bands[i] - bands[j]).mean() > 5, (i + 1, j + 1)
+
+
 def test_printed_card_size_is_the_spec_size(pdfs, library):
     """Measured twice in the content stream: the card outlines, and the cut marks' spacing;
     both agree with the pure layout's grid."""
@@ -176,7 +226,7 @@ def test_card_size_option(tmp_path):
     data, pages = build_outputs(spec, paper="letter")
     pdf = reader(data)
     grid, plan = card_plan(spec.model, load_template("rally_risk"), "letter")
-    assert (grid.cols, grid.rows) == (3, 3) and pages == len(plan) + 1
+    assert (grid.cols, grid.rows) == (3, 3) and pages == len(plan) + 2  # the cards, the kit, the reference card
     assert len(_card_rects(pdf.pages[0], pdf, 61.5)) == 9
     xs, _ys = _cut_mark_spacing(pdf.pages[0], pdf)
     assert [(b - a) / MM for a, b in zip(xs, xs[1:])] == pytest.approx([61.5, 61.5, 61.5], abs=0.005)

@@ -379,3 +379,83 @@ def space_strip(spaces: int, width: float, min_cell: float = 5.5, max_cell: floa
     rows = max(math.ceil(spaces / most), 1)
     per_row = math.ceil(spaces / rows)
     return Strip(per_row, rows, min(width / per_row, max_cell))
+
+
+# --------------------------------------------------------------------------- the kit
+
+
+#: The pieces of the print-and-play kit (mm): a car token sits on one space of a 80 mm card.
+TOKEN_MM = 13.0
+MARKER_MM = 9.0
+WEATHER_MM = 13.0
+RPM_W_MM = 60.0
+RPM_H_MM = 84.0
+KIT_TITLE_MM = 6.0  # a group's title above its pieces
+KIT_GAP_MM = 6.0  # between groups
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One cut-out piece of the kit: `kind` is "car", "mechanic", "weather" or "rpm";
+    `car` the car it belongs to (1-6; 0 for the weather marker); (x, y) its bottom-left."""
+
+    kind: str
+    car: int
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class KitLayout:
+    pieces: tuple[Piece, ...]
+    titles: tuple[tuple[str, float, float], ...]  # (group, x, y of the title's baseline)
+
+    def of(self, kind: str) -> tuple[Piece, ...]:
+        return tuple(p for p in self.pieces if p.kind == kind)
+
+
+def kit_layout(page_w: float, page_h: float, margin: float, *, header: float, cars: int = 6, mechanics: int = 3, weather: int = 2) -> KitLayout:
+    """The kit on one page: a row of car tokens and the weather markers, a row of each
+    car's mechanics, and an R.P.M. card per car, three to a row. Pieces of a group touch
+    (one cut between two), and everything stays inside the margins below the header."""
+    left, right = margin, page_w - margin
+    width = right - left
+    y = page_h - margin - header
+    pieces: list[Piece] = []
+    titles: list[tuple[str, float, float]] = []
+    # cars and weather markers
+    y -= KIT_TITLE_MM
+    titles.append(("cars", left, y + 1.5))
+    y -= TOKEN_MM
+    for k in range(cars):
+        pieces.append(Piece("car", k + 1, left + k * TOKEN_MM, y, TOKEN_MM, TOKEN_MM))
+    wx = right - weather * WEATHER_MM
+    titles.append(("weather", wx, y + TOKEN_MM + 1.5))
+    for k in range(weather):
+        pieces.append(Piece("weather", 0, wx + k * WEATHER_MM, y + TOKEN_MM - WEATHER_MM, WEATHER_MM, WEATHER_MM))
+    y -= KIT_GAP_MM
+    # mechanics: a group per car, spread across the page
+    y -= KIT_TITLE_MM
+    titles.append(("mechanics", left, y + 1.5))
+    y -= MARKER_MM
+    group = mechanics * MARKER_MM
+    gap = (width - cars * group) / max(cars - 1, 1)
+    for k in range(cars):
+        gx = left + k * (group + gap)
+        for m in range(mechanics):
+            pieces.append(Piece("mechanic", k + 1, gx + m * MARKER_MM, y, MARKER_MM, MARKER_MM))
+    y -= KIT_GAP_MM
+    # R.P.M. cards, as large as the room left allows (at most RPM_W_MM x RPM_H_MM)
+    y -= KIT_TITLE_MM
+    titles.append(("rpm", left, y + 1.5))
+    per_row = 3
+    rows = math.ceil(cars / per_row)
+    scale = min(1.0, (y - margin) / (rows * RPM_H_MM), width / (per_row * RPM_W_MM))
+    w, h = RPM_W_MM * scale, RPM_H_MM * scale
+    x0 = left + (width - per_row * w) / 2
+    for k in range(cars):
+        row, col = divmod(k, per_row)
+        pieces.append(Piece("rpm", k + 1, x0 + col * w, y - (row + 1) * h, w, h))
+    return KitLayout(tuple(pieces), tuple(titles))

@@ -170,7 +170,7 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
             y -= row
             numbers = [s.number for s in spaces if s.leg == k - 1]
             tags = ", ".join(t.value.replace("_", " ") for t in leg.section.tags)
-            values = [str(k), f"{leg.section.id}: {leg.section.name}", f"{ARROW[leg.heading]} {leg.heading.value}", f"{numbers[0]}-{numbers[-1]}", _factor_text(leg), tags]
+            values = [str(k), leg.section.name, f"{ARROW[leg.heading]} {leg.heading.value}", f"{numbers[0]}-{numbers[-1]}", _factor_text(leg), tags]
             cx = x
             for (h, w), value in zip(cols, values):
                 text_box(sheet, cx, y - row, w * MM, row, value, align="left" if h in ("section", "kind", "factors (* ford)") else "center", bold=h == "#")

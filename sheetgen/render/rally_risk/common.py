@@ -66,16 +66,21 @@ def draw_road(
         cx, cy = space.centre
         tx, ty = space.tangent
         nx, ny = -ty, tx
+        size = factor_size
         if space.ford:
-            # a stream across the road, running out beyond both edges
+            # a stream across the road on either side of the factor, running out beyond both
+            # edges; never across the digit (the digit is made smaller when the space is short)
+            amplitude = min(0.45, space.length * 0.06)
+            size = min(size, ford_factor_size(sheet, str(space.factor), space, amplitude))
+            along = factor_reach(sheet, str(space.factor), size, space.tangent) + amplitude + FORD_GAP_MM
             sheet.stroke(width=ink.thin_width)
             reach = half + min(2.0, road.width * (0.06 if beside else 0.12))
-            for frac in (0.36, -0.36):
-                mx, my = cx + tx * space.length * frac, cy + ty * space.length * frac
-                wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=min(0.45, space.length * 0.06))
+            for sign in (1, -1):
+                mx, my = cx + tx * along * sign, cy + ty * along * sign
+                wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=amplitude)
         if space.index in heavy:
             polygon(sheet, space.polygon, x0, y0, width=ink.corner_width, colour=ink.corner)
-        centred(sheet, *pt(x0, y0, space.centre), str(space.factor), factor_size, bold=True)
+        centred(sheet, *pt(x0, y0, space.centre), str(space.factor), size, bold=True)
         value = numbers[space.index - 1] if numbers else space.index
         if value is None:
             continue
@@ -89,6 +94,27 @@ def draw_road(
         else:
             centred(sheet, *pt(x0, y0, space.number_point), label, small)
     sheet.stroke()
+
+
+FORD_GAP_MM = 0.35  # between a ford's wavy line and the factor digit
+
+
+def factor_reach(sheet: Sheet, value: str, size: float, tangent) -> float:
+    """How far (mm) the upright factor digits of `size` points reach from their centre along
+    the road's direction `tangent` (a unit vector)."""
+    w = sheet.text_width(value, bold=True, size=size) * 25.4 / 72
+    h = CAP * size * 25.4 / 72
+    return abs(tangent[0]) * w / 2 + abs(tangent[1]) * h / 2
+
+
+def ford_factor_size(sheet: Sheet, value: str, space, amplitude: float) -> float:
+    """The largest digits (points) that leave room in a ford space for a wavy line on either
+    side within the space."""
+    room = space.length / 2 - 2 * amplitude - FORD_GAP_MM
+    size = 16.0
+    while size > 3.0 and factor_reach(sheet, value, size, space.tangent) > room:
+        size -= 0.25
+    return size
 
 
 def fitting_factor_size(road: RoadShape) -> float:

@@ -27,7 +27,7 @@ TAG_WORDS = {Tag.STRAIGHT: "straight", Tag.FAST_ROAD: "fast road", Tag.CURVE: "c
 def card_text(section: Section) -> list[tuple[str, bool]]:
     """The lines printed in a card's free corner: (text, bold)."""
     tags = ", ".join(TAG_WORDS[t] for t in section.tags) or ("curve" if section.turns else "straight")
-    lines = [(section.name, True), (f"id {section.id}", False), (tags, False), ("factors " + " ".join(str(f) for f in section.factors), False)]
+    lines = [(section.name, True), (tags, False), ("factors " + " ".join(str(f) for f in section.factors), False)]
     if section.fords:
         lines.append(((("fords: spaces " if len(section.fords) > 1 else "ford: space ") + ", ".join(str(f) for f in section.fords)), False))
     return lines

@@ -480,13 +480,11 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
             elif head.startswith("R.P.M."):
                 _checkbox(sheet, cx + cw / 2 - 1.5 * MM, y + row_h / 2 - 1.5 * MM)
             cx += cw
-    sheet.text(
-        x,
-        y - 3 * MM,
+    key = (
         "P permanent, R rapid, N normal assistance; tyres N normal, R rain, S snow. Score: rounds behind the first arrival minus the start order "
-        f"(eliminated: the last arrival's + {ELIMINATION_HANDICAP}).",
-        "small",
+        f"(eliminated: the last arrival's + {ELIMINATION_HANDICAP})."
     )
+    sheet.text(x, y - 3 * MM, key, size=fit_size(sheet, key, right - x, sheet.t.sizes["small"], least=4.0))
 
 
 def draw_round_tracker(sheet: Sheet, top: float, rounds: int) -> None:

@@ -104,3 +104,63 @@ def test_ink_measure_counts_darkness():
     pixels = (50 / 25.4 * 100) ** 2
     assert ink(square(0.0), 0) == pytest.approx(pixels, rel=0.02)
     assert ink(square(0.5), 0) == pytest.approx(pixels / 2, rel=0.03)
+
+
+def strokes(data: bytes, page: int = 0) -> list[dict]:
+    """Every stroked path of the page: its line width, line cap, stroke grey (0 black, 1
+    white; the mean of its colour's components), number of points and whether it is closed."""
+    import io
+
+    from pypdf import PdfReader
+    from pypdf.generic import ContentStream
+
+    pdf = PdfReader(io.BytesIO(data))
+    state, stack, out, points, closed = {"w": 1.0, "J": 0, "grey": 0.0}, [], [], 0, False
+    for operands, op in ContentStream(pdf.pages[page].get_contents(), pdf).operations:
+        if op == b"q":
+            stack.append(dict(state))
+        elif op == b"Q" and stack:
+            state = stack.pop()
+        elif op == b"w":
+            state["w"] = float(operands[0])
+        elif op == b"J":
+            state["J"] = int(operands[0])
+        elif op in (b"RG", b"G"):
+            state["grey"] = sum(float(v) for v in operands) / len(operands)
+        elif op == b"m":
+            points, closed = 1, False
+        elif op == b"l":
+            points += 1
+        elif op == b"h":
+            closed = True
+        elif op in (b"S", b"s", b"B", b"b"):
+            out.append({**state, "points": points, "closed": closed or op in (b"s", b"b")})
+    return out
+
+
+def test_low_ink_corner_lines_stay_apart_from_space_borders_by_shape_and_weight():
+    """Read from the low-ink PDFs. Rallytaire: a corner line is a line across the road with
+    round ends, at least 2.5 times as heavy as a space's border and darker; borders are
+    closed outlines with square ends. Rally Risk: a most dangerous space has a heavy outline
+    and a thin one inside it (two outlines where a space has one)."""
+    race = build_outputs(_load(SPECS / "rallytaire" / "monte_carlo.yaml"), ink="low")[0]
+    drawn = strokes(race)
+    corners = [s for s in drawn if s["J"] == 1 and s["points"] == 2]
+    borders = [s for s in drawn if s["closed"] and s["points"] == 4 and s["w"] < max(c["w"] for c in corners)]
+    assert corners and borders
+    assert min(c["w"] for c in corners) >= 2.5 * max(b["w"] for b in borders)
+    assert max(c["grey"] for c in corners) < min(b["grey"] for b in borders)
+    assert all(b["J"] == 0 for b in borders)
+    # Rally Risk: the heavy outlines and their inner outlines, in the corner's ink
+    from sheetgen.games.rally_risk import race_analysis
+
+    spec = _load(RR / "montecarlo_1.yaml")
+    course = build_outputs(spec, ink="low")[0]
+    low = load_template("rally_risk").ink("low")
+    corner_grey = int(low.corner[1:3], 16) / 255
+    drawn = [s for s in strokes(course) if s["closed"] and abs(s["grey"] - corner_grey) < 0.01]
+    heavy = [s for s in drawn if abs(s["w"] - low.corner_width) < 1e-6]
+    inner = [s for s in drawn if abs(s["w"] - low.thin_width) < 1e-6]
+    dangerous = len(race_analysis(spec.model).best.dangerous)
+    assert dangerous >= 2 and len(heavy) == len(inner) == dangerous
+    assert low.corner_width >= 4 * low.thin_width

@@ -3,10 +3,12 @@ section drawn in its square (on the section cards and on the course map).
 
 The road's geometry comes from :mod:`sheetgen.games.rally_risk.layout` (pure, tested without
 reportlab); this module only draws it. A ford is wavy lines across the road, the most
-dangerous spaces have a heavy outline, and every factor and number is printed as text.
+dangerous spaces have a heavy outline with a thin one inside, and every factor and number is printed as text.
 """
 
 from __future__ import annotations
+
+import math
 
 from sheetgen.games.rally_risk.layout import RoadShape
 from sheetgen.games.rally_risk.model import Race, Side, Tables, Zone
@@ -78,8 +80,9 @@ def draw_road(
             for sign in (1, -1):
                 mx, my = cx + tx * along * sign, cy + ty * along * sign
                 wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=amplitude)
-        if space.index in heavy:
+        if space.index in heavy:  # a heavy outline and a thin one inside it: told apart by shape too
             polygon(sheet, space.polygon, x0, y0, width=ink.corner_width, colour=ink.corner)
+            polygon(sheet, inset(space.polygon, space.centre, DOUBLE_LINE_MM), x0, y0, width=ink.thin_width, colour=ink.corner)
         centred(sheet, *pt(x0, y0, space.centre), str(space.factor), size, bold=True)
         value = numbers[space.index - 1] if numbers else space.index
         if value is None:
@@ -94,6 +97,19 @@ def draw_road(
         else:
             centred(sheet, *pt(x0, y0, space.number_point), label, small)
     sheet.stroke()
+
+
+DOUBLE_LINE_MM = 0.9  # a most dangerous space's inner outline, inside its heavy one
+
+
+def inset(points, centre, by: float):
+    """`points` (mm) drawn `by` mm nearer `centre`, each along its own line to the centre."""
+    out = []
+    for x, y in points:
+        d = math.dist((x, y), centre)
+        k = max(d - by, 0.0) / d if d else 0.0
+        out.append((centre[0] + (x - centre[0]) * k, centre[1] + (y - centre[1]) * k))
+    return out
 
 
 FORD_GAP_MM = 0.35  # between a ford's wavy line and the factor digit

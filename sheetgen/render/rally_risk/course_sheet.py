@@ -7,7 +7,7 @@ its races' course sheets with :func:`draw_course_sheet`.
 
 The course map's geometry comes from :mod:`sheetgen.games.rally_risk.layout`; this module
 only draws it. Nothing is told by colour alone: the most dangerous spaces have a heavy
-outline, the start is a bar and the finish chequered, and every number is printed as text.
+and a thin outline inside it, the start is a bar and the finish chequered, and every number is printed as text.
 """
 
 from __future__ import annotations
@@ -383,7 +383,7 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
         sheet.text(x + width, y - 2.6 * MM, f"off {100 * d.damage_probability:.1f}%", "small", align="right")
         y -= 3.6 * MM
     if a.dangerous:
-        sheet.text(x, y - 2.6 * MM, "heavy outline on the map: these spaces", "small")
+        sheet.text(x, y - 2.6 * MM, "double outline on the map: these spaces", "small")
         y -= 3.6 * MM
     if a.mechanic_help:
         spots = ", ".join(str(s) for s, _g in a.mechanic_help[:4])
@@ -429,7 +429,7 @@ def draw_space_strip(sheet: Sheet, race: Race, top: float, danger: dict[int, flo
             if space.ford:
                 sheet.stroke(width=sheet.ink.thin_width)
                 wave(sheet, (cx / MM + 0.8, fac_y / MM + 0.9), (cx / MM + strip.cell - 0.8, fac_y / MM + 0.9), 0, 0, amplitude=0.3, wavelength=1.4)
-            if space.number in danger:
+            if space.number in danger:  # a heavy box round the number and the factor together
                 sheet.stroke(colour=sheet.ink.corner, width=sheet.ink.corner_width)
                 sheet.c.rect(cx + 0.5, fac_y + 0.5, cell - 1, 8.8 * MM - 1, stroke=1, fill=0)
                 sheet.stroke()

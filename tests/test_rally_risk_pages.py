@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import functools
 import io
+import itertools
 import math
 import shutil
-from dataclasses import replace
 
 import pypdfium2
 import pytest
@@ -136,7 +136,7 @@ def test_every_character_is_inside_the_10_mm_margins(paper):
 
 def _crosses(path, box, step: float = 0.2) -> bool:
     left, bottom, right, top = box
-    for (ax, ay), (bx, by) in zip(path, path[1:]):
+    for (ax, ay), (bx, by) in itertools.pairwise(path):
         n = max(int(math.dist((ax, ay), (bx, by)) / step), 1)
         for k in range(n + 1):
             x, y = ax + (bx - ax) * k / n, ay + (by - ay) * k / n

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk.graph import layout_graph, quarter_turns
@@ -379,7 +380,7 @@ def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: fl
         for pieces in range(1, min(MAX_PIECES, n) + 1):
             found = None
             for bounds in _splits(n, pieces):
-                boxes = [_box(turned[a:b]) for a, b in zip(bounds, bounds[1:])]
+                boxes = [_box(turned[a:b]) for a, b in pairwise(bounds)]
                 for across in (True, False):  # side by side, or one above the other
                     if pieces == 1 and not across:
                         continue
@@ -409,7 +410,7 @@ def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: fl
     if cols * rows * best[0] ** 2 < MIN_FILL * max_w * max_h:  # the whole leaves the frame mostly empty
         best = pick(cuts)
     cell, rotate, bounds, across, turned = best
-    boxes = [_box(turned[a:b]) for a, b in zip(bounds, bounds[1:])]
+    boxes = [_box(turned[a:b]) for a, b in pairwise(bounds)]
     if across:
         width = sum(b[2] for b in boxes) * cell + (len(boxes) - 1) * gap
         height = max(b[3] for b in boxes) * cell
@@ -418,7 +419,7 @@ def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: fl
         height = sum(b[3] for b in boxes) * cell + (len(boxes) - 1) * gap
     squares: list[MapSquare] = []
     at = 0.0  # along the pieces: x from the left, or y down from the top
-    for (a, b), (x0, y0, cols, rows) in zip(zip(bounds, bounds[1:]), boxes):
+    for (a, b), (x0, y0, cols, rows) in zip(pairwise(bounds), boxes):
         for i in range(a, b):
             gx, gy = turned[i][0] - x0, turned[i][1] - y0
             if across:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, RaceCheck, limits_text, tag_counts
+from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, limits_text, tag_counts
 from sheetgen.games.rally_risk.graph import layout_graph
 from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP

@@ -225,7 +225,8 @@ def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int,
         cy = cell - 3.2 if ns is Side.N else 3.2
     text = f"{number} {name}"
     lines = wrap(sheet, text, width * MM, size, True)
-    while len(lines) > 2 and size > 4.0:  # two lines at most: smaller type first
+    most = 3 if road.kind == "straight" else 2  # beside a straight there is room down the square
+    while len(lines) > most and size > 4.0:  # smaller type before more lines
         size -= 0.25
         lines = wrap(sheet, text, width * MM, size, True)
     step = CAP * size * 1.6

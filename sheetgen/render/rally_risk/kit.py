@@ -23,9 +23,9 @@ TITLES = {
     "mechanics": f"Mechanics: up to {MAX_MECHANICS} per car, each on a numbered space (reach {MECHANIC_RANGE} spaces either way)",
     "rpm": "R.P.M.'s too high: a card per driver at the start of every race",
 }
-RPM_TEXT = (
-    "Once per race you may downshift skipping a gear (from 5th to 3rd, for example).",
-    "Give up this card when you do; you get it back at the start of the next race.",
+RPM_TEXT = (  # the rulebook's "R.P.M.'s Too High", as docs/rulings.md RR-5 reads it
+    "Once per race you may shift down two gears at once: 5th to 3rd, 4th to 2nd or 3rd to 1st.",
+    "Give up this card when you do; every driver is given it again at the start of each race.",
 )
 
 

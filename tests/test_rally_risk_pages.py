@@ -147,9 +147,11 @@ def _crosses(path, box, step: float = 0.2) -> bool:
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_ford_marks_never_cross_a_digit(paper):
-    """Every wavy line (a ford on the map, the strip or a card) against every digit's box."""
+    """Every wavy line (a ford on the map, the strip or a card) against every digit's box,
+    on the bundled races, the section cards and the 22 course sheets of the calendar."""
     documents = dict(_every_race_pdf(paper))
     documents["sections"] = pdf_of(RR / "sections.yaml", paper)
+    documents["calendar"] = calendar_pdf(paper)
     waves_seen = 0
     for name, data in documents.items():
         for page in range(pages(data) - 1):  # the reference card has no fords

@@ -38,7 +38,7 @@ def refused(result, target, source) -> None:
     "command, spec, referenced",
     [
         ("render", "rally_risk/montecarlo_1.yaml", "rally_risk/sections.yaml"),  # the race's library
-        ("render", "rally_risk/montecarlo_1.yaml", "rally_risk/calendar.yaml"),  # the race's calendar
+        ("render", "rally_risk/montecarlo_1.yaml", "rally_risk/championship.yaml"),  # the race's calendar
         ("render", "seasons/winter_season.yaml", "rallytaire/acropolis.yaml"),  # a race of the season
         ("render", "rally_risk/results.yaml", "rally_risk/championship.yaml"),  # the results' calendar
         ("render", "rally_risk/results.yaml", "rally_risk/sections.yaml"),  # ... and that calendar's library

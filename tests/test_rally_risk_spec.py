@@ -38,7 +38,7 @@ course:
 def folder(tmp_path):
     """A folder with the bundled library and calendar, where race files are written."""
     shutil.copy(RR / "sections.yaml", tmp_path / "sections.yaml")
-    shutil.copy(RR / "calendar.yaml", tmp_path / "calendar.yaml")
+    shutil.copy(RR / "championship.yaml", tmp_path / "championship.yaml")
     return tmp_path
 
 
@@ -75,7 +75,7 @@ def test_bundled_races_and_calendar_validate(run):
     assert result.exit_code == 0, result.output
     assert f"{RR / 'montecarlo_1.yaml'}: ok (Rally Risk: race, zone EC, 6 sections, 32 spaces)" in result.stdout
     assert f"{RR / 'sections.yaml'}: ok (Rally Risk: section library, 15 sections, 24 in the box)" in result.stdout
-    calendar = load_spec(RR / "calendar.yaml").model
+    calendar = load_spec(RR / "championship.yaml").model
     assert isinstance(calendar, Calendar) and len(calendar.rallies) == 8
     assert [r.id for r in calendar.rallies][:2] == ["montecarlo", "sweden"]
 
@@ -197,7 +197,7 @@ def test_a_library_with_errors_is_reported_in_its_own_file(run, folder):
 
 
 def test_race_checked_against_its_rally(run, folder):
-    text = RACE.replace("zone: EC", "zone: EN\ncalendar: calendar.yaml\nrally: montecarlo").replace(
+    text = RACE.replace("zone: EC", "zone: EN\ncalendar: championship.yaml\nrally: montecarlo").replace(
         "{section: straight, heading: E}", "{section: right_hairpin, heading: E}"
     ).replace("{section: left_bend, heading: E}", "{section: left_hairpin, heading: S}")
     path = race_file(folder, text)
@@ -209,7 +209,7 @@ def test_race_checked_against_its_rally(run, folder):
 
 
 def test_unknown_rally_and_inline_limits(run, folder):
-    text = RACE.replace("zone: EC", "zone: EC\ncalendar: calendar.yaml\nrally: monte_carlo\nlimits: {min_fords: 1}")
+    text = RACE.replace("zone: EC", "zone: EC\ncalendar: championship.yaml\nrally: monte_carlo\nlimits: {min_fords: 1}")
     path = race_file(folder, text)
     assert errors(run, path) == [
         f"{path}:6:8: error: unknown rally 'monte_carlo', did you mean 'montecarlo'?",
@@ -336,7 +336,7 @@ def test_damaged_specs_raise_only_spec_errors(case, tmp_path):
     races find the (undamaged) library and calendar next to them."""
     index, text = case
     name = sorted(RR.glob("*.yaml"))[index].name
-    for other in ("sections.yaml", "calendar.yaml"):
+    for other in ("sections.yaml", "championship.yaml"):
         if other != name:
             shutil.copy(RR / other, tmp_path / other)
     path = tmp_path / name

@@ -119,15 +119,15 @@ def test_library_pages_and_text(pdfs, library, paper, size):
     data = pdfs["Library", paper]
     pdf = reader(data)
     cards = sum(s.copies for s in library.model.sections)
-    assert len(pdf.pages) == math.ceil(cards / 6) + 1  # six cards a page, then the reference card
+    assert len(pdf.pages) == math.ceil(cards / 6) + 2  # six cards a page, the kit, then the reference card
     for page in pdf.pages:
         assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == size
     text = text_of(data)
-    for section in library.model.sections:
-        assert f"id {section.id}" in text
+    for section in library.model.sections:  # named as a player calls them, never by id
         assert "factors " + " ".join(str(f) for f in section.factors) in text
-        assert text.count(f"id {section.id}\n") == section.copies
+        assert text.replace("\n", " ").count(f"{section.name} ") >= section.copies, section.name
         assert f"copy {section.copies} of {section.copies}" in text
+    assert "_" not in text  # no code words (left_hairpin, fast_road)
     assert "IN" in text.split() and "OUT" in text.split()
     assert "Rally Risk reference card" in pdf.pages[-1].extract_text()
 
@@ -148,6 +148,56 @@ def _cut_mark_spacing(page, pdf, mark_len_mm: float = 3.5) -> tuple[list[float],
         elif abs(y1 - y2) < 1e-3:
             ys.add(round(y1, 3))
     return sorted(xs), sorted(ys)
+
+
+def _render_gray(data: bytes, page: int, dpi: float = 100):
+    import numpy
+    import pypdfium2
+
+    bitmap = pypdfium2.PdfDocument(data)[page].render(scale=dpi / 72, grayscale=True)
+    return numpy.asarray(bitmap.to_numpy(), dtype=float)
+
+
+@pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
+def test_kit_page_has_six_cars_their_markers_and_rpm_cards(pdfs, paper, size):
+    """The page after the cards: measured in the PDF, six car tokens 13 mm square, three
+    9 mm mechanic markers per car, two weather markers and six R.P.M. cards, all inside the
+    margins; each car's pattern differs from every other's (compared on the render)."""
+    from sheetgen.games.rally_risk.layout import MARKER_MM, TOKEN_MM
+
+    data = pdfs["Library", paper]
+    pdf = reader(data)
+    index = len(pdf.pages) - 2
+    page = pdf.pages[index]
+    text = page.extract_text()
+    assert "print-and-play kit" in text
+    assert text.count("TOO HIGH") == 6
+    for car in range(1, 7):
+        assert text.count(f"M{car}") == 3 and f"car {car} (" in text
+    outlines = rects(page, pdf)
+
+    def sized(side):
+        return sorted({(round(x, 2), round(y, 2)) for x, y, rw, rh in outlines if abs(rw - side * MM) < 0.05 and abs(rh - side * MM) < 0.05})
+
+    assert len(sized(TOKEN_MM)) == 6 + 2  # the car tokens and the weather markers
+    markers = sized(MARKER_MM)
+    assert len(markers) == 18
+    cards = {(round(x, 2), round(y, 2)) for x, y, w, h in outlines if w > 40 * MM and h > 60 * MM}
+    assert len(cards) == 6
+    for x, y, w, h in outlines:
+        assert 10 * MM - 0.5 <= x and x + w <= size[0] - 10 * MM + 0.5 and 10 * MM - 0.5 <= y and y + h <= size[1] - 10 * MM + 0.5
+    # each car's pattern, in the band of its first mechanic marker (no digits there)
+    gray = _render_gray(data, index)
+    scale = 100 / 72
+    bands = []
+    for x, y in markers[::3]:
+        top = size[1] - (y + MARKER_MM * MM)
+        row, col = int(top * scale) + 2, int(x * scale) + 2
+        bands.append(gray[row : row + 8, col : col + 30])
+    assert len(bands) == 6
+    for i in range(6):
+        for j in range(i + 1, 6):
+            assert abs(bands[i] - bands[j]).mean() > 5, (i + 1, j + 1)
 
 
 def test_printed_card_size_is_the_spec_size(pdfs, library):
@@ -176,7 +226,7 @@ def test_card_size_option(tmp_path):
     data, pages = build_outputs(spec, paper="letter")
     pdf = reader(data)
     grid, plan = card_plan(spec.model, load_template("rally_risk"), "letter")
-    assert (grid.cols, grid.rows) == (3, 3) and pages == len(plan) + 1
+    assert (grid.cols, grid.rows) == (3, 3) and pages == len(plan) + 2  # the cards, the kit, the reference card
     assert len(_card_rects(pdf.pages[0], pdf, 61.5)) == 9
     xs, _ys = _cut_mark_spacing(pdf.pages[0], pdf)
     assert [(b - a) / MM for a, b in zip(xs, xs[1:])] == pytest.approx([61.5, 61.5, 61.5], abs=0.005)
@@ -233,8 +283,9 @@ def test_course_sheet(pdfs, race, paper, size):
     model = race.model
     assert model.name in sheet and "Rally Risk course sheet" in sheet
     assert "Normal race" in sheet and "weather zone EC (Central Europe)" in sheet
-    for i, leg in enumerate(model.course, start=1):
-        assert f"{i} {leg.section.id}" in sheet
+    for i, leg in enumerate(model.course, start=1):  # the map's labels (maybe wrapped) and the strip's
+        assert f"{i} {leg.section.name}" in sheet.replace("\n", " ")
+        assert "_" not in sheet  # no code words: left_hairpin, fast_road
     words = sheet.split()
     for space in model.spaces:  # every progressive number is printed
         assert str(space.number) in words
@@ -253,7 +304,7 @@ def test_course_sheet(pdfs, race, paper, size):
 
 
 def test_special_race_and_own_tables(tmp_path):
-    for name in ("sections.yaml", "calendar.yaml"):
+    for name in ("sections.yaml", "championship.yaml"):
         shutil.copy(RR / name, tmp_path / name)
     text = (RR / "montecarlo_special.yaml").read_text(encoding="utf-8") + "tables:\n  risk:\n" + "".join(
         f"    - {row}\n" for row in ([5, 5, 5, 4, 4, 4], [5, 4, 4, 4, 3, 3], [4, 4, 3, 3, 3, 2], [4, 3, 3, 2, 2, 2], [3, 2, 2, 1, 1, 1])
@@ -348,25 +399,38 @@ def test_templates_are_chosen_per_game(library, race):
 # --------------------------------------------------------------------------- commands
 
 
-def test_calendars_are_not_printed_here(run, tmp_path):
-    spec = load_spec(RR / "calendar.yaml")
-    assert not can_render(spec)
-    result = run("render", str(RR / "calendar.yaml"), "-o", str(tmp_path / "c.pdf"))
-    assert result.exit_code == 1
-    assert result.stderr == f"sheetgen: error: {RR / 'calendar.yaml'}: sheetgen cannot print Rally Risk calendars yet\n"
-    assert files_under(tmp_path) == []
+def test_build_prints_a_calendar_as_the_calendar_command_does_with_seed_1(run, tmp_path):
+    """`build` prints championship.yaml: the PDF `sheetgen calendar --seed 1 -o` writes, byte
+    for byte, and the same bytes run to run (the seed is fixed, not drawn)."""
+    from sheetgen.games.rally_risk.championship import BUILD_SEED
+
+    assert BUILD_SEED == 1
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    for name in ("sections.yaml", "championship.yaml"):
+        shutil.copy(RR / name, folder / name)
+    result = run("build", "-o", str(tmp_path / "out"), str(folder / "championship.yaml"), "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stderr == "" and files_under(tmp_path / "out") == ["championship.pdf"]
+    built = (tmp_path / "out" / "championship.pdf").read_bytes()
+    assert run("calendar", str(folder / "championship.yaml"), "--seed", "1", "-o", str(tmp_path / "cal"), "--jobs", "1").exit_code == 0
+    assert (tmp_path / "cal" / "championship-seed1.pdf").read_bytes() == built
+    assert "seed 1" in reader(built).pages[0].extract_text()
+    # the built calendar spec (every race laid out) prints the same pages, without the seed
+    spec = load_spec(tmp_path / "cal" / "championship-seed1.yaml")
+    assert can_render(spec) and len(reader(build_outputs(spec)[0]).pages) == len(reader(built).pages)
 
 
 def test_build_writes_a_pdf_per_race_and_library_and_nothing_when_one_is_bad(run, tmp_path):
     folder = tmp_path / "specs"
     folder.mkdir()
-    for name in ("sections.yaml", "calendar.yaml", "montecarlo_1.yaml"):
+    for name in ("sections.yaml", "championship.yaml", "montecarlo_1.yaml"):
         shutil.copy(RR / name, folder / name)
     out = tmp_path / "out"
-    result = run("build", "-o", str(out), str(folder))
+    result = run("build", "-o", str(out), str(folder / "sections.yaml"), str(folder / "montecarlo_1.yaml"))
     assert result.exit_code == 0, result.output
     assert files_under(out) == ["montecarlo_1.pdf", "sections.pdf"]
-    assert result.stderr == f"{folder / 'calendar.yaml'}: valid; no printable sheets for Rally Risk yet\n"
+    assert result.stderr == ""
     for name, model in (("sections.pdf", Library), ("montecarlo_1.pdf", Race)):
         assert reader((out / name).read_bytes()).metadata.title.endswith("road sections" if model is Library else "course sheet")
     bad = (folder / "montecarlo_1.yaml").read_text(encoding="utf-8").replace("{section: straight, heading: E}", "{section: stright, heading: E}")

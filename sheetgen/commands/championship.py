@@ -38,7 +38,12 @@ def _spec_problems(loaded, problems):
 
 @click.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="random seed (default: pick one and print it on standard error)")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="random seed (default: pick one and print it on standard error; build and render print a calendar with seed 1)",
+)
 @click.option(
     "-o",
     "--output",
@@ -61,7 +66,9 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
     With -o the calendar is written as an explicit calendar spec (every race as a course;
     `sheetgen validate` checks it) and as a PDF: overview, section lists, a course sheet per
     race and the championship score sheet. An impossible calendar is explained with the
-    spec's FILE:LINE:COL and nothing is written.
+    spec's FILE:LINE:COL and nothing is written. The same spec and seed give the same
+    files, byte for byte. `sheetgen build` and `sheetgen render` print a calendar spec with
+    seed 1: the PDF `sheetgen calendar SPEC --seed 1 -o DIR` writes.
 
     \b
     Example:
@@ -141,24 +148,12 @@ def calendar_text(loaded, built, target: str) -> str:
 
 
 def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) -> list[tuple[str, int]]:
-    import hashlib
-
     from sheetgen.output import write_files
-    from sheetgen.render.rally_risk.calendar import render_calendar
+    from sheetgen.render.rally_risk.calendar import calendar_pdf
 
     spec_file, pdf_file = calendar_files(loaded.path, built.seed, out_dir)
     text = calendar_text(loaded, built, spec_file)
-    library = os.path.join(os.path.dirname(loaded.path), built.calendar.library)
-    with open(library, "rb") as handle:
-        library_hash = hashlib.sha256(handle.read()).hexdigest()
-    pdf, pages = render_calendar(
-        built,
-        _template("rally_risk"),
-        paper=paper,
-        ink=ink,
-        keywords=(f"spec-sha256:{loaded.sha256}", f"library-sha256:{library_hash}"),
-        library_name=built.calendar.sections.name if built.calendar.sections else built.calendar.library,
-    )
+    pdf, pages = calendar_pdf(loaded, built, _template("rally_risk"), paper=paper, ink=ink)
     write_files([(spec_file, text.encode("utf-8")), (pdf_file, pdf)], folder=out_dir, inputs=loaded.sources)
     return [(spec_file, 0), (pdf_file, pages)]
 

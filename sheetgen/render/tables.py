@@ -92,7 +92,16 @@ def table_head(sheet: Sheet, table: Table, y: float) -> float:
                 sheet.box(starts[first], y - gh, w, gh, shaded=True, width=sheet.ink.line_width)
         y -= gh
     for k, c in enumerate(table.columns):
-        text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center")
+        if "\n" not in c.head:
+            text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center")
+            continue
+        # a head of two lines: the second in plain type (what a total row holds there)
+        text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, shaded=True)
+        size = sheet.t.sizes["small"]
+        for n, line in enumerate(c.head.split("\n")[:2]):
+            fitted = fit_size(sheet, line, c.width - 1.2 * MM, size, n == 0, least=4.0)
+            ly = y - table.head_h / 2 + (1.4 * MM if n == 0 else -1.4 * MM)
+            sheet.text(starts[k] + c.width / 2, ly - 0.729 * fitted / 2, line, bold=n == 0, size=fitted, align="center")
     return y - table.head_h
 
 

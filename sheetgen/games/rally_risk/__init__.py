@@ -152,6 +152,7 @@ GAME = Game(
     printables=(
         Printable("section cards and reference card", ("library",), "sheetgen.render.rally_risk.section_cards:print_library"),
         Printable("course sheet and reference card", ("race",), "sheetgen.render.rally_risk.course_sheet:print_race"),
+        Printable("calendar", ("calendar",), "sheetgen.render.rally_risk.calendar:print_calendar"),
         Printable("standings sheet", ("results",), "sheetgen.render.rally_risk.standings:print_standings"),
     ),
     tables=_tables,

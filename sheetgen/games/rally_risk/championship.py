@@ -51,6 +51,9 @@ CHECK_ASSISTANCE = Assistance.PERMANENT
 MAX_UNFINISHABLE = 12
 #: Search nodes per race before the search gives up (far above what any real box needs).
 MAX_NODES = 400_000
+#: The seed `sheetgen build` and `render` print a calendar spec with (`sheetgen calendar
+#: SPEC --seed 1 -o DIR` writes the same PDF).
+BUILD_SEED = 1
 #: Solutions looked at to find a course no other race of the calendar uses.
 DISTINCT_TRIES = 40
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from itertools import pairwise
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk.graph import layout_graph, quarter_turns
@@ -321,45 +322,113 @@ class MapSquare:
 class CourseMap:
     """A course drawn as laid on the table: every section on its square of side `cell`.
     The whole layout is turned `rotate` quarter turns clockwise when that lets it be drawn
-    larger (`north` is then the side of the map the table's north points to)."""
+    larger (`north` is then the side of the map the table's north points to). A course
+    whose shape would leave most of the frame empty (a long straight line, say) is cut
+    into consecutive pieces drawn side by side or one above the other, each as laid on the
+    table and all at one scale: `breaks` are the legs that start a piece after the first."""
 
     cell: float
     rotate: int
-    cols: int
-    rows: int
+    width: float
+    height: float
     squares: tuple[MapSquare, ...]
+    breaks: tuple[int, ...] = ()
 
     @property
-    def width(self) -> float:
-        return self.cols * self.cell
-
-    @property
-    def height(self) -> float:
-        return self.rows * self.cell
+    def pieces(self) -> int:
+        return len(self.breaks) + 1
 
     @property
     def north(self) -> Side:
         return Side.N.turned(self.rotate)
 
 
-def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: float = 40.0) -> CourseMap:
+#: Room between two pieces of a cut map (for the words where the road runs on).
+PIECE_GAP_MM = 7.0
+#: A map is cut into pieces only when that draws its squares this much larger (per cut).
+PIECE_GAIN = 1.5
+MAX_PIECES = 4
+#: ... and only a course that, whole, would cover less than this share of the frame.
+MIN_FILL = 0.5
+
+
+def _box(cells: list[tuple[int, int]]) -> tuple[int, int, int, int]:
+    xs, ys = [c[0] for c in cells], [c[1] for c in cells]
+    return min(xs), min(ys), max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
+
+
+def _splits(n: int, pieces: int):
+    """The ways to cut legs 0..n-1 into `pieces` consecutive runs of at least one leg."""
+    from itertools import combinations
+
+    for cuts in combinations(range(1, n), pieces - 1):
+        yield (0, *cuts, n)
+
+
+def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: float = 40.0, gap: float = PIECE_GAP_MM) -> CourseMap:
     """The course's squares fitted into max_w x max_h: north up, or turned a quarter when
-    that draws the squares at least 10% larger."""
+    that draws the squares at least 10% larger. A course that, whole, would cover less
+    than MIN_FILL of the frame is cut into up to MAX_PIECES pieces (side by side, or one
+    above the other) when each cut draws the squares PIECE_GAIN times larger."""
     layout = layout_graph(course)
     cells = [layout.nodes[i]["cell"] for i in range(len(course))]
-    best = None
+    n = len(course)
+    wholes, cuts = [], []  # per rotation: (cell, rotate, bounds, across, turned)
     for rotate in (0, 1):
         turned = [(y, -x) if rotate else (x, y) for x, y in cells]
-        xs, ys = [c[0] for c in turned], [c[1] for c in turned]
-        cols, rows = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-        cell = min(max_w / cols, max_h / rows, max_cell)
-        if best is None or cell > best[0] * 1.1:
-            best = (cell, rotate, cols, rows, [(x - min(xs), y - min(ys)) for x, y in turned])
-    cell, rotate, cols, rows, placed = best
-    squares = tuple(
-        MapSquare(i, gx * cell, gy * cell, (quarter_turns(leg) + rotate) % 4) for i, (leg, (gx, gy)) in enumerate(zip(course, placed))
-    )
-    return CourseMap(cell, rotate, cols, rows, squares)
+        whole = cut = None
+        for pieces in range(1, min(MAX_PIECES, n) + 1):
+            found = None
+            for bounds in _splits(n, pieces):
+                boxes = [_box(turned[a:b]) for a, b in pairwise(bounds)]
+                for across in (True, False):  # side by side, or one above the other
+                    if pieces == 1 and not across:
+                        continue
+                    cols = sum(b[2] for b in boxes) if across else max(b[2] for b in boxes)
+                    rows = max(b[3] for b in boxes) if across else sum(b[3] for b in boxes)
+                    room_w = max_w - (pieces - 1) * gap * across
+                    room_h = max_h - (pieces - 1) * gap * (not across)
+                    if room_w <= 0 or room_h <= 0:
+                        continue
+                    cell = min(room_w / cols, room_h / rows, max_cell)
+                    if found is None or cell > found[0] + 1e-9:
+                        found = (cell, rotate, bounds, across, turned)
+            if found is None:
+                break
+            if whole is None:
+                whole = cut = found
+            elif found[0] > whole[0] * PIECE_GAIN ** (pieces - 1) and found[0] > cut[0]:
+                cut = found
+        wholes.append(whole)
+        cuts.append(cut)
+
+    def pick(options):
+        return options[1] if options[1][0] > options[0][0] * 1.1 else options[0]
+
+    best = pick(wholes)
+    _x, _y, cols, rows = _box([(y, -x) if best[1] else (x, y) for x, y in cells])
+    if cols * rows * best[0] ** 2 < MIN_FILL * max_w * max_h:  # the whole leaves the frame mostly empty
+        best = pick(cuts)
+    cell, rotate, bounds, across, turned = best
+    boxes = [_box(turned[a:b]) for a, b in pairwise(bounds)]
+    if across:
+        width = sum(b[2] for b in boxes) * cell + (len(boxes) - 1) * gap
+        height = max(b[3] for b in boxes) * cell
+    else:
+        width = max(b[2] for b in boxes) * cell
+        height = sum(b[3] for b in boxes) * cell + (len(boxes) - 1) * gap
+    squares: list[MapSquare] = []
+    at = 0.0  # along the pieces: x from the left, or y down from the top
+    for (a, b), (x0, y0, cols, rows) in zip(pairwise(bounds), boxes):
+        for i in range(a, b):
+            gx, gy = turned[i][0] - x0, turned[i][1] - y0
+            if across:
+                x, y = at + gx * cell, height - rows * cell + gy * cell  # tops in line
+            else:
+                x, y = gx * cell, height - at - rows * cell + gy * cell
+            squares.append(MapSquare(i, x, y, (quarter_turns(course[i]) + rotate) % 4))
+        at += (cols if across else rows) * cell + gap
+    return CourseMap(cell, rotate, width, height, tuple(squares), tuple(bounds[1:-1]))
 
 
 # --------------------------------------------------------------------------- space strip
@@ -379,3 +448,83 @@ def space_strip(spaces: int, width: float, min_cell: float = 5.5, max_cell: floa
     rows = max(math.ceil(spaces / most), 1)
     per_row = math.ceil(spaces / rows)
     return Strip(per_row, rows, min(width / per_row, max_cell))
+
+
+# --------------------------------------------------------------------------- the kit
+
+
+#: The pieces of the print-and-play kit (mm): a car token sits on one space of a 80 mm card.
+TOKEN_MM = 13.0
+MARKER_MM = 9.0
+WEATHER_MM = 13.0
+RPM_W_MM = 60.0
+RPM_H_MM = 84.0
+KIT_TITLE_MM = 6.0  # a group's title above its pieces
+KIT_GAP_MM = 6.0  # between groups
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One cut-out piece of the kit: `kind` is "car", "mechanic", "weather" or "rpm";
+    `car` the car it belongs to (1-6; 0 for the weather marker); (x, y) its bottom-left."""
+
+    kind: str
+    car: int
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class KitLayout:
+    pieces: tuple[Piece, ...]
+    titles: tuple[tuple[str, float, float], ...]  # (group, x, y of the title's baseline)
+
+    def of(self, kind: str) -> tuple[Piece, ...]:
+        return tuple(p for p in self.pieces if p.kind == kind)
+
+
+def kit_layout(page_w: float, page_h: float, margin: float, *, header: float, cars: int = 6, mechanics: int = 3, weather: int = 2) -> KitLayout:
+    """The kit on one page: a row of car tokens and the weather markers, a row of each
+    car's mechanics, and an R.P.M. card per car, three to a row. Pieces of a group touch
+    (one cut between two), and everything stays inside the margins below the header."""
+    left, right = margin, page_w - margin
+    width = right - left
+    y = page_h - margin - header
+    pieces: list[Piece] = []
+    titles: list[tuple[str, float, float]] = []
+    # cars and weather markers
+    y -= KIT_TITLE_MM
+    titles.append(("cars", left, y + 1.5))
+    y -= TOKEN_MM
+    for k in range(cars):
+        pieces.append(Piece("car", k + 1, left + k * TOKEN_MM, y, TOKEN_MM, TOKEN_MM))
+    wx = right - weather * WEATHER_MM
+    titles.append(("weather", wx, y + TOKEN_MM + 1.5))
+    for k in range(weather):
+        pieces.append(Piece("weather", 0, wx + k * WEATHER_MM, y + TOKEN_MM - WEATHER_MM, WEATHER_MM, WEATHER_MM))
+    y -= KIT_GAP_MM
+    # mechanics: a group per car, spread across the page
+    y -= KIT_TITLE_MM
+    titles.append(("mechanics", left, y + 1.5))
+    y -= MARKER_MM
+    group = mechanics * MARKER_MM
+    gap = (width - cars * group) / max(cars - 1, 1)
+    for k in range(cars):
+        gx = left + k * (group + gap)
+        for m in range(mechanics):
+            pieces.append(Piece("mechanic", k + 1, gx + m * MARKER_MM, y, MARKER_MM, MARKER_MM))
+    y -= KIT_GAP_MM
+    # R.P.M. cards, as large as the room left allows (at most RPM_W_MM x RPM_H_MM)
+    y -= KIT_TITLE_MM
+    titles.append(("rpm", left, y + 1.5))
+    per_row = 3
+    rows = math.ceil(cars / per_row)
+    scale = min(1.0, (y - margin) / (rows * RPM_H_MM), width / (per_row * RPM_W_MM))
+    w, h = RPM_W_MM * scale, RPM_H_MM * scale
+    x0 = left + (width - per_row * w) / 2
+    for k in range(cars):
+        row, col = divmod(k, per_row)
+        pieces.append(Piece("rpm", k + 1, x0 + col * w, y - (row + 1) * h, w, h))
+    return KitLayout(tuple(pieces), tuple(titles))

@@ -1,6 +1,6 @@
 """The Rally Risk championship calendar's PDF: the overview (every rally and race with its
-sections counted by kind), each rally's section lists (the sections of each race in driving
-order, with a small map), each race's course sheet (drawn by
+sections counted by kind), the section lists (the sections of each race in driving order,
+with a small map; rallies share pages), each race's course sheet (drawn by
 :func:`sheetgen.render.rally_risk.course_sheet.draw_course_sheet`), and the championship
 score sheet, which the standings sheet prints filled in.
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, RaceCheck, limits_text, tag_counts
+from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, limits_text, tag_counts
 from sheetgen.games.rally_risk.graph import layout_graph
 from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
@@ -64,7 +64,7 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
         "and no race uses a section more often than the box has it (each race is laid out from the whole box).",
         "Special races come after the normal races of their rally: no speed limits in 3rd, 4th and 5th gear (optional rule; the drivers "
         "decide before the championship whether to run them). Weather zones: EC Central Europe, EN Northern Europe, A Africa.",
-        "The last to arrive in a race chooses the next one (rulebook). Each rally's section lists follow, then each race's course sheet.",
+        "The last to arrive in a race chooses the next one (rulebook). The section lists of every race follow, then each race's course sheet.",
     ]
     if checked:
         notes.insert(
@@ -136,12 +136,18 @@ def _race_block_height(race: Race) -> float:
     return (7.5 + 5.0 + 4.6 * len(race.course) + 4.0) * MM
 
 
-def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Sequence[RaceCheck | None], races: Sequence[Race], page: int, pages: int, first: bool) -> None:
-    """A rally's section lists: for each race, the sections in driving order (take them from
-    the box and lay each entered heading as shown) and a small map of the course."""
-    title = f"{rally.name}: section lists" + ("" if first else " (continued)")
-    subtitle = f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; {limits_text(rally.limits)}"
-    y = page_header(sheet, title, subtitle, f"{built.calendar.name}: Rally Risk calendar", page, pages)
+RALLY_HEAD_MM = 10.0
+
+
+def draw_section_list_page(sheet: Sheet, built: BuiltCalendar, blocks: Sequence[tuple[int, int]], page: int, pages: int, first: bool) -> None:
+    """A page of section lists, shared by the rallies: for each block (rally, race) the
+    race's sections in driving order (take them from the box and lay each entered heading
+    as shown) and a small map of the course; each rally's name, zone and limits above its
+    first race on the page."""
+    cal = built.calendar
+    title = f"{cal.name}: section lists" + ("" if first else " (continued)")
+    subtitle = "each race's road sections in driving order: take them from the box and lay each one entered heading as shown"
+    y = page_header(sheet, title, subtitle, f"{cal.name}: Rally Risk calendar", page, pages)
     x, right = sheet.left, sheet.right
     width = right - x
     map_w = 44 * MM
@@ -149,7 +155,20 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
     cols = [("#", 6), ("section", 0.0), ("enter heading", 16), ("spaces", 13), ("factors (* ford)", 30), ("kind", 27)]
     fixed = sum(w for _h, w in cols)
     cols[1] = ("section", table_w / MM - fixed)
-    for race, check in zip(races, checks):
+    shown = None
+    for ri, k in blocks:
+        rally = cal.rallies[ri]
+        race, check = rally.courses[k], built.checks[ri][k]
+        if ri != shown:
+            shown = ri
+            y -= 6.5 * MM
+            head = rally.name + ("" if k == 0 else " (continued)")
+            sheet.text(x, y, head, "title", bold=True, size=fit_size(sheet, head, 70 * MM, sheet.t.sizes["title"] - 3, True))
+            words = f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; {limits_text(rally.limits)}"
+            sheet.text(x + 72 * MM, y, words, size=fit_size(sheet, words, width - 72 * MM, sheet.t.sizes["body"]))
+            sheet.stroke(width=sheet.ink.line_width)
+            sheet.c.line(x, y - 1.6 * MM, right, y - 1.6 * MM)
+            y -= RALLY_HEAD_MM * MM - 6.5 * MM
         y -= 6 * MM
         head = f"{race.name}" + ("  (SPECIAL RACE: no speed limits)" if race.special else "")
         sheet.text(x, y, head, "heading", bold=True)
@@ -166,11 +185,11 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
             text_box(sheet, cx, y - row, w * MM, row, h, bold=True, shaded=True)
             cx += w * MM
         spaces = race.spaces
-        for k, leg in enumerate(race.course, start=1):
+        for n, leg in enumerate(race.course, start=1):
             y -= row
-            numbers = [s.number for s in spaces if s.leg == k - 1]
+            numbers = [s.number for s in spaces if s.leg == n - 1]
             tags = ", ".join(t.value.replace("_", " ") for t in leg.section.tags)
-            values = [str(k), f"{leg.section.id}: {leg.section.name}", f"{ARROW[leg.heading]} {leg.heading.value}", f"{numbers[0]}-{numbers[-1]}", _factor_text(leg), tags]
+            values = [str(n), leg.section.name, f"{ARROW[leg.heading]} {leg.heading.value}", f"{numbers[0]}-{numbers[-1]}", _factor_text(leg), tags]
             cx = x
             for (h, w), value in zip(cols, values):
                 text_box(sheet, cx, y - row, w * MM, row, value, align="left" if h in ("section", "kind", "factors (* ford)") else "center", bold=h == "#")
@@ -182,18 +201,22 @@ def draw_rally_page(sheet: Sheet, built: BuiltCalendar, rally: Rally, checks: Se
     sheet.end_page()
 
 
-def _rally_pages(room: float, rally: Rally) -> list[list[int]]:
-    """Races of a rally per section-list page (a new page when the next would not fit in
-    `room` points)."""
-    pages: list[list[int]] = [[]]
+def section_list_pages(room: float, cal: Calendar) -> list[list[tuple[int, int]]]:
+    """The races (rally index, race index) on each page of section lists: in calendar order,
+    rallies sharing pages, a new page when the next race (and its rally's heading, when it
+    is the first of its rally on the page) would not fit in `room` points."""
+    pages: list[list[tuple[int, int]]] = [[]]
     used = 0.0
-    for k, race in enumerate(rally.courses):
-        h = _race_block_height(race)
-        if pages[-1] and used + h > room:
-            pages.append([])
-            used = 0.0
-        pages[-1].append(k)
-        used += h
+    for ri, rally in enumerate(cal.rallies):
+        for k, race in enumerate(rally.courses):
+            h = _race_block_height(race)
+            head = RALLY_HEAD_MM * MM if not pages[-1] or pages[-1][-1][0] != ri else 0.0
+            if pages[-1] and used + head + h > room:
+                pages.append([])
+                used = 0.0
+                head = RALLY_HEAD_MM * MM
+            pages[-1].append((ri, k))
+            used += head + h
     return pages
 
 
@@ -208,17 +231,17 @@ SCORING_NOTES = (
 )
 
 
-def score_table(sheet_width: float, players: Sequence[str]) -> Table:
-    """Race label, then per driver: start position, finishing round, score (rally rows:
-    total, place, points)."""
+def score_table(sheet_width: float, players: Sequence[str], row_h: float = 6.0 * MM) -> Table:
+    """Race label, then per driver: start position, finishing round, score; the heads say
+    what a rally's total row holds in those columns too (total, place, points)."""
     label = 46 * MM
     sub = (sheet_width - label) / MAX_PLAYERS / 3
-    columns = [Column("race", label, "left")]
+    columns = [Column("race\nrally: total row", label, "left")]
     groups = [("driver", 0, 1)]
     for k in range(MAX_PLAYERS):
-        columns += [Column("start", sub), Column("round", sub), Column("score", sub)]
+        columns += [Column("start\ntotal", sub), Column("round\nplace", sub), Column("score\npoints", sub)]
         groups.append((players[k] if k < len(players) else "", 1 + 3 * k, 3))
-    return Table(tuple(columns), tuple(groups), row_h=6.0 * MM, head_h=4.2 * MM)
+    return Table(tuple(columns), tuple(groups), row_h=row_h, head_h=6.4 * MM)
 
 
 def race_names(rally: Rally) -> list[str]:
@@ -241,13 +264,13 @@ def blank_score_rows(cal: Calendar) -> list[Row]:
 
 
 def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = (), library_name: str = "") -> tuple[bytes, int]:
-    """The calendar's PDF: overview, then per rally its section lists and each race's
-    course sheet, then the championship score sheet."""
+    """The calendar's PDF: overview, the section lists, each race's course sheet, then the
+    championship score sheet."""
     cal = built.calendar
     width, height = template.page_size(paper)
     margin = template.margin_mm * MM
     room = height - 2 * margin - (HEADER_MM + FOOTER_MM + 4) * MM
-    plans = [_rally_pages(room, rally) for rally in cal.rallies]
+    lists = section_list_pages(room, cal)
     rows = blank_score_rows(cal)
     table = score_table(width - 2 * margin, ())
     title = f"{cal.name}: score sheet"
@@ -261,7 +284,7 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
 
     scores = count_pages(template, paper, lambda sheet: score_pages(sheet, 1, 1))
     overview = count_pages(template, paper, lambda sheet: draw_overview(sheet, built, 1, library_name or cal.library))
-    pages = overview + sum(len(p) + len(r.courses) for p, r in zip(plans, cal.rallies)) + scores
+    pages = overview + len(lists) + sum(len(r.courses) for r in cal.rallies) + scores
     meta = Meta(
         title=f"{cal.name}: Rally Risk calendar",
         subject="Rally Risk championship calendar: section lists, course sheets and score sheet",
@@ -270,13 +293,48 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
 
     def draw(sheet: Sheet) -> None:
         page = 1 + draw_overview(sheet, built, pages, library_name or cal.library)
-        for rally, checks, plan in zip(cal.rallies, built.checks, plans):
-            for n, group in enumerate(plan):
-                draw_rally_page(sheet, built, rally, [checks[k] for k in group], [rally.courses[k] for k in group], page, pages, n == 0)
-                page += 1
+        for n, blocks in enumerate(lists):
+            draw_section_list_page(sheet, built, blocks, page, pages, n == 0)
+            page += 1
+        for rally in cal.rallies:
             for race in rally.courses:
                 draw_course_sheet(sheet, race, None, page_label=f"{cal.name}: page {page} of {pages}")
                 page += 1
         score_pages(sheet, page, pages)
 
     return render_pdf(template, ink, paper, meta, draw)
+
+
+def calendar_pdf(loaded, built: BuiltCalendar, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    """The calendar's PDF as `sheetgen calendar -o` writes it: keyed by the calendar spec's
+    and its library's SHA-256 (`keywords` add to them), the library named by its name."""
+    import hashlib
+    import os
+
+    cal = built.calendar
+    own = (f"spec-sha256:{loaded.sha256}",)
+    if cal.library:
+        with open(os.path.join(os.path.dirname(loaded.path), cal.library), "rb") as handle:
+            own += (f"library-sha256:{hashlib.sha256(handle.read()).hexdigest()}",)
+    extra = tuple(k for k in keywords if k not in own)
+    name = cal.sections.name if cal.sections else cal.library
+    return render_calendar(built, template, paper=paper, ink=ink, keywords=own + extra, library_name=name or "")
+
+
+def print_calendar(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rally Risk calendar file (`build`, `render`): a calendar that gives
+    every race as a course is printed as it is; one that gives the races' sizes is built
+    first with seed :data:`~sheetgen.games.rally_risk.championship.BUILD_SEED`, so that the
+    PDF is the one ``sheetgen calendar SPEC --seed 1 -o DIR`` writes, byte for byte."""
+    from sheetgen.errors import SpecError
+    from sheetgen.games.rally_risk.championship import BUILD_SEED, CalendarError, build_calendar, laid_out
+
+    cal = spec.model
+    if cal.built:
+        built = laid_out(cal)
+    else:
+        try:
+            built = build_calendar(cal, BUILD_SEED, jobs=1)
+        except CalendarError as exc:
+            raise SpecError([spec.document.problem(where, message) for where, message in exc.problems]) from None
+    return calendar_pdf(spec, built, template, paper=paper, ink=ink, keywords=keywords)

@@ -3,10 +3,12 @@ section drawn in its square (on the section cards and on the course map).
 
 The road's geometry comes from :mod:`sheetgen.games.rally_risk.layout` (pure, tested without
 reportlab); this module only draws it. A ford is wavy lines across the road, the most
-dangerous spaces have a heavy outline, and every factor and number is printed as text.
+dangerous spaces have a heavy outline with a thin one inside, and every factor and number is printed as text.
 """
 
 from __future__ import annotations
+
+import math
 
 from sheetgen.games.rally_risk.layout import RoadShape
 from sheetgen.games.rally_risk.model import Race, Side, Tables, Zone
@@ -66,16 +68,22 @@ def draw_road(
         cx, cy = space.centre
         tx, ty = space.tangent
         nx, ny = -ty, tx
+        size = factor_size
         if space.ford:
-            # a stream across the road, running out beyond both edges
+            # a stream across the road on either side of the factor, running out beyond both
+            # edges; never across the digit (the digit is made smaller when the space is short)
+            amplitude = min(0.45, space.length * 0.06)
+            size = min(size, ford_factor_size(sheet, str(space.factor), space, amplitude))
+            along = factor_reach(sheet, str(space.factor), size, space.tangent) + amplitude + FORD_GAP_MM
             sheet.stroke(width=ink.thin_width)
             reach = half + min(2.0, road.width * (0.06 if beside else 0.12))
-            for frac in (0.36, -0.36):
-                mx, my = cx + tx * space.length * frac, cy + ty * space.length * frac
-                wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=min(0.45, space.length * 0.06))
-        if space.index in heavy:
+            for sign in (1, -1):
+                mx, my = cx + tx * along * sign, cy + ty * along * sign
+                wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=amplitude)
+        if space.index in heavy:  # a heavy outline and a thin one inside it: told apart by shape too
             polygon(sheet, space.polygon, x0, y0, width=ink.corner_width, colour=ink.corner)
-        centred(sheet, *pt(x0, y0, space.centre), str(space.factor), factor_size, bold=True)
+            polygon(sheet, inset(space.polygon, space.centre, DOUBLE_LINE_MM), x0, y0, width=ink.thin_width, colour=ink.corner)
+        centred(sheet, *pt(x0, y0, space.centre), str(space.factor), size, bold=True)
         value = numbers[space.index - 1] if numbers else space.index
         if value is None:
             continue
@@ -89,6 +97,40 @@ def draw_road(
         else:
             centred(sheet, *pt(x0, y0, space.number_point), label, small)
     sheet.stroke()
+
+
+DOUBLE_LINE_MM = 0.9  # a most dangerous space's inner outline, inside its heavy one
+
+
+def inset(points, centre, by: float):
+    """`points` (mm) drawn `by` mm nearer `centre`, each along its own line to the centre."""
+    out = []
+    for x, y in points:
+        d = math.dist((x, y), centre)
+        k = max(d - by, 0.0) / d if d else 0.0
+        out.append((centre[0] + (x - centre[0]) * k, centre[1] + (y - centre[1]) * k))
+    return out
+
+
+FORD_GAP_MM = 0.35  # between a ford's wavy line and the factor digit
+
+
+def factor_reach(sheet: Sheet, value: str, size: float, tangent) -> float:
+    """How far (mm) the upright factor digits of `size` points reach from their centre along
+    the road's direction `tangent` (a unit vector)."""
+    w = sheet.text_width(value, bold=True, size=size) * 25.4 / 72
+    h = CAP * size * 25.4 / 72
+    return abs(tangent[0]) * w / 2 + abs(tangent[1]) * h / 2
+
+
+def ford_factor_size(sheet: Sheet, value: str, space, amplitude: float) -> float:
+    """The largest digits (points) that leave room in a ford space for a wavy line on either
+    side within the space."""
+    room = space.length / 2 - 2 * amplitude - FORD_GAP_MM
+    size = 16.0
+    while size > 3.0 and factor_reach(sheet, value, size, space.tangent) > room:
+        size -= 0.25
+    return size
 
 
 def fitting_factor_size(road: RoadShape) -> float:

@@ -7,7 +7,7 @@ its races' course sheets with :func:`draw_course_sheet`.
 
 The course map's geometry comes from :mod:`sheetgen.games.rally_risk.layout`; this module
 only draws it. Nothing is told by colour alone: the most dangerous spaces have a heavy
-outline, the start is a bar and the finish chequered, and every number is printed as text.
+and a thin outline inside it, the start is a bar and the finish chequered, and every number is printed as text.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ FOOTER_MM = 7.0
 GAP_MM = 3.0
 PANEL_MM = 66.0
 MAP_ROAD = 0.3  # road width on the course map, as a share of a square
-MAP_TITLE_MM = 6.5
+MAP_TITLE_MM = 9.0  # the map's title and its legend, in two lines at most
 MAP_PAD_MM = 4.5
 MAX_MAP_CELL_MM = 60.0
 MIN_MAP_MM = 90.0  # the spaces go on their own pages rather than squeeze the map below this
@@ -137,7 +137,7 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
         sx, sy = x0 + square.x * MM, y0 + square.y * MM
         heavy = frozenset(i + 1 for i, number in enumerate(numbers[square.leg]) if number in danger)
         draw_road(sheet, road, sx, sy, numbers=numbers[square.leg], heavy=heavy, number_size=small, factor_size=factor_size, beside=True)
-        _map_label(sheet, road, sx, sy, square.leg + 1, leg.section.id)
+        _map_label(sheet, road, sx, sy, square.leg + 1, leg.section.name)
     # start: a heavy bar where the road enters the first section; finish: chequered
     first_sq, last_sq = cmap.squares[0], cmap.squares[-1]
     first_road = road_shape(race.course[0].section, cmap.cell, first_sq.quarter, width_share=MAP_ROAD)
@@ -166,6 +166,18 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
         _end_word(sheet, last_road, last_road.exit, "FINISH", size, lx, ly, depth + 0.6)
     else:
         edge_label(sheet, last_road, last_road.exit, last_road.exit, "FINISH", size, lx, ly, inset=0.8)
+    # a cut map: where a piece ends the road runs on at the next piece's letter
+    for letter, leg in zip("ABCDEFGH", cmap.breaks):
+        for sq, road, side, word in (
+            (cmap.squares[leg - 1], roads[leg - 1], roads[leg - 1].exit, f"on at {letter}"),
+            (cmap.squares[leg], roads[leg], roads[leg].entry, f"{letter}, from section {leg}"),
+        ):
+            sx, sy = x0 + sq.x * MM, y0 + sq.y * MM
+            heading = side if word.startswith("on") else side.opposite
+            if free(sq, side):
+                _end_word(sheet, road, side, word, size, sx, sy, 0.8)
+            else:
+                edge_label(sheet, road, side, heading, word, size, sx, sy, inset=0.8)
 
 
 def _end_word(sheet: Sheet, road: RoadShape, side: Side, word: str, size: float, x0: float, y0: float, gap: float) -> None:
@@ -193,9 +205,10 @@ def map_numbers_thinned(race: Race, cell: float, number_mm: float) -> bool:
     return shortest < number_mm + 0.6
 
 
-def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int, section_id: str) -> None:
-    """A map square's section number and id: beside a straight road on its right-hand
-    side (the space numbers are on its left), in the free corner of a bend."""
+def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int, name: str) -> None:
+    """A map square's section number and name (wrapped to the room): beside a straight road
+    on its right-hand side (the space numbers are on its left), in the free corner of a
+    bend."""
     cell = road.size
     size = sheet.t.sizes["small"]
     if road.kind == "straight":
@@ -210,8 +223,12 @@ def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int,
         width = (cell - road.width) / 2
         cx = width / 2 + 0.6 if ew is Side.W else cell - width / 2 - 0.6
         cy = cell - 3.2 if ns is Side.N else 3.2
-    one = f"{number} {section_id}"
-    lines = [one] if sheet.text_width(one, bold=True, size=size) <= width * MM else [str(number), section_id]
+    text = f"{number} {name}"
+    lines = wrap(sheet, text, width * MM, size, True)
+    most = 3 if road.kind == "straight" else 2  # beside a straight there is room down the square
+    while len(lines) > most and size > 4.0:  # smaller type before more lines
+        size -= 0.25
+        lines = wrap(sheet, text, width * MM, size, True)
     step = CAP * size * 1.6
     top = cy * MM + (len(lines) - 1) * step / 2
     for k, line in enumerate(lines):
@@ -255,8 +272,6 @@ def draw_course_header(sheet: Sheet, race: Race, page_label: str) -> None:
         plural(len(race.course), "road section"),
         plural(race.length, "space"),
     ]
-    if race.rally:
-        facts.append(f"rally {race.rally}")
     sheet.text(x, top - 11.5 * MM, "   \u00b7   ".join(facts), "body")
     sheet.stroke(width=sheet.ink.thin_width)
     sheet.c.line(x, top - 13.5 * MM, right, top - 13.5 * MM)
@@ -359,14 +374,17 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
     if not a.dangerous:
         sheet.text(x, y - 2.6 * MM, "none: best play never goes off the road", "small")
         y -= 4 * MM
+    names = {leg.section.id: leg.section.name for leg in race.course}
     for d in a.dangerous:
         ford = " ford" if d.ford else ""
         sheet.text(x, y - 2.6 * MM, f"space {d.space}", "small", bold=True)
-        sheet.text(x + 14 * MM, y - 2.6 * MM, f"{d.section} {d.section_space}, factor {d.factor}{ford}", "small")
+        words = f"{names.get(d.section, d.section)} {d.section_space}, factor {d.factor}{ford}"
+        room = width - 14 * MM - sheet.text_width("off 100.0%", "small") - 2 * MM
+        sheet.text(x + 14 * MM, y - 2.6 * MM, words, size=fit_size(sheet, words, room, sheet.t.sizes["small"], least=4.0))
         sheet.text(x + width, y - 2.6 * MM, f"off {100 * d.damage_probability:.1f}%", "small", align="right")
         y -= 3.6 * MM
     if a.dangerous:
-        sheet.text(x, y - 2.6 * MM, "heavy outline on the map: these spaces", "small")
+        sheet.text(x, y - 2.6 * MM, "double outline on the map: these spaces", "small")
         y -= 3.6 * MM
     if a.mechanic_help:
         spots = ", ".join(str(s) for s, _g in a.mechanic_help[:4])
@@ -400,7 +418,7 @@ def draw_space_strip(sheet: Sheet, race: Race, top: float, danger: dict[int, flo
             cx = x + col * cell
             if space.index == 1 or col == 0:
                 room = min(len(race.course[space.leg].section.factors) - space.index + 1, len(row_spaces) - col) * cell - 1 * MM
-                name = f"{space.leg + 1} {space.section}" + ("" if space.index == 1 else " (cont.)")
+                name = f"{space.leg + 1} {race.course[space.leg].section.name}" + ("" if space.index == 1 else " (cont.)")
                 if sheet.text_width(name, bold=True, size=4.5) > room:
                     name = f"{space.leg + 1}"
                 size = fit_size(sheet, name, room, sheet.t.sizes["small"], True, least=4.0)
@@ -412,7 +430,7 @@ def draw_space_strip(sheet: Sheet, race: Race, top: float, danger: dict[int, flo
             if space.ford:
                 sheet.stroke(width=sheet.ink.thin_width)
                 wave(sheet, (cx / MM + 0.8, fac_y / MM + 0.9), (cx / MM + strip.cell - 0.8, fac_y / MM + 0.9), 0, 0, amplitude=0.3, wavelength=1.4)
-            if space.number in danger:
+            if space.number in danger:  # a heavy box round the number and the factor together
                 sheet.stroke(colour=sheet.ink.corner, width=sheet.ink.corner_width)
                 sheet.c.rect(cx + 0.5, fac_y + 0.5, cell - 1, 8.8 * MM - 1, stroke=1, fill=0)
                 sheet.stroke()
@@ -463,13 +481,11 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
             elif head.startswith("R.P.M."):
                 _checkbox(sheet, cx + cw / 2 - 1.5 * MM, y + row_h / 2 - 1.5 * MM)
             cx += cw
-    sheet.text(
-        x,
-        y - 3 * MM,
+    key = (
         "P permanent, R rapid, N normal assistance; tyres N normal, R rain, S snow. Score: rounds behind the first arrival minus the start order "
-        f"(eliminated: the last arrival's + {ELIMINATION_HANDICAP}).",
-        "small",
+        f"(eliminated: the last arrival's + {ELIMINATION_HANDICAP})."
     )
+    sheet.text(x, y - 3 * MM, key, size=fit_size(sheet, key, right - x, sheet.t.sizes["small"], least=4.0))
 
 
 def draw_round_tracker(sheet: Sheet, top: float, rounds: int) -> None:
@@ -532,8 +548,16 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
     every = " (every 5th)" if map_numbers_thinned(race, cmap.cell, sheet.text_width(str(race.length), size=small) / MM) else ""
     sheet.text(sheet.left, plan.middle_top * MM - 3.5 * MM, "Course", "body", bold=True)
     legend = f"as laid on the table, a square per section, {north}; bold: factor, small: space number{every}"
+    if cmap.pieces > 1:
+        legend += "; the road runs on where a letter is repeated"
     room = sheet.right - sheet.left - (PANEL_MM + 4 + 14) * MM
-    sheet.text(sheet.left + 14 * MM, plan.middle_top * MM - 3.5 * MM, legend, size=fit_size(sheet, legend, room, sheet.t.sizes["small"]))
+    size = sheet.t.sizes["small"]
+    lines = wrap(sheet, legend, room, size)
+    while len(lines) > 2 and size > 4.5:
+        size -= 0.25
+        lines = wrap(sheet, legend, room, size)
+    for k, line in enumerate(lines):
+        sheet.text(sheet.left + 14 * MM, plan.middle_top * MM - (3.5 + 3.0 * k) * MM, line, size=size)
     draw_course_map(sheet, race, plan, danger)
     draw_side_panel(sheet, race, analysis, sheet.right - PANEL_MM * MM, plan.middle_top * MM, PANEL_MM * MM)
     if plan.strip_top is not None:

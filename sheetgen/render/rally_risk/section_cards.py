@@ -1,6 +1,7 @@
 """Rally Risk road-section cards: every section of a library as many times as the box has
 it, on pages of cards side by side with cut marks outside the grid, then the reference card
-of the house tables (`print_library`, a library file's printable).
+of the house tables (`print_library`, a library file's printable); the print-and-play kit
+(car tokens, markers and R.P.M. cards, :mod:`.kit`) follows the cards.
 
 Where the cards go (the card grid and its cut marks) comes from
 :mod:`sheetgen.games.rally_risk.layout`; this module only draws it.
@@ -13,6 +14,7 @@ from sheetgen.games.rally_risk.model import Library, Section, Side, Tables, Tag
 from sheetgen.render.common import fit_size, wrap
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.common import ARROW, draw_road, edge_label
+from sheetgen.render.rally_risk.kit import draw_kit
 from sheetgen.render.rally_risk.reference_card import draw_reference_card
 from sheetgen.template import MM, Template
 
@@ -25,7 +27,7 @@ TAG_WORDS = {Tag.STRAIGHT: "straight", Tag.FAST_ROAD: "fast road", Tag.CURVE: "c
 def card_text(section: Section) -> list[tuple[str, bool]]:
     """The lines printed in a card's free corner: (text, bold)."""
     tags = ", ".join(TAG_WORDS[t] for t in section.tags) or ("curve" if section.turns else "straight")
-    lines = [(section.name, True), (f"id {section.id}", False), (tags, False), ("factors " + " ".join(str(f) for f in section.factors), False)]
+    lines = [(section.name, True), (tags, False), ("factors " + " ".join(str(f) for f in section.factors), False)]
     if section.fords:
         lines.append(((("fords: spaces " if len(section.fords) > 1 else "ford: space ") + ", ".join(str(f) for f in section.fords)), False))
     return lines
@@ -90,7 +92,8 @@ def draw_card_page(sheet: Sheet, library: Library, grid: CardGrid, cards: list[t
 
 def render_library(library: Library, template: Template, *, tables: Tables, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
     """A library's printable PDF: every section as cards (as many as the box has), cut
-    marks on every page, then the reference card of the house tables."""
+    marks on every page, the kit page (car tokens, markers, R.P.M. cards), then the
+    reference card of the house tables."""
     grid, pages = card_plan(library, template, paper)
     meta = Meta(
         title=f"{library.name}: Rally Risk road sections",
@@ -100,8 +103,9 @@ def render_library(library: Library, template: Template, *, tables: Tables, pape
 
     def draw(sheet: Sheet) -> None:
         for number, cards in enumerate(pages, start=1):
-            draw_card_page(sheet, library, grid, cards, number, len(pages))
+            draw_card_page(sheet, library, grid, cards, number, len(pages) + 1)
             sheet.end_page()
+        draw_kit(sheet, library.name, len(pages) + 1, len(pages) + 1)
         draw_reference_card(sheet, tables, subtitle=f"{library.name}: play with these tables")
 
     return render_pdf(template, ink, paper, meta, draw)

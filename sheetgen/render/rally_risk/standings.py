@@ -62,6 +62,19 @@ def standings_rows(st) -> list[Row]:
     return rows
 
 
+NEXT_RACE_BESIDE_MM = 55.0  # the next race goes beside the championship table when this much is left
+
+
+def _grouped(names) -> str:
+    """Race names grouped by rally: "Sweden, race 2", "Sweden, special" -> "Sweden: race 2,
+    special"."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        rally, _, race = name.partition(", ")
+        groups.setdefault(rally if race else name, []).append(race)
+    return "; ".join(f"{rally}: {', '.join(races)}" if any(races) else rally for rally, races in groups.items())
+
+
 def _draw_championship(sheet: Sheet, st, y: float) -> float:
     """The championship table and the next race's departure; returns the y below."""
     x, width = sheet.left, sheet.right - sheet.left
@@ -83,15 +96,22 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
         cells += ["-" if v is None else str(v) for v in row.rally_points]
         cells.append(_signed(row.score_total))
         rows.append(Row("row", tuple(cells)))
+    top = y
     y, _n = table_rows(sheet, table, table_head(sheet, table, y), rows, sheet.bottom)
-    y -= 5 * MM
-    sheet.text(x, y, "Next race", "heading", bold=True)
-    y -= 4.5 * MM
     lines = [f"Starting order: {departure_text(st.next_departure)}" + (" (tied drivers draw lots, rulebook)" if st.draw_lots else "")]
     if st.chooses_next:
         lines.append(f"Chosen by the last to arrive in the last race: {' or '.join(st.chooses_next)}.")
     if st.remaining:
-        lines.append(f"Still to run: {', '.join(st.remaining)}.")
+        lines.append(f"Still to run: {_grouped(st.remaining)}.")
+    used = sum(c.width for c in columns)
+    if width - used >= NEXT_RACE_BESIDE_MM * MM:  # beside the table, where it leaves room
+        nx = x + used + 5 * MM
+        sheet.text(nx, top - 1 * MM, "Next race", "heading", bold=True)
+        below = paragraphs(sheet, nx, top - 5.5 * MM, sheet.right - nx, lines, "small", 3.3)
+        return min(y, below) - 1 * MM
+    y -= 5 * MM
+    sheet.text(x, y, "Next race", "heading", bold=True)
+    y -= 4.5 * MM
     return paragraphs(sheet, x, y, width, lines, "body", 4.0) - 1 * MM
 
 
@@ -99,20 +119,24 @@ def render_standings(st, template: Template, *, paper: str | None = None, ink: s
     """The standings sheet: the championship table, the next race's departure, and the
     score sheet filled in (the races still to run left empty)."""
     width, _h = template.page_size(paper)
-    table = score_table(width - 2 * template.margin_mm * MM, st.players)
     rows = standings_rows(st)
     races = sum(len(r.races) for r in st.rallies)
     subtitle = f"{len(st.players)} drivers, {plural(races, 'race')} run; score A per race, points per rally (score B)"
 
-    def pages_of(sheet: Sheet, pages: int) -> int:
+    def pages_of(sheet: Sheet, pages: int, table) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
             return page_header(s, f"{st.name}: standings" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship standings", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SCORING_NOTES, before=lambda s, y: _draw_championship(s, st, y))
 
-    pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
+    # rows as tall as still let the sheet fit one page (down to 4.4 mm), else 6 mm rows
+    for row_mm in (6.0, 5.6, 5.2, 4.8, 4.4, 6.0):
+        table = score_table(width - 2 * template.margin_mm * MM, st.players, row_mm * MM)
+        pages = count_pages(template, paper, lambda sheet, table=table: pages_of(sheet, 1, table))
+        if pages == 1:
+            break
     meta = Meta(title=f"{st.name}: Rally Risk standings", subject="Rally Risk championship standings and score sheet", keywords=("rally risk", "standings") + keywords)
-    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
+    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages, table) and None)
 
 
 def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:

@@ -1,0 +1,266 @@
+"""Rally Risk and championship pages read back from the PDF as a player would hold them:
+every character inside the 10 mm margins (the course legend included), ford marks clear
+of every digit, course maps filling their frame whatever the course's shape, section
+lists sharing pages, the standings on one page with rally rows that say total, place and
+points. Positions come from the PDF (pypdfium2's character boxes, pypdf's content
+stream), not from the layout code."""
+
+from __future__ import annotations
+
+import functools
+import io
+import itertools
+import math
+import shutil
+
+import pypdfium2
+import pytest
+from pypdf import PdfReader
+from pypdf.generic import ContentStream
+
+from conftest import SPECS
+from sheetgen.registry import load_spec
+from sheetgen.render import build_outputs
+from sheetgen.template import MM, PAPERS, load_template
+
+RR = SPECS / "rally_risk"
+RACES = ("montecarlo_1", "montecarlo_special", "safari_1", "sweden_1")
+STRAIGHT = """\
+game: rally_risk
+kind: race
+name: All straight
+zone: EC
+library: sections.yaml
+course:
+  - {section: start, heading: N}
+  - {section: straight, heading: N}
+  - {section: fast_road, heading: N}
+  - {section: village, heading: N}
+  - {section: straight, heading: N}
+  - {section: mountain, heading: N}
+"""
+
+
+@functools.cache
+def _load(path):
+    return load_spec(path)
+
+
+@functools.cache
+def pdf_of(path, paper: str) -> bytes:
+    return build_outputs(_load(path), paper=paper)[0]
+
+
+@functools.cache
+def calendar_pdf(paper: str) -> bytes:
+    """The bundled championship laid out with seed 1 (no finishability check: the same
+    pages), as the calendar prints it."""
+    from sheetgen.games.rally_risk.championship import build_calendar
+    from sheetgen.render.rally_risk.calendar import render_calendar
+
+    built = build_calendar(_load(RR / "championship.yaml").model, 1, check=None)
+    return render_calendar(built, load_template("rally_risk"), paper=paper, library_name="sheetgen road sections")[0]
+
+
+def chars(data: bytes, page: int) -> list[tuple[str, float, float, float, float]]:
+    """Every printed character of the page with its box (left, bottom, right, top), points."""
+    text = pypdfium2.PdfDocument(data)[page].get_textpage()
+    out = []
+    for i in range(text.count_chars()):
+        ch = text.get_text_range(i, 1)
+        if ch.strip():
+            out.append((ch, *text.get_charbox(i)))
+    return out
+
+
+def pages(data: bytes) -> int:
+    return len(pypdfium2.PdfDocument(data))
+
+
+def open_paths(data: bytes, page: int) -> list[list[tuple[float, float]]]:
+    """Paths stroked without closing (`m l l ... S`), with at least 8 points: wavy lines."""
+    pdf = PdfReader(io.BytesIO(data))
+    out, path = [], []
+    for operands, op in ContentStream(pdf.pages[page].get_contents(), pdf).operations:
+        if op == b"m":
+            path = [tuple(float(v) for v in operands)]
+        elif op == b"l" and path:
+            path.append(tuple(float(v) for v in operands))
+        elif op in (b"S", b"h", b"s", b"n", b"f", b"B", b"re"):
+            if op == b"S" and len(path) >= 8:
+                out.append(path)
+            path = []
+    return out
+
+
+def dashed_rects(data: bytes, page: int) -> list[tuple[float, float, float, float]]:
+    """Rectangles drawn with a dash pattern: the course map's squares."""
+    pdf = PdfReader(io.BytesIO(data))
+    out, dashed = [], False
+    for operands, op in ContentStream(pdf.pages[page].get_contents(), pdf).operations:
+        if op == b"d":
+            dashed = len(operands[0]) > 0
+        elif op == b"Q":
+            dashed = False
+        elif op == b"re" and dashed:
+            out.append(tuple(float(v) for v in operands))
+    return out
+
+
+def _every_race_pdf(paper: str):
+    for name in RACES:
+        yield name, pdf_of(RR / f"{name}.yaml", paper)
+
+
+# --------------------------------------------------------------------------- margins
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_every_character_is_inside_the_10_mm_margins(paper):
+    """Course sheets (their legends), section cards, the kit, the reference card, the
+    standings and every page of the calendar: no character within 10 mm of the edge."""
+    width, height = PAPERS[paper]
+    lo = 10 * MM - 0.3
+    documents = dict(_every_race_pdf(paper))
+    documents["sections"] = pdf_of(RR / "sections.yaml", paper)
+    documents["results"] = pdf_of(RR / "results.yaml", paper)
+    documents["calendar"] = calendar_pdf(paper)
+    for name, data in documents.items():
+        for page in range(pages(data)):
+            for ch, left, bottom, right, top in chars(data, page):
+                assert lo <= left and right <= width - lo and lo <= bottom and top <= height - lo, (name, page + 1, ch, left, bottom, right, top)
+
+
+# --------------------------------------------------------------------------- fords
+
+
+def _crosses(path, box, step: float = 0.2) -> bool:
+    left, bottom, right, top = box
+    for (ax, ay), (bx, by) in itertools.pairwise(path):
+        n = max(int(math.dist((ax, ay), (bx, by)) / step), 1)
+        for k in range(n + 1):
+            x, y = ax + (bx - ax) * k / n, ay + (by - ay) * k / n
+            if left <= x <= right and bottom <= y <= top:
+                return True
+    return False
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_ford_marks_never_cross_a_digit(paper):
+    """Every wavy line (a ford on the map, the strip or a card) against every digit's box,
+    on the bundled races, the section cards and the 22 course sheets of the calendar."""
+    documents = dict(_every_race_pdf(paper))
+    documents["sections"] = pdf_of(RR / "sections.yaml", paper)
+    documents["calendar"] = calendar_pdf(paper)
+    waves_seen = 0
+    for name, data in documents.items():
+        for page in range(pages(data) - 1):  # the reference card has no fords
+            found = chars(data, page)
+            if "print-and-playkit" in "".join(c[0] for c in found):
+                continue  # the kit's patterns are cut out round their digits (a clip path)
+            digits = [box for ch, *box in found if ch.isdigit()]
+            for path in open_paths(data, page):
+                waves_seen += 1
+                for box in digits:
+                    assert not _crosses(path, box), (name, page + 1, box)
+    assert waves_seen >= 20  # the fords were found: safari alone has three
+
+
+# --------------------------------------------------------------------------- course maps
+
+
+def _frame(data: bytes, paper: str) -> tuple[float, float, float, float]:
+    """The map's frame on a course sheet's first page, from the printed words around it:
+    from the left margin to the side panel, from under the "Course" title to above the
+    "Spaces" title."""
+    from sheetgen.render.rally_risk.course_sheet import PANEL_MM
+
+    width, _height = PAPERS[paper]
+    found = chars(data, 0)
+    text = "".join(c[0] for c in found)
+    course = text.index("Course")
+    spaces = text.index("Spaces")
+    top = found[course][2]
+    bottom = found[spaces][4]
+    return 10 * MM, bottom, width - 10 * MM - PANEL_MM * MM - 4 * MM, top
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("name", [*RACES, "straight"])
+def test_course_map_fills_its_frame(tmp_path, paper, name):
+    """Whatever the course's shape, its squares span at least 85% of the frame one way and
+    cover at least 40% of it; an all-straight course is drawn in pieces, not as a column of
+    six small squares."""
+    if name == "straight":
+        shutil.copy(RR / "sections.yaml", tmp_path / "sections.yaml")
+        (tmp_path / "straight.yaml").write_text(STRAIGHT, encoding="utf-8")
+        data = build_outputs(load_spec(tmp_path / "straight.yaml"), paper=paper)[0]
+    else:
+        data = pdf_of(RR / f"{name}.yaml", paper)
+    left, bottom, right, top = _frame(data, paper)
+    squares = dashed_rects(data, 0)
+    assert len(squares) == len(_load(RR / f"{name}.yaml").model.course) if name != "straight" else len(squares) == 6
+    x0, y0 = min(s[0] for s in squares), min(s[1] for s in squares)
+    x1, y1 = max(s[0] + s[2] for s in squares), max(s[1] + s[3] for s in squares)
+    assert left - 0.5 <= x0 and x1 <= right + 0.5 and bottom - 0.5 <= y0 and y1 <= top + 0.5  # inside the frame
+    span = max((x1 - x0) / (right - left), (y1 - y0) / (top - bottom))
+    assert span >= 0.85, span
+    assert (x1 - x0) * (y1 - y0) >= 0.4 * (right - left) * (top - bottom)
+    side = squares[0][2] / MM
+    if name == "straight":  # in pieces side by side, squares half as large again as a column of six
+        assert side >= 1.5 * (top - bottom) / MM / 6
+
+
+# --------------------------------------------------------------------------- names
+
+
+def test_pages_name_sections_and_rallies_not_ids():
+    """No code word (an id with an underscore, a rally id) on a course sheet, a section list
+    or a card; the section lists name each section as the library does."""
+    data = calendar_pdf("a4")
+    reader = PdfReader(io.BytesIO(data))
+    texts = [page.extract_text() for page in reader.pages]
+    assert not any("_" in t for t in texts)
+    lists = [t for t in texts if "section lists" in t.splitlines()[0]]
+    assert lists and all("Departure straight" in t for t in lists)  # every race starts on it
+    for name, data in _every_race_pdf("a4"):
+        text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
+        assert "_" not in text and "rally montecarlo" not in text, name
+
+
+# --------------------------------------------------------------------------- section lists
+
+
+def test_section_lists_share_pages():
+    """Rallies share the pages of section lists, in calendar order: every page but the last
+    is printed down to its lower third, and the races are all there, each once."""
+    championship = _load(RR / "championship.yaml").model
+    data = calendar_pdf("a4")
+    texts = [p.extract_text() for p in PdfReader(io.BytesIO(data)).pages]
+    list_pages = [k for k, t in enumerate(texts) if "section lists" in t.splitlines()[0]]
+    assert list_pages == list(range(1, 1 + len(list_pages)))  # right after the overview
+    assert len(list_pages) <= len(championship.rallies) // 2 + 1
+    for k in list_pages[:-1]:
+        lowest = min(c[2] for c in chars(data, k) if c[2] > 20 * MM)  # above the footer
+        assert lowest < PAPERS["a4"][1] / 3, k + 1
+    listed = "\n".join(texts[k] for k in list_pages)
+    for rally in championship.rallies:
+        for race in rally.courses:
+            assert listed.count(race.name + "\n") + listed.count(race.name + "  (SPECIAL") == 1, race.name
+
+
+# --------------------------------------------------------------------------- standings
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_standings_fit_one_page_with_total_place_points_heads(paper):
+    """The bundled results on one page; each driver's three columns are headed with what a
+    race row and what a rally's total row hold there: start / total, round / place, score /
+    points (read as the characters are printed, top to bottom)."""
+    data = pdf_of(RR / "results.yaml", paper)
+    assert pages(data) == 1
+    printed = "".join(c[0] for c in chars(data, 0))
+    for head in ("starttotal", "roundplace", "scorepoints"):
+        assert printed.count(head) == 6, head  # one per driver column, six drivers at most
+    text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
+    assert "Montecarlo total" in text and "championship: place, points" in text

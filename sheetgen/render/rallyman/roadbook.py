@@ -1,0 +1,202 @@
+"""The roadbook of a Rallyman track: every note in track order as a co-driver reads it.
+
+A note is a corner (DIRT's corners, one per lane in the model, are called as one when their
+spaces touch: `common.merged_corners`) with its limit per lane, its caution lanes, its inside
+lines and what lies on its spaces; or a hazard off the corners: a jump and its gear, water, a
+shortcut and its limit, a slide zone, the pit lane, a change of surface; and the start and
+the finish. Each note says its space in track order (`Track.steps`: moves from the start) and
+the distance in spaces from the previous note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sheetgen.games.rallyman.model import Cell, Track, Variant
+from sheetgen.render.common import fit_size, wrap
+from sheetgen.render.pdf import Sheet
+from sheetgen.render.rallyman.common import merged_corners
+from sheetgen.template import MM
+
+
+@dataclass(frozen=True)
+class Note:
+    step: int  # track order of its first space
+    call: str  # what the co-driver calls first: "right 120, 3/4", "jump 4"
+    details: tuple[str, ...]  # limit per lane, inside lines, cautions, hazards
+
+
+def _lanes(cells) -> str:
+    lanes = sorted({c.lane for c in cells if c.lane})
+    if not lanes:
+        return "off the road"
+    if len(lanes) == 1:
+        return f"lane {lanes[0]}"
+    return "lanes " + ", ".join(str(n) for n in lanes)
+
+
+def _hazards(cells: list[Cell]) -> list[str]:
+    out = []
+    jumps = sorted({c.jump for c in cells if c.jump is not None})
+    if jumps:
+        out.append("jump, gear " + "/".join(str(g) for g in jumps))
+    if any(c.water for c in cells):
+        out.append(f"water ({_lanes([c for c in cells if c.water])})")
+    if any(c.slide for c in cells):
+        out.append(f"slide zone ({_lanes([c for c in cells if c.slide])})")
+    shortcuts = sorted({c.shortcut for c in cells if c.shortcut is not None})
+    if shortcuts:
+        out.append("shortcut, limit " + "/".join(str(s) for s in shortcuts))
+    if any(c.pit for c in cells):
+        out.append("pit lane")
+    return out
+
+
+def notes(track: Track) -> tuple[Note, ...]:
+    """The notes of `track` in track order."""
+    steps = track.steps()
+    far = len(track.cells) + 1
+    out: list[Note] = []
+    corner_hexes = set()
+    for group in merged_corners(track):
+        cells = [c for corner in group for c in corner.cells]
+        corner_hexes.update(c.hex for c in cells)
+        limits: dict[int, int] = {}
+        for corner in group:
+            for lane, limit in corner.limits:
+                limits[lane] = min(limits.get(lane, limit), limit)
+        caution = sorted({lane for corner in group for lane in corner.caution_lanes})
+        turn, degrees = group[0].turn, max(corner.degrees for corner in group)
+        by_lane = sorted(limits.items())
+        values = "/".join(str(v) for _lane, v in by_lane)
+        call = f"{turn} {degrees}, {values}" if turn != "straight" else f"limit {values}"
+        details = ["limit by lane: " + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)]
+        if track.variant is Variant.DIRT and len(by_lane) > 1 and turn in ("left", "right"):
+            inside = by_lane[0][0] if turn == "left" else by_lane[-1][0]
+            details.append(f"inside lane {inside}")
+        if caution:
+            details.append("caution: " + ", ".join(f"lane {lane}" for lane in caution))
+        lines = []
+        for corner in group:
+            for line in corner.lines:
+                if line not in lines:
+                    lines.append(line)
+        for line in lines:
+            what = f"limit {line.limit}" if line.limit is not None else ""
+            if line.caution:
+                what = f"{what} + caution" if what else "caution"
+            la, lb = (track.cell(h).lane if track.cell(h) else "?" for h in (line.a, line.b))
+            where = f"in lane {la}" if la == lb else f"between lanes {la} and {lb}"
+            details.append(f"inside line {where}: {what or 'dotted'}")
+        details += _hazards(cells)
+        out.append(Note(min(corner.step for corner in group), call, tuple(details)))
+    # hazards off the corners: runs of consecutive steps with the same mark
+    rest = [c for c in track.in_order() if c.hex not in corner_hexes and c.hex in steps]
+    for name, test in (("jump", lambda c: c.jump is not None), ("water", lambda c: c.water), ("slide", lambda c: c.slide), ("shortcut", lambda c: c.shortcut is not None), ("pit", lambda c: c.pit)):
+        marked = [c for c in rest if test(c)]
+        run: list[Cell] = []
+        for c in marked + [None]:
+            if c is not None and (not run or steps[c.hex] - steps[run[-1].hex] <= 1):
+                run.append(c)
+                continue
+            if run:
+                mine = next(h for h in _hazards(run) if h.startswith(name)).split(" (")[0]
+                length = steps[run[-1].hex] - steps[run[0].hex] + 1
+                out.append(Note(steps[run[0].hex], mine, (f"{_lanes(run)}, {length} space{'s' if length != 1 else ''} long",)))
+            run = [c] if c is not None else []
+    # surface changes along the track: where every space of a step is on a new surface
+    by_step: dict[int, set] = {}
+    for c in track.cells:
+        if c.hex in steps:
+            by_step.setdefault(steps[c.hex], set()).add(c.surface.value)
+    current = None
+    for step in sorted(by_step):
+        if len(by_step[step]) != 1:
+            continue
+        (surface,) = by_step[step]
+        if current is not None and surface != current:
+            out.append(Note(step, f"onto {surface}", (f"from {current}",)))
+        current = surface
+    start_lanes = _lanes(track.starts)
+    out.append(Note(0, "start", (f"{start_lanes}; surface {' and '.join(sorted({c.surface.value for c in track.starts}))}",)))
+    finish = min((steps.get(c.hex, far) for c in track.finishes), default=None)
+    if finish is not None and finish < far:
+        laps = f"; {track.laps} laps" if track.laps > 1 else ""
+        out.append(Note(finish, "finish", (f"{_lanes(track.finishes)}{laps}",)))
+    order = {"start": 0, "finish": 2}
+    out.sort(key=lambda n: (n.step, order.get(n.call, 1), n.call))
+    return tuple(out)
+
+
+COLUMNS = (("no.", 9), ("space", 12), ("+spaces", 14), ("call", 36), ("details", 0), ("your notes", 38))
+
+
+def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Note, int, list[str]]]]:
+    """The notes laid out in pages: (number, note, distance, detail lines)."""
+    width = _widths(sheet)
+    detail_w = width[4] * MM - 2 * MM
+    size = sheet.t.sizes["body"]
+    rows = []
+    previous = 0
+    for i, note in enumerate(notes(track), 1):
+        lines = []
+        for d in note.details:
+            lines += wrap(sheet, d, detail_w, size)
+        rows.append((i, note, note.step - previous, lines))
+        previous = note.step
+    room = (sheet.top - sheet.bottom) / MM - 30
+    pages, page, used = [], [], 0.0
+    for row in rows:
+        h = _row_height(row)
+        if page and used + h > room:
+            pages.append(page)
+            page, used = [], 0.0
+        page.append(row)
+        used += h
+    pages.append(page)
+    return pages
+
+
+def _row_height(row) -> float:
+    return max(8.0, 2.5 + 3.6 * len(row[3]))
+
+
+def _widths(sheet: Sheet) -> list[float]:
+    total = (sheet.right - sheet.left) / MM
+    fixed = sum(w for _n, w in COLUMNS)
+    return [w if w else total - fixed for _n, w in COLUMNS]
+
+
+def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) -> None:
+    top = sheet.top
+    sheet.text(sheet.left, top - 6 * MM, f"{track.name}: roadbook", "title", bold=True)
+    sheet.text(sheet.right, top - 6 * MM, f"page {page} of {pages}", "small", align="right")
+    sheet.text(sheet.left, top - 11 * MM, "Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call gives its limits (top gear) lane 1/lane 2/...", "small")
+    widths = _widths(sheet)
+    y = top - 15 * MM
+    head_h = 6 * MM
+    x = sheet.left
+    for (name, _w), w in zip(COLUMNS, widths):
+        sheet.box(x, y - head_h, w * MM, head_h, shaded=True, width=sheet.ink.thin_width)
+        sheet.text(x + 1.2 * MM, y - head_h + 2 * MM, name, "small", bold=True)
+        x += w * MM
+    y -= head_h
+    for number, note, distance, lines in rows:
+        h = _row_height((number, note, distance, lines)) * MM
+        x = sheet.left
+        values = [str(number), str(note.step), f"+{distance}" if number > 1 else "", note.call, "", ""]
+        for k, ((_name, _w), w) in enumerate(zip(COLUMNS, widths)):
+            sheet.box(x, y - h, w * MM, h, width=sheet.ink.thin_width)
+            if k == 3:
+                size = fit_size(sheet, values[k], w * MM - 2.4 * MM, sheet.t.sizes["heading"], True)
+                sheet.text(x + 1.2 * MM, y - 5.2 * MM, values[k], bold=True, size=size)
+            elif k == 4:
+                ty = y - 4 * MM
+                for line in lines:
+                    sheet.text(x + 1.2 * MM, ty, line, "body")
+                    ty -= 3.6 * MM
+            elif values[k]:
+                sheet.text(x + 1.2 * MM, y - 5.2 * MM, values[k], "body", bold=k == 0)
+            x += w * MM
+        y -= h
+    sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)

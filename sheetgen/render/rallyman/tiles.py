@@ -146,7 +146,7 @@ def render_tiles(library: Library, template: Template, *, paper: str | None = No
             sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.hex_mm:g} mm across flats. Cut along the outline, from mark to mark. {names}", "small")
             for tile, (x, y) in zip(page, plan.centres):
                 draw_tile(sheet, tile, x, y, template.hex_mm)
-            keys = ", ".join(w.split(":")[0] for k, w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger"))
+            keys = ", ".join(k for k, _w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger"))
             sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
             sheet.end_page()
 

@@ -82,7 +82,8 @@ GAME = Game(
     ),
     strict=_strict,
     options=(
-        Option("tiles", "Rallyman: the tile library the Rekee track's tiles are found in (needed)", ("import",), parse=str, metavar="LIBRARY"),
+        Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),
+        Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
     ),
     converters=(Converter("rekee", "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)", ".json", _read_rekee, _write_rekee),),
 )

@@ -50,6 +50,8 @@ MAX_LANES = 4
 MAX_STRAIGHT = 40
 MAX_RADIUS = 6
 MAX_SEGMENTS = 200
+#: cells a track holds at most (a track of 25 tiles has about 250)
+MAX_CELLS = 3000
 
 
 class PathError(ValueError):
@@ -180,6 +182,8 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
     def put(number: int, seg: Segment, cell: Cell) -> None:
         if cell.hex in laid:
             raise PathError(f"segment {number} comes back onto cell {cell.hex} (laid before): the path crosses itself")
+        if len(order) >= MAX_CELLS:
+            raise PathError(f"segment {number} lays cell {MAX_CELLS + 1}: a track holds at most {MAX_CELLS} cells")
         cell = replace(
             cell,
             surface=seg.surface or surface,

@@ -221,6 +221,22 @@ class Corner:
 
 
 @dataclass(frozen=True)
+class Note:
+    """A pacenote of the roadbook, in track order: a corner, or a run of spaces of one kind
+    (a jump, water, a shortcut, a slide zone, a pit-lane edge)."""
+
+    kind: str  # "corner", "jump", "water", "shortcut", "slide" or "pit"
+    cells: tuple[Cell, ...]  # in track order
+    step: int  # track order of its first space (Track.steps)
+    distance: int  # moves from the previous note's first space (from the start, for the first)
+    corner: Corner | None = None  # for a corner
+    value: int | None = None  # a jump's gear, a shortcut's limit (the lowest of its spaces)
+
+
+NOTE_KINDS = ("corner", "jump", "water", "shortcut", "slide", "pit")
+
+
+@dataclass(frozen=True)
 class Track:
     """A track (kind `track`): every cell on the grid, the inside lines, and the tiles it is
     laid from (if any)."""
@@ -234,9 +250,12 @@ class Track:
     author: str = ""  # Rekee's author, kept for the round trip
     library: str | None = None  # the tile library file, as the spec names it
     _index: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
+    #: what `steps`, `corners` and `notes` work out, kept (the track never changes)
+    _cache: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {c.hex: c for c in self.cells})
+        object.__setattr__(self, "_cache", {})
 
     # ---------------------------------------------------------------- cells
 
@@ -284,6 +303,11 @@ class Track:
     def steps(self) -> dict[Hex, int]:
         """Track order: each cell's number of moves from the nearest starting space (cells no
         start reaches are left out)."""
+        if "steps" not in self._cache:
+            self._cache["steps"] = self._steps()
+        return dict(self._cache["steps"])
+
+    def _steps(self) -> dict[Hex, int]:
         seen: dict[Hex, int] = {}
         queue: deque = deque()
         for c in self.cells:
@@ -306,8 +330,13 @@ class Track:
         return tuple(sorted(self.cells, key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)))
 
     def corners(self) -> tuple[Corner, ...]:
-        """The corners in track order: groups of corner spaces joined by moves (a shortcut
-        space is not a corner space)."""
+        """The corners in track order: groups of neighbouring corner spaces on one tile (or
+        all off tiles), ruling RM-10; two corners on neighbouring tiles stay two corners."""
+        if "corners" not in self._cache:
+            self._cache["corners"] = self._corners()
+        return self._cache["corners"]
+
+    def _corners(self) -> tuple[Corner, ...]:
         steps = self.steps()
         far = len(self.cells) + 1
         corner_cells = {c.hex for c in self.cells if c.corner}
@@ -321,9 +350,9 @@ class Track:
             while queue:
                 h = queue.pop()
                 group.append(h)
-                linked = [m.to for m in self.moves(h)] + [m.frm for n in self._neighbour_cells(h) for m in self.moves(n) if m.to == h]
-                for n in linked:
-                    if n in corner_cells and n not in seen:
+                tile = self._index[h].tile
+                for n in self._neighbour_cells(h):
+                    if n in corner_cells and n not in seen and self._index[n].tile == tile:
                         seen.add(n)
                         queue.append(n)
             groups.append(group)
@@ -339,6 +368,61 @@ class Track:
             turn, degrees = _turn(self, cells)
             out.append(Corner(number, cells, turn, degrees, tuple(sorted(lanes.items())), caution, lines, min(steps.get(h, far) for h in group)))
         return tuple(out)
+
+    def notes(self) -> tuple[Note, ...]:
+        """The roadbook's notes in track order: every corner (`corners`) and every group of
+        neighbouring jump, water, shortcut, slide or pit spaces on one tile, each with its
+        distance in moves from the previous note."""
+        steps = self.steps()
+        far = len(self.cells) + 1
+        found: list[tuple[int, int, Note]] = []
+        for corner in self.corners():
+            found.append((corner.step, 0, Note("corner", corner.cells, corner.step, 0, corner=corner)))
+        tests = {
+            "jump": lambda c: c.jump is not None,
+            "water": lambda c: c.water,
+            "shortcut": lambda c: c.shortcut is not None,
+            "slide": lambda c: c.slide,
+            "pit": lambda c: c.pit,
+        }
+        for order, (kind, test) in enumerate(tests.items(), 1):
+            for group in self._groups(test):
+                step = min(steps.get(c.hex, far) for c in group)
+                values = [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                found.append((step, order, Note(kind, group, step, 0, value=min(values) if values else None)))
+        found.sort(key=lambda item: (item[0], item[1]))
+        out, previous = [], 0
+        for step, _order, note in found:
+            out.append(Note(note.kind, note.cells, note.step, step - previous, note.corner, note.value))
+            previous = step
+        return tuple(out)
+
+    def _groups(self, test) -> list[tuple[Cell, ...]]:
+        """Groups of neighbouring cells passing `test` on one tile (or all off tiles), each in
+        track order, the groups in track order."""
+        steps = self.steps()
+        far = len(self.cells) + 1
+
+        def key(c: Cell):
+            return (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)
+
+        members = {c.hex for c in self.cells if test(c)}
+        seen: set = set()
+        groups = []
+        for c in sorted((self._index[h] for h in members), key=key):
+            if c.hex in seen:
+                continue
+            group, queue = [], [c.hex]
+            seen.add(c.hex)
+            while queue:
+                h = queue.pop()
+                group.append(self._index[h])
+                for n in self._neighbour_cells(h):
+                    if n in members and n not in seen and self._index[n].tile == self._index[h].tile:
+                        seen.add(n)
+                        queue.append(n)
+            groups.append(tuple(sorted(group, key=key)))
+        return groups
 
     def _neighbour_cells(self, h: Hex) -> list[Hex]:
         from sheetgen.games.rallyman.hexgrid import neighbours

@@ -65,7 +65,7 @@ from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 
 KINDS = ("track", "tiles")
-MAX_CELLS = 3000
+MAX_CELLS = compact.MAX_CELLS
 MAX_TILES = 200
 MAX_LIBRARY = 300
 MAX_LINES = 500
@@ -209,6 +209,7 @@ SCHEMA: dict[str, Any] = {
     "oneOf": [TRACK_SCHEMA, TILES_SCHEMA],
 }
 
+_DANGER_ORDER = (Danger.YELLOW, Danger.ORANGE, Danger.RED)
 _DIRT_ONLY = ("slide", "shortcut", "jump", "water")
 _GT_ONLY = ("pit",)
 
@@ -384,12 +385,20 @@ def load_track(doc: Document) -> Track:
                     other = origin[cell.hex]
                     owners = set(tile_of(cell.hex))
                     if (placement.q, placement.r) in owners and _pos(placements, previous.tile) in owners:
-                        mine = replace(cell, tile=previous.tile)
+                        # RM-2: a half cell is as dangerous as the more dangerous of its tiles,
+                        # and has the surface and lane number of the tile listed first (lane
+                        # counts that differ are the tile edge check's to report)
+                        danger = max(previous.danger, cell.danger, key=_DANGER_ORDER.index)
+                        mine = replace(cell, tile=previous.tile, danger=previous.danger, surface=previous.surface, lane=previous.lane)
+                        if mine == previous and danger is not previous.danger:
+                            laid[cell.hex] = replace(previous, danger=danger)
+                            owner = placements[previous.tile]
+                            placements[previous.tile] = replace(owner, cells=tuple(laid[cell.hex] if c.hex == cell.hex else c for c in owner.cells))
                         if mine != previous:
                             problems.append(
                                 doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) and {other[0]} disagree on their shared half cell {cell.hex} ({_differences(previous, mine)})")
                             )
-                        cells.append(cell)
+                        cells.append(replace(cell, danger=laid[cell.hex].danger, surface=laid[cell.hex].surface, lane=laid[cell.hex].lane))
                         continue
                     problems.append(doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) overlaps {other[0]} on cell {cell.hex}"))
                     continue
@@ -454,6 +463,8 @@ def load_track(doc: Document) -> Track:
                 lines.append(line)
         problems.extend(found)
 
+    if not problems and len(laid) > MAX_CELLS:
+        problems.append(doc.problem(_first_form(data), f"the track has {len(laid)} cells: a track holds at most {MAX_CELLS}"))
     if problems:
         raise SpecError(problems)
     cells = _mark_path_ends(list(laid.values()), path_cells)
@@ -467,6 +478,10 @@ def load_track(doc: Document) -> Track:
         author=data.get("author", ""),
         library=data.get("library"),
     )
+
+
+def _first_form(data: dict) -> tuple:
+    return next(((key,) for key in ("tiles", "path", "cells") if key in data), ())
 
 
 def _pos(placements: list[Placement], index: int | None) -> tuple[int, int] | None:
@@ -486,7 +501,7 @@ def _shown(value: Any) -> str:
 
 def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tuple[Placement, tuple]], list[Problem]]:
     if "library" not in data:
-        return [], [doc.problem(("tiles",), "tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)")]
+        return [], [doc.problem(("tiles",), key=True, message="tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)")]
     library, problems = library_beside(doc, ("library",), data["library"])
     if library is None:
         return [], problems

@@ -1,0 +1,229 @@
+"""A Rallyman track as a networkx graph, and the checks that make a track unplayable.
+
+The graph: one node per cell (its `Hex`), with the cell's attributes; one edge per legal
+forward move (`Track.moves`, rulings RM-3 to RM-6) with its attributes: `kind` (straight or
+diagonal), `lane_change` (the move leaves its lane), `line_limit` and `line_caution` (the
+inside line it crosses, if any), `off_road` (into or out of a shortcut space).
+
+The checks (`track_problems`, for `validate --strict` and `build`), each located at what lays
+the cell it names (its tile, the path or its explicit cell) and naming the cell:
+
+- a track has starting spaces and finish spaces;
+- some finish space is reached from the start along legal moves (else the track cannot be
+  finished: the message says where the road stops);
+- no dead end: every cell but the finish spaces has a forward move (RM-7);
+- every cell is reached from the start;
+- placed tiles meet: across every side shared by two placed tiles, both have the same number
+  of lanes (RM-8);
+- every jump lands on a cell one and two moves ahead;
+- every inside line is crossed by some move;
+- a circuit of several laps leads from its finish back to its start.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+
+import networkx as nx
+
+from sheetgen.errors import Problem
+from sheetgen.games.rallyman.hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, tile_of
+from sheetgen.games.rallyman.model import Track
+from sheetgen.yamlsrc import Document
+
+
+def track_graph(track: Track) -> nx.DiGraph:
+    """Cells as nodes, legal forward moves as edges (see the module's docstring)."""
+    graph = nx.DiGraph(name=track.name, variant=track.variant.value)
+    for c in track.cells:
+        graph.add_node(
+            c.hex,
+            heading=c.heading,
+            lane=c.lane,
+            surface=c.surface.value,
+            danger=c.danger.value,
+            limit=c.limit,
+            caution=c.caution,
+            start=c.start,
+            finish=c.finish,
+            pit=c.pit,
+            slide=c.slide,
+            shortcut=c.shortcut,
+            jump=c.jump,
+            water=c.water,
+            tile=c.tile,
+        )
+    for c in track.cells:
+        for move in track.moves(c.hex):
+            there = track.cell(move.to)
+            graph.add_edge(
+                move.frm,
+                move.to,
+                kind=move.kind.value,
+                lane_change=there.lane != c.lane,
+                line_limit=move.line.limit if move.line else None,
+                line_caution=bool(move.line and move.line.caution),
+                off_road=(c.shortcut is not None) != (there.shortcut is not None),
+            )
+    return graph
+
+
+def reached(graph: nx.DiGraph, sources) -> set:
+    seen = set(sources)
+    queue = deque(seen)
+    while queue:
+        h = queue.popleft()
+        for n in graph.successors(h):
+            if n not in seen:
+                seen.add(n)
+                queue.append(n)
+    return seen
+
+
+def where(doc: Document | None, track: Track, h: Hex, explicit: dict | None = None) -> tuple:
+    """The path in the spec of what lays cell `h`: its explicit cell, else its tile, else
+    the path (`explicit`: `explicit_cells(doc)`, when it is at hand)."""
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    explicit = explicit_cells(doc) if explicit is None else explicit
+    if tuple(h) in explicit:
+        return ("cells", explicit[tuple(h)])
+    cell = track.cell(h)
+    if cell is not None and cell.tile is not None:
+        return ("tiles", cell.tile)
+    if "path" in data:
+        return ("path", "segments")
+    return ()
+
+
+def explicit_cells(doc: Document | None) -> dict:
+    """(q, r) -> index in the spec's `cells` of its explicit cells."""
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    return {(raw.get("q"), raw.get("r")): j for j, raw in reversed(list(enumerate(cells))) if isinstance(raw, dict)}
+
+
+def _described(track: Track, h: Hex) -> str:
+    cell = track.cell(h)
+    text = f"cell {h}"
+    if cell is not None and cell.tile is not None:
+        p = track.placements[cell.tile]
+        text += f" (tile {p.tile!r} at ({p.q}, {p.r}))"
+    return text
+
+
+def track_problems(doc: Document | None, track: Track) -> list[Problem]:
+    """Every check of the module's docstring, as located problems."""
+    problems: list[Problem] = []
+    explicit = explicit_cells(doc)
+
+    def problem(h: Hex | None, message: str) -> None:
+        path = where(doc, track, h, explicit) if h is not None else _forms(doc)
+        if doc is None:
+            from sheetgen.errors import Location
+
+            problems.append(Problem(Location("<track>", 1, 1), message))
+        else:
+            problems.append(doc.problem(path, message))
+
+    graph = track_graph(track)
+    starts = [c.hex for c in track.cells if c.start]
+    finishes = {c.hex for c in track.cells if c.finish}
+    if not starts:
+        problem(None, "the track has no starting space: mark the cells behind the start line 'start: true'")
+    if not finishes:
+        problem(None, "the track has no finish space: mark the cells beyond the finish line 'finish: true'")
+    problems.extend(tile_edge_problems(doc, track))
+    if not starts or not finishes:
+        return problems
+    seen = reached(graph, starts)
+    far = None
+    if not seen & finishes:
+        far = _farthest(graph, starts)
+        problem(far, f"the track cannot be finished: no finish space is reached from the start; the road stops at {_described(track, far)}")
+    for c in track.cells:
+        if not c.finish and graph.out_degree(c.hex) == 0 and c.hex in seen and c.hex != far:
+            problem(c.hex, f"dead end: {_described(track, c.hex)} (heading {DIRECTION_NAMES[c.heading]}) has no forward move and is not a finish space")
+    for c in track.in_order():
+        if c.hex not in seen:
+            problem(c.hex, f"{_described(track, c.hex)} cannot be reached from the start")
+    for c in track.cells:
+        if c.jump is None:
+            continue
+        one = set(graph.successors(c.hex))
+        two = {n for h in one for n in graph.successors(h)}
+        if not one or not two:
+            ahead = "one move" if not one else "two moves"
+            problem(c.hex, f"the jump at {_described(track, c.hex)} (gear {c.jump}) lands nowhere: no cell {ahead} ahead")
+    for line in track.lines:
+        if not (graph.has_edge(line.a, line.b) or graph.has_edge(line.b, line.a)):
+            problem(line.a, f"the inside line between {line.a} and {line.b} is crossed by no forward move")
+    if track.laps > 1 and starts and finishes:
+        back = reached(graph, finishes)
+        if not back & set(starts):
+            first = min(finishes)
+            problem(first, f"a track of {track.laps} laps is a circuit, but no move leads from its finish (e.g. {first}) back to its start")
+    return problems
+
+
+def _forms(doc: Document | None) -> tuple:
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    return next(((key,) for key in ("cells", "path", "tiles") if key in data), ())
+
+
+def _farthest(graph: nx.DiGraph, starts: list[Hex]) -> Hex:
+    """The cell reached last going forward from the start (where the road stops)."""
+    depth = {h: 0 for h in starts}
+    queue = deque(starts)
+    while queue:
+        h = queue.popleft()
+        for n in graph.successors(h):
+            if n not in depth:
+                depth[n] = depth[h] + 1
+                queue.append(n)
+    return max(depth, key=lambda h: (depth[h], -h.r, -h.q))
+
+
+def crossing_cells(track: Track, index: int, toward: tuple[int, int]) -> set[Hex]:
+    """The cells of placement `index` that carry a lane across its side toward the tile
+    position `toward` (ruling RM-8): the half cell of that side, and every whole cell whose
+    cell ahead or behind (along its heading) lies wholly on the tile over there."""
+    p = track.placements[index]
+    out = set()
+    for c in p.cells:
+        if c.shortcut is not None:  # off the road: no lane
+            continue
+        owners = tile_of(c.hex)
+        if len(owners) == 2 and toward in owners:
+            out.add(c.hex)
+            continue
+        for sign in (1, -1):
+            n = c.hex + DIRECTIONS[c.heading].scaled(sign)
+            if tile_of(n) == (toward,):
+                out.add(c.hex)
+    return out
+
+
+def tile_edge_problems(doc: Document | None, track: Track) -> list[Problem]:
+    """Two placed tiles side by side with different lane counts across their shared side."""
+    at = {(p.q, p.r): i for i, p in enumerate(track.placements)}
+    problems = []
+    for i, p in enumerate(track.placements):
+        for d in range(6):
+            other = (p.q + DIRECTIONS[d].q, p.r + DIRECTIONS[d].r)
+            j = at.get(other)
+            if j is None or j < i:
+                continue
+            mine, theirs = len(crossing_cells(track, i, other)), len(crossing_cells(track, j, (p.q, p.r)))
+            if mine != theirs:
+                o = track.placements[j]
+                message = (
+                    f"tiles do not meet: tile {p.tile!r} at ({p.q}, {p.r}) has {mine} lane{'s' if mine != 1 else ''} across its "
+                    f"{DIRECTION_NAMES[d]} side, tile {o.tile!r} at ({o.q}, {o.r}) has {theirs} across it"
+                )
+                if doc is None:
+                    from sheetgen.errors import Location
+
+                    problems.append(Problem(Location("<track>", 1, 1), message))
+                else:
+                    problems.append(doc.problem(("tiles", j), message))
+    return problems

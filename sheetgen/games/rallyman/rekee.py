@@ -1,0 +1,149 @@
+"""Rekee's track files, read (`sheetgen import rekee`) and written (`sheetgen export rekee`).
+
+Rekee (a web editor of Rallyman tracks) saves a track as JSON::
+
+    {"title": "Short Track", "author": "Me",
+     "tiles": [{"q": 0, "r": 1, "id": "102b", "dir": 0},
+               {"q": 1, "r": 1, "id": "106b-2", "dir": 2,
+                "tokens": [{"id": "water-gravel", "q": 0.33, "r": 0.0, "dir": 3.0}]}]}
+
+Its `q`, `r` are a tile's axial coordinates on Rekee's pointy-top tile grid, the tile
+coordinates of sheetgen's tracks (hexgrid: the tile at (q, r) is centred on cell (4q, 4r));
+`dir` is the tile's rotation, clockwise in steps of 60 degrees from the tile as printed, the
+rotation of a placed tile. Rekee knows no cells: the cells come from the tile library given
+with `--tiles`, which says what each tile id holds (a user writes the tiles of their own box;
+sheetgen ships none of the publisher's). Tokens (chicanes, jumps, water...) are kept as Rekee
+writes them, for the round trip; they do not change the cells (the library's tile does).
+The editor's own state (`active_pos`, `active_dir`) is not kept.
+
+A track imported and exported gives the same JSON data: title, author, and every tile's id,
+q, r, dir and tokens, in order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from sheetgen.errors import OptionError, SpecError
+from sheetgen.games.rallyman.model import Track
+from sheetgen.schemacheck import check
+from sheetgen.yamlsrc import load_file
+
+_NUMBER = {"type": "number"}
+REKEE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["tiles"],
+    "properties": {
+        "title": {"type": "string", "maxLength": 80},
+        "author": {"type": "string", "maxLength": 80},
+        "tiles": {
+            "type": "array",
+            "maxItems": 200,
+            "items": {
+                "type": "object",
+                "required": ["q", "r", "id", "dir"],
+                "properties": {
+                    "q": {"type": "integer", "minimum": -1000, "maximum": 1000},
+                    "r": {"type": "integer", "minimum": -1000, "maximum": 1000},
+                    "id": {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"},
+                    "dir": {"type": "integer", "minimum": 0, "maximum": 5},
+                    "tokens": {
+                        "type": "array",
+                        "maxItems": 20,
+                        "items": {
+                            "type": "object",
+                            "required": ["id", "q", "r", "dir"],
+                            "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": _NUMBER, "r": _NUMBER, "dir": _NUMBER},
+                        },
+                    },
+                },
+            },
+        },
+    },
+}
+
+
+def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
+    """The spec text of the Rekee track at `path`, to be written at `target`, and the files
+    read besides it (the tile library)."""
+    from sheetgen.games.rallyman.spec import load_library
+
+    library_path = options.get("tiles")
+    if library_path is None:
+        raise OptionError("--tiles is needed for Rallyman: the tile library that says what each Rekee tile id holds")
+    doc = load_file(path)  # JSON is YAML: every value keeps its line and column
+    problems = check(doc, REKEE_SCHEMA)
+    if problems:
+        raise SpecError(problems)
+    tiles_doc = load_file(library_path)
+    kind = tiles_doc.data.get("kind") if isinstance(tiles_doc.data, dict) else None
+    if not isinstance(tiles_doc.data, dict) or tiles_doc.data.get("game") != "rallyman" or kind != "tiles":
+        raise OptionError(f"--tiles {library_path}: not a Rallyman tile library (a file with game: rallyman and kind: tiles)")
+    library = load_library(tiles_doc)
+    data = doc.data
+    missing = [
+        doc.problem(("tiles", i, "id"), f"tile {tile['id']!r} at ({tile['q']}, {tile['r']}) is not in the library {library_path!r}")
+        for i, tile in enumerate(data["tiles"])
+        if library.get(tile["id"]) is None
+    ]
+    if missing:
+        raise SpecError(missing)
+    if options.get("variant") and library.variant is not None and options["variant"] != library.variant.value:
+        raise OptionError(f"--variant {options['variant']}: the library {library_path!r} holds {library.variant.value.upper()} tiles")
+    variant = options.get("variant") or (library.variant.value if library.variant else None)
+    if variant is None:
+        raise OptionError(f"--variant gt or --variant dirt is needed: the library {library_path!r} holds tiles for either game")
+    base = os.path.dirname(os.path.abspath(target)) if target != "<stdout>" else os.getcwd()
+    rel = os.path.relpath(os.path.abspath(library_path), base).replace(os.sep, "/")
+    title = data.get("title") or os.path.splitext(os.path.basename(path))[0] or "Rekee track"
+    lines = [
+        f"# Imported from Rekee: {os.path.basename(path)}",
+        "game: rallyman",
+        f"variant: {variant}",
+        f"name: {json.dumps(title, ensure_ascii=False)}",
+    ]
+    if data.get("author"):
+        lines.append(f"author: {json.dumps(data['author'], ensure_ascii=False)}")
+    lines += [f"library: {json.dumps(rel, ensure_ascii=False)}", "tiles:"]
+    for tile in data["tiles"]:
+        entry = f"  - {{id: {json.dumps(tile['id'])}, q: {tile['q']}, r: {tile['r']}, rotation: {tile['dir']}"
+        tokens = tile.get("tokens") or []
+        if tokens:
+            shown = ", ".join(
+                f"{{id: {json.dumps(t['id'], ensure_ascii=False)}, q: {_num(t['q'])}, r: {_num(t['r'])}, dir: {_num(t['dir'])}}}" for t in tokens
+            )
+            entry += f", tokens: [{shown}]"
+        lines.append(entry + "}")
+    return "\n".join(lines) + "\n", (library_path,)
+
+
+def _num(value: float) -> str:
+    """A number as YAML reads it back to the same float."""
+    return repr(float(value))
+
+
+def write(spec: Any, options: Any) -> bytes:
+    """The Rekee JSON of a track laid from tiles."""
+    track = spec.model
+    if not isinstance(track, Track):
+        raise spec.wrong("a Rallyman tile library, not a track: Rekee's files hold tracks")
+    if not track.placements:
+        raise spec.wrong("a track without tiles: Rekee's files hold tiles placed, not cells or a path")
+    loose = next((c for c in track.cells if c.tile is None), None)
+    if loose is not None:
+        raise spec.wrong(f"the track has cells that are on no tile (e.g. {loose.hex}): Rekee's files hold tiles only")
+    data: dict[str, Any] = {"title": track.name}
+    if track.author:
+        data["author"] = track.author
+    tiles = []
+    for p in track.placements:
+        entry: dict[str, Any] = {"q": p.q, "r": p.r, "id": p.tile, "dir": p.rotation}
+        if p.tokens:
+            entry["tokens"] = [{"id": t.id, "q": t.q, "r": t.r, "dir": t.dir} for t in p.tokens]
+        tiles.append(entry)
+    data["tiles"] = tiles
+    return (json.dumps(data, indent=3, ensure_ascii=False) + "\n").encode("utf-8")
+
+

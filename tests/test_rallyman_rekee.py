@@ -1,0 +1,86 @@
+"""Rekee round trip: `sheetgen import rekee` and `sheetgen export rekee` on a track written by
+hand in Rekee's JSON (tests/data/rallyman/track.json) with a user's own tile library."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from sheetgen.games.rallyman.hexgrid import Hex
+from sheetgen.registry import load_spec
+
+DATA = Path(__file__).resolve().parent / "data" / "rallyman"
+BUNDLED = Path(__file__).resolve().parent.parent / "track_specs" / "rallyman"
+
+
+@pytest.fixture
+def box(tmp_path):
+    shutil.copy(DATA / "box.yaml", tmp_path / "box.yaml")
+    shutil.copy(DATA / "track.json", tmp_path / "track.json")
+    (tmp_path / "specs").mkdir()
+    return tmp_path
+
+
+def test_a_rekee_track_imported_and_exported_gives_the_same_json(run, box):
+    spec = box / "specs" / "track.yaml"
+    result = run("import", "rekee", str(box / "track.json"), "--tiles", str(box / "box.yaml"), "-o", str(spec))
+    assert result.exit_code == 0, result.output
+    assert "library: \"../box.yaml\"" in spec.read_text()  # named relative to the spec written
+    loaded = load_spec(spec)
+    assert loaded.sources == (str(spec), str(box / "specs" / "../box.yaml"))
+    track = loaded.model
+    assert [(p.tile, p.q, p.r, p.rotation) for p in track.placements] == [("901a", 0, 0, 0), ("903b-1", 1, 0, 0), ("902a", 1, 1, 1), ("903b-2", 1, 2, 1), ("904a", 2, 2, 0)]
+    # the tile at (1, 1) is centred on cell (4, 4); turned once, its frame's east half cell
+    # (2, 0) lies south-east of the centre, on cell (4, 6)
+    assert track.placements[2].centre_hex == Hex(4, 4)
+    assert track.cell(Hex(4, 6)) is not None and track.cell(Hex(4, 6)).heading == 1
+    assert run("validate", "--strict", str(spec)).exit_code == 0
+    out = box / "again.json"
+    assert run("export", "rekee", str(spec), "-o", str(out)).exit_code == 0
+    original = json.loads((box / "track.json").read_text())
+    for editor_state in ("active_pos", "active_dir"):
+        original.pop(editor_state)
+    assert json.loads(out.read_text()) == original
+    # and once more: the exported file imports to the same spec
+    again = box / "specs" / "again.yaml"
+    assert run("import", "rekee", str(out), "--tiles", str(box / "box.yaml"), "-o", str(again)).exit_code == 0
+    assert again.read_text().splitlines()[1:] == spec.read_text().splitlines()[1:]
+
+
+def test_tile_ids_the_library_lacks_are_named_at_their_place_in_the_json(run, box):
+    text = (box / "track.json").read_text().replace('"902a"', '"999x"').replace('"904a"', '"998y"')
+    (box / "track.json").write_text(text)
+    result = run("import", "rekee", str(box / "track.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    name = box / "track.json"
+    assert result.stderr.splitlines() == [
+        f"{name}:32:16: error: tile '999x' at (1, 1) is not in the library '{box / 'box.yaml'}'",
+        f"{name}:42:16: error: tile '998y' at (2, 2) is not in the library '{box / 'box.yaml'}'",
+    ]
+    assert not (box / "t.yaml").exists()
+
+
+def test_a_bad_rekee_file_is_refused_at_its_position(run, box):
+    (box / "bad.json").write_text('{"title": "x", "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 7}]}\n')
+    result = run("import", "rekee", str(box / "bad.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.stderr == f"{box / 'bad.json'}:1:64: error: 'dir' must be at most 5, got 7\n"
+
+
+def test_import_needs_the_tiles(run, box):
+    result = run("import", "rekee", str(box / "track.json"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 2
+    assert "--tiles is needed for Rallyman" in result.stderr
+
+
+def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run):
+    result = run("export", "rekee", str(BUNDLED / "gt_hexagon_ring.yaml"))
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["title"] == "Hexagon Ring"
+    assert [t["dir"] for t in data["tiles"]] == [0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5]
+    refused = run("export", "rekee", str(BUNDLED / "compact_hillclimb.yaml"))
+    assert refused.exit_code == 1
+    assert refused.stderr == f"{BUNDLED / 'compact_hillclimb.yaml'}:3:7: error: a track without tiles: Rekee's files hold tiles placed, not cells or a path\n"

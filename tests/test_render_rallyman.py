@@ -15,7 +15,7 @@ from pypdf.generic import ContentStream
 from conftest import SPECS, files_under
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
-from sheetgen.render.rallyman.roadbook import notes
+from sheetgen.render.rallyman.roadbook import entries
 from sheetgen.template import MM, load_template
 
 RM = SPECS / "rallyman"
@@ -331,7 +331,7 @@ def test_roadbook_notes_in_track_order(specs):
     120 on 4-6, the jump on 7-9, the left 60 on 10-11, water on 12-14, the hairpin (inside
     radius 2: 6 spaces on its inside lane) on 15-20, the slide zone on 21-25 and the finish
     on the path's last spaces (25)."""
-    got = [(n.step, n.call) for n in notes(specs["loop"].model)]
+    got = [(n.step, n.call) for n in entries(specs["loop"].model)]
     assert got == [
         (0, "start"),
         (4, "right 120, 4/3"),
@@ -344,7 +344,7 @@ def test_roadbook_notes_in_track_order(specs):
         (23, "onto gravel"),
         (25, "finish"),
     ]
-    book = {n.call: n for n in notes(specs["loop"].model)}
+    book = {n.call: n for n in entries(specs["loop"].model)}
     assert "inside line in lane 1: limit 2" in book["right 120, 4/3"].details
     assert "inside lane 2" in book["right 120, 4/3"].details
     assert "caution: lane 1, lane 2" in book["left 60, 2/3"].details
@@ -362,15 +362,15 @@ def test_roadbook_page_prints_every_note_with_its_distance(specs):
 
 
 def test_gt_roadbook_from_tiles(specs):
-    got = [(n.step, n.call) for n in notes(specs["tiled"].model)]
+    got = [(n.step, n.call) for n in entries(specs["tiled"].model)]
     # the red tile's corner: lane 1 limit 3 (caution on its second space), lane 2 limit 4,
     # from the 4th space of the track (tile 1 spans spaces 0-3, a half cell shared)
     assert got[0] == (0, "start") and got[-1][1] == "finish"
-    corner = next(n for n in notes(specs["tiled"].model) if n.call.startswith("limit"))
+    corner = next(n for n in entries(specs["tiled"].model) if n.call.startswith("limit"))
     assert corner.call == "limit 3/4"
     assert "limit by lane: lane 1 3 (caution), lane 2 4" in corner.details
     assert "inside line between lanes 1 and 2: caution" in corner.details
-    assert any(n.call == "pit lane" for n in notes(specs["tiled"].model))
+    assert any(n.call == "pit lane" for n in entries(specs["tiled"].model))
 
 
 # --------------------------------------------------------------------------- tiles

@@ -327,34 +327,14 @@ def corner_sides(track) -> dict:
     """DIRT: each corner space's side of its corner, "in" (the inside lane) or "out", for
     corners more than one lane wide."""
     out = {}
-    for group in merged_corners(track):
-        cells = [c for corner in group for c in corner.cells]
-        lanes = sorted({c.lane for c in cells})
-        turn = group[0].turn
-        if len(lanes) < 2 or turn not in ("left", "right"):
+    for corner in track.corners():
+        lanes = sorted({c.lane for c in corner.cells})
+        if len(lanes) < 2 or corner.turn not in ("left", "right"):
             continue
-        inside = lanes[0] if turn == "left" else lanes[-1]
-        for c in cells:
+        inside = lanes[0] if corner.turn == "left" else lanes[-1]
+        for c in corner.cells:
             out[c.hex] = "in" if c.lane == inside else "out"
     return out
-
-
-def merged_corners(track):
-    """The corners of `track` as a co-driver calls them: DIRT's one corner per lane joined
-    into one note when their spaces touch; each item a list of `Corner`s."""
-    from sheetgen.games.rallyman.hexgrid import neighbours
-
-    groups: list[tuple[set, str, list]] = []
-    for corner in track.corners():
-        hexes = {c.hex for c in corner.cells}
-        for g in groups:
-            if g[1] == corner.turn and any(n in g[0] for h in hexes for n in neighbours(h)):
-                g[0].update(hexes)
-                g[2].append(corner)
-                break
-        else:
-            groups.append((set(hexes), corner.turn, [corner]))
-    return [g[2] for g in groups]
 
 
 def legend_items(track_or_cells) -> list[tuple[str, str]]:

@@ -1,10 +1,9 @@
 """The roadbook of a Rallyman track: every note in track order as a co-driver reads it.
 
-A note is a corner (DIRT's corners, one per lane in the model, are called as one when their
-spaces touch: `common.merged_corners`) with its limit per lane, its caution lanes, its inside
-lines and what lies on its spaces; or a hazard off the corners: a jump and its gear, water, a
-shortcut and its limit, a slide zone, the pit lane, a change of surface; and the start and
-the finish. Each note says its space in track order (`Track.steps`: moves from the start) and
+The notes are the track's own (`Track.notes`): a corner with its limit per lane, its caution
+lanes, its inside lines and what lies on its spaces, or a run of spaces of one kind (a jump and
+its gear, water, a shortcut and its limit, a slide zone, the pit lane); the roadbook adds the
+start, the changes of surface and the finish. Each note says its space in track order (`Track.steps`: moves from the start) and
 the distance in spaces from the previous note.
 """
 
@@ -12,17 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sheetgen.games.rallyman.model import Cell, Track, Variant
+from sheetgen.games.rallyman.model import Cell, Corner, Track, Variant
 from sheetgen.render.common import fit_size, wrap
 from sheetgen.render.pdf import Sheet
-from sheetgen.render.rallyman.common import merged_corners
 from sheetgen.template import MM
 
 
 @dataclass(frozen=True)
-class Note:
+class Entry:
+    """A line of the roadbook."""
+
     step: int  # track order of its first space
-    call: str  # what the co-driver calls first: "right 120, 3/4", "jump 4"
+    call: str  # what the co-driver calls first: "right 120, 3/4", "jump, gear 4"
     details: tuple[str, ...]  # limit per lane, inside lines, cautions, hazards
 
 
@@ -35,76 +35,65 @@ def _lanes(cells) -> str:
     return "lanes " + ", ".join(str(n) for n in lanes)
 
 
-def _hazards(cells: list[Cell]) -> list[str]:
+def _on_corner(cells: tuple[Cell, ...]) -> list[str]:
+    """What else lies on a corner's spaces."""
     out = []
     jumps = sorted({c.jump for c in cells if c.jump is not None})
     if jumps:
         out.append("jump, gear " + "/".join(str(g) for g in jumps))
-    if any(c.water for c in cells):
-        out.append(f"water ({_lanes([c for c in cells if c.water])})")
-    if any(c.slide for c in cells):
-        out.append(f"slide zone ({_lanes([c for c in cells if c.slide])})")
-    shortcuts = sorted({c.shortcut for c in cells if c.shortcut is not None})
-    if shortcuts:
-        out.append("shortcut, limit " + "/".join(str(s) for s in shortcuts))
-    if any(c.pit for c in cells):
-        out.append("pit lane")
+    for flag, words in (("water", "water"), ("slide", "slide zone"), ("pit", "pit lane")):
+        marked = [c for c in cells if getattr(c, flag)]
+        if marked:
+            out.append(f"{words} ({_lanes(marked)})")
     return out
 
 
-def notes(track: Track) -> tuple[Note, ...]:
-    """The notes of `track` in track order."""
+def _corner(track: Track, corner: Corner) -> tuple[str, list[str]]:
+    by_lane = list(corner.limits)
+    caution = list(corner.caution_lanes)
+    values = "/".join(str(v) for _lane, v in by_lane)
+    turn = corner.turn
+    call = f"{turn} {corner.degrees}, {values}" if turn != "straight" else f"limit {values}"
+    details = ["limit by lane: " + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)]
+    if track.variant is Variant.DIRT and len(by_lane) > 1 and turn in ("left", "right"):
+        inside = by_lane[0][0] if turn == "left" else by_lane[-1][0]
+        details.append(f"inside lane {inside}")
+    if caution:
+        details.append("caution: " + ", ".join(f"lane {lane}" for lane in caution))
+    for line in corner.lines:
+        what = f"limit {line.limit}" if line.limit is not None else ""
+        if line.caution:
+            what = f"{what} + caution" if what else "caution"
+        la, lb = (track.cell(h).lane if track.cell(h) else "?" for h in (line.a, line.b))
+        where = f"in lane {la}" if la == lb else f"between lanes {la} and {lb}"
+        details.append(f"inside line {where}: {what or 'dotted'}")
+    return call, details + _on_corner(corner.cells)
+
+
+_CALLS = {"water": "water", "slide": "slide zone", "pit": "pit lane"}
+
+
+def entries(track: Track) -> tuple[Entry, ...]:
+    """The roadbook of `track` in track order: the start, its notes (`Track.notes`), the
+    changes of surface and the finish."""
     steps = track.steps()
     far = len(track.cells) + 1
-    out: list[Note] = []
-    corner_hexes = set()
-    for group in merged_corners(track):
-        cells = [c for corner in group for c in corner.cells]
-        corner_hexes.update(c.hex for c in cells)
-        limits: dict[int, int] = {}
-        for corner in group:
-            for lane, limit in corner.limits:
-                limits[lane] = min(limits.get(lane, limit), limit)
-        caution = sorted({lane for corner in group for lane in corner.caution_lanes})
-        turn, degrees = group[0].turn, max(corner.degrees for corner in group)
-        by_lane = sorted(limits.items())
-        values = "/".join(str(v) for _lane, v in by_lane)
-        call = f"{turn} {degrees}, {values}" if turn != "straight" else f"limit {values}"
-        details = ["limit by lane: " + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)]
-        if track.variant is Variant.DIRT and len(by_lane) > 1 and turn in ("left", "right"):
-            inside = by_lane[0][0] if turn == "left" else by_lane[-1][0]
-            details.append(f"inside lane {inside}")
-        if caution:
-            details.append("caution: " + ", ".join(f"lane {lane}" for lane in caution))
-        lines = []
-        for corner in group:
-            for line in corner.lines:
-                if line not in lines:
-                    lines.append(line)
-        for line in lines:
-            what = f"limit {line.limit}" if line.limit is not None else ""
-            if line.caution:
-                what = f"{what} + caution" if what else "caution"
-            la, lb = (track.cell(h).lane if track.cell(h) else "?" for h in (line.a, line.b))
-            where = f"in lane {la}" if la == lb else f"between lanes {la} and {lb}"
-            details.append(f"inside line {where}: {what or 'dotted'}")
-        details += _hazards(cells)
-        out.append(Note(min(corner.step for corner in group), call, tuple(details)))
-    # hazards off the corners: runs of consecutive steps with the same mark
-    rest = [c for c in track.in_order() if c.hex not in corner_hexes and c.hex in steps]
-    for name, test in (("jump", lambda c: c.jump is not None), ("water", lambda c: c.water), ("slide", lambda c: c.slide), ("shortcut", lambda c: c.shortcut is not None), ("pit", lambda c: c.pit)):
-        marked = [c for c in rest if test(c)]
-        run: list[Cell] = []
-        for c in marked + [None]:
-            if c is not None and (not run or steps[c.hex] - steps[run[-1].hex] <= 1):
-                run.append(c)
-                continue
-            if run:
-                mine = next(h for h in _hazards(run) if h.startswith(name)).split(" (")[0]
-                length = steps[run[-1].hex] - steps[run[0].hex] + 1
-                out.append(Note(steps[run[0].hex], mine, (f"{_lanes(run)}, {length} space{'s' if length != 1 else ''} long",)))
-            run = [c] if c is not None else []
-    # surface changes along the track: where every space of a step is on a new surface
+    out: list[tuple[int, int, Entry]] = []
+    for note in track.notes():
+        if note.corner is not None:
+            call, details = _corner(track, note.corner)
+        else:
+            if note.kind == "jump":
+                call = f"jump, gear {note.value}"
+            elif note.kind == "shortcut":
+                call = f"shortcut, limit {note.value}"
+            else:
+                call = _CALLS.get(note.kind, note.kind)
+            span = [steps[c.hex] for c in note.cells if c.hex in steps]
+            length = max(span) - min(span) + 1 if span else len(note.cells)
+            details = [f"{_lanes(note.cells)}, {length} space{'s' if length != 1 else ''} long"]
+        out.append((note.step, 1, Entry(note.step, call, tuple(details))))
+    # changes of surface: where every space of a step is on a new surface
     by_step: dict[int, set] = {}
     for c in track.cells:
         if c.hex in steps:
@@ -115,30 +104,29 @@ def notes(track: Track) -> tuple[Note, ...]:
             continue
         (surface,) = by_step[step]
         if current is not None and surface != current:
-            out.append(Note(step, f"onto {surface}", (f"from {current}",)))
+            out.append((step, 0, Entry(step, f"onto {surface}", (f"from {current}",))))
         current = surface
-    start_lanes = _lanes(track.starts)
-    out.append(Note(0, "start", (f"{start_lanes}; surface {' and '.join(sorted({c.surface.value for c in track.starts}))}",)))
-    finish = min((steps.get(c.hex, far) for c in track.finishes), default=None)
-    if finish is not None and finish < far:
+    surfaces = " and ".join(sorted({c.surface.value for c in track.starts}))
+    out.append((0, -1, Entry(0, "start", (f"{_lanes(track.starts)}; surface {surfaces}",))))
+    finish = min((steps.get(c.hex, far) for c in track.finishes), default=far)
+    if finish < far:
         laps = f"; {track.laps} laps" if track.laps > 1 else ""
-        out.append(Note(finish, "finish", (f"{_lanes(track.finishes)}{laps}",)))
-    order = {"start": 0, "finish": 2}
-    out.sort(key=lambda n: (n.step, order.get(n.call, 1), n.call))
-    return tuple(out)
+        out.append((finish, 2, Entry(finish, "finish", (f"{_lanes(track.finishes)}{laps}",))))
+    out.sort(key=lambda item: (item[0], item[1]))
+    return tuple(entry for _s, _o, entry in out)
 
 
 COLUMNS = (("no.", 9), ("space", 12), ("+spaces", 14), ("call", 36), ("details", 0), ("your notes", 38))
 
 
-def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Note, int, list[str]]]]:
+def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, int, list[str]]]]:
     """The notes laid out in pages: (number, note, distance, detail lines)."""
     width = _widths(sheet)
     detail_w = width[4] * MM - 2 * MM
     size = sheet.t.sizes["body"]
     rows = []
     previous = 0
-    for i, note in enumerate(notes(track), 1):
+    for i, note in enumerate(entries(track), 1):
         lines = []
         for d in note.details:
             lines += wrap(sheet, d, detail_w, size)

@@ -79,6 +79,7 @@ class MapPlan:
     pages: tuple[MapPage, ...]
     page_size: tuple[float, float] = (0.0, 0.0)  # points: the paper, turned when landscape
     landscape: bool = False
+    off_centre: float = 0.0  # how far the grid sits from centred on the track (shares of its spare room)
 
     @property
     def step_x(self) -> float:
@@ -141,11 +142,20 @@ def map_plan(track: Track, template: Template, paper: str | None = None) -> MapP
     """The page grid of a track's true-scale map on `paper` (the template's by default): the
     paper upright or turned, whichever prints fewer pages (upright on a tie)."""
     upright = template.page_size(paper)
-    plans = [_plan(track, template, upright, False), _plan(track, template, (upright[1], upright[0]), True)]
-    return min(plans, key=lambda p: (len(p.printed()), p.landscape))
+    plans = []
+    for landscape, size in ((False, upright), (True, (upright[1], upright[0]))):
+        for sx in SHIFTS:
+            for sy in SHIFTS:
+                plans.append(_plan(track, template, size, landscape, sx, sy))
+    # fewest pages; then upright; then the grid nearest to centred on the track
+    return min(plans, key=lambda p: (len(p.printed()), p.landscape, p.off_centre))
 
 
-def _plan(track: Track, template: Template, page_size: tuple[float, float], landscape: bool) -> MapPlan:
+#: where the page grid may sit on the track, as a share of the room it has to spare
+SHIFTS = (0.5, 0.25, 0.75, 0.0, 1.0)
+
+
+def _plan(track: Track, template: Template, page_size: tuple[float, float], landscape: bool, sx: float = 0.5, sy: float = 0.5) -> MapPlan:
     hex_mm = template.hex_mm
     page_w, page_h = (v / MM for v in page_size)
     m = template.margin_mm
@@ -163,8 +173,8 @@ def _plan(track: Track, template: Template, page_size: tuple[float, float], land
     cols, rows = count(x1 - x0, width), count(y1 - y0, height)
     total_w = width + (cols - 1) * (width - overlap)
     total_h = height + (rows - 1) * (height - overlap)
-    ox = x0 - (total_w - (x1 - x0)) / 2
-    oy = y0 - (total_h - (y1 - y0)) / 2
+    ox = x0 - (total_w - (x1 - x0)) * sx
+    oy = y0 - (total_h - (y1 - y0)) * sy
     rad = radius(hex_mm)
     centres = [cell_centre(c, hex_mm) for c in track.cells]
     pages = []
@@ -173,7 +183,7 @@ def _plan(track: Track, template: Template, page_size: tuple[float, float], land
             wx, wy = ox + col * (width - overlap), oy + row * (height - overlap)
             printed = any(wx - hex_mm / 2 < x < wx + width + hex_mm / 2 and wy - rad < y < wy + height + rad for x, y in centres)
             pages.append(MapPage(col, row, round(wx, 6), round(wy, 6), printed))
-    return MapPlan(hex_mm, cols, rows, width, height, overlap, left, top, tuple(pages), page_size, landscape)
+    return MapPlan(hex_mm, cols, rows, width, height, overlap, left, top, tuple(pages), page_size, landscape, abs(sx - 0.5) + abs(sy - 0.5))
 
 
 def _view(plan: MapPlan, page: MapPage) -> View:
@@ -320,8 +330,14 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
         c.rect(x0, y0 - h, w, h, stroke=1, fill=0)
         sheet.stroke()
         size = min(18.0, h * 0.3, w * 0.3)
-        words = page.label if page.printed else f"{page.label} (blank, not printed)"
-        sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - size * 0.75, words, bold=page.printed, size=size if page.printed else fit_size(sheet, words, w - 3 * MM, size * 0.5))
+        if page.printed:
+            sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - size * 0.75, page.label, bold=True, size=size)
+        else:
+            small = min(size * 0.5, 7.0)
+            sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - small * 0.75, page.label, size=small)
+            note = "blank: not printed"
+            if sheet.text_width(note, size=small * 0.8) < w - 3 * MM:
+                sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - small * 1.9, note, size=small * 0.8)
     y = (area_top - total_h * scale - 5) * MM
     sheet.text(sheet.left, y, f"Overview, not to scale (the map pages draw spaces {hex_mm:g} mm across flats). S: starting spaces, F: the spaces beyond the finish line.", "small")
     y -= 6 * MM

@@ -309,10 +309,40 @@ def tile_radius(hex_mm: float) -> float:
     return 4 * hex_mm / SQRT3
 
 
-def tile_label(sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, text: str) -> None:
-    """The tile's id and danger colour, small and grey, just inside its top corner."""
+def free_cell(taken, to_grid=None):
+    """The frame cell where a tile's label goes: a whole cell of the tile's frame that holds no
+    space (`taken`: the grid cells in use; `to_grid` maps a frame cell to the grid), the
+    topmost and then the most central; None when every whole cell is taken."""
+    from sheetgen.games.rallyman.hexgrid import FRAME_CELLS, FRAME_HALVES
+
+    free = [h for h in FRAME_CELLS if h not in FRAME_HALVES and (to_grid(h) if to_grid else h) not in taken]
+    if not free:
+        return None
+    return min(free, key=lambda h: (h.r, abs(h.q + h.r / 2), h.q))
+
+
+def tile_label(sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, lines: list[tuple[str, bool]], spot=None, size: float | None = None, colour: str | None = GREY) -> None:
+    """A tile's label: lines of (text, bold) centred on the frame cell `spot` (plane offset from
+    the tile's centre), or just inside the tile's top corner when no cell is free; grey unless
+    `colour` says otherwise (None: the text colour)."""
+    from sheetgen.render.common import wrap
+
+    size = size or 4.8 * hex_mm / 30.0
     x, y = tile_centre
-    label(sheet, view, x, y - tile_radius(hex_mm) + 0.2 * hex_mm, text, 4.8 * hex_mm / 30.0, colour=GREY)
+    if spot is None:
+        y = y - tile_radius(hex_mm) + 0.2 * hex_mm
+        rows = [(text, bold) for text, bold in lines[:1]]
+    else:
+        x, y = x + spot[0], y + spot[1]
+        rows = []
+        for text, bold in lines:
+            rows += [(part, bold) for part in wrap(sheet, text, view.mm(hex_mm * 0.8), size * (1.5 if bold else 1), bold)]
+    lead = size * 1.25 / (view.scale * MM)
+    heights = [lead * (1.5 if bold else 1) for _t, bold in rows]
+    top = y - sum(heights) / 2
+    for (text, bold), h in zip(rows, heights):
+        label(sheet, view, x, top + h / 2, text, size * (1.5 if bold else 1), bold=bold, colour=colour)
+        top += h
 
 
 def danger_of(cells) -> Danger:

@@ -17,10 +17,13 @@ from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rallyman.common import (
     DANGER_WORD,
     View,
+    cell_centre,
     danger_of,
     draw_cell,
     draw_line,
+    free_cell,
     legend_items,
+    tile_label,
     tile_radius,
 )
 from sheetgen.template import MM, Template
@@ -119,11 +122,12 @@ def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float) 
     sheet.stroke(width=sheet.ink.thin_width)
     for a, b in cut_marks(cx, cy, rad):
         c.line(a[0] * MM, a[1] * MM, b[0] * MM, b[1] * MM)
-    # the id, the danger colour and which way up, at the top corner
-    size = 6.5 * hex_mm / 30
-    sheet.text(cx * MM, (cy + rad - 0.42 * hex_mm) * MM, f"{tile.id}", bold=True, size=size * 1.3, align="center")
-    danger = (DANGER_WORD[danger_of(tile.cells)] + ", " if tile.cells else "") + "this way up: rotation 0"
-    sheet.text(cx * MM, (cy + rad - 0.42 * hex_mm - 2.6 * hex_mm / 30) * MM, danger, size=size * 0.8, align="center")
+    # the id, the name, the danger colour and which way up, in a free cell of the tile
+    view = View(0.0, 0.0, cx * MM, cy * MM)
+    spot = free_cell({c.hex for c in tile.cells})
+    danger = (DANGER_WORD[danger_of(tile.cells)] + "; " if tile.cells else "") + "this way up: rotation 0"
+    offset = cell_centre(spot, hex_mm) if spot is not None else None
+    tile_label(sheet, view, (0.0, 0.0), hex_mm, [(tile.id, True), (tile.name, False), (danger, False)], offset, size=5.0 * hex_mm / 30, colour=None)
 
 
 def print_tiles(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
@@ -142,8 +146,7 @@ def render_tiles(library: Library, template: Template, *, paper: str | None = No
             top = sheet.top
             sheet.text(sheet.left, top - 5 * MM, library.name, "heading", bold=True)
             sheet.text(sheet.right, top - 5 * MM, f"Rallyman tiles, page {number} of {len(pages)}", "small", align="right")
-            names = "; ".join(f"{t.id}: {t.name}" for t in page)
-            sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.hex_mm:g} mm across flats. Cut along the outline, from mark to mark. {names}", "small")
+            sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.hex_mm:g} mm across flats. Cut along the outline, from mark to mark.", "small")
             for tile, (x, y) in zip(page, plan.centres):
                 draw_tile(sheet, tile, x, y, template.hex_mm)
             keys = ", ".join(k for k, _w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger"))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from sheetgen.games.rallyman.hexgrid import place
 from sheetgen.games.rallyman.model import Track, Variant
 from sheetgen.render.common import CAP, fit_size, wrap
 from sheetgen.render.pdf import Sheet
@@ -34,6 +35,7 @@ from sheetgen.render.rallyman.common import (
     danger_of,
     draw_cell,
     draw_line,
+    free_cell,
     hexagon,
     legend_items,
     radius,
@@ -205,11 +207,18 @@ def draw_track_cells(sheet: Sheet, view: View, track: Track, hex_mm: float, wind
     for cell in sorted(track.cells, key=lambda c: (c.hex.r, c.hex.q)):
         if inside(*cell_centre(cell, hex_mm), rad):
             draw_cell(sheet, view, cell, hex_mm, dirt=track.variant is Variant.DIRT, corner_side=sides.get(cell.hex))
+    taken = {c.hex for c in track.cells}
     for placement in track.placements:
         centre = cell_centre(placement.centre_hex, hex_mm)
         if inside(*centre, 4 * rad):
             tile_outline(sheet, view, centre, hex_mm)
-            tile_label(sheet, view, centre, hex_mm, f"tile {placement.tile}, turned {placement.rotation}, {DANGER_WORD[danger_of(placement.cells)]}")
+            words = [(f"tile {placement.tile}", True), (f"turned {placement.rotation}", False), (DANGER_WORD[danger_of(placement.cells)], False)]
+            spot = free_cell(taken, lambda h, p=placement: place(h, p.q, p.r, p.rotation))
+            offset = None
+            if spot is not None:
+                gx, gy = cell_centre(place(spot, placement.q, placement.r, placement.rotation), hex_mm)
+                offset = (gx - centre[0], gy - centre[1])
+            tile_label(sheet, view, centre, hex_mm, words, offset, size=4.2 * hex_mm / 30.0)
     for line in track.lines:
         if inside(*cell_centre(line.a, hex_mm), rad):
             draw_line(sheet, view, line, hex_mm)

@@ -300,7 +300,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
         "Print the map pages at 100 % (no fit to page): the 50 mm bar on each page must measure 50 mm.",
         f"Lay the pages out as the grid above shows. Neighbouring pages share a {plan.overlap:g} mm band; each page names its neighbours at its edges.",
         "Cut each page along its dashed line(s) on the left and at the top, lay it over the page named there, match the half circles and the half spaces, and tape.",
-        "Tile outlines are dashed grey, with the tile id, its turn and danger colour at the top corner of each tile.",
+        "Tile outlines are dashed grey, with the tile id, its turn and danger colour in a free space of the tile.",
     ]
     body = sheet.t.sizes["body"]
     lines = [(k, line) for i, step in enumerate(steps, 1) for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))]

@@ -139,7 +139,7 @@ def _badge(sheet: Sheet, view: View, x: float, y: float, shape: str, value: str,
     sheet.stroke()
 
 
-def draw_cell(sheet: Sheet, view: View, cell: Cell, hex_mm: float, *, dirt: bool = False, corner_side: str | None = None) -> None:
+def draw_cell(sheet: Sheet, view: View, cell: Cell, hex_mm: float, *, corner_side: str | None = None) -> None:
     """One space with everything a player needs on it. `corner_side` ("in" or "out") names
     a DIRT corner space's side of the corner."""
     rad = radius(hex_mm)

@@ -206,7 +206,7 @@ def draw_track_cells(sheet: Sheet, view: View, track: Track, hex_mm: float, wind
 
     for cell in sorted(track.cells, key=lambda c: (c.hex.r, c.hex.q)):
         if inside(*cell_centre(cell, hex_mm), rad):
-            draw_cell(sheet, view, cell, hex_mm, dirt=track.variant is Variant.DIRT, corner_side=sides.get(cell.hex))
+            draw_cell(sheet, view, cell, hex_mm, corner_side=sides.get(cell.hex))
     taken = {c.hex for c in track.cells}
     for placement in track.placements:
         centre = cell_centre(placement.centre_hex, hex_mm)

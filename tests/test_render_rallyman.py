@@ -458,3 +458,12 @@ def test_build_prints_every_bundled_rallyman_track(run, tmp_path):
     for name in expected:
         title = reader((out / name).read_bytes()).metadata.title
         assert title.endswith(("map and roadbook", "Rallyman tiles")), title
+
+
+def test_a_circuit_calls_its_finish_line_for_every_lap():
+    ring = load_spec(RM / "gt_hexagon_ring.yaml").model
+    assert ring.laps == 3
+    book = entries(ring)
+    line = next(e for e in book if e.call == "finish line")
+    assert "the race ends after 3 laps" in line.details[0]
+    assert not any(e.call == "finish" for e in book)

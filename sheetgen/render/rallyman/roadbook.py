@@ -110,8 +110,12 @@ def entries(track: Track) -> tuple[Entry, ...]:
     out.append((0, -1, Entry(0, "start", (f"{_lanes(track.starts)}; surface {surfaces}",))))
     finish = min((steps.get(c.hex, far) for c in track.finishes), default=far)
     if finish < far:
-        laps = f"; {track.laps} laps" if track.laps > 1 else ""
-        out.append((finish, 2, Entry(finish, "finish", (f"{_lanes(track.finishes)}{laps}",))))
+        if track.laps > 1:
+            # a circuit: the line the cars cross at the end of every lap
+            entry = Entry(finish, "finish line", (f"{_lanes(track.finishes)}; crossed at the end of every lap: the race ends after {track.laps} laps",))
+        else:
+            entry = Entry(finish, "finish", (_lanes(track.finishes),))
+        out.append((finish, 2, entry))
     out.sort(key=lambda item: (item[0], item[1]))
     return tuple(entry for _s, _o, entry in out)
 

@@ -467,3 +467,18 @@ def test_a_circuit_calls_its_finish_line_for_every_lap():
     line = next(e for e in book if e.call == "finish line")
     assert "the race ends after 3 laps" in line.details[0]
     assert not any(e.call == "finish" for e in book)
+
+
+def test_a_space_too_large_for_a_tile_on_the_page_is_refused_with_the_largest_that_prints(run, specs, tmp_path):
+    template = tmp_path / "huge.yaml"
+    template.write_text((SPECS.parent / "templates" / "rallyman.yaml").read_text(encoding="utf-8").replace("hex_mm: 30 ", "hex_mm: 55 "), encoding="utf-8")
+    target = tmp_path / "tiles.pdf"
+    result = run("render", specs["tiles"].path, "--template", str(template), "-o", str(target))
+    assert result.exit_code == 1 and not target.exists()
+    assert result.stderr == "sheetgen: error: huge.yaml: hex_mm 55 makes a tile 227 x 258 mm with its cut marks, more than the 190 x 260 mm the A4 page has for it: tiles print with hex_mm up to 45.5\n"
+    # 45.5 mm tiles do print (182 mm across flats with their marks, inside 190 mm)
+    template.write_text(template.read_text(encoding="utf-8").replace("hex_mm: 55 ", "hex_mm: 45.5 "), encoding="utf-8")
+    assert run("render", specs["tiles"].path, "--template", str(template), "-o", str(target)).exit_code == 0
+    # the map takes any size a template allows (up to 60 mm)
+    template.write_text(template.read_text(encoding="utf-8").replace("hex_mm: 45.5 ", "hex_mm: 60 "), encoding="utf-8")
+    assert run("render", specs["loop"].path, "--template", str(template), "-o", str(tmp_path / "map.pdf")).exit_code == 0

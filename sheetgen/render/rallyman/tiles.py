@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from sheetgen.errors import UsageError
 from sheetgen.games.rallyman.model import Library, TileDef
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rallyman.common import (
@@ -69,6 +70,11 @@ def _extent(rad: float) -> tuple[float, float]:
     return max(xs + [rad * math.sqrt(3) / 2]), max(ys + [rad])
 
 
+def _fits(hex_mm: float, width: float, height: float) -> bool:
+    hw, hh = _extent(tile_radius(hex_mm))
+    return 2 * hw <= width and 2 * hh <= height
+
+
 def tile_plan(template: Template, paper: str | None = None) -> TilePlan:
     page_w, page_h = (v / MM for v in template.page_size(paper))
     m = template.margin_mm
@@ -77,7 +83,14 @@ def tile_plan(template: Template, paper: str | None = None) -> TilePlan:
     left, right = m, page_w - m
     bottom, top = m + FOOT_MM, page_h - m - HEAD_MM
     if right - left < 2 * hw or top - bottom < 2 * hh:
-        raise ValueError(f"a tile {2 * hw:.0f} x {2 * hh:.0f} mm does not fit the page: choose a smaller hex_mm")
+        most = template.hex_mm
+        while most > 15 and not _fits(most, right - left, top - bottom):
+            most -= 0.5
+        raise UsageError(
+            f"{template.name}: hex_mm {template.hex_mm:g} makes a tile {2 * hw:.0f} x {2 * hh:.0f} mm with its cut marks, "
+            f"more than the {right - left:.0f} x {top - bottom:.0f} mm the {'A4' if (paper or template.paper) == 'a4' else 'Letter'} page has for it: "
+            f"tiles print with hex_mm up to {most:g}"
+        )
     first = (left + hw, top - hh)
     # the second tile nested lower right: as far right as the page allows, then low enough
     # that the sides facing each other stay GAP_MM apart

@@ -3,7 +3,7 @@
 A template is a YAML file (see templates/race_sheet.yaml and templates/rally_risk.yaml). It
 is loaded like a spec, so a user's edited copy gets the same `file:line:col: error:` lines
 when something is off. Every kind has the same keys (`space_mm`, the side of a Rallytaire
-track space, is optional), so any template can drive any game's sheets; `kind` says which
+track space, and `hex_mm`, a Rallyman space across flats, are optional), so any template can drive any game's sheets; `kind` says which
 sheets it was made for (a built-in template's name), and each game picks its own by default
 (`Game.template`).
 """
@@ -23,6 +23,7 @@ MM = 72.0 / 25.4  # points per millimetre
 PAPERS = {"a4": (595.2755905511812, 841.8897637795277), "letter": (612.0, 792.0)}
 INKS = ("normal", "low")
 DEFAULT_SPACE_MM = 8.0
+DEFAULT_HEX_MM = 30.0  # a Rallyman space across flats (docs/rallyman_printing.md)
 
 _COLOUR = {"type": "string", "pattern": "^#[0-9a-fA-F]{6}$"}
 _WIDTH = {"type": "number", "minimum": 0.05, "maximum": 5}
@@ -57,6 +58,7 @@ SCHEMA = {
         "paper": {"enum": sorted(PAPERS)},
         "margin_mm": {"type": "number", "minimum": 5, "maximum": 40},
         "space_mm": {"type": "number", "minimum": 7, "maximum": 14},
+        "hex_mm": {"type": "number", "minimum": 15, "maximum": 60},
         "fonts": {
             "type": "object",
             "additionalProperties": False,
@@ -104,6 +106,7 @@ class Template:
     font_bold: str
     sizes: dict
     inks: dict
+    hex_mm: float = DEFAULT_HEX_MM
 
     def ink(self, mode: str) -> Ink:
         return self.inks[mode]
@@ -113,8 +116,12 @@ class Template:
 
 
 def _templates():
-    """The built-in templates: installed as sheetgen.templates, or the checkout's templates/
-    when sheetgen is imported straight from a source tree (e.g. pytest run in the checkout)."""
+    """The built-in templates: the checkout's templates/ when sheetgen is imported straight
+    from a source tree (pytest run in a checkout, or a worktree on PYTHONPATH beside an
+    editable install of another checkout), else the installed sheetgen.templates."""
+    tree = resources.files("sheetgen").joinpath("..")
+    if tree.joinpath("pyproject.toml").is_file() and tree.joinpath("templates", "race_sheet.yaml").is_file():
+        return tree.joinpath("templates")
     try:
         return resources.files("sheetgen.templates")
     except ModuleNotFoundError:
@@ -158,4 +165,5 @@ def load_template(name_or_path: str = "race_sheet") -> Template:
         font_bold=data["fonts"]["bold"],
         sizes={k: float(v) for k, v in data["font_size"].items()},
         inks={mode: Ink(**data["ink"][mode]) for mode in INKS},
+        hex_mm=float(data.get("hex_mm", DEFAULT_HEX_MM)),
     )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetgen.registry import Converter, Game, Kind, Option
+from sheetgen.registry import Converter, Game, Kind, Option, Printable
 from sheetgen.yamlsrc import Document
 
 
@@ -76,6 +76,10 @@ GAME = Game(
         Kind("tiles", "a library of hex tiles, each a pattern of cells in its own frame"),
     ),
     template="rallyman",
+    printables=(
+        Printable("track map and roadbook", ("track",), "sheetgen.render.rallyman.track_map:print_track"),
+        Printable("cut-out tiles", ("tiles",), "sheetgen.render.rallyman.tiles:print_tiles"),
+    ),
     strict=_strict,
     options=(
         Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),

@@ -1,0 +1,194 @@
+"""The roadbook of a Rallyman track: every note in track order as a co-driver reads it.
+
+The notes are the track's own (`Track.notes`): a corner with its limit per lane, its caution
+lanes, its inside lines and what lies on its spaces, or a run of spaces of one kind (a jump and
+its gear, water, a shortcut and its limit, a slide zone, the pit lane); the roadbook adds the
+start, the changes of surface and the finish. Each note says its space in track order (`Track.steps`: moves from the start) and
+the distance in spaces from the previous note.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sheetgen.games.rallyman.model import Cell, Corner, Track, Variant
+from sheetgen.render.common import fit_size, wrap
+from sheetgen.render.pdf import Sheet
+from sheetgen.template import MM
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A line of the roadbook."""
+
+    step: int  # track order of its first space
+    call: str  # what the co-driver calls first: "right 120, 3/4", "jump, gear 4"
+    details: tuple[str, ...]  # limit per lane, inside lines, cautions, hazards
+
+
+def _lanes(cells) -> str:
+    lanes = sorted({c.lane for c in cells if c.lane})
+    if not lanes:
+        return "off the road"
+    if len(lanes) == 1:
+        return f"lane {lanes[0]}"
+    return "lanes " + ", ".join(str(n) for n in lanes)
+
+
+def _on_corner(cells: tuple[Cell, ...]) -> list[str]:
+    """What else lies on a corner's spaces."""
+    out = []
+    jumps = sorted({c.jump for c in cells if c.jump is not None})
+    if jumps:
+        out.append("jump, gear " + "/".join(str(g) for g in jumps))
+    for flag, words in (("water", "water"), ("slide", "slide zone"), ("pit", "pit lane")):
+        marked = [c for c in cells if getattr(c, flag)]
+        if marked:
+            out.append(f"{words} ({_lanes(marked)})")
+    return out
+
+
+def _corner(track: Track, corner: Corner) -> tuple[str, list[str]]:
+    by_lane = list(corner.limits)
+    caution = list(corner.caution_lanes)
+    values = "/".join(str(v) for _lane, v in by_lane)
+    turn = corner.turn
+    call = f"{turn} {corner.degrees}, {values}" if turn != "straight" else f"limit {values}"
+    details = ["limit by lane: " + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)]
+    if track.variant is Variant.DIRT and len(by_lane) > 1 and turn in ("left", "right"):
+        inside = by_lane[0][0] if turn == "left" else by_lane[-1][0]
+        details.append(f"inside lane {inside}")
+    if caution:
+        details.append("caution: " + ", ".join(f"lane {lane}" for lane in caution))
+    for line in corner.lines:
+        what = f"limit {line.limit}" if line.limit is not None else ""
+        if line.caution:
+            what = f"{what} + caution" if what else "caution"
+        la, lb = (track.cell(h).lane if track.cell(h) else "?" for h in (line.a, line.b))
+        where = f"in lane {la}" if la == lb else f"between lanes {la} and {lb}"
+        details.append(f"inside line {where}: {what or 'dotted'}")
+    return call, details + _on_corner(corner.cells)
+
+
+_CALLS = {"water": "water", "slide": "slide zone", "pit": "pit lane"}
+
+
+def entries(track: Track) -> tuple[Entry, ...]:
+    """The roadbook of `track` in track order: the start, its notes (`Track.notes`), the
+    changes of surface and the finish."""
+    steps = track.steps()
+    far = len(track.cells) + 1
+    out: list[tuple[int, int, Entry]] = []
+    for note in track.notes():
+        if note.corner is not None:
+            call, details = _corner(track, note.corner)
+        else:
+            if note.kind == "jump":
+                call = f"jump, gear {note.value}"
+            elif note.kind == "shortcut":
+                call = f"shortcut, limit {note.value}"
+            else:
+                call = _CALLS.get(note.kind, note.kind)
+            span = [steps[c.hex] for c in note.cells if c.hex in steps]
+            length = max(span) - min(span) + 1 if span else len(note.cells)
+            details = [f"{_lanes(note.cells)}, {length} space{'s' if length != 1 else ''} long"]
+        out.append((note.step, 1, Entry(note.step, call, tuple(details))))
+    # changes of surface: where every space of a step is on a new surface
+    by_step: dict[int, set] = {}
+    for c in track.cells:
+        if c.hex in steps:
+            by_step.setdefault(steps[c.hex], set()).add(c.surface.value)
+    current = None
+    for step in sorted(by_step):
+        if len(by_step[step]) != 1:
+            continue
+        (surface,) = by_step[step]
+        if current is not None and surface != current:
+            out.append((step, 0, Entry(step, f"onto {surface}", (f"from {current}",))))
+        current = surface
+    surfaces = " and ".join(sorted({c.surface.value for c in track.starts}))
+    out.append((0, -1, Entry(0, "start", (f"{_lanes(track.starts)}; surface {surfaces}",))))
+    finish = min((steps.get(c.hex, far) for c in track.finishes), default=far)
+    if finish < far:
+        if track.laps > 1:
+            # a circuit: the line the cars cross at the end of every lap
+            entry = Entry(finish, "finish line", (f"{_lanes(track.finishes)}; crossed at the end of every lap: the race ends after {track.laps} laps",))
+        else:
+            entry = Entry(finish, "finish", (_lanes(track.finishes),))
+        out.append((finish, 2, entry))
+    out.sort(key=lambda item: (item[0], item[1]))
+    return tuple(entry for _s, _o, entry in out)
+
+
+COLUMNS = (("no.", 9), ("space", 12), ("+spaces", 14), ("call", 36), ("details", 0), ("your notes", 38))
+
+
+def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, int, list[str]]]]:
+    """The notes laid out in pages: (number, note, distance, detail lines)."""
+    width = _widths(sheet)
+    detail_w = width[4] * MM - 2 * MM
+    size = sheet.t.sizes["body"]
+    rows = []
+    previous = 0
+    for i, note in enumerate(entries(track), 1):
+        lines = []
+        for d in note.details:
+            lines += wrap(sheet, d, detail_w, size)
+        rows.append((i, note, note.step - previous, lines))
+        previous = note.step
+    room = (sheet.top - sheet.bottom) / MM - 30
+    pages, page, used = [], [], 0.0
+    for row in rows:
+        h = _row_height(row)
+        if page and used + h > room:
+            pages.append(page)
+            page, used = [], 0.0
+        page.append(row)
+        used += h
+    pages.append(page)
+    return pages
+
+
+def _row_height(row) -> float:
+    return max(8.0, 2.5 + 3.6 * len(row[3]))
+
+
+def _widths(sheet: Sheet) -> list[float]:
+    total = (sheet.right - sheet.left) / MM
+    fixed = sum(w for _n, w in COLUMNS)
+    return [w if w else total - fixed for _n, w in COLUMNS]
+
+
+def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) -> None:
+    top = sheet.top
+    sheet.text(sheet.left, top - 6 * MM, f"{track.name}: roadbook", "title", bold=True)
+    sheet.text(sheet.right, top - 6 * MM, f"page {page} of {pages}", "small", align="right")
+    sheet.text(sheet.left, top - 11 * MM, "Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call gives its limits (top gear) lane 1/lane 2/...", "small")
+    widths = _widths(sheet)
+    y = top - 15 * MM
+    head_h = 6 * MM
+    x = sheet.left
+    for (name, _w), w in zip(COLUMNS, widths):
+        sheet.box(x, y - head_h, w * MM, head_h, shaded=True, width=sheet.ink.thin_width)
+        sheet.text(x + 1.2 * MM, y - head_h + 2 * MM, name, "small", bold=True)
+        x += w * MM
+    y -= head_h
+    for number, note, distance, lines in rows:
+        h = _row_height((number, note, distance, lines)) * MM
+        x = sheet.left
+        values = [str(number), str(note.step), f"+{distance}" if number > 1 else "", note.call, "", ""]
+        for k, ((_name, _w), w) in enumerate(zip(COLUMNS, widths)):
+            sheet.box(x, y - h, w * MM, h, width=sheet.ink.thin_width)
+            if k == 3:
+                size = fit_size(sheet, values[k], w * MM - 2.4 * MM, sheet.t.sizes["heading"], True)
+                sheet.text(x + 1.2 * MM, y - 5.2 * MM, values[k], bold=True, size=size)
+            elif k == 4:
+                ty = y - 4 * MM
+                for line in lines:
+                    sheet.text(x + 1.2 * MM, ty, line, "body")
+                    ty -= 3.6 * MM
+            elif values[k]:
+                sheet.text(x + 1.2 * MM, y - 5.2 * MM, values[k], "body", bold=k == 0)
+            x += w * MM
+        y -= h
+    sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)

@@ -1,0 +1,169 @@
+"""A Rallyman tile library as cut-out tiles at true scale, for people who play on printed
+tiles (`print_tiles`, the printable of a `kind: tiles` file).
+
+Each tile is its big hexagon (4 spaces across flats: `hexgrid.TILE_SPAN`) with every space of
+its own frame drawn as on the map, half cells cut by the outline. The outline is the cut line;
+cut marks extend each side beyond its corners (a gap, then a short line), all inside the page
+margins. Two tiles share a page when they fit (nested, the second lower right), else one.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sheetgen.errors import UsageError
+from sheetgen.games.rallyman.model import Library, TileDef
+from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.rallyman.common import (
+    DANGER_WORD,
+    View,
+    cell_centre,
+    danger_of,
+    draw_cell,
+    draw_line,
+    free_cell,
+    legend_items,
+    tile_label,
+    tile_radius,
+)
+from sheetgen.template import MM, Template
+
+HEAD_MM = 10.0
+FOOT_MM = 7.0
+GAP_MM = 6.0  # between two tiles of a page
+MARK_GAP_MM = 1.0
+MARK_LEN_MM = 3.0
+
+
+@dataclass(frozen=True)
+class TilePlan:
+    per_page: int
+    centres: tuple[tuple[float, float], ...]  # tile centres on the page, mm from bottom-left, y up
+
+
+def tile_corners(cx: float, cy: float, rad: float) -> list[tuple[float, float]]:
+    """A pointy-top hexagon's corners, page mm (y up), clockwise from the top."""
+    return [(cx + rad * math.cos(math.radians(90 - 60 * i)), cy + rad * math.sin(math.radians(90 - 60 * i))) for i in range(6)]
+
+
+def cut_marks(cx: float, cy: float, rad: float) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Each side of the tile extended beyond both its corners: a gap, then a short line (mm)."""
+    pts = tile_corners(cx, cy, rad)
+    out = []
+    for i in range(6):
+        a, b = pts[i], pts[(i + 1) % 6]
+        length = math.dist(a, b)
+        ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
+        for p, s in ((a, -1), (b, 1)):
+            s0, s1 = MARK_GAP_MM * s, (MARK_GAP_MM + MARK_LEN_MM) * s
+            out.append(((p[0] + ux * s0, p[1] + uy * s0), (p[0] + ux * s1, p[1] + uy * s1)))
+    return out
+
+
+def _extent(rad: float) -> tuple[float, float]:
+    """Half width and half height of a tile with its cut marks (mm)."""
+    xs, ys = [], []
+    for a, b in cut_marks(0.0, 0.0, rad):
+        xs += [abs(a[0]), abs(b[0])]
+        ys += [abs(a[1]), abs(b[1])]
+    return max(xs + [rad * math.sqrt(3) / 2]), max(ys + [rad])
+
+
+def _fits(hex_mm: float, width: float, height: float) -> bool:
+    hw, hh = _extent(tile_radius(hex_mm))
+    return 2 * hw <= width and 2 * hh <= height
+
+
+def tile_plan(template: Template, paper: str | None = None) -> TilePlan:
+    page_w, page_h = (v / MM for v in template.page_size(paper))
+    m = template.margin_mm
+    rad = tile_radius(template.hex_mm)
+    hw, hh = _extent(rad)
+    left, right = m, page_w - m
+    bottom, top = m + FOOT_MM, page_h - m - HEAD_MM
+    if right - left < 2 * hw or top - bottom < 2 * hh:
+        most = template.hex_mm
+        while most > 15 and not _fits(most, right - left, top - bottom):
+            most -= 0.5
+        raise UsageError(
+            f"{template.name}: hex_mm {template.hex_mm:g} makes a tile {2 * hw:.0f} x {2 * hh:.0f} mm with its cut marks, "
+            f"more than the {right - left:.0f} x {top - bottom:.0f} mm the {'A4' if (paper or template.paper) == 'a4' else 'Letter'} page has for it: "
+            f"tiles print with hex_mm up to {most:g}"
+        )
+    first = (left + hw, top - hh)
+    # the second tile nested lower right: as far right as the page allows, then low enough
+    # that the sides facing each other stay GAP_MM apart
+    dx = right - left - 2 * hw
+    apothem = rad * math.sqrt(3) / 2
+    need = 2 * apothem + GAP_MM  # along the normal of the facing sides (60 degrees down)
+    if dx >= need:
+        dy = 0.0
+    else:
+        dy = (need - dx * 0.5) / math.sin(math.radians(60))
+    second = (first[0] + dx, first[1] - dy)
+    if dx < need and second[1] - hh < bottom:
+        centre = ((left + right) / 2, (top + bottom) / 2)
+        return TilePlan(1, (centre,))
+    return TilePlan(2, (first, second))
+
+
+def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float) -> None:
+    """One tile centred on page point (cx, cy) mm: its spaces clipped to its outline, the
+    outline (the cut line), its cut marks and its label."""
+    c = sheet.c
+    rad = tile_radius(hex_mm)
+    pts = tile_corners(cx, cy, rad)
+    c.saveState()
+    clip = c.beginPath()
+    for i, p in enumerate(pts):
+        (clip.moveTo if i == 0 else clip.lineTo)(p[0] * MM, p[1] * MM)
+    clip.close()
+    c.clipPath(clip, stroke=0, fill=0)
+    view = View(0.0, 0.0, cx * MM, cy * MM)
+    for cell in sorted(tile.cells, key=lambda c: (c.hex.r, c.hex.q)):
+        draw_cell(sheet, view, cell, hex_mm)
+    for line in tile.lines:
+        draw_line(sheet, view, line, hex_mm)
+    c.restoreState()
+    path = c.beginPath()
+    for i, p in enumerate(pts):
+        (path.moveTo if i == 0 else path.lineTo)(p[0] * MM, p[1] * MM)
+    path.close()
+    sheet.stroke(width=sheet.ink.line_width)
+    c.drawPath(path, stroke=1, fill=0)
+    sheet.stroke(width=sheet.ink.thin_width)
+    for a, b in cut_marks(cx, cy, rad):
+        c.line(a[0] * MM, a[1] * MM, b[0] * MM, b[1] * MM)
+    # the id, the name, the danger colour and which way up, in a free cell of the tile
+    view = View(0.0, 0.0, cx * MM, cy * MM)
+    spot = free_cell({c.hex for c in tile.cells})
+    danger = (DANGER_WORD[danger_of(tile.cells)] + "; " if tile.cells else "") + "this way up: rotation 0"
+    offset = cell_centre(spot, hex_mm) if spot is not None else None
+    tile_label(sheet, view, (0.0, 0.0), hex_mm, [(tile.id, True), (tile.name, False), (danger, False)], offset, size=5.0 * hex_mm / 30, colour=None)
+
+
+def print_tiles(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a tile library: every tile at true scale, ready to cut out."""
+    return render_tiles(spec.model, template, paper=paper, ink=ink, keywords=keywords)
+
+
+def render_tiles(library: Library, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    plan = tile_plan(template, paper)
+    tiles = list(library.tiles)
+    pages = [tiles[i : i + plan.per_page] for i in range(0, len(tiles), plan.per_page)] or [[]]
+    meta = Meta(title=f"{library.name}: Rallyman tiles", subject="Rallyman tiles to cut out, at true scale", keywords=("rallyman", "tiles") + keywords)
+
+    def draw(sheet: Sheet) -> None:
+        for number, page in enumerate(pages, 1):
+            top = sheet.top
+            sheet.text(sheet.left, top - 5 * MM, library.name, "heading", bold=True)
+            sheet.text(sheet.right, top - 5 * MM, f"Rallyman tiles, page {number} of {len(pages)}", "small", align="right")
+            sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.hex_mm:g} mm across flats. Cut along the outline, from mark to mark.", "small")
+            for tile, (x, y) in zip(page, plan.centres):
+                draw_tile(sheet, tile, x, y, template.hex_mm)
+            keys = ", ".join(k for k, _w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger"))
+            sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
+            sheet.end_page()
+
+    return render_pdf(template, ink, paper, meta, draw)

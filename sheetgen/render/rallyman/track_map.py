@@ -1,0 +1,421 @@
+"""The map of a Rallyman track at true scale, tiled across pages, and its assembly page.
+
+The track's plane (millimetres, spaces `Template.hex_mm` across flats) is cut into windows
+of the room a page has inside its margins, header and footer; neighbouring windows share an
+overlap band of `OVERLAP_MM`. Every page is named on a page grid (columns A, B, ...; rows 1,
+2, ...: "B2"), names its neighbours at its edges, and carries alignment marks (a circle and a
+cross, `MARK_RADIUS_MM`) on the middle line of each band it shares: both pages draw them at
+the same place of the plane. Pages whose window holds no space are not printed (the assembly
+page says so).
+
+To assemble: cut each page along its dashed line(s) on the left and at the top (the middle of
+the band it shares with the page to its left or above), lay it over that page so that the half
+marks and the half spaces meet, and tape.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from sheetgen.games.rallyman.hexgrid import place
+from sheetgen.games.rallyman.model import Track, Variant
+from sheetgen.render.common import CAP, fit_size, wrap
+from sheetgen.render.pdf import Sheet
+from sheetgen.render.rallyman.common import (
+    DANGER_FILL,
+    DANGER_RINGS,
+    DANGER_WORD,
+    GREY,
+    MARK_RADIUS_MM,
+    View,
+    _badge,
+    cell_centre,
+    corner_sides,
+    danger_of,
+    draw_cell,
+    draw_line,
+    free_cell,
+    hexagon,
+    legend_items,
+    radius,
+    tile_label,
+    tile_outline,
+)
+from sheetgen.template import MM, Template
+
+OVERLAP_MM = 16.0  # the band two neighbouring pages share
+HEAD_MM = 11.0  # page label, track name, the neighbour above
+FOOT_MM = 9.0  # scale bar, the neighbour below
+SIDE_MM = 5.0  # the neighbours left and right (rotated text)
+MARK_FRACTIONS = (0.2, 0.45, 0.8)  # where along a band its alignment marks sit (unevenly: no shift but the right one lays three on three)
+LEGEND_ROW_MM = 4.8
+
+
+@dataclass(frozen=True)
+class MapPage:
+    col: int
+    row: int
+    x0: float  # the window's top-left corner in the plane (mm)
+    y0: float
+    printed: bool  # its window holds a space
+
+    @property
+    def label(self) -> str:
+        return page_label(self.col, self.row)
+
+
+@dataclass(frozen=True)
+class MapPlan:
+    """How a track's plane is cut into pages: `cols` x `rows` windows `width` x `height` mm,
+    `step` apart (the window less the overlap)."""
+
+    hex_mm: float
+    cols: int
+    rows: int
+    width: float
+    height: float
+    overlap: float
+    left: float  # the window's top-left corner on the page (mm from the page's bottom-left)
+    top: float
+    pages: tuple[MapPage, ...]
+    page_size: tuple[float, float] = (0.0, 0.0)  # points: the paper, turned when landscape
+    landscape: bool = False
+    off_centre: float = 0.0  # how far the grid sits from centred on the track (shares of its spare room)
+
+    @property
+    def step_x(self) -> float:
+        return self.width - self.overlap
+
+    @property
+    def step_y(self) -> float:
+        return self.height - self.overlap
+
+    def page(self, col: int, row: int) -> MapPage | None:
+        if 0 <= col < self.cols and 0 <= row < self.rows:
+            return self.pages[row * self.cols + col]
+        return None
+
+    def printed(self) -> tuple[MapPage, ...]:
+        return tuple(p for p in self.pages if p.printed)
+
+    def neighbour(self, page: MapPage, dc: int, dr: int) -> MapPage | None:
+        n = self.page(page.col + dc, page.row + dr)
+        return n if n is not None and n.printed else None
+
+    def marks(self, page: MapPage) -> list[tuple[float, float, str]]:
+        """The alignment marks on a page, in the plane: (x, y, the neighbour's label) on the
+        middle line of every band it shares with a printed neighbour."""
+        out = []
+        for dc, dr in ((-1, 0), (1, 0), (0, -1), (0, 1)):
+            n = self.neighbour(page, dc, dr)
+            if n is None:
+                continue
+            if dc:
+                x = (n.x0 if dc > 0 else page.x0) + self.overlap / 2
+                out += [(x, page.y0 + f * self.height, n.label) for f in MARK_FRACTIONS]
+            else:
+                y = (n.y0 if dr > 0 else page.y0) + self.overlap / 2
+                out += [(page.x0 + f * self.width, y, n.label) for f in MARK_FRACTIONS]
+        return out
+
+
+def page_label(col: int, row: int) -> str:
+    letters = ""
+    col += 1
+    while col:
+        col, rest = divmod(col - 1, 26)
+        letters = chr(ord("A") + rest) + letters
+    return f"{letters}{row + 1}"
+
+
+def track_box(track: Track, hex_mm: float) -> tuple[float, float, float, float]:
+    """The plane box (mm) holding every space of the track (whole hexagons)."""
+    rad = radius(hex_mm)
+    xs, ys = [], []
+    for c in track.cells:
+        x, y = cell_centre(c, hex_mm)
+        xs += [x - hex_mm / 2, x + hex_mm / 2]
+        ys += [y - rad, y + rad]
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+def map_plan(track: Track, template: Template, paper: str | None = None) -> MapPlan:
+    """The page grid of a track's true-scale map on `paper` (the template's by default): the
+    paper upright or turned, whichever prints fewer pages (upright on a tie)."""
+    upright = template.page_size(paper)
+    plans = []
+    for landscape, size in ((False, upright), (True, (upright[1], upright[0]))):
+        for sx in SHIFTS:
+            for sy in SHIFTS:
+                plans.append(_plan(track, template, size, landscape, sx, sy))
+    # fewest pages; then upright; then the grid nearest to centred on the track
+    return min(plans, key=lambda p: (len(p.printed()), p.landscape, p.off_centre))
+
+
+#: where the page grid may sit on the track, as a share of the room it has to spare
+SHIFTS = (0.5, 0.25, 0.75, 0.0, 1.0)
+
+
+def _plan(track: Track, template: Template, page_size: tuple[float, float], landscape: bool, sx: float = 0.5, sy: float = 0.5) -> MapPlan:
+    hex_mm = template.hex_mm
+    page_w, page_h = (v / MM for v in page_size)
+    m = template.margin_mm
+    left, right = m + SIDE_MM, page_w - m - SIDE_MM
+    bottom, top = m + FOOT_MM, page_h - m - HEAD_MM
+    width, height = right - left, top - bottom
+    overlap = OVERLAP_MM
+    x0, y0, x1, y1 = track_box(track, hex_mm)
+    pad = 2.0  # room round the track
+    x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
+
+    def count(extent: float, window: float) -> int:
+        return 1 if extent <= window else 1 + math.ceil((extent - window) / (window - overlap) - 1e-9)
+
+    cols, rows = count(x1 - x0, width), count(y1 - y0, height)
+    total_w = width + (cols - 1) * (width - overlap)
+    total_h = height + (rows - 1) * (height - overlap)
+    ox = x0 - (total_w - (x1 - x0)) * sx
+    oy = y0 - (total_h - (y1 - y0)) * sy
+    rad = radius(hex_mm)
+    centres = [cell_centre(c, hex_mm) for c in track.cells]
+    pages = []
+    for row in range(rows):
+        for col in range(cols):
+            wx, wy = ox + col * (width - overlap), oy + row * (height - overlap)
+            printed = any(wx - hex_mm / 2 < x < wx + width + hex_mm / 2 and wy - rad < y < wy + height + rad for x, y in centres)
+            pages.append(MapPage(col, row, round(wx, 6), round(wy, 6), printed))
+    return MapPlan(hex_mm, cols, rows, width, height, overlap, left, top, tuple(pages), page_size, landscape, abs(sx - 0.5) + abs(sy - 0.5))
+
+
+def _view(plan: MapPlan, page: MapPage) -> View:
+    return View(page.x0, page.y0, plan.left * MM, plan.top * MM)
+
+
+def draw_track_cells(sheet: Sheet, view: View, track: Track, hex_mm: float, window: tuple[float, float, float, float] | None = None) -> None:
+    """Every space (in the window, if one is given), the tile outlines and ids, the inside
+    lines."""
+    rad = radius(hex_mm)
+    sides = corner_sides(track) if track.variant is Variant.DIRT else {}
+
+    def inside(x: float, y: float, reach: float) -> bool:
+        if window is None:
+            return True
+        wx0, wy0, wx1, wy1 = window
+        return wx0 - reach < x < wx1 + reach and wy0 - reach < y < wy1 + reach
+
+    for cell in sorted(track.cells, key=lambda c: (c.hex.r, c.hex.q)):
+        if inside(*cell_centre(cell, hex_mm), rad):
+            draw_cell(sheet, view, cell, hex_mm, corner_side=sides.get(cell.hex))
+    taken = {c.hex for c in track.cells}
+    for placement in track.placements:
+        centre = cell_centre(placement.centre_hex, hex_mm)
+        if inside(*centre, 4 * rad):
+            tile_outline(sheet, view, centre, hex_mm)
+            words = [(f"tile {placement.tile}", True), (f"turned {placement.rotation}", False), (DANGER_WORD[danger_of(placement.cells)], False)]
+            spot = free_cell(taken, lambda h, p=placement: place(h, p.q, p.r, p.rotation))
+            offset = None
+            if spot is not None:
+                gx, gy = cell_centre(place(spot, placement.q, placement.r, placement.rotation), hex_mm)
+                offset = (gx - centre[0], gy - centre[1])
+            tile_label(sheet, view, centre, hex_mm, words, offset, size=4.2 * hex_mm / 30.0)
+    for line in track.lines:
+        if inside(*cell_centre(line.a, hex_mm), rad):
+            draw_line(sheet, view, line, hex_mm)
+
+
+def _mark(sheet: Sheet, view: View, x: float, y: float) -> None:
+    """An alignment mark: a circle of MARK_RADIUS_MM and a cross through its centre."""
+    px, py = view.at(x, y)
+    r = view.mm(MARK_RADIUS_MM)
+    sheet.stroke(width=sheet.ink.thin_width)
+    sheet.c.circle(px, py, r, stroke=1, fill=0)
+    arm = r * 1.6
+    sheet.c.line(px - arm, py, px + arm, py)
+    sheet.c.line(px, py - arm, px, py + arm)
+
+
+def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, number: int, pages: int) -> None:
+    view = _view(plan, page)
+    hex_mm = plan.hex_mm
+    c = sheet.c
+    wl, wt = plan.left * MM, plan.top * MM
+    ww, wh = plan.width * MM, plan.height * MM
+    c.saveState()
+    clip = c.beginPath()
+    clip.rect(wl, wt - wh, ww, wh)
+    c.clipPath(clip, stroke=0, fill=0)
+    draw_track_cells(sheet, view, track, hex_mm, (page.x0, page.y0, page.x0 + plan.width, page.y0 + plan.height))
+    for x, y, _n in plan.marks(page):
+        _mark(sheet, view, x, y)
+    # cut lines: the middle of the bands shared with the page to the left and above
+    sheet.stroke(width=sheet.ink.line_width, dash=(4, 3))
+    left_n, top_n = plan.neighbour(page, -1, 0), plan.neighbour(page, 0, -1)
+    if left_n:
+        x = view.at(page.x0 + plan.overlap / 2, 0)[0]
+        c.line(x, wt - wh, x, wt)
+    if top_n:
+        y = view.at(0, page.y0 + plan.overlap / 2)[1]
+        c.line(wl, y, wl + ww, y)
+    c.restoreState()
+    sheet.stroke(width=sheet.ink.thin_width)
+    c.rect(wl, wt - wh, ww, wh, stroke=1, fill=0)
+    # header: the page label, the track, the neighbour above
+    top = sheet.top
+    sheet.text(sheet.left, top - 6 * MM, page.label, "title", bold=True)
+    lw = sheet.text_width(page.label, "title", bold=True) + 3 * MM
+    name = f"{track.name}: map page {page.label} at true scale ({number} of {pages}, grid {plan.cols} x {plan.rows})"
+    sheet.text(sheet.left + lw, top - 3.2 * MM, name, size=fit_size(sheet, name, sheet.right - sheet.left - lw - 30 * MM, sheet.t.sizes["body"], True), bold=True)
+    sheet.text(sheet.left + lw, top - 7 * MM, f"spaces {hex_mm:g} mm across flats; cut along the dashed lines, lay on the page named there, match the marks", "small")
+    above = plan.neighbour(page, 0, -1)
+    if above:
+        sheet.text(sheet.right, top - 6 * MM, f"\u2191 above: {above.label}", "heading", bold=True, align="right")
+    below = plan.neighbour(page, 0, 1)
+    bottom = sheet.bottom
+    sheet.scale_bar(sheet.left, bottom + 2.5 * MM, "50 mm: print at 100 % (no fit to page)")
+    if below:
+        sheet.text(sheet.right, bottom + 2.5 * MM, f"\u2193 below: {below.label}", "heading", bold=True, align="right")
+    # left and right neighbours: rotated along the side strips
+    for dc, x, angle in ((-1, sheet.left + 3.6 * MM, 90), (1, sheet.right - 3.6 * MM, -90)):
+        n = plan.neighbour(page, dc, 0)
+        if n is None:
+            continue
+        c.saveState()
+        c.translate(x, wt - wh / 2)
+        c.rotate(angle)
+        arrow = "\u2190 left" if dc < 0 else "\u2192 right"
+        sheet.text(0, 0, f"{arrow}: {n.label}", "heading", bold=True, align="center")
+        c.restoreState()
+
+
+def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Template) -> None:
+    """The whole track, small, with the page grid over it, then how to assemble and read it."""
+    c = sheet.c
+    top = sheet.top
+    sheet.text(sheet.left, top - 6 * MM, track.name, "title", bold=True)
+    variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
+    printed = plan.printed()
+    sheet.text(sheet.left, top - 11 * MM, f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map pages on a grid of {plan.cols} x {plan.rows}", "body")
+    steps = [
+        "Print the map pages at 100 % (no fit to page): the 50 mm bar on each page must measure 50 mm.",
+        f"Lay the pages out as the grid above shows. Neighbouring pages share a {plan.overlap:g} mm band; each page names its neighbours at its edges.",
+        "Cut each page along its dashed line(s) on the left and at the top, lay it over the page named there, match the half circles and the half spaces, and tape.",
+        "Tile outlines are dashed grey, with the tile id, its turn and danger colour in a free space of the tile.",
+    ]
+    body = sheet.t.sizes["body"]
+    lines = [(k, line) for i, step in enumerate(steps, 1) for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))]
+    items = legend_items(track.cells)
+    block = 6 + 5 + 4 * len(lines) + 2 + 5 + LEGEND_ROW_MM * len(items) + 9
+    # the overview
+    area_w = (sheet.right - sheet.left) / MM
+    area_top = top / MM - 15
+    area_h = area_top - (sheet.bottom / MM + block)
+    total_w = plan.width + (plan.cols - 1) * plan.step_x
+    total_h = plan.height + (plan.rows - 1) * plan.step_y
+    scale = min(area_w / total_w, area_h / total_h)
+    first = plan.pages[0]
+    ox = sheet.left / MM + (area_w - total_w * scale) / 2
+    view = View(first.x0, first.y0, ox * MM, area_top * MM, scale)
+    hex_mm = plan.hex_mm
+    rad = radius(hex_mm)
+    for cell in sorted(track.cells, key=lambda c: (c.hex.r, c.hex.q)):
+        x, y = cell_centre(cell, hex_mm)
+        hexagon(sheet, view, x, y, rad, fill=DANGER_FILL[cell.danger], width=sheet.ink.thin_width)
+        if DANGER_RINGS[cell.danger] and scale * rad > 1.2:
+            hexagon(sheet, view, x, y, rad * 0.7, width=sheet.ink.thin_width)
+        if (cell.start or cell.finish) and view.mm(rad) > 3:
+            px, py = view.at(x, y)
+            letter = "S" if cell.start else "F"
+            sheet.text(px, py - CAP * view.mm(rad) * 0.45, letter, bold=True, size=view.mm(rad) * 0.9, align="center")
+    for placement in track.placements:
+        tile_outline(sheet, view, cell_centre(placement.centre_hex, hex_mm), hex_mm)
+    for page in plan.pages:
+        x0, y0 = view.at(page.x0, page.y0)
+        w, h = view.mm(plan.width), view.mm(plan.height)
+        if page.printed:
+            sheet.stroke(width=sheet.ink.line_width)
+        else:
+            sheet.stroke(colour=GREY, width=sheet.ink.thin_width, dash=(2, 2))
+        c.rect(x0, y0 - h, w, h, stroke=1, fill=0)
+        sheet.stroke()
+        size = min(18.0, h * 0.3, w * 0.3)
+        if page.printed:
+            sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - size * 0.75, page.label, bold=True, size=size)
+        else:
+            small = min(size * 0.5, 7.0)
+            sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - small * 0.75, page.label, size=small)
+            note = "blank: not printed"
+            if sheet.text_width(note, size=small * 0.8) < w - 3 * MM:
+                sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - small * 1.9, note, size=small * 0.8)
+    y = (area_top - total_h * scale - 5) * MM
+    sheet.text(sheet.left, y, f"Overview, not to scale (the map pages draw spaces {hex_mm:g} mm across flats). S: starting spaces, F: the spaces beyond the finish line.", "small")
+    y -= 6 * MM
+    sheet.text(sheet.left, y, "Assembly", "heading", bold=True)
+    y -= 5 * MM
+    for k, line in lines:
+        sheet.text(sheet.left + (3 * MM if k else 0), y, line, "body")
+        y -= 4 * MM
+    y -= 2 * MM
+    draw_legend(sheet, track.cells, sheet.left, y)
+    sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)
+
+
+def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
+    """The key to the marks the cells carry, from (x, y) down; returns the y below it."""
+    sheet.text(x, y, "Key", "heading", bold=True)
+    y -= 5 * MM
+    symbol = {"limit": ("circle", "3"), "caution": ("triangle", "3"), "shortcut": ("diamond", "2"), "jump": ("square", "4")}
+    view = View(0, 0, 0, 0)
+    for key, words in legend_items(cells):
+        words = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"]), words
+        if key in symbol:
+            shape, value = symbol[key]
+            _badge(sheet, view, (x + 3 * MM) / MM, -(y + 1 * MM) / MM, shape, value, 4.2)
+        elif key == "danger":
+            for i, ring in enumerate((0, 1, 2)):
+                cx, cy = (x + (2 + 4.4 * i) * MM) / MM, -(y + 1 * MM) / MM
+                fills = list(DANGER_FILL.values())
+                hexagon(sheet, view, cx, cy, 2.2, fill=fills[i], width=sheet.ink.thin_width)
+                for k in range(ring):
+                    hexagon(sheet, view, cx, cy, 2.2 * (0.75 - 0.2 * k), width=sheet.ink.thin_width)
+        lx = x + (15 * MM if key == "danger" else 8 * MM)
+        sheet.text(lx, y, words[1], size=words[0])
+        y -= LEGEND_ROW_MM * MM
+    return y
+
+
+def print_track(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a track: the assembly page, the map pages at true scale, the roadbook."""
+    return render_track(spec.model, template, paper=paper, ink=ink, keywords=keywords)
+
+
+def render_track(track: Track, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    from sheetgen.render.pdf import Meta, render_pdf
+    from sheetgen.render.rallyman.roadbook import draw_roadbook_page, roadbook_pages
+
+    plan = map_plan(track, template, paper)
+    printed = plan.printed()
+    variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
+    meta = Meta(title=f"{track.name}: {variant} map and roadbook", subject=f"{variant} track map at true scale, assembly page and roadbook", keywords=("rallyman", track.variant.value) + keywords)
+
+    def draw(sheet: Sheet) -> None:
+        draw_assembly_page(sheet, track, plan, template)
+        sheet.end_page()
+        upright = (sheet.width, sheet.height)
+        for number, page in enumerate(printed, 1):
+            _turn_page(sheet, plan.page_size)
+            draw_map_page(sheet, track, plan, page, number, len(printed))
+            sheet.end_page()
+        _turn_page(sheet, upright)
+        book = roadbook_pages(track, sheet)
+        for number, rows in enumerate(book, 1):
+            draw_roadbook_page(sheet, track, rows, number, len(book))
+            sheet.end_page()
+
+    return render_pdf(template, ink, paper, meta, draw)
+
+
+def _turn_page(sheet: Sheet, size: tuple[float, float]) -> None:
+    """The next page upright or turned (landscape map pages): the canvas and the frame."""
+    sheet.c.setPageSize(size)
+    sheet.width, sheet.height = size

@@ -421,8 +421,8 @@ OUT = "{out}"  # in arguments: the capture's own empty output folder
 
 
 def _printed(path: Path) -> bool:
-    """Whether the spec's game prints its kind of file (a game without printables yet, such
-    as Rallyman's tracks before their renderers, is built as "valid; no printable sheets")."""
+    """Whether the spec's game prints its kind of file (a game or kind without printables is
+    built as "valid; no printable sheets")."""
     from sheetgen.registry import load_spec
     from sheetgen.render import can_render
 

@@ -367,26 +367,8 @@ def _place_unit(marks: _Marks, anchor: Point, out: Point, fwd: Point, own: tuple
 
 def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> tuple[Rect, Rect] | None:
     pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
-    g = 1.0
-    lx, ly, lw, lh = label.x, label.y, label.width, label.height
-    cands: list[tuple[float, float, bool]] = []  # lower-left of the pair, horizontal?
-    # next to the gear label first
-    cands += [
-        (lx + lw + g, ly, True),
-        (lx - g - pair_w, ly, True),
-        (lx + lw / 2 - pair_w / 2, ly + lh + g, True),
-        (lx + lw / 2 - pair_w / 2, ly - g - pair_h, True),
-        (lx, ly + lh + g, True),
-        (lx + lw - pair_w, ly + lh + g, True),
-        (lx, ly - g - pair_h, True),
-        (lx + lw - pair_w, ly - g - pair_h, True),
-        (lx + lw + g, ly + lh / 2 - pair_w / 2, False),
-        (lx - g - pair_h, ly + lh / 2 - pair_w / 2, False),
-        (lx + lw + g, ly, False),
-        (lx + lw + g, ly + lh - pair_w, False),
-        (lx - g - pair_h, ly, False),
-        (lx - g - pair_h, ly + lh - pair_w, False),
-    ]
+    # lower-left corners of the pair (and horizontal?): next to the gear label first
+    cands: list[tuple[float, float, bool]] = _adjacent(label)
     base = math.atan2(out[1], out[0])
 
     def rings() -> Iterator[tuple[float, float, bool]]:

@@ -29,14 +29,23 @@ Two ways of rolling (rulebook "Rolling Your Dice and Moving"):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
-from functools import lru_cache
-from typing import Any, Mapping
+from functools import cache
+from typing import Any
 
 from sheetgen.errors import OptionError
-from sheetgen.games.rallyman.ruleset import DIRT, GT, VARIANTS, DieKind, Effect, Ruleset, default, house_note
+from sheetgen.games.rallyman.ruleset import (
+    GT,
+    VARIANTS,
+    DieKind,
+    Effect,
+    Ruleset,
+    default,
+    house_note,
+)
 from sheetgen.registry import Option, Report
 
 MAX_PLAN = 24
@@ -157,7 +166,7 @@ class Value:
     spent: Fraction
     dice: Fraction
 
-    def better_than(self, other: "Value") -> bool:
+    def better_than(self, other: Value) -> bool:
         return (self.complete, -self.spent, self.dice) > (other.complete, -other.spent, other.dice)
 
 
@@ -189,7 +198,7 @@ def _solve(plan: Plan, limit: int, focus: int, costs) -> tuple[Value, dict]:
     n = len(dice)
     choice: dict[tuple[int, int, int], bool] = {}
 
-    @lru_cache(maxsize=None)
+    @cache
     def value(i: int, c: int, k: int) -> Value:
         if i == n:
             return Value(Fraction(1), Fraction(0), Fraction(0))
@@ -260,6 +269,10 @@ def _frac(value: Fraction) -> str:
     return f"{value.numerator}/{value.denominator}"
 
 
+def _die_word(name: str) -> str:
+    return f"gear {name}" if name.isdigit() else name
+
+
 def _short(text: str) -> str:
     """A fraction for reading: "1" and "0" rather than "1/1" and "0/1"."""
     return text.removesuffix("/1")
@@ -314,6 +327,7 @@ def odds(ruleset: Ruleset, dice: str | tuple, extra: int = 0, focus: int = 0) ->
             "by_dice": [{"dice": j, "complete": _frac(v), "complete_p": decimal(v)} for j, v in enumerate(one.by_dice, start=1)],
         },
         "notes": notes,
+        "house": house_note(ruleset, ("dice", "caution_limit", "focus")),
     }
 
 
@@ -322,7 +336,7 @@ def format_odds(data: dict) -> str:
     plan, rules, fo, one = data["plan"], data["ruleset"], data["flat_out"], data["one_at_a_time"]
     title = "Rallyman GT" if data["variant"] == GT else "Rallyman DIRT"
     shown = ", ".join(n + "!" * m for n, m in zip(plan["dice"], plan["marks"]))
-    faces = ", ".join(f"{'gear ' + n if n.isdigit() else n} {f['cautions']}" + (f" of {f['faces']}" if f["faces"] != 6 else "") for n, f in rules["caution_faces"].items())
+    faces = ", ".join(f"{_die_word(n)} {f['cautions']}" + (f" of {f['faces']}" if f["faces"] != 6 else "") for n, f in rules["caution_faces"].items())
     token = rules["token"]
     lines = [
         f"{title} odds for {shown}",
@@ -330,18 +344,24 @@ def format_odds(data: dict) -> str:
         f"  extra cautions from the track: {plan['extra_cautions']} before the first die"
         + (f", {sum(plan['marks'])} on marked spaces (!)" if sum(plan["marks"]) else ""),
         "",
-        f"Flat out: lose control {_short(fo['lose_control'])} ({_pct(Fraction(fo['lose_control']))}); "
-        f"earns {fo['tokens_earned']} {token} token{'s' if fo['tokens_earned'] != 1 else ''} either way",
-        f"One at a time with {plan['focus']} {token} token{'s' if plan['focus'] != 1 else ''} "
-        f"(securing costs {', '.join(map(str, rules['focus_costs']))}... in all):",
+        (
+            f"Flat out: lose control {_short(fo['lose_control'])} ({_pct(Fraction(fo['lose_control']))}); "
+            f"earns {fo['tokens_earned']} {token} token{'s' if fo['tokens_earned'] != 1 else ''} either way"
+        ),
+        (
+            f"One at a time with {plan['focus']} {token} token{'s' if plan['focus'] != 1 else ''} "
+            f"(securing costs {', '.join(map(str, rules['focus_costs']))}... in all):"
+        ),
         f"  complete the plan {_short(one['complete'])} ({_pct(Fraction(one['complete']))})",
-        f"  dice placed on average {one['expected_dice_p']:.2f} of {len(plan['dice'])}; "
-        f"{token} tokens spent on average {one['expected_tokens_spent_p']:.2f}",
+        (
+            f"  dice placed on average {one['expected_dice_p']:.2f} of {len(plan['dice'])}; "
+            f"{token} tokens spent on average {one['expected_tokens_spent_p']:.2f}"
+        ),
     ]
     if one["secure"]:
         for s in one["secure"]:
             before = f", {s['secured_before']} already secured" if s["secured_before"] else ""
-            lines.append(f"  secure die {s['die']} ({s['name']}) when you have {s['cautions']} caution{'s' if s['cautions'] != 1 else ''}{before}: {s['cost']} token{'s' if s['cost'] != 1 else ''}")
+            lines.append(f"  secure die {s['die']} ({_die_word(s['name'])}) when you have {s['cautions']} caution{'s' if s['cautions'] != 1 else ''}{before}: {s['cost']} token{'s' if s['cost'] != 1 else ''}")
     else:
         lines.append("  roll every die: securing never helps here")
     lines.append("  chance to place the first 1, 2, ... dice (to stop there): " + ", ".join(_short(b["complete"]) for b in one["by_dice"]))
@@ -444,5 +464,3 @@ def odds_table(ruleset: Ruleset | None = None, plans: tuple[str, ...] = CARD_PLA
         "house": house_note(ruleset, ("dice", "caution_limit", "focus")),
     }
 
-
-__all__ = ["ODDS_OPTIONS", "odds_report", "odds", "odds_table", "flat_out", "one_at_a_time", "plan_of", "parse_dice", "DIRT"]

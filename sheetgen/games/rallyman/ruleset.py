@@ -24,12 +24,12 @@ given in part still is, and says so: `Ruleset.replaced` names both).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
-from functools import lru_cache
 from math import comb
-from typing import Any, Mapping
+from typing import Any
 
 GT = "gt"
 DIRT = "dirt"
@@ -416,7 +416,6 @@ def _dirt() -> Ruleset:
     )
 
 
-@lru_cache(maxsize=None)
 def default(variant: str) -> Ruleset:
     """The variant's ruleset as shipped: rulebook, hobby and house values (see the module)."""
     if variant not in VARIANTS:

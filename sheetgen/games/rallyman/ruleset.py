@@ -514,7 +514,8 @@ def _merge(base: Any, given: Any, path: tuple, problems: list[RulesetProblem]) -
             merged[key] = value
         else:
             known = ", ".join(map(str, base))
-            problems.append(RulesetProblem(path + (raw,), f"unknown key {raw!r} (known: {known})", key=True))
+            what = "die" if path == ("dice",) else "key"
+            problems.append(RulesetProblem(path + (raw,), f"unknown {what} {raw!r} (known: {known})", key=True))
     return merged
 
 
@@ -587,9 +588,9 @@ def _check(m: dict, variant: str, out: list[tuple[tuple, str]]) -> None:
     for name, die in m["dice"].items():
         if not isinstance(die, dict):
             continue
-        faces_ok = need(("dice", name, "faces"), die["faces"], 1, MAX_FACES, f"die {name!r}'s faces")
+        faces_ok = need(("dice", name, "faces"), die["faces"], 1, MAX_FACES, f"the faces of die {name!r}")
         high = die["faces"] if faces_ok else MAX_FACES
-        need(("dice", name, "cautions"), die["cautions"], 0, high, f"die {name!r}'s caution faces")
+        need(("dice", name, "cautions"), die["cautions"], 0, high, f"the caution faces of die {name!r}")
     need(("caution_limit",), m["caution_limit"], 1, MAX_LIMIT, "the caution limit")
     need(("focus", "first"), m["focus"]["first"], 1, 99, "the first secured die's cost")
     need(("focus", "step"), m["focus"]["step"], 0, 99, "the cost's step")
@@ -703,6 +704,12 @@ def _build(m: dict, base: Ruleset, replaced: tuple[str, ...], whole: tuple[str, 
         fs = m["flying_start"]
         changes["flying_start"] = FlyingStart(0, fs["to_gear"], fs["caution_moves"], fs["ignores_loss_of_control"])
     return replace(base, **changes)
+
+
+def located(doc: Any, base: tuple, error: RulesetError) -> list:
+    """The problems of a ruleset mapping found at `base` in a loaded spec `doc` (a
+    `sheetgen.yamlsrc.Document`), as `Problem`s at their FILE:LINE:COL."""
+    return [doc.problem(base + p.path, p.message, key=p.key) for p in error.problems]
 
 
 def house_note(ruleset: Ruleset, sections: tuple[str, ...] | None = None) -> str | None:

@@ -309,7 +309,7 @@ def test_odds_text_through_the_cli(run, odds_game):
         "One at a time with 1 focus token (securing costs 1, 3, 6, 10... in all):\n"
         "  complete the plan 1 (100.00%)\n"
         "  dice placed on average 3.00 of 3; focus tokens spent on average 0.11\n"
-        "  secure die 3 (gear 4) when you have 2 cautions: 1 token\n"
+        "  secure die 3 (gear 4) when you have 2 cautions so far: 1 token\n"
         "  chance to place the first 1, 2, ... dice (to stop there): 1, 1, 1\n"
         "Note: a dashboard has one die of each gear; the plan uses gear 4 more than once\n"
     )

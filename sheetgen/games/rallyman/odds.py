@@ -361,7 +361,7 @@ def format_odds(data: dict) -> str:
     if one["secure"]:
         for s in one["secure"]:
             before = f", {s['secured_before']} already secured" if s["secured_before"] else ""
-            lines.append(f"  secure die {s['die']} ({_die_word(s['name'])}) when you have {s['cautions']} caution{'s' if s['cautions'] != 1 else ''}{before}: {s['cost']} token{'s' if s['cost'] != 1 else ''}")
+            lines.append(f"  secure die {s['die']} ({_die_word(s['name'])}) when you have {s['cautions']} caution{'s' if s['cautions'] != 1 else ''} so far{before}: {s['cost']} token{'s' if s['cost'] != 1 else ''}")
     else:
         lines.append("  roll every die: securing never helps here")
     lines.append("  chance to place the first 1, 2, ... dice (to stop there): " + ", ".join(_short(b["complete"]) for b in one["by_dice"]))

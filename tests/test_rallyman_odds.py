@@ -10,6 +10,8 @@ import json
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheetgen import registry
 from sheetgen.games.rallyman.odds import (
@@ -380,3 +382,33 @@ def test_odds_table_of_a_plan_with_four_dice_by_hand():
 def test_plans_built_directly_match_parsed_ones():
     four = RULES.die("4")
     assert Plan((PlannedDie(four), PlannedDie(four, 1))) == _plan("4,4!")
+
+
+# --------------------------------------------------------------------------- properties
+
+_DIE = st.tuples(st.sampled_from(["1", "2", "3", "4", "5", "6", "coast", "brake", "boost"]), st.integers(0, 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(dice=st.lists(_DIE, min_size=1, max_size=6), extra=st.integers(0, 3), tokens=st.integers(0, 7))
+def test_properties_of_the_odds_of_any_plan(dice, extra, tokens):
+    plan = plan_of(RULES, tuple(dice), extra)
+    lose = flat_out(plan, RULES).lose_control
+    none, some, more = (one_at_a_time(plan, RULES, f) for f in (0, tokens, tokens + 1))
+    assert none.complete == 1 - lose
+    assert none.complete <= some.complete <= more.complete
+    assert list(some.by_dice) == sorted(some.by_dice, reverse=True) and some.by_dice[-1] == some.complete
+    assert some.complete <= some.expected_dice / len(dice) <= 1
+    assert 0 <= some.expected_spent <= tokens
+    assert all(RULES.focus.total(s.secured + 1) <= tokens for s in some.secures)
+
+
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(max_size=20))
+def test_any_dice_text_is_a_plan_or_a_value_error(text):
+    try:
+        parsed = parse_dice(text)
+    except ValueError as exc:
+        assert str(exc)
+    else:
+        assert 1 <= len(parsed) <= 24

@@ -8,6 +8,8 @@ from fractions import Fraction
 from math import comb
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheetgen.games.rallyman.ruleset import (
     DIRT,
@@ -196,3 +198,52 @@ def test_a_spec_loader_locates_the_problems_at_file_line_col():
         "track.yaml:5:3: error: unknown key 'caution_limt' (known: dice, caution_limit, focus, dashboards, loss_of_control, damage_bag, time_per_turn, flying_start)",
         "track.yaml:4:21: error: the caution faces of die '3' must be between 0 and 6, got 7",
     ]
+
+
+# --------------------------------------------------------------------------- any mapping
+
+
+def _leaves(data, path=()):
+    if isinstance(data, dict):
+        for key, value in data.items():
+            yield from _leaves(value, path + (key,))
+    yield path
+
+
+_JUNK = st.one_of(
+    st.integers(-3, 200),
+    st.booleans(),
+    st.none(),
+    st.text(max_size=4),
+    st.floats(allow_nan=False, width=16),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.dictionaries(st.sampled_from(["dice", "x", "3", "coast", "caution_limit"]), st.integers(-1, 9), max_size=2),
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(variant=st.sampled_from([GT, DIRT]), data=st.data())
+def test_any_mapping_gives_a_ruleset_or_only_ruleset_errors(variant, data):
+    """A spec may write anything anywhere: the answer is a ruleset or RulesetError, never
+    another exception, and every problem's path is one the mapping holds."""
+    given_ = to_mapping(default(variant))
+    paths = [p for p in _leaves(given_) if p]
+    for path in data.draw(st.lists(st.sampled_from(paths), min_size=1, max_size=4)):
+        node = given_
+        for step in path[:-1]:
+            if not isinstance(node, dict):
+                break
+            node = node.get(step)
+        if isinstance(node, dict):
+            node[path[-1]] = data.draw(_JUNK)
+    try:
+        rules = ruleset_from_mapping(given_, variant)
+    except RulesetError as exc:
+        assert exc.problems
+        for problem in exc.problems:
+            node = given_
+            for step in problem.path[:-1] if problem.key else problem.path:
+                assert isinstance(node, dict) and step in node
+                node = node[step]
+    else:
+        assert rules.variant == variant and 1 <= rules.caution_limit <= 10

@@ -6,13 +6,16 @@ a compact path, explicit cells) and a tile library (kind `tiles`). Modules: `hex
 geometry of cells and tiles), `model` (pure data: cells, tiles, tracks, their forward
 moves), `compact` (the compact form laid out as cells), `spec` (schemas and loading),
 `graph` (the networkx graph of forward moves and the checks that make a track unplayable)
-and `rekee` (Rekee's track files, read and written). docs/rallyman.md describes them.
+`rekee` (Rekee's track files, read and written), `ruleset` (the dice, dashboards, tables
+and house values of both variants, as data) and `odds` (the exact odds of a plan of dice,
+flat out and one at a time). docs/rallyman.md and docs/rallyman_rules.md describe them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from sheetgen.games.rallyman.odds import ODDS_OPTIONS
 from sheetgen.registry import Converter, Game, Kind, Option
 from sheetgen.yamlsrc import Document
 
@@ -53,6 +56,12 @@ def _strict(spec: Any) -> list:
     return track_problems(spec.document, spec.model)
 
 
+def _odds(options: Any):
+    from sheetgen.games.rallyman.odds import odds_report
+
+    return odds_report(options)
+
+
 def _read_rekee(path: str, target: str, options: Any):
     from sheetgen.games.rallyman.rekee import read
 
@@ -80,6 +89,8 @@ GAME = Game(
     options=(
         Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),
         Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
+        *ODDS_OPTIONS,
     ),
+    odds=_odds,
     converters=(Converter("rekee", "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)", ".json", _read_rekee, _write_rekee),),
 )

@@ -62,6 +62,39 @@ def _odds(options: Any):
     return odds_report(options)
 
 
+def _subject(spec: Any) -> Any:
+    """The GT track `analyze` and `simulate` work on (a library or a DIRT track is refused)."""
+    from sheetgen.games.rallyman.model import Track, Variant
+
+    model = spec.model
+    if not isinstance(model, Track):
+        raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT track")
+    if model.variant is not Variant.GT:
+        raise spec.wrong("a Rallyman DIRT track: analyze and simulate play Rallyman GT tracks only (DIRT's rules engine is not written yet)")
+    return model
+
+
+def _analyze(spec: Any, options: Any):
+    from sheetgen.games.rallyman.solve import analyze_track, format_analysis_text
+    from sheetgen.registry import Report
+
+    data = analyze_track(_subject(spec))
+    return Report(data, format_analysis_text(data))
+
+
+def _simulate(spec: Any, options: Any):
+    from sheetgen.games.rallyman.rules import Stage
+    from sheetgen.games.rallyman.ruleset import default
+    from sheetgen.games.rallyman.simulate import race_lines, simulate
+    from sheetgen.games.rallyman.solve import par
+
+    track = _subject(spec)
+    ruleset = default("gt")
+    solved = par(Stage(track, ruleset, damage=False))
+    stage = Stage(track, ruleset)
+    return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["policy"] or "par", solved))
+
+
 def _read_rekee(path: str, target: str, options: Any):
     from sheetgen.games.rallyman.rekee import read
 
@@ -90,7 +123,12 @@ GAME = Game(
         Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),
         Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
         *ODDS_OPTIONS,
+        Option("cars", "cars in the race, 1 to 6 (default: 1)", ("simulate",), between=(1, 6), default=1),
+        Option("policy", "how the cars drive: par (the par plan, flat out) or careful (the same plan one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
     ),
     odds=_odds,
+    subject=_subject,
+    analyze=_analyze,
+    simulate=_simulate,
     converters=(Converter("rekee", "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)", ".json", _read_rekee, _write_rekee),),
 )

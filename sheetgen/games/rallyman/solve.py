@@ -360,3 +360,58 @@ def policy_for(result: Par) -> Any:
 
     del stage
     return act
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def analyze_track(track, ruleset=None) -> dict:
+    """`sheetgen analyze` of a GT track: the safe route and the par time, as plain data."""
+    import time as _time
+
+    from sheetgen.games.rallyman.ruleset import default
+
+    stage = Stage(track, ruleset or default("gt"), damage=False)
+    clock = _time.process_time()
+    safe = safe_route(stage)
+    solved = par(stage)
+    steps = track.steps()
+    danger = sorted(solved.danger.items(), key=lambda kv: (-kv[1], steps.get(kv[0], 0), kv[0].q, kv[0].r))
+    start = solved.choice[solved.start]
+    return {
+        "track": track.name,
+        "cells": len(track.cells),
+        "laps": track.laps,
+        "model": "one car alone; weather fixed (dry, asphalt tyres, GT6); no damage drawn; no flying start",
+        "safe_route": None
+        if safe is None
+        else {"seconds": safe.time, "turns": safe.turns, "plans": [{"mode": m, "dice": describe_plan(p)} for m, p in safe.plans], "focus_counted": SAFE_FOCUS},
+        "par": {
+            "policy": "best flat-out policy (exact dynamic programme; a loss of control where the plan's own order reaches the limit)",
+            "expected_seconds": round(solved.time, 3),
+            "expected_turns": round(solved.expected_turns, 3),
+            "first_plan": describe_plan(start),
+            "lose_control_expected": round(sum(solved.danger.values()), 4),
+            "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
+        },
+        "cpu_seconds": round(_time.process_time() - clock, 2),
+    }
+
+
+def format_analysis_text(data: dict) -> str:
+    laps = f", {data['laps']} laps" if data["laps"] > 1 else ""
+    lines = [f"Rallyman GT analysis of {data['track']} ({data['cells']} cells{laps})", f"  model: {data['model']}"]
+    safe = data["safe_route"]
+    if safe is None:
+        lines.append("Fastest route with no chance of losing control: none reaches the finish")
+    else:
+        lines.append(f"Fastest route with no chance of losing control: {safe['seconds']} s in {safe['turns']} turns (focus tokens counted up to {safe['focus_counted']})")
+        lines.append("  " + " | ".join(("" if p["mode"] == "flat" else "one at a time ") + p["dice"] for p in safe["plans"]))
+    p = data["par"]
+    lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns ({p['policy']})")
+    lines.append(f"  first turn: {p['first_plan']}; losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    lines.append("Most dangerous cells under the par policy (chance of losing control there):")
+    for c in p["dangerous_cells"]:
+        marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""
+        lines.append(f"  ({c['q']}, {c['r']}) step {c['step']}{marks}: {c['lose_control']:.4f}")
+    return "\n".join(lines)

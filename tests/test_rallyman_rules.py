@@ -274,7 +274,7 @@ def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["tiny", "compact_hillclimb"])  # the larger GT tracks: too slow to solve yet
+@pytest.mark.parametrize("name", ["tiny", "gt_hexagon_ring", "gt_col_sprint"])  # minutes each: the larger tracks solve slowly
 def test_par_agrees_with_monte_carlo_on_every_bundled_gt_track(name):
     track = load_spec(f"track_specs/rallyman/{name}.yaml").model
     st = Stage(track, GT, damage=False)

@@ -58,6 +58,7 @@ class _Walker:
         self.counts = dice
         self.gear_free = gear_free
         self.memo: dict = {}
+        self.moves_memo: dict = {}
 
     def steps(self, cell: Hex, cross: int, gear: int, used: tuple) -> tuple[tuple[Step, int, tuple], ...]:
         key = (cell, cross, gear, used)
@@ -65,16 +66,24 @@ class _Walker:
         if hit is not None:
             return hit
         out = []
-        car = CarState(cell=cell, gear=gear, crossings=cross)
-        for s in rules.next_dice(self.stage, car, (), self.stage.weather, first_gear=gear):
+        for s, c2 in self._moves(cell, cross, gear):
             nu = _key_used(used, s.die)
-            if nu is None or not self._fits(nu):
-                continue
-            c2 = cross + (1 if self.track.cell(s.to).finish and not self.track.cell(cell).finish else 0)
-            out.append((s, c2, nu))
+            if nu is not None and self._fits(nu):
+                out.append((s, c2, nu))
         out_t = tuple(out)
         self.memo[key] = out_t
         return out_t
+
+    def _moves(self, cell: Hex, cross: int, gear: int) -> tuple[tuple[Step, int], ...]:
+        """Every die and move from (cell, gear), whatever was used before (`_fits` checks)."""
+        key = (cell, cross, gear)
+        hit = self.moves_memo.get(key)
+        if hit is None:
+            car = CarState(cell=cell, gear=gear, crossings=cross)
+            here = self.track.cell(cell).finish
+            hit = tuple((s, cross + (1 if self.track.cell(s.to).finish and not here else 0)) for s in rules.next_dice(self.stage, car, (), self.stage.weather, first_gear=gear))
+            self.moves_memo[key] = hit
+        return hit
 
     def _fits(self, used: tuple) -> bool:
         mask, coast, brake, boost = used

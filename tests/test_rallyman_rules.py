@@ -34,6 +34,13 @@ from sheetgen.registry import load_spec
 GT = default("gt")
 
 
+@pytest.fixture(scope="module")
+def hillclimb():
+    """The bundled hill climb and its par policy, solved once."""
+    track = load_spec("track_specs/rallyman/compact_hillclimb.yaml").model
+    return track, par(Stage(track, GT, damage=False))
+
+
 def straight(n: int, lanes: int = 1, marks: dict | None = None) -> Track:
     """A straight road heading east, `lanes` lanes (lane 1 on row 0), n cells long; the last
     column is the finish. `marks` maps (q, lane) to Cell keyword arguments."""
@@ -261,10 +268,9 @@ def test_par_equals_a_hand_computed_value_on_a_tiny_track():
     assert safe_route(st).time == 40
 
 
-def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb():
-    track = load_spec("track_specs/rallyman/compact_hillclimb.yaml").model
-    st = Stage(track, GT, damage=False)
-    solved = par(st)
+def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb(hillclimb):
+    track, solved = hillclimb
+    st = solved.stage
     policy = policy_for(solved)
     n = 1500
     times = [playout(RaceState.start(st), policy, random.Random(seed)).cars[0].time for seed in range(n)]
@@ -287,10 +293,9 @@ def test_par_agrees_with_monte_carlo_on_every_bundled_gt_track(name):
     assert abs(mean - solved.time) <= max(2.576 * sd / math.sqrt(n), 1e-9)
 
 
-def test_same_seed_same_race():
-    track = load_spec("track_specs/rallyman/compact_hillclimb.yaml").model
+def test_same_seed_same_race(hillclimb):
+    track, solved = hillclimb
     st = Stage(track, GT)
-    solved = par(Stage(track, GT, damage=False))
     a = race_lines(simulate(st, 7, 3, "par", solved))
     b = race_lines(simulate(st, 7, 3, "par", solved))
     c = race_lines(simulate(st, 8, 3, "par", solved))

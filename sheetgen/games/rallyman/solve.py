@@ -287,6 +287,34 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     kmax = 0
     while costs.total(kmax + 1) <= focus_cap:
         kmax += 1
+    memo: dict = {}
+
+    def turns(cell: Hex, cross: int, gear: int) -> list:
+        """Every safe plan from (cell, gear), breadth first over partial plans: (plan, end
+        cell, crossings, gear, dice to secure, tokens earned flat out)."""
+        key = (cell, cross, gear)
+        if key in memo:
+            return memo[key]
+        out = []
+        frontier = [((), cell, cross, gear, (0, 0, 0, 0), 0, 0)]
+        while frontier:
+            nxt = []
+            for plan, at, c, g, used, risky, marks in frontier:
+                for s, c2, nu in w.steps(at, c, g, used):
+                    r2 = risky + (1 if stage.ruleset.die(s.die).cautions else 0)
+                    m2 = marks + s.marks
+                    secure = max(0, r2 + m2 - (limit - 1))
+                    if m2 > limit - 1 or secure > min(kmax, r2):
+                        continue
+                    p2 = plan + (s,)
+                    earned = sum(1 for x in p2 if stage.ruleset.die(x.die).earns_token)
+                    out.append((p2, s.to, c2, s.gear, secure, earned))
+                    if not w.finishes(c2):
+                        nxt.append((p2, s.to, c2, s.gear, nu, r2, m2))
+            frontier = nxt
+        memo[key] = out
+        return out
+
     grid = rules._grid(stage.track)
     start = (grid[0], 0, 0, 0)
     dist = {start: 0}
@@ -305,36 +333,20 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
                 plans.append((mode, plan))
             plans.reverse()
             return Safe(t, len(plans), tuple(plans))
-        # every plan of at most limit-1+kmax risky dice, breadth first over partial plans
-        frontier = [((), cell, cross, gear, (0, 0, 0, 0), 0, 0)]
-        while frontier:
-            nxt = []
-            for plan, at, c, g, used, risky, marks in frontier:
-                for s, c2, nu in w.steps(at, c, g, used):
-                    r2 = risky + (1 if stage.ruleset.die(s.die).cautions else 0)
-                    m2 = marks + s.marks
-                    secure = max(0, r2 + m2 - (limit - 1))
-                    if m2 > limit - 1 or secure > min(kmax, r2):
-                        continue
-                    p2 = plan + (s,)
-                    done = w.finishes(c2)
-                    options = []
-                    if secure == 0:
-                        earned = sum(1 for x in p2 if stage.ruleset.die(x.die).earns_token)
-                        options.append(("flat", min(focus_cap, f + earned)))
-                    elif costs.total(secure) <= f:
-                        options.append(("one", f - costs.total(secure)))
-                    for mode, f2 in options:
-                        nk = (s.to, c2, s.gear, f2)
-                        nt = t + sec(str(s.gear))
-                        if nt < dist.get(nk, 10**9):
-                            dist[nk] = nt
-                            back[nk] = (k, mode, p2)
-                            tick += 1
-                            heapq.heappush(heap, (nt, tick, nk))
-                    if not done:
-                        nxt.append((p2, s.to, c2, s.gear, nu, r2, m2))
-            frontier = nxt
+        for p2, to, c2, g2, secure, earned in turns(cell, cross, gear):
+            if secure == 0:
+                mode, f2 = "flat", min(focus_cap, f + earned)
+            elif costs.total(secure) <= f:
+                mode, f2 = "one", f - costs.total(secure)
+            else:
+                continue
+            nk = (to, c2, g2, f2)
+            nt = t + sec(str(g2))
+            if nt < dist.get(nk, 10**9):
+                dist[nk] = nt
+                back[nk] = (k, mode, p2)
+                tick += 1
+                heapq.heappush(heap, (nt, tick, nk))
     return None
 
 

@@ -302,3 +302,21 @@ def test_same_seed_same_race(hillclimb):
     c = race_lines(simulate(st, 8, 3, "par", solved))
     assert a == b and a != c
     assert a[1].startswith("Round 1 (white)") and a[-4] == "Result:"
+
+
+def test_analyze_and_simulate_through_the_cli(run):
+    import json
+
+    tiny = "track_specs/rallyman/tiny.yaml"
+    out = run("analyze", tiny, "--format", "json")
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["safe_route"]["seconds"] == 40 and data["safe_route"]["turns"] == 1
+    assert 0 < data["par"]["expected_seconds"] <= 40  # never slower than the safe route
+    text = run("analyze", tiny)
+    assert "Fastest route with no chance of losing control: 40 s in 1 turns" in text.stdout
+    dirt = run("analyze", "track_specs/rallyman/dirt_lakeside.yaml")
+    assert dirt.exit_code == 1 and "Rallyman GT tracks only" in dirt.stderr and "Traceback" not in dirt.output
+    sim = run("simulate", tiny, "--cars", "2", "--seed", "4", "--driving", "careful")
+    assert sim.exit_code == 0 and "Round 1 (white): order 1, 2" in sim.stdout
+    assert run("simulate", tiny, "--cars", "7").exit_code == 2

@@ -6,13 +6,16 @@ a compact path, explicit cells) and a tile library (kind `tiles`). Modules: `hex
 geometry of cells and tiles), `model` (pure data: cells, tiles, tracks, their forward
 moves), `compact` (the compact form laid out as cells), `spec` (schemas and loading),
 `graph` (the networkx graph of forward moves and the checks that make a track unplayable)
-and `rekee` (Rekee's track files, read and written). docs/rallyman.md describes them.
+`rekee` (Rekee's track files, read and written), `ruleset` (the dice, dashboards, tables
+and house values of both variants, as data) and `odds` (the exact odds of a plan of dice,
+flat out and one at a time). docs/rallyman.md and docs/rallyman_rules.md describe them.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from sheetgen.games.rallyman.odds import ODDS_OPTIONS
 from sheetgen.registry import Converter, Game, Kind, Option, Printable
 from sheetgen.yamlsrc import Document
 
@@ -53,6 +56,45 @@ def _strict(spec: Any) -> list:
     return track_problems(spec.document, spec.model)
 
 
+def _odds(options: Any):
+    from sheetgen.games.rallyman.odds import odds_report
+
+    return odds_report(options)
+
+
+def _subject(spec: Any) -> Any:
+    """The GT track `analyze` and `simulate` work on (a library or a DIRT track is refused)."""
+    from sheetgen.games.rallyman.model import Track, Variant
+
+    model = spec.model
+    if not isinstance(model, Track):
+        raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT track")
+    if model.variant is not Variant.GT:
+        raise spec.wrong("a Rallyman DIRT track: analyze and simulate play Rallyman GT tracks only (DIRT's rules engine is not written yet)")
+    return model
+
+
+def _analyze(spec: Any, options: Any):
+    from sheetgen.games.rallyman.solve import analyze_track, format_analysis_text
+    from sheetgen.registry import Report
+
+    data = analyze_track(_subject(spec))
+    return Report(data, format_analysis_text(data))
+
+
+def _simulate(spec: Any, options: Any):
+    from sheetgen.games.rallyman.rules import Stage
+    from sheetgen.games.rallyman.ruleset import default
+    from sheetgen.games.rallyman.simulate import race_lines, simulate
+    from sheetgen.games.rallyman.solve import par
+
+    track = _subject(spec)
+    ruleset = default("gt")
+    solved = par(Stage(track, ruleset, damage=False))
+    stage = Stage(track, ruleset)
+    return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))
+
+
 def _read_rekee(path: str, target: str, options: Any):
     from sheetgen.games.rallyman.rekee import read
 
@@ -84,6 +126,13 @@ GAME = Game(
     options=(
         Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),
         Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
+        *ODDS_OPTIONS,
+        Option("cars", "cars in the race, 1 to 6 (default: 1)", ("simulate",), between=(1, 6), default=1),
+        Option("driving", "how the cars drive: par (the par plan, flat out) or careful (the same plan one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
     ),
+    odds=_odds,
+    subject=_subject,
+    analyze=_analyze,
+    simulate=_simulate,
     converters=(Converter("rekee", "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)", ".json", _read_rekee, _write_rekee),),
 )

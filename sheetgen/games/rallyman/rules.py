@@ -1,0 +1,728 @@
+"""Rallyman GT rules engine (rulebook rallyman_gt.txt; RULINGS.md "Rallyman GT and DIRT";
+rulings RG-14 onward in docs/rulings.md).
+
+OpenSpiel style, the engine protocol of :mod:`sheetgen.engine`: a :class:`RaceState` is an
+immutable value; :meth:`RaceState.chance_outcomes` lists exact ``(outcome, Fraction)`` pairs
+at a chance node (empty at a decision), :meth:`RaceState.legal_actions` the choices at a
+decision, :meth:`RaceState.apply` gives the next state. The solver (`solve.py`) and the
+simulator (`simulate.py`) apply no rule of their own beyond the per-die helpers here.
+
+A round (white and black in turn): the cars still racing play in the turn order
+(:func:`turn_order`: speed, then distance, then the inside lane of the current or next
+corner, then the car's number). A turn:
+
+1. A car in gear 00 sits the turn out and comes back in gear 0 (the 120 s of 00 count both
+   turns). Otherwise the driver **plans**: `Place(die, cell)` one die at a time
+   (:func:`next_dice`: each die one gear up or down from the gear so far, a coast keeps it,
+   a brake skips a gear down, a boost a gear up; always forward along `Track.moves`; each die
+   of the dashboard once; never over a corner or inside-line limit; a cell next to another
+   car only with a die at least that car's gear, never under a yellow flag), then
+   `Roll("flat")` or `Roll("one")`.
+2. **Flat out**: one chance node rolls every die (which dice show a caution). Cautions rolled
+   plus the track's (a caution-marked limit met in that very gear, an inside line's caution
+   symbol) reaching the caution limit lose control, and the driver then re-allocates the
+   dice rolled (`Reallocate(cell, gear)`: any order along the track from the turn's start,
+   not all of them, as long as it loses control). Every gear and coast die earns a focus
+   token, lost control or not.
+3. **One at a time**: before each die `Roll()`, `Secure()` (the k-th die secured this turn
+   costs k more tokens, `ruleset.focus`) or `Stop()` (after the first die).
+4. **Loss of control** on a die's cell in that die's gear: the table gives damage tokens by
+   gear and tile colour (drawn without replacement from the race's one bag: a chance node),
+   and the gear 0 (below gear 3) or 00 the car ends in. Tokens: lose a gear/brake/coast die
+   (the dashboard's pool shrinks), yellow flag (nobody moves alongside another car until its
+   owner moves again), weather (dry and wet change places for everybody), green flag.
+5. A turn that ends in 1st gear on a pit-lane edge cell that is not a corner may make a
+   **pit stop** (`Pit("repair" | "tyres" | "both" | "none")`): tyres end the turn in gear 0,
+   a repair (or both) in 00.
+6. The turn counts the seconds of the gear the car ends it in (`ruleset.time_per_turn`).
+   Reaching a finish cell (on the last lap of a circuit) finishes: the dice after it are not
+   placed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from sheetgen.errors import SheetgenError
+from sheetgen.games.rallyman.hexgrid import Hex, neighbours
+from sheetgen.games.rallyman.model import Cell, Track, Variant
+from sheetgen.games.rallyman.ruleset import (
+    DamageBag,
+    DamageToken,
+    Dashboard,
+    Effect,
+    Ruleset,
+    default,
+)
+
+OUT = "00"  # the gear of a car off the track (a lost turn)
+WEATHERS = ("dry", "wet")
+TYRES = ("asphalt", "rain")
+PIT_CHOICES = ("none", "tyres", "repair", "both")
+MAX_TURNS = 400  # a guard for a race that cannot end (a car that never finishes)
+
+PLAN, ONE, FLAT, REALLOCATE, DAMAGE, PIT, OVER = "plan", "one", "flat", "reallocate", "damage", "pit", "over"
+
+
+class RulesError(SheetgenError, ValueError):
+    """An illegal action for a state, or a race the rules cannot play."""
+
+
+# --------------------------------------------------------------------------- actions
+
+
+@dataclass(frozen=True)
+class Place:
+    """Place the next die of the plan: `die` ("1".."6", "coast", "brake", "boost") on `to`."""
+
+    die: str
+    to: Hex
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Planning over: roll "flat" (all at once) or "one" (one at a time). One at a time,
+    `Roll("one")` also rolls the next die."""
+
+    mode: str
+
+
+@dataclass(frozen=True)
+class Secure:
+    """One at a time: secure the next die with focus tokens (it shows no caution)."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One at a time: stop here (the dice not rolled are not placed)."""
+
+
+@dataclass(frozen=True)
+class Reallocate:
+    """Flat out, after a loss of control: the cell and gear the car loses control in."""
+
+    to: Hex
+    gear: int
+    dice: int  # dice placed in the re-allocation (the last one loses control)
+
+
+@dataclass(frozen=True)
+class Pit:
+    choice: str  # PIT_CHOICES
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+@dataclass(frozen=True, eq=False)
+class Stage:
+    """What the rules need of a race: the track, the ruleset, the car class, the start's
+    weather and tyres, the options. Compared by identity (its look-ups are memoised)."""
+
+    track: Track
+    ruleset: Ruleset
+    car_class: str = "GT6"
+    weather: str = "dry"
+    flying_start: bool = False
+    #: the most focus tokens a car holds (None: no limit); the solver's model sets one
+    max_focus: int | None = None
+    #: draw damage tokens on a loss of control (the solver's model does not)
+    damage: bool = True
+
+    def __post_init__(self) -> None:
+        if self.track.variant is not Variant.GT:
+            raise RulesError("the rules engine plays Rallyman GT tracks (this is a DIRT track)")
+        if not self.track.starts or not self.track.finishes:
+            raise RulesError("the track needs starting and finish spaces")
+
+    @property
+    def laps_needed(self) -> int:
+        """Finish-line crossings that finish (RG-23): a circuit whose finish lies just past the
+        start line is crossed once more than its laps (the first crossing starts lap 1)."""
+        return _crossings(self.track)
+
+    def dashboard(self, tyres: str, weather: str) -> Dashboard:
+        return self.ruleset.dashboard(self.car_class, tyres, weather)
+
+    @property
+    def top_gear(self) -> int:
+        board = self.dashboard("asphalt", "dry")
+        return max(int(n) for n, c in board.dice if c and n.isdigit())
+
+
+@lru_cache(maxsize=64)
+def _crossings(track: Track) -> int:
+    if track.laps <= 1:
+        return 1
+    steps = track.steps()
+    finish = min(steps.get(c.hex, 10**6) for c in track.finishes)
+    loop = max(steps.values()) + 1
+    return track.laps + (1 if finish * 2 < loop else 0)
+
+
+def stage_of(track: Track, ruleset: Ruleset | None = None, **options: Any) -> Stage:
+    return Stage(track, ruleset or default("gt"), **options)
+
+
+# --------------------------------------------------------------------------- a car
+
+
+@dataclass(frozen=True)
+class CarState:
+    cell: Hex
+    gear: int = 0
+    out: bool = False  # gear 00: the next turn is lost
+    focus: int = 0
+    crossings: int = 0  # finish-line crossings so far
+    tyres: str = "asphalt"
+    lost: tuple[tuple[str, int], ...] = ()  # dice lost to damage: kind ("gear", "brake", "coast") -> count
+    finished: bool = False
+    time: int = 0  # seconds so far
+    turns: int = 0
+    pit: bool = False  # in the pit lane since its pit stop: off the track (RG-21)
+    waiting: bool = False  # not started yet: more cars than starting spaces (RG-25)
+
+    @property
+    def gear_text(self) -> str:
+        return OUT if self.out else str(self.gear)
+
+    def lost_count(self, kind: str) -> int:
+        return dict(self.lost).get(kind, 0)
+
+
+def pool(stage: Stage, car: CarState, weather: str) -> tuple[Dashboard, dict[str, int], int]:
+    """The car's dashboard, its dice (name -> count, damage taken off) and its free gear
+    dice this turn (a lost gear die: the driver leaves any one number unused)."""
+    board = stage.dashboard(car.tyres, weather)
+    dice = dict(board.dice)
+    for kind in ("brake", "coast"):
+        dice[kind] = max(0, dice.get(kind, 0) - car.lost_count(kind))
+    gear_dice = sum(c for n, c in board.dice if n.isdigit())
+    return board, dice, max(0, gear_dice - car.lost_count("gear"))
+
+
+def die_gear(ruleset: Ruleset, name: str, gear: int) -> int | None:
+    """The gear after die `name` from `gear` (RG-14), or None if it may not follow: a gear
+    die one up or one down, a coast the same (not from 0), a brake one down (to 1 at the
+    lowest), a boost one up."""
+    kind = ruleset.die(name)
+    if kind.effect is Effect.GEAR:
+        return kind.gear if abs(kind.gear - gear) == 1 else None
+    if gear < 1:
+        return None
+    if kind.effect is Effect.STAY:
+        return gear
+    if kind.effect is Effect.BRAKE:
+        return gear - 1 if gear >= 2 else None
+    return gear + 1
+
+
+@dataclass(frozen=True)
+class Step:
+    """A die of a plan: the die, the cell it moves to, the gear it is in, the cautions its
+    move adds from the track (RG-16), whether it finishes."""
+
+    die: str
+    to: Hex
+    gear: int
+    marks: int
+    finishes: bool = False
+
+
+def move_marks(track: Track, frm: Hex, to: Hex, gear: int) -> int | None:
+    """The track's cautions for a move in `gear` from `frm` to `to`, or None when the move
+    goes over a limit (a corner space's, an inside line's; RG-15, RG-16)."""
+    cell = track.cell(to)
+    marks = 0
+    if cell.limit is not None:
+        if gear > cell.limit:
+            return None
+        if cell.caution and gear == cell.limit:
+            marks += 1
+    line = track.line_between(frm, to)
+    if line is not None:
+        if line.limit is not None and gear > line.limit:
+            return None
+        if line.caution:
+            marks += 1
+    return marks
+
+
+def over_limit(track: Track, frm: Hex, to: Hex, gear: int) -> bool:
+    return move_marks(track, frm, to, gear) is None
+
+
+@dataclass(frozen=True)
+class Others:
+    """The other cars as a planning car sees them: their cells and gears (cars on the
+    track), the cells of those stopped (0, 00) and the yellow flag."""
+
+    cars: tuple[tuple[Hex, int, bool], ...] = ()  # (cell, gear, stopped)
+    yellow: bool = False
+
+    def blocked(self, to: Hex) -> bool:
+        return any(h == to for h, _g, _s in self.cars)
+
+    def alongside(self, track: Track, to: Hex) -> tuple[int, ...]:
+        """The gears of the moving cars that `to` is alongside (RG-18): a neighbouring cell
+        as far along the track or further."""
+        steps = track.steps()
+        out = []
+        for h, g, stopped in self.cars:
+            if to in neighbours(h) and steps.get(to, 0) >= steps.get(h, 0):
+                out.append(-1 if stopped else g)
+        return tuple(out)
+
+
+def next_dice(stage: Stage, car: CarState, plan: tuple[Step, ...], weather: str, others: Others = Others(), first_gear: int | None = None) -> tuple[Step, ...]:
+    """Every die that may be placed next after `plan` (RG-14 to RG-18, RG-21)."""
+    if plan and plan[-1].finishes:
+        return ()
+    track = stage.track
+    _board, dice, gear_free = pool(stage, car, weather)
+    used: dict[str, int] = {}
+    for s in plan:
+        used[s.die] = used.get(s.die, 0) + 1
+    gears_used = sum(n for d, n in used.items() if d.isdigit())
+    here = plan[-1].to if plan else car.cell
+    gear = plan[-1].gear if plan else (car.gear if first_gear is None else first_gear)
+    out = []
+    for name in stage.ruleset.die_names:
+        if dice.get(name, 0) - used.get(name, 0) <= 0:
+            continue
+        if name.isdigit() and gears_used >= gear_free:
+            continue
+        g = die_gear(stage.ruleset, name, gear)
+        if g is None and not plan and gear == 0 and stage.flying_start and name == str(stage.ruleset.flying_start.to_gear if stage.ruleset.flying_start else 2):
+            g = int(name)  # flying start (RG-22)
+        if g is None or g > stage.top_gear or g < 1:
+            continue
+        for move in track.moves(here):
+            if others.blocked(move.to):
+                continue
+            beside = others.alongside(track, move.to)
+            if beside and (others.yellow and any(b >= 0 for b in beside)):
+                continue
+            if any(g < b for b in beside):
+                continue
+            marks = move_marks(track, here, move.to, g)
+            if marks is None:
+                continue
+            out.append(Step(name, move.to, g, marks, _finishes(stage, car, plan, move.to)))
+    return tuple(out)
+
+
+def _finishes(stage: Stage, car: CarState, plan: tuple[Step, ...], to: Hex) -> bool:
+    return car.crossings + _crossed(stage.track, car.cell, plan, to) >= stage.laps_needed
+
+
+def _crossed(track: Track, start: Hex, plan: tuple[Step, ...], to: Hex) -> int:
+    """Finish-line crossings along `plan` then `to`: entries into a finish cell from a cell
+    that is not one."""
+    n, prev = 0, start
+    for h in [s.to for s in plan] + [to]:
+        if track.cell(h).finish and not track.cell(prev).finish:
+            n += 1
+        prev = h
+    return n
+
+
+def loss_end(ruleset: Ruleset, gear: int) -> str:
+    return ruleset.loss_of_control.end_gear(gear)
+
+
+def turn_seconds(ruleset: Ruleset, gear: str) -> int:
+    return ruleset.seconds(gear)
+
+
+# --------------------------------------------------------------------------- turn order
+
+
+def inside_lane(track: Track, cell: Cell) -> int | None:
+    """The inside lane of the corner the car is in, or else the next corner ahead (RG-24):
+    lane 1 for a left turn, the highest lane for a right turn; None for a limit without a
+    turn, or with no corner ahead."""
+    steps = track.steps()
+    here = steps.get(cell.hex, 0)
+    corners = track.corners()
+    current = next((c for c in corners if cell.hex in {x.hex for x in c.cells}), None)
+    corner = current or next((c for c in corners if c.step >= here), None)
+    if corner is None or corner.turn == "straight":
+        return None
+    lanes = [lane for lane, _limit in corner.limits]
+    return min(lanes) if corner.turn == "left" else max(lanes)
+
+
+def order_key(stage: Stage, i: int, car: CarState) -> tuple:
+    track = stage.track
+    steps = track.steps()
+    loop = max(steps.values()) + 1
+    distance = car.crossings * loop + steps.get(car.cell, 0) if stage.track.laps > 1 else steps.get(car.cell, 0)
+    cell = track.cell(car.cell)
+    inside = inside_lane(track, cell)
+    speed = -1 if car.out else car.gear
+    return (-speed, -distance, 0 if inside is not None and cell.lane == inside else 1, i)
+
+
+def turn_order(stage: Stage, cars: tuple[CarState, ...]) -> tuple[int, ...]:
+    """The cars still racing in the round's order: highest gear first, then furthest along,
+    then the car on the inside lane of its current or next corner, then the lower number."""
+    racing = [i for i, c in enumerate(cars) if not c.finished]
+    return tuple(sorted(racing, key=lambda i: order_key(stage, i, cars[i])))
+
+
+# --------------------------------------------------------------------------- the race
+
+
+@dataclass(frozen=True)
+class RaceState:
+    """A race of 1 to 6 cars, one decision or chance at a time (see the module).
+
+    phase: PLAN (decision: Place or Roll), ONE (decision: Roll, Secure, Stop), FLAT (chance:
+    every die at once), REALLOCATE (decision), DAMAGE (chance: the tokens drawn), PIT
+    (decision), OVER. `order` is the round's turn order and `slot` the place in it."""
+
+    stage: Stage
+    cars: tuple[CarState, ...]
+    weather: str = "dry"
+    round: int = 1
+    order: tuple[int, ...] = ()
+    slot: int = 0
+    phase: str = PLAN
+    plan: tuple[Step, ...] = ()
+    placed: int = 0  # one at a time: dice rolled or secured so far
+    cautions: int = 0  # this turn so far
+    secured: int = 0
+    rolled: tuple[bool, ...] = ()  # flat out: which dice showed a caution
+    loss: tuple[Hex, int] | None = None  # where and in which gear control was lost
+    rolling: bool = False  # one at a time: the next die is being rolled (a chance node)
+    bag: tuple[tuple[str, int], ...] = ()
+    yellow: int | None = None  # the car whose yellow flag is out
+    log: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+
+    @staticmethod
+    def start(stage: Stage, n: int = 1) -> RaceState:
+        """`n` cars: the first on the starting spaces (the front first, then the inside lane
+        of the first corner), all in gear 0; the others wait and start as spaces free up,
+        each car's time counting from its own start (RG-25)."""
+        if not 1 <= n <= 6:
+            raise RulesError(f"1 to 6 cars, got {n}")
+        grid = _grid(stage.track)
+        tyres = "asphalt" if stage.weather == "dry" else "rain"
+        cars = tuple(CarState(cell=grid[i] if i < len(grid) else grid[0], tyres=tyres, waiting=i >= len(grid)) for i in range(n))
+        s = RaceState(stage, cars, weather=stage.weather, bag=stage.ruleset.damage_bag.kinds(), round=0)
+        return s._advance(len(s.order))
+
+    # -- queries
+
+    @property
+    def turn(self) -> int:
+        return self.order[self.slot] if self.phase != OVER else -1
+
+    @property
+    def car(self) -> CarState:
+        return self.cars[self.turn]
+
+    @property
+    def colour(self) -> str:
+        """The round marker's side: white for odd rounds, black for even (RG-26)."""
+        return "white" if self.round % 2 else "black"
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def others(self, i: int) -> Others:
+        cars = tuple((c.cell, c.gear, c.gear == 0 or c.out) for j, c in enumerate(self.cars) if j != i and not (c.finished or c.pit or c.waiting))
+        return Others(cars, self.yellow is not None and self.yellow != i)
+
+    def next_dice(self) -> tuple[Step, ...]:
+        return next_dice(self.stage, self.car, self.plan, self.weather, self.others(self.turn))
+
+    def limit(self) -> int:
+        return self.stage.dashboard(self.car.tyres, self.weather).caution_limit
+
+    def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
+        if self.phase == FLAT:
+            return _flat_outcomes(tuple(self.stage.ruleset.die(s.die).caution_chance for s in self.plan))
+        if self.phase == ONE and self.rolling:
+            p = self.stage.ruleset.die(self.plan[self.placed].die).caution_chance
+            return tuple((hit, q) for hit, q in ((False, 1 - p), (True, p)) if q)
+        if self.phase == DAMAGE:
+            return _draws(self.bag, self._tokens_due())
+        return ()
+
+    def legal_actions(self) -> tuple[Any, ...]:
+        if self.phase == PLAN:
+            out: list[Any] = [Place(s.die, s.to) for s in self.next_dice()]
+            if self.plan:
+                out += [Roll("flat"), Roll("one")]
+            elif not out:
+                out.append(Stop())  # no die can be placed (RG-28)
+            return tuple(out)
+        if self.phase == ONE and not self.rolling:
+            out = [Roll("one")]
+            cost = self.stage.ruleset.focus.cost(self.secured + 1)
+            if self.car.focus >= cost:
+                out.append(Secure())
+            if self.placed:
+                out.append(Stop())
+            return tuple(out)
+        if self.phase == REALLOCATE:
+            return reallocations(self.stage, self.car, self.plan, self.rolled, self.limit(), self.weather, self.others(self.turn))
+        if self.phase == PIT:
+            return tuple(Pit(c) for c in PIT_CHOICES)
+        return ()
+
+    # -- transitions
+
+    def apply(self, action: Any) -> RaceState:
+        if self.phase == OVER:
+            raise RulesError("the race is over")
+        outcomes = self.chance_outcomes()
+        if outcomes:
+            if action not in {o for o, _ in outcomes}:
+                raise RulesError(f"{action!r} is not a possible outcome in phase {self.phase}")
+        elif action not in self.legal_actions():
+            raise RulesError(f"{action!r} is not legal in phase {self.phase} for car {self.turn + 1}")
+        return self._apply(action)
+
+    def _note(self, *event: Any) -> tuple[Any, ...]:
+        return self.log + (event,)
+
+    def _set(self, car: CarState, **kw: Any) -> RaceState:
+        cars = list(self.cars)
+        cars[self.turn] = car
+        return replace(self, cars=tuple(cars), **kw)
+
+    def _apply(self, action: Any) -> RaceState:
+        car = self.car
+        if self.phase == PLAN:
+            if isinstance(action, Place):
+                step = next(s for s in self.next_dice() if (s.die, s.to) == (action.die, action.to))
+                return replace(self, plan=self.plan + (step,), log=self._note("place", self.turn, step))
+            if isinstance(action, Stop):  # stuck: the car stays and stops (RG-28)
+                return self._set(replace(car, gear=0, out=False), log=self._note("stuck", self.turn))._end_turn("0")
+            if action.mode == "flat":
+                return replace(self, phase=FLAT, log=self._note("flat", self.turn))
+            return replace(self, phase=ONE, placed=0, cautions=0, secured=0, log=self._note("one", self.turn))
+        if self.phase == ONE:
+            if self.rolling:  # the die's result
+                step = self.plan[self.placed]
+                return replace(self, rolling=False)._one_die(step, bool(action), secured=False)
+            if isinstance(action, Roll):
+                return replace(self, rolling=True)
+            if isinstance(action, Secure):
+                cost = self.stage.ruleset.focus.cost(self.secured + 1)
+                s = self._set(replace(car, focus=car.focus - cost), secured=self.secured + 1)
+                return s._one_die(self.plan[self.placed], False, secured=True)
+            return self._end_move(self.placed, self.plan[self.placed - 1].to, self.plan[self.placed - 1].gear)
+        if self.phase == FLAT:
+            return self._flat(action)
+        if self.phase == REALLOCATE:
+            return replace(self, log=self._note("reallocate", self.turn, action))._lose(action.to, action.gear, ())
+        if self.phase == DAMAGE:
+            return self._damage(action)
+        return self._pit(action)
+
+    def _one_die(self, step: Step, hit: bool, secured: bool) -> RaceState:
+        placed = self.placed + 1
+        cautions = self.cautions + step.marks + (1 if hit else 0)
+        s = replace(self, placed=placed, cautions=cautions, log=self._note("die", self.turn, step, hit, secured))
+        fly = self.stage.flying_start and placed == 1 and self.car.gear == 0 and step.gear == 2 and step.die == "2"
+        if fly and hit:  # flying start (RG-22): the turn ends one space on, in gear 2
+            return s._end_move(1, step.to, 2)
+        if cautions >= self.limit():
+            return s._lose(step.to, step.gear, self.plan[:placed - 1])
+        if placed == len(self.plan) or step.finishes:
+            return s._end_move(placed, step.to, step.gear)
+        return s
+
+    def _flat(self, rolled: tuple[bool, ...]) -> RaceState:
+        ruleset = self.stage.ruleset
+        car = self.car
+        earned = sum(1 for s in self.plan if ruleset.die(s.die).earns_token)
+        s = self._set(replace(car, focus=self._cap(car.focus + earned)), rolled=rolled, log=self._note("rolled", self.turn, rolled, earned))
+        fly = self.stage.flying_start and car.gear == 0 and self.plan[0].gear == 2 and self.plan[0].die == "2"
+        if fly and rolled[0]:
+            return s._end_move(1, self.plan[0].to, 2)
+        total = sum(rolled) + sum(st.marks for st in self.plan)
+        if total < self.limit():
+            return s._end_move(len(self.plan), self.plan[-1].to, self.plan[-1].gear)
+        return replace(s, phase=REALLOCATE)
+
+    def _cap(self, focus: int) -> int:
+        return focus if self.stage.max_focus is None else min(focus, self.stage.max_focus)
+
+    def _lose(self, at: Hex, gear: int, path: tuple[Step, ...]) -> RaceState:
+        """Loss of control on `at` in `gear` after the dice of `path` (RG-19); a car that
+        loses control on the finish has finished all the same (RG-27)."""
+        ruleset = self.stage.ruleset
+        end = loss_end(ruleset, gear)
+        crossings = self.car.crossings + _crossed(self.stage.track, self.car.cell, path, at)
+        finished = crossings >= self.stage.laps_needed
+        car = replace(self.car, cell=at, gear=0, out=end == OUT and not finished, crossings=crossings, finished=finished, pit=False)
+        s = self._set(car, loss=(at, gear), log=self._note("lose", self.turn, at, gear, end))
+        if self.stage.damage and s._tokens_due():
+            return replace(s, phase=DAMAGE)
+        return s._end_turn(end)
+
+    def _tokens_due(self) -> int:
+        at, gear = self.loss
+        colour = self.stage.track.cell(at).danger.value
+        return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), sum(n for _k, n in self.bag))
+
+    def _damage(self, drawn: tuple[tuple[str, int], ...]) -> RaceState:
+        car = self.car
+        bag = dict(self.bag)
+        lost = dict(car.lost)
+        weather, yellow = self.weather, self.yellow
+        for kind, n in drawn:
+            bag[kind] -= n
+            if kind.startswith("lose_") and kind.endswith("_die"):
+                what = kind[len("lose_"):-len("_die")]
+                lost[what] = lost.get(what, 0) + n
+            elif kind == "yellow_flag":
+                yellow = self.turn
+            elif kind == "weather":
+                for _ in range(n):
+                    weather = "wet" if weather == "dry" else "dry"
+        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), weather=weather, yellow=yellow, log=self._note("damage", self.turn, drawn))
+        return s._end_turn(OUT if car.out else "0")
+
+    def _end_move(self, placed: int, at: Hex, gear: int) -> RaceState:
+        """The car ends its move on `at` in `gear` after `placed` dice, under control."""
+        car = self.car
+        crossings = car.crossings + _crossed(self.stage.track, car.cell, self.plan[:placed - 1], at) if placed else car.crossings
+        finished = crossings >= self.stage.laps_needed
+        car = replace(car, cell=at, gear=gear, out=False, crossings=crossings, finished=finished, pit=False)
+        s = self._set(car, log=self._note("move", self.turn, placed, at, gear))
+        cell = self.stage.track.cell(at)
+        if not finished and gear == 1 and cell.pit and not cell.corner:
+            return replace(s, phase=PIT)
+        return s._end_turn(str(gear))
+
+    def _pit(self, action: Pit) -> RaceState:
+        car = self.car
+        if action.choice == "none":
+            return self._end_turn("1")
+        if action.choice in ("tyres", "both"):
+            car = replace(car, tyres="rain" if car.tyres == "asphalt" else "asphalt")
+        if action.choice in ("repair", "both"):
+            car = replace(car, lost=())
+        out = action.choice != "tyres"
+        s = self._set(replace(car, gear=0, out=out, pit=True), log=self._note("pit", self.turn, action.choice))
+        return s._end_turn(OUT if out else "0")
+
+    def _end_turn(self, gear: str) -> RaceState:
+        car = self.car
+        seconds = turn_seconds(self.stage.ruleset, gear)
+        car = replace(car, time=car.time + seconds, turns=car.turns + 1)
+        s = self._set(car, plan=(), placed=0, cautions=0, secured=0, rolled=(), loss=None, rolling=False, phase=PLAN, log=self._note("turn", self.turn, gear, seconds, car.time))
+        return s._advance(s.slot + 1)
+
+    def _advance(self, slot: int) -> RaceState:
+        """The next car to plan: lost turns (gear 00) are sat out, a new round begins after
+        the last car of the order."""
+        s = self
+        while True:
+            if all(c.finished for c in s.cars):
+                return replace(s, phase=OVER)
+            if slot >= len(s.order):
+                if s.round >= MAX_TURNS:
+                    return replace(s, phase=OVER, log=s._note("stopped", s.round))
+                s = s._new_round(s.round + 1)
+                slot = 0
+                continue
+            s = replace(s, slot=slot, phase=PLAN)
+            i = s.order[slot]
+            car = s.cars[i]
+            if car.out:  # a lost turn: back in gear 0 (RG-20)
+                s = s._set(replace(car, out=False, gear=0, turns=car.turns + 1), log=s._note("lost turn", i))
+                slot += 1
+                continue
+            if s.yellow == i:  # its owner moves again: the yellow flag is taken in
+                s = replace(s, yellow=None)
+            return s
+
+    def _new_round(self, r: int) -> RaceState:
+        """Waiting cars take the starting spaces left free, then the round's order is set."""
+        cars = list(self.cars)
+        taken = {c.cell for c in cars if not (c.waiting or c.finished or c.pit)}
+        free = [h for h in _grid(self.stage.track) if h not in taken]
+        for i, c in enumerate(cars):
+            if c.waiting and free:
+                cars[i] = replace(c, cell=free.pop(0), waiting=False)
+        cars_t = tuple(cars)
+        order = tuple(i for i in turn_order(self.stage, cars_t) if not cars_t[i].waiting)
+        return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self._note("round", r, "white" if r % 2 else "black", order))
+
+
+def _grid(track: Track) -> tuple[Hex, ...]:
+    """The starting spaces, the front first (then the inside lane of the first corner)."""
+    steps = track.steps()
+    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == inside_lane(track, c) else 1, c.lane)))
+
+
+@lru_cache(maxsize=4096)
+def _flat_outcomes(chances: tuple[Fraction, ...]) -> tuple[tuple[tuple[bool, ...], Fraction], ...]:
+    """Every roll of the dice at once (which show a caution), with its exact chance."""
+    out = []
+    for rolled in product((False, True), repeat=len(chances)):
+        q = Fraction(1)
+        for hit, p in zip(rolled, chances):
+            q *= p if hit else 1 - p
+        if q:
+            out.append((rolled, q))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _draws(bag: tuple[tuple[str, int], ...], n: int) -> tuple[tuple[tuple[tuple[str, int], ...], Fraction], ...]:
+    return DamageBag(tuple(DamageToken(k, c) for k, c in bag if c)).draw(n)
+
+
+def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: tuple[bool, ...], limit: int, weather: str, others: Others = Others()) -> tuple[Reallocate, ...]:
+    """After a flat-out loss of control, every (cell, gear) the car can lose control in by
+    placing some of the dice rolled, each with its result, in any legal order from the
+    turn's start (RG-19): the cautions so far (dice and track) reach the limit on the last
+    die placed, or that die goes over a corner or inside-line limit."""
+    track = stage.track
+    dice = tuple((s.die, hit) for s, hit in zip(plan, rolled))
+    found: dict[tuple[Hex, int], int] = {}
+    seen: set = set()
+
+    def walk(at: Hex, gear: int, used: int, cautions: int, depth: int, crossed: int) -> None:
+        key = (at, gear, used, cautions, crossed)
+        if key in seen:
+            return
+        seen.add(key)
+        tried: set = set()
+        for j, (name, hit) in enumerate(dice):
+            if used >> j & 1 or (name, hit) in tried:
+                continue
+            tried.add((name, hit))
+            g = die_gear(stage.ruleset, name, gear)
+            if g is None and depth == 0 and gear == 0 and stage.flying_start and name == "2":
+                g = 2
+            if g is None or g > stage.top_gear:
+                continue
+            for move in track.moves(at):
+                if others.blocked(move.to):
+                    continue
+                marks = move_marks(track, at, move.to, g)
+                c = cautions + (1 if hit else 0) + (marks or 0)
+                if marks is None or c >= limit:
+                    k = (move.to, g)
+                    found[k] = min(found.get(k, 99), depth + 1)
+                    continue
+                cross = crossed + (1 if track.cell(move.to).finish and not track.cell(at).finish else 0)
+                if car.crossings + cross >= stage.laps_needed:
+                    continue  # the finish: no loss of control beyond it
+                walk(move.to, g, used | 1 << j, c, depth + 1, cross)
+
+    walk(car.cell, car.gear, 0, 0, 0, 0)
+    return tuple(Reallocate(h, g, n) for (h, g), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1])))

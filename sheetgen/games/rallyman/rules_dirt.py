@@ -48,7 +48,7 @@ from itertools import product
 from typing import Any
 
 from sheetgen.errors import SheetgenError
-from sheetgen.games.rallyman.hexgrid import Hex
+from sheetgen.games.rallyman.hexgrid import Hex, distance
 from sheetgen.games.rallyman.model import Cell, Track, Variant
 from sheetgen.games.rallyman.rules import Others, die_gear
 from sheetgen.games.rallyman.ruleset import (
@@ -70,10 +70,12 @@ class DirtRulesError(SheetgenError, ValueError):
 
 @dataclass(frozen=True)
 class Place:
-    """Place the next die: `die` onto `to` (for a jump: where the die lands)."""
+    """Place the next die: `die` onto `to` (for a jump: where the die lands, `via` the jump
+    space it took off from)."""
 
     die: str
     to: Hex
+    via: Hex | None = None
 
 
 @dataclass(frozen=True)
@@ -348,8 +350,9 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
 
 
 def _landings(track: Track, jump: Hex, spaces: int, others: Others) -> tuple[Hex, ...]:
-    """Where a jump from `jump` lands `spaces` spaces on (RD-9): any forward path, cars on
-    the way ignored, never onto a car; into a corner in either lane."""
+    """Where a jump from `jump` lands `spaces` spaces on (RD-9): a space that many forward
+    moves on and that far from the jump (a zig-zag back beside it is not two spaces on), cars
+    on the way ignored, never onto a car; into a corner in either lane."""
     frontier = {jump}
     for _ in range(spaces):
         nxt = set()
@@ -363,7 +366,7 @@ def _landings(track: Track, jump: Hex, spaces: int, others: Others) -> tuple[Hex
                 if there is not None and there.corner and here.corner and there.heading in {(here.heading + d) % 6 for d in (-1, 0, 1)}:
                     nxt.add(there.hex)
         frontier = nxt
-    return tuple(sorted((h for h in frontier if not others.blocked(h)), key=lambda h: (h.q, h.r)))
+    return tuple(sorted((h for h in frontier if distance(h, jump) == spaces and not others.blocked(h)), key=lambda h: (h.q, h.r)))
 
 
 # --------------------------------------------------------------------------- order of play
@@ -450,7 +453,7 @@ class DirtRace:
     def legal_actions(self) -> tuple[Any, ...]:
         if self.phase != PLAN:
             return ()
-        out: list[Any] = [Place(s.die, s.to) for s in self.next_dice()]
+        out: list[Any] = [Place(s.die, s.to, s.via) for s in self.next_dice()]
         if self.plan:
             out.append(Roll())
         elif not out:
@@ -468,7 +471,7 @@ class DirtRace:
             raise DirtRulesError(f"{action!r} is not legal in phase {self.phase} for car {self.turn + 1}")
         if self.phase == PLAN:
             if isinstance(action, Place):
-                step = next(s for s in self.next_dice() if (s.die, s.to) == (action.die, action.to))
+                step = next(s for s in self.next_dice() if (s.die, s.to, s.via) == (action.die, action.to, action.via))
                 return replace(self, plan=self.plan + (step,), log=self.log + (("place", self.turn, step),))
             if not self.plan:
                 return self._end_turn(self.car.gear, None)

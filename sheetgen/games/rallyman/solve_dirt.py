@@ -294,7 +294,7 @@ def policy_for(result: DirtPar) -> Any:
         plan = result.choice.get(k, ())
         if len(state.plan) < len(plan):
             s = plan[len(state.plan)]
-            return rd.Place(s.die, s.to)
+            return rd.Place(s.die, s.to, s.via)
         return rd.Roll()
 
     return act

@@ -113,13 +113,22 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     def end(cell: Hex, gear: int, lost: int, entries: int, finished: bool) -> float:
         return sec(gear) + (0.0 if finished else after(cell, gear, lost, entries))
 
+    icons = {g: tuple((icon, float(q)) for icon, q in stage.icons(g)) for g in range(1, stage.top_gear + 1)}
+    chance = {d.name: float(d.caution_chance) for d in stage.ruleset.dice}
+    lose_memo: dict = {}
+
     def lose(s: DStep, lost: int, entries: int) -> float:
+        k = (s.to, s.gear, s.finishes, lost, entries)
+        hit = lose_memo.get(k)
+        if hit is not None:
+            return hit
         total = 0.0
-        for icon, q in stage.icons(s.gear):
+        for icon, q in icons[s.gear]:
             if icon == rd.SISU:
-                total += float(q) * (sec(s.gear) + (0.0 if s.finishes else after(s.to, s.gear, lost, entries)))
+                total += q * (sec(s.gear) + (0.0 if s.finishes else after(s.to, s.gear, lost, entries)))
             else:
-                total += float(q) * (loss_seconds + (0.0 if s.finishes else after(s.to, 0, lost, entries)))
+                total += q * (loss_seconds + (0.0 if s.finishes else after(s.to, 0, lost, entries)))
+        lose_memo[k] = total
         return total
 
     def V(cell: Hex, gear: int, lost: int) -> float:
@@ -144,7 +153,7 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
             if nu is None or not fits(nu, lost):
                 continue
             e2 = entries + (1 if s.entry else 0)
-            p = float(stage.ruleset.die(s.die).caution_chance)
+            p = chance[s.die]
             lost_v = lose(s, lost, e2)
             if s.last:
                 tails = [((end(s.to, s.gear, lost, e2, s.finishes),) * limit, ())]
@@ -321,7 +330,7 @@ def corner_lanes(result: DirtPar) -> list[dict]:
 
 def features(result: DirtPar) -> list[dict]:
     """Each shortcut and jump of the track: the chance the par policy takes it, and the
-    seconds it saves (the par time with it banned minus the par time)."""
+    seconds it saves (the par time with it banned minus the par time; RD-15)."""
     track = result.stage.track
     out = []
     for note in track.notes():
@@ -332,7 +341,8 @@ def features(result: DirtPar) -> list[dict]:
             used = sum(result.entries.get(h, 0.0) for h in cells)
         else:
             used = sum(v for h in cells for a, v in result.airs.get(h, {}).items() if a)
-        without = par(result.stage, cells).time
+        # a feature the par policy never takes saves nothing (the same policy is left)
+        without = par(result.stage, cells).time if used > 0 else result.time
         out.append({"kind": note.kind, "step": note.step, "value": note.value, "taken": round(used, 4), "saves_seconds": round(without - result.time, 3), "pays_off": without - result.time > 1e-9})
     return out
 

@@ -252,3 +252,40 @@ def test_par_agrees_with_monte_carlo_on_the_bundled_dirt_tracks(name):
     solved = sd.par(st)
     mean, half = _monte_carlo(st, solved, 1500)
     assert abs(mean - solved.time) <= half, (mean, half, solved.time)
+
+
+# --------------------------------------------------------------------------- the CLI
+
+DIRT_SPEC = """\
+game: rallyman
+variant: dirt
+name: Dirt Strip
+surface: gravel
+path:
+  lanes: 2
+  from: {q: 0, r: 0, heading: 0}
+  segments:
+    - straight 3
+    - corner left limit 2/4
+    - straight 4
+"""
+
+
+def test_analyze_and_simulate_a_dirt_track_through_the_cli(run, write):
+    import json
+
+    path = write(DIRT_SPEC)
+    result = run("analyze", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["variant"] == "dirt" and "house values" in data["house_values"]
+    (corner,) = data["corners"]
+    assert corner["taken"] in ("inside", "outside") and corner["limits"] == {"1": 2, "2": 4}
+    text = run("analyze", path)
+    assert "Corners (the lane of the par policy):" in text.stdout
+    one = run("simulate", path, "--seed", "3", "--cars", "4")
+    assert one.exit_code == 0, one.output
+    assert one.stdout == run("simulate", path, "--seed", "3", "--cars", "4").stdout
+    assert "Round 1: order 1\n" in one.stdout and "Round 4: order" in one.stdout
+    careful = run("simulate", path, "--seed", "3", "--policy", "careful")
+    assert careful.exit_code == 1 and "flat out" in careful.output

@@ -63,22 +63,34 @@ def _odds(options: Any):
 
 
 def _subject(spec: Any) -> Any:
-    """The GT track `analyze` and `simulate` work on (a library or a DIRT track is refused)."""
-    from sheetgen.games.rallyman.model import Track, Variant
+    """The track `analyze` and `simulate` work on (a library is refused)."""
+    from sheetgen.games.rallyman.model import Track
 
     model = spec.model
     if not isinstance(model, Track):
-        raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT track")
-    if model.variant is not Variant.GT:
-        raise spec.wrong("a Rallyman DIRT track: analyze and simulate play Rallyman GT tracks only (DIRT's rules engine is not written yet)")
+        raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT or DIRT track")
+    # DIRT hook (rmdirt): a DIRT track is analysed by solve_dirt and simulated by simulate_dirt
     return model
+
+
+def _is_dirt(track: Any) -> bool:
+    """DIRT hook (rmdirt): whether `analyze`/`simulate` take the DIRT engine."""
+    from sheetgen.games.rallyman.model import Variant
+
+    return track.variant is Variant.DIRT
 
 
 def _analyze(spec: Any, options: Any):
     from sheetgen.games.rallyman.solve import analyze_track, format_analysis_text
     from sheetgen.registry import Report
 
-    data = analyze_track(_subject(spec))
+    track = _subject(spec)
+    if _is_dirt(track):  # DIRT hook (rmdirt)
+        from sheetgen.games.rallyman.solve_dirt import analyze_dirt, format_dirt_text
+
+        data = analyze_dirt(track)
+        return Report(data, format_dirt_text(data))
+    data = analyze_track(track)
     return Report(data, format_analysis_text(data))
 
 
@@ -89,6 +101,17 @@ def _simulate(spec: Any, options: Any):
     from sheetgen.games.rallyman.solve import par
 
     track = _subject(spec)
+    if _is_dirt(track):  # DIRT hook (rmdirt)
+        from sheetgen.games.rallyman import simulate_dirt
+        from sheetgen.games.rallyman.rules_dirt import DirtStage
+        from sheetgen.games.rallyman.solve_dirt import par as dirt_par
+
+        if options["policy"] == "careful":
+            raise spec.wrong("--policy careful plays one die at a time, which the DIRT engine does not (DIRT is driven flat out)")
+        dirt = default("dirt")
+        solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
+        dirt_stage = DirtStage(track, dirt)
+        return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt))
     ruleset = default("gt")
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)

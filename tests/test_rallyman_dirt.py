@@ -289,3 +289,13 @@ def test_analyze_and_simulate_a_dirt_track_through_the_cli(run, write):
     assert "Round 1: order 1\n" in one.stdout and "Round 4: order" in one.stdout
     careful = run("simulate", path, "--seed", "3", "--policy", "careful")
     assert careful.exit_code == 1 and "flat out" in careful.output
+
+
+def test_a_jump_that_the_par_policy_takes_pays_off():
+    st = stage(strip(12, c4_1={"jump": 3}, c4_2={"jump": 3}))
+    solved = sd.par(st)
+    (jump,) = sd.features(solved)
+    assert jump["kind"] == "jump" and jump["taken"] > 0.5
+    banned = sd.par(st, frozenset({Hex(4, 0), Hex(4, 1)}))
+    assert banned.time > solved.time and jump["pays_off"]
+    assert jump["saves_seconds"] == round(banned.time - solved.time, 3)

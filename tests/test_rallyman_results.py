@@ -48,3 +48,24 @@ def test_stage_times_as_written():
     assert parse_time(75) == 75 and parse_time("1:15") == 75 and parse_time("DNF") == DNF and parse_time(None) is None
     with pytest.raises(ValueError):
         parse_time("fast")
+
+
+def test_the_standings_sheet_prints_every_driver_on_a4_and_letter():
+    from io import BytesIO
+
+    from pypdf import PdfReader
+
+    from sheetgen import registry
+    from sheetgen.render.rallyman.standings import print_standings
+    from sheetgen.template import load_template
+
+    spec = registry.load_spec(RESULTS)
+    for paper, size in (("a4", (595.28, 841.89)), ("letter", (612.0, 792.0))):
+        pdf, pages = print_standings(spec, load_template("rally_risk"), paper=paper, ink="low", keywords=())
+        reader = PdfReader(BytesIO(pdf))
+        assert pages == 1 and len(reader.pages) == 1
+        box = reader.pages[0].mediabox
+        assert (round(float(box.width), 2), round(float(box.height), 2)) == size
+        text = reader.pages[0].extract_text()
+        for needle in ("Winter Rally: standings", "Chloe", "5:15", "+0:10", "DNF", "not classified", "Ben, Dev"):
+            assert needle in text, needle

@@ -299,3 +299,29 @@ def test_a_jump_that_the_par_policy_takes_pays_off():
     banned = sd.par(st, frozenset({Hex(4, 0), Hex(4, 1)}))
     assert banned.time > solved.time and jump["pays_off"]
     assert jump["saves_seconds"] == round(banned.time - solved.time, 3)
+
+
+OWN_CARDS = """\
+ruleset:
+  time_cards:
+    loss_seconds: 90
+    gears:
+      "1": {seconds: 60, sisu: 1, spin: 1, crash: 1}
+      "2": {seconds: 50, sisu: 1, spin: 1, crash: 1}
+      "3": {seconds: 40, sisu: 1, spin: 1, crash: 1}
+      "4": {seconds: 30, sisu: 1, spin: 1, crash: 1}
+      "5": {seconds: 20, sisu: 1, spin: 1, crash: 1}
+      "6": {seconds: 10, sisu: 1, spin: 1, crash: 1}
+"""
+
+
+def test_a_spec_gives_its_own_time_cards(run, write):
+    import json
+
+    path = write(DIRT_SPEC + OWN_CARDS)
+    data = json.loads(run("analyze", path, "--format", "json").stdout)
+    assert "time cards" not in (data["house_values"] or "")  # given whole: the user's own
+    house = json.loads(run("analyze", write(DIRT_SPEC, "house.yaml"), "--format", "json").stdout)
+    assert "time cards" in house["house_values"] and data["par"]["expected_seconds"] > house["par"]["expected_seconds"]
+    bad = run("validate", write(DIRT_SPEC + "ruleset:\n  time_cards:\n    loss_seconds: 0\n", "bad.yaml"))
+    assert bad.exit_code == 1 and "bad.yaml:14:19: error: the seconds of a spin or crash must be between 1 and 999, got 0" in bad.output

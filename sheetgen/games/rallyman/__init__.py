@@ -128,7 +128,7 @@ def _simulate(spec: Any, options: Any):
 
         if options["policy"] == "careful":
             raise spec.wrong("--policy careful plays one die at a time, which the DIRT engine does not (DIRT is driven flat out)")
-        dirt = default("dirt")
+        dirt = track.ruleset or default("dirt")
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
         return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt))

@@ -359,7 +359,7 @@ def analyze_dirt(track, ruleset=None) -> dict:
     """`sheetgen analyze` of a DIRT track, as plain data."""
     from sheetgen.games.rallyman.ruleset import default, house_note
 
-    ruleset = ruleset or default("dirt")
+    ruleset = ruleset or track.ruleset or default("dirt")
     stage = DirtStage(track, ruleset, damage=False)
     clock = _time.process_time()
     solved = par(stage)

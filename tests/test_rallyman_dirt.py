@@ -325,3 +325,18 @@ def test_a_spec_gives_its_own_time_cards(run, write):
     assert "time cards" in house["house_values"] and data["par"]["expected_seconds"] > house["par"]["expected_seconds"]
     bad = run("validate", write(DIRT_SPEC + "ruleset:\n  time_cards:\n    loss_seconds: 0\n", "bad.yaml"))
     assert bad.exit_code == 1 and "bad.yaml:14:19: error: the seconds of a spin or crash must be between 1 and 999, got 0" in bad.output
+
+
+def test_order_of_play_ties_go_to_the_inside_lane_of_the_next_corner():
+    from sheetgen.games.rallyman.spec import load
+    from sheetgen.yamlsrc import load_text
+
+    track = load(load_text(DIRT_SPEC, "strip.yaml"))
+    (corner,) = track.corners()
+    assert corner.turn == "left"
+    steps = track.steps()
+    level = [c for c in track.cells if steps[c.hex] == 1]
+    assert sorted(c.lane for c in level) == [1, 2]
+    outside, inside = sorted(level, key=lambda c: -c.lane)
+    cars = (rd.DirtCar(outside.hex, gear=2, entered=True), rd.DirtCar(inside.hex, gear=2, entered=True))
+    assert rd.turn_order(stage(track), cars) == (1, 0)  # lane 1 is the inside of a left corner

@@ -287,8 +287,8 @@ def test_analyze_and_simulate_a_dirt_track_through_the_cli(run, write):
     assert one.exit_code == 0, one.output
     assert one.stdout == run("simulate", path, "--seed", "3", "--cars", "4").stdout
     assert "Round 1: order 1\n" in one.stdout and "Round 4: order" in one.stdout
-    careful = run("simulate", path, "--seed", "3", "--policy", "careful")
-    assert careful.exit_code == 1 and "flat out" in careful.output
+    careful = run("simulate", path, "--seed", "3", "--policy", "careful", "--cars", "2")
+    assert careful.exit_code == 0 and "one at a time" in careful.stdout and "LOST CONTROL" not in careful.stdout
 
 
 def test_a_jump_that_the_par_policy_takes_pays_off():
@@ -340,3 +340,25 @@ def test_order_of_play_ties_go_to_the_inside_lane_of_the_next_corner():
     outside, inside = sorted(level, key=lambda c: -c.lane)
     cars = (rd.DirtCar(outside.hex, gear=2, entered=True), rd.DirtCar(inside.hex, gear=2, entered=True))
     assert rd.turn_order(stage(track), cars) == (1, 0)  # lane 1 is the inside of a left corner
+
+
+def test_one_at_a_time_second_tokens_secure_a_die_and_a_stop_ends_the_move():
+    st = stage(strip(10))
+    car = rd.DirtCar(Hex(2, 0), gear=2, entered=True, seconds_tokens=1)
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(car,))
+    race = race.apply(rd.Place("3", Hex(3, 0))).apply(rd.Place("4", Hex(4, 0))).apply(rd.Roll("one"))
+    assert set(race.legal_actions()) == {rd.Roll("one"), rd.Secure()}  # no stop before the first die
+    race = race.apply(rd.Secure())  # costs the one token: the die shows no caution
+    assert race.car.seconds_tokens == 0 and race.done == 1 and race.cautions == 0
+    assert set(race.legal_actions()) == {rd.Roll("one"), rd.Stop()}  # the second would cost 2 more
+    race = race.apply(rd.Stop())
+    assert race.cars[0].cell == Hex(3, 0) and race.cars[0].gear == 3 and race.cars[0].time == 30
+
+
+def test_flat_out_earns_second_tokens_by_gear_coast_and_leader_dice():
+    st = stage(strip(10))
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(1, 0), gear=2, entered=True),))
+    for die, to in (("3", Hex(2, 0)), ("coast", Hex(3, 0)), ("leader", Hex(4, 0)), ("brake", Hex(5, 0))):
+        race = race.apply(rd.Place(die, to))
+    race = race.apply(rd.Roll()).apply((False, False, False, False))
+    assert race.cars[0].seconds_tokens == 3 and race.cars[0].gear == 2  # the brake earns none

@@ -126,12 +126,11 @@ def _simulate(spec: Any, options: Any):
         from sheetgen.games.rallyman.rules_dirt import DirtStage
         from sheetgen.games.rallyman.solve_dirt import par as dirt_par
 
-        if options["policy"] == "careful":
-            raise spec.wrong("--policy careful plays one die at a time, which the DIRT engine does not (DIRT is driven flat out)")
         dirt = track.ruleset or default("dirt")
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
-        return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt))
+        policy = options["policy"] or "par"
+        return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
     ruleset = default("gt")
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)

@@ -33,9 +33,11 @@ every rule below is DIRT's own and lives here, not in shared code.
   turn in that gear), Spin (60 s, gear 0) or Crash (60 s, damage by that gear and the tile's
   danger, off the track until its next turn, gear 0), the icon a chance node with the deck's
   shares (house values, RD-1).
-- **Flat out only** (RD-13): the dice are rolled all at once; control is lost on the die
+- **Rolling** (RD-13): flat out, the dice are rolled all at once; control is lost on the die
   where the plan's own order reaches the caution limit (no re-allocation); gear, coast and
-  leader dice earn second tokens (kept on the car; one at a time is not in this engine).
+  leader dice earn second tokens. One at a time (`Roll("one")`), before each die the driver
+  rolls it, secures it with second tokens (the k-th secured die of a turn costs as GT's
+  focus, `ruleset.focus`) or stops (after the first); one at a time earns no tokens.
 - Slides are entered normally (RD-14: the dotted zone's two-space slide is not played).
 """
 
@@ -59,7 +61,7 @@ from sheetgen.games.rallyman.ruleset import (
     default,
 )
 
-PLAN, FLAT, ICON, DAMAGE, SHORTCUT, OVER = "plan", "flat", "icon", "damage", "shortcut", "over"
+PLAN, FLAT, ONE, ICON, DAMAGE, SHORTCUT, OVER = "plan", "flat", "one", "icon", "damage", "shortcut", "over"
 MAX_ROUNDS = 400
 SISU, SPIN, CRASH = "sisu", "spin", "crash"
 
@@ -80,7 +82,20 @@ class Place:
 
 @dataclass(frozen=True)
 class Roll:
-    """Planning over: roll every die at once."""
+    """Planning over: roll every die at once ("flat") or one at a time ("one"; then also
+    the next die)."""
+
+    mode: str = "flat"
+
+
+@dataclass(frozen=True)
+class Secure:
+    """One at a time: secure the next die with second tokens (it shows no caution)."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One at a time: stop here (the dice not rolled are not used)."""
 
 
 # --------------------------------------------------------------------------- the stage
@@ -393,7 +408,8 @@ def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
 @dataclass(frozen=True)
 class DirtRace:
     """A DIRT stage being raced (see the module). Phases: PLAN (decision: Place, Roll),
-    FLAT (chance: which dice show a caution), ICON (chance: SISU, Spin or Crash), DAMAGE
+    FLAT (chance: which dice show a caution), ONE (decision: Roll, Secure, Stop; chance when
+    `rolling`: the next die's caution), ICON (chance: SISU, Spin or Crash), DAMAGE
     (chance: a crash's tokens), SHORTCUT (chance: the shortcut sides drawn), OVER."""
 
     stage: DirtStage
@@ -404,6 +420,9 @@ class DirtRace:
     phase: str = PLAN
     plan: tuple[DStep, ...] = ()
     done: int = 0  # dice of the plan carried out (the loss die included)
+    cautions: int = 0  # one at a time: cautions so far (dice and track)
+    secured: int = 0  # one at a time: dice secured this turn
+    rolling: bool = False  # one at a time: the next die is being rolled (a chance node)
     loss: tuple[Hex, int] | None = None
     icon: str | None = None
     bag: tuple[tuple[tuple[str, str | None], int], ...] = ()  # (kind, shortcut side) -> count
@@ -442,6 +461,9 @@ class DirtRace:
     def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
         if self.phase == FLAT:
             return _flat(tuple(self.stage.ruleset.die(s.die).caution_chance for s in self.plan))
+        if self.phase == ONE and self.rolling:
+            p = self.stage.ruleset.die(self.plan[self.done].die).caution_chance
+            return tuple((hit, q) for hit, q in ((False, 1 - p), (True, p)) if q)
         if self.phase == ICON:
             return self.stage.icons(self.loss[1])
         if self.phase == DAMAGE:
@@ -451,11 +473,18 @@ class DirtRace:
         return ()
 
     def legal_actions(self) -> tuple[Any, ...]:
+        if self.phase == ONE and not self.rolling:
+            acts: list[Any] = [Roll("one")]
+            if self.car.seconds_tokens >= self.stage.ruleset.focus.cost(self.secured + 1):
+                acts.append(Secure())
+            if self.done:
+                acts.append(Stop())
+            return tuple(acts)
         if self.phase != PLAN:
             return ()
         out: list[Any] = [Place(s.die, s.to, s.via) for s in self.next_dice()]
         if self.plan:
-            out.append(Roll())
+            out += [Roll("flat"), Roll("one")]
         elif not out:
             out.append(Roll())  # blocked: the turn ends where it is
         return tuple(out)
@@ -475,7 +504,11 @@ class DirtRace:
                 return replace(self, plan=self.plan + (step,), log=self.log + (("place", self.turn, step),))
             if not self.plan:
                 return self._end_turn(self.car.gear, None)
+            if action.mode == "one":
+                return replace(self, phase=ONE, done=0, cautions=0, secured=0, rolling=False, log=self.log + (("one", self.turn),))
             return replace(self, phase=FLAT)
+        if self.phase == ONE:
+            return self._one(action)
         if self.phase == FLAT:
             return self._flat_result(action)
         if self.phase == ICON:
@@ -506,6 +539,35 @@ class DirtRace:
         car = replace(car, cell=last.to, gear=last.gear, finished=any(s.finishes for s in self.plan))
         s = self._set(car, done=len(self.plan), log=self.log + (("rolled", self.turn, rolled), ("move", self.turn, last.to, last.gear)))
         return s._after_move()
+
+    def _one(self, action: Any) -> DirtRace:
+        """One at a time (RD-13): a die rolled (its result) or secured, or a stop."""
+        if isinstance(action, Roll):
+            return replace(self, rolling=True)
+        if isinstance(action, Stop):
+            return self._moved(self.done)
+        secured = isinstance(action, Secure)
+        hit = False if secured else bool(action)
+        s = self
+        if secured:
+            cost = self.stage.ruleset.focus.cost(self.secured + 1)
+            s = self._set(replace(self.car, seconds_tokens=self.car.seconds_tokens - cost), secured=self.secured + 1)
+        step = self.plan[self.done]
+        done = self.done + 1
+        cautions = self.cautions + step.marks + (1 if hit else 0)
+        s = replace(s, done=done, cautions=cautions, rolling=False, log=s.log + (("die", self.turn, step, hit, secured),))
+        if cautions >= self.stage.limit or step.lose_always or (hit and step.lose_on_caution):
+            car = replace(s.car, cell=step.to, finished=s.car.finished or any(x.finishes for x in self.plan[:done]))
+            return s._set(car, phase=ICON, loss=(step.to, step.gear), log=s.log + (("lose", self.turn, step.to, step.gear),))
+        if done == len(self.plan) or step.last:
+            return s._moved(done)
+        return s
+
+    def _moved(self, done: int) -> DirtRace:
+        """One at a time: the move ends under control after `done` dice."""
+        last = self.plan[done - 1]
+        car = replace(self.car, cell=last.to, gear=last.gear, finished=any(x.finishes for x in self.plan[:done]))
+        return self._set(car, done=done, rolling=False, log=self.log + (("move", self.turn, last.to, last.gear),))._after_move()
 
     def _icon(self, icon: str) -> DirtRace:
         s = replace(self, icon=icon, log=self.log + (("icon", self.turn, icon),))
@@ -592,7 +654,7 @@ class DirtRace:
             card = (gear, None)
             seconds = self.stage.seconds(gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1, cards=car.cards + (card,))
-        s = self._set(car, plan=(), done=0, loss=None, icon=None, phase=PLAN, log=self.log + (("turn", self.turn, card, seconds, car.time),))
+        s = self._set(car, plan=(), done=0, cautions=0, secured=0, rolling=False, loss=None, icon=None, phase=PLAN, log=self.log + (("turn", self.turn, card, seconds, car.time),))
         return s._advance(s.slot + 1)
 
     def _advance(self, slot: int) -> DirtRace:

@@ -5,7 +5,7 @@ and the running total (docs/rallyman_dirt.md "Simulation").
 The stage is the DIRT engine's (:class:`rules_dirt.DirtRace`: the staggered start, the
 order of play, shortcuts and mud, jumps, water, damage), played by
 :func:`sheetgen.engine.playout` with ``random.Random(seed)``. Every car drives the par plan
-(solved for a car alone) flat out; with other cars about (or dice lost) it drives the
+(solved for a car alone), flat out (`par`) or one at a time (`careful`); with other cars about (or dice lost) it drives the
 longest start of its plan that the rules allow, and the first legal die if none is.
 """
 
@@ -20,13 +20,34 @@ from sheetgen.games.rallyman.rules_dirt import DirtRace, DirtStage
 from sheetgen.games.rallyman.ruleset import house_note
 from sheetgen.games.rallyman.solve_dirt import DirtPar, describe_plan, par
 
+POLICIES = ("par", "careful")
+
 
 class DirtDriver:
-    def __init__(self, solved: DirtPar):
+    """The par plan, rolled flat out (`par`) or one at a time (`careful`: a die whose caution
+    would lose control is secured when the second tokens allow, else the car stops before
+    it; a die that must lose control is never rolled)."""
+
+    def __init__(self, solved: DirtPar, mode: str = "par"):
         self.solved = solved
+        self.mode = mode
 
     def __call__(self, state: DirtRace) -> Any:
         actions = state.legal_actions()
+        if state.phase == rd.ONE:
+            step = state.plan[state.done]
+            limit = state.stage.limit
+            can_hit = state.stage.ruleset.die(step.die).cautions > 0
+            sure = step.lose_always or state.cautions + step.marks >= limit
+            risky = can_hit and (step.lose_on_caution or state.cautions + step.marks + 1 >= limit)
+            if sure and rd.Stop() in actions:
+                return rd.Stop()
+            if risky and not sure:
+                if rd.Secure() in actions:
+                    return rd.Secure()
+                if rd.Stop() in actions:
+                    return rd.Stop()
+            return rd.Roll("one")
         car = state.car
         plan = self.solved.choice.get((car.cell, car.gear, car.lost_count("coast")), ())
         i = len(state.plan)
@@ -34,7 +55,9 @@ class DirtDriver:
             want = rd.Place(plan[i].die, plan[i].to, plan[i].via)
             if want in actions:
                 return want
-        if state.plan or rd.Roll() in actions and len(actions) == 1:
+        if state.plan:
+            return rd.Roll("flat" if self.mode == "par" else "one")
+        if actions == (rd.Roll(),):
             return rd.Roll()
         return actions[0]
 
@@ -63,6 +86,13 @@ def race_lines(final: DirtRace) -> list[str]:
             turn.setdefault(event[1], {"dice": []})["dice"].append(event[2])
         elif kind == "rolled":
             turn.setdefault(event[1], {"dice": []})["cautions"] = sum(event[2])
+        elif kind == "one":
+            turn.setdefault(event[1], {"dice": []})["one"] = 0
+        elif kind == "die":
+            t = turn[event[1]]
+            t["one"] = t.get("one", 0) + 1
+            t["cautions"] = t.get("cautions", 0) + (1 if event[3] else 0)
+            t["secured"] = t.get("secured", 0) + (1 if event[4] else 0)
         elif kind == "lose":
             turn[event[1]]["lose"] = (event[2], event[3])
         elif kind == "icon":
@@ -75,6 +105,8 @@ def race_lines(final: DirtRace) -> list[str]:
             _k, i, card, seconds, total = event
             t = turn.pop(i, {"dice": []})
             parts = [f"  car {i + 1}: dice {describe_plan(tuple(t['dice'])) or '-'}"]
+            if "one" in t:
+                parts.append(f"one at a time, {t['one']} rolled" + (f", {t['secured']} secured" if t.get("secured") else ""))
             if t.get("cautions"):
                 parts.append(f"{t['cautions']} caution{'s' if t['cautions'] != 1 else ''}")
             if "lose" in t:
@@ -97,7 +129,9 @@ def race_lines(final: DirtRace) -> list[str]:
     return lines
 
 
-def simulate(stage: DirtStage, seed: int, cars: int = 1, solved: DirtPar | None = None) -> DirtRace:
+def simulate(stage: DirtStage, seed: int, cars: int = 1, solved: DirtPar | None = None, policy: str = "par") -> DirtRace:
     """One seeded stage (see the module); the final state holds the log."""
+    if policy not in POLICIES:
+        raise ValueError(f"unknown policy {policy!r} (one of: {', '.join(POLICIES)})")
     solved = solved or par(DirtStage(stage.track, stage.ruleset, stage.car_class, damage=False))
-    return playout(DirtRace.start(stage, cars), DirtDriver(solved), random.Random(seed))
+    return playout(DirtRace.start(stage, cars), DirtDriver(solved, policy), random.Random(seed))

@@ -54,6 +54,19 @@ def test_a_tile_is_the_hexagon_of_radius_two_with_half_cells_at_its_six_side_mid
     assert len(g.FRAME_CELLS) - len(g.FRAME_HALVES) + len(g.FRAME_HALVES) / 2 == g.TILE_SPAN**2
 
 
+def test_a_tile_outline_runs_through_its_half_cells():
+    corners = g.tile_corners(0, 0)
+    assert corners[0] == pytest.approx((0.0, -4.0))  # the top corner, 4 cell radii up
+    assert corners[1] == pytest.approx((2 * math.sqrt(3), -2.0))
+    # the east side is the line x = 2 sqrt(3), halfway to the next tile's centre cell (4, 0),
+    # through the centre of the half cell (2, 0)
+    assert corners[2] == pytest.approx((2 * math.sqrt(3), 2.0))
+    assert g.centre(Hex(2, 0)) == pytest.approx((2 * math.sqrt(3), 0.0))
+    assert g.centre(g.tile_centre(1, 0))[0] == pytest.approx(4 * math.sqrt(3))
+    shifted = g.tile_corners(1, -1, size=10)
+    assert shifted[0] == pytest.approx((10 * (math.sqrt(3) * (4 - 2)), 10 * (-6.0 - 4.0)))
+
+
 def test_tiles_cover_the_grid_once_and_share_only_the_half_cells():
     for q in range(-9, 10):
         for r in range(-9, 10):
@@ -106,3 +119,13 @@ def test_a_move_never_turns_more_than_sixty_degrees():
     cells = (Cell(Hex(0, 0), 0, start=True), Cell(Hex(1, 0), 3), Cell(Hex(0, 1), 1, lane=2))
     track = Track("t", Variant.GT, cells)
     assert [m.to for m in track.moves(Hex(0, 0))] == [Hex(0, 1)]
+
+
+def test_a_ring_and_a_step_direction():
+    # from the west cell, clockwise on the page: north-west, north-east, east, south-east, south-west
+    assert g.ring(Hex(0, 0), 1) == (Hex(-1, 0), Hex(0, -1), Hex(1, -1), Hex(1, 0), Hex(0, 1), Hex(-1, 1))
+    assert len(g.ring(Hex(3, -2), 3)) == 18 and all(g.distance(h, Hex(3, -2)) == 3 for h in g.ring(Hex(3, -2), 3))
+    from sheetgen.games.rallyman.model import step_direction
+
+    assert [step_direction(Hex(2, 2), Hex(2, 2) + d) for d in g.DIRECTIONS] == [0, 1, 2, 3, 4, 5]
+    assert step_direction(Hex(0, 0), Hex(2, 0)) is None

@@ -46,6 +46,18 @@ def test_a_half_cell_is_as_dangerous_as_its_more_dangerous_tile(folder):
     assert mixed.cell(Hex(2, 0)).tile == 0
 
 
+def test_an_explicit_cell_replaces_a_half_cell_on_both_its_tiles(folder):
+    path = folder / "t.yaml"
+    path.write_text(
+        "game: rallyman\nvariant: gt\nname: T\nlibrary: tiles.yaml\ntiles:\n  - {id: sg-start2, q: 0, r: 0}\n  - {id: sg-finish2, q: 1, r: 0}\n"
+        "cells:\n  - {q: 2, r: 0, heading: 0, lane: 1, limit: 5, replace: true}\n",
+        encoding="utf-8",
+    )
+    track = load_spec(path).model
+    assert track.cell(Hex(2, 0)).limit == 5 and track.cell(Hex(2, 0)).tile == 0
+    assert [(c.limit, c.tile) for p in track.placements for c in p.cells if c.hex == Hex(2, 0)] == [(5, 0), (5, 1)]
+
+
 def test_inside_lines_are_edge_attributes_either_way(folder):
     # RM-4: sg-c120l's line between frame cells (-1, 0) and (0, 0); the tile at (0, 0) unturned
     track = laid(folder, [("sg-start2", -1, 0, 0), ("sg-c120l", 0, 0, 0), ("sg-finish2", 0, -1, 4)])

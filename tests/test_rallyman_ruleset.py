@@ -97,6 +97,7 @@ def test_dirt_time_cards_are_house_values_and_say_so():
     assert [cards.card(g).seconds for g in range(1, 7)] == [50, 40, 30, 20, 15, 10]
     assert cards.loss_seconds == 60  # the rulebook: a spin or a crash is 60 seconds
     assert dict(cards.loss_outcomes(4)) == {"sisu": F(2, 10), "spin": F(3, 10), "crash": F(5, 10)}
+    assert cards.expected_loss_seconds(4) == F(2, 10) * 20 + F(8, 10) * 60 == 52  # SISU: the card's own 20 s
     assert dirt.house == ("dashboards", "loss_of_control", "damage_bag", "time_cards")
     assert house_note(dirt, ("time_cards",)).startswith("house values: time cards")
     assert house_note(dirt, ("dice", "caution_limit")) is None

@@ -134,7 +134,7 @@ def _simulate(spec: Any, options: Any):
     ruleset = default("gt")
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)
-    return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["policy"] or "par", solved))
+    return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))
 
 
 def _read_rekee(path: str, target: str, options: Any):
@@ -167,7 +167,7 @@ GAME = Game(
         Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
         *ODDS_OPTIONS,
         Option("cars", "cars in the race, 1 to 6 (default: 1)", ("simulate",), between=(1, 6), default=1),
-        Option("policy", "how the cars drive: par (the par plan, flat out) or careful (the same plan one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
+        Option("driving", "how the cars drive: par (the par plan, flat out) or careful (the same plan one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
     ),
     odds=_odds,
     subject=_subject,

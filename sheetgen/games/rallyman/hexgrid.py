@@ -147,6 +147,16 @@ def tile_centre(q: int, r: int) -> Hex:
     return Hex(TILE_SPAN * q, TILE_SPAN * r)
 
 
+def tile_corners(q: int = 0, r: int = 0, size: float = 1.0) -> tuple[tuple[float, float], ...]:
+    """The six corners of the tile placed at tile coordinates `(q, r)` (default: a tile's own
+    frame), in the cells' layout of circumradius `size`: a pointy-top hexagon of circumradius
+    `TILE_SPAN * size` round its centre cell, clockwise on the page from the top corner. Its
+    sides pass through the centres of the six half cells."""
+    x, y = centre(tile_centre(q, r), size)
+    big = TILE_SPAN * size
+    return tuple((x + big * math.cos(math.radians(-90 + 60 * i)), y + big * math.sin(math.radians(-90 + 60 * i))) for i in range(6))
+
+
 def tile_of(h: Hex) -> tuple[tuple[int, int], ...]:
     """The tile positions whose regions hold cell `h`: one for a whole cell, two for a cell
     that a tile side cuts in half."""

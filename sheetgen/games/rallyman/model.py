@@ -85,7 +85,10 @@ class Cell:
     shortcut: int | None = None  # DIRT shortcut space: its limit
     jump: int | None = None  # DIRT jump: its gear
     water: bool = False  # DIRT water hazard
-    #: index in `Track.placements` of the tile this cell lies on (None: an explicit cell)
+    #: index in `Track.placements` of the tile this cell lies on (None: off tiles, an explicit
+    #: cell or the path's); a half cell names the first of its two tiles in `Track.cells` and
+    #: each tile itself in its `Placement.cells`; an explicit cell that replaces a tile's
+    #: keeps its tile
     tile: int | None = None
 
     @property

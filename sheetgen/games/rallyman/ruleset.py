@@ -215,6 +215,12 @@ class TimeCards:
     def card(self, gear: int) -> TimeCard:
         return next(c for c in self.cards if c.gear == gear)
 
+    def expected_loss_seconds(self, gear: int) -> Fraction:
+        """The expected seconds of a loss of control in `gear`: a SISU card counts its own
+        seconds, a Spin or a Crash `loss_seconds`."""
+        card = self.card(gear)
+        return Fraction(card.sisu * card.seconds + (card.spin + card.crash) * self.loss_seconds, card.cards)
+
     def loss_outcomes(self, gear: int) -> tuple[tuple[str, Fraction], ...]:
         """The icon a loss of control in `gear` turns up, with its exact chance."""
         card = self.card(gear)

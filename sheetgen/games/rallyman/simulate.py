@@ -4,7 +4,7 @@ players would record it on their time sheets (docs/rallyman_rules.md "Simulation
 The race is the engine's (:class:`sheetgen.games.rallyman.rules.RaceState`: turn order,
 white and black rounds, overtaking, yellow flags, damage tokens, weather, pit stops),
 played by :func:`sheetgen.engine.playout` with ``random.Random(seed)``: the same track,
-cars, policy and seed give the same log. Policies (`--policy`):
+cars, policy and seed give the same log. Policies (`--driving`):
 
 - ``par``: the par policy (`solve.par`, solved for a car alone): its plan, rolled flat out;
   a loss of control placed where the plan's own order reaches the limit;

@@ -380,6 +380,7 @@ def load_track(doc: Document) -> Track:
         problems.extend(found)
         for index, (placement, where) in enumerate(placed):
             cells = []
+            overlapped = False  # (one line per tile, at its first cell over another's)
             for cell in placement.cells:
                 cell = replace(cell, tile=index)
                 previous = laid.get(cell.hex)
@@ -402,7 +403,9 @@ def load_track(doc: Document) -> Track:
                             )
                         cells.append(replace(cell, danger=laid[cell.hex].danger, surface=laid[cell.hex].surface, lane=laid[cell.hex].lane))
                         continue
-                    problems.append(doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) overlaps {other[0]} on cell {cell.hex}"))
+                    if not overlapped:
+                        problems.append(doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) overlaps {other[0]} on cell {cell.hex}"))
+                    overlapped = True
                     continue
                 laid[cell.hex] = cell
                 origin[cell.hex] = (f"tile {placement.tile!r} at ({placement.q}, {placement.r})", where)
@@ -415,9 +418,12 @@ def load_track(doc: Document) -> Track:
     if "path" in data:
         path_cells, found = _path_cells(doc, data["path"], surface, danger)
         problems.extend(found)
+        over = [cell for cell in path_cells if cell.hex in laid]
+        if over:
+            more = f" (and {len(over) - 1} more cells)" if len(over) > 1 else ""
+            problems.append(doc.problem(("path", "segments"), f"the path lays cell {over[0].hex}, which {origin[over[0].hex][0]} lays too{more}"))
         for cell in path_cells:
             if cell.hex in laid:
-                problems.append(doc.problem(("path", "segments"), f"the path lays cell {cell.hex}, which {origin[cell.hex][0]} lays too"))
                 continue
             laid[cell.hex] = cell
             origin[cell.hex] = ("the path", ("path",))
@@ -444,9 +450,9 @@ def load_track(doc: Document) -> Track:
             continue
         if previous is not None:
             cell = replace(cell, tile=previous.tile)
-            if previous.tile is not None:
-                p = placements[previous.tile]
-                placements[previous.tile] = replace(p, cells=tuple(cell if c.hex == cell.hex else c for c in p.cells))
+            for i, p in enumerate(placements):  # both tiles of a half cell
+                if any(c.hex == cell.hex for c in p.cells):
+                    placements[i] = replace(p, cells=tuple(replace(cell, tile=i) if c.hex == cell.hex else c for c in p.cells))
         laid[cell.hex] = cell
         origin[cell.hex] = (f"cell {j + 1} of 'cells'", here)
 

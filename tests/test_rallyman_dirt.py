@@ -287,7 +287,7 @@ def test_analyze_and_simulate_a_dirt_track_through_the_cli(run, write):
     assert one.exit_code == 0, one.output
     assert one.stdout == run("simulate", path, "--seed", "3", "--cars", "4").stdout
     assert "Round 1: order 1\n" in one.stdout and "Round 4: order" in one.stdout
-    careful = run("simulate", path, "--seed", "3", "--policy", "careful", "--cars", "2")
+    careful = run("simulate", path, "--seed", "3", "--driving", "careful", "--cars", "2")
     assert careful.exit_code == 0 and "one at a time" in careful.stdout and "LOST CONTROL" not in careful.stdout
 
 

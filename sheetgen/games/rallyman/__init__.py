@@ -129,7 +129,7 @@ def _simulate(spec: Any, options: Any):
         dirt = track.ruleset or default("dirt")
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
-        policy = options["policy"] or "par"
+        policy = options["driving"] or "par"
         return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
     ruleset = default("gt")
     solved = par(Stage(track, ruleset, damage=False))

@@ -23,18 +23,26 @@ from sheetgen.yamlsrc import Document
 def _load(doc: Document) -> Any:
     from sheetgen.games.rallyman.spec import load
 
+    if isinstance(doc.data, dict) and doc.data.get("kind") == "results":  # results hook (rmdirt)
+        from sheetgen.games.rallyman.results import load_results
+
+        return load_results(doc)
     return load(doc)
 
 
 def _schema() -> dict:
+    from sheetgen.games.rallyman.results import RESULTS_SCHEMA  # results hook (rmdirt)
     from sheetgen.games.rallyman.spec import SCHEMA
 
-    return SCHEMA
+    return dict(SCHEMA, oneOf=[*SCHEMA["oneOf"], RESULTS_SCHEMA])
 
 
 def _summary(model: Any) -> str:
     from sheetgen.games.rallyman.model import Library
+    from sheetgen.games.rallyman.results import Results
 
+    if isinstance(model, Results):  # results hook (rmdirt)
+        return f"results of {len(model.drivers)} driver{'s' if len(model.drivers) != 1 else ''} over {len(model.stages)} stage{'s' if len(model.stages) != 1 else ''}"
     if isinstance(model, Library):
         n = len(model.tiles)
         which = f"{model.variant.value.upper()} " if model.variant else ""
@@ -63,22 +71,42 @@ def _odds(options: Any):
 
 
 def _subject(spec: Any) -> Any:
-    """The GT track `analyze` and `simulate` work on (a library or a DIRT track is refused)."""
-    from sheetgen.games.rallyman.model import Track, Variant
+    """The track `analyze` and `simulate` work on (a library is refused)."""
+    from sheetgen.games.rallyman.model import Track
+    from sheetgen.games.rallyman.results import Results
 
     model = spec.model
+    if isinstance(model, Results):  # results hook (rmdirt): analyze gives the standings
+        return model
     if not isinstance(model, Track):
-        raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT track")
-    if model.variant is not Variant.GT:
-        raise spec.wrong("a Rallyman DIRT track: analyze and simulate play Rallyman GT tracks only (DIRT's rules engine is not written yet)")
+        raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT or DIRT track")
+    # DIRT hook (rmdirt): a DIRT track is analysed by solve_dirt and simulated by simulate_dirt
     return model
+
+
+def _is_dirt(track: Any) -> bool:
+    """DIRT hook (rmdirt): whether `analyze`/`simulate` take the DIRT engine."""
+    from sheetgen.games.rallyman.model import Variant
+
+    return track.variant is Variant.DIRT
 
 
 def _analyze(spec: Any, options: Any):
     from sheetgen.games.rallyman.solve import analyze_track, format_analysis_text
     from sheetgen.registry import Report
 
-    data = analyze_track(_subject(spec))
+    track = _subject(spec)
+    from sheetgen.games.rallyman import results
+
+    if isinstance(track, results.Results):  # results hook (rmdirt): the standings
+        st = results.standings(track)
+        return Report(results.standings_to_json(st), results.format_standings_text(st))
+    if _is_dirt(track):  # DIRT hook (rmdirt)
+        from sheetgen.games.rallyman.solve_dirt import analyze_dirt, format_dirt_text
+
+        data = analyze_dirt(track)
+        return Report(data, format_dirt_text(data))
+    data = analyze_track(track)
     return Report(data, format_analysis_text(data))
 
 
@@ -89,6 +117,20 @@ def _simulate(spec: Any, options: Any):
     from sheetgen.games.rallyman.solve import par
 
     track = _subject(spec)
+    from sheetgen.games.rallyman.results import Results
+
+    if isinstance(track, Results):  # results hook (rmdirt)
+        raise spec.wrong("a Rallyman results file: simulate plays a track (analyze gives the standings)")
+    if _is_dirt(track):  # DIRT hook (rmdirt)
+        from sheetgen.games.rallyman import simulate_dirt
+        from sheetgen.games.rallyman.rules_dirt import DirtStage
+        from sheetgen.games.rallyman.solve_dirt import par as dirt_par
+
+        dirt = track.ruleset or default("dirt")
+        solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
+        dirt_stage = DirtStage(track, dirt)
+        policy = options["driving"] or "par"
+        return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
     ruleset = default("gt")
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)
@@ -116,6 +158,7 @@ GAME = Game(
     kinds=(
         Kind("track", "a Rallyman GT or DIRT track: tiles placed, a compact path or cells"),
         Kind("tiles", "a library of hex tiles, each a pattern of cells in its own frame"),
+        Kind("results", "drivers' stage times over a rally's stages: analyze gives the standings"),
     ),
     template="rallyman",
     printables=(

@@ -252,6 +252,8 @@ class Track:
     laps: int = 1
     author: str = ""  # Rekee's author, kept for the round trip
     library: str | None = None  # the tile library file, as the spec names it
+    #: the spec's own ruleset values (a `ruleset.Ruleset`; None: the variant's defaults)
+    ruleset: object = field(default=None, compare=False, hash=False)
     _index: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
     #: what `steps`, `corners` and `notes` work out, kept (the track never changes)
     _cache: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]

@@ -172,6 +172,8 @@ TRACK_SCHEMA: dict[str, Any] = {
         "path": _PATH,
         "cells": {"type": "array", "minItems": 1, "maxItems": MAX_CELLS, "items": _TRACK_CELL},
         "lines": {"type": "array", "maxItems": MAX_LINES, "items": _LINE},
+        # ruleset hook (rmdirt): the values of a user's own box (ruleset.to_mapping's shape)
+        "ruleset": {"type": "object", "description": "values printed in your own box (time cards, dice...): ruleset.py's mapping"},
     },
 }
 
@@ -471,6 +473,18 @@ def load_track(doc: Document) -> Track:
 
     if not problems and len(laid) > MAX_CELLS:
         problems.append(doc.problem(_first_form(data), f"the track has {len(laid)} cells: a track holds at most {MAX_CELLS}"))
+    ruleset = None
+    if "ruleset" in data:  # ruleset hook (rmdirt): a user's own values, located problems
+        from sheetgen.games.rallyman.ruleset import (
+            RulesetError,
+            located,
+            ruleset_from_mapping,
+        )
+
+        try:
+            ruleset = ruleset_from_mapping(data["ruleset"], variant.value)
+        except RulesetError as exc:
+            problems.extend(located(doc, ("ruleset",), exc))
     if problems:
         raise SpecError(problems)
     cells = _mark_path_ends(list(laid.values()), path_cells)
@@ -483,6 +497,7 @@ def load_track(doc: Document) -> Track:
         laps=data.get("laps", 1),
         author=data.get("author", ""),
         library=data.get("library"),
+        ruleset=ruleset,
     )
 
 

@@ -1,0 +1,65 @@
+"""Time the Rallyman DIRT analysis (`sheetgen analyze`: the par time, the lane per corner,
+shortcuts and jumps priced) on every bundled DIRT track, and on a 60-cell strip of corners,
+a jump and water laid in the compact form.
+
+Plain script, not a test: ``python benchmarks/bench_rallyman_dirt.py``. Reports CPU seconds
+of the par solve and of the whole analysis per track. Target: the analysis of a 60-cell track
+in under 10 s on a 2-core machine.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from sheetgen import registry
+from sheetgen.games.rallyman import solve_dirt
+from sheetgen.games.rallyman.rules_dirt import DirtStage
+from sheetgen.games.rallyman.ruleset import default
+from sheetgen.yamlsrc import load_text
+
+SPECS = Path(__file__).resolve().parent.parent / "track_specs" / "rallyman"
+
+SIXTY = """\
+game: rallyman
+variant: dirt
+name: Sixty
+surface: gravel
+path:
+  lanes: 2
+  from: {q: 0, r: 0, heading: 0}
+  segments:
+    - straight 6
+    - corner left limit 3/5
+    - straight 5
+    - corner right limit 2/4
+    - straight 6
+    - corner left limit 4/5
+    - straight 6
+"""
+
+
+def one(name: str, track) -> None:
+    stage = DirtStage(track, default("dirt"), damage=False)
+    start = time.process_time()
+    solve_dirt.par(stage)
+    solve = time.process_time() - start
+    start = time.process_time()
+    solve_dirt.analyze_dirt(track)
+    whole = time.process_time() - start
+    print(f"{name:<22} {len(track.cells):>4} cells  par {solve:6.2f} s  analysis {whole:6.2f} s")
+
+
+def main() -> None:
+    from sheetgen.games.rallyman.spec import load
+
+    one("sixty (compact)", load(load_text(SIXTY, "sixty.yaml")))
+    for path in sorted(SPECS.glob("dirt_*.yaml")):
+        one(path.stem, registry.load_spec(path).model)
+
+
+if __name__ == "__main__":
+    main()

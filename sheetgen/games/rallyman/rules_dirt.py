@@ -1,0 +1,736 @@
+"""Rallyman DIRT rules engine (rulebook rallyman_dirt.txt; rulings RD-5 onward in
+docs/rulings.md; docs/rallyman_dirt.md).
+
+The same engine protocol as the GT engine (:mod:`sheetgen.games.rallyman.rules`,
+:mod:`sheetgen.engine`): a :class:`DirtRace` is an immutable value with
+``chance_outcomes``, ``legal_actions`` and ``apply``. Only the per-die gear rule
+(:func:`rules.die_gear`) and the alongside test (:class:`rules.Others`) are shared with GT;
+every rule below is DIRT's own and lives here, not in shared code.
+
+- **Staggered start** (RD-5): car k (from 1) enters on round k, on the space behind the start
+  line, in gear 0; a car still on that space keeps the next one waiting.
+- **Order of play** (RD-6, :func:`turn_order`): distance, then speed (gear), then the inside
+  lane of the current or next corner, then the car's number.
+- **Dice**: gear dice one up or down, coast (white) and leader (orange) keep the gear, brake
+  and boost skip one; the leader die only for the first player of a round.
+- **Corners by lane** (RD-7): the lane is chosen on entry and kept (`Track.moves` of a DIRT
+  track has no move between two lanes of one corner); each lane has its own limits.
+- **Shortcuts** (RD-8): never from or to a corner space (`Track.moves`), the shortcut's own
+  limit; each entry draws a damage token on its shortcut side when the move is over: OK,
+  coast-die damage (one coast die fewer from the next turn), or mud: every corner limit of
+  that tile one lower for the other cars, stacking.
+- **Jumps** (RD-9): a die on a jump space in a lower gear than the jump's is a normal move;
+  the same gear lands one space on (straight or diagonal); one higher two spaces on, a
+  caution on that die losing control where it lands; two or more higher two spaces on and
+  control is lost there. Never onto a car; landing in a corner, in either lane.
+- **Water** (RD-10): a die onto a water space must be a coast (or leader) die or the gear-1
+  die, not gear 1 by a brake; any other die ends the move there, in the gear before it.
+- **Other cars** (RD-11): never onto a car; next to a car only with a gear at least its gear;
+  into a corner or slide holding a car only by that car's lane, never past it there.
+- **Time cards** (RD-12): a turn under control takes the card of the car's gear (the last
+  gear die; coast only: the card on top, the same gear); a loss of control takes the card of
+  the gear at that moment, turned to gear 0: SISU (the card's seconds, no damage, the next
+  turn in that gear), Spin (60 s, gear 0) or Crash (60 s, damage by that gear and the tile's
+  danger, off the track until its next turn, gear 0), the icon a chance node with the deck's
+  shares (house values, RD-1).
+- **Rolling** (RD-13): flat out, the dice are rolled all at once; control is lost on the die
+  where the plan's own order reaches the caution limit (no re-allocation); gear, coast and
+  leader dice earn second tokens. One at a time (`Roll("one")`), before each die the driver
+  rolls it, secures it with second tokens (the k-th secured die of a turn costs as GT's
+  focus, `ruleset.focus`) or stops (after the first); one at a time earns no tokens.
+- Slides are entered normally (RD-14: the dotted zone's two-space slide is not played).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from fractions import Fraction
+from functools import lru_cache
+from itertools import product
+from typing import Any
+
+from sheetgen.errors import SheetgenError
+from sheetgen.games.rallyman.hexgrid import Hex, distance
+from sheetgen.games.rallyman.model import Cell, Track, Variant
+from sheetgen.games.rallyman.rules import Others, die_gear
+from sheetgen.games.rallyman.ruleset import (
+    DamageBag,
+    DamageToken,
+    Effect,
+    Ruleset,
+    default,
+)
+
+PLAN, FLAT, ONE, ICON, DAMAGE, SHORTCUT, OVER = "plan", "flat", "one", "icon", "damage", "shortcut", "over"
+MAX_ROUNDS = 400
+SISU, SPIN, CRASH = "sisu", "spin", "crash"
+
+
+class DirtRulesError(SheetgenError, ValueError):
+    """An illegal action for a DIRT race, or a track the DIRT rules cannot play."""
+
+
+@dataclass(frozen=True)
+class Place:
+    """Place the next die: `die` onto `to` (for a jump: where the die lands, `via` the jump
+    space it took off from)."""
+
+    die: str
+    to: Hex
+    via: Hex | None = None
+
+
+@dataclass(frozen=True)
+class Roll:
+    """Planning over: roll every die at once ("flat") or one at a time ("one"; then also
+    the next die)."""
+
+    mode: str = "flat"
+
+
+@dataclass(frozen=True)
+class Secure:
+    """One at a time: secure the next die with second tokens (it shows no caution)."""
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One at a time: stop here (the dice not rolled are not used)."""
+
+
+# --------------------------------------------------------------------------- the stage
+
+
+@dataclass(frozen=True, eq=False)
+class DirtStage:
+    """A DIRT stage: the track, the ruleset, the car class. `damage=False` (the solver's
+    model): a crash draws no damage and every shortcut draw comes from a full bag."""
+
+    track: Track
+    ruleset: Ruleset
+    car_class: str = "R2"
+    damage: bool = True
+
+    def __post_init__(self) -> None:
+        if self.track.variant is not Variant.DIRT:
+            raise DirtRulesError("the DIRT rules engine plays Rallyman DIRT tracks (this is a GT track)")
+        if not self.track.starts or not self.track.finishes:
+            raise DirtRulesError("the track needs a starting space and finish spaces")
+
+    @property
+    def board(self):
+        return self.ruleset.dashboard(self.car_class, "gravel", "dry")
+
+    @property
+    def limit(self) -> int:
+        return self.board.caution_limit
+
+    @property
+    def top_gear(self) -> int:
+        return max(int(n) for n, c in self.board.dice if c and n.isdigit())
+
+    @property
+    def start_cell(self) -> Hex:
+        """The space behind the start line (RD-5): the start space furthest along, then the
+        inside lane of the first corner."""
+        return start_spaces(self.track)[0]
+
+    def seconds(self, gear: int) -> int:
+        """The seconds of the time card of `gear` (gear 0: a card can only be a loss)."""
+        if gear < 1:
+            return self.ruleset.time_cards.loss_seconds
+        return self.ruleset.time_cards.card(gear).seconds
+
+    def icons(self, gear: int) -> tuple[tuple[str, Fraction], ...]:
+        return self.ruleset.time_cards.loss_outcomes(max(gear, 1))
+
+    def shortcut_sides(self) -> tuple[tuple[str, Fraction], ...]:
+        """The chance of each shortcut side drawn from a full bag."""
+        return _sides(self.ruleset.damage_bag.tokens)
+
+
+def _sides(tokens: tuple[DamageToken, ...]) -> tuple[tuple[str, Fraction], ...]:
+    total = sum(t.count for t in tokens)
+    out: dict[str, int] = {}
+    for t in tokens:
+        out[t.shortcut or "ok"] = out.get(t.shortcut or "ok", 0) + t.count
+    return tuple((k, Fraction(n, total)) for k, n in sorted(out.items()) if n)
+
+
+def start_spaces(track: Track) -> tuple[Hex, ...]:
+    steps = track.steps()
+    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == inside_lane(track, c) else 1, c.lane, c.hex.q, c.hex.r)))
+
+
+def inside_lane(track: Track, cell: Cell) -> int | None:
+    """The inside lane of the corner `cell` is in, or of the next corner along the track."""
+    steps = track.steps()
+    at = steps.get(cell.hex, 0)
+    for corner in track.corners():
+        last = max(steps.get(c.hex, 0) for c in corner.cells)
+        if last >= at and corner.turn in ("left", "right"):
+            lanes = sorted({c.lane for c in corner.cells})
+            return lanes[0] if corner.turn == "left" else lanes[-1]
+    return None
+
+
+# --------------------------------------------------------------------------- a car
+
+
+@dataclass(frozen=True)
+class DirtCar:
+    cell: Hex
+    gear: int = 0
+    entered: bool = False  # on the stage (RD-5: car k enters on round k)
+    crashed: bool = False  # off the track until its next turn (a crash)
+    finished: bool = False
+    time: int = 0
+    turns: int = 0
+    seconds_tokens: int = 0  # second tokens earned flat out
+    lost: tuple[tuple[str, int], ...] = ()  # dice lost: "gear", "brake", "coast"
+    cards: tuple[tuple[int, str | None], ...] = ()  # time cards taken: (gear, None or the loss icon)
+
+    def lost_count(self, kind: str) -> int:
+        return dict(self.lost).get(kind, 0)
+
+
+def dice_pool(stage: DirtStage, car: DirtCar, first: bool) -> tuple[dict[str, int], int]:
+    """The car's dice this turn (name -> count, damage taken off; no leader die unless it
+    plays first in the round) and its usable gear dice."""
+    dice = dict(stage.board.dice)
+    dice["brake"] = max(0, dice.get("brake", 0) - car.lost_count("brake"))
+    coast_lost = car.lost_count("coast")
+    take = min(coast_lost, dice.get("coast", 0))
+    dice["coast"] = dice.get("coast", 0) - take
+    dice["leader"] = max(0, dice.get("leader", 0) - (coast_lost - take))
+    if not first and stage.ruleset.leader_first_player_only:
+        dice["leader"] = 0
+    gear_dice = sum(c for n, c in stage.board.dice if n.isdigit())
+    return dice, max(0, gear_dice - car.lost_count("gear"))
+
+
+@dataclass(frozen=True)
+class DStep:
+    """A die of a DIRT plan: the die, where it ends (`to`), the gear the car is in after it,
+    the track's cautions, and DIRT's extras: the jump space it took off from (`via`) and how
+    (`air` 0 none, 1 the jump's gear, 2 one higher, 3 two or more higher), whether it enters
+    a shortcut, whether water ended the move (`stopped`), whether it finishes."""
+
+    die: str
+    to: Hex
+    gear: int
+    marks: int
+    finishes: bool = False
+    via: Hex | None = None
+    air: int = 0
+    entry: bool = False
+    stopped: bool = False
+
+    @property
+    def lose_on_caution(self) -> bool:
+        return self.air == 2
+
+    @property
+    def lose_always(self) -> bool:
+        return self.air >= 3
+
+    @property
+    def last(self) -> bool:
+        """No die may follow it."""
+        return self.finishes or self.stopped or self.lose_always
+
+
+Mud = tuple[tuple[int, int], ...]  # (tile index, the car that dropped it) per mud token
+
+
+def effective_limit(track: Track, cell: Cell, mud: Mud = (), car: int | None = None) -> int | None:
+    """A corner space's limit with the mud of other cars on its tile (RD-8)."""
+    if cell.limit is None:
+        return None
+    if cell.tile is None:
+        return cell.limit
+    return cell.limit - sum(1 for tile, maker in mud if tile == cell.tile and maker != car)
+
+
+def dirt_marks(track: Track, frm: Hex, to: Hex, gear: int, mud: Mud = (), car: int | None = None) -> int | None:
+    """The track's cautions for a move onto `to` in `gear`, or None over a limit: a corner
+    space's (lowered by mud), a shortcut's, an inside line's."""
+    cell = track.cell(to)
+    marks = 0
+    limit = effective_limit(track, cell, mud, car)
+    if limit is not None:
+        if gear > limit:
+            return None
+        if cell.caution and gear == limit:
+            marks += 1
+    if cell.shortcut is not None and gear > cell.shortcut:
+        return None
+    line = track.line_between(frm, to)
+    if line is not None:
+        if line.limit is not None and gear > line.limit:
+            return None
+        if line.caution:
+            marks += 1
+    return marks
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """The other cars as a moving DIRT car sees them: (cell, gear, stopped) of those on the
+    track (a crashed car is off it), and the mud on the tiles."""
+
+    cars: tuple[tuple[Hex, int, bool], ...] = ()
+    mud: Mud = ()
+    me: int | None = None
+
+    def others(self) -> Others:
+        return Others(self.cars)
+
+
+def _corner_of(track: Track, h: Hex):
+    for corner in track.corners():
+        if any(c.hex == h for c in corner.cells):
+            return corner
+    return None
+
+
+def _corner_refused(track: Track, frm: Hex, to: Hex, traffic: Traffic) -> bool:
+    """RD-11: into a corner holding another car only by its lane, never level with or past it."""
+    target = track.cell(to)
+    if not target.corner or not traffic.cars:
+        return False
+    corner = _corner_of(track, to)
+    steps = track.steps()
+    for h, _g, _s in traffic.cars:
+        if corner is None or not any(c.hex == h for c in corner.cells):
+            continue
+        other = track.cell(h)
+        if target.lane != other.lane or steps.get(to, 0) >= steps.get(h, 0):
+            return True
+    return False
+
+
+def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()) -> tuple[DStep, ...]:
+    """Every die that may be placed next after `plan` (RD-7 to RD-11)."""
+    if plan and plan[-1].last:
+        return ()
+    track = stage.track
+    dice, gear_free = dice_pool(stage, car, first)
+    used: dict[str, int] = {}
+    for s in plan:
+        used[s.die] = used.get(s.die, 0) + 1
+    gears_used = sum(n for d, n in used.items() if d.isdigit())
+    here = plan[-1].to if plan else car.cell
+    gear = plan[-1].gear if plan else car.gear
+    crossed = any(track.cell(s.to).finish for s in plan)
+    others = traffic.others()
+    out = []
+    for name in stage.ruleset.die_names:
+        if dice.get(name, 0) - used.get(name, 0) <= 0:
+            continue
+        if name.isdigit() and gears_used >= gear_free:
+            continue
+        g = die_gear(stage.ruleset, name, gear)
+        if g is None or g < 1 or g > stage.top_gear:
+            continue
+        kind = stage.ruleset.die(name)
+        for move in track.moves(here):
+            to = track.cell(move.to)
+            if others.blocked(move.to) or _corner_refused(track, here, move.to, traffic):
+                continue
+            beside = others.alongside(track, move.to)
+            if any(g < b for b in beside):
+                continue
+            marks = dirt_marks(track, here, move.to, g, traffic.mud, traffic.me)
+            if marks is None:
+                continue
+            entry = to.shortcut is not None and track.cell(here).shortcut is None
+            if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
+                # RD-10: the move ends on the water, in the gear before this die
+                m2 = dirt_marks(track, here, move.to, gear, traffic.mud, traffic.me) if gear >= 1 else marks
+                if m2 is not None:
+                    out.append(DStep(name, move.to, gear, m2, to.finish and not crossed, entry=entry, stopped=True))
+                continue
+            if to.jump is not None and g >= to.jump:
+                air = min(3, 1 + g - to.jump)
+                for land in _landings(track, move.to, 1 if air == 1 else 2, others):
+                    lm = dirt_marks(track, move.to, land, g, traffic.mud, traffic.me)
+                    if lm is None:
+                        continue
+                    fin = (to.finish or track.cell(land).finish) and not crossed
+                    out.append(DStep(name, land, g, marks + lm, fin, via=move.to, air=air, entry=entry or (track.cell(land).shortcut is not None and to.shortcut is None)))
+                continue
+            out.append(DStep(name, move.to, g, marks, to.finish and not crossed, entry=entry))
+    return tuple(out)
+
+
+def _landings(track: Track, jump: Hex, spaces: int, others: Others) -> tuple[Hex, ...]:
+    """Where a jump from `jump` lands `spaces` spaces on (RD-9): a space that many forward
+    moves on and that far from the jump (a zig-zag back beside it is not two spaces on), cars
+    on the way ignored, never onto a car; into a corner in either lane."""
+    frontier = {jump}
+    for _ in range(spaces):
+        nxt = set()
+        for h in frontier:
+            for move in track.moves(h):
+                nxt.add(move.to)
+            # the lane of a corner is picked on landing: a lane-changing diagonal is allowed
+            here = track.cell(h)
+            for turn in (-1, 1):
+                there = track.cell(h.neighbour(here.heading + turn))
+                if there is not None and there.corner and here.corner and there.heading in {(here.heading + d) % 6 for d in (-1, 0, 1)}:
+                    nxt.add(there.hex)
+        frontier = nxt
+    return tuple(sorted((h for h in frontier if distance(h, jump) == spaces and not others.blocked(h)), key=lambda h: (h.q, h.r)))
+
+
+# --------------------------------------------------------------------------- order of play
+
+
+def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
+    """RD-6: the cars on the stage by distance, speed (gear), the inside lane of the current
+    or next corner, then number."""
+    track = stage.track
+    steps = track.steps()
+
+    def key(i: int):
+        c = cars[i]
+        cell = track.cell(c.cell)
+        inside = inside_lane(track, cell)
+        return (-steps.get(c.cell, 0), -c.gear, 0 if inside is not None and cell.lane == inside else 1, i)
+
+    return tuple(sorted((i for i, c in enumerate(cars) if c.entered and not c.finished), key=key))
+
+
+# --------------------------------------------------------------------------- the race
+
+
+@dataclass(frozen=True)
+class DirtRace:
+    """A DIRT stage being raced (see the module). Phases: PLAN (decision: Place, Roll),
+    FLAT (chance: which dice show a caution), ONE (decision: Roll, Secure, Stop; chance when
+    `rolling`: the next die's caution), ICON (chance: SISU, Spin or Crash), DAMAGE
+    (chance: a crash's tokens), SHORTCUT (chance: the shortcut sides drawn), OVER."""
+
+    stage: DirtStage
+    cars: tuple[DirtCar, ...]
+    round: int = 0
+    order: tuple[int, ...] = ()
+    slot: int = 0
+    phase: str = PLAN
+    plan: tuple[DStep, ...] = ()
+    done: int = 0  # dice of the plan carried out (the loss die included)
+    cautions: int = 0  # one at a time: cautions so far (dice and track)
+    secured: int = 0  # one at a time: dice secured this turn
+    rolling: bool = False  # one at a time: the next die is being rolled (a chance node)
+    loss: tuple[Hex, int] | None = None
+    icon: str | None = None
+    bag: tuple[tuple[tuple[str, str | None], int], ...] = ()  # (kind, shortcut side) -> count
+    mud: Mud = ()
+    log: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+
+    @staticmethod
+    def start(stage: DirtStage, n: int = 1) -> DirtRace:
+        if not 1 <= n <= 6:
+            raise DirtRulesError(f"1 to 6 cars, got {n}")
+        cars = tuple(DirtCar(cell=stage.start_cell) for _ in range(n))
+        bag = tuple(((t.kind, t.shortcut), t.count) for t in stage.ruleset.damage_bag.tokens)
+        s = DirtRace(stage, cars, bag=bag)
+        return s._advance(0)
+
+    # -- queries
+
+    @property
+    def turn(self) -> int:
+        return self.order[self.slot] if self.phase != OVER else -1
+
+    @property
+    def car(self) -> DirtCar:
+        return self.cars[self.turn]
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def traffic(self, i: int) -> Traffic:
+        cars = tuple((c.cell, c.gear, c.gear == 0) for j, c in enumerate(self.cars) if j != i and c.entered and not c.finished and not c.crashed)
+        return Traffic(cars, self.mud, i)
+
+    def next_dice(self) -> tuple[DStep, ...]:
+        return dirt_steps(self.stage, self.car, self.plan, self.slot == 0, self.traffic(self.turn))
+
+    def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
+        if self.phase == FLAT:
+            return _flat(tuple(self.stage.ruleset.die(s.die).caution_chance for s in self.plan))
+        if self.phase == ONE and self.rolling:
+            p = self.stage.ruleset.die(self.plan[self.done].die).caution_chance
+            return tuple((hit, q) for hit, q in ((False, 1 - p), (True, p)) if q)
+        if self.phase == ICON:
+            return self.stage.icons(self.loss[1])
+        if self.phase == DAMAGE:
+            return _crash_draws(self._kinds(), self._tokens_due())
+        if self.phase == SHORTCUT:
+            return self._shortcut_draws()
+        return ()
+
+    def legal_actions(self) -> tuple[Any, ...]:
+        if self.phase == ONE and not self.rolling:
+            acts: list[Any] = [Roll("one")]
+            if self.car.seconds_tokens >= self.stage.ruleset.focus.cost(self.secured + 1):
+                acts.append(Secure())
+            if self.done:
+                acts.append(Stop())
+            return tuple(acts)
+        if self.phase != PLAN:
+            return ()
+        out: list[Any] = [Place(s.die, s.to, s.via) for s in self.next_dice()]
+        if self.plan:
+            out += [Roll("flat"), Roll("one")]
+        elif not out:
+            out.append(Roll())  # blocked: the turn ends where it is
+        return tuple(out)
+
+    def apply(self, action: Any) -> DirtRace:
+        if self.phase == OVER:
+            raise DirtRulesError("the stage is over")
+        outcomes = self.chance_outcomes()
+        if outcomes:
+            if action not in {o for o, _ in outcomes}:
+                raise DirtRulesError(f"{action!r} is not a possible outcome in phase {self.phase}")
+        elif action not in self.legal_actions():
+            raise DirtRulesError(f"{action!r} is not legal in phase {self.phase} for car {self.turn + 1}")
+        if self.phase == PLAN:
+            if isinstance(action, Place):
+                step = next(s for s in self.next_dice() if (s.die, s.to, s.via) == (action.die, action.to, action.via))
+                return replace(self, plan=self.plan + (step,), log=self.log + (("place", self.turn, step),))
+            if not self.plan:
+                return self._end_turn(self.car.gear, None)
+            if action.mode == "one":
+                return replace(self, phase=ONE, done=0, cautions=0, secured=0, rolling=False, log=self.log + (("one", self.turn),))
+            return replace(self, phase=FLAT)
+        if self.phase == ONE:
+            return self._one(action)
+        if self.phase == FLAT:
+            return self._flat_result(action)
+        if self.phase == ICON:
+            return self._icon(action)
+        if self.phase == DAMAGE:
+            return self._damage(action)
+        return self._shortcut(action)
+
+    # -- transitions
+
+    def _set(self, car: DirtCar, **kw: Any) -> DirtRace:
+        cars = list(self.cars)
+        cars[self.turn] = car
+        return replace(self, cars=tuple(cars), **kw)
+
+    def _flat_result(self, rolled: tuple[bool, ...]) -> DirtRace:
+        ruleset = self.stage.ruleset
+        car = self.car
+        earned = sum(1 for s in self.plan if ruleset.die(s.die).earns_token)
+        car = replace(car, seconds_tokens=car.seconds_tokens + earned)
+        cautions = 0
+        for i, (s, hit) in enumerate(zip(self.plan, rolled)):
+            cautions += s.marks + (1 if hit else 0)
+            if cautions >= self.stage.limit or s.lose_always or (hit and s.lose_on_caution):
+                car = replace(car, cell=s.to, finished=car.finished or s.finishes)
+                return self._set(car, phase=ICON, done=i + 1, loss=(s.to, s.gear), log=self.log + (("rolled", self.turn, rolled), ("lose", self.turn, s.to, s.gear)))
+        last = self.plan[-1]
+        car = replace(car, cell=last.to, gear=last.gear, finished=any(s.finishes for s in self.plan))
+        s = self._set(car, done=len(self.plan), log=self.log + (("rolled", self.turn, rolled), ("move", self.turn, last.to, last.gear)))
+        return s._after_move()
+
+    def _one(self, action: Any) -> DirtRace:
+        """One at a time (RD-13): a die rolled (its result) or secured, or a stop."""
+        if isinstance(action, Roll):
+            return replace(self, rolling=True)
+        if isinstance(action, Stop):
+            return self._moved(self.done)
+        secured = isinstance(action, Secure)
+        hit = False if secured else bool(action)
+        s = self
+        if secured:
+            cost = self.stage.ruleset.focus.cost(self.secured + 1)
+            s = self._set(replace(self.car, seconds_tokens=self.car.seconds_tokens - cost), secured=self.secured + 1)
+        step = self.plan[self.done]
+        done = self.done + 1
+        cautions = self.cautions + step.marks + (1 if hit else 0)
+        s = replace(s, done=done, cautions=cautions, rolling=False, log=s.log + (("die", self.turn, step, hit, secured),))
+        if cautions >= self.stage.limit or step.lose_always or (hit and step.lose_on_caution):
+            car = replace(s.car, cell=step.to, finished=s.car.finished or any(x.finishes for x in self.plan[:done]))
+            return s._set(car, phase=ICON, loss=(step.to, step.gear), log=s.log + (("lose", self.turn, step.to, step.gear),))
+        if done == len(self.plan) or step.last:
+            return s._moved(done)
+        return s
+
+    def _moved(self, done: int) -> DirtRace:
+        """One at a time: the move ends under control after `done` dice."""
+        last = self.plan[done - 1]
+        car = replace(self.car, cell=last.to, gear=last.gear, finished=any(x.finishes for x in self.plan[:done]))
+        return self._set(car, done=done, rolling=False, log=self.log + (("move", self.turn, last.to, last.gear),))._after_move()
+
+    def _icon(self, icon: str) -> DirtRace:
+        s = replace(self, icon=icon, log=self.log + (("icon", self.turn, icon),))
+        if icon == CRASH and self.stage.damage and s._tokens_due():
+            return replace(s, phase=DAMAGE)
+        return s._after_move()
+
+    def _kinds(self) -> tuple[tuple[str, int], ...]:
+        out: dict[str, int] = {}
+        for (kind, _side), n in self.bag:
+            out[kind] = out.get(kind, 0) + n
+        return tuple(out.items())
+
+    def _tokens_due(self) -> int:
+        at, gear = self.loss
+        colour = self.stage.track.cell(at).danger.value
+        return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), sum(n for _k, n in self._kinds()))
+
+    def _damage(self, drawn: tuple[tuple[str, int], ...]) -> DirtRace:
+        car = self.car
+        lost = dict(car.lost)
+        bag = dict(self.bag)
+        for kind, n in drawn:
+            for _ in range(n):  # a crash's token: which shortcut side it had does not matter
+                side = next(k for k in sorted(bag, key=str) if k[0] == kind and bag[k])
+                bag[side] -= 1
+            what = {"gear": "gear", "brake": "brake", "coast_leader": "coast"}.get(kind)
+            if what:
+                lost[what] = lost.get(what, 0) + n
+        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), log=self.log + (("damage", self.turn, drawn),))
+        return s._after_move()
+
+    def _entries(self) -> int:
+        return sum(1 for s in self.plan[: self.done] if s.entry)
+
+    def _after_move(self) -> DirtRace:
+        if self._entries():
+            return replace(self, phase=SHORTCUT)
+        return self._finish_turn()
+
+    def _shortcut_draws(self) -> tuple[tuple[Any, Fraction], ...]:
+        n = self._entries()
+        if self.stage.damage:
+            return _side_draws(tuple((side or "ok", c) for (_k, side), c in self.bag), n)
+        return _side_draws(tuple((t.shortcut or "ok", t.count) for t in self.stage.ruleset.damage_bag.tokens), n, replace_=True)
+
+    def _shortcut(self, drawn: tuple[tuple[str, int], ...]) -> DirtRace:
+        car = self.car
+        lost = dict(car.lost)
+        bag = dict(self.bag)
+        mud = list(self.mud)
+        tiles = [self.stage.track.cell(s.to if s.via is None or self.stage.track.cell(s.to).shortcut is not None else s.via).tile for s in self.plan[: self.done] if s.entry]
+        for side, n in drawn:
+            if self.stage.damage:
+                for _ in range(n):
+                    key = next(k for k in sorted(bag, key=str) if (k[1] or "ok") == side and bag[k])
+                    bag[key] -= 1
+            if side == "coast_die":
+                lost["coast"] = lost.get("coast", 0) + n
+            elif side == "mud":
+                for j in range(n):
+                    tile = tiles[min(j, len(tiles) - 1)]
+                    if tile is not None:
+                        mud.append((tile, self.turn))
+        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), mud=tuple(mud), log=self.log + (("shortcut", self.turn, drawn),))
+        return s._finish_turn()
+
+    def _finish_turn(self) -> DirtRace:
+        car = self.car
+        if self.loss is not None:
+            _at, gear = self.loss
+            if self.icon == SISU:
+                seconds, end, card = self.stage.seconds(gear), gear, (gear, SISU)
+            else:
+                seconds, end, card = self.stage.ruleset.time_cards.loss_seconds, 0, (gear, self.icon)
+            car = replace(car, gear=end, crashed=self.icon == CRASH and not car.finished)
+            return self._set(car)._end_turn(end, card, seconds)
+        return self._end_turn(car.gear, None)
+
+    def _end_turn(self, gear: int, card: tuple | None, seconds: int | None = None) -> DirtRace:
+        car = self.car
+        if card is None:
+            # RD-12: the card of the car's gear (coast only: the card on top, the same gear)
+            card = (gear, None)
+            seconds = self.stage.seconds(gear)
+        car = replace(car, time=car.time + seconds, turns=car.turns + 1, cards=car.cards + (card,))
+        s = self._set(car, plan=(), done=0, cautions=0, secured=0, rolling=False, loss=None, icon=None, phase=PLAN, log=self.log + (("turn", self.turn, card, seconds, car.time),))
+        return s._advance(s.slot + 1)
+
+    def _advance(self, slot: int) -> DirtRace:
+        s = self
+        while True:
+            if all(c.finished for c in s.cars):
+                return replace(s, phase=OVER)
+            if slot >= len(s.order):
+                if s.round >= MAX_ROUNDS:
+                    return replace(s, phase=OVER, log=s.log + (("stopped", s.round),))
+                s = s._new_round(s.round + 1)
+                slot = 0
+                if not s.order:
+                    continue
+            i = s.order[slot]
+            car = s.cars[i]
+            if car.crashed:  # back on the track for its own turn
+                s = s._set_i(i, replace(car, crashed=False))
+            return replace(s, slot=slot, phase=PLAN)
+
+    def _set_i(self, i: int, car: DirtCar) -> DirtRace:
+        cars = list(self.cars)
+        cars[i] = car
+        return replace(self, cars=tuple(cars))
+
+    def _new_round(self, r: int) -> DirtRace:
+        """RD-5: car k enters on round k (later if the space behind the line is taken)."""
+        cars = list(self.cars)
+        start = self.stage.start_cell
+        for i, c in enumerate(cars):
+            if not c.entered and i < r:
+                taken = any(o.entered and not o.finished and not o.crashed and o.cell == start for o in cars)
+                if not taken:
+                    cars[i] = replace(c, entered=True, cell=start, gear=0)
+                break  # one car enters per round
+        cars_t = tuple(cars)
+        order = turn_order(self.stage, cars_t)
+        return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self.log + (("round", r, order),))
+
+
+@lru_cache(maxsize=4096)
+def _flat(chances: tuple[Fraction, ...]) -> tuple[tuple[tuple[bool, ...], Fraction], ...]:
+    out = []
+    for rolled in product((False, True), repeat=len(chances)):
+        q = Fraction(1)
+        for hit, p in zip(rolled, chances):
+            q *= p if hit else 1 - p
+        if q:
+            out.append((rolled, q))
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def _crash_draws(kinds: tuple[tuple[str, int], ...], n: int):
+    return DamageBag(tuple(DamageToken(k, c) for k, c in kinds if c)).draw(n)
+
+
+@lru_cache(maxsize=4096)
+def _side_draws(sides: tuple[tuple[str, int], ...], n: int, replace_: bool = False):
+    """The shortcut sides of `n` tokens: without replacement from the race's bag, or (the
+    solver's model) each from a full bag."""
+    merged: dict[str, int] = {}
+    for side, c in sides:
+        merged[side] = merged.get(side, 0) + c
+    if not replace_:
+        return DamageBag(tuple(DamageToken(k, c) for k, c in merged.items() if c)).draw(n)
+    total = sum(merged.values())
+    out: dict[tuple, Fraction] = {}
+    for combo in product(sorted(merged), repeat=n):
+        q = Fraction(1)
+        for side in combo:
+            q *= Fraction(merged[side], total)
+        key = tuple((k, combo.count(k)) for k in sorted(merged) if combo.count(k))
+        out[key] = out.get(key, Fraction(0)) + q
+    return tuple(out.items())
+
+
+def stage_of(track: Track, ruleset: Ruleset | None = None, **options: Any) -> DirtStage:
+    return DirtStage(track, ruleset or default("dirt"), **options)

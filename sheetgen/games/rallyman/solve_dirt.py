@@ -1,0 +1,409 @@
+"""Rallyman DIRT stage analysis: the par time from the time cards, the lane the par policy
+takes through every corner, and which shortcuts and jumps pay off (docs/rallyman_dirt.md;
+rulings RD-13, RD-15).
+
+The model (`DirtStage(damage=False)`): one car alone (it plays first every round, so it has
+the leader die), flat out, a crash drawing no damage, every shortcut entry drawing its side
+from a full bag (coast-die damage counts from the next turn; the car's own mud does not
+slow it, RD-8). The per-die rules are the DIRT engine's (:func:`rules_dirt.dirt_steps`).
+
+**Par time** (:func:`par`): the exact expected stage time of the best flat-out policy, by
+dynamic programming over (cell, gear, coast dice lost) with the within-turn choice of dice
+and path as in GT's solver: for every partial plan the Pareto set of its continuations as
+vectors over the cautions so far. A loss of control costs the expected time card: SISU (the
+card's seconds, the next turn in that gear), Spin or Crash (60 s, gear 0), with the deck's
+shares; a jump die one gear over loses control on a caution, two over always.
+"""
+
+from __future__ import annotations
+
+import sys
+import time as _time
+from dataclasses import dataclass
+from typing import Any
+
+from sheetgen.games.rallyman import rules_dirt as rd
+from sheetgen.games.rallyman.hexgrid import Hex
+from sheetgen.games.rallyman.rules_dirt import DirtCar, DirtStage, DStep
+
+BIG = 10.0**9
+
+
+def _key_used(used: tuple, die: str) -> tuple | None:
+    mask, coast, leader, brake, boost = used
+    if die.isdigit():
+        bit = 1 << int(die)
+        return None if mask & bit else (mask | bit, coast, leader, brake, boost)
+    if die == "coast":
+        return (mask, coast + 1, leader, brake, boost)
+    if die == "leader":
+        return (mask, coast, leader + 1, brake, boost)
+    if die == "brake":
+        return (mask, coast, leader, brake + 1, boost)
+    return (mask, coast, leader, brake, boost + 1)
+
+
+NONE_USED = (0, 0, 0, 0, 0)
+
+
+@dataclass
+class DirtPar:
+    stage: DirtStage
+    start: tuple[Hex, int, int]
+    value: dict  # (cell, gear, coast lost) -> expected seconds to the finish
+    choice: dict  # (cell, gear, coast lost) -> the plan
+    visits: dict  # cell -> expected visits (end of a die) under the policy
+    danger: dict  # cell -> chance of losing control there
+    airs: dict  # jump cell -> {air: chance}
+    entries: dict  # shortcut cell -> chance of entering it
+    expected_turns: float
+
+    @property
+    def time(self) -> float:
+        return self.value[self.start]
+
+
+def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
+    """The best flat-out policy's expected time (see the module). `banned`: shortcut spaces
+    never entered and jump spaces never taken off from (to price them)."""
+    if stage.damage:
+        raise ValueError("the par time is for the solver's model (DirtStage(damage=False))")
+    limit = stage.limit
+    sec = stage.seconds
+    board = dict(stage.board.dice)
+    coast_dice = board.get("coast", 0) + board.get("leader", 0)
+    sides = dict(stage.shortcut_sides())
+    p_coast = float(sides.get("coast_die", 0))
+    loss_seconds = stage.ruleset.time_cards.loss_seconds
+    value: dict = {}
+    sets: dict = {}
+    steps_memo: dict = {}
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
+
+    def moves(cell: Hex, gear: int, lost: int) -> tuple:
+        k = (cell, gear, lost)
+        hit = steps_memo.get(k)
+        if hit is None:
+            car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else ())
+            hit = tuple(s for s in rd.dirt_steps(stage, car, ()) if not (s.via in banned and s.air) and not (s.entry and (s.to in banned or s.via in banned)))
+            steps_memo[k] = hit
+        return hit
+
+    pool_of: dict = {}
+
+    def fits(used: tuple, lost: int) -> bool:
+        if lost not in pool_of:
+            pool_of[lost] = rd.dice_pool(stage, DirtCar(cell=stage.start_cell, lost=(("coast", lost),) if lost else ()), True)
+        dice, gear_free = pool_of[lost]
+        mask, coast, leader, brake, boost = used
+        return mask.bit_count() <= gear_free and coast <= dice.get("coast", 0) and leader <= dice.get("leader", 0) and brake <= dice.get("brake", 0) and boost <= dice.get("boost", 0)
+
+    def after(cell: Hex, gear: int, lost: int, entries: int) -> float:
+        """The expected rest of the stage after the shortcut draws of `entries` entries."""
+        if entries == 0 or p_coast == 0:
+            return V(cell, gear, lost)
+        total = 0.0
+        from math import comb
+
+        for k in range(entries + 1):
+            q = comb(entries, k) * p_coast**k * (1 - p_coast) ** (entries - k)
+            total += q * V(cell, gear, min(coast_dice, lost + k))
+        return total
+
+    def end(cell: Hex, gear: int, lost: int, entries: int, finished: bool) -> float:
+        return sec(gear) + (0.0 if finished else after(cell, gear, lost, entries))
+
+    icons = {g: tuple((icon, float(q)) for icon, q in stage.icons(g)) for g in range(1, stage.top_gear + 1)}
+    chance = {d.name: float(d.caution_chance) for d in stage.ruleset.dice}
+    lose_memo: dict = {}
+
+    def lose(s: DStep, lost: int, entries: int) -> float:
+        k = (s.to, s.gear, s.finishes, lost, entries)
+        hit = lose_memo.get(k)
+        if hit is not None:
+            return hit
+        total = 0.0
+        for icon, q in icons[s.gear]:
+            if icon == rd.SISU:
+                total += q * (sec(s.gear) + (0.0 if s.finishes else after(s.to, s.gear, lost, entries)))
+            else:
+                total += q * (loss_seconds + (0.0 if s.finishes else after(s.to, 0, lost, entries)))
+        lose_memo[k] = total
+        return total
+
+    def V(cell: Hex, gear: int, lost: int) -> float:
+        k = (cell, gear, lost)
+        if k in value:
+            return value[k]
+        value[k] = BIG
+        front = W(cell, gear, lost, NONE_USED, 0)
+        value[k] = min((vec[0] for vec, _t in front), default=BIG)
+        return value[k]
+
+    def W(cell: Hex, gear: int, lost: int, used: tuple, entries: int) -> list:
+        k = (cell, gear, lost, used, entries)
+        hit = sets.get(k)
+        if hit is not None:
+            return hit
+        cands: list = []
+        if used != NONE_USED:
+            cands.append(((end(cell, gear, lost, entries, False),) * limit, ()))
+        for s in moves(cell, gear, lost):
+            nu = _key_used(used, s.die)
+            if nu is None or not fits(nu, lost):
+                continue
+            e2 = entries + (1 if s.entry else 0)
+            p = chance[s.die]
+            lost_v = lose(s, lost, e2)
+            if s.last:
+                tails = [((end(s.to, s.gear, lost, e2, s.finishes),) * limit, ())]
+            else:
+                tails = W(s.to, s.gear, lost, nu, e2)
+            for vec, tail in tails:
+                new = []
+                for c in range(limit):
+                    a = c + s.marks
+                    if s.lose_always:
+                        new.append(lost_v)
+                        continue
+                    miss = lost_v if a >= limit else vec[a]
+                    hitv = lost_v if (s.lose_on_caution or a + 1 >= limit) else vec[a + 1]
+                    new.append((1 - p) * miss + p * hitv)
+                cands.append((tuple(new), (s,) + tail))
+        front = _pareto(cands)
+        sets[k] = front
+        return front
+
+    start = (stage.start_cell, 0, 0)
+    V(*start)
+    choice = {}
+    for k in list(value):
+        front = W(k[0], k[1], k[2], NONE_USED, 0)
+        if front:
+            choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]
+    result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, 0.0)
+    _forward(result, p_coast, coast_dice)
+    return result
+
+
+def _pareto(cands: list) -> list:
+    cands.sort(key=lambda c: (c[0], len(c[1])))
+    out: list = []
+    for vec, tail in cands:
+        if any(all(a <= b + 1e-12 for a, b in zip(o, vec)) for o, _t in out):
+            continue
+        out.append((vec, tail))
+    return out
+
+
+def plan_outcomes(stage: DirtStage, plan: tuple[DStep, ...]) -> tuple[list[float], float]:
+    """P(control lost first on die i) in plan order, and P(no loss), flat out."""
+    limit = stage.limit
+    dist = [1.0] + [0.0] * (limit - 1)
+    losses = []
+    for s in plan:
+        p = float(stage.ruleset.die(s.die).caution_chance)
+        nxt = [0.0] * limit
+        lost = 0.0
+        for c, q in enumerate(dist):
+            if not q:
+                continue
+            for extra, pr in ((0, 1 - p), (1, p)):
+                a = c + s.marks + extra
+                if a >= limit or s.lose_always or (extra and s.lose_on_caution):
+                    lost += q * pr
+                else:
+                    nxt[a] += q * pr
+        losses.append(lost)
+        dist = nxt
+    return losses, sum(dist)
+
+
+def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
+    """Visits, losses of control, jumps and shortcut entries under the policy (a DAG: every
+    turn moves the car on), and the expected turns."""
+    stage = result.stage
+    from math import comb
+
+    def succ(k):
+        _cell, _gear, lost = k
+        plan = result.choice[k]
+        losses, ok = plan_outcomes(stage, plan)
+        out = []
+        entries = 0
+        reach = 1.0
+        for s, q in zip(plan, losses):
+            entries += 1 if s.entry else 0
+            events = ("die", s, reach)
+            out.append((None, 0.0, events))
+            reach -= q
+            if q:
+                for icon, qi in stage.icons(s.gear):
+                    g = s.gear if icon == rd.SISU else 0
+                    for j in range(entries + 1):
+                        qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
+                        nk = None if s.finishes else (s.to, g, min(coast_dice, lost + j))
+                        out.append((nk, q * float(qi) * qj, ("lose", s.to)))
+        last = plan[-1]
+        for j in range(entries + 1):
+            qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
+            nk = None if last.finishes else (last.to, last.gear, min(coast_dice, lost + j))
+            out.append((nk, ok * qj, ("ok",)))
+        return out
+
+    graph: dict = {}
+    order, seen, stack = [], set(), [(result.start, False)]
+    while stack:
+        k, done = stack.pop()
+        if done:
+            order.append(k)
+            continue
+        if k in seen:
+            continue
+        seen.add(k)
+        graph[k] = succ(k)
+        stack.append((k, True))
+        for nk, q, _e in graph[k]:
+            if nk is not None and q and nk not in seen:
+                stack.append((nk, False))
+    order.reverse()
+    mass = {result.start: 1.0}
+    turns = 0.0
+    for k in order:
+        m = mass.get(k, 0.0)
+        if not m:
+            continue
+        turns += m
+        for nk, q, ev in graph[k]:
+            if ev[0] == "die":
+                s, reach = ev[1], ev[2]
+                w = m * reach
+                result.visits[s.to] = result.visits.get(s.to, 0.0) + w
+                if s.via is not None:
+                    result.visits[s.via] = result.visits.get(s.via, 0.0) + w
+                    airs = result.airs.setdefault(s.via, {})
+                    airs[s.air] = airs.get(s.air, 0.0) + w
+                if s.entry:
+                    at = s.to if stage.track.cell(s.to).shortcut is not None else s.via
+                    result.entries[at] = result.entries.get(at, 0.0) + w
+                continue
+            if ev[0] == "lose":
+                result.danger[ev[1]] = result.danger.get(ev[1], 0.0) + m * q
+            if nk is not None:
+                mass[nk] = mass.get(nk, 0.0) + m * q
+    result.expected_turns = turns
+
+
+def policy_for(result: DirtPar) -> Any:
+    """The par policy for the DIRT engine: the solved plan, rolled flat out."""
+
+    def act(state: rd.DirtRace):
+        car = state.car
+        k = (car.cell, car.gear, car.lost_count("coast"))
+        plan = result.choice.get(k, ())
+        if len(state.plan) < len(plan):
+            s = plan[len(state.plan)]
+            return rd.Place(s.die, s.to, s.via)
+        return rd.Roll()
+
+    return act
+
+
+# --------------------------------------------------------------------------- the report
+
+
+def corner_lanes(result: DirtPar) -> list[dict]:
+    """The lane the par policy takes through each corner: the expected visits per lane."""
+    track = result.stage.track
+    out = []
+    for corner in track.corners():
+        by_lane: dict[int, float] = {}
+        for c in corner.cells:
+            by_lane[c.lane] = by_lane.get(c.lane, 0.0) + result.visits.get(c.hex, 0.0)
+        inside = rd.inside_lane(track, corner.cells[0])
+        lanes = sorted(by_lane)
+        taken = max(lanes, key=lambda la: (by_lane[la], -la)) if any(by_lane.values()) else None
+        label = None if taken is None else ("inside" if taken == inside else "outside" if inside is not None else f"lane {taken}")
+        out.append({"corner": corner.number, "turn": corner.turn, "limits": dict(corner.limits), "lane": taken, "taken": label, "visits": {str(k): round(v, 4) for k, v in sorted(by_lane.items())}})
+    return out
+
+
+def features(result: DirtPar) -> list[dict]:
+    """Each shortcut and jump of the track: the chance the par policy takes it, and the
+    seconds it saves (the par time with it banned minus the par time; RD-15)."""
+    track = result.stage.track
+    out = []
+    for note in track.notes():
+        if note.kind not in ("shortcut", "jump"):
+            continue
+        cells = frozenset(c.hex for c in note.cells)
+        if note.kind == "shortcut":
+            used = sum(result.entries.get(h, 0.0) for h in cells)
+        else:
+            used = sum(v for h in cells for a, v in result.airs.get(h, {}).items() if a)
+        # a feature the par policy never takes saves nothing (the same policy is left)
+        without = par(result.stage, cells).time if used > 0 else result.time
+        out.append({"kind": note.kind, "step": note.step, "value": note.value, "taken": round(used, 4), "saves_seconds": round(without - result.time, 3), "pays_off": without - result.time > 1e-9})
+    return out
+
+
+def describe_plan(plan: tuple[DStep, ...]) -> str:
+    def one(s: DStep) -> str:
+        extra = "^" * s.air + ("~" if s.stopped else "") + ("+" if s.entry else "")
+        return s.die + "!" * s.marks + extra
+
+    return ",".join(one(s) for s in plan)
+
+
+def analyze_dirt(track, ruleset=None) -> dict:
+    """`sheetgen analyze` of a DIRT track, as plain data."""
+    from sheetgen.games.rallyman.ruleset import default, house_note
+
+    ruleset = ruleset or track.ruleset or default("dirt")
+    stage = DirtStage(track, ruleset, damage=False)
+    clock = _time.process_time()
+    solved = par(stage)
+    feats = features(solved)
+    steps = track.steps()
+    danger = sorted(solved.danger.items(), key=lambda kv: (-kv[1], steps.get(kv[0], 0), kv[0].q, kv[0].r))
+    return {
+        "track": track.name,
+        "variant": "dirt",
+        "cells": len(track.cells),
+        "model": "one car alone (first every round: the leader die); flat out; a crash draws no damage; shortcut tokens from a full bag",
+        "house_values": house_note(ruleset, ("time_cards", "dashboards")),
+        "par": {
+            "policy": "best flat-out policy (exact dynamic programme over the time cards)",
+            "expected_seconds": round(solved.time, 3),
+            "expected_turns": round(solved.expected_turns, 3),
+            "first_plan": describe_plan(solved.choice[solved.start]),
+            "lose_control_expected": round(sum(solved.danger.values()), 4),
+            "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
+        },
+        "corners": corner_lanes(solved),
+        "shortcuts_and_jumps": feats,
+        "cpu_seconds": round(_time.process_time() - clock, 2),
+    }
+
+
+def format_dirt_text(data: dict) -> str:
+    p = data["par"]
+    lines = [f"Rallyman DIRT analysis of {data['track']} ({data['cells']} cells)", f"  model: {data['model']}"]
+    if data["house_values"]:
+        lines.append(f"  {data['house_values']}")
+    lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns ({p['policy']})")
+    lines.append(f"  first turn: {p['first_plan']}; losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    lines.append("Corners (the lane of the par policy):")
+    for c in data["corners"]:
+        limits = ", ".join(f"lane {k}: {v}" for k, v in c["limits"].items())
+        lines.append(f"  corner {c['corner']} ({c['turn']}; limits {limits}): {c['taken'] or 'not reached'}")
+    if data["shortcuts_and_jumps"]:
+        lines.append("Shortcuts and jumps (chance the par policy takes it; seconds it saves):")
+        for f in data["shortcuts_and_jumps"]:
+            verdict = "pays off" if f["pays_off"] else "does not pay off"
+            lines.append(f"  {f['kind']} {f['value']} at step {f['step']}: taken {f['taken']:.3f}, saves {f['saves_seconds']:.1f} s, {verdict}")
+    lines.append("Most dangerous cells under the par policy (chance of losing control there):")
+    for c in p["dangerous_cells"]:
+        marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""
+        lines.append(f"  ({c['q']}, {c['r']}) step {c['step']}{marks}: {c['lose_control']:.4f}")
+    return "\n".join(lines)

@@ -1,0 +1,68 @@
+"""The Rallyman standings sheet of a results file (kind `results`): every driver's stage
+times, the total and the gap, with the stages still to run left as empty boxes so that the
+sheet can be carried on by hand (docs/rallyman_dirt.md "A rally of several stages").
+"""
+
+from __future__ import annotations
+
+from sheetgen.games.rallyman.results import Standings, clock, standings
+from sheetgen.render.common import plural
+from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.tables import (
+    Column,
+    Row,
+    Table,
+    count_pages,
+    draw_table_pages,
+    page_header,
+)
+from sheetgen.template import MM, Template
+
+NOTES = (
+    "Stage times are summed. A driver with a time on every stage run is classified by total time; tied drivers share the better place.",
+    "DNF: did not finish the stage (not classified). An empty box: a stage not run yet.",
+)
+
+
+def standings_table(st: Standings, width: float) -> Table:
+    fixed = [Column("place", 12 * MM), Column("driver", 40 * MM, "left")]
+    tail = [Column("total", 18 * MM), Column("gap", 24 * MM)]
+    room = width - sum(c.width for c in fixed + tail)
+    each = min(room / max(len(st.results.stages), 1), 30 * MM)
+    stages = [Column(f"{i + 1}. {s.name}", each) for i, s in enumerate(st.results.stages)]
+    return Table(tuple(fixed + stages + tail), row_h=7 * MM, head_h=9 * MM)
+
+
+def standings_rows(st: Standings) -> list[Row]:
+    rows = []
+    for r in st.rows:
+        times = [clock(t) if t is not None else "" for t in r.times]
+        place = str(r.place) if r.place is not None else "-"
+        gap = ("+" + clock(r.gap) if r.gap else "") if r.place is not None else "not classified"
+        rows.append(Row("row", (place, r.driver, *times, clock(r.total), gap)))
+    fastest = tuple(", ".join(w) for w in st.stage_winners) + ("",) * (len(st.results.stages) - st.run)
+    rows.append(Row("total", ("", "fastest", *fastest, "", "")))
+    return rows
+
+
+def render_standings(st: Standings, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    width, _h = template.page_size(paper)
+    table = standings_table(st, width - 2 * template.margin_mm * MM)
+    rows = standings_rows(st)
+    game = "Rallyman DIRT" if st.results.variant == "dirt" else "Rallyman GT"
+    subtitle = f"{plural(len(st.results.drivers), 'driver')}, {st.run} of {plural(len(st.results.stages), 'stage')} run; times summed"
+
+    def pages_of(sheet: Sheet, pages: int) -> int:
+        def header(s: Sheet, page: int, continued: bool) -> float:
+            return page_header(s, f"{st.results.name}: standings" + (" (continued)" if continued else ""), subtitle, f"{game} rally standings", page, pages)
+
+        return draw_table_pages(sheet, table, rows, header, first_page=1, notes=NOTES)
+
+    pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
+    meta = Meta(title=f"{st.results.name}: {game} standings", subject=f"{game} rally standings", keywords=("rallyman", "standings") + keywords)
+    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
+
+
+def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+    """The printable of a Rallyman results file: the standings sheet."""
+    return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)

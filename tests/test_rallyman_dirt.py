@@ -1,0 +1,364 @@
+"""Rallyman DIRT rules engine and analysis (rules_dirt.py, solve_dirt.py; rulings RD-5 on).
+
+The small tracks are two-lane strips heading east: lane 1 on row r = 0, lane 2 on row r = 1
+(from (q, 0) the diagonal is (q, 1); from (q, 1) it is (q + 1, 0))."""
+
+from __future__ import annotations
+
+import math
+import random
+from fractions import Fraction
+
+import pytest
+
+from sheetgen import registry
+from sheetgen.games.rallyman import rules_dirt as rd
+from sheetgen.games.rallyman import solve_dirt as sd
+from sheetgen.games.rallyman.hexgrid import Hex
+from sheetgen.games.rallyman.model import Cell, Track, Variant
+from sheetgen.games.rallyman.ruleset import default
+
+
+def strip(n: int, extra: tuple[Cell, ...] = (), **marks: dict) -> Track:
+    """A DIRT strip of `n` columns; `marks["q_lane"]` sets a cell's attributes."""
+    cells = []
+    for q in range(n):
+        for lane, r in ((1, 0), (2, 1)):
+            kw = dict(marks.get(f"c{q}_{lane}", {}))
+            kw.setdefault("start", q == 0 and lane == 1)
+            kw.setdefault("finish", q == n - 1)
+            cells.append(Cell(Hex(q, r), 0, lane, **kw))
+    return Track("strip", Variant.DIRT, tuple(cells) + extra)
+
+
+def stage(track: Track) -> rd.DirtStage:
+    return rd.DirtStage(track, default("dirt"), damage=False)
+
+
+def steps_by(st, car, die):
+    return {(s.to, s.air, s.stopped, s.gear) for s in rd.dirt_steps(st, car, ()) if s.die == die}
+
+
+# --------------------------------------------------------------------------- jumps (RD-9)
+
+
+def test_jump_landing_per_gear():
+    st = stage(strip(8, c3_1={"jump": 3}))
+    jump = Hex(3, 0)
+    # a lower gear than the jump's: a normal space
+    assert steps_by(st, rd.DirtCar(Hex(2, 0), gear=1), "2") == {(jump, 0, False, 2), (Hex(2, 1), 0, False, 2)}
+    # the jump's gear: one space on, straight or diagonal
+    land = {s for s in steps_by(st, rd.DirtCar(Hex(2, 0), gear=2), "3") if s[1]}
+    assert land == {(Hex(4, 0), 1, False, 3), (Hex(3, 1), 1, False, 3)}
+    # one higher: two spaces on, and a caution there loses control
+    two = [s for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=3), ()) if s.die == "4" and s.via == jump]
+    assert {s.to for s in two} == {Hex(5, 0), Hex(4, 1)} and all(s.lose_on_caution and not s.lose_always for s in two)
+    # two or more higher: two spaces on and control is lost
+    over = [s for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=4), ()) if s.die == "5" and s.via == jump]
+    assert over and all(s.lose_always and s.last for s in over)
+
+
+def test_a_jump_never_lands_on_a_car():
+    st = stage(strip(8, c3_1={"jump": 3}))
+    traffic = rd.Traffic(((Hex(4, 0), 0, True),))
+    land = {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), (), traffic=traffic) if s.air}
+    assert land == {Hex(3, 1)}
+
+
+def test_a_jump_two_over_loses_control_where_it_lands():
+    st = stage(strip(8, c3_1={"jump": 3}))
+    race = rd.DirtRace.start(st, 1)
+    race = rd.replace(race, cars=(rd.DirtCar(Hex(2, 0), gear=4, entered=True),))
+    race = race.apply(rd.Place("5", Hex(5, 0), Hex(3, 0))).apply(rd.Roll())
+    race = race.apply((False,))  # no caution rolled: control is lost all the same
+    assert race.phase == rd.ICON and race.loss == (Hex(5, 0), 5)
+    assert dict(race.chance_outcomes()) == {"sisu": Fraction(2, 10), "spin": Fraction(3, 10), "crash": Fraction(5, 10)}
+
+
+# --------------------------------------------------------------------------- water (RD-10)
+
+
+def test_water_with_and_without_a_coast_die():
+    st = stage(strip(8, c3_1={"water": True}, c3_2={"water": True}))
+    car = rd.DirtCar(Hex(2, 0), gear=2)
+    water = Hex(3, 0)
+    assert (water, 0, False, 2) in steps_by(st, car, "coast")  # a coast die goes through
+    assert (water, 0, False, 1) in steps_by(st, car, "1")  # so does the gear-1 die
+    assert (water, 0, True, 2) in steps_by(st, car, "3")  # another die: the move ends there, in gear 2
+    assert (water, 0, True, 2) in steps_by(st, car, "brake")  # gear 1 by a brake is not the gear-1 die
+    stopped = next(s for s in rd.dirt_steps(st, car, ()) if s.die == "3" and s.to == water)
+    assert rd.dirt_steps(st, car, (stopped,)) == ()
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(2, 0), gear=2, entered=True),))
+    race = race.apply(rd.Place("3", water)).apply(rd.Roll()).apply((False,))
+    assert race.cars[0].cell == water and race.cars[0].gear == 2
+    assert race.cars[0].cards[-1] == (2, None) and race.cars[0].time == 40  # the gear-2 card
+
+
+# --------------------------------------------------------------------------- shortcuts and mud (RD-8)
+
+
+def _shortcut_track() -> Track:
+    extra = (Cell(Hex(3, -1), 0, 0, shortcut=2), Cell(Hex(4, -1), 0, 0, shortcut=2))
+    return strip(8, extra, c3_1={"limit": 4}, c4_1={"limit": 4})
+
+
+def test_shortcut_entry_from_a_corner_is_refused():
+    track = _shortcut_track()
+    assert Hex(4, -1) not in {m.to for m in track.moves(Hex(3, 0))}  # from a corner space: no
+    st = stage(track)
+    entry = [s for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=1), ()) if s.to == Hex(3, -1)]
+    assert entry and all(s.entry for s in entry) and {s.gear for s in entry} == {1, 2}  # its limit 2
+    assert not [s for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), ()) if s.to == Hex(3, -1) and s.gear == 3]
+
+
+def test_mud_lowers_every_corner_limit_of_its_tile_for_the_others_and_stacks():
+    cells = tuple(Cell(c.hex, c.heading, c.lane, limit=c.limit, start=c.start, finish=c.finish, tile=0 if c.limit else None) for c in _shortcut_track().cells)
+    track = Track("mud", Variant.DIRT, cells)
+    corner = track.cell(Hex(3, 0))
+    assert rd.effective_limit(track, corner) == 4
+    assert rd.effective_limit(track, corner, ((0, 1),), car=0) == 3
+    assert rd.effective_limit(track, corner, ((0, 1),), car=1) == 4  # its maker is not slowed
+    assert rd.effective_limit(track, corner, ((0, 1), (0, 2)), car=0) == 2  # tokens stack
+    st = stage(track)
+    gears = {s.gear for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=3), (), traffic=rd.Traffic(mud=((0, 1),), me=0)) if s.to == Hex(3, 0)}
+    assert gears == {2, 3}  # gear 4 no longer fits the corner
+
+
+def test_a_shortcut_entry_draws_its_side_and_mud_lands_on_the_tile():
+    track = _shortcut_track()
+    cells = tuple(rd.replace(c, tile=0) if c.hex in (Hex(3, -1), Hex(4, -1), Hex(3, 0), Hex(4, 0)) else c for c in track.cells)
+    st = rd.DirtStage(Track("s", Variant.DIRT, cells), default("dirt"))
+    race = rd.replace(rd.DirtRace.start(st, 2), cars=(rd.DirtCar(Hex(2, 0), gear=1, entered=True), rd.DirtCar(Hex(0, 0))))
+    race = race.apply(rd.Place("2", Hex(3, -1))).apply(rd.Roll()).apply((False,))
+    assert race.phase == rd.SHORTCUT
+    assert dict(race.chance_outcomes()) == {(("coast_die", 1),): Fraction(1, 4), (("mud", 1),): Fraction(1, 4), (("ok", 1),): Fraction(1, 2)}
+    after = race.apply((("mud", 1),))
+    assert after.mud == ((0, 0),)
+    coast = race.apply((("coast_die", 1),))
+    assert coast.cars[0].lost_count("coast") == 1
+
+
+# --------------------------------------------------------------------------- lanes (RD-7)
+
+
+def test_inside_versus_outside_lane():
+    st = stage(strip(8, c3_1={"limit": 2}, c4_1={"limit": 2}, c3_2={"limit": 4}, c4_2={"limit": 4}))
+    car = rd.DirtCar(Hex(2, 1), gear=3)
+    to = {s.to for s in rd.dirt_steps(st, car, ()) if s.die == "4"}
+    assert to == {Hex(3, 1)}  # the outside lane (limit 4) takes gear 4, the inside (limit 2) does not
+    assert {m.to for m in st.track.moves(Hex(3, 1))} == {Hex(4, 1)}  # the lane is kept through the corner
+    assert {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 1), gear=1), ()) if s.die == "2"} == {Hex(3, 1), Hex(3, 0)}
+
+
+def test_a_car_in_a_corner_is_followed_by_its_lane_never_passed():
+    st = stage(strip(8, c3_1={"limit": 3}, c4_1={"limit": 3}, c5_1={"limit": 3}, c3_2={"limit": 5}, c4_2={"limit": 5}, c5_2={"limit": 5}))
+    traffic = rd.Traffic(((Hex(4, 0), 2, False),))
+    to = {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), (), traffic=traffic)}
+    assert Hex(3, 0) in to  # behind it in its lane
+    to2 = {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 1), gear=2), (), traffic=traffic)}
+    assert Hex(3, 1) not in to2  # the other lane of that corner is shut
+
+
+# --------------------------------------------------------------------------- start and order (RD-5, RD-6)
+
+
+def test_staggered_start_order_for_four_players():
+    st = stage(strip(30))
+    race = rd.DirtRace.start(st, 4)
+    orders = []
+    while race.round <= 4:
+        if race.slot == 0 and race.phase == rd.PLAN and not race.plan:
+            orders.append(race.order)
+            entered = [i for i, c in enumerate(race.cars) if c.entered]
+            assert [race.cars[i].turns for i in entered] == list(range(race.round - 1, race.round - 1 - len(entered), -1))
+        if race.phase == rd.PLAN and not race.plan:
+            g = race.car.gear
+            race = race.apply(rd.Place(str(g + 1), race.car.cell + Hex(1, 0)))
+        elif race.phase == rd.PLAN:
+            race = race.apply(rd.Roll())
+        else:
+            race = race.apply((False,))
+    assert orders == [(0,), (0, 1), (0, 1, 2), (0, 1, 2, 3)]
+    assert race.cars[3].turns == 1 and race.cars[0].turns == 4  # the rulebook's round 4
+
+
+def test_order_of_play_distance_then_speed_then_inside_lane():
+    st = stage(strip(10))
+    cars = (rd.DirtCar(Hex(3, 0), gear=2, entered=True), rd.DirtCar(Hex(3, 1), gear=3, entered=True), rd.DirtCar(Hex(5, 0), gear=1, entered=True))
+    assert rd.turn_order(st, cars) == (2, 1, 0)
+
+
+# --------------------------------------------------------------------------- time cards (RD-12)
+
+
+def test_time_cards_sisu_spin_crash():
+    st = rd.DirtStage(strip(8), default("dirt"))
+    base = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(2, 0), gear=5, entered=True),))
+    lost = rd.replace(base, phase=rd.ICON, loss=(Hex(2, 0), 5), done=0)
+    sisu = lost.apply("sisu").cars[0]
+    assert (sisu.time, sisu.gear, sisu.cards[-1]) == (15, 5, (5, "sisu"))
+    spin = lost.apply("spin").cars[0]
+    assert (spin.time, spin.gear, spin.crashed) == (60, 0, False)
+    crash = lost.apply("crash")
+    assert crash.phase == rd.DAMAGE  # gear 5 on a yellow tile draws a damage token
+
+
+def test_a_turn_under_control_takes_the_card_of_its_gear():
+    st = stage(strip(8))
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(1, 0), gear=3, entered=True),))
+    race = race.apply(rd.Place("coast", Hex(2, 0))).apply(rd.Roll()).apply((False,))
+    assert race.cars[0].time == 30 and race.cars[0].cards == ((3, None),)
+
+
+# --------------------------------------------------------------------------- par against Monte Carlo
+
+
+def _monte_carlo(st: rd.DirtStage, solved: sd.DirtPar, runs: int, seed: int = 7) -> tuple[float, float]:
+    rng = random.Random(seed)
+    act = sd.policy_for(solved)
+    times = []
+    for _ in range(runs):
+        s = rd.DirtRace.start(st, 1)
+        while not s.is_terminal():
+            oc = s.chance_outcomes()
+            if oc:
+                r, acc = rng.random(), 0.0
+                for o, p in oc:
+                    acc += float(p)
+                    if r < acc:
+                        break
+                s = s.apply(o)
+            else:
+                s = s.apply(act(s))
+        times.append(s.cars[0].time)
+    mean = sum(times) / runs
+    sd_ = math.sqrt(sum((t - mean) ** 2 for t in times) / (runs - 1))
+    return mean, 2.576 * sd_ / math.sqrt(runs)
+
+
+def test_par_agrees_with_monte_carlo_on_a_small_track():
+    track = strip(9, _shortcut_track().cells[-2:], c3_1={"limit": 4}, c4_1={"limit": 4}, c5_2={"jump": 3}, c6_1={"water": True})
+    st = stage(track)
+    solved = sd.par(st)
+    mean, half = _monte_carlo(st, solved, 600)
+    assert abs(mean - solved.time) <= half, (mean, half, solved.time)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["dirt_lakeside", "dirt_forest_stage"])
+def test_par_agrees_with_monte_carlo_on_the_bundled_dirt_tracks(name):
+    track = registry.load_spec(f"track_specs/rallyman/{name}.yaml").model
+    st = stage(track)
+    solved = sd.par(st)
+    mean, half = _monte_carlo(st, solved, 1500)
+    assert abs(mean - solved.time) <= half, (mean, half, solved.time)
+
+
+# --------------------------------------------------------------------------- the CLI
+
+DIRT_SPEC = """\
+game: rallyman
+variant: dirt
+name: Dirt Strip
+surface: gravel
+path:
+  lanes: 2
+  from: {q: 0, r: 0, heading: 0}
+  segments:
+    - straight 3
+    - corner left limit 2/4
+    - straight 4
+"""
+
+
+def test_analyze_and_simulate_a_dirt_track_through_the_cli(run, write):
+    import json
+
+    path = write(DIRT_SPEC)
+    result = run("analyze", path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["variant"] == "dirt" and "house values" in data["house_values"]
+    (corner,) = data["corners"]
+    assert corner["taken"] in ("inside", "outside") and corner["limits"] == {"1": 2, "2": 4}
+    text = run("analyze", path)
+    assert "Corners (the lane of the par policy):" in text.stdout
+    one = run("simulate", path, "--seed", "3", "--cars", "4")
+    assert one.exit_code == 0, one.output
+    assert one.stdout == run("simulate", path, "--seed", "3", "--cars", "4").stdout
+    assert "Round 1: order 1\n" in one.stdout and "Round 4: order" in one.stdout
+    careful = run("simulate", path, "--seed", "3", "--driving", "careful", "--cars", "2")
+    assert careful.exit_code == 0 and "one at a time" in careful.stdout and "LOST CONTROL" not in careful.stdout
+
+
+def test_a_jump_that_the_par_policy_takes_pays_off():
+    st = stage(strip(12, c4_1={"jump": 3}, c4_2={"jump": 3}))
+    solved = sd.par(st)
+    (jump,) = sd.features(solved)
+    assert jump["kind"] == "jump" and jump["taken"] > 0.5
+    banned = sd.par(st, frozenset({Hex(4, 0), Hex(4, 1)}))
+    assert banned.time > solved.time and jump["pays_off"]
+    assert jump["saves_seconds"] == round(banned.time - solved.time, 3)
+
+
+OWN_CARDS = """\
+ruleset:
+  time_cards:
+    loss_seconds: 90
+    gears:
+      "1": {seconds: 60, sisu: 1, spin: 1, crash: 1}
+      "2": {seconds: 50, sisu: 1, spin: 1, crash: 1}
+      "3": {seconds: 40, sisu: 1, spin: 1, crash: 1}
+      "4": {seconds: 30, sisu: 1, spin: 1, crash: 1}
+      "5": {seconds: 20, sisu: 1, spin: 1, crash: 1}
+      "6": {seconds: 10, sisu: 1, spin: 1, crash: 1}
+"""
+
+
+def test_a_spec_gives_its_own_time_cards(run, write):
+    import json
+
+    path = write(DIRT_SPEC + OWN_CARDS)
+    data = json.loads(run("analyze", path, "--format", "json").stdout)
+    assert "time cards" not in (data["house_values"] or "")  # given whole: the user's own
+    house = json.loads(run("analyze", write(DIRT_SPEC, "house.yaml"), "--format", "json").stdout)
+    assert "time cards" in house["house_values"] and data["par"]["expected_seconds"] > house["par"]["expected_seconds"]
+    bad = run("validate", write(DIRT_SPEC + "ruleset:\n  time_cards:\n    loss_seconds: 0\n", "bad.yaml"))
+    assert bad.exit_code == 1 and "bad.yaml:14:19: error: the seconds of a spin or crash must be between 1 and 999, got 0" in bad.output
+
+
+def test_order_of_play_ties_go_to_the_inside_lane_of_the_next_corner():
+    from sheetgen.games.rallyman.spec import load
+    from sheetgen.yamlsrc import load_text
+
+    track = load(load_text(DIRT_SPEC, "strip.yaml"))
+    (corner,) = track.corners()
+    assert corner.turn == "left"
+    steps = track.steps()
+    level = [c for c in track.cells if steps[c.hex] == 1]
+    assert sorted(c.lane for c in level) == [1, 2]
+    outside, inside = sorted(level, key=lambda c: -c.lane)
+    cars = (rd.DirtCar(outside.hex, gear=2, entered=True), rd.DirtCar(inside.hex, gear=2, entered=True))
+    assert rd.turn_order(stage(track), cars) == (1, 0)  # lane 1 is the inside of a left corner
+
+
+def test_one_at_a_time_second_tokens_secure_a_die_and_a_stop_ends_the_move():
+    st = stage(strip(10))
+    car = rd.DirtCar(Hex(2, 0), gear=2, entered=True, seconds_tokens=1)
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(car,))
+    race = race.apply(rd.Place("3", Hex(3, 0))).apply(rd.Place("4", Hex(4, 0))).apply(rd.Roll("one"))
+    assert set(race.legal_actions()) == {rd.Roll("one"), rd.Secure()}  # no stop before the first die
+    race = race.apply(rd.Secure())  # costs the one token: the die shows no caution
+    assert race.car.seconds_tokens == 0 and race.done == 1 and race.cautions == 0
+    assert set(race.legal_actions()) == {rd.Roll("one"), rd.Stop()}  # the second would cost 2 more
+    race = race.apply(rd.Stop())
+    assert race.cars[0].cell == Hex(3, 0) and race.cars[0].gear == 3 and race.cars[0].time == 30
+
+
+def test_flat_out_earns_second_tokens_by_gear_coast_and_leader_dice():
+    st = stage(strip(10))
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(1, 0), gear=2, entered=True),))
+    for die, to in (("3", Hex(2, 0)), ("coast", Hex(3, 0)), ("leader", Hex(4, 0)), ("brake", Hex(5, 0))):
+        race = race.apply(rd.Place(die, to))
+    race = race.apply(rd.Roll()).apply((False, False, False, False))
+    assert race.cars[0].seconds_tokens == 3 and race.cars[0].gear == 2  # the brake earns none

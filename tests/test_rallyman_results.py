@@ -1,0 +1,71 @@
+"""Rallyman results (kind `results`) and the standings of a rally of several stages (RD-16)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sheetgen.games.rallyman.results import DNF, parse_time
+
+RESULTS = "track_specs/rallyman/results/winter_rally.yaml"
+
+
+def test_standings_of_the_bundled_rally(run):
+    result = run("analyze", RESULTS, "--format", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    table = [(r["place"], r["driver"], r["total_seconds"], r["gap_seconds"]) for r in data["standings"]]
+    # Ana 130 + 175 = Ben 125 + 180 = 305 share first; Chloe 150 + 165 = 315; Dev did not finish stage 2
+    assert table == [(1, "Ana", 305, 0), (1, "Ben", 305, 0), (3, "Chloe", 315, 10), (None, "Dev", 125, None)]
+    assert data["stage_winners"] == [["Ben", "Dev"], ["Chloe"]]  # ties: all the fastest
+    text = run("analyze", RESULTS).stdout
+    assert "  3.  Chloe  2:30    2:45       5:15  +0:10" in text and "not classified" in text
+
+
+def test_a_gt_solo_league_with_stages_still_to_run(run, write):
+    path = write("game: rallyman\nkind: results\nvariant: gt\nname: Solo League\nstages: [Col, Ring, Hill]\ndrivers:\n  - {name: A, times: [100, 90]}\n  - {name: B, times: [95]}\n")
+    data = json.loads(run("analyze", path, "--format", "json").stdout)
+    assert data["stages_run"] == 2 and data["variant"] == "gt"
+    assert [(r["place"], r["driver"]) for r in data["standings"]] == [(1, "A"), (None, "B")]
+
+
+@pytest.mark.parametrize(
+    ("times", "where", "message"),
+    [
+        ('[100, "1:75"]', "7:18", "a stage time must be seconds, m:ss, dnf or null, got '1:75'"),
+        ("[1, 2, 3]", "7:12", "3 times for 2 stages"),
+    ],
+)
+def test_bad_results_are_located(run, write, times, where, message):
+    path = write(f"game: rallyman\nkind: results\nname: R\nstages: [A, B]\ndrivers:\n  - name: X\n    times: {times}\n")
+    result = run("validate", path)
+    assert result.exit_code == 1
+    assert f"{path}:{where}: error: {message}" in result.output
+
+
+def test_stage_times_as_written():
+    assert parse_time(75) == 75 and parse_time("1:15") == 75 and parse_time("DNF") == DNF and parse_time(None) is None
+    with pytest.raises(ValueError):
+        parse_time("fast")
+
+
+def test_the_standings_sheet_prints_every_driver_on_a4_and_letter():
+    from io import BytesIO
+
+    from pypdf import PdfReader
+
+    from sheetgen import registry
+    from sheetgen.render.rallyman.standings import print_standings
+    from sheetgen.template import load_template
+
+    spec = registry.load_spec(RESULTS)
+    for paper, size in (("a4", (595.28, 841.89)), ("letter", (612.0, 792.0))):
+        pdf, pages = print_standings(spec, load_template("rally_risk"), paper=paper, ink="low", keywords=())
+        reader = PdfReader(BytesIO(pdf))
+        assert pages == 1 and len(reader.pages) == 1
+        box = reader.pages[0].mediabox
+        assert (round(float(box.width), 2), round(float(box.height), 2)) == size
+        text = reader.pages[0].extract_text()
+        for needle in ("Winter Rally: standings", "Chloe", "5:15", "+0:10", "DNF", "not classified", "Ben, Dev"):
+            assert needle in text, needle

@@ -69,3 +69,16 @@ def test_the_standings_sheet_prints_every_driver_on_a4_and_letter():
         text = reader.pages[0].extract_text()
         for needle in ("Winter Rally: standings", "Chloe", "5:15", "+0:10", "DNF", "not classified", "Ben, Dev"):
             assert needle in text, needle
+
+
+def test_build_prints_the_standings_sheet_with_no_total_for_a_driver_not_classified(run, tmp_path):
+    from pypdf import PdfReader
+
+    target = tmp_path / "rally.pdf"
+    assert run("render", RESULTS, "-o", str(target)).exit_code == 0
+    reader = PdfReader(str(target))
+    cells = [c.strip() for c in reader.pages[0].extract_text().splitlines()]
+    assert len(reader.pages) == 1
+    # Dev finished only the first stage: his 2:05 is a stage time, not a total that beats 5:05
+    at = cells.index("Dev")
+    assert cells[at - 1 : at + 5] == ["-", "Dev", "2:05", "DNF", "-", "not classified"]

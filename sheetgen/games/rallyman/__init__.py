@@ -164,6 +164,7 @@ GAME = Game(
     printables=(
         Printable("track map and roadbook", ("track",), "sheetgen.render.rallyman.track_map:print_track"),
         Printable("cut-out tiles", ("tiles",), "sheetgen.render.rallyman.tiles:print_tiles"),
+        Printable("standings sheet", ("results",), "sheetgen.render.rallyman.standings:print_standings"),
     ),
     strict=_strict,
     options=(

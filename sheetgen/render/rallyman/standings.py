@@ -39,7 +39,9 @@ def standings_rows(st: Standings) -> list[Row]:
         times = [clock(t) if t is not None else "" for t in r.times]
         place = str(r.place) if r.place is not None else "-"
         gap = ("+" + clock(r.gap) if r.gap else "") if r.place is not None else "not classified"
-        rows.append(Row("row", (place, r.driver, *times, clock(r.total), gap)))
+        # an unclassified driver's sum of the stages they finished is no total to compare
+        total = clock(r.total) if r.place is not None else "-"
+        rows.append(Row("row", (place, r.driver, *times, total, gap)))
     fastest = tuple(", ".join(w) for w in st.stage_winners) + ("",) * (len(st.results.stages) - st.run)
     rows.append(Row("total", ("", "fastest", *fastest, "", "")))
     return rows

@@ -281,7 +281,7 @@ def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb(hillc
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["tiny", "compact_hillclimb", "gt_hexagon_ring", "gt_col_sprint"])  # minutes each: the larger tracks solve slowly
+@pytest.mark.parametrize("name", ["tiny", "compact_hillclimb"])  # the bundled GT tracks analyze solves (solve.MAX_PAR_SIZE)
 def test_par_agrees_with_monte_carlo_on_every_bundled_gt_track(name):
     track = load_spec(f"track_specs/rallyman/{name}.yaml").model
     st = Stage(track, GT, damage=False)
@@ -315,8 +315,13 @@ def test_analyze_and_simulate_through_the_cli(run):
     assert 0 < data["par"]["expected_seconds"] <= 40  # never slower than the safe route
     text = run("analyze", tiny)
     assert "Fastest route with no chance of losing control: 40 s in 1 turns" in text.stdout
-    dirt = run("analyze", "track_specs/rallyman/dirt_lakeside.yaml")
-    assert dirt.exit_code == 1 and "Rallyman GT tracks only" in dirt.stderr and "Traceback" not in dirt.output
+    ring = run("analyze", "track_specs/rallyman/gt_hexagon_ring.yaml")  # 90 cells x 3 laps
+    assert ring.exit_code == 1 and ring.stdout == ""
+    assert ring.stderr == (
+        "track_specs/rallyman/gt_hexagon_ring.yaml:3:7: error: a GT track of 90 cells x 3 laps is too large for the exact par solve "
+        "(at most 80 cells x laps: it would take minutes); its map, roadbook and `sheetgen odds` work at any size\n"
+    )
+    assert run("simulate", "track_specs/rallyman/gt_col_sprint.yaml", "--seed", "1").exit_code == 1
     sim = run("simulate", tiny, "--cars", "2", "--seed", "4", "--driving", "careful")
     assert sim.exit_code == 0 and "Round 1 (white): order 1, 2" in sim.stdout
     assert run("simulate", tiny, "--cars", "7").exit_code == 2

@@ -106,8 +106,17 @@ def _analyze(spec: Any, options: Any):
 
         data = analyze_dirt(track)
         return Report(data, format_dirt_text(data))
+    _refuse_too_large(spec, track)
     data = analyze_track(track)
     return Report(data, format_analysis_text(data))
+
+
+def _refuse_too_large(spec: Any, track: Any) -> None:
+    from sheetgen.games.rallyman.solve import too_large
+
+    why = too_large(track)
+    if why is not None:
+        raise spec.wrong(why)
 
 
 def _simulate(spec: Any, options: Any):
@@ -131,6 +140,7 @@ def _simulate(spec: Any, options: Any):
         dirt_stage = DirtStage(track, dirt)
         policy = options["driving"] or "par"
         return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
+    _refuse_too_large(spec, track)
     ruleset = default("gt")
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)

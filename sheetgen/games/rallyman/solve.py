@@ -31,6 +31,19 @@ from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules import CarState, Stage, Step
 
 SAFE_FOCUS = 3  # tokens the safe route counts (securing 2 dice in a turn)
+#: the largest GT track (cells x laps) whose safe route and par time are solved: the hill
+#: climb (51 cells) takes a few seconds; the 90-cell, 3-lap ring ran for over 8 minutes
+MAX_PAR_SIZE = 80
+
+
+def too_large(track) -> str | None:
+    """Why `analyze` and `simulate` do not solve this GT track exactly (None: they do)."""
+    size = len(track.cells) * track.laps
+    if size <= MAX_PAR_SIZE:
+        return None
+    laps = f" x {track.laps} laps" if track.laps > 1 else ""
+    return (f"a GT track of {len(track.cells)} cells{laps} is too large for the exact par solve (at most {MAX_PAR_SIZE} "
+            "cells x laps: it would take minutes); its map, roadbook and `sheetgen odds` work at any size")
 
 
 def _key_used(used: tuple[int, int, int, int], die: str) -> tuple[int, int, int, int] | None:
@@ -388,12 +401,9 @@ def policy_for(result: Par) -> Any:
 
 def analyze_track(track, ruleset=None) -> dict:
     """`sheetgen analyze` of a GT track: the safe route and the par time, as plain data."""
-    import time as _time
-
     from sheetgen.games.rallyman.ruleset import default
 
     stage = Stage(track, ruleset or default("gt"), damage=False)
-    clock = _time.process_time()
     safe = safe_route(stage)
     solved = par(stage)
     steps = track.steps()
@@ -415,7 +425,6 @@ def analyze_track(track, ruleset=None) -> dict:
             "lose_control_expected": round(sum(solved.danger.values()), 4),
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
         },
-        "cpu_seconds": round(_time.process_time() - clock, 2),
     }
 
 

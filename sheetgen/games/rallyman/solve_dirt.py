@@ -18,7 +18,6 @@ shares; a jump die one gear over loses control on a caution, two over always.
 from __future__ import annotations
 
 import sys
-import time as _time
 from dataclasses import dataclass
 from typing import Any
 
@@ -361,7 +360,6 @@ def analyze_dirt(track, ruleset=None) -> dict:
 
     ruleset = ruleset or track.ruleset or default("dirt")
     stage = DirtStage(track, ruleset, damage=False)
-    clock = _time.process_time()
     solved = par(stage)
     feats = features(solved)
     steps = track.steps()
@@ -382,7 +380,6 @@ def analyze_dirt(track, ruleset=None) -> dict:
         },
         "corners": corner_lanes(solved),
         "shortcuts_and_jumps": feats,
-        "cpu_seconds": round(_time.process_time() - clock, 2),
     }
 
 

@@ -60,6 +60,15 @@ PAGE_KINDS = {
     "Rally Risk section lists": (_calendar, 1),
     "Rally Risk calendar score sheet": (_calendar, -1),
     "Rally Risk standings": (_spec(RR / "results.yaml"), 0),
+    "Rally Run! tile fronts": (_spec(SPECS / "rally_run" / "house_set.yaml"), 0),
+    "Rally Run! tile backs": (_spec(SPECS / "rally_run" / "house_set.yaml"), 1),
+    "Rally Run! coloured tiles": (_spec(SPECS / "rally_run" / "house_set.yaml"), 4),
+    "Rally Run! rules summary": (_spec(SPECS / "rally_run" / "house_set.yaml"), -1),
+    "Rallyman assembly page": (_spec(SPECS / "rallyman" / "dirt_forest_stage.yaml"), 0),
+    "Rallyman map page": (_spec(SPECS / "rallyman" / "dirt_forest_stage.yaml"), 5),
+    "Rallyman roadbook": (_spec(SPECS / "rallyman" / "dirt_forest_stage.yaml"), -1),
+    "Rallyman cut-out tiles": (_spec(SPECS / "rallyman" / "tiles.yaml"), 0),
+    "Rallyman standings": (_spec(SPECS / "rallyman" / "results" / "winter_rally.yaml"), 0),
 }
 
 

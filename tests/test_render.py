@@ -100,6 +100,7 @@ def test_metadata_and_print_scaling(bundled):
     assert pdf.trailer["/Root"]["/ViewerPreferences"]["/PrintScaling"] == "/None"
 
 
+@pytest.mark.slow  # 12 s; test_parallel.py's two builds of every bundled spec are compared byte for byte
 def test_two_renders_are_byte_identical():
     spec = load_spec(RALLYTAIRE_SPECS[1])
     assert build_outputs(spec)[0] == build_outputs(spec)[0]

@@ -449,15 +449,14 @@ def test_every_font_is_embedded_and_metadata(specs):
 
 
 def test_build_prints_every_bundled_rallyman_track(run, tmp_path):
-    pytest.importorskip("sheetgen.games.rallyman.graph")  # build runs the graph checks (branch rallyman)
     out = tmp_path / "out"
     result = run("build", "-o", str(out), str(RM))
     assert result.exit_code == 0, result.output + result.stderr
-    expected = sorted(p.stem + ".pdf" for p in RM.glob("*.yaml"))
+    expected = sorted(p.stem + ".pdf" for p in RM.rglob("*.yaml"))  # tracks, the tiles, results/
     assert files_under(out) == expected
     for name in expected:
         title = reader((out / name).read_bytes()).metadata.title
-        assert title.endswith(("map and roadbook", "Rallyman tiles")), title
+        assert title.endswith(("map and roadbook", "Rallyman tiles", "standings")), title
 
 
 def test_a_circuit_calls_its_finish_line_for_every_lap():

@@ -77,6 +77,7 @@ def test_the_judge_lets_a_command_write_what_it_was_asked_to():
     assert _judged(exit_code=0, before={"a.yaml": FILE, "out.pdf": FILE}, after={"a.yaml": FILE, "out.pdf": ("file", 9, "c")}, targets=["out.pdf"]) == []
 
 
+@pytest.mark.slow  # 18 s; benchmarks/fuzz.py runs the large batches
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_seeded_sample_of_cases(corpus):
     """A few hundred cases of every kind; each finding is listed with its reproducer."""

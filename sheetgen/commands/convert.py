@@ -82,7 +82,7 @@ def export(fmt: str, spec: str, target: str | None, **given) -> None:
 
     \b
     Example:
-      sheetgen export rekee track_specs/rallyman/coast_gt.yaml -o coast.json
+      sheetgen export rekee track_specs/rallyman/gt_col_sprint.yaml -o col_sprint.json
     """
     from sheetgen import registry
     from sheetgen.output import check_targets, write_files

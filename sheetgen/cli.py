@@ -269,8 +269,9 @@ def _capable(loaded: registry.Spec, command: str):
 @FORMAT
 @reports_errors
 def analyze(spec: str, fmt: str, **given) -> None:
-    """Solve a race exactly, with the options its game takes: par and best times, the odds of
-    finishing, crash or elimination risk, and where the race bites (per corner or space).
+    """Analyse a spec with the options its game takes: a race or track solved exactly (par and
+    best times, the odds of finishing, crash or elimination risk, where it bites), a tile set
+    over seeded games, a results file's standings.
 
     \b
     Example:

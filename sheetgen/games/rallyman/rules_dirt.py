@@ -53,6 +53,8 @@ from sheetgen.errors import SheetgenError
 from sheetgen.games.rallyman.hexgrid import Hex, distance
 from sheetgen.games.rallyman.model import Cell, Track, Variant
 from sheetgen.games.rallyman.rules import Others, die_gear
+from sheetgen.games.rallyman.rules import _draws as _crash_draws
+from sheetgen.games.rallyman.rules import _flat_outcomes as _flat
 from sheetgen.games.rallyman.ruleset import (
     DamageBag,
     DamageToken,
@@ -693,23 +695,6 @@ class DirtRace:
         cars_t = tuple(cars)
         order = turn_order(self.stage, cars_t)
         return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self.log + (("round", r, order),))
-
-
-@lru_cache(maxsize=4096)
-def _flat(chances: tuple[Fraction, ...]) -> tuple[tuple[tuple[bool, ...], Fraction], ...]:
-    out = []
-    for rolled in product((False, True), repeat=len(chances)):
-        q = Fraction(1)
-        for hit, p in zip(rolled, chances):
-            q *= p if hit else 1 - p
-        if q:
-            out.append((rolled, q))
-    return tuple(out)
-
-
-@lru_cache(maxsize=4096)
-def _crash_draws(kinds: tuple[tuple[str, int], ...], n: int):
-    return DamageBag(tuple(DamageToken(k, c) for k, c in kinds if c)).draw(n)
 
 
 @lru_cache(maxsize=4096)

@@ -24,6 +24,7 @@ from typing import Any
 from sheetgen.games.rallyman import rules_dirt as rd
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules_dirt import DirtCar, DirtStage, DStep
+from sheetgen.games.rallyman.solve import _pareto
 
 BIG = 10.0**9
 
@@ -183,16 +184,6 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, 0.0)
     _forward(result, p_coast, coast_dice)
     return result
-
-
-def _pareto(cands: list) -> list:
-    cands.sort(key=lambda c: (c[0], len(c[1])))
-    out: list = []
-    for vec, tail in cands:
-        if any(all(a <= b + 1e-12 for a, b in zip(o, vec)) for o, _t in out):
-            continue
-        out.append((vec, tail))
-    return out
 
 
 def plan_outcomes(stage: DirtStage, plan: tuple[DStep, ...]) -> tuple[list[float], float]:

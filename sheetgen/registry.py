@@ -145,6 +145,9 @@ class Game:
     odds: Callable[[Options], Report] | None = None
     #: foreign formats the game reads (`import`) and writes (`export`)
     converters: tuple[Converter, ...] = ()
+    #: scores a results file (kind `results`): its standings as data and text, for
+    #: `sheetgen standings` (whose -o prints the kind's printable)
+    standings: Callable[["Spec", Options], Report] | None = None
 
     def takes(self, command: str) -> tuple[Option, ...]:
         return tuple(o for o in self.options if command in o.commands)

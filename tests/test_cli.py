@@ -196,7 +196,8 @@ def test_a_full_disk_under_standard_output_is_one_line():
     "args,spec,key,message",
     [
         (("calendar",), "rallytaire/acropolis.yaml", "game", "a Rallytaire spec; sheetgen calendar needs a Rally Risk calendar (kind: calendar)"),
-        (("standings",), "rally_risk/safari_1.yaml", "kind", "a Rally Risk race; sheetgen standings needs a Rally Risk results file (kind: results)"),
+        (("standings",), "rally_risk/safari_1.yaml", "kind", "a Rally Risk race; sheetgen standings needs a results file (kind: results) of Rally Risk or Rallyman"),
+        (("standings",), "rallytaire/acropolis.yaml", "game", "a Rallytaire race; sheetgen standings needs a results file (kind: results) of Rally Risk or Rallyman"),
         (("season",), "rally_risk/sections.yaml", "kind", "a Rally Risk spec; sheetgen season needs a Rallytaire season (kind: season)"),
         (("season",), "rallytaire/acropolis.yaml", "game", "a Rallytaire race; sheetgen season needs a Rallytaire season (kind: season)"),
         (("analyze",), "rally_risk/sections.yaml", "kind", "a Rally Risk library, not a race: analysis and simulation need a race (kind: race)"),

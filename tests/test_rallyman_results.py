@@ -23,6 +23,17 @@ def test_standings_of_the_bundled_rally(run):
     assert "  3.  Chloe  2:30    2:45       5:15  +0:10" in text and "not classified" in text
 
 
+def test_sheetgen_standings_scores_a_rallyman_results_file_as_analyze_does(run, tmp_path):
+    """`sheetgen standings` takes any game's results file (`Game.standings`): the same table
+    as analyze, and with -o the sheet build prints for the file, byte for byte."""
+    data = json.loads(run("standings", RESULTS, "--format", "json").stdout)
+    assert [(r["place"], r["driver"], r["total_seconds"]) for r in data["standings"]] == [(1, "Ana", 305), (1, "Ben", 305), (3, "Chloe", 315), (None, "Dev", 125)]
+    assert run("standings", RESULTS).stdout == run("analyze", RESULTS).stdout
+    assert run("standings", RESULTS, "-o", str(tmp_path / "s.pdf")).exit_code == 0
+    assert run("build", RESULTS, "-o", str(tmp_path / "out"), "-q").exit_code == 0
+    assert (tmp_path / "s.pdf").read_bytes() == (tmp_path / "out" / "winter_rally.pdf").read_bytes()
+
+
 def test_a_gt_solo_league_with_stages_still_to_run(run, write):
     path = write("game: rallyman\nkind: results\nvariant: gt\nname: Solo League\nstages: [Col, Ring, Hill]\ndrivers:\n  - {name: A, times: [100, 90]}\n  - {name: B, times: [95]}\n")
     data = json.loads(run("analyze", path, "--format", "json").stdout)

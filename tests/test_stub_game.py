@@ -25,6 +25,8 @@ bends: 2
 
 def _load(doc):
     data = doc.data
+    if data.get("kind") == "results":  # a results file: drivers' times
+        return tuple(sorted(data["times"].items(), key=lambda item: (item[1], item[0])))
     problems = [doc.problem((key,), f"unknown key {key!r}") for key in data if key not in ("game", "name", "bends")]
     if not isinstance(data.get("bends"), int) or not 0 <= data["bends"] <= 9:
         problems.append(doc.problem(("bends",), "'bends' must be a whole number from 0 to 9"))
@@ -62,6 +64,10 @@ def _odds(options):
     return Report({"all_safe": f"1/{2**bends}"}, f"{bends} bends, all safe: 1/{2**bends}")
 
 
+def _standings(spec, options):
+    return Report([name for name, _time in spec.model], ", ".join(f"{k + 1}. {name}" for k, (name, _time) in enumerate(spec.model)))
+
+
 def _read_bends(path, target, options):
     """The stub's foreign format: a file whose first line is the number of bends."""
     with open(path, encoding="utf-8") as handle:
@@ -87,7 +93,7 @@ STUB_GAME = Game(
     schema=lambda: {"type": "object"},
     load=_load,
     summary=lambda model: f"{model[1]} bends",
-    kinds=(Kind("track", "a stub track"),),
+    kinds=(Kind("track", "a stub track"), Kind("results", "drivers' times")),
     template="race_sheet",
     options=(
         Option("care", "turns per bend (default: 2)", ("analyze",), between=(1, 3), default=2),
@@ -95,6 +101,7 @@ STUB_GAME = Game(
         Option("name", "the imported track's name", ("import",), default="Imported"),
     ),
     odds=_odds,
+    standings=_standings,
     converters=(Converter("bends", "a file of one number: the bends", ".txt", read=_read_bends, write=_write_bends),),
     analyze=_analyze,
     simulate=_simulate,
@@ -160,6 +167,15 @@ def test_schema_lists_the_stub(run, stub):
 def test_a_game_without_a_command_says_so(run, stub):
     result = run("tables", "stub")
     assert result.exit_code == 2  # click's choice of games with tables: the stub has none
+
+
+def test_standings_of_the_stubs_results_file(run, stub, tmp_path):
+    results = tmp_path / "cup.yaml"
+    results.write_text("game: stub\nkind: results\ntimes: {Ana: 31, Ben: 29}\n", encoding="utf-8")
+    assert run("standings", str(results)).stdout == "1. Ben, 2. Ana\n"
+    assert run("standings", str(results), "--format", "json").stdout == '[\n  "Ben",\n  "Ana"\n]\n'
+    result = run("standings", stub)  # a track, not a results file
+    assert (result.exit_code, result.stderr) == (1, f"{stub}:1:7: error: a Stub track; sheetgen standings needs a results file (kind: results) of Rally Risk, Rallyman or Stub\n")
 
 
 def test_odds_with_the_stubs_declared_option(run, stub):

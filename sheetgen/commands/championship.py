@@ -2,8 +2,8 @@
 
 calendar: a Rally Risk calendar spec (the rulebook's is track_specs/rally_risk/
 championship.yaml) and a seed give every race its sections; written as an explicit calendar
-spec (`validate` checks it) and a PDF. standings: a results file gives score A per race,
-the rallies' points and the championship table. season: a Rallytaire season's sheet.
+spec (`validate` checks it) and a PDF. standings: any game's results file (`Game.standings`):
+Rally Risk's score A, points and table; Rallyman's summed stage times. season: a Rallytaire season's sheet.
 """
 
 from __future__ import annotations
@@ -169,35 +169,37 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) ->
 @INK
 @reports_errors
 def standings(results: str, fmt: str, target: str | None, paper: str | None, ink: str) -> None:
-    """Score a Rally Risk championship from its results file.
+    """Score a championship or rally from its results file (kind: results).
 
-    Score A per race (rounds behind the first car home minus the place in the starting
-    order; a destroyed car: the last arrival's score + 2), each rally's places and points
-    (9, 6, 4, 3, 2, 1; ties share the better place and skip the next), the championship
-    table and the next race's starting order. With -o, a printable standings sheet.
+    Every game that keeps standings scores its own way: Rally Risk gives score A per race
+    (rounds behind the first car home minus the place in the starting order; a destroyed
+    car: the last arrival's score + 2), each rally's places and points (9, 6, 4, 3, 2, 1;
+    ties share the better place and skip the next), the championship table and the next
+    race's starting order; Rallyman sums every driver's stage times. With -o, the printable
+    standings sheet (the one `sheetgen build` prints for the file).
 
     \b
     Example:
       sheetgen standings track_specs/rally_risk/results.yaml -o standings.pdf
+      sheetgen standings track_specs/rallyman/results/winter_rally.yaml
     """
     from sheetgen import registry
-    from sheetgen.games.rally_risk.model import Results
-    from sheetgen.games.rally_risk.standings import format_standings_text, standings_to_json
-    from sheetgen.games.rally_risk.standings import standings as compute
 
     loaded = registry.load_spec(results)
-    if not isinstance(loaded.model, Results):
-        raise loaded.wrong(f"{loaded.described('rally_risk')}; sheetgen standings needs a Rally Risk results file (kind: results)")
-    st = compute(loaded.model)
+    if loaded.game.standings is None or loaded.kind_name != "results":
+        titles = [registry.game(name).title for name in registry.names() if registry.game(name).standings is not None]
+        keeping = " or ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
+        raise loaded.wrong(f"{loaded.described(loaded.game.name)}; sheetgen standings needs a results file (kind: results) of {keeping}")
+    report = loaded.game.standings(loaded, {})
     if target is not None:
-        from sheetgen.render.rally_risk.standings import render_standings
+        from sheetgen.render import build_outputs
 
-        pdf, _pages = render_standings(st, _template("rally_risk"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
+        pdf, _pages = build_outputs(loaded, paper=paper, ink=ink)
         write_pdf(target, pdf, inputs=loaded.sources)
     if fmt == "json":
-        click.echo(json.dumps(standings_to_json(st), indent=2))
+        click.echo(json.dumps(report.data, indent=2))
     else:
-        click.echo(format_standings_text(st).rstrip("\n"))
+        click.echo(report.text.rstrip("\n"))
 
 
 # --------------------------------------------------------------------------- season

@@ -126,6 +126,13 @@ def _generate(seed: int, options: Options) -> str:
     return generate.spec_text(race, command)
 
 
+def _standings(spec: Any, options: Options) -> Report:
+    from sheetgen.games.rally_risk.standings import format_standings_text, standings, standings_to_json
+
+    st = standings(spec.model)
+    return Report(standings_to_json(st), format_standings_text(st))
+
+
 GAME = Game(
     name="rally_risk",
     title="Rally Risk",
@@ -156,5 +163,6 @@ GAME = Game(
         Printable("standings sheet", ("results",), "sheetgen.render.rally_risk.standings:print_standings"),
     ),
     tables=_tables,
+    standings=_standings,
     generator=Generator(_generate, "a new race drawn from a library: laid out on the table and finishable"),
 )

@@ -84,6 +84,14 @@ def _subject(spec: Any) -> Any:
     return model
 
 
+def _standings(spec: Any, options: Any):
+    from sheetgen.games.rallyman import results
+    from sheetgen.registry import Report
+
+    st = results.standings(spec.model)
+    return Report(results.standings_to_json(st), results.format_standings_text(st))
+
+
 def _is_dirt(track: Any) -> bool:
     """DIRT hook (rmdirt): whether `analyze`/`simulate` take the DIRT engine."""
     from sheetgen.games.rallyman.model import Variant
@@ -185,6 +193,7 @@ GAME = Game(
         Option("driving", "how the cars drive: par (the par plan, flat out) or careful (the same plan one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
     ),
     odds=_odds,
+    standings=_standings,
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,

@@ -89,7 +89,12 @@ def write_pdf(target: str, data: bytes, *, inputs: tuple[str, ...] = ()) -> None
 
 
 def refuse_stdout_folder(out_dir: str) -> None:
-    """`-o -` means standard output elsewhere; a command that writes a folder of files says so."""
+    """`-o -` means standard output elsewhere; a command that writes a folder of files says so
+    (and an empty name is no folder: not the current one, nor the root)."""
+    if not out_dir:
+        from sheetgen.errors import OutputError
+
+        raise OutputError("cannot write into a folder with an empty name; give the folder (-o output)")
     if out_dir == "-":
         from sheetgen.errors import UsageError
 

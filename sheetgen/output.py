@@ -41,6 +41,8 @@ def _check_target(target: str, inputs: Iterable[str]) -> bool:
     (`-o /dev/null`, a named pipe), which is written by opening it, never renamed over."""
     if not target:
         raise OutputError("cannot write an output file with an empty name")
+    if target.endswith(("/", os.sep)) and not os.path.isdir(target):
+        raise OutputError(f"cannot write {target}: a name ending in '/' is a folder, and there is no such folder; give a file name")
     for source in inputs:
         if _same_file(target, source):
             raise OutputError(f"refusing to write {target}: it is an input of this command ({source}); choose another output file")

@@ -44,6 +44,9 @@ def refused(result, target, source) -> None:
         ("render", "rally_risk/results.yaml", "rally_risk/sections.yaml"),  # ... and that calendar's library
         ("standings", "rally_risk/results.yaml", "rally_risk/championship.yaml"),
         ("season", "seasons/winter_season.yaml", "rallytaire/monte_carlo.yaml"),
+        ("render", "rallyman/dirt_lakeside.yaml", "rallyman/tiles.yaml"),  # a track's tile library
+        ("standings", "rallyman/results/winter_rally.yaml", "rallyman/dirt_lakeside.yaml"),  # a stage's track
+        ("render", "rallyman/results/winter_rally.yaml", "rallyman/dirt_forest_stage.yaml"),
     ],
 )
 def test_an_output_never_replaces_a_file_the_spec_refers_to(run, specs, command, spec, referenced):
@@ -184,3 +187,23 @@ def test_a_bad_output_is_refused_before_the_work(run, specs, tmp_path, monkeypat
     ):
         result = run("render", spec, "-o", target)
         assert (result.exit_code, result.stderr) == (1, f"sheetgen: error: {message}\n")
+
+
+@pytest.mark.parametrize("command", [("render", "rallytaire/acropolis.yaml"), ("standings", "rally_risk/results.yaml")])
+def test_a_file_name_ending_in_a_slash_is_no_file(run, specs, tmp_path, command):
+    """`-o newdir/` for a folder that does not exist: refused, no file called newdir made."""
+    name, spec = command
+    target = str(tmp_path / "newdir") + "/"
+    result = run(name, str(specs / spec), "-o", target)
+    assert (result.exit_code, result.stderr) == (1, f"sheetgen: error: cannot write {target}: a name ending in '/' is a folder, and there is no such folder; give a file name\n")
+    assert not os.path.exists(target.rstrip("/"))
+
+
+def test_build_into_an_empty_folder_name_is_refused(run, specs, tmp_path, monkeypatch):
+    """`build -o ""` is no folder (it wrote into the current folder and said '/')."""
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    result = run("build", str(specs / "rallytaire" / "acropolis.yaml"), "-o", "")
+    assert (result.exit_code, result.stderr) == (1, "sheetgen: error: cannot write into a folder with an empty name; give the folder (-o output)\n")
+    assert list(here.iterdir()) == []

@@ -46,6 +46,10 @@ def test_a_gt_solo_league_with_stages_still_to_run(run, write):
     [
         ('[100, "1:75"]', "7:18", "a stage time must be seconds, m:ss, dnf or null, got '1:75'"),
         ("[1, 2, 3]", "7:12", "3 times for 2 stages"),
+        ("[100, 356401]", "7:18", "a stage time in seconds must be from 0 to 356400 (99 hours), got 356401"),
+        ('[100, "9999:59"]', "7:18", "a stage time must be at most 5940:00 (99 hours), got '9999:59'"),
+        ("[-5]", "7:13", "a stage time in seconds must be from 0 to 356400 (99 hours), got -5"),
+        ("[true]", "7:13", "times[1] must be a whole number or a string or empty, got true"),
     ],
 )
 def test_bad_results_are_located(run, write, times, where, message):
@@ -93,3 +97,19 @@ def test_build_prints_the_standings_sheet_with_no_total_for_a_driver_not_classif
     # Dev finished only the first stage: his 2:05 is a stage time, not a total that beats 5:05
     at = cells.index("Dev")
     assert cells[at - 1 : at + 5] == ["-", "Dev", "2:05", "DNF", "-", "not classified"]
+
+
+def test_a_stage_names_a_track_file_that_exists(run, write):
+    path = write("game: rallyman\nkind: results\nname: R\nstages: [{name: A, track: nope.yaml}]\ndrivers:\n  - {name: X, times: [1]}\n")
+    result = run("validate", path)
+    assert (result.exit_code, result.stderr) == (1, f"{path}:4:27: error: stage 'A': no track file 'nope.yaml' (a path from this file's folder)\n")
+
+
+def test_analyze_refuses_a_track_that_cannot_be_finished_at_its_cells(run, write):
+    """No solver runs on a dead end: the located lines validate --strict gives (GT and DIRT)."""
+    for variant in ("gt", "dirt"):
+        path = write(f"game: rallyman\nvariant: {variant}\nname: Dead\ncells:\n  - {{q: 0, r: 0, heading: 0, start: true}}\n  - {{q: 1, r: 0, heading: 3, finish: true}}\n")
+        for command in (("analyze",), ("simulate", "--seed", "1")):
+            result = run(*command, path)
+            assert result.exit_code == 1 and result.stdout == ""
+            assert result.stderr.splitlines()[0] == f"{path}:5:5: error: the track cannot be finished: no finish space is reached from the start; the road stops at cell (0, 0)"

@@ -80,6 +80,14 @@ def _subject(spec: Any) -> Any:
         return model
     if not isinstance(model, Track):
         raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT or DIRT track")
+    # a track that cannot be finished (a dead end, no start...) is refused with the located
+    # problems `validate --strict` gives, before any solver runs on it
+    from sheetgen.errors import SpecError
+    from sheetgen.games.rallyman.graph import track_problems
+
+    problems = track_problems(spec.document, model)
+    if problems:
+        raise SpecError(problems)
     # DIRT hook (rmdirt): a DIRT track is analysed by solve_dirt and simulated by simulate_dirt
     return model
 

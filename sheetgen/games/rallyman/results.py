@@ -20,6 +20,7 @@ the better place), then the others by stages finished and time, unplaced. Pure d
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -33,7 +34,10 @@ MAX_STAGES = 40
 MAX_DRIVERS = 99
 MAX_TIME = 99 * 3600
 
-_TIME = {"oneOf": [{"type": "integer", "minimum": 0, "maximum": MAX_TIME}, {"type": "string", "minLength": 1, "maxLength": 12}, {"type": "null"}]}
+#: seconds, "m:ss" or dnf, or null; the schema says so for editors, and `load_results`
+#: words a time it refuses (the schema's "not valid under any of the given schemas" says
+#: nothing to a person)
+_TIME = {"type": ["integer", "string", "null"], "description": "seconds (0 to 356400), m:ss, dnf, or null: not run yet"}
 
 RESULTS_SCHEMA: dict[str, Any] = {
     "title": "sheetgen Rallyman results",
@@ -101,12 +105,16 @@ _CLOCK = re.compile(r"^(\d{1,4}):([0-5]\d)$")
 
 def parse_time(value: Any) -> int | str | None:
     """A stage time as written: whole seconds, "m:ss", "dnf", or null; ValueError otherwise."""
+    if isinstance(value, int) and not isinstance(value, bool) and not 0 <= value <= MAX_TIME:
+        raise ValueError(f"a stage time in seconds must be from 0 to {MAX_TIME} (99 hours), got {value}")
     if value is None or isinstance(value, int) and not isinstance(value, bool):
         return value
     text = str(value).strip().lower()
     if text == DNF:
         return DNF
     m = _CLOCK.match(text)
+    if m and int(m.group(1)) * 60 + int(m.group(2)) > MAX_TIME:
+        raise ValueError(f"a stage time must be at most {MAX_TIME // 60}:00 (99 hours), got {value!r}")
     if m:
         return int(m.group(1)) * 60 + int(m.group(2))
     raise ValueError(f"a stage time must be seconds, m:ss, dnf or null, got {value!r}")
@@ -123,6 +131,14 @@ def load_results(doc: Document) -> Results:
         if s.name in names:
             problems.append(doc.problem(("stages", i), f"stage {s.name!r} is given twice (first as stage {names[s.name] + 1})"))
         names.setdefault(s.name, i)
+        if s.track is not None:
+            # the stage's track is named, not loaded; it is one of the file's inputs all the
+            # same (an output never replaces it), so it must exist
+            path = os.path.join(os.path.dirname(doc.file), s.track)
+            if os.path.isfile(path):
+                doc.reads.append(path)
+            else:
+                problems.append(doc.problem(("stages", i, "track"), f"stage {s.name!r}: no track file {s.track!r} (a path from this file's folder)"))
     drivers = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(data["drivers"]):

@@ -159,6 +159,101 @@ def test_a_car_in_a_corner_is_followed_by_its_lane_never_passed():
     assert Hex(3, 1) not in to2  # the other lane of that corner is shut
 
 
+# --------------------------------------------------------------------------- slides (RD-14)
+
+SLIDE = {"slide": True}
+TIGHT = {"limit": 2}
+
+
+def _slide_track(n: int = 10) -> Track:
+    """A slide zone of two spaces, (3, 1) in lane 2 and (4, 0) in lane 1 (neighbours: the zone's
+    rear and front), before a corner of limit 2 in both lanes on (4, 1), (5, 0), (5, 1), (6, 0)."""
+    return strip(n, c3_2=SLIDE, c4_1=SLIDE, c4_2=TIGHT, c5_1=TIGHT, c5_2=TIGHT, c6_1=TIGHT)
+
+
+def _plans(st, car, depth: int = 4, traffic: rd.Traffic | None = None) -> set:
+    """Every plan of up to `depth` dice from `car`, as ((cell, slide space), ...)."""
+    traffic = traffic or rd.Traffic()
+    out, stack = set(), [()]
+    while stack:
+        plan = stack.pop()
+        for s in rd.dirt_steps(st, car, plan, traffic=traffic):
+            nxt = plan + (s,)
+            out.add(tuple((x.to, x.slide) for x in nxt))
+            if len(nxt) < depth:
+                stack.append(nxt)
+    return out
+
+
+def test_a_slide_zone_counts_as_two_spaces_across_the_track():
+    track = _slide_track()
+    zone = rd.slide_zones(track)[Hex(4, 0)]
+    assert zone.halves == ((Hex(3, 1),), (Hex(4, 0),))  # behind the dotted line, beyond it
+    st = stage(track)
+    # entering: from either lane a car may slide into the zone's first space, or enter normally
+    for frm in (Hex(3, 0), Hex(2, 1)):
+        firsts = {(s.to, s.slide) for s in rd.dirt_steps(st, rd.DirtCar(frm, gear=1), ())}
+        assert (Hex(3, 1), 1) in firsts
+    # sliding, the first space leads only to the second, the second out of the zone to either lane
+    assert {(s.to, s.slide) for s in rd.dirt_steps(st, rd.DirtCar(Hex(3, 1), gear=2, slide=1), ())} == {(Hex(4, 0), 2)}
+    assert {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(4, 0), gear=2, slide=2), ())} == {Hex(5, 0), Hex(4, 1)}
+    # entered normally, the lane is kept through the zone: no step from (3, 1) to (4, 0)
+    assert {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(3, 1), gear=2), ())} == {Hex(4, 1)}
+
+
+def test_a_zone_of_four_spaces_slides_as_its_rear_and_front_pairs():
+    track = strip(10, c3_1=SLIDE, c3_2=SLIDE, c4_1=SLIDE, c4_2=SLIDE)
+    zone = rd.slide_zones(track)[Hex(3, 0)]
+    assert zone.halves == ((Hex(3, 0), Hex(3, 1)), (Hex(4, 0), Hex(4, 1)))
+    # a sliding car fills its half: the other space of the rear pair is taken too
+    traffic = rd.Traffic(((Hex(3, 0), 3, False),), slides=((Hex(3, 0), 1),))
+    assert Hex(3, 1) not in {s.to for s in rd.dirt_steps(stage(track), rd.DirtCar(Hex(2, 1), gear=3), (), traffic=traffic)}
+
+
+def test_sliding_gives_a_space_more_to_brake_before_the_corner():
+    st = stage(_slide_track())
+    reach = _plans(st, rd.DirtCar(Hex(3, 0), gear=5), depth=3)
+    into_corner = {p for p in reach if p[-1][0] in (Hex(5, 0), Hex(4, 1))}
+    # from gear 5 the corner (limit 2) takes three dice down: only the slide has room for them
+    assert into_corner == {((Hex(3, 1), 1), (Hex(4, 0), 2), (Hex(5, 0), 0)), ((Hex(3, 1), 1), (Hex(4, 0), 2), (Hex(4, 1), 0))}
+    solved = sd.par(st)
+    (slide,) = [f for f in sd.features(solved) if f["kind"] == "slide"]
+    banned = sd.par(st, frozenset({Hex(3, 1), Hex(4, 0)}))
+    assert slide["taken"] > 0.5 and banned.time > solved.time and slide["pays_off"]
+    assert slide["saves_seconds"] == round(banned.time - solved.time, 3)
+
+
+def test_a_sliding_car_is_followed_by_a_slide_never_passed():
+    st = stage(_slide_track())
+    ahead = rd.Traffic(((Hex(4, 0), 2, False),), slides=((Hex(4, 0), 2),))  # sliding, in the second space
+    plans = _plans(st, rd.DirtCar(Hex(2, 0), gear=2), depth=3, traffic=ahead)
+    zone = {Hex(3, 1), Hex(4, 0)}
+    assert ((Hex(3, 0), 0), (Hex(3, 1), 1)) in plans  # it may slide in behind it
+    assert not [p for p in plans if any(h in zone and sl == 0 for h, sl in p)]  # not enter normally
+    assert not [p for p in plans if (Hex(4, 0), 2) in p]  # nor pass it in the slide
+    normal = rd.Traffic(((Hex(4, 0), 2, False),))  # entered normally, in lane 1
+    assert (Hex(3, 1), 1) not in {(s.to, s.slide) for s in rd.dirt_steps(st, rd.DirtCar(Hex(3, 0), gear=1), (), traffic=normal)}
+
+
+def test_a_slide_in_the_race_keeps_the_car_across_the_track_to_its_next_turn():
+    st = stage(_slide_track())
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(2, 0), gear=3, entered=True),))
+    race = race.apply(rd.Place("coast", Hex(3, 0))).apply(rd.Place("2", Hex(3, 1), slide=True)).apply(rd.Roll()).apply((False, False))
+    car = race.cars[0]
+    assert (car.cell, car.gear, car.slide, car.time) == (Hex(3, 1), 2, 1, 40)
+    assert set(race.legal_actions()) == {rd.Place(d, Hex(4, 0), slide=True) for d in ("1", "3", "coast", "leader", "brake")}
+    race = race.apply(rd.Place("1", Hex(4, 0), slide=True)).apply(rd.Place("2", Hex(5, 0))).apply(rd.Roll()).apply((False, False))
+    assert (race.cars[0].cell, race.cars[0].slide) == (Hex(5, 0), 0)
+
+
+def test_par_agrees_with_monte_carlo_on_a_track_with_a_slide():
+    st = stage(_slide_track(9))
+    solved = sd.par(st)
+    assert solved.slid
+    mean, half = _monte_carlo(st, solved, 600)
+    assert abs(mean - solved.time) <= half, (mean, half, solved.time)
+
+
 # --------------------------------------------------------------------------- start and order (RD-5, RD-6)
 
 

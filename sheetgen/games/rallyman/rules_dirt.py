@@ -1,11 +1,16 @@
 """Rallyman DIRT rules engine (rulebook rallyman_dirt.txt; rulings RD-5 onward in
 docs/rulings.md; docs/rallyman_dirt.md).
 
-The same engine protocol as the GT engine (:mod:`sheetgen.games.rallyman.rules`,
-:mod:`sheetgen.engine`): a :class:`DirtRace` is an immutable value with
-``chance_outcomes``, ``legal_actions`` and ``apply``. Only the per-die gear rule
-(:func:`rules.die_gear`) and the alongside test (:class:`rules.Others`) are shared with GT;
-every rule below is DIRT's own and lives here, not in shared code.
+One engine with GT (:mod:`sheetgen.games.rallyman.rules`, the protocol of
+:mod:`sheetgen.engine`): a :class:`DirtRace` is GT's race machinery (:class:`rules.RaceCore`:
+applying an action, the dice's chances, one at a time's choices, the damage drawn, the next
+car to play) with DIRT's phases, and the shared rules (the dice that may follow,
+:func:`rules.dice_left`; a move's cautions and limits, :func:`rules.move_marks`; the start
+grid; the order of play, :func:`rules.turn_order`; the alongside test) read what differs
+from the variant object :data:`DIRT_RULES` (:class:`rules.VariantRules`: the order of play,
+the inside-lane rule, the start grid's tie-break, the limit rule with mud, the dice pool
+with the leader die, the time card at the end of a turn), chosen by the track's variant
+(:func:`rules.rules_for`). Every rule below is DIRT's own and lives here, not in shared code.
 
 - **Staggered start** (RD-5): car k (from 1) enters on round k, on the space behind the start
   line, in gear 0; a car still on that space keeps the next one waiting.
@@ -53,12 +58,21 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from sheetgen.errors import SheetgenError
+from sheetgen.games.rallyman import rules
 from sheetgen.games.rallyman.hexgrid import Hex, centre, distance
 from sheetgen.games.rallyman.model import Cell, Track, Variant
-from sheetgen.games.rallyman.rules import Others, die_gear
+from sheetgen.games.rallyman.rules import (
+    Others,
+    RaceCore,
+    Roll,
+    RulesError,
+    Secure,
+    Stop,
+    dice_left,
+    move_marks,
+    on_inside,
+)
 from sheetgen.games.rallyman.rules import _draws as _crash_draws
-from sheetgen.games.rallyman.rules import _flat_outcomes as _flat
 from sheetgen.games.rallyman.ruleset import (
     DamageBag,
     DamageToken,
@@ -72,17 +86,16 @@ MAX_ROUNDS = 400
 SISU, SPIN, CRASH = "sisu", "spin", "crash"
 
 
-class DirtRulesError(SheetgenError, ValueError):
+class DirtRulesError(RulesError):
     """An illegal action for a DIRT race, or a track the DIRT rules cannot play."""
 
 
 @dataclass(frozen=True)
-class Place:
+class Place(rules.Place):
     """Place the next die: `die` onto `to` (for a jump: where the die lands, `via` the jump
-    space it took off from)."""
+    space it took off from). Rolling, securing and stopping are GT's actions (`Roll`,
+    `Secure`, `Stop`)."""
 
-    die: str
-    to: Hex
     via: Hex | None = None
     slide: bool = False  # the die slides into a slide space (RD-14)
 
@@ -90,24 +103,6 @@ class Place:
 def place_of(step: DStep) -> Place:
     """The action that places `step`."""
     return Place(step.die, step.to, step.via, step.slide > 0)
-
-
-@dataclass(frozen=True)
-class Roll:
-    """Planning over: roll every die at once ("flat") or one at a time ("one"; then also
-    the next die)."""
-
-    mode: str = "flat"
-
-
-@dataclass(frozen=True)
-class Secure:
-    """One at a time: secure the next die with second tokens (it shows no caution)."""
-
-
-@dataclass(frozen=True)
-class Stop:
-    """One at a time: stop here (the dice not rolled are not used)."""
 
 
 # --------------------------------------------------------------------------- the stage
@@ -123,11 +118,10 @@ class DirtStage:
     car_class: str = "R2"
     damage: bool = True
 
+    rules = property(lambda self: DIRT_RULES)
+
     def __post_init__(self) -> None:
-        if self.track.variant is not Variant.DIRT:
-            raise DirtRulesError("the DIRT rules engine plays Rallyman DIRT tracks (this is a GT track)")
-        if not self.track.starts or not self.track.finishes:
-            raise DirtRulesError("the track needs a starting space and finish spaces")
+        rules.check_stage(self)
 
     @property
     def board(self):
@@ -170,8 +164,7 @@ def _sides(tokens: tuple[DamageToken, ...]) -> tuple[tuple[str, Fraction], ...]:
 
 
 def start_spaces(track: Track) -> tuple[Hex, ...]:
-    steps = track.steps()
-    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == inside_lane(track, c) else 1, c.lane, c.hex.q, c.hex.r)))
+    return rules.start_grid(track, DIRT_RULES)
 
 
 def inside_lane(track: Track, cell: Cell) -> int | None:
@@ -218,8 +211,7 @@ def dice_pool(stage: DirtStage, car: DirtCar, first: bool) -> tuple[dict[str, in
     dice["leader"] = max(0, dice.get("leader", 0) - (coast_lost - take))
     if not first and stage.ruleset.leader_first_player_only:
         dice["leader"] = 0
-    gear_dice = sum(c for n, c in stage.board.dice if n.isdigit())
-    return dice, max(0, gear_dice - car.lost_count("gear"))
+    return dice, rules.gear_dice_free(stage.board, car)
 
 
 @dataclass(frozen=True)
@@ -268,24 +260,8 @@ def effective_limit(track: Track, cell: Cell, mud: Mud = (), car: int | None = N
 
 def dirt_marks(track: Track, frm: Hex, to: Hex, gear: int, mud: Mud = (), car: int | None = None) -> int | None:
     """The track's cautions for a move onto `to` in `gear`, or None over a limit: a corner
-    space's (lowered by mud), a shortcut's, an inside line's."""
-    cell = track.cell(to)
-    marks = 0
-    limit = effective_limit(track, cell, mud, car)
-    if limit is not None:
-        if gear > limit:
-            return None
-        if cell.caution and gear == limit:
-            marks += 1
-    if cell.shortcut is not None and gear > cell.shortcut:
-        return None
-    line = track.line_between(frm, to)
-    if line is not None:
-        if line.limit is not None and gear > line.limit:
-            return None
-        if line.caution:
-            marks += 1
-    return marks
+    space's (lowered by mud: DIRT's limit rule), a shortcut's, an inside line's."""
+    return move_marks(track, frm, to, gear, mud, car, effective_limit)
 
 
 @dataclass(frozen=True)
@@ -415,11 +391,6 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
     if plan and plan[-1].last:
         return ()
     track = stage.track
-    dice, gear_free = dice_pool(stage, car, first)
-    used: dict[str, int] = {}
-    for s in plan:
-        used[s.die] = used.get(s.die, 0) + 1
-    gears_used = sum(n for d, n in used.items() if d.isdigit())
     here = plan[-1].to if plan else car.cell
     gear = plan[-1].gear if plan else car.gear
     slide = plan[-1].slide if plan else car.slide
@@ -427,14 +398,7 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
     others = traffic.others()
     targets = _targets(track, here, slide)
     out = []
-    for name in stage.ruleset.die_names:
-        if dice.get(name, 0) - used.get(name, 0) <= 0:
-            continue
-        if name.isdigit() and gears_used >= gear_free:
-            continue
-        g = die_gear(stage.ruleset, name, gear)
-        if g is None or g < 1 or g > stage.top_gear:
-            continue
+    for name, g in dice_left(stage, car, first, plan, gear):
         kind = stage.ruleset.die(name)
         seen: set = set()
         for frm, dest, space in targets:
@@ -511,26 +475,23 @@ def _landings(track: Track, jump: Hex, spaces: int, traffic: Traffic) -> tuple[H
 # --------------------------------------------------------------------------- order of play
 
 
-def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
-    """RD-6: the cars on the stage by distance, speed (gear), the inside lane of the current
-    or next corner, then number."""
+def order_key(stage: DirtStage, i: int, car: DirtCar) -> tuple:
+    """RD-6: distance, speed (gear), the inside lane of the current or next corner, number."""
     track = stage.track
-    steps = track.steps()
+    return (-track.steps().get(car.cell, 0), -car.gear, on_inside(track, track.cell(car.cell), DIRT_RULES), i)
 
-    def key(i: int):
-        c = cars[i]
-        cell = track.cell(c.cell)
-        inside = inside_lane(track, cell)
-        return (-steps.get(c.cell, 0), -c.gear, 0 if inside is not None and cell.lane == inside else 1, i)
 
-    return tuple(sorted((i for i, c in enumerate(cars) if c.entered and not c.finished), key=key))
+def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
+    """RD-6: the cars on the stage in the order of play (the shared :func:`rules.turn_order`
+    with DIRT's key)."""
+    return rules.turn_order(stage, cars)
 
 
 # --------------------------------------------------------------------------- the race
 
 
 @dataclass(frozen=True)
-class DirtRace:
+class DirtRace(RaceCore):
     """A DIRT stage being raced (see the module). Phases: PLAN (decision: Place, Roll),
     FLAT (chance: which dice show a caution), ONE (decision: Roll, Secure, Stop; chance when
     `rolling`: the next die's caution), ICON (chance: SISU, Spin or Crash), DAMAGE
@@ -564,17 +525,6 @@ class DirtRace:
 
     # -- queries
 
-    @property
-    def turn(self) -> int:
-        return self.order[self.slot] if self.phase != OVER else -1
-
-    @property
-    def car(self) -> DirtCar:
-        return self.cars[self.turn]
-
-    def is_terminal(self) -> bool:
-        return self.phase == OVER
-
     def traffic(self, i: int) -> Traffic:
         on = [c for j, c in enumerate(self.cars) if j != i and c.entered and not c.finished and not c.crashed]
         return Traffic(tuple((c.cell, c.gear, c.gear == 0) for c in on), self.mud, i, tuple((c.cell, c.slide) for c in on if c.slide))
@@ -583,11 +533,8 @@ class DirtRace:
         return dirt_steps(self.stage, self.car, self.plan, self.slot == 0, self.traffic(self.turn))
 
     def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
-        if self.phase == FLAT:
-            return _flat(tuple(self.stage.ruleset.die(s.die).caution_chance for s in self.plan))
-        if self.phase == ONE and self.rolling:
-            p = self.stage.ruleset.die(self.plan[self.done].die).caution_chance
-            return tuple((hit, q) for hit, q in ((False, 1 - p), (True, p)) if q)
+        if self.phase in (FLAT, ONE):
+            return self._dice_outcomes(self.done)
         if self.phase == ICON:
             return self.stage.icons(self.loss[1])
         if self.phase == DAMAGE:
@@ -598,12 +545,7 @@ class DirtRace:
 
     def legal_actions(self) -> tuple[Any, ...]:
         if self.phase == ONE and not self.rolling:
-            acts: list[Any] = [Roll("one")]
-            if self.car.seconds_tokens >= self.stage.ruleset.focus.cost(self.secured + 1):
-                acts.append(Secure())
-            if self.done:
-                acts.append(Stop())
-            return tuple(acts)
+            return self._one_actions(self.car.seconds_tokens, self.secured, self.done)
         if self.phase != PLAN:
             return ()
         out: list[Any] = [place_of(s) for s in self.next_dice()]
@@ -613,15 +555,7 @@ class DirtRace:
             out.append(Roll())  # blocked: the turn ends where it is
         return tuple(out)
 
-    def apply(self, action: Any) -> DirtRace:
-        if self.phase == OVER:
-            raise DirtRulesError("the stage is over")
-        outcomes = self.chance_outcomes()
-        if outcomes:
-            if action not in {o for o, _ in outcomes}:
-                raise DirtRulesError(f"{action!r} is not a possible outcome in phase {self.phase}")
-        elif action not in self.legal_actions():
-            raise DirtRulesError(f"{action!r} is not legal in phase {self.phase} for car {self.turn + 1}")
+    def _apply(self, action: Any) -> DirtRace:
         if self.phase == PLAN:
             if isinstance(action, Place):
                 step = next(s for s in self.next_dice() if place_of(s) == action)
@@ -642,11 +576,6 @@ class DirtRace:
         return self._shortcut(action)
 
     # -- transitions
-
-    def _set(self, car: DirtCar, **kw: Any) -> DirtRace:
-        cars = list(self.cars)
-        cars[self.turn] = car
-        return replace(self, cars=tuple(cars), **kw)
 
     def _flat_result(self, rolled: tuple[bool, ...]) -> DirtRace:
         ruleset = self.stage.ruleset
@@ -706,9 +635,7 @@ class DirtRace:
         return tuple(out.items())
 
     def _tokens_due(self) -> int:
-        at, gear = self.loss
-        colour = self.stage.track.cell(at).danger.value
-        return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), sum(n for _k, n in self._kinds()))
+        return self._damage_due(sum(n for _k, n in self._kinds()))
 
     def _damage(self, drawn: tuple[tuple[str, int], ...]) -> DirtRace:
         car = self.car
@@ -776,33 +703,20 @@ class DirtRace:
         if card is None:
             # RD-12: the card of the car's gear (coast only: the card on top, the same gear)
             card = (gear, None)
-            seconds = self.stage.seconds(gear)
+            seconds = self.stage.rules.seconds(self.stage, gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1, cards=car.cards + (card,))
         s = self._set(car, plan=(), done=0, cautions=0, secured=0, rolling=False, loss=None, icon=None, phase=PLAN, log=self.log + (("turn", self.turn, card, seconds, car.time),))
         return s._advance(s.slot + 1)
 
     def _advance(self, slot: int) -> DirtRace:
-        s = self
-        while True:
-            if all(c.finished for c in s.cars):
-                return replace(s, phase=OVER)
-            if slot >= len(s.order):
-                if s.round >= MAX_ROUNDS:
-                    return replace(s, phase=OVER, log=s.log + (("stopped", s.round),))
-                s = s._new_round(s.round + 1)
-                slot = 0
-                if not s.order:
-                    continue
-            i = s.order[slot]
-            car = s.cars[i]
-            if car.crashed:  # back on the track for its own turn
-                s = s._set_i(i, replace(car, crashed=False))
-            return replace(s, slot=slot, phase=PLAN)
-
-    def _set_i(self, i: int, car: DirtCar) -> DirtRace:
-        cars = list(self.cars)
-        cars[i] = car
-        return replace(self, cars=tuple(cars))
+        s, slot = self._seat(slot, MAX_ROUNDS)
+        if slot < 0:
+            return s
+        i = s.order[slot]
+        car = s.cars[i]
+        if car.crashed:  # back on the track for its own turn
+            s = s._set_i(i, replace(car, crashed=False))
+        return replace(s, slot=slot, phase=PLAN)
 
     def _new_round(self, r: int) -> DirtRace:
         """RD-5: car k enters on round k (later if the space behind the line is taken)."""
@@ -841,3 +755,20 @@ def _side_draws(sides: tuple[tuple[str, int], ...], n: int, replace_: bool = Fal
 
 def stage_of(track: Track, ruleset: Ruleset | None = None, **options: Any) -> DirtStage:
     return DirtStage(track, ruleset or default("dirt"), **options)
+
+
+DIRT_RULES = rules.VariantRules(
+    Variant.DIRT,
+    DirtRulesError,
+    "the stage is over",
+    "the DIRT rules engine plays Rallyman DIRT tracks (this is a GT track)",
+    "the track needs a starting space and finish spaces",
+    order_key=order_key,
+    racing=lambda car: car.entered and not car.finished,
+    inside_lane=inside_lane,
+    grid_tie=lambda cell: (cell.hex.q, cell.hex.r),
+    limit=effective_limit,
+    pool=dice_pool,
+    seconds=lambda stage, gear: stage.seconds(gear),
+)
+rules.VARIANTS[Variant.DIRT] = DIRT_RULES

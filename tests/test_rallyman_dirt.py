@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -339,8 +340,15 @@ def test_par_agrees_with_monte_carlo_on_a_small_track():
     assert abs(mean - solved.time) <= half, (mean, half, solved.time)
 
 
+BUNDLED_DIRT = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "track_specs" / "rallyman").glob("*.yaml") if "variant: dirt" in p.read_text())
+
+
+def test_every_bundled_dirt_track_is_checked_against_monte_carlo():
+    assert BUNDLED_DIRT == ["dirt_forest_stage", "dirt_lakeside"]  # a new one joins the slow check below
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["dirt_lakeside", "dirt_forest_stage"])
+@pytest.mark.parametrize("name", BUNDLED_DIRT)
 def test_par_agrees_with_monte_carlo_on_the_bundled_dirt_tracks(name):
     track = registry.load_spec(f"track_specs/rallyman/{name}.yaml").model
     st = stage(track)
@@ -376,8 +384,11 @@ def test_analyze_and_simulate_a_dirt_track_through_the_cli(run, write):
     assert data["variant"] == "dirt" and "house values" in data["house_values"]
     (corner,) = data["corners"]
     assert corner["taken"] in ("inside", "outside") and corner["limits"] == {"1": 2, "2": 4}
+    cards = data["par"]["time_cards"]
+    assert math.isclose(sum(c["expected_seconds"] for c in cards), data["par"]["expected_seconds"], abs_tol=0.01 * len(cards))
     text = run("analyze", path)
     assert "Corners (the lane of the par policy):" in text.stdout
+    assert "time cards expected per stage (their seconds sum to the par time):" in text.stdout
     one = run("simulate", path, "--seed", "3", "--cars", "4")
     assert one.exit_code == 0, one.output
     assert one.stdout == run("simulate", path, "--seed", "3", "--cars", "4").stdout
@@ -457,3 +468,40 @@ def test_flat_out_earns_second_tokens_by_gear_coast_and_leader_dice():
         race = race.apply(rd.Place(die, to))
     race = race.apply(rd.Roll()).apply((False, False, False, False))
     assert race.cars[0].seconds_tokens == 3 and race.cars[0].gear == 2  # the brake earns none
+
+
+# --------------------------------------------------------------------------- one engine, two variants
+
+
+def test_one_engine_reads_the_variant_object_of_the_tracks_variant():
+    from sheetgen.games.rallyman import rules
+
+    dirt = strip(8)
+    gt = Track("gt", Variant.GT, dirt.cells)
+    assert rules.rules_for(dirt) is rd.DIRT_RULES and stage(dirt).rules is rd.DIRT_RULES
+    assert rules.rules_for(gt) is rules.GT_RULES and rules.Stage(gt, default("gt")).rules is rules.GT_RULES
+    with pytest.raises(rules.RulesError, match="plays Rallyman DIRT tracks"):
+        rd.DirtStage(gt, default("dirt"))
+    # the shared order of play with each variant's key: GT speed first, DIRT distance first
+    ahead, behind = Hex(5, 0), Hex(3, 0)
+    gt_cars = (rules.CarState(ahead, gear=1), rules.CarState(behind, gear=3))
+    assert rules.turn_order(rules.Stage(gt, default("gt")), gt_cars) == (1, 0)
+    dirt_cars = (rd.DirtCar(ahead, gear=1, entered=True), rd.DirtCar(behind, gear=3, entered=True))
+    assert rules.turn_order(stage(dirt), dirt_cars) == (0, 1)
+    # the shared limit rule: mud lowers a DIRT corner, never a GT one
+    corner = Cell(Hex(0, 0), 0, 1, limit=4, tile=0)
+    assert rd.DIRT_RULES.limit(dirt, corner, ((0, 1),), 0) == 3 and rules.GT_RULES.limit(gt, corner, ((0, 1),), 0) == 4
+
+
+def test_the_par_time_is_the_expected_time_of_its_time_cards():
+    track = strip(9, _shortcut_track().cells[-2:], c3_1={"limit": 4}, c4_1={"limit": 4}, c5_2={"jump": 3}, c6_1={"water": True})
+    st = stage(track)
+    solved = sd.par(st)
+    assert math.isclose(sum(n * sd.card_seconds(st, card) for card, n in solved.cards.items()), solved.time, abs_tol=1e-6)
+    assert math.isclose(sum(solved.cards.values()), solved.expected_turns, abs_tol=1e-9)  # one card a turn
+    losses = sum(n for (_g, icon), n in solved.cards.items() if icon)
+    assert math.isclose(losses, sum(solved.danger.values()), abs_tol=1e-9)
+    shares = {icon: sum(n for (_g, i), n in solved.cards.items() if i == icon) / losses for icon in (rd.SISU, rd.SPIN, rd.CRASH)}
+    assert [round(shares[i], 9) for i in (rd.SISU, rd.SPIN, rd.CRASH)] == [0.2, 0.3, 0.5]  # the deck's house shares
+    rows = sd.time_cards(solved)
+    assert rows[0]["icon"] is None and rows[-1]["icon"] == rd.CRASH and rows[-1]["seconds_each"] == 60

@@ -57,6 +57,7 @@ class DirtPar:
     airs: dict  # jump cell -> {air: chance}
     entries: dict  # shortcut cell -> chance of entering it
     slid: dict  # a slide zone's first cell -> expected slides into it
+    cards: dict  # (gear, None or the loss icon) -> expected time cards of that kind per stage
     expected_turns: float
 
     @property
@@ -161,15 +162,16 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
                 tails = [((end(s.to, s.gear, lost, s.slide, e2, s.finishes),) * limit, ())]
             else:
                 tails = W(s.to, s.gear, lost, s.slide, nu, e2)
+            marks, on_caution = s.marks, s.lose_on_caution
             for vec, tail in tails:
+                if s.lose_always:
+                    cands.append(((lost_v,) * limit, (s,) + tail))
+                    continue
                 new = []
                 for c in range(limit):
-                    a = c + s.marks
-                    if s.lose_always:
-                        new.append(lost_v)
-                        continue
+                    a = c + marks
                     miss = lost_v if a >= limit else vec[a]
-                    hitv = lost_v if (s.lose_on_caution or a + 1 >= limit) else vec[a + 1]
+                    hitv = lost_v if (on_caution or a + 1 >= limit) else vec[a + 1]
                     new.append((1 - p) * miss + p * hitv)
                 cands.append((tuple(new), (s,) + tail))
         front = _pareto(cands)
@@ -183,7 +185,7 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         front = W(*k, NONE_USED, 0)
         if front:
             choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]
-    result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, 0.0)
+    result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0)
     _forward(result, p_coast, coast_dice)
     return result
 
@@ -212,8 +214,8 @@ def plan_outcomes(stage: DirtStage, plan: tuple[DStep, ...]) -> tuple[list[float
 
 
 def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
-    """Visits, losses of control, jumps and shortcut entries under the policy (a DAG: every
-    turn moves the car on), and the expected turns."""
+    """Visits, losses of control, jumps, slides, shortcut entries and time cards under the
+    policy (a DAG: every turn moves the car on), and the expected turns."""
     stage = result.stage
     from math import comb
 
@@ -235,12 +237,12 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
                     for j in range(entries + 1):
                         qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
                         nk = None if s.finishes else (s.to, g, min(coast_dice, lost + j), s.slide)
-                        out.append((nk, q * float(qi) * qj, ("lose", s.to)))
+                        out.append((nk, q * float(qi) * qj, ("lose", s.to, (s.gear, icon))))
         last = plan[-1]
         for j in range(entries + 1):
             qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
             nk = None if last.finishes else (last.to, last.gear, min(coast_dice, lost + j), last.slide)
-            out.append((nk, ok * qj, ("ok",)))
+            out.append((nk, ok * qj, ("ok", (last.gear, None))))
         return out
 
     graph: dict = {}
@@ -283,6 +285,8 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
                 continue
             if ev[0] == "lose":
                 result.danger[ev[1]] = result.danger.get(ev[1], 0.0) + m * q
+            card = ev[-1]
+            result.cards[card] = result.cards.get(card, 0.0) + m * q
             if nk is not None:
                 mass[nk] = mass.get(nk, 0.0) + m * q
     result.expected_turns = turns
@@ -347,6 +351,25 @@ def features(result: DirtPar) -> list[dict]:
     return out
 
 
+def card_seconds(stage: DirtStage, card: tuple[int, str | None]) -> int:
+    """The seconds of a time card: its gear's under control or SISU, a Spin's or Crash's."""
+    gear, icon = card
+    return stage.seconds(gear) if icon in (None, rd.SISU) else stage.ruleset.time_cards.loss_seconds
+
+
+def time_cards(result: DirtPar) -> list[dict]:
+    """The par policy's time cards: the expected number of each kind per stage and their
+    seconds; the seconds sum to the par time (the expected time from the cards)."""
+    words = {None: "", rd.SISU: " turned to gear 0, SISU", rd.SPIN: " turned to gear 0, Spin", rd.CRASH: " turned to gear 0, Crash"}
+    out = []
+    rank = {None: 0, rd.SISU: 1, rd.SPIN: 2, rd.CRASH: 3}
+    for (gear, icon), n in sorted(result.cards.items(), key=lambda kv: (rank[kv[0][1]], -kv[0][0])):
+        if n > 0:
+            sec = card_seconds(result.stage, (gear, icon))
+            out.append({"card": f"gear {gear}{words[icon]}", "gear": gear, "icon": icon, "expected": round(n, 4), "seconds_each": sec, "expected_seconds": round(n * sec, 3)})
+    return out
+
+
 def describe_plan(plan: tuple[DStep, ...]) -> str:
     def one(s: DStep) -> str:
         extra = "^" * s.air + ("~" if s.stopped else "") + ("+" if s.entry else "") + ("/" if s.slide else "")
@@ -377,6 +400,7 @@ def analyze_dirt(track, ruleset=None) -> dict:
             "expected_turns": round(solved.expected_turns, 3),
             "first_plan": describe_plan(solved.choice[solved.start]),
             "lose_control_expected": round(sum(solved.danger.values()), 4),
+            "time_cards": time_cards(solved),
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
         },
         "corners": corner_lanes(solved),
@@ -391,6 +415,16 @@ def format_dirt_text(data: dict) -> str:
         lines.append(f"  {data['house_values']}")
     lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns ({p['policy']})")
     lines.append(f"  first turn: {p['first_plan']}; losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    lines.append("  time cards expected per stage (their seconds sum to the par time):")
+    kept = [c for c in p["time_cards"] if c["icon"] is None and c["expected"] >= 0.0005]
+    lines.append("    under control: " + ", ".join(f"gear {c['gear']} x{c['expected']:.3f} ({c['expected_seconds']:.1f} s)" for c in kept))
+    lost = []
+    for icon, word in (("sisu", "SISU"), ("spin", "Spin"), ("crash", "Crash")):
+        rows = [c for c in p["time_cards"] if c["icon"] == icon]
+        if rows:
+            lost.append(f"{word} x{sum(c['expected'] for c in rows):.3f} ({sum(c['expected_seconds'] for c in rows):.1f} s)")
+    if lost:
+        lines.append("    lost control (the card of that gear turned to gear 0): " + ", ".join(lost))
     lines.append("Corners (the lane of the par policy):")
     for c in data["corners"]:
         limits = ", ".join(f"lane {k}: {v}" for k, v in c["limits"].items())

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -159,6 +160,101 @@ def test_a_car_in_a_corner_is_followed_by_its_lane_never_passed():
     assert Hex(3, 1) not in to2  # the other lane of that corner is shut
 
 
+# --------------------------------------------------------------------------- slides (RD-14)
+
+SLIDE = {"slide": True}
+TIGHT = {"limit": 2}
+
+
+def _slide_track(n: int = 10) -> Track:
+    """A slide zone of two spaces, (3, 1) in lane 2 and (4, 0) in lane 1 (neighbours: the zone's
+    rear and front), before a corner of limit 2 in both lanes on (4, 1), (5, 0), (5, 1), (6, 0)."""
+    return strip(n, c3_2=SLIDE, c4_1=SLIDE, c4_2=TIGHT, c5_1=TIGHT, c5_2=TIGHT, c6_1=TIGHT)
+
+
+def _plans(st, car, depth: int = 4, traffic: rd.Traffic | None = None) -> set:
+    """Every plan of up to `depth` dice from `car`, as ((cell, slide space), ...)."""
+    traffic = traffic or rd.Traffic()
+    out, stack = set(), [()]
+    while stack:
+        plan = stack.pop()
+        for s in rd.dirt_steps(st, car, plan, traffic=traffic):
+            nxt = plan + (s,)
+            out.add(tuple((x.to, x.slide) for x in nxt))
+            if len(nxt) < depth:
+                stack.append(nxt)
+    return out
+
+
+def test_a_slide_zone_counts_as_two_spaces_across_the_track():
+    track = _slide_track()
+    zone = rd.slide_zones(track)[Hex(4, 0)]
+    assert zone.halves == ((Hex(3, 1),), (Hex(4, 0),))  # behind the dotted line, beyond it
+    st = stage(track)
+    # entering: from either lane a car may slide into the zone's first space, or enter normally
+    for frm in (Hex(3, 0), Hex(2, 1)):
+        firsts = {(s.to, s.slide) for s in rd.dirt_steps(st, rd.DirtCar(frm, gear=1), ())}
+        assert (Hex(3, 1), 1) in firsts
+    # sliding, the first space leads only to the second, the second out of the zone to either lane
+    assert {(s.to, s.slide) for s in rd.dirt_steps(st, rd.DirtCar(Hex(3, 1), gear=2, slide=1), ())} == {(Hex(4, 0), 2)}
+    assert {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(4, 0), gear=2, slide=2), ())} == {Hex(5, 0), Hex(4, 1)}
+    # entered normally, the lane is kept through the zone: no step from (3, 1) to (4, 0)
+    assert {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(3, 1), gear=2), ())} == {Hex(4, 1)}
+
+
+def test_a_zone_of_four_spaces_slides_as_its_rear_and_front_pairs():
+    track = strip(10, c3_1=SLIDE, c3_2=SLIDE, c4_1=SLIDE, c4_2=SLIDE)
+    zone = rd.slide_zones(track)[Hex(3, 0)]
+    assert zone.halves == ((Hex(3, 0), Hex(3, 1)), (Hex(4, 0), Hex(4, 1)))
+    # a sliding car fills its half: the other space of the rear pair is taken too
+    traffic = rd.Traffic(((Hex(3, 0), 3, False),), slides=((Hex(3, 0), 1),))
+    assert Hex(3, 1) not in {s.to for s in rd.dirt_steps(stage(track), rd.DirtCar(Hex(2, 1), gear=3), (), traffic=traffic)}
+
+
+def test_sliding_gives_a_space_more_to_brake_before_the_corner():
+    st = stage(_slide_track())
+    reach = _plans(st, rd.DirtCar(Hex(3, 0), gear=5), depth=3)
+    into_corner = {p for p in reach if p[-1][0] in (Hex(5, 0), Hex(4, 1))}
+    # from gear 5 the corner (limit 2) takes three dice down: only the slide has room for them
+    assert into_corner == {((Hex(3, 1), 1), (Hex(4, 0), 2), (Hex(5, 0), 0)), ((Hex(3, 1), 1), (Hex(4, 0), 2), (Hex(4, 1), 0))}
+    solved = sd.par(st)
+    (slide,) = [f for f in sd.features(solved) if f["kind"] == "slide"]
+    banned = sd.par(st, frozenset({Hex(3, 1), Hex(4, 0)}))
+    assert slide["taken"] > 0.5 and banned.time > solved.time and slide["pays_off"]
+    assert slide["saves_seconds"] == round(banned.time - solved.time, 3)
+
+
+def test_a_sliding_car_is_followed_by_a_slide_never_passed():
+    st = stage(_slide_track())
+    ahead = rd.Traffic(((Hex(4, 0), 2, False),), slides=((Hex(4, 0), 2),))  # sliding, in the second space
+    plans = _plans(st, rd.DirtCar(Hex(2, 0), gear=2), depth=3, traffic=ahead)
+    zone = {Hex(3, 1), Hex(4, 0)}
+    assert ((Hex(3, 0), 0), (Hex(3, 1), 1)) in plans  # it may slide in behind it
+    assert not [p for p in plans if any(h in zone and sl == 0 for h, sl in p)]  # not enter normally
+    assert not [p for p in plans if (Hex(4, 0), 2) in p]  # nor pass it in the slide
+    normal = rd.Traffic(((Hex(4, 0), 2, False),))  # entered normally, in lane 1
+    assert (Hex(3, 1), 1) not in {(s.to, s.slide) for s in rd.dirt_steps(st, rd.DirtCar(Hex(3, 0), gear=1), (), traffic=normal)}
+
+
+def test_a_slide_in_the_race_keeps_the_car_across_the_track_to_its_next_turn():
+    st = stage(_slide_track())
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(2, 0), gear=3, entered=True),))
+    race = race.apply(rd.Place("coast", Hex(3, 0))).apply(rd.Place("2", Hex(3, 1), slide=True)).apply(rd.Roll()).apply((False, False))
+    car = race.cars[0]
+    assert (car.cell, car.gear, car.slide, car.time) == (Hex(3, 1), 2, 1, 40)
+    assert set(race.legal_actions()) == {rd.Place(d, Hex(4, 0), slide=True) for d in ("1", "3", "coast", "leader", "brake")}
+    race = race.apply(rd.Place("1", Hex(4, 0), slide=True)).apply(rd.Place("2", Hex(5, 0))).apply(rd.Roll()).apply((False, False))
+    assert (race.cars[0].cell, race.cars[0].slide) == (Hex(5, 0), 0)
+
+
+def test_par_agrees_with_monte_carlo_on_a_track_with_a_slide():
+    st = stage(_slide_track(9))
+    solved = sd.par(st)
+    assert solved.slid
+    mean, half = _monte_carlo(st, solved, 600)
+    assert abs(mean - solved.time) <= half, (mean, half, solved.time)
+
+
 # --------------------------------------------------------------------------- start and order (RD-5, RD-6)
 
 
@@ -244,8 +340,15 @@ def test_par_agrees_with_monte_carlo_on_a_small_track():
     assert abs(mean - solved.time) <= half, (mean, half, solved.time)
 
 
+BUNDLED_DIRT = sorted(p.stem for p in (Path(__file__).resolve().parent.parent / "track_specs" / "rallyman").glob("*.yaml") if "variant: dirt" in p.read_text())
+
+
+def test_every_bundled_dirt_track_is_checked_against_monte_carlo():
+    assert BUNDLED_DIRT == ["dirt_forest_stage", "dirt_lakeside"]  # a new one joins the slow check below
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["dirt_lakeside", "dirt_forest_stage"])
+@pytest.mark.parametrize("name", BUNDLED_DIRT)
 def test_par_agrees_with_monte_carlo_on_the_bundled_dirt_tracks(name):
     track = registry.load_spec(f"track_specs/rallyman/{name}.yaml").model
     st = stage(track)
@@ -281,8 +384,11 @@ def test_analyze_and_simulate_a_dirt_track_through_the_cli(run, write):
     assert data["variant"] == "dirt" and "house values" in data["house_values"]
     (corner,) = data["corners"]
     assert corner["taken"] in ("inside", "outside") and corner["limits"] == {"1": 2, "2": 4}
+    cards = data["par"]["time_cards"]
+    assert math.isclose(sum(c["expected_seconds"] for c in cards), data["par"]["expected_seconds"], abs_tol=0.01 * len(cards))
     text = run("analyze", path)
     assert "Corners (the lane of the par policy):" in text.stdout
+    assert "time cards expected per stage (their seconds sum to the par time):" in text.stdout
     one = run("simulate", path, "--seed", "3", "--cars", "4")
     assert one.exit_code == 0, one.output
     assert one.stdout == run("simulate", path, "--seed", "3", "--cars", "4").stdout
@@ -362,3 +468,40 @@ def test_flat_out_earns_second_tokens_by_gear_coast_and_leader_dice():
         race = race.apply(rd.Place(die, to))
     race = race.apply(rd.Roll()).apply((False, False, False, False))
     assert race.cars[0].seconds_tokens == 3 and race.cars[0].gear == 2  # the brake earns none
+
+
+# --------------------------------------------------------------------------- one engine, two variants
+
+
+def test_one_engine_reads_the_variant_object_of_the_tracks_variant():
+    from sheetgen.games.rallyman import rules
+
+    dirt = strip(8)
+    gt = Track("gt", Variant.GT, dirt.cells)
+    assert rules.rules_for(dirt) is rd.DIRT_RULES and stage(dirt).rules is rd.DIRT_RULES
+    assert rules.rules_for(gt) is rules.GT_RULES and rules.Stage(gt, default("gt")).rules is rules.GT_RULES
+    with pytest.raises(rules.RulesError, match="plays Rallyman DIRT tracks"):
+        rd.DirtStage(gt, default("dirt"))
+    # the shared order of play with each variant's key: GT speed first, DIRT distance first
+    ahead, behind = Hex(5, 0), Hex(3, 0)
+    gt_cars = (rules.CarState(ahead, gear=1), rules.CarState(behind, gear=3))
+    assert rules.turn_order(rules.Stage(gt, default("gt")), gt_cars) == (1, 0)
+    dirt_cars = (rd.DirtCar(ahead, gear=1, entered=True), rd.DirtCar(behind, gear=3, entered=True))
+    assert rules.turn_order(stage(dirt), dirt_cars) == (0, 1)
+    # the shared limit rule: mud lowers a DIRT corner, never a GT one
+    corner = Cell(Hex(0, 0), 0, 1, limit=4, tile=0)
+    assert rd.DIRT_RULES.limit(dirt, corner, ((0, 1),), 0) == 3 and rules.GT_RULES.limit(gt, corner, ((0, 1),), 0) == 4
+
+
+def test_the_par_time_is_the_expected_time_of_its_time_cards():
+    track = strip(9, _shortcut_track().cells[-2:], c3_1={"limit": 4}, c4_1={"limit": 4}, c5_2={"jump": 3}, c6_1={"water": True})
+    st = stage(track)
+    solved = sd.par(st)
+    assert math.isclose(sum(n * sd.card_seconds(st, card) for card, n in solved.cards.items()), solved.time, abs_tol=1e-6)
+    assert math.isclose(sum(solved.cards.values()), solved.expected_turns, abs_tol=1e-9)  # one card a turn
+    losses = sum(n for (_g, icon), n in solved.cards.items() if icon)
+    assert math.isclose(losses, sum(solved.danger.values()), abs_tol=1e-9)
+    shares = {icon: sum(n for (_g, i), n in solved.cards.items() if i == icon) / losses for icon in (rd.SISU, rd.SPIN, rd.CRASH)}
+    assert [round(shares[i], 9) for i in (rd.SISU, rd.SPIN, rd.CRASH)] == [0.2, 0.3, 0.5]  # the deck's house shares
+    rows = sd.time_cards(solved)
+    assert rows[0]["icon"] is None and rows[-1]["icon"] == rd.CRASH and rows[-1]["seconds_each"] == 60

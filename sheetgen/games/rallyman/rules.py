@@ -7,6 +7,15 @@ at a chance node (empty at a decision), :meth:`RaceState.legal_actions` the choi
 decision, :meth:`RaceState.apply` gives the next state. The solver (`solve.py`) and the
 simulator (`simulate.py`) apply no rule of their own beyond the per-die helpers here.
 
+One engine for GT and DIRT: what the two variants do differently is a variant object
+(:class:`VariantRules`: the order of play, the inside-lane rule, the start grid's tie-break,
+the limit rule, the dice pool, the time at the end of a turn) that a stage carries
+(`stage.rules`), chosen by the track's variant (:func:`rules_for`; GT's is :data:`GT_RULES`,
+DIRT's `rules_dirt.DIRT_RULES`). The machinery both races share is here (:class:`RaceCore`,
+:func:`dice_left`, :func:`move_marks`, :func:`start_grid`, :func:`turn_order`); GT's own
+phases (reallocation, the pit, gear 00, the yellow flag) are :class:`RaceState`'s, DIRT's
+(time cards, shortcut draws, the staggered start) `rules_dirt.DirtRace`'s.
+
 A round (white and black in turn): the cars still racing play in the turn order
 (:func:`turn_order`: speed, then distance, then the inside lane of the current or next
 corner, then the car's number). A turn:
@@ -41,6 +50,7 @@ corner, then the car's number). A turn:
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
@@ -72,6 +82,59 @@ class RulesError(SheetgenError, ValueError):
     """An illegal action for a state, or a race the rules cannot play."""
 
 
+# --------------------------------------------------------------------------- the variant
+
+
+@dataclass(frozen=True)
+class VariantRules:
+    """What the one Rallyman engine does differently in GT and in DIRT: the variant object a
+    stage carries (`stage.rules`), chosen by the track's variant (:func:`rules_for`). The
+    machinery of this module (the stage check, the dice that may follow, a move's cautions
+    and limits, the start grid, the order of play, the race's apply, dice chances and one at
+    a time) is shared; each variant's own rules are the functions named here. GT's are in
+    this module (:data:`GT_RULES`), DIRT's in `rules_dirt.py` (`DIRT_RULES`)."""
+
+    variant: Variant
+    error: type  # the exception of an illegal action
+    over: str  # the message for an action once the race is over
+    wrong_track: str
+    no_start: str
+    #: the order of play: (stage, car number, car) -> sort key (GT: speed, distance, inside
+    #: lane; DIRT: distance, speed, inside lane)
+    order_key: Callable[[Any, int, Any], tuple]
+    racing: Callable[[Any], bool]  # who takes a turn in a round
+    #: the inside lane of the current or next corner (the order of play's last tie-break)
+    inside_lane: Callable[[Track, Cell], int | None]
+    grid_tie: Callable[[Cell], tuple]  # the start spaces' last tie-break (after distance, inside lane, lane)
+    #: the limit rule: a corner space's top gear for car number `car` given the mud tokens
+    limit: Callable[[Track, Cell, tuple, int | None], int | None]
+    #: the dice pool: (stage, car, the turn's context: GT the weather, DIRT first in the round)
+    pool: Callable[[Any, Any, Any], tuple[dict[str, int], int]]
+    #: the end-of-turn time: (stage, the gear the turn ends in) -> seconds
+    seconds: Callable[[Any, Any], int]
+
+
+#: each variant's object, by the track's variant: GT's registered below, DIRT's by
+#: `rules_dirt` (which builds on this module) when it is imported
+VARIANTS: dict[Variant, VariantRules] = {}
+
+
+def rules_for(track: Track) -> VariantRules:
+    """The variant object of `track`'s variant (DIRT's once `rules_dirt` is imported)."""
+    if track.variant not in VARIANTS:
+        raise RulesError(f"no rules engine loaded for Rallyman {track.variant.value.upper()} (import its rules module)")
+    return VARIANTS[track.variant]
+
+
+def check_stage(stage: Any) -> None:
+    """A stage's track is of its rules' variant and has starting and finish spaces."""
+    rules = stage.rules
+    if stage.track.variant is not rules.variant:
+        raise rules.error(rules.wrong_track)
+    if not stage.track.starts or not stage.track.finishes:
+        raise rules.error(rules.no_start)
+
+
 # --------------------------------------------------------------------------- actions
 
 
@@ -88,7 +151,7 @@ class Roll:
     """Planning over: roll "flat" (all at once) or "one" (one at a time). One at a time,
     `Roll("one")` also rolls the next die."""
 
-    mode: str
+    mode: str = "flat"
 
 
 @dataclass(frozen=True)
@@ -133,11 +196,10 @@ class Stage:
     #: draw damage tokens on a loss of control (the solver's model does not)
     damage: bool = True
 
+    rules = property(lambda self: GT_RULES)
+
     def __post_init__(self) -> None:
-        if self.track.variant is not Variant.GT:
-            raise RulesError("the rules engine plays Rallyman GT tracks (this is a DIRT track)")
-        if not self.track.starts or not self.track.finishes:
-            raise RulesError("the track needs starting and finish spaces")
+        check_stage(self)
 
     @property
     def laps_needed(self) -> int:
@@ -201,8 +263,17 @@ def pool(stage: Stage, car: CarState, weather: str) -> tuple[Dashboard, dict[str
     dice = dict(board.dice)
     for kind in ("brake", "coast"):
         dice[kind] = max(0, dice.get(kind, 0) - car.lost_count(kind))
-    gear_dice = sum(c for n, c in board.dice if n.isdigit())
-    return board, dice, max(0, gear_dice - car.lost_count("gear"))
+    return board, dice, gear_dice_free(board, car)
+
+
+def gear_dice_free(board: Dashboard, car: Any) -> int:
+    """The gear dice a car may use this turn: the dashboard's, less one a lost gear die."""
+    return max(0, sum(c for n, c in board.dice if n.isdigit()) - car.lost_count("gear"))
+
+
+def _gt_pool(stage: Stage, car: CarState, weather: str) -> tuple[dict[str, int], int]:
+    _board, dice, free = pool(stage, car, weather)
+    return dice, free
 
 
 def die_gear(ruleset: Ruleset, name: str, gear: int) -> int | None:
@@ -233,16 +304,20 @@ class Step:
     finishes: bool = False
 
 
-def move_marks(track: Track, frm: Hex, to: Hex, gear: int) -> int | None:
+def move_marks(track: Track, frm: Hex, to: Hex, gear: int, mud: tuple = (), car: int | None = None, limit: Callable | None = None) -> int | None:
     """The track's cautions for a move in `gear` from `frm` to `to`, or None when the move
-    goes over a limit (a corner space's, an inside line's; RG-15, RG-16)."""
+    goes over a limit (a corner space's by the variant's limit rule `limit`, GT's printed one
+    by default; a shortcut space's; an inside line's; RG-15, RG-16, RD-8)."""
     cell = track.cell(to)
     marks = 0
-    if cell.limit is not None:
-        if gear > cell.limit:
+    top = cell.limit if limit is None else limit(track, cell, mud, car)
+    if top is not None:
+        if gear > top:
             return None
-        if cell.caution and gear == cell.limit:
+        if cell.caution and gear == top:
             marks += 1
+    if cell.shortcut is not None and gear > cell.shortcut:
+        return None
     line = track.line_between(frm, to)
     if line is not None:
         if line.limit is not None and gear > line.limit:
@@ -283,24 +358,11 @@ def next_dice(stage: Stage, car: CarState, plan: tuple[Step, ...], weather: str,
     if plan and plan[-1].finishes:
         return ()
     track = stage.track
-    _board, dice, gear_free = pool(stage, car, weather)
-    used: dict[str, int] = {}
-    for s in plan:
-        used[s.die] = used.get(s.die, 0) + 1
-    gears_used = sum(n for d, n in used.items() if d.isdigit())
     here = plan[-1].to if plan else car.cell
     gear = plan[-1].gear if plan else (car.gear if first_gear is None else first_gear)
+    fly = str(stage.ruleset.flying_start.to_gear if stage.ruleset.flying_start else 2) if not plan and gear == 0 and stage.flying_start else None
     out = []
-    for name in stage.ruleset.die_names:
-        if dice.get(name, 0) - used.get(name, 0) <= 0:
-            continue
-        if name.isdigit() and gears_used >= gear_free:
-            continue
-        g = die_gear(stage.ruleset, name, gear)
-        if g is None and not plan and gear == 0 and stage.flying_start and name == str(stage.ruleset.flying_start.to_gear if stage.ruleset.flying_start else 2):
-            g = int(name)  # flying start (RG-22)
-        if g is None or g > stage.top_gear or g < 1:
-            continue
+    for name, g in dice_left(stage, car, weather, plan, gear, fly):
         for move in track.moves(here):
             if others.blocked(move.to):
                 continue
@@ -314,6 +376,29 @@ def next_dice(stage: Stage, car: CarState, plan: tuple[Step, ...], weather: str,
                 continue
             out.append(Step(name, move.to, g, marks, _finishes(stage, car, plan, move.to)))
     return tuple(out)
+
+
+def dice_left(stage: Any, car: Any, context: Any, plan: tuple, gear: int, fly: str | None = None) -> Iterator[tuple[str, int]]:
+    """The dice of the car's pool (the variant's dice pool rule, given the turn's `context`)
+    that may be placed after `plan` (in the ruleset's order), each with the gear it puts the
+    car in (RG-14): each die once a turn, at most the pool's free gear dice, within gears 1 to
+    the top gear; `fly`, the die of a flying start (RG-22)."""
+    dice, gear_free = stage.rules.pool(stage, car, context)
+    used: dict[str, int] = {}
+    for s in plan:
+        used[s.die] = used.get(s.die, 0) + 1
+    gears_used = sum(n for d, n in used.items() if d.isdigit())
+    for name in stage.ruleset.die_names:
+        if dice.get(name, 0) - used.get(name, 0) <= 0:
+            continue
+        if name.isdigit() and gears_used >= gear_free:
+            continue
+        g = die_gear(stage.ruleset, name, gear)
+        if g is None and name == fly:
+            g = int(name)  # flying start (RG-22)
+        if g is None or g > stage.top_gear or g < 1:
+            continue
+        yield name, g
 
 
 def _finishes(stage: Stage, car: CarState, plan: tuple[Step, ...], to: Hex) -> bool:
@@ -357,29 +442,117 @@ def inside_lane(track: Track, cell: Cell) -> int | None:
     return min(lanes) if corner.turn == "left" else max(lanes)
 
 
+def on_inside(track: Track, cell: Cell, rules: VariantRules) -> int:
+    """0 for a cell on the inside lane of its current or next corner (by the variant's rule), 1 otherwise."""
+    inside = rules.inside_lane(track, cell)
+    return 0 if inside is not None and cell.lane == inside else 1
+
+
 def order_key(stage: Stage, i: int, car: CarState) -> tuple:
+    """GT's order of play (RG-24): speed (00 last), then distance, then the inside lane."""
     track = stage.track
     steps = track.steps()
     loop = max(steps.values()) + 1
     distance = car.crossings * loop + steps.get(car.cell, 0) if stage.track.laps > 1 else steps.get(car.cell, 0)
-    cell = track.cell(car.cell)
-    inside = inside_lane(track, cell)
     speed = -1 if car.out else car.gear
-    return (-speed, -distance, 0 if inside is not None and cell.lane == inside else 1, i)
+    return (-speed, -distance, on_inside(track, track.cell(car.cell), GT_RULES), i)
 
 
-def turn_order(stage: Stage, cars: tuple[CarState, ...]) -> tuple[int, ...]:
-    """The cars still racing in the round's order: highest gear first, then furthest along,
-    then the car on the inside lane of its current or next corner, then the lower number."""
-    racing = [i for i, c in enumerate(cars) if not c.finished]
-    return tuple(sorted(racing, key=lambda i: order_key(stage, i, cars[i])))
+def turn_order(stage: Any, cars: tuple) -> tuple[int, ...]:
+    """The cars taking a turn this round (the variant's `racing`) in its order of play (GT:
+    highest gear first, then furthest along; DIRT: furthest along, then highest gear; then the
+    car on the inside lane of its current or next corner, then the lower number)."""
+    rules = stage.rules
+    racing = [i for i, c in enumerate(cars) if rules.racing(c)]
+    return tuple(sorted(racing, key=lambda i: rules.order_key(stage, i, cars[i])))
 
 
 # --------------------------------------------------------------------------- the race
 
 
+class RaceCore:
+    """The race machinery both variants share (mixed into GT's :class:`RaceState` and DIRT's
+    `DirtRace`, frozen dataclasses with `stage`, `cars`, `order`, `slot`, `phase`, `plan` and
+    `rolling`): whose turn it is, applying an action (checked against the chance outcomes or
+    the legal actions), the dice's chances flat out and one at a time, one at a time's
+    choices, the damage tokens a loss of control draws."""
+
+    @property
+    def turn(self) -> int:
+        return self.order[self.slot] if self.phase != OVER else -1
+
+    @property
+    def car(self) -> Any:
+        return self.cars[self.turn]
+
+    def is_terminal(self) -> bool:
+        return self.phase == OVER
+
+    def apply(self, action: Any) -> Any:
+        rules = self.stage.rules
+        if self.phase == OVER:
+            raise rules.error(rules.over)
+        outcomes = self.chance_outcomes()
+        if outcomes:
+            if action not in {o for o, _ in outcomes}:
+                raise rules.error(f"{action!r} is not a possible outcome in phase {self.phase}")
+        elif action not in self.legal_actions():
+            raise rules.error(f"{action!r} is not legal in phase {self.phase} for car {self.turn + 1}")
+        return self._apply(action)
+
+    def _set(self, car: Any, **kw: Any) -> Any:
+        return self._set_i(self.turn, car, **kw)
+
+    def _set_i(self, i: int, car: Any, **kw: Any) -> Any:
+        cars = list(self.cars)
+        cars[i] = car
+        return replace(self, cars=tuple(cars), **kw)
+
+    def _dice_outcomes(self, placed: int) -> tuple[tuple[Any, Fraction], ...]:
+        """Flat out, every roll of the plan's dice; one at a time, the next die's (the
+        `placed`-th); else none."""
+        if self.phase == FLAT:
+            return _flat_outcomes(tuple(self.stage.ruleset.die(s.die).caution_chance for s in self.plan))
+        if self.phase == ONE and self.rolling:
+            p = self.stage.ruleset.die(self.plan[placed].die).caution_chance
+            return tuple((hit, q) for hit, q in ((False, 1 - p), (True, p)) if q)
+        return ()
+
+    def _one_actions(self, tokens: int, secured: int, placed: int) -> tuple[Any, ...]:
+        """One at a time, before a die: roll it, secure it (the next cost, RG-26) or stop
+        (after the first)."""
+        out: list[Any] = [Roll("one")]
+        if tokens >= self.stage.ruleset.focus.cost(secured + 1):
+            out.append(Secure())
+        if placed:
+            out.append(Stop())
+        return tuple(out)
+
+    def _seat(self, slot: int, rounds: int) -> tuple[Any, int]:
+        """From `slot` of the round's order, the state and slot of the next car to play (a new
+        round after the last car of the order), or slot -1 once the race is over (everybody
+        finished, or `rounds` rounds played)."""
+        s = self
+        while True:
+            if all(c.finished for c in s.cars):
+                return replace(s, phase=OVER), -1
+            if slot < len(s.order):
+                return s, slot
+            if s.round >= rounds:
+                return replace(s, phase=OVER, log=s.log + (("stopped", s.round),)), -1
+            s = s._new_round(s.round + 1)
+            slot = 0
+
+    def _damage_due(self, left: int) -> int:
+        """The damage tokens a loss of control on `self.loss` draws (by its gear and the
+        tile's colour), at most the `left` in the bag."""
+        at, gear = self.loss
+        colour = self.stage.track.cell(at).danger.value
+        return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), left)
+
+
 @dataclass(frozen=True)
-class RaceState:
+class RaceState(RaceCore):
     """A race of 1 to 6 cars, one decision or chance at a time (see the module).
 
     phase: PLAN (decision: Place or Roll), ONE (decision: Roll, Secure, Stop), FLAT (chance:
@@ -420,20 +593,9 @@ class RaceState:
     # -- queries
 
     @property
-    def turn(self) -> int:
-        return self.order[self.slot] if self.phase != OVER else -1
-
-    @property
-    def car(self) -> CarState:
-        return self.cars[self.turn]
-
-    @property
     def colour(self) -> str:
         """The round marker's side: white for odd rounds, black for even (RG-26)."""
         return "white" if self.round % 2 else "black"
-
-    def is_terminal(self) -> bool:
-        return self.phase == OVER
 
     def others(self, i: int) -> Others:
         cars = tuple((c.cell, c.gear, c.gear == 0 or c.out) for j, c in enumerate(self.cars) if j != i and not (c.finished or c.pit or c.waiting))
@@ -446,11 +608,8 @@ class RaceState:
         return self.stage.dashboard(self.car.tyres, self.weather).caution_limit
 
     def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
-        if self.phase == FLAT:
-            return _flat_outcomes(tuple(self.stage.ruleset.die(s.die).caution_chance for s in self.plan))
-        if self.phase == ONE and self.rolling:
-            p = self.stage.ruleset.die(self.plan[self.placed].die).caution_chance
-            return tuple((hit, q) for hit, q in ((False, 1 - p), (True, p)) if q)
+        if self.phase in (FLAT, ONE):
+            return self._dice_outcomes(self.placed)
         if self.phase == DAMAGE:
             return _draws(self.bag, self._tokens_due())
         return ()
@@ -464,13 +623,7 @@ class RaceState:
                 out.append(Stop())  # no die can be placed (RG-28)
             return tuple(out)
         if self.phase == ONE and not self.rolling:
-            out = [Roll("one")]
-            cost = self.stage.ruleset.focus.cost(self.secured + 1)
-            if self.car.focus >= cost:
-                out.append(Secure())
-            if self.placed:
-                out.append(Stop())
-            return tuple(out)
+            return self._one_actions(self.car.focus, self.secured, self.placed)
         if self.phase == REALLOCATE:
             return reallocations(self.stage, self.car, self.plan, self.rolled, self.limit(), self.weather, self.others(self.turn))
         if self.phase == PIT:
@@ -479,24 +632,8 @@ class RaceState:
 
     # -- transitions
 
-    def apply(self, action: Any) -> RaceState:
-        if self.phase == OVER:
-            raise RulesError("the race is over")
-        outcomes = self.chance_outcomes()
-        if outcomes:
-            if action not in {o for o, _ in outcomes}:
-                raise RulesError(f"{action!r} is not a possible outcome in phase {self.phase}")
-        elif action not in self.legal_actions():
-            raise RulesError(f"{action!r} is not legal in phase {self.phase} for car {self.turn + 1}")
-        return self._apply(action)
-
     def _note(self, *event: Any) -> tuple[Any, ...]:
         return self.log + (event,)
-
-    def _set(self, car: CarState, **kw: Any) -> RaceState:
-        cars = list(self.cars)
-        cars[self.turn] = car
-        return replace(self, cars=tuple(cars), **kw)
 
     def _apply(self, action: Any) -> RaceState:
         car = self.car
@@ -571,9 +708,7 @@ class RaceState:
         return s._end_turn(end)
 
     def _tokens_due(self) -> int:
-        at, gear = self.loss
-        colour = self.stage.track.cell(at).danger.value
-        return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), sum(n for _k, n in self.bag))
+        return self._damage_due(sum(n for _k, n in self.bag))
 
     def _damage(self, drawn: tuple[tuple[str, int], ...]) -> RaceState:
         car = self.car
@@ -619,7 +754,7 @@ class RaceState:
 
     def _end_turn(self, gear: str) -> RaceState:
         car = self.car
-        seconds = turn_seconds(self.stage.ruleset, gear)
+        seconds = self.stage.rules.seconds(self.stage, gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1)
         s = self._set(car, plan=(), placed=0, cautions=0, secured=0, rolled=(), loss=None, rolling=False, phase=PLAN, log=self._note("turn", self.turn, gear, seconds, car.time))
         return s._advance(s.slot + 1)
@@ -629,14 +764,9 @@ class RaceState:
         the last car of the order."""
         s = self
         while True:
-            if all(c.finished for c in s.cars):
-                return replace(s, phase=OVER)
-            if slot >= len(s.order):
-                if s.round >= MAX_TURNS:
-                    return replace(s, phase=OVER, log=s._note("stopped", s.round))
-                s = s._new_round(s.round + 1)
-                slot = 0
-                continue
+            s, slot = s._seat(slot, MAX_TURNS)
+            if slot < 0:
+                return s
             s = replace(s, slot=slot, phase=PLAN)
             i = s.order[slot]
             car = s.cars[i]
@@ -661,10 +791,17 @@ class RaceState:
         return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self._note("round", r, "white" if r % 2 else "black", order))
 
 
-def _grid(track: Track) -> tuple[Hex, ...]:
-    """The starting spaces, the front first (then the inside lane of the first corner)."""
+def start_grid(track: Track, rules: VariantRules | None = None) -> tuple[Hex, ...]:
+    """The starting spaces, the front first, then the inside lane of the first corner, then
+    the lane, then the variant's tie-break."""
+    rules = rules or rules_for(track)
     steps = track.steps()
-    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == inside_lane(track, c) else 1, c.lane)))
+    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == rules.inside_lane(track, c) else 1, c.lane) + rules.grid_tie(c)))
+
+
+def _grid(track: Track) -> tuple[Hex, ...]:
+    """GT's starting spaces, the front first (then the inside lane of the first corner)."""
+    return start_grid(track, GT_RULES)
 
 
 @lru_cache(maxsize=4096)
@@ -726,3 +863,20 @@ def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: t
 
     walk(car.cell, car.gear, 0, 0, 0, 0)
     return tuple(Reallocate(h, g, n) for (h, g), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1])))
+
+
+GT_RULES = VariantRules(
+    Variant.GT,
+    RulesError,
+    "the race is over",
+    "the rules engine plays Rallyman GT tracks (this is a DIRT track)",
+    "the track needs starting and finish spaces",
+    order_key=order_key,
+    racing=lambda car: not car.finished,
+    inside_lane=inside_lane,
+    grid_tie=lambda cell: (),
+    limit=lambda track, cell, mud, car: cell.limit,
+    pool=_gt_pool,
+    seconds=lambda stage, gear: turn_seconds(stage.ruleset, gear),
+)
+VARIANTS[Variant.GT] = GT_RULES

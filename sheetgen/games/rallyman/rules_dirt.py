@@ -1,11 +1,16 @@
 """Rallyman DIRT rules engine (rulebook rallyman_dirt.txt; rulings RD-5 onward in
 docs/rulings.md; docs/rallyman_dirt.md).
 
-The same engine protocol as the GT engine (:mod:`sheetgen.games.rallyman.rules`,
-:mod:`sheetgen.engine`): a :class:`DirtRace` is an immutable value with
-``chance_outcomes``, ``legal_actions`` and ``apply``. Only the per-die gear rule
-(:func:`rules.die_gear`) and the alongside test (:class:`rules.Others`) are shared with GT;
-every rule below is DIRT's own and lives here, not in shared code.
+One engine with GT (:mod:`sheetgen.games.rallyman.rules`, the protocol of
+:mod:`sheetgen.engine`): a :class:`DirtRace` is GT's race machinery (:class:`rules.RaceCore`:
+applying an action, the dice's chances, one at a time's choices, the damage drawn, the next
+car to play) with DIRT's phases, and the shared rules (the dice that may follow,
+:func:`rules.dice_left`; a move's cautions and limits, :func:`rules.move_marks`; the start
+grid; the order of play, :func:`rules.turn_order`; the alongside test) read what differs
+from the variant object :data:`DIRT_RULES` (:class:`rules.VariantRules`: the order of play,
+the inside-lane rule, the start grid's tie-break, the limit rule with mud, the dice pool
+with the leader die, the time card at the end of a turn), chosen by the track's variant
+(:func:`rules.rules_for`). Every rule below is DIRT's own and lives here, not in shared code.
 
 - **Staggered start** (RD-5): car k (from 1) enters on round k, on the space behind the start
   line, in gear 0; a car still on that space keeps the next one waiting.
@@ -38,7 +43,11 @@ every rule below is DIRT's own and lives here, not in shared code.
   leader dice earn second tokens. One at a time (`Roll("one")`), before each die the driver
   rolls it, secures it with second tokens (the k-th secured die of a turn costs as GT's
   focus, `ruleset.focus`) or stops (after the first); one at a time earns no tokens.
-- Slides are entered normally (RD-14: the dotted zone's two-space slide is not played).
+- **Slides** (RD-14, :func:`slide_zones`): a car moving into a slide zone chooses on entry:
+  normally (ordinary spaces, the lane kept through the zone) or sliding (`Place(slide=True)`:
+  the zone counts as two spaces spanning the width of the track, its rear half then its front
+  half, then out into either lane); a sliding car fills its half and is followed only by a
+  slide, never passed there.
 """
 
 from __future__ import annotations
@@ -49,12 +58,21 @@ from functools import lru_cache
 from itertools import product
 from typing import Any
 
-from sheetgen.errors import SheetgenError
-from sheetgen.games.rallyman.hexgrid import Hex, distance
+from sheetgen.games.rallyman import rules
+from sheetgen.games.rallyman.hexgrid import Hex, centre, distance
 from sheetgen.games.rallyman.model import Cell, Track, Variant
-from sheetgen.games.rallyman.rules import Others, die_gear
+from sheetgen.games.rallyman.rules import (
+    Others,
+    RaceCore,
+    Roll,
+    RulesError,
+    Secure,
+    Stop,
+    dice_left,
+    move_marks,
+    on_inside,
+)
 from sheetgen.games.rallyman.rules import _draws as _crash_draws
-from sheetgen.games.rallyman.rules import _flat_outcomes as _flat
 from sheetgen.games.rallyman.ruleset import (
     DamageBag,
     DamageToken,
@@ -68,36 +86,23 @@ MAX_ROUNDS = 400
 SISU, SPIN, CRASH = "sisu", "spin", "crash"
 
 
-class DirtRulesError(SheetgenError, ValueError):
+class DirtRulesError(RulesError):
     """An illegal action for a DIRT race, or a track the DIRT rules cannot play."""
 
 
 @dataclass(frozen=True)
-class Place:
+class Place(rules.Place):
     """Place the next die: `die` onto `to` (for a jump: where the die lands, `via` the jump
-    space it took off from)."""
+    space it took off from). Rolling, securing and stopping are GT's actions (`Roll`,
+    `Secure`, `Stop`)."""
 
-    die: str
-    to: Hex
     via: Hex | None = None
+    slide: bool = False  # the die slides into a slide space (RD-14)
 
 
-@dataclass(frozen=True)
-class Roll:
-    """Planning over: roll every die at once ("flat") or one at a time ("one"; then also
-    the next die)."""
-
-    mode: str = "flat"
-
-
-@dataclass(frozen=True)
-class Secure:
-    """One at a time: secure the next die with second tokens (it shows no caution)."""
-
-
-@dataclass(frozen=True)
-class Stop:
-    """One at a time: stop here (the dice not rolled are not used)."""
+def place_of(step: DStep) -> Place:
+    """The action that places `step`."""
+    return Place(step.die, step.to, step.via, step.slide > 0)
 
 
 # --------------------------------------------------------------------------- the stage
@@ -113,11 +118,10 @@ class DirtStage:
     car_class: str = "R2"
     damage: bool = True
 
+    rules = property(lambda self: DIRT_RULES)
+
     def __post_init__(self) -> None:
-        if self.track.variant is not Variant.DIRT:
-            raise DirtRulesError("the DIRT rules engine plays Rallyman DIRT tracks (this is a GT track)")
-        if not self.track.starts or not self.track.finishes:
-            raise DirtRulesError("the track needs a starting space and finish spaces")
+        rules.check_stage(self)
 
     @property
     def board(self):
@@ -160,8 +164,7 @@ def _sides(tokens: tuple[DamageToken, ...]) -> tuple[tuple[str, Fraction], ...]:
 
 
 def start_spaces(track: Track) -> tuple[Hex, ...]:
-    steps = track.steps()
-    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == inside_lane(track, c) else 1, c.lane, c.hex.q, c.hex.r)))
+    return rules.start_grid(track, DIRT_RULES)
 
 
 def inside_lane(track: Track, cell: Cell) -> int | None:
@@ -191,6 +194,7 @@ class DirtCar:
     seconds_tokens: int = 0  # second tokens earned flat out
     lost: tuple[tuple[str, int], ...] = ()  # dice lost: "gear", "brake", "coast"
     cards: tuple[tuple[int, str | None], ...] = ()  # time cards taken: (gear, None or the loss icon)
+    slide: int = 0  # sliding (RD-14): in the first (1) or second (2) space of a slide zone
 
     def lost_count(self, kind: str) -> int:
         return dict(self.lost).get(kind, 0)
@@ -207,8 +211,7 @@ def dice_pool(stage: DirtStage, car: DirtCar, first: bool) -> tuple[dict[str, in
     dice["leader"] = max(0, dice.get("leader", 0) - (coast_lost - take))
     if not first and stage.ruleset.leader_first_player_only:
         dice["leader"] = 0
-    gear_dice = sum(c for n, c in stage.board.dice if n.isdigit())
-    return dice, max(0, gear_dice - car.lost_count("gear"))
+    return dice, rules.gear_dice_free(stage.board, car)
 
 
 @dataclass(frozen=True)
@@ -227,6 +230,7 @@ class DStep:
     air: int = 0
     entry: bool = False
     stopped: bool = False
+    slide: int = 0  # a slide: the die ends in the zone's first (1) or second (2) space (RD-14)
 
     @property
     def lose_on_caution(self) -> bool:
@@ -256,117 +260,199 @@ def effective_limit(track: Track, cell: Cell, mud: Mud = (), car: int | None = N
 
 def dirt_marks(track: Track, frm: Hex, to: Hex, gear: int, mud: Mud = (), car: int | None = None) -> int | None:
     """The track's cautions for a move onto `to` in `gear`, or None over a limit: a corner
-    space's (lowered by mud), a shortcut's, an inside line's."""
-    cell = track.cell(to)
-    marks = 0
-    limit = effective_limit(track, cell, mud, car)
-    if limit is not None:
-        if gear > limit:
-            return None
-        if cell.caution and gear == limit:
-            marks += 1
-    if cell.shortcut is not None and gear > cell.shortcut:
-        return None
-    line = track.line_between(frm, to)
-    if line is not None:
-        if line.limit is not None and gear > line.limit:
-            return None
-        if line.caution:
-            marks += 1
-    return marks
+    space's (lowered by mud: DIRT's limit rule), a shortcut's, an inside line's."""
+    return move_marks(track, frm, to, gear, mud, car, effective_limit)
+
+
+@dataclass(frozen=True)
+class SlideZone:
+    """A slide zone (RD-14): neighbouring slide spaces on one tile (`Track.notes`). Slid, it
+    counts as two spaces spanning the width of the track, one behind the other: `halves`
+    holds the zone's cells behind the dotted line and those beyond it, each in track order;
+    a sliding car stands on the first cell of its half (`anchor`) and fills the half."""
+
+    cells: frozenset[Hex]
+    halves: tuple[tuple[Hex, ...], tuple[Hex, ...]]
+    #: where a slide out of the second space may go: every space outside the zone that one of
+    #: its cells moves to, with the cell it moves from (the car spans the width)
+    exits: tuple[tuple[Hex, Hex], ...]
+    playable: bool  # no corner, jump, water, start or finish space in it
+
+    def anchor(self, space: int) -> Hex:
+        return self.halves[space - 1][0]
+
+
+def slide_zones(track: Track) -> dict[Hex, SlideZone]:
+    """Every slide space's zone (kept with the track, which never changes)."""
+    zones = track._cache.get("dirt_slides")
+    if zones is None:
+        zones = {}
+        for note in track.notes():
+            if note.kind != "slide":
+                continue
+            cells = frozenset(c.hex for c in note.cells)
+            dx, dy = centre(Hex(0, 0).neighbour(note.cells[0].heading))
+
+            def along(c: Cell, dx: float = dx, dy: float = dy) -> tuple:
+                x, y = centre(c.hex)
+                return (round(x * dx + y * dy, 6), c.lane)
+
+            ordered = [c.hex for c in sorted(note.cells, key=along)]
+            half = max(1, len(ordered) // 2)
+            halves = (tuple(ordered[:half]), tuple(ordered[half:] or ordered))
+            exits = tuple(dict.fromkeys((m.to, h) for h in ordered for m in track.moves(h) if m.to not in cells))
+            playable = not any(c.corner or c.jump is not None or c.water or c.start or c.finish for c in note.cells)
+            zone = SlideZone(cells, halves, exits, playable)
+            for h in cells:
+                zones[h] = zone
+        track._cache["dirt_slides"] = zones
+    return zones
 
 
 @dataclass(frozen=True)
 class Traffic:
     """The other cars as a moving DIRT car sees them: (cell, gear, stopped) of those on the
-    track (a crashed car is off it), and the mud on the tiles."""
+    track (a crashed car is off it), the sliding ones among them ((cell, slide space)), and the
+    mud on the tiles."""
 
     cars: tuple[tuple[Hex, int, bool], ...] = ()
     mud: Mud = ()
     me: int | None = None
+    slides: tuple[tuple[Hex, int], ...] = ()
 
     def others(self) -> Others:
         return Others(self.cars)
 
+    def blocked(self, track: Track, h: Hex) -> bool:
+        """A car stands there: on that cell, or sliding across the half of its zone."""
+        if any(c == h for c, _g, _s in self.cars):
+            return True
+        zones = slide_zones(track) if self.slides else {}
+        return any(h in zones[c].halves[k - 1] for c, k in self.slides if c in zones)
 
-def _corner_of(track: Track, h: Hex):
-    for corner in track.corners():
-        if any(c.hex == h for c in corner.cells):
-            return corner
-    return None
+
+def _group_of(track: Track, h: Hex) -> frozenset[Hex] | None:
+    """The cells of the corner or slide zone `h` is in (None: neither)."""
+    cell = track.cell(h)
+    if cell.corner:
+        corner = next((c for c in track.corners() if any(x.hex == h for x in c.cells)), None)
+        return None if corner is None else frozenset(x.hex for x in corner.cells)
+    zone = slide_zones(track).get(h) if cell.slide else None
+    return None if zone is None else zone.cells
 
 
-def _corner_refused(track: Track, frm: Hex, to: Hex, traffic: Traffic) -> bool:
-    """RD-11: into a corner holding another car only by its lane, never level with or past it."""
-    target = track.cell(to)
-    if not target.corner or not traffic.cars:
+def _follow_refused(track: Track, to: Hex, traffic: Traffic, space: int = 0) -> bool:
+    """RD-11, RD-14: into a corner or slide zone holding another car only by the same way
+    (the same lane, or sliding too), never level with or past it there. `space`: the slide
+    space entered (0: entered normally)."""
+    if not traffic.cars:
         return False
-    corner = _corner_of(track, to)
+    group = slide_zones(track)[to].cells if space else _group_of(track, to)
+    if group is None:
+        return False
     steps = track.steps()
+    sliding = dict(traffic.slides)
     for h, _g, _s in traffic.cars:
-        if corner is None or not any(c.hex == h for c in corner.cells):
+        if h not in group:
             continue
-        other = track.cell(h)
-        if target.lane != other.lane or steps.get(to, 0) >= steps.get(h, 0):
+        if space or h in sliding:
+            if not (space and h in sliding and space < sliding[h]):
+                return True
+            continue
+        if track.cell(to).lane != track.cell(h).lane or steps.get(to, 0) >= steps.get(h, 0):
             return True
     return False
 
 
-def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()) -> tuple[DStep, ...]:
-    """Every die that may be placed next after `plan` (RD-7 to RD-11)."""
-    if plan and plan[-1].last:
-        return ()
-    track = stage.track
-    dice, gear_free = dice_pool(stage, car, first)
-    used: dict[str, int] = {}
-    for s in plan:
-        used[s.die] = used.get(s.die, 0) + 1
-    gears_used = sum(n for d, n in used.items() if d.isdigit())
-    here = plan[-1].to if plan else car.cell
-    gear = plan[-1].gear if plan else car.gear
-    crossed = any(track.cell(s.to).finish for s in plan)
-    others = traffic.others()
-    out = []
-    for name in stage.ruleset.die_names:
-        if dice.get(name, 0) - used.get(name, 0) <= 0:
-            continue
-        if name.isdigit() and gears_used >= gear_free:
-            continue
-        g = die_gear(stage.ruleset, name, gear)
-        if g is None or g < 1 or g > stage.top_gear:
-            continue
-        kind = stage.ruleset.die(name)
-        for move in track.moves(here):
-            to = track.cell(move.to)
-            if others.blocked(move.to) or _corner_refused(track, here, move.to, traffic):
-                continue
-            beside = others.alongside(track, move.to)
-            if any(g < b for b in beside):
-                continue
-            marks = dirt_marks(track, here, move.to, g, traffic.mud, traffic.me)
-            if marks is None:
-                continue
-            entry = to.shortcut is not None and track.cell(here).shortcut is None
-            if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
-                # RD-10: the move ends on the water, in the gear before this die
-                m2 = dirt_marks(track, here, move.to, gear, traffic.mud, traffic.me) if gear >= 1 else marks
-                if m2 is not None:
-                    out.append(DStep(name, move.to, gear, m2, to.finish and not crossed, entry=entry, stopped=True))
-                continue
-            if to.jump is not None and g >= to.jump:
-                air = min(3, 1 + g - to.jump)
-                for land in _landings(track, move.to, 1 if air == 1 else 2, others):
-                    lm = dirt_marks(track, move.to, land, g, traffic.mud, traffic.me)
-                    if lm is None:
-                        continue
-                    fin = (to.finish or track.cell(land).finish) and not crossed
-                    out.append(DStep(name, land, g, marks + lm, fin, via=move.to, air=air, entry=entry or (track.cell(land).shortcut is not None and to.shortcut is None)))
-                continue
-            out.append(DStep(name, move.to, g, marks, to.finish and not crossed, entry=entry))
+def _targets(track: Track, here: Hex, slide: int) -> tuple[tuple[Hex, Hex, int], ...]:
+    """Where the next die may go from `here`: (the cell it leaves, the cell it enters, the
+    slide space it enters or 0). RD-14: sliding, the first space leads to the second and the
+    second out of the zone from any of its cells; not sliding, a car keeps its lane between
+    two spaces of one zone and may slide into a zone it moves into."""
+    zones = slide_zones(track)
+    if slide == 1:
+        return ((here, zones[here].anchor(2), 2),)
+    if slide == 2:
+        return tuple((frm, to, 0) for to, frm in zones[here].exits)
+    out, entered = [], []
+    for move in track.moves(here):
+        zone = zones.get(move.to)
+        if zone is not None and here in zone.cells and track.cell(here).lane != track.cell(move.to).lane:
+            continue  # entered normally: the lane is kept through the zone
+        out.append((here, move.to, 0))
+        if zone is not None and zone.playable and here not in zone.cells and zone not in entered:
+            entered.append(zone)
+    out += [(here, zone.anchor(1), 1) for zone in entered]
     return tuple(out)
 
 
-def _landings(track: Track, jump: Hex, spaces: int, others: Others) -> tuple[Hex, ...]:
+def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()) -> tuple[DStep, ...]:
+    """Every die that may be placed next after `plan` (RD-7 to RD-11, RD-14)."""
+    if plan and plan[-1].last:
+        return ()
+    track = stage.track
+    here = plan[-1].to if plan else car.cell
+    gear = plan[-1].gear if plan else car.gear
+    slide = plan[-1].slide if plan else car.slide
+    crossed = any(track.cell(s.to).finish for s in plan)
+    others = traffic.others()
+    targets = _targets(track, here, slide)
+    out = []
+    for name, g in dice_left(stage, car, first, plan, gear):
+        kind = stage.ruleset.die(name)
+        seen: set = set()
+        for frm, dest, space in targets:
+            if space:
+                step = _slide_step(stage, name, frm, dest, g, space, traffic)
+                if step is not None:
+                    out.append(step)
+                continue
+            to = track.cell(dest)
+            if dest in seen or traffic.blocked(track, dest) or _follow_refused(track, dest, traffic):
+                continue
+            beside = others.alongside(track, dest)
+            if any(g < b for b in beside):
+                continue
+            marks = dirt_marks(track, frm, dest, g, traffic.mud, traffic.me)
+            if marks is None:
+                continue
+            seen.add(dest)
+            entry = to.shortcut is not None and track.cell(frm).shortcut is None
+            if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
+                # RD-10: the move ends on the water, in the gear before this die
+                m2 = dirt_marks(track, frm, dest, gear, traffic.mud, traffic.me) if gear >= 1 else marks
+                if m2 is not None:
+                    out.append(DStep(name, dest, gear, m2, to.finish and not crossed, entry=entry, stopped=True))
+                continue
+            if to.jump is not None and g >= to.jump:
+                air = min(3, 1 + g - to.jump)
+                for land in _landings(track, dest, 1 if air == 1 else 2, traffic):
+                    lm = dirt_marks(track, dest, land, g, traffic.mud, traffic.me)
+                    if lm is None:
+                        continue
+                    fin = (to.finish or track.cell(land).finish) and not crossed
+                    out.append(DStep(name, land, g, marks + lm, fin, via=dest, air=air, entry=entry or (track.cell(land).shortcut is not None and to.shortcut is None)))
+                continue
+            out.append(DStep(name, dest, g, marks, to.finish and not crossed, entry=entry))
+    return tuple(out)
+
+
+def _slide_step(stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic) -> DStep | None:
+    """A die sliding into slide space `space` (RD-14): never onto a car (a sliding car fills
+    its half), into a zone holding a car only sliding behind it, alongside a car only with a
+    gear at least its gear."""
+    track = stage.track
+    half = slide_zones(track)[anchor].halves[space - 1]
+    if any(traffic.blocked(track, h) for h in half) or _follow_refused(track, anchor, traffic, space):
+        return None
+    others = traffic.others()
+    if any(g < b for h in half for b in others.alongside(track, h)):
+        return None
+    marks = dirt_marks(track, frm, anchor, g, traffic.mud, traffic.me)
+    return None if marks is None else DStep(name, anchor, g, marks, slide=space)
+
+
+def _landings(track: Track, jump: Hex, spaces: int, traffic: Traffic) -> tuple[Hex, ...]:
     """Where a jump from `jump` lands `spaces` spaces on (RD-9): a space that many forward
     moves on and that far from the jump (a zig-zag back beside it is not two spaces on), cars
     on the way ignored, never onto a car; into a corner in either lane."""
@@ -383,32 +469,29 @@ def _landings(track: Track, jump: Hex, spaces: int, others: Others) -> tuple[Hex
                 if there is not None and there.corner and here.corner and there.heading in {(here.heading + d) % 6 for d in (-1, 0, 1)}:
                     nxt.add(there.hex)
         frontier = nxt
-    return tuple(sorted((h for h in frontier if distance(h, jump) == spaces and not others.blocked(h)), key=lambda h: (h.q, h.r)))
+    return tuple(sorted((h for h in frontier if distance(h, jump) == spaces and not traffic.blocked(track, h)), key=lambda h: (h.q, h.r)))
 
 
 # --------------------------------------------------------------------------- order of play
 
 
-def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
-    """RD-6: the cars on the stage by distance, speed (gear), the inside lane of the current
-    or next corner, then number."""
+def order_key(stage: DirtStage, i: int, car: DirtCar) -> tuple:
+    """RD-6: distance, speed (gear), the inside lane of the current or next corner, number."""
     track = stage.track
-    steps = track.steps()
+    return (-track.steps().get(car.cell, 0), -car.gear, on_inside(track, track.cell(car.cell), DIRT_RULES), i)
 
-    def key(i: int):
-        c = cars[i]
-        cell = track.cell(c.cell)
-        inside = inside_lane(track, cell)
-        return (-steps.get(c.cell, 0), -c.gear, 0 if inside is not None and cell.lane == inside else 1, i)
 
-    return tuple(sorted((i for i, c in enumerate(cars) if c.entered and not c.finished), key=key))
+def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
+    """RD-6: the cars on the stage in the order of play (the shared :func:`rules.turn_order`
+    with DIRT's key)."""
+    return rules.turn_order(stage, cars)
 
 
 # --------------------------------------------------------------------------- the race
 
 
 @dataclass(frozen=True)
-class DirtRace:
+class DirtRace(RaceCore):
     """A DIRT stage being raced (see the module). Phases: PLAN (decision: Place, Roll),
     FLAT (chance: which dice show a caution), ONE (decision: Roll, Secure, Stop; chance when
     `rolling`: the next die's caution), ICON (chance: SISU, Spin or Crash), DAMAGE
@@ -442,30 +525,16 @@ class DirtRace:
 
     # -- queries
 
-    @property
-    def turn(self) -> int:
-        return self.order[self.slot] if self.phase != OVER else -1
-
-    @property
-    def car(self) -> DirtCar:
-        return self.cars[self.turn]
-
-    def is_terminal(self) -> bool:
-        return self.phase == OVER
-
     def traffic(self, i: int) -> Traffic:
-        cars = tuple((c.cell, c.gear, c.gear == 0) for j, c in enumerate(self.cars) if j != i and c.entered and not c.finished and not c.crashed)
-        return Traffic(cars, self.mud, i)
+        on = [c for j, c in enumerate(self.cars) if j != i and c.entered and not c.finished and not c.crashed]
+        return Traffic(tuple((c.cell, c.gear, c.gear == 0) for c in on), self.mud, i, tuple((c.cell, c.slide) for c in on if c.slide))
 
     def next_dice(self) -> tuple[DStep, ...]:
         return dirt_steps(self.stage, self.car, self.plan, self.slot == 0, self.traffic(self.turn))
 
     def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
-        if self.phase == FLAT:
-            return _flat(tuple(self.stage.ruleset.die(s.die).caution_chance for s in self.plan))
-        if self.phase == ONE and self.rolling:
-            p = self.stage.ruleset.die(self.plan[self.done].die).caution_chance
-            return tuple((hit, q) for hit, q in ((False, 1 - p), (True, p)) if q)
+        if self.phase in (FLAT, ONE):
+            return self._dice_outcomes(self.done)
         if self.phase == ICON:
             return self.stage.icons(self.loss[1])
         if self.phase == DAMAGE:
@@ -476,33 +545,20 @@ class DirtRace:
 
     def legal_actions(self) -> tuple[Any, ...]:
         if self.phase == ONE and not self.rolling:
-            acts: list[Any] = [Roll("one")]
-            if self.car.seconds_tokens >= self.stage.ruleset.focus.cost(self.secured + 1):
-                acts.append(Secure())
-            if self.done:
-                acts.append(Stop())
-            return tuple(acts)
+            return self._one_actions(self.car.seconds_tokens, self.secured, self.done)
         if self.phase != PLAN:
             return ()
-        out: list[Any] = [Place(s.die, s.to, s.via) for s in self.next_dice()]
+        out: list[Any] = [place_of(s) for s in self.next_dice()]
         if self.plan:
             out += [Roll("flat"), Roll("one")]
         elif not out:
             out.append(Roll())  # blocked: the turn ends where it is
         return tuple(out)
 
-    def apply(self, action: Any) -> DirtRace:
-        if self.phase == OVER:
-            raise DirtRulesError("the stage is over")
-        outcomes = self.chance_outcomes()
-        if outcomes:
-            if action not in {o for o, _ in outcomes}:
-                raise DirtRulesError(f"{action!r} is not a possible outcome in phase {self.phase}")
-        elif action not in self.legal_actions():
-            raise DirtRulesError(f"{action!r} is not legal in phase {self.phase} for car {self.turn + 1}")
+    def _apply(self, action: Any) -> DirtRace:
         if self.phase == PLAN:
             if isinstance(action, Place):
-                step = next(s for s in self.next_dice() if (s.die, s.to, s.via) == (action.die, action.to, action.via))
+                step = next(s for s in self.next_dice() if place_of(s) == action)
                 return replace(self, plan=self.plan + (step,), log=self.log + (("place", self.turn, step),))
             if not self.plan:
                 return self._end_turn(self.car.gear, None)
@@ -521,11 +577,6 @@ class DirtRace:
 
     # -- transitions
 
-    def _set(self, car: DirtCar, **kw: Any) -> DirtRace:
-        cars = list(self.cars)
-        cars[self.turn] = car
-        return replace(self, cars=tuple(cars), **kw)
-
     def _flat_result(self, rolled: tuple[bool, ...]) -> DirtRace:
         ruleset = self.stage.ruleset
         car = self.car
@@ -535,10 +586,10 @@ class DirtRace:
         for i, (s, hit) in enumerate(zip(self.plan, rolled)):
             cautions += s.marks + (1 if hit else 0)
             if cautions >= self.stage.limit or s.lose_always or (hit and s.lose_on_caution):
-                car = replace(car, cell=s.to, finished=car.finished or s.finishes)
+                car = replace(car, cell=s.to, slide=s.slide, finished=car.finished or s.finishes)
                 return self._set(car, phase=ICON, done=i + 1, loss=(s.to, s.gear), log=self.log + (("rolled", self.turn, rolled), ("lose", self.turn, s.to, s.gear)))
         last = self.plan[-1]
-        car = replace(car, cell=last.to, gear=last.gear, finished=any(s.finishes for s in self.plan))
+        car = replace(car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(s.finishes for s in self.plan))
         s = self._set(car, done=len(self.plan), log=self.log + (("rolled", self.turn, rolled), ("move", self.turn, last.to, last.gear)))
         return s._after_move()
 
@@ -559,7 +610,7 @@ class DirtRace:
         cautions = self.cautions + step.marks + (1 if hit else 0)
         s = replace(s, done=done, cautions=cautions, rolling=False, log=s.log + (("die", self.turn, step, hit, secured),))
         if cautions >= self.stage.limit or step.lose_always or (hit and step.lose_on_caution):
-            car = replace(s.car, cell=step.to, finished=s.car.finished or any(x.finishes for x in self.plan[:done]))
+            car = replace(s.car, cell=step.to, slide=step.slide, finished=s.car.finished or any(x.finishes for x in self.plan[:done]))
             return s._set(car, phase=ICON, loss=(step.to, step.gear), log=s.log + (("lose", self.turn, step.to, step.gear),))
         if done == len(self.plan) or step.last:
             return s._moved(done)
@@ -568,7 +619,7 @@ class DirtRace:
     def _moved(self, done: int) -> DirtRace:
         """One at a time: the move ends under control after `done` dice."""
         last = self.plan[done - 1]
-        car = replace(self.car, cell=last.to, gear=last.gear, finished=any(x.finishes for x in self.plan[:done]))
+        car = replace(self.car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(x.finishes for x in self.plan[:done]))
         return self._set(car, done=done, rolling=False, log=self.log + (("move", self.turn, last.to, last.gear),))._after_move()
 
     def _icon(self, icon: str) -> DirtRace:
@@ -584,9 +635,7 @@ class DirtRace:
         return tuple(out.items())
 
     def _tokens_due(self) -> int:
-        at, gear = self.loss
-        colour = self.stage.track.cell(at).danger.value
-        return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), sum(n for _k, n in self._kinds()))
+        return self._damage_due(sum(n for _k, n in self._kinds()))
 
     def _damage(self, drawn: tuple[tuple[str, int], ...]) -> DirtRace:
         car = self.car
@@ -654,33 +703,20 @@ class DirtRace:
         if card is None:
             # RD-12: the card of the car's gear (coast only: the card on top, the same gear)
             card = (gear, None)
-            seconds = self.stage.seconds(gear)
+            seconds = self.stage.rules.seconds(self.stage, gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1, cards=car.cards + (card,))
         s = self._set(car, plan=(), done=0, cautions=0, secured=0, rolling=False, loss=None, icon=None, phase=PLAN, log=self.log + (("turn", self.turn, card, seconds, car.time),))
         return s._advance(s.slot + 1)
 
     def _advance(self, slot: int) -> DirtRace:
-        s = self
-        while True:
-            if all(c.finished for c in s.cars):
-                return replace(s, phase=OVER)
-            if slot >= len(s.order):
-                if s.round >= MAX_ROUNDS:
-                    return replace(s, phase=OVER, log=s.log + (("stopped", s.round),))
-                s = s._new_round(s.round + 1)
-                slot = 0
-                if not s.order:
-                    continue
-            i = s.order[slot]
-            car = s.cars[i]
-            if car.crashed:  # back on the track for its own turn
-                s = s._set_i(i, replace(car, crashed=False))
-            return replace(s, slot=slot, phase=PLAN)
-
-    def _set_i(self, i: int, car: DirtCar) -> DirtRace:
-        cars = list(self.cars)
-        cars[i] = car
-        return replace(self, cars=tuple(cars))
+        s, slot = self._seat(slot, MAX_ROUNDS)
+        if slot < 0:
+            return s
+        i = s.order[slot]
+        car = s.cars[i]
+        if car.crashed:  # back on the track for its own turn
+            s = s._set_i(i, replace(car, crashed=False))
+        return replace(s, slot=slot, phase=PLAN)
 
     def _new_round(self, r: int) -> DirtRace:
         """RD-5: car k enters on round k (later if the space behind the line is taken)."""
@@ -690,7 +726,7 @@ class DirtRace:
             if not c.entered and i < r:
                 taken = any(o.entered and not o.finished and not o.crashed and o.cell == start for o in cars)
                 if not taken:
-                    cars[i] = replace(c, entered=True, cell=start, gear=0)
+                    cars[i] = replace(c, entered=True, cell=start, gear=0, slide=0)
                 break  # one car enters per round
         cars_t = tuple(cars)
         order = turn_order(self.stage, cars_t)
@@ -719,3 +755,20 @@ def _side_draws(sides: tuple[tuple[str, int], ...], n: int, replace_: bool = Fal
 
 def stage_of(track: Track, ruleset: Ruleset | None = None, **options: Any) -> DirtStage:
     return DirtStage(track, ruleset or default("dirt"), **options)
+
+
+DIRT_RULES = rules.VariantRules(
+    Variant.DIRT,
+    DirtRulesError,
+    "the stage is over",
+    "the DIRT rules engine plays Rallyman DIRT tracks (this is a GT track)",
+    "the track needs a starting space and finish spaces",
+    order_key=order_key,
+    racing=lambda car: car.entered and not car.finished,
+    inside_lane=inside_lane,
+    grid_tie=lambda cell: (cell.hex.q, cell.hex.r),
+    limit=effective_limit,
+    pool=dice_pool,
+    seconds=lambda stage, gear: stage.seconds(gear),
+)
+rules.VARIANTS[Variant.DIRT] = DIRT_RULES

@@ -18,7 +18,7 @@ from sheetgen.engine import playout
 from sheetgen.games.rallyman import rules_dirt as rd
 from sheetgen.games.rallyman.rules_dirt import DirtRace, DirtStage
 from sheetgen.games.rallyman.ruleset import house_note
-from sheetgen.games.rallyman.solve_dirt import DirtPar, describe_plan, par
+from sheetgen.games.rallyman.solve_dirt import DirtPar, describe_plan, key_of, par
 
 POLICIES = ("par", "careful")
 
@@ -49,10 +49,10 @@ class DirtDriver:
                     return rd.Stop()
             return rd.Roll("one")
         car = state.car
-        plan = self.solved.choice.get((car.cell, car.gear, car.lost_count("coast")), ())
+        plan = self.solved.choice.get(key_of(car), ())
         i = len(state.plan)
         if state.plan == plan[:i] and i < len(plan):
-            want = rd.Place(plan[i].die, plan[i].to, plan[i].via)
+            want = rd.place_of(plan[i])
             if want in actions:
                 return want
         if state.plan:

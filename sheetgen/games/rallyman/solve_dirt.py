@@ -8,7 +8,7 @@ from a full bag (coast-die damage counts from the next turn; the car's own mud d
 slow it, RD-8). The per-die rules are the DIRT engine's (:func:`rules_dirt.dirt_steps`).
 
 **Par time** (:func:`par`): the exact expected stage time of the best flat-out policy, by
-dynamic programming over (cell, gear, coast dice lost) with the within-turn choice of dice
+dynamic programming over (cell, gear, coast dice lost, slide space) with the within-turn choice of dice
 and path as in GT's solver: for every partial plan the Pareto set of its continuations as
 vectors over the cautions so far. A loss of control costs the expected time card: SISU (the
 card's seconds, the next turn in that gear), Spin or Crash (60 s, gear 0), with the deck's
@@ -49,13 +49,15 @@ NONE_USED = (0, 0, 0, 0, 0)
 @dataclass
 class DirtPar:
     stage: DirtStage
-    start: tuple[Hex, int, int]
-    value: dict  # (cell, gear, coast lost) -> expected seconds to the finish
-    choice: dict  # (cell, gear, coast lost) -> the plan
+    start: tuple[Hex, int, int, int]
+    value: dict  # (cell, gear, coast lost, slide space) -> expected seconds to the finish
+    choice: dict  # (cell, gear, coast lost, slide space) -> the plan
     visits: dict  # cell -> expected visits (end of a die) under the policy
     danger: dict  # cell -> chance of losing control there
     airs: dict  # jump cell -> {air: chance}
     entries: dict  # shortcut cell -> chance of entering it
+    slid: dict  # a slide zone's first cell -> expected slides into it
+    cards: dict  # (gear, None or the loss icon) -> expected time cards of that kind per stage
     expected_turns: float
 
     @property
@@ -65,7 +67,8 @@ class DirtPar:
 
 def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     """The best flat-out policy's expected time (see the module). `banned`: shortcut spaces
-    never entered and jump spaces never taken off from (to price them)."""
+    never entered, jump spaces never taken off from and slide spaces never slid into (to
+    price them)."""
     if stage.damage:
         raise ValueError("the par time is for the solver's model (DirtStage(damage=False))")
     limit = stage.limit
@@ -80,12 +83,12 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     steps_memo: dict = {}
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
 
-    def moves(cell: Hex, gear: int, lost: int) -> tuple:
-        k = (cell, gear, lost)
+    def moves(cell: Hex, gear: int, lost: int, slide: int) -> tuple:
+        k = (cell, gear, lost, slide)
         hit = steps_memo.get(k)
         if hit is None:
-            car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else ())
-            hit = tuple(s for s in rd.dirt_steps(stage, car, ()) if not (s.via in banned and s.air) and not (s.entry and (s.to in banned or s.via in banned)))
+            car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
+            hit = tuple(s for s in rd.dirt_steps(stage, car, ()) if not (s.via in banned and s.air) and not (s.entry and (s.to in banned or s.via in banned)) and not (s.slide == 1 and s.to in banned))
             steps_memo[k] = hit
         return hit
 
@@ -98,57 +101,57 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         mask, coast, leader, brake, boost = used
         return mask.bit_count() <= gear_free and coast <= dice.get("coast", 0) and leader <= dice.get("leader", 0) and brake <= dice.get("brake", 0) and boost <= dice.get("boost", 0)
 
-    def after(cell: Hex, gear: int, lost: int, entries: int) -> float:
+    def after(cell: Hex, gear: int, lost: int, slide: int, entries: int) -> float:
         """The expected rest of the stage after the shortcut draws of `entries` entries."""
         if entries == 0 or p_coast == 0:
-            return V(cell, gear, lost)
+            return V(cell, gear, lost, slide)
         total = 0.0
         from math import comb
 
         for k in range(entries + 1):
             q = comb(entries, k) * p_coast**k * (1 - p_coast) ** (entries - k)
-            total += q * V(cell, gear, min(coast_dice, lost + k))
+            total += q * V(cell, gear, min(coast_dice, lost + k), slide)
         return total
 
-    def end(cell: Hex, gear: int, lost: int, entries: int, finished: bool) -> float:
-        return sec(gear) + (0.0 if finished else after(cell, gear, lost, entries))
+    def end(cell: Hex, gear: int, lost: int, slide: int, entries: int, finished: bool) -> float:
+        return sec(gear) + (0.0 if finished else after(cell, gear, lost, slide, entries))
 
     icons = {g: tuple((icon, float(q)) for icon, q in stage.icons(g)) for g in range(1, stage.top_gear + 1)}
     chance = {d.name: float(d.caution_chance) for d in stage.ruleset.dice}
     lose_memo: dict = {}
 
     def lose(s: DStep, lost: int, entries: int) -> float:
-        k = (s.to, s.gear, s.finishes, lost, entries)
+        k = (s.to, s.gear, s.finishes, lost, s.slide, entries)
         hit = lose_memo.get(k)
         if hit is not None:
             return hit
         total = 0.0
         for icon, q in icons[s.gear]:
             if icon == rd.SISU:
-                total += q * (sec(s.gear) + (0.0 if s.finishes else after(s.to, s.gear, lost, entries)))
+                total += q * (sec(s.gear) + (0.0 if s.finishes else after(s.to, s.gear, lost, s.slide, entries)))
             else:
-                total += q * (loss_seconds + (0.0 if s.finishes else after(s.to, 0, lost, entries)))
+                total += q * (loss_seconds + (0.0 if s.finishes else after(s.to, 0, lost, s.slide, entries)))
         lose_memo[k] = total
         return total
 
-    def V(cell: Hex, gear: int, lost: int) -> float:
-        k = (cell, gear, lost)
+    def V(cell: Hex, gear: int, lost: int, slide: int) -> float:
+        k = (cell, gear, lost, slide)
         if k in value:
             return value[k]
         value[k] = BIG
-        front = W(cell, gear, lost, NONE_USED, 0)
+        front = W(cell, gear, lost, slide, NONE_USED, 0)
         value[k] = min((vec[0] for vec, _t in front), default=BIG)
         return value[k]
 
-    def W(cell: Hex, gear: int, lost: int, used: tuple, entries: int) -> list:
-        k = (cell, gear, lost, used, entries)
+    def W(cell: Hex, gear: int, lost: int, slide: int, used: tuple, entries: int) -> list:
+        k = (cell, gear, lost, slide, used, entries)
         hit = sets.get(k)
         if hit is not None:
             return hit
         cands: list = []
         if used != NONE_USED:
-            cands.append(((end(cell, gear, lost, entries, False),) * limit, ()))
-        for s in moves(cell, gear, lost):
+            cands.append(((end(cell, gear, lost, slide, entries, False),) * limit, ()))
+        for s in moves(cell, gear, lost, slide):
             nu = _key_used(used, s.die)
             if nu is None or not fits(nu, lost):
                 continue
@@ -156,32 +159,33 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
             p = chance[s.die]
             lost_v = lose(s, lost, e2)
             if s.last:
-                tails = [((end(s.to, s.gear, lost, e2, s.finishes),) * limit, ())]
+                tails = [((end(s.to, s.gear, lost, s.slide, e2, s.finishes),) * limit, ())]
             else:
-                tails = W(s.to, s.gear, lost, nu, e2)
+                tails = W(s.to, s.gear, lost, s.slide, nu, e2)
+            marks, on_caution = s.marks, s.lose_on_caution
             for vec, tail in tails:
+                if s.lose_always:
+                    cands.append(((lost_v,) * limit, (s,) + tail))
+                    continue
                 new = []
                 for c in range(limit):
-                    a = c + s.marks
-                    if s.lose_always:
-                        new.append(lost_v)
-                        continue
+                    a = c + marks
                     miss = lost_v if a >= limit else vec[a]
-                    hitv = lost_v if (s.lose_on_caution or a + 1 >= limit) else vec[a + 1]
+                    hitv = lost_v if (on_caution or a + 1 >= limit) else vec[a + 1]
                     new.append((1 - p) * miss + p * hitv)
                 cands.append((tuple(new), (s,) + tail))
         front = _pareto(cands)
         sets[k] = front
         return front
 
-    start = (stage.start_cell, 0, 0)
+    start = (stage.start_cell, 0, 0, 0)
     V(*start)
     choice = {}
     for k in list(value):
-        front = W(k[0], k[1], k[2], NONE_USED, 0)
+        front = W(*k, NONE_USED, 0)
         if front:
             choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]
-    result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, 0.0)
+    result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0)
     _forward(result, p_coast, coast_dice)
     return result
 
@@ -210,13 +214,13 @@ def plan_outcomes(stage: DirtStage, plan: tuple[DStep, ...]) -> tuple[list[float
 
 
 def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
-    """Visits, losses of control, jumps and shortcut entries under the policy (a DAG: every
-    turn moves the car on), and the expected turns."""
+    """Visits, losses of control, jumps, slides, shortcut entries and time cards under the
+    policy (a DAG: every turn moves the car on), and the expected turns."""
     stage = result.stage
     from math import comb
 
     def succ(k):
-        _cell, _gear, lost = k
+        _cell, _gear, lost, _slide = k
         plan = result.choice[k]
         losses, ok = plan_outcomes(stage, plan)
         out = []
@@ -232,13 +236,13 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
                     g = s.gear if icon == rd.SISU else 0
                     for j in range(entries + 1):
                         qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
-                        nk = None if s.finishes else (s.to, g, min(coast_dice, lost + j))
-                        out.append((nk, q * float(qi) * qj, ("lose", s.to)))
+                        nk = None if s.finishes else (s.to, g, min(coast_dice, lost + j), s.slide)
+                        out.append((nk, q * float(qi) * qj, ("lose", s.to, (s.gear, icon))))
         last = plan[-1]
         for j in range(entries + 1):
             qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
-            nk = None if last.finishes else (last.to, last.gear, min(coast_dice, lost + j))
-            out.append((nk, ok * qj, ("ok",)))
+            nk = None if last.finishes else (last.to, last.gear, min(coast_dice, lost + j), last.slide)
+            out.append((nk, ok * qj, ("ok", (last.gear, None))))
         return out
 
     graph: dict = {}
@@ -273,15 +277,24 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
                     result.visits[s.via] = result.visits.get(s.via, 0.0) + w
                     airs = result.airs.setdefault(s.via, {})
                     airs[s.air] = airs.get(s.air, 0.0) + w
+                if s.slide == 1:
+                    result.slid[s.to] = result.slid.get(s.to, 0.0) + w
                 if s.entry:
                     at = s.to if stage.track.cell(s.to).shortcut is not None else s.via
                     result.entries[at] = result.entries.get(at, 0.0) + w
                 continue
             if ev[0] == "lose":
                 result.danger[ev[1]] = result.danger.get(ev[1], 0.0) + m * q
+            card = ev[-1]
+            result.cards[card] = result.cards.get(card, 0.0) + m * q
             if nk is not None:
                 mass[nk] = mass.get(nk, 0.0) + m * q
     result.expected_turns = turns
+
+
+def key_of(car: DirtCar) -> tuple[Hex, int, int, int]:
+    """The solver's state of a car: (cell, gear, coast dice lost, slide space)."""
+    return (car.cell, car.gear, car.lost_count("coast"), car.slide)
 
 
 def policy_for(result: DirtPar) -> Any:
@@ -289,11 +302,9 @@ def policy_for(result: DirtPar) -> Any:
 
     def act(state: rd.DirtRace):
         car = state.car
-        k = (car.cell, car.gear, car.lost_count("coast"))
-        plan = result.choice.get(k, ())
+        plan = result.choice.get(key_of(car), ())
         if len(state.plan) < len(plan):
-            s = plan[len(state.plan)]
-            return rd.Place(s.die, s.to, s.via)
+            return rd.place_of(plan[len(state.plan)])
         return rd.Roll()
 
     return act
@@ -319,16 +330,19 @@ def corner_lanes(result: DirtPar) -> list[dict]:
 
 
 def features(result: DirtPar) -> list[dict]:
-    """Each shortcut and jump of the track: the chance the par policy takes it, and the
-    seconds it saves (the par time with it banned minus the par time; RD-15)."""
+    """Each shortcut, jump and slide zone of the track: the chance the par policy takes it
+    (enters the shortcut, takes off from the jump, slides into the zone), and the seconds it
+    saves (the par time with it banned minus the par time; RD-15)."""
     track = result.stage.track
     out = []
     for note in track.notes():
-        if note.kind not in ("shortcut", "jump"):
+        if note.kind not in ("shortcut", "jump", "slide"):
             continue
         cells = frozenset(c.hex for c in note.cells)
         if note.kind == "shortcut":
             used = sum(result.entries.get(h, 0.0) for h in cells)
+        elif note.kind == "slide":
+            used = sum(result.slid.get(h, 0.0) for h in cells)
         else:
             used = sum(v for h in cells for a, v in result.airs.get(h, {}).items() if a)
         # a feature the par policy never takes saves nothing (the same policy is left)
@@ -337,9 +351,28 @@ def features(result: DirtPar) -> list[dict]:
     return out
 
 
+def card_seconds(stage: DirtStage, card: tuple[int, str | None]) -> int:
+    """The seconds of a time card: its gear's under control or SISU, a Spin's or Crash's."""
+    gear, icon = card
+    return stage.seconds(gear) if icon in (None, rd.SISU) else stage.ruleset.time_cards.loss_seconds
+
+
+def time_cards(result: DirtPar) -> list[dict]:
+    """The par policy's time cards: the expected number of each kind per stage and their
+    seconds; the seconds sum to the par time (the expected time from the cards)."""
+    words = {None: "", rd.SISU: " turned to gear 0, SISU", rd.SPIN: " turned to gear 0, Spin", rd.CRASH: " turned to gear 0, Crash"}
+    out = []
+    rank = {None: 0, rd.SISU: 1, rd.SPIN: 2, rd.CRASH: 3}
+    for (gear, icon), n in sorted(result.cards.items(), key=lambda kv: (rank[kv[0][1]], -kv[0][0])):
+        if n > 0:
+            sec = card_seconds(result.stage, (gear, icon))
+            out.append({"card": f"gear {gear}{words[icon]}", "gear": gear, "icon": icon, "expected": round(n, 4), "seconds_each": sec, "expected_seconds": round(n * sec, 3)})
+    return out
+
+
 def describe_plan(plan: tuple[DStep, ...]) -> str:
     def one(s: DStep) -> str:
-        extra = "^" * s.air + ("~" if s.stopped else "") + ("+" if s.entry else "")
+        extra = "^" * s.air + ("~" if s.stopped else "") + ("+" if s.entry else "") + ("/" if s.slide else "")
         return s.die + "!" * s.marks + extra
 
     return ",".join(one(s) for s in plan)
@@ -367,6 +400,7 @@ def analyze_dirt(track, ruleset=None) -> dict:
             "expected_turns": round(solved.expected_turns, 3),
             "first_plan": describe_plan(solved.choice[solved.start]),
             "lose_control_expected": round(sum(solved.danger.values()), 4),
+            "time_cards": time_cards(solved),
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
         },
         "corners": corner_lanes(solved),
@@ -381,15 +415,26 @@ def format_dirt_text(data: dict) -> str:
         lines.append(f"  {data['house_values']}")
     lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns ({p['policy']})")
     lines.append(f"  first turn: {p['first_plan']}; losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    lines.append("  time cards expected per stage (their seconds sum to the par time):")
+    kept = [c for c in p["time_cards"] if c["icon"] is None and c["expected"] >= 0.0005]
+    lines.append("    under control: " + ", ".join(f"gear {c['gear']} x{c['expected']:.3f} ({c['expected_seconds']:.1f} s)" for c in kept))
+    lost = []
+    for icon, word in (("sisu", "SISU"), ("spin", "Spin"), ("crash", "Crash")):
+        rows = [c for c in p["time_cards"] if c["icon"] == icon]
+        if rows:
+            lost.append(f"{word} x{sum(c['expected'] for c in rows):.3f} ({sum(c['expected_seconds'] for c in rows):.1f} s)")
+    if lost:
+        lines.append("    lost control (the card of that gear turned to gear 0): " + ", ".join(lost))
     lines.append("Corners (the lane of the par policy):")
     for c in data["corners"]:
         limits = ", ".join(f"lane {k}: {v}" for k, v in c["limits"].items())
         lines.append(f"  corner {c['corner']} ({c['turn']}; limits {limits}): {c['taken'] or 'not reached'}")
     if data["shortcuts_and_jumps"]:
-        lines.append("Shortcuts and jumps (chance the par policy takes it; seconds it saves):")
+        lines.append("Shortcuts, jumps and slides (chance the par policy takes it; seconds it saves):")
         for f in data["shortcuts_and_jumps"]:
             verdict = "pays off" if f["pays_off"] else "does not pay off"
-            lines.append(f"  {f['kind']} {f['value']} at step {f['step']}: taken {f['taken']:.3f}, saves {f['saves_seconds']:.1f} s, {verdict}")
+            what = "slide zone" if f["kind"] == "slide" else f"{f['kind']} {f['value']}"
+            lines.append(f"  {what} at step {f['step']}: taken {f['taken']:.3f}, saves {f['saves_seconds']:.1f} s, {verdict}")
     lines.append("Most dangerous cells under the par policy (chance of losing control there):")
     for c in p["dangerous_cells"]:
         marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""

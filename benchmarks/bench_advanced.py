@@ -8,7 +8,8 @@ tables, which later solves reuse.
 Then, on the last analysis, the race-time percentiles the race sheet prints (p10/p50/p90,
 `AdvancedRaceAnalysis.percentiles`: the quick pass, certain on the bundled races) and the full
 distribution (`race_time_distribution`), CPU time of this process. Target for the
-percentiles: under the solve's own time (they were 2-4 times it).
+percentiles: under the solve's own time (they were 2-4 times it); measured 0.5-2 times it
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -8,13 +8,12 @@ failures) and the structural checks without building the networkx graphs. On a m
 with other work the wall time is distorted: the CPU time of the child process is the steadier
 figure. The bare interpreter is timed too, as the floor.
 
-Measured on the 2-core development machine with about a dozen other processes running (load
-average 12.5), median of 7, CPU (wall): floor 0.019 s (0.056 s); --help 0.091 s (0.225 s);
-timetable 0.116 s (0.292 s); validate, Rally Risk race 0.130 s (0.390 s; 0.26 s CPU before);
-validate, Rallytaire race 0.253 s (0.748 s; 0.37 s CPU before), of which about 0.1 s is the
-check that every stage can be laid out on the sheet, not start-up. Left at start-up: Rallyman's
-odds tables (sheetgen/games/rallyman/__init__.py imports ODDS_OPTIONS from its odds module,
-which loads the ruleset), about 10-20 ms.
+Measured on the 2-core development machine nearly quiet (load average 2), median of 7, wall
+(CPU about the same): floor 0.019 s; --help 0.089 s; timetable 0.111 s (0.127 s before);
+validate, Rally Risk race 0.132 s (0.266 s before); validate, Rallytaire race 0.271 s (0.386 s
+before), of which about 0.1 s is the check that every stage can be laid out on the sheet, not
+start-up. Left at start-up: Rallyman's odds tables (sheetgen/games/rallyman/__init__.py line 18
+imports ODDS_OPTIONS from its odds module, which loads the ruleset), about 10-20 ms.
 """
 
 from __future__ import annotations

@@ -4,6 +4,12 @@ Plain script, not a test: ``python benchmarks/bench_advanced.py [repeats] [SPEC.
 Target: under 10 s per bundled race on a 2-core machine. Each repeat analyses a fresh (equal
 but distinct) race object; the first repeat of the first race also pays for the shared dice
 tables, which later solves reuse.
+
+Then, on the last analysis, the race-time percentiles the race sheet prints (p10/p50/p90,
+`AdvancedRaceAnalysis.percentiles`: the quick pass, certain on the bundled races) and the full
+distribution (`race_time_distribution`), CPU time of this process. Target for the
+percentiles: under the solve's own time (they were 2-4 times it); measured 0.5-2 times it
+(docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -15,7 +21,10 @@ from dataclasses import replace
 from pathlib import Path
 
 from sheetgen import registry
-from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
+from sheetgen.games.rallytaire.solve_advanced import (
+    analyze_race_advanced,
+    race_time_distribution,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -32,6 +41,12 @@ def main(repeats: int = 3, specs: list[str] | None = None) -> None:
             analysis = analyze_race_advanced(fresh)
             times.append(time.perf_counter() - t0)
         assert analysis is not None
+        t0 = time.process_time()
+        percentiles = analysis.percentiles
+        t1 = time.process_time()
+        full = race_time_distribution(analysis.policy)
+        t2 = time.process_time()
+        assert tuple(full.percentile(q) for q in (0.10, 0.50, 0.90)) == percentiles
         policy = analysis.policy
         size = policy.grid.size
         cores = sum(len(sp.graph.cores) for st in policy.stages for sp in st.values())
@@ -50,6 +65,10 @@ def main(repeats: int = 3, specs: list[str] | None = None) -> None:
             f"  race par {analysis.race_par_time:.1f} s, P(DNF) {analysis.dnf_probability:.2e}, "
             f"tyres {analysis.tyres.value}; stage pars "
             + ", ".join(f"{s.par_time:.1f}" for s in analysis.stages)
+        )
+        print(
+            f"  p10/p50/p90 {'/'.join(str(p) for p in percentiles)} s: {t1 - t0:.2f} s CPU "
+            f"(the full distribution: {t2 - t1:.2f} s CPU, dropped {full.dropped:.1e})"
         )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
@@ -184,6 +185,41 @@ def _build_one(spec: registry.Spec, *, paper: str | None, ink: str, template: st
     return [], data, pages
 
 
+@dataclass(frozen=True)
+class _Built:
+    """What a worker of `build` sends back for one spec file: the load's refusal (a SpecError's
+    problems, or another SheetgenError), or what the spec is (for the checks and messages made
+    once every spec is back) and `_build_one`'s answer."""
+
+    path: str
+    refused: tuple | None = None  # the problems of the SpecError the load raised
+    failed: SheetgenError | None = None  # another error the load raised (one message: it pickles)
+    title: str = ""
+    printable: bool = False
+    sources: tuple[str, ...] = ()
+    problems: tuple = ()
+    data: bytes | None = None
+    pages: int = 0
+
+
+def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | None, games: tuple = ()) -> _Built:
+    """Load and build one spec in the worker itself: the spec is not loaded twice (once to
+    check it, once more in the worker), nor sent to the worker, and the loads run in parallel.
+    `games`: the games registered in the calling process (plug-ins), registered here too."""
+    from sheetgen.render import can_render
+
+    for game in games:
+        registry.register(game)
+    try:
+        spec = registry.load_spec(path)
+    except SpecError as exc:
+        return _Built(path, refused=exc.problems)
+    except SheetgenError as exc:
+        return _Built(path, failed=exc)
+    problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
+    return _Built(spec.path, None, None, spec.game.title, can_render(spec), spec.sources, tuple(problems), data, pages)
+
+
 def _output_name(spec_path: str) -> str:
     return Path(spec_path).stem + ".pdf"
 
@@ -209,44 +245,42 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     import functools
 
     from sheetgen import parallel
-    from sheetgen.render import can_render
 
     refuse_stdout_folder(out_dir)
     files = _spec_files(specs)
     if not files:
         raise SheetgenError("no spec files found")
+    progress = not quiet and sys.stderr.isatty()
+    one = functools.partial(_load_and_build, paper=paper, ink=ink, template=template, games=registry.registered())
+    built: list[_Built] = []
+    for number, result in enumerate(parallel.imap(one, files, jobs), start=1):
+        if progress:
+            click.echo(f"[{number}/{len(files)}] {result.path}", err=True)
+        built.append(result)
+    # every spec must load before anything else is said (as when they were loaded first)
     problems = []
-    loaded = []
-    for path in files:
-        try:
-            loaded.append(registry.load_spec(path))
-        except SpecError as exc:
-            problems.extend(exc.problems)
+    for result in built:
+        if result.failed is not None:
+            raise result.failed
+        problems.extend(result.refused or ())
     if problems:
         raise SpecError(problems)
     names: dict[str, str] = {}
-    for spec in loaded:
-        if not can_render(spec):
+    for result in built:
+        if not result.printable:
             continue
-        name = _output_name(spec.path)
+        name = _output_name(result.path)
         if name in names:
-            raise SheetgenError(f"{spec.path} and {names[name]} would both write {name}; rename one")
-        names[name] = spec.path
-    progress = not quiet and sys.stderr.isatty()
-    one = functools.partial(_build_one, paper=paper, ink=ink, template=template)
-    built = []
-    for number, (spec, result) in enumerate(zip(loaded, parallel.imap(one, loaded, jobs)), start=1):
-        if progress:
-            click.echo(f"[{number}/{len(loaded)}] {spec.path}", err=True)
-        built.append(result)
-        problems.extend(result[0])
+            raise SheetgenError(f"{result.path} and {names[name]} would both write {name}; rename one")
+        names[name] = result.path
+    problems = [p for result in built for p in result.problems]
     if problems:
         raise SpecError(problems)
-    for spec in loaded:
-        if not can_render(spec) and not quiet:
-            click.echo(f"{spec.path}: valid; no printable sheets for {spec.game.title} yet", err=True)
-    rendered = [(os.path.join(out_dir, _output_name(spec.path)), data, pages) for spec, (_p, data, pages) in zip(loaded, built) if data is not None]
-    inputs = [source for spec in loaded for source in spec.sources] + _template_inputs(template)
+    for result in built:
+        if not result.printable and not quiet:
+            click.echo(f"{result.path}: valid; no printable sheets for {result.title} yet", err=True)
+    rendered = [(os.path.join(out_dir, _output_name(result.path)), result.data, result.pages) for result in built if result.data is not None]
+    inputs = [source for result in built for source in result.sources] + _template_inputs(template)
     write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=inputs)
     pages = sum(p for _t, _d, p in rendered)
     count = len(rendered)

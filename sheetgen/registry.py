@@ -226,6 +226,11 @@ def register(chosen: Game) -> None:
     _REGISTERED[chosen.name] = chosen
 
 
+def registered() -> tuple[Game, ...]:
+    """The games added with `register`: a worker process that loads specs itself adds them too."""
+    return tuple(_REGISTERED.values())
+
+
 def converter(fmt: str, direction: str) -> tuple[Game, Converter]:
     """The game and converter that handle the foreign format `fmt`, in `direction` ("read" or
     "write"); a UsageError names the formats there are."""

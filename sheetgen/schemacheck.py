@@ -8,21 +8,15 @@ the offending key, for unknown keys) with a message in the spec's own words.
 from __future__ import annotations
 
 import difflib
-from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator
+import functools
+import re
+from typing import TYPE_CHECKING, Any
 
 from sheetgen.errors import MAX_SHOWN, Problem, omitted
 from sheetgen.yamlsrc import Document
 
-# In a spec, 3.0 is not an integer and true is not a number.
-_TYPES = Draft202012Validator.TYPE_CHECKER.redefine(
-    "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
-).redefine(
-    "number",
-    lambda _checker, value: isinstance(value, (int, float)) and not isinstance(value, bool),
-)
+if TYPE_CHECKING:
+    import jsonschema
 
 
 def _canonical(value: Any) -> Any:
@@ -44,6 +38,8 @@ def _canonical(value: Any) -> Any:
 def _unique_items(validator, unique, instance, _schema):
     """uniqueItems in linear time: jsonschema's own compares every pair of items it cannot
     sort (mappings, mixed types), minutes for a few ten thousand."""
+    import jsonschema
+
     if not unique or not validator.is_type(instance, "array"):
         return
     seen: set = set()
@@ -55,7 +51,134 @@ def _unique_items(validator, unique, instance, _schema):
         seen.add(key)
 
 
-_Validator = jsonschema.validators.extend(Draft202012Validator, validators={"uniqueItems": _unique_items}, type_checker=_TYPES)
+@functools.cache
+def _validator_class():
+    """jsonschema's Draft 2020-12 validator as specs need it (imported on first use: most
+    files pass :func:`_surely_valid` and never need it)."""
+    import jsonschema
+    from jsonschema import Draft202012Validator
+
+    # In a spec, 3.0 is not an integer and true is not a number.
+    types = Draft202012Validator.TYPE_CHECKER.redefine(
+        "integer", lambda _checker, value: isinstance(value, int) and not isinstance(value, bool)
+    ).redefine(
+        "number",
+        lambda _checker, value: isinstance(value, (int, float)) and not isinstance(value, bool),
+    )
+    return jsonschema.validators.extend(Draft202012Validator, validators={"uniqueItems": _unique_items}, type_checker=types)
+
+
+# --------------------------------------------------------------------------- the quick check
+
+_IS_TYPE = {
+    "integer": lambda v: isinstance(v, int) and not isinstance(v, bool),
+    "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "array": lambda v: isinstance(v, list),
+    "null": lambda v: v is None,
+}
+
+#: keywords that only annotate (no effect on validity)
+_ANNOTATIONS = frozenset({"description", "title", "$schema", "$comment", "default", "examples"})
+
+
+class _Unsure(Exception):
+    """The quick check met a keyword it does not know: jsonschema decides."""
+
+
+def _surely_valid(schema: Any, data: Any) -> bool:
+    """True when `data` is valid against `schema` for certain, checked in plain Python for the
+    keywords sheetgen's schemas use (with the same rules as :func:`_validator_class`: 3.0 is
+    not an integer, true not a number, 1 and 1.0 equal); False when it is not, or when the
+    schema uses any other keyword. Only a True skips jsonschema (and its import), so that a
+    valid file is checked without it; every failure is still found and worded by jsonschema."""
+    try:
+        return _valid(schema, data)
+    except _Unsure:
+        return False
+
+
+def _valid(schema: Any, v: Any) -> bool:
+    if schema is True:
+        return True
+    if schema is False:
+        return False
+    if not isinstance(schema, dict):
+        raise _Unsure
+    for key, rule in schema.items():
+        if key in _ANNOTATIONS:
+            continue
+        if key == "type":
+            kinds = (rule,) if isinstance(rule, str) else rule
+            if any(k not in _IS_TYPE for k in kinds):
+                raise _Unsure
+            if not any(_IS_TYPE[k](v) for k in kinds):
+                return False
+        elif key == "properties":
+            if isinstance(v, dict):
+                for name, sub in rule.items():
+                    if name in v and not _valid(sub, v[name]):
+                        return False
+        elif key == "additionalProperties":
+            if isinstance(v, dict):
+                known = schema.get("properties", {})
+                if "patternProperties" in schema:
+                    raise _Unsure
+                for name, item in v.items():
+                    if name not in known and not _valid(rule, item):
+                        return False
+        elif key == "required":
+            if isinstance(v, dict) and any(name not in v for name in rule):
+                return False
+        elif key == "items":
+            if "prefixItems" in schema:
+                raise _Unsure
+            if isinstance(v, list) and not all(_valid(rule, item) for item in v):
+                return False
+        elif key in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+            if _IS_TYPE["number"](v):
+                if key == "minimum" and v < rule or key == "maximum" and v > rule:
+                    return False
+                if key == "exclusiveMinimum" and v <= rule or key == "exclusiveMaximum" and v >= rule:
+                    return False
+        elif key in ("minItems", "maxItems"):
+            if isinstance(v, list) and (len(v) < rule if key == "minItems" else len(v) > rule):
+                return False
+        elif key in ("minLength", "maxLength"):
+            if isinstance(v, str) and (len(v) < rule if key == "minLength" else len(v) > rule):
+                return False
+        elif key == "uniqueItems":
+            if rule and isinstance(v, list):
+                keys = [_canonical(item) for item in v]
+                if len(set(keys)) != len(keys):
+                    return False
+        elif key == "enum":
+            if _canonical(v) not in {_canonical(option) for option in rule}:
+                return False
+        elif key == "const":
+            if _canonical(v) != _canonical(rule):
+                return False
+        elif key == "pattern":
+            if isinstance(v, str) and re.search(rule, v) is None:
+                return False
+        elif key == "oneOf":
+            if sum(_valid(sub, v) for sub in rule) != 1:
+                return False
+        elif key == "anyOf":
+            if not any(_valid(sub, v) for sub in rule):
+                return False
+        elif key == "allOf":
+            if not all(_valid(sub, v) for sub in rule):
+                return False
+        elif key == "not":
+            if _valid(rule, v):
+                return False
+        else:
+            raise _Unsure
+    return True
+
 
 #: schema failures worded per check; a file with more is refused without looking for the rest
 MAX_COUNTED = 10_000
@@ -123,10 +246,12 @@ def check(doc: Document, schema: dict, data: Any = None, base: tuple = ()) -> li
             entry = tally.oversized.get(base[:depth])
             if entry is not None and isinstance(base[depth], int) and base[depth] >= entry[0]:
                 return [entry[1]]
+    if _surely_valid(schema, data):
+        return []
     cut: dict = {}
     data = _trimmed(schema, data, base, cut)
     problems: dict[Problem, None] = {}  # in order, each once (jsonschema says "required" once a missing key)
-    errors = _Validator(schema).iter_errors(data)
+    errors = _validator_class()(schema).iter_errors(data)
     for error in errors:
         path = base + tuple(error.absolute_path)
         if error.validator == "maxItems" and path in cut:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from conftest import SPECS, files_under
 from sheetgen.errors import SpecError
-from sheetgen.games.rally_risk.graph import course_graph, exit_heading, layout_graph
+from sheetgen.games.rally_risk.graph import cells, course_graph, exit_heading, layout_graph
 from sheetgen.games.rally_risk.model import Calendar, Library, Race, Side, Tag, Zone
 from sheetgen.games.rally_risk.spec import library_to_data, race_to_data
 from sheetgen.registry import load_spec
@@ -99,6 +99,7 @@ def test_layout_and_course_graphs():
     race = load_spec(RR / "montecarlo_1.yaml").model
     layout = layout_graph(race.course)
     assert [layout.nodes[i]["cell"] for i in layout] == [(0, 0), (0, 1), (1, 1), (2, 1), (2, 2), (2, 3)]
+    assert [(cell, out.value) for cell, out in cells(race.course)] == [(layout.nodes[i]["cell"], layout.nodes[i]["exit"]) for i in layout]
     assert layout.nodes[1]["entry"] == "S" and layout.nodes[1]["exit"] == "E"
     assert [exit_heading(leg) for leg in race.course] == [Side.N, Side.E, Side.E, Side.N, Side.N, Side.W]
     graph = course_graph(race.course)

@@ -26,8 +26,11 @@ from sheetgen.games.rallytaire.simulate import play_race_advanced, simulate_race
 from sheetgen.games.rallytaire.solve import analyze_race
 from sheetgen.games.rallytaire.solve_advanced import (
     DnfRule,
+    TimeDistribution,
     _Grid,
     analyze_race_advanced,
+    race_time_distribution,
+    race_time_percentiles,
     solve_race,
 )
 
@@ -667,6 +670,41 @@ def test_race_time_distribution_is_the_policys_own(race: Race) -> None:
         values = [a.p10, a.p50, a.p90]
         known = [v for v in values if v is not None]
         assert known == sorted(known) and values[: len(known)] == known  # None only at the top
+
+
+def test_a_percentile_is_certain_only_when_the_dropped_mass_cannot_move_it() -> None:
+    """By hand: finished within 10.0 s with 0.05, within 10.1 s with 0.10 more; 0.02 dropped.
+    p10 is 10.1 s for sure (at most 0.07 by 10.0 s); with 0.06 dropped it could be 10.0 s. At
+    most 0.97 finish: no p98 for sure, but p96 could exist."""
+    d = TimeDistribution(((100, 0.05), (101, 0.10), (150, 0.8)), dnf=0.03, dropped=0.02)
+    assert d.certain_percentile(0.10) == (True, 10.1)
+    assert d.certain_percentile(0.90) == (True, 15.0)
+    assert d.certain_percentile(0.96) == (False, None)  # 0.95 finish, and maybe 0.02 more
+    assert d.certain_percentile(0.98) == (True, None)
+    unsure = TimeDistribution(((100, 0.05), (101, 0.10), (150, 0.8)), dnf=0.0, dropped=0.06)
+    assert unsure.certain_percentile(0.10) == (False, 10.1)
+    assert unsure.certain_percentile(0.96) == (False, None)
+
+
+@pytest.mark.parametrize("race", SMALL_RACES, ids=lambda r: r.name)
+def test_quick_percentiles_are_the_full_distributions(race: Race, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The percentiles of the sheet and the analysis come from a pass that drops more, used
+    only when that cannot move them: they are the full distribution's, with the quick pass
+    certain (the default), and with one so coarse that it is never certain (the fallback)."""
+    import sheetgen.games.rallytaire.solve_advanced as sa
+
+    for dnf in (DnfRule(60.0, 5.0), DnfRule(22.0, 0.0)):
+        policy = solve_race(race, dnf)
+        full = race_time_distribution(policy)
+        want = tuple(full.percentile(q) for q in (0.10, 0.50, 0.90))
+        assert race_time_percentiles(policy) == want
+        assert race_time_percentiles(policy, full=full) == want
+        monkeypatch.setattr(sa, "QUICK_TAILS", (0.5,))  # drops everything: never certain
+        assert race_time_distribution(policy, 0.5).dropped > 0.5
+        assert race_time_percentiles(policy) == want
+        monkeypatch.undo()
+    a = analyze_race_advanced(race, 22.0, 0.0)
+    assert (a.p10, a.p50, a.p90) == tuple(a.time_distribution.percentile(q) for q in (0.10, 0.50, 0.90))
 
 
 def test_race_time_percentiles_agree_with_a_monte_carlo_of_the_optimal_policy() -> None:

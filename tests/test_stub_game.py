@@ -221,3 +221,15 @@ def test_import_never_replaces_its_input(run, stub, tmp_path):
 def test_an_unknown_format_is_a_usage_error(run, stub):
     assert run("import", "nope", "x.json").exit_code == 2
     assert run("export", "nope", "x.yaml").exit_code == 2
+
+
+def test_build_in_worker_processes_knows_the_registered_game(run, stub, tmp_path):
+    """`build` loads each spec in a worker process: a game registered here is registered there."""
+    second = tmp_path / "more" / "stub2.yaml"
+    second.parent.mkdir()
+    second.write_text(STUB, encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("build", stub, str(second), "-o", str(out), "-q", "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"built 2 specs: 2 pages, 2 files written to {out}/\n"
+    assert (out / "stub.pdf").read_bytes() == (out / "stub2.pdf").read_bytes()

@@ -8,14 +8,20 @@ Modules: `model` (pure data), `house_tables` and `tables` (the tables and their 
 JSON).
 """
 
-from functools import lru_cache
-from typing import Any
+from __future__ import annotations
 
-from sheetgen.games.rally_risk.model import Calendar, Library, Race, Results
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
 from sheetgen.registry import Game, Generator, Kind, Option, Options, Printable, Report
+
+if TYPE_CHECKING:  # the model loads with the first spec, not with the command line
+    from sheetgen.games.rally_risk.model import Calendar, Library, Race, Results
 
 
 def _summary(model: Library | Race | Calendar) -> str:
+    from sheetgen.games.rally_risk.model import Calendar, Library, Results
+
     if isinstance(model, Library):
         n = len(model.sections)
         copies = sum(s.copies for s in model.sections)
@@ -45,6 +51,8 @@ def race_analysis(race: Race):
 def _strict(loaded) -> list:
     """A race that the best policy cannot finish (P(elimination) over the threshold); in a
     calendar that lays its races out, every race (the check `sheetgen calendar` makes)."""
+    from sheetgen.games.rally_risk.model import Calendar, Race
+
     if isinstance(loaded.model, Calendar) and any(r.courses for r in loaded.model.rallies):
         from sheetgen.games.rally_risk.championship import calendar_finishability_problems
 
@@ -113,7 +121,7 @@ def _generate(seed: int, options: Options) -> str:
     from sheetgen import registry
     from sheetgen.errors import OptionError
     from sheetgen.games.rally_risk import generate
-    from sheetgen.games.rally_risk.model import Zone
+    from sheetgen.games.rally_risk.model import Library, Zone
 
     if options["library"] is None:
         raise OptionError("--library is needed for Rally Risk: the file of the road sections to draw the course from")

@@ -13,13 +13,21 @@ Two graphs:
 - the *course graph*: the spaces, numbered progressively 1..N along the course (the numbers
   mechanics are placed by), with 0 the departure outside the first section and N+1 the
   finish; each space carries its factor, whether it is a ford, and its section.
+
+The structural checks ask their questions without building the graphs (networkx is imported
+only by the functions that build them, so that validating a spec does not load it): the
+squares are those `layout_graph` gives its nodes (`cells`), and the course graph is a path
+from the departure to the finish, acyclic and always leading to the finish.
 """
 
 from __future__ import annotations
 
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from sheetgen.games.rally_risk.model import Leg, Side, course_spaces
+
+if TYPE_CHECKING:
+    import networkx as nx
 
 START = 0
 
@@ -35,22 +43,34 @@ def exit_heading(leg: Leg) -> Side:
     return leg.section.exit.turned(quarter_turns(leg))
 
 
+def cells(course: tuple[Leg, ...]) -> list[tuple[tuple[int, int], Side]]:
+    """Per section of the course: its square (x, y) on the table and its exit side."""
+    out_cells = []
+    cell = (0, 0)
+    for leg in course:
+        out = exit_heading(leg)
+        out_cells.append((cell, out))
+        dx, dy = out.step
+        cell = (cell[0] + dx, cell[1] + dy)
+    return out_cells
+
+
 def layout_graph(course: tuple[Leg, ...]) -> nx.DiGraph:
     """Sections on the table: node i holds the square (x, y) of the course's section i."""
+    import networkx as nx
+
     graph = nx.DiGraph()
-    cell = (0, 0)
-    for i, leg in enumerate(course):
-        out = exit_heading(leg)
+    for i, (leg, (cell, out)) in enumerate(zip(course, cells(course), strict=True)):
         graph.add_node(i, section=leg.section.id, cell=cell, entry=leg.heading.opposite.value, exit=out.value)
         if i:
             graph.add_edge(i - 1, i)
-        dx, dy = out.step
-        cell = (cell[0] + dx, cell[1] + dy)
     return graph
 
 
 def course_graph(course: tuple[Leg, ...]) -> nx.DiGraph:
     """Spaces in driving order, numbered from 1; 0 is the departure, N+1 the finish."""
+    import networkx as nx
+
     spaces = course_spaces(course)
     finish = len(spaces) + 1
     graph = nx.DiGraph(length=len(spaces))
@@ -87,10 +107,8 @@ def structural_problems(course: tuple[Leg, ...]) -> list[tuple[tuple, str]]:
                 )
             )
     if connected:
-        layout = layout_graph(course)
         seen: dict[tuple[int, int], int] = {}
-        for i in layout.nodes:
-            cell = layout.nodes[i]["cell"]
+        for i, (cell, _out) in enumerate(cells(course)):
             if cell in seen:
                 j = seen[cell]
                 problems.append(
@@ -102,7 +120,5 @@ def structural_problems(course: tuple[Leg, ...]) -> list[tuple[tuple, str]]:
                 )
             else:
                 seen[cell] = i
-    graph = course_graph(course)
-    if not nx.is_directed_acyclic_graph(graph) or not nx.has_path(graph, START, graph.graph["length"] + 1):
-        problems.append((("course",), "the finish cannot be reached from the departure"))
+    # the course graph is the path START, 1..N, N+1: acyclic, and it reaches the finish
     return problems

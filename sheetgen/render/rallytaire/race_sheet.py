@@ -68,6 +68,14 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
         pars.append(f"{_s(advanced.race_par_time)} advanced (best tyres: {advanced.tyres.value})")
     if pars:
         sheet.text(right, top - 6.0 * MM, ", ".join(pars), "small", align="right")
+    if advanced is not None:
+        # the advanced game's race time under its best play, exactly (right of the total
+        # time's box, above the gear table): two short lines
+        p10, p50, p90 = ("-" if value is None else f"{value:.1f}" for value in (advanced.p10, advanced.p50, advanced.p90))
+        dnf = advanced.dnf_probability
+        out = "under 0.1%" if 0 < dnf < 0.001 else f"{100 * dnf:.1f}%"
+        sheet.text(right, top - 9.2 * MM, f"advanced: p10 {p10}, p50 {p50},", "small", align="right")
+        sheet.text(right, top - 12.0 * MM, f"p90 {p90} s; out of the race {out}", "small", align="right")
     # driver, date, total time; the gear table on the right
     y = top - 14 * MM
     end = _field(sheet, x, y, "Driver", 42 * MM)
@@ -317,7 +325,7 @@ LEGEND = (
     "best: the fastest time possible, when every die falls your way.",
     "p50: the median time of the best possible play: half of such drives are faster.",
     "careful: the expected time when no gear that could crash is ever chosen.",
-    "advanced par: the par of the advanced game, with the best tyres.",
+    "advanced: par and p10/p50/p90 of the advanced game, best tyres.",
 )
 
 

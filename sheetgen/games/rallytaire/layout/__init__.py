@@ -26,7 +26,7 @@ from typing import Any
 from sheetgen.games.rallytaire.layout.marks import end_label
 from sheetgen.games.rallytaire.layout.result import CornerLayout, LayoutError, Space, StageLayout
 from sheetgen.games.rallytaire.layout.road import RoadCorner, normalise
-from sheetgen.games.rallytaire.layout.serpentine import lowest_serpentine, min_height, try_serpentine
+from sheetgen.games.rallytaire.layout.serpentine import _serpentine_rows, lowest_serpentine, min_height, try_serpentine
 from sheetgen.games.rallytaire.layout.winding import too_dense, try_winding
 
 __all__ = [
@@ -139,3 +139,4 @@ def clear_caches() -> None:
     _layout.cache_clear()
     _winding.cache_clear()
     lowest_serpentine.cache_clear()
+    _serpentine_rows.cache_clear()

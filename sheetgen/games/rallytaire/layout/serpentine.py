@@ -41,20 +41,36 @@ def lowest_serpentine(length: int, corners: tuple[RoadCorner, ...], width: float
     Laid out once at its own minimal height and only moved into a taller box afterwards, so a
     taller box always works when a lower one does.
     """
+    rows = _serpentine_rows(length, corners, width, s, uturn, strict)
+    if rows is None:
+        return None
+    angles, ys = rows
+    # the rows' own height first; when the marks do not fit in it, a little more room
+    for extra in (0.0, 5.0, 10.0, 20.0):
+        height = max(ys) - min(ys) + 2 * _SERP_LABEL_MM + extra
+        start = (EDGE_MM + s / 2, height - _SERP_LABEL_MM - max(ys), 0.0)
+        result = complete_layout(length, corners, list(angles), start, width, height, s, _SERP_CLEAR_MM, "serpentine")
+        if result is not None:
+            return result
+    return None
+
+
+@functools.lru_cache(maxsize=512)  # a pure memo, bounded as the others (see __init__)
+def _serpentine_rows(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool) -> tuple[list[float], list[float]] | None:
+    """The serpentine's joint angles and the heights (y) of its squares' corners, or None when a
+    row cannot fit the width: what its lowest box is worked out from (cheap beside the marks)."""
     angles = _serpentine_angles(length, corners, width, s, uturn, strict)
     if angles is None:
         return None
     poses = road_poses((0.0, 0.0, 0.0), angles, s)
-    ys = [y for p in poses for _, y in square_corners(p[0], p[1], p[2], s)]
-    rows = max(ys) - min(ys)
-    # the rows' own height first; when the marks do not fit in it, a little more room
-    for extra in (0.0, 5.0, 10.0, 20.0):
-        height = rows + 2 * _SERP_LABEL_MM + extra
-        start = (EDGE_MM + s / 2, height - _SERP_LABEL_MM - max(ys), 0.0)
-        result = complete_layout(length, corners, angles, start, width, height, s, _SERP_CLEAR_MM, "serpentine")
-        if result is not None:
-            return result
-    return None
+    return angles, [y for p in poses for _, y in square_corners(p[0], p[1], p[2], s)]
+
+
+def _least_height(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool) -> float | None:
+    """The height below which `lowest_serpentine` of this style never is (its rows and labels,
+    before any extra room for the marks), or None when it has no rows."""
+    rows = _serpentine_rows(length, corners, width, s, uturn, strict)
+    return None if rows is None else max(rows[1]) - min(rows[1]) + 2 * _SERP_LABEL_MM
 
 
 def try_serpentine(length: int, corners: tuple[RoadCorner, ...], width: float, height: float, s: float) -> StageLayout | None:
@@ -75,9 +91,20 @@ def min_height(length: int, corners: tuple[RoadCorner, ...], width: float, sizes
 
 
 def _needed_height(length: int, corners: tuple[RoadCorner, ...], width: float, s: float) -> float | None:
-    """Lowest box height in which the serpentine with ``s`` mm spaces fits, or None if none does."""
-    heights = [lay.height for u, st in _SERP_STYLES if (lay := lowest_serpentine(length, corners, width, s, u, st)) is not None]
-    return min(heights) if heights else None
+    """Lowest box height in which the serpentine with ``s`` mm spaces fits, or None if none does.
+
+    The least of every style's lowest serpentine; the styles are laid out (marks and all) from
+    the least rows' height up, and one whose rows alone are no lower than the best so far is
+    not laid out at all: it could not be lower (the same minimum, less work)."""
+    bounds = [(h, u, st) for u, st in _SERP_STYLES if (h := _least_height(length, corners, width, s, u, st)) is not None]
+    best: float | None = None
+    for bound, u, st in sorted(bounds, key=lambda b: b[0]):
+        if best is not None and bound >= best:
+            break
+        lay = lowest_serpentine(length, corners, width, s, u, st)
+        if lay is not None and (best is None or lay.height < best):
+            best = lay.height
+    return best
 
 
 def _serpentine_angles(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool = True) -> list[float] | None:

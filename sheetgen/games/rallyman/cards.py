@@ -31,23 +31,24 @@ def ruleset_of(track: Any) -> Ruleset:
 
 
 def source_of(ruleset: Ruleset, section: str) -> str:
-    """Where `section` (a `to_mapping` key) comes from: "rulebook", "hobby", "house" or
-    "spec" (the spec gave it whole; given in part it keeps its source)."""
+    """Where `section` (a `to_mapping` key) comes from now: "rulebook", "hobby", "house", or
+    "spec" when the spec gave a house or hobby section whole (given in part, it keeps its
+    source)."""
     known = dict(ruleset.sources)
     if section in known:
         return known[section]
-    if section in ruleset.replaced:
+    if section in ruleset.replaced and section in dict(default(ruleset.variant).sources):
         return "spec"
     return "rulebook"
 
 
 def source_words(ruleset: Ruleset, section: str) -> str:
     """The label printed beside a section: "HOUSE VALUES (...)", "hobby figures (...)", ...;
-    a section the spec changed in part says so."""
+    a section the spec changed says so."""
     source = source_of(ruleset, section)
     words = SOURCE_WORDS[source]
-    if source in ("house", "hobby") and section in ruleset.replaced:
-        words += ", some replaced by the track spec"
+    if section in ruleset.replaced and source != "spec":
+        words += ", some replaced by the track spec" if source != "rulebook" else " values changed by the track spec"
     return words
 
 

@@ -33,16 +33,16 @@ from sheetgen.render.rallyman.time_sheet import _two_line_head
 from sheetgen.render.tables import page_footer, page_header
 from sheetgen.template import MM
 
-ROW_MM = 4.8
+ROW_MM = 5.6
 #: DIRT's card adds plans with the orange leader die to GT's
 DIRT_PLANS = CARD_PLANS + ("3,leader,4,coast", "4,leader,5,coast,6")
 ORDINAL = {1: "1st", 2: "2nd", 3: "3rd"}
 TOKEN_WORDS = {
-    "lose_gear_die": "lose a gear die (black): one number fewer each turn, your choice",
+    "lose_gear_die": "lose a gear die (black): leave one number unused",
     "lose_brake_die": "lose a brake die (red)",
     "lose_coast_die": "lose a coast die (white)",
-    "weather": "weather: rain to sun or sun to rain (wrong tyres: fewer dice, lower limit)",
-    "yellow_flag": "yellow flag: nobody moves alongside another car until your next move",
+    "weather": "weather changes: rain to sun, or sun to rain",
+    "yellow_flag": "yellow flag: nobody moves alongside a car",
     "green_flag": "green flag: no damage",
     "gear": "gear damage: one gear die fewer each turn",
     "brake": "brake damage: one brake die fewer each turn",
@@ -214,7 +214,7 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
         ly,
         col,
         [
-            f"Caution limit {ruleset.caution_limit} ({cards.source_of(ruleset, 'caution_limit')}): {ruleset.caution_limit} cautions rolled, with the track's, lose control. "
+            f"Caution limit {ruleset.caution_limit} ({cards.source_words(ruleset, 'caution_limit')}): {ruleset.caution_limit} cautions rolled, with the track's, lose control. "
             f"Flat out, every die marked 'earns a {token}: yes' earns a {token} token, control lost or not."
             + (" Only the first player of a round uses the orange leader die." if ruleset.leader_first_player_only else ""),
         ],
@@ -224,7 +224,7 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     n_extra = len(heads) - 5
     fixed = [0.13, 0.15, 0.14, 0.12]
     rest = (1 - sum(fixed)) / (n_extra + 1)
-    ly = _table(sheet, x, ly, [col * f for f in fixed + [rest] * (n_extra + 1)], heads, rows, row_h=4.4 * MM)
+    ly = _table(sheet, x, ly, [col * f for f in fixed + [rest] * (n_extra + 1)], heads, rows, row_h=5.0 * MM)
     note = "Dice of each kind a car may use each turn, and its caution limit."
     if ruleset.variant == GT:
         note += " Right tyres for the weather keep the full pool; the wrong ones lose dice and one caution of limit."
@@ -248,6 +248,13 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     ry = _title(sheet, rx, ry - 2.5 * MM, col, "Damage tokens in the bag", cards.source_words(ruleset, "damage_bag"))
     if len(heads) == 2:
         ry = _table(sheet, rx, ry, [col * 0.16, col * 0.84], heads, rows, aligns=["center", "left"])
+        kinds = dict(ruleset.damage_bag.kinds())
+        notes = []
+        if "yellow_flag" in kinds:
+            notes.append("Yellow flag: until your next move no car moves alongside another (a car stopped in gear 0 or 00 may be passed).")
+        if "weather" in kinds:
+            notes.append("Weather: on the wrong tyres the dice pool and the caution limit shrink (dice pools, left).")
+        ry = _notes(sheet, rx, ry, col, notes)
     else:
         rest = 0.66 - 0.13
         ry = _table(sheet, rx, ry, [col * 0.12, col * 0.34] + [col * rest / 3] * 3, ["tokens", "kind", "shortcut side:\nOK!", "shortcut side:\ncoast die", "shortcut side:\nmud -1"], [[r[0], r[1].split(":")[0], *r[2:]] for r in rows], aligns=["center", "left", "center", "center", "center"])

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from sheetgen.games.rallyman import cards
 from sheetgen.games.rallyman.ruleset import Ruleset, house_note
-from sheetgen.render.common import fit_size, text_box, wrap
+from sheetgen.render.common import fit_size, plural, text_box, wrap
 from sheetgen.render.pdf import Sheet
 from sheetgen.render.tables import page_footer, page_header
 from sheetgen.template import MM
@@ -119,7 +119,7 @@ def _par_text(track) -> tuple[str, str]:
     if figures is None:
         return "", ""
     par = f"{figures['par_seconds']:.0f} s expected ({figures['par_turns']:.1f} turns, best flat-out policy)"
-    safe = "" if figures["safe_seconds"] is None else f"{figures['safe_seconds']} s in {figures['safe_turns']} turns"
+    safe = "" if figures["safe_seconds"] is None else f"{figures['safe_seconds']} s in {plural(figures['safe_turns'], 'turn')}"
     return par, safe
 
 

@@ -29,7 +29,7 @@ from sheetgen.games.rallyman.ruleset import (
 )
 from sheetgen.render.common import fit_size, text_box, wrap
 from sheetgen.render.pdf import Sheet
-from sheetgen.render.rallyman.time_sheet import _two_line_head
+from sheetgen.render.rallyman.time_sheet import two_line_head
 from sheetgen.render.tables import page_footer, page_header
 from sheetgen.template import MM
 
@@ -77,7 +77,7 @@ def _table(sheet: Sheet, x: float, y: float, widths: list[float], heads: list[st
     head_h = row_h * (1.7 if any("\n" in h for h in heads) else 1)
     for head, w, align in zip(heads, widths, aligns):
         if "\n" in head:
-            _two_line_head(sheet, cx, y, w, head_h, head)
+            two_line_head(sheet, cx, y, w, head_h, head)
         else:
             text_box(sheet, cx, y - head_h, w, head_h, head, bold=True, shaded=True, size=sheet.t.sizes["small"], align=align)
         cx += w

@@ -33,7 +33,7 @@ def _cell(sheet: Sheet, x: float, top: float, w: float, h: float, value: str = "
     text_box(sheet, x, top - h, w, h, value, bold=bold, shaded=shaded, size=size, width=width, align=align)
 
 
-def _two_line_head(sheet: Sheet, x: float, top: float, w: float, h: float, head: str) -> None:
+def two_line_head(sheet: Sheet, x: float, top: float, w: float, h: float, head: str) -> None:
     """A shaded head box with one or two lines (split at a newline), the first bold."""
     sheet.box(x, top - h, w, h, shaded=True, width=sheet.ink.thin_width)
     lines = head.split("\n")
@@ -173,7 +173,7 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
         bx = x + block * (block_w + gap)
         cx = bx
         for (head, _c), cw in zip(cols, widths):
-            _two_line_head(sheet, cx, y, cw, head_h, head)
+            two_line_head(sheet, cx, y, cw, head_h, head)
             cx += cw
         for r in range(rows):
             turn = first + block * rows + r
@@ -271,7 +271,7 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
         _cell(sheet, sx, y, stage_w, group_h, name, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width, align="left")
         cx = sx
         for (head, _f), cw in zip(cols, widths):
-            _two_line_head(sheet, cx, y - group_h, cw, head_h, head)
+            two_line_head(sheet, cx, y - group_h, cw, head_h, head)
             cx += cw
     top = y - group_h - head_h
     for r in range(rows):

@@ -288,3 +288,16 @@ def test_dirt_card_time_cards_dice_and_tokens(specs):
     text = text_of(page)
     assert "Only the first player of a round uses the orange leader die." in text
     assert "HOUSE VALUES (not in the rulebook or any public source)" in text
+
+
+def test_the_par_is_kept_per_track_and_ruleset(specs):
+    """Tracks compare equal whatever their ruleset: the par kept for one is not another's."""
+    from dataclasses import replace
+
+    from sheetgen.games.rallyman.ruleset import ruleset_from_mapping
+
+    track = specs["gt"].model
+    own = replace(track, ruleset=ruleset_from_mapping({"time_per_turn": {"2": 35}}, "gt"))
+    assert own == track
+    assert cards.figures(track)["par_seconds"] == pytest.approx(40.0) and cards.figures(track)["safe_seconds"] == 40
+    assert cards.figures(own)["par_seconds"] == pytest.approx(35.0) and cards.figures(own)["safe_seconds"] == 35

@@ -124,15 +124,16 @@ def figures(track: Any) -> dict | None:
 
     if too_large(track) is not None:
         return None
-    return _figures(track)
+    # keyed by the ruleset too: a track compares equal to one that differs only in its ruleset
+    return _figures(track, ruleset_of(track))
 
 
 @lru_cache(maxsize=8)
-def _figures(track: Any) -> dict:
+def _figures(track: Any, ruleset: Ruleset) -> dict:
     from sheetgen.games.rallyman.rules import Stage
     from sheetgen.games.rallyman.solve import par, safe_route
 
-    stage = Stage(track, ruleset_of(track), damage=False)
+    stage = Stage(track, ruleset, damage=False)
     solved = par(stage)
     safe = safe_route(stage)
     return {

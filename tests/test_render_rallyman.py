@@ -334,27 +334,41 @@ def test_roadbook_notes_in_track_order(specs):
     got = [(n.step, n.call) for n in entries(specs["loop"].model)]
     assert got == [
         (0, "start"),
-        (4, "right 120, 4/3"),
+        (4, "right 120, in 3 / out 4"),
         (7, "jump, gear 4"),
-        (10, "left 60, 2/3"),
+        (10, "left 60, in 2 / out 3"),
         (12, "water"),
         (15, "onto snow"),
-        (15, "right 180, 3/2"),
+        (15, "right 180, in 2 / out 3"),
         (21, "slide zone"),
         (23, "onto gravel"),
         (25, "finish"),
     ]
     book = {n.call: n for n in entries(specs["loop"].model)}
-    assert "inside line in lane 1: limit 2" in book["right 120, 4/3"].details
-    assert "inside lane 2" in book["right 120, 4/3"].details
-    assert "caution: lane 1, lane 2" in book["left 60, 2/3"].details
-    assert book["jump, gear 4"].details == ("lanes 1, 2, 3 spaces long",)
+    # a right turn's inside lane is the last (lane 2), a left turn's lane 1
+    assert book["right 120, in 3 / out 4"].details[:3] == (
+        "inside lane 2: limit 3; shorter",
+        "outside lane 1: limit 4; longer, a drift",
+        "choose the lane on entry and keep it through the corner",
+    )
+    assert "inside line in lane 1: limit 2" in book["right 120, in 3 / out 4"].details
+    assert book["left 60, in 2 / out 3"].details[:2] == ("inside lane 1: limit 2 (caution); shorter", "outside lane 2: limit 3 (caution); longer, a drift")
+    assert book["jump, gear 4"].details == (
+        "lanes 1, 2, 3 spaces long",
+        "gear 3 or lower: a normal space",
+        "gear 4: land 1 space on (straight or diagonal)",
+        "gear 5: land 2 spaces on; a caution on that die loses control where you land",
+        "gear 6: land 2 spaces on and lose control there",
+        "never onto a car or obstacle; into a corner in either lane",
+    )
+    assert book["water"].details[1].startswith("only a coast or leader die or the gear-1 die goes through")
+    assert book["slide zone"].details[1].startswith("enter normally, or slide: the zone counts as two spaces across the track")
 
 
 def test_roadbook_page_prints_every_note_with_its_distance(specs):
     data = pdf_of(specs, "loop")
     text = next(t for t in page_texts(data) if "roadbook" in t)
-    for call in ("right 120, 4/3", "jump, gear 4", "left 60, 2/3", "right 180, 3/2", "finish"):
+    for call in ("right 120, in 3 / out 4", "jump, gear 4", "left 60, in 2 / out 3", "right 180, in 2 / out 3", "finish"):
         assert call in text
     # distances from the previous note: 4, 3, 3, 2, 3, 0, 6, 2, 2
     for distance in ("+4", "+3", "+2", "+6", "+0"):
@@ -393,7 +407,20 @@ def test_tiles_are_cut_out_at_true_scale(specs, paper, pages):
 # --------------------------------------------------------------------------- every page kind
 
 
-PAGE_KINDS = {"assembly": ("loop", 0), "map": ("loop", 1), "roadbook": ("loop", -1), "tiles": ("tiles", 0), "tiled map": ("tiled", 1)}
+# a track's PDF ends with the roadbook, the dashboard card (2 pages) and the time sheet (1 page)
+PAGE_KINDS = {
+    "assembly": ("loop", 0),
+    "map": ("loop", 1),
+    "roadbook": ("loop", -4),
+    "tiles": ("tiles", 0),
+    "tiled map": ("tiled", 1),
+    "DIRT dashboard card": ("loop", -3),
+    "DIRT odds": ("loop", -2),
+    "DIRT time sheet": ("loop", -1),
+    "GT dashboard card": ("tiled", -3),
+    "GT odds": ("tiled", -2),
+    "GT time sheet": ("tiled", -1),
+}
 
 
 def _darkness(data: bytes, page: int):
@@ -445,7 +472,7 @@ def test_every_font_is_embedded_and_metadata(specs):
                 descendant = font["/DescendantFonts"][0].get_object() if "/DescendantFonts" in font else font
                 descriptor = descendant["/FontDescriptor"].get_object()
                 assert any(k in descriptor for k in ("/FontFile", "/FontFile2", "/FontFile3"))
-    assert reader(pdf_of(specs, "loop")).metadata.title == "Test loop: Rallyman DIRT map and roadbook"
+    assert reader(pdf_of(specs, "loop")).metadata.title == "Test loop: Rallyman DIRT map, roadbook, dashboard card and time sheet"
 
 
 def test_build_prints_every_bundled_rallyman_track(run, tmp_path):
@@ -456,7 +483,7 @@ def test_build_prints_every_bundled_rallyman_track(run, tmp_path):
     assert files_under(out) == expected
     for name in expected:
         title = reader((out / name).read_bytes()).metadata.title
-        assert title.endswith(("map and roadbook", "Rallyman tiles", "standings")), title
+        assert title.endswith(("map, roadbook, dashboard card and time sheet", "Rallyman tiles", "standings")), title
 
 
 def test_a_circuit_calls_its_finish_line_for_every_lap():

@@ -188,7 +188,7 @@ GAME = Game(
     ),
     template="rallyman",
     printables=(
-        Printable("track map and roadbook", ("track",), "sheetgen.render.rallyman.track_map:print_track"),
+        Printable("track map, roadbook, dashboard reference card and time sheet", ("track",), "sheetgen.render.rallyman.printout:print_track"),
         Printable("cut-out tiles", ("tiles",), "sheetgen.render.rallyman.tiles:print_tiles"),
         Printable("standings sheet", ("results",), "sheetgen.render.rallyman.standings:print_standings"),
     ),

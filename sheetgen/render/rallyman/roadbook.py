@@ -54,11 +54,19 @@ def _corner(track: Track, corner: Corner) -> tuple[str, list[str]]:
     values = "/".join(str(v) for _lane, v in by_lane)
     turn = corner.turn
     call = f"{turn} {corner.degrees}, {values}" if turn != "straight" else f"limit {values}"
-    details = ["limit by lane: " + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)]
-    if track.variant is Variant.DIRT and len(by_lane) > 1 and turn in ("left", "right"):
-        inside = by_lane[0][0] if turn == "left" else by_lane[-1][0]
-        details.append(f"inside lane {inside}")
-    if caution:
+    sided = track.variant is Variant.DIRT and len(by_lane) > 1 and turn in ("left", "right")
+    if sided:
+        # DIRT: the inside lane (shorter, lower limit) or a drift by the outside lane
+        ordered = by_lane if turn == "left" else by_lane[::-1]
+        (inside, low), (outside, high) = ordered[0], ordered[-1]
+        call = f"{turn} {corner.degrees}, in {low} / out {high}"
+        details = [f"inside lane {inside}: limit {low}{' (caution)' if inside in caution else ''}; shorter"]
+        details += [f"middle lane {lane}: limit {v}{' (caution)' if lane in caution else ''}" for lane, v in ordered[1:-1]]
+        details.append(f"outside lane {outside}: limit {high}{' (caution)' if outside in caution else ''}; longer, a drift")
+        details.append("choose the lane on entry and keep it through the corner")
+    else:
+        details = ["limit by lane: " + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)]
+    if caution and not sided:
         details.append("caution: " + ", ".join(f"lane {lane}" for lane in caution))
     for line in corner.lines:
         what = f"limit {line.limit}" if line.limit is not None else ""
@@ -67,7 +75,67 @@ def _corner(track: Track, corner: Corner) -> tuple[str, list[str]]:
         la, lb = (track.cell(h).lane if track.cell(h) else "?" for h in (line.a, line.b))
         where = f"in lane {la}" if la == lb else f"between lanes {la} and {lb}"
         details.append(f"inside line {where}: {what or 'dotted'}")
+    if track.variant is Variant.DIRT and _shortcut_tiles(track) & {c.tile for c in corner.cells if c.tile is not None}:
+        details.append("mud from the shortcut on this tile lowers these limits by 1 a token (stacking)")
     return call, details + _on_corner(corner.cells)
+
+
+def _shortcut_tiles(track: Track) -> set:
+    """The tiles holding a shortcut space (mud drawn there lowers their corner limits)."""
+    return {c.tile for c in track.cells if c.shortcut is not None and c.tile is not None}
+
+
+def _places(track: Track, pairs) -> str:
+    """Spaces as a co-driver names them: "space 24 (lane 1)", "spaces 24, 25 (lanes 1, 2)"."""
+    got = sorted(set(pairs))
+    if not got:
+        return "nowhere"
+    return ", ".join(f"space {step} (lane {lane})" if lane else f"space {step}" for step, lane in got)
+
+
+def _shortcut_details(track: Track, cells: tuple[Cell, ...], limit: int | None) -> list[str]:
+    """DIRT: where a shortcut is entered and left, its limit, and the token its entry draws."""
+    from sheetgen.games.rallyman import cards
+
+    steps = track.steps()
+    group = {c.hex for c in cells}
+    entries_ = [(steps.get(m.frm, 0), track.cell(m.frm).lane) for c in track.cells if c.hex not in group for m in track.moves(c.hex) if m.to in group]
+    exits = [(steps.get(m.to, 0), track.cell(m.to).lane) for h in group for m in track.moves(h) if m.to not in group]
+    out = [
+        f"limit {limit} (mud never lowers it)",
+        f"enter from {_places(track, entries_)}; leave to {_places(track, exits)}; never from or to a corner space",
+    ]
+    ruleset = cards.ruleset_of(track)
+    sides: dict[str, int] = {}
+    for token in ruleset.damage_bag.tokens:
+        if token.shortcut is not None:
+            sides[token.shortcut] = sides.get(token.shortcut, 0) + token.count
+    if sides:
+        words = {"ok": "OK!", "coast_die": "coast die damage", "mud": "mud -1 on this tile's corners"}
+        counts = ", ".join(f"{words.get(side, side)} {n}" for side, n in sides.items())
+        source = " (house values)" if cards.is_house(ruleset, "damage_bag") else ""
+        out.append(f"each entry draws a damage token, shortcut side: {counts} of {ruleset.damage_bag.total}{source}")
+    return out
+
+
+def _jump_details(gear: int | None) -> list[str]:
+    """DIRT: where a die on a jump of `gear` lands (rulebook "Jump", RD-9)."""
+    if gear is None:
+        return []
+    out = []
+    if gear > 1:
+        out.append(f"gear {gear - 1} or lower: a normal space" if gear > 2 else "gear 1: a normal space")
+    out.append(f"gear {gear}: land 1 space on (straight or diagonal)")
+    if gear + 1 <= 6:
+        out.append(f"gear {gear + 1}: land 2 spaces on; a caution on that die loses control where you land")
+    if gear + 2 <= 6:
+        out.append(f"gear {gear + 2}{' or more' if gear + 2 < 6 else ''}: land 2 spaces on and lose control there")
+    out.append("never onto a car or obstacle; into a corner in either lane")
+    return out
+
+
+WATER_RULE = "only a coast or leader die or the gear-1 die goes through (not gear 1 after a brake); any other die ends the move here, in the gear before it"
+SLIDE_RULE = "enter normally, or slide: the zone counts as two spaces across the track; chosen on entry and kept; a sliding car is followed only by sliding, never passed"
 
 
 _CALLS = {"water": "water", "slide": "slide zone", "pit": "pit lane"}
@@ -92,6 +160,15 @@ def entries(track: Track) -> tuple[Entry, ...]:
             span = [steps[c.hex] for c in note.cells if c.hex in steps]
             length = max(span) - min(span) + 1 if span else len(note.cells)
             details = [f"{_lanes(note.cells)}, {length} space{'s' if length != 1 else ''} long"]
+            if track.variant is Variant.DIRT:
+                if note.kind == "jump":
+                    details += _jump_details(note.value)
+                elif note.kind == "shortcut":
+                    details += _shortcut_details(track, note.cells, note.value)
+                elif note.kind == "water":
+                    details.append(WATER_RULE)
+                elif note.kind == "slide":
+                    details.append(SLIDE_RULE)
         out.append((note.step, 1, Entry(note.step, call, tuple(details))))
     # changes of surface: where every space of a step is on a new surface
     by_step: dict[int, set] = {}
@@ -120,7 +197,7 @@ def entries(track: Track) -> tuple[Entry, ...]:
     return tuple(entry for _s, _o, entry in out)
 
 
-COLUMNS = (("no.", 9), ("space", 12), ("+spaces", 14), ("call", 36), ("details", 0), ("your notes", 38))
+COLUMNS = (("no.", 9), ("space", 12), ("+spaces", 14), ("call", 40), ("details", 0), ("your notes", 34))
 
 
 def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, int, list[str]]]]:
@@ -163,7 +240,9 @@ def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) 
     top = sheet.top
     sheet.text(sheet.left, top - 6 * MM, f"{track.name}: roadbook", "title", bold=True)
     sheet.text(sheet.right, top - 6 * MM, f"page {page} of {pages}", "small", align="right")
-    sheet.text(sheet.left, top - 11 * MM, "Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call gives its limits (top gear) lane 1/lane 2/...", "small")
+    calls = "in/out: the limit of its inside and outside lane" if track.variant is Variant.DIRT else "lane 1/lane 2/..."
+    intro = f"Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call gives its limits (top gear), {calls}."
+    sheet.text(sheet.left, top - 11 * MM, intro, size=fit_size(sheet, intro, sheet.right - sheet.left, sheet.t.sizes["small"]))
     widths = _widths(sheet)
     y = top - 15 * MM
     head_h = 6 * MM

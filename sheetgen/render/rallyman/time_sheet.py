@@ -1,0 +1,323 @@
+"""Rallyman time sheets, one per driver, to keep the race's time with a pencil.
+
+- **GT** (`draw_gt_time_sheet`): the track, its laps and par (or a field for it), a key of the
+  seconds a turn counts by the gear it ends in (from the track's ruleset, its source said),
+  then a row per turn: the gear the turn ended in, its seconds, the running total, a box to
+  tick on a loss of control, the damage tokens drawn and, on a circuit, the lap.
+- **DIRT** (`draw_dirt_time_sheet`): a rally of up to `STAGES` stages side by side (the
+  first is this track), a row per turn with the time card taken (its gear), the loss-of-
+  control icon to ring (SISU, Spin, Crash), its seconds and the stage's running total; each
+  stage's time, and the rally total summed over the stages. The time-card values are printed
+  as a key; house values say so in a heavy box.
+
+Rows are 7 mm (GT) and 6.5 mm (DIRT) high: room for a pencilled number. A sheet leaves room
+for `cards.turns_needed(track)` turns at least, on more pages when one is not enough.
+"""
+
+from __future__ import annotations
+
+from sheetgen.games.rallyman import cards
+from sheetgen.games.rallyman.ruleset import Ruleset, house_note
+from sheetgen.render.common import fit_size, plural, text_box, wrap
+from sheetgen.render.pdf import Sheet
+from sheetgen.render.tables import page_footer, page_header
+from sheetgen.template import MM
+
+STAGES = 3  # stages side by side on a DIRT time sheet
+GT_ROW_MM = 7.0
+DIRT_ROW_MM = 6.5
+ICONS = ("SISU", "Spin", "Crash")
+
+
+def _cell(sheet: Sheet, x: float, top: float, w: float, h: float, value: str = "", *, bold: bool = False, shaded: bool = False, size: float | None = None, width: float | None = None, align: str = "center") -> None:
+    text_box(sheet, x, top - h, w, h, value, bold=bold, shaded=shaded, size=size, width=width, align=align)
+
+
+def two_line_head(sheet: Sheet, x: float, top: float, w: float, h: float, head: str) -> None:
+    """A shaded head box with one or two lines (split at a newline), the first bold."""
+    sheet.box(x, top - h, w, h, shaded=True, width=sheet.ink.thin_width)
+    lines = head.split("\n")
+    size = sheet.t.sizes["small"]
+    gap = 2.6 * MM
+    y0 = top - h / 2 + (len(lines) - 1) * gap / 2
+    for k, line in enumerate(lines):
+        fitted = fit_size(sheet, line, w - 1.2 * MM, size, k == 0, least=4.5)
+        sheet.text(x + w / 2, y0 - k * gap - 0.729 * fitted / 2, line, bold=k == 0, size=fitted, align="center")
+
+
+def _field(sheet: Sheet, x: float, y: float, label: str, width: float, value: str = "") -> float:
+    """`label:` and a line to write on (or the value printed); returns the x after it."""
+    sheet.text(x, y, f"{label}:", "body", bold=True)
+    lx = x + sheet.text_width(f"{label}:", "body", bold=True) + 1.5 * MM
+    if value:
+        sheet.text(lx, y, value, "body")
+        return lx + max(width, sheet.text_width(value, "body")) + 4 * MM
+    sheet.stroke(width=sheet.ink.thin_width)
+    sheet.c.line(lx, y - 0.8 * MM, lx + width, y - 0.8 * MM)
+    return lx + width + 4 * MM
+
+
+def _choices(sheet: Sheet, x: float, y: float, label: str, options: list[str]) -> float:
+    """`label:` and options to ring; returns the x after them."""
+    sheet.text(x, y, f"{label} (ring one):", "body", bold=True)
+    x += sheet.text_width(f"{label} (ring one):", "body", bold=True) + 2 * MM
+    for option in options:
+        sheet.text(x, y, option, "body")
+        x += sheet.text_width(option, "body") + 3.5 * MM
+    return x + 2 * MM
+
+
+def _boxed_note(sheet: Sheet, y: float, text: str, heavy: bool) -> float:
+    """A note across the page, in a heavy box when `heavy` (house values); returns the y below."""
+    x, right = sheet.left, sheet.right
+    size = sheet.t.sizes["body"]
+    lines = wrap(sheet, text, right - x - 4 * MM, size, heavy)
+    h = (len(lines) * 3.5 + 2.0) * MM
+    sheet.box(x, y - h, right - x, h, width=sheet.ink.line_width * (1.8 if heavy else 1.0))
+    for k, line in enumerate(lines):
+        sheet.text(x + 2 * MM, y - (3.4 + k * 3.5) * MM, line, "body", bold=heavy)
+    return y - h - 2.5 * MM
+
+
+def _tick_box(sheet: Sheet, cx: float, cy: float) -> None:
+    s = 3.2 * MM
+    sheet.stroke(width=sheet.ink.thin_width)
+    sheet.c.rect(cx - s / 2, cy - s / 2, s, s, stroke=1, fill=0)
+
+
+def _ranges(total: int, per_page: int) -> list[tuple[int, int]]:
+    """Turn numbers per page: (first, last), from 1, until `total` turns have room."""
+    out, first = [], 1
+    while first <= total or not out:
+        out.append((first, first + per_page - 1))
+        first += per_page
+    return out
+
+
+# --------------------------------------------------------------------------- GT
+
+
+def _gt_columns(laps: int) -> list[tuple[str, float]]:
+    cols = [("turn", 8.5), ("gear\nat the end", 13.0), ("seconds\nof the turn", 14.0), ("running\ntotal", 17.0), ("lost\ncontrol", 11.0), ("damage\ntokens drawn", 0.0)]
+    if laps > 1:
+        cols.append(("lap\ncompleted", 11.0))
+    return cols
+
+
+def gt_time_sheet_pages(track, sheet: Sheet) -> list[tuple[int, int]]:
+    """The turns of each page of the GT time sheet (two blocks of rows a page)."""
+    return _ranges(cards.turns_needed(track), 2 * _gt_rows(sheet))
+
+
+def _gt_rows(sheet: Sheet) -> int:
+    room = (sheet.top - sheet.bottom) / MM - 17 - 7 - 29 - 9 - 15 - 9
+    return int(room // GT_ROW_MM)
+
+
+def _par_text(track) -> tuple[str, str]:
+    figures = cards.figures(track)
+    if figures is None:
+        return "", ""
+    par = f"{figures['par_seconds']:.0f} s expected ({figures['par_turns']:.1f} turns, best flat-out policy)"
+    safe = "" if figures["safe_seconds"] is None else f"{figures['safe_seconds']} s in {plural(figures['safe_turns'], 'turn')}"
+    return par, safe
+
+
+def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int) -> None:
+    """One page of a GT time sheet: turns `first` to `last`; then the page ends."""
+    ruleset = cards.ruleset_of(track)
+    laps = f"{track.laps} laps" if track.laps > 1 else "1 lap (a stage)"
+    title = f"{track.name}: time sheet" + (" (continued)" if first > 1 else "")
+    sub = f"Rallyman GT, {laps}, {cards.distance(track)} spaces to the finish. One sheet per driver: print this page once for each."
+    y = page_header(sheet, title, sub, "Rallyman GT time sheet", page, pages)
+    x = sheet.left
+    line_y = y - 3 * MM
+    after = _field(sheet, x, line_y, "driver", 45 * MM)
+    after = _choices(sheet, after, line_y, "car", [b for b in dict.fromkeys(d.car_class for d in ruleset.dashboards)])
+    _choices(sheet, after, line_y, "tyres", list(dict.fromkeys(d.tyres for d in ruleset.dashboards)))
+    par, safe = _par_text(track)
+    line_y -= 6 * MM
+    after = _field(sheet, x, line_y, "par", 40 * MM, par)
+    if safe:
+        _field(sheet, after, line_y, "safe route (no chance of losing control)", 30 * MM, safe)
+    else:
+        _field(sheet, after, line_y, "your target", 30 * MM)
+    y = line_y - 4 * MM
+    # the time key
+    key = cards.time_key(ruleset)
+    sheet.text(x, y - 3.2 * MM, "Seconds a turn counts, by the gear it ends in", "heading", bold=True)
+    sheet.text(sheet.right, y - 3.2 * MM, cards.source_words(ruleset, "time_per_turn"), "small", bold=True, align="right")
+    y -= 5 * MM
+    head_w = 22 * MM
+    w = (sheet.right - x - head_w) / len(key)
+    _cell(sheet, x, y, head_w, 6 * MM, "gear at the end", bold=True, shaded=True)
+    _cell(sheet, x, y - 6 * MM, head_w, 6 * MM, "seconds", bold=True, shaded=True)
+    for k, (gear, seconds) in enumerate(key):
+        _cell(sheet, x + head_w + k * w, y, w, 6 * MM, gear, bold=True, size=sheet.t.sizes["heading"], shaded=True)
+        _cell(sheet, x + head_w + k * w, y - 6 * MM, w, 6 * MM, f"{seconds} s", size=sheet.t.sizes["heading"])
+    y -= 12 * MM + 3.5 * MM
+    for line in wrap(sheet, cards.loss_words(ruleset).capitalize() + ". Tick 'lost control' and write the tokens drawn; add each turn's seconds to the running total.", sheet.right - x, sheet.t.sizes["small"]):
+        sheet.text(x, y, line, "small")
+        y -= 3 * MM
+    y -= 1.5 * MM
+    # two blocks of turn rows
+    cols = _gt_columns(track.laps)
+    gap = 4 * MM
+    block_w = (sheet.right - x - gap) / 2
+    fixed = sum(c for _h, c in cols) * MM
+    widths = [c * MM if c else block_w - fixed for _h, c in cols]
+    rows = _gt_rows(sheet)
+    head_h = 8 * MM
+    row_h = GT_ROW_MM * MM
+    for block in range(2):
+        bx = x + block * (block_w + gap)
+        cx = bx
+        for (head, _c), cw in zip(cols, widths):
+            two_line_head(sheet, cx, y, cw, head_h, head)
+            cx += cw
+        for r in range(rows):
+            turn = first + block * rows + r
+            top = y - head_h - r * row_h
+            cx = bx
+            for k, cw in enumerate(widths):
+                _cell(sheet, cx, top, cw, row_h, str(turn) if k == 0 else "", bold=k == 0)
+                if k == 4:
+                    _tick_box(sheet, cx + cw / 2, top - row_h / 2)
+                cx += cw
+        sheet.box(bx, y - head_h - rows * row_h, block_w, head_h + rows * row_h, width=sheet.ink.line_width)
+    y -= head_h + rows * row_h + 4 * MM
+    # the race time
+    label = "race time (the running total at the finish)" if track.laps > 1 else "stage time (the running total at the finish)"
+    sheet.text(x, y - 5 * MM, label, "heading", bold=True)
+    bx = x + sheet.text_width(label, "heading", bold=True) + 3 * MM
+    sheet.box(bx, y - 8 * MM, 30 * MM, 9 * MM, width=sheet.ink.line_width * 1.8)
+    sheet.text(bx + 31 * MM, y - 5 * MM, "s", "heading")
+    page_footer(sheet, f"turns {first}-{last}" + ("; more turns: carry on on the next page" if page < pages else ""))
+    sheet.end_page()
+
+
+# --------------------------------------------------------------------------- DIRT
+
+
+def dirt_time_sheet_pages(track, sheet: Sheet) -> list[tuple[int, int]]:
+    return _ranges(cards.turns_needed(track), _dirt_rows(sheet, cards.ruleset_of(track)))
+
+
+def _card_note(ruleset: Ruleset) -> tuple[str, bool]:
+    """The time cards' source, in words, and whether they are house values."""
+    note = house_note(ruleset, ("time_cards",))
+    if note:
+        return "HOUSE VALUES: the seconds of each gear's time card and the share of SISU, Spin and Crash cards are not in the rulebook or any public source. Write your own box's values in the track spec (ruleset: time_cards:) to print them here.", True
+    return f"Time cards: {cards.source_words(ruleset, 'time_cards')}.", False
+
+
+def _dirt_rows(sheet: Sheet, ruleset: Ruleset) -> int:
+    room = (sheet.top - sheet.bottom) / MM - 17 - 7 - 13 - 14 - 14 - 12 - 9 - 12 - 12
+    return int(room // DIRT_ROW_MM)
+
+
+def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int) -> None:
+    """One page of a DIRT time sheet: turns `first` to `last` of up to STAGES stages; then
+    the page ends."""
+    ruleset = cards.ruleset_of(track)
+    title = f"{track.name}: rally time sheet" + (" (continued)" if first > 1 else "")
+    sub = f"Rallyman DIRT rally of up to {STAGES} stages, stage 1: {track.name} ({cards.distance(track)} spaces). One sheet per driver: print this page once for each."
+    y = page_header(sheet, title, sub, "Rallyman DIRT time sheet", page, pages)
+    x, right = sheet.left, sheet.right
+    line_y = y - 3 * MM
+    after = _field(sheet, x, line_y, "driver", 50 * MM)
+    _choices(sheet, after, line_y, "car", list(dict.fromkeys(d.car_class for d in ruleset.dashboards)))
+    y = line_y - 4 * MM
+    note, house = _card_note(ruleset)
+    y = _boxed_note(sheet, y, note, house)
+    # the time-card key
+    table = cards.time_cards(ruleset)
+    sheet.text(x, y - 3.2 * MM, "Time cards", "heading", bold=True)
+    sheet.text(right, y - 3.2 * MM, cards.source_words(ruleset, "time_cards"), "small", bold=True, align="right")
+    y -= 5 * MM
+    head_w = 28 * MM
+    w = (right - x - head_w) / max(len(table), 1)
+    _cell(sheet, x, y, head_w, 5.5 * MM, "time card of gear", bold=True, shaded=True)
+    _cell(sheet, x, y - 5.5 * MM, head_w, 5.5 * MM, "seconds", bold=True, shaded=True)
+    for k, card in enumerate(table):
+        _cell(sheet, x + head_w + k * w, y, w, 5.5 * MM, str(card["gear"]), bold=True, size=sheet.t.sizes["heading"], shaded=True)
+        _cell(sheet, x + head_w + k * w, y - 5.5 * MM, w, 5.5 * MM, f"{card['seconds']} s", size=sheet.t.sizes["heading"])
+    y -= 11 * MM + 3.2 * MM
+    loss = ruleset.time_cards.loss_seconds if ruleset.time_cards else 60
+    lines = [
+        (
+            "Under control: the card of your gear at the end of the turn (coast or leader dice only: the card already on top). "
+        f"A loss of control: the card of your gear then, turned to gear 0; ring its icon. SISU: the card's own seconds, no damage, next turn in that gear. "
+        f"Spin: {loss} s, no damage, next turn in gear 0. Crash: {loss} s, damage by the last gear and the tile's danger, off the track, next turn in gear 0."
+        )
+    ]
+    for text in lines:
+        for line in wrap(sheet, text, right - x, sheet.t.sizes["small"]):
+            sheet.text(x, y, line, "small")
+            y -= 3 * MM
+    y -= 1.5 * MM
+    # the stages side by side
+    turn_w = 9 * MM
+    stage_w = (right - x - turn_w) / STAGES
+    cols = [("card\n(gear)", 0.2), ("loss of control\n(ring the icon)", 0.38), ("seconds", 0.19), ("stage\ntotal", 0.23)]
+    widths = [stage_w * f for _h, f in cols]
+    group_h, head_h = 6 * MM, 8 * MM
+    rows = _dirt_rows(sheet, ruleset)
+    row_h = DIRT_ROW_MM * MM
+    _cell(sheet, x, y, turn_w, group_h + head_h, "turn", bold=True, shaded=True)
+    for s in range(STAGES):
+        sx = x + turn_w + s * stage_w
+        name = f"stage 1: {track.name}" if s == 0 else f"stage {s + 1}:"
+        _cell(sheet, sx, y, stage_w, group_h, name, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width, align="left")
+        cx = sx
+        for (head, _f), cw in zip(cols, widths):
+            two_line_head(sheet, cx, y - group_h, cw, head_h, head)
+            cx += cw
+    top = y - group_h - head_h
+    for r in range(rows):
+        ry = top - r * row_h
+        _cell(sheet, x, ry, turn_w, row_h, str(first + r), bold=True)
+        for s in range(STAGES):
+            cx = x + turn_w + s * stage_w
+            for k, cw in enumerate(widths):
+                _cell(sheet, cx, ry, cw, row_h)
+                if k == 1:
+                    _icons(sheet, cx, ry - row_h / 2, cw)
+                cx += cw
+    bottom = top - rows * row_h
+    for s in range(STAGES):
+        sx = x + turn_w + s * stage_w
+        sheet.box(sx, bottom, stage_w, y - bottom, width=sheet.ink.line_width)
+    # stage times and the rally total
+    y = bottom
+    _cell(sheet, x, y, turn_w, 8 * MM, "", shaded=True)
+    for s in range(STAGES):
+        sx = x + turn_w + s * stage_w
+        _cell(sheet, sx, y, stage_w - widths[-1], 8 * MM, f"stage {s + 1} time" + (" (at the finish)" if s == 0 else ""), bold=True, size=sheet.t.sizes["body"], shaded=True, align="right")
+        _cell(sheet, sx + stage_w - widths[-1], y, widths[-1], 8 * MM, "", width=sheet.ink.line_width * 1.8)
+    y -= 8 * MM + 4 * MM
+    sheet.text(x, y - 5.5 * MM, "Rally total:", "heading", bold=True)
+    bx = x + sheet.text_width("Rally total:", "heading", bold=True) + 3 * MM
+    box_w = 24 * MM
+    for s in range(STAGES):
+        sheet.box(bx, y - 8 * MM, box_w, 9 * MM, width=sheet.ink.thin_width)
+        sheet.text(bx + 1 * MM, y - 7.2 * MM, f"stage {s + 1}", "small")
+        bx += box_w
+        sheet.text(bx + 2.2 * MM, y - 5.5 * MM, "+" if s < STAGES - 1 else "=", "heading", bold=True, align="center")
+        bx += 4.4 * MM
+    sheet.box(bx, y - 8 * MM, 30 * MM, 9 * MM, width=sheet.ink.line_width * 1.8)
+    sheet.text(bx + 1 * MM, y - 7.2 * MM, "rally total", "small", bold=True)
+    sheet.text(bx + 31 * MM, y - 5.5 * MM, "s", "heading")
+    footer = f"turns {first}-{last}" + ("; more turns: carry on on the next page" if page < pages else "")
+    if house:
+        footer += "; time cards: house values"
+    page_footer(sheet, footer)
+    sheet.end_page()
+
+
+def _icons(sheet: Sheet, x: float, cy: float, w: float) -> None:
+    """The three loss-of-control icons, spread across a cell, to ring with a pencil."""
+    size = sheet.t.sizes["small"]
+    step = w / len(ICONS)
+    for k, icon in enumerate(ICONS):
+        sheet.text(x + step * (k + 0.5), cy - 0.729 * size / 2, icon, size=size, align="center")

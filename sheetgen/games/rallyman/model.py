@@ -165,11 +165,14 @@ class TileDef:
 
 @dataclass(frozen=True)
 class Library:
-    """A tile library file (kind `tiles`)."""
+    """A tile library file (kind `tiles`): its tiles all have one frame (`hexgrid.FRAMES`:
+    "standard", 4 cells across, or "large", 7 across), the shape of the tiles and the
+    lattice they are laid on (ruling RM-16)."""
 
     name: str
     variant: Variant | None  # None: tiles for either game
     tiles: tuple[TileDef, ...]
+    frame: str = "standard"
 
     def get(self, tile_id: str) -> TileDef | None:
         return next((t for t in self.tiles if t.id == tile_id), None)
@@ -178,7 +181,8 @@ class Library:
 @dataclass(frozen=True)
 class Placement:
     """A tile laid on the table: its id, tile coordinates `(q, r)` and rotation (Rekee's q, r
-    and dir), its Rekee tokens, and its cells and inside lines on the grid."""
+    and dir), its Rekee tokens, its cells and inside lines on the grid, and the frame of its
+    library (`hexgrid.FRAMES`), which says where tile `(q, r)` lies on the grid."""
 
     tile: str
     q: int
@@ -187,12 +191,19 @@ class Placement:
     cells: tuple[Cell, ...] = ()
     lines: tuple[InsideLine, ...] = ()
     tokens: tuple[Token, ...] = ()
+    frame: str = "standard"
 
     @property
     def centre_hex(self) -> Hex:
         from sheetgen.games.rallyman.hexgrid import tile_centre
 
-        return tile_centre(self.q, self.r)
+        return tile_centre(self.q, self.r, self.frame)
+
+    def place(self, h: Hex) -> Hex:
+        """The grid cell of cell `h` of this tile's own frame."""
+        from sheetgen.games.rallyman.hexgrid import place
+
+        return place(h, self.q, self.r, self.rotation, self.frame)
 
     def centre(self, size: float = 1.0) -> tuple[float, float]:
         """The tile's centre in the cells' layout (circumradius `size`)."""

@@ -458,19 +458,22 @@ def _heading_gap(a: int, b: int) -> int:
 def _turn(track: Track, cells: tuple[Cell, ...]) -> tuple[str, int]:
     """Which way and how far the road turns through a corner: from the heading of the
     spaces just before it to that of the spaces just after it (or its own first and last)."""
-    first, last = cells[0], cells[-1]
+    first = cells[0]
     before = first.heading
     for n in track._neighbour_cells(first.hex):
         for m in track.moves(n):
             if m.to == first.hex and not track.cell(n).corner:
                 before = track.cell(n).heading
+    # the turn by steps along the lane (a hairpin turns three steps the same way), up to the
+    # heading just after that lane's last space (of a corner of several lanes, the space
+    # reached last from the start may be another lane's, still turning)
+    lane = [c for c in cells if c.lane == first.lane] or list(cells)
+    last = lane[-1]
     after = last.heading
     for m in track.moves(last.hex):
         if not track.cell(m.to).corner:
             after = track.cell(m.to).heading
             break
-    # the turn by steps along the lane (a hairpin turns three steps the same way)
-    lane = [c for c in cells if c.lane == first.lane] or list(cells)
     total = 0
     heading = before
     for c in lane + [Cell(last.hex, after)]:

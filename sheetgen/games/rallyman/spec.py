@@ -334,9 +334,10 @@ def _off_tile(h: Hex, frame: str) -> str:
     if frame == DEFAULT_FRAME:
         return f"cell {h} is off the tile: a tile's cells are within 2 steps of its centre (0, 0)"
     shape = frame_of(frame)
+    far = sum(1 for c in shape.cells if distance(c) == shape.reach)
     return (
-        f"cell {h} is off the tile: a {frame} tile's cells are the {len(shape.cells)} round its centre (0, 0) "
-        f"within its outline or cut by it (all within {shape.reach - 1} steps, and some at {shape.reach})"
+        f"cell {h} is off the tile: a {frame} tile's cells are the {len(shape.cells)} within its outline or cut by it, "
+        f"every cell within {shape.reach - 1} steps of its centre (0, 0) and {far} of those at {shape.reach}"
     )
 
 

@@ -218,6 +218,10 @@ def test_one_large_tile_turns_a_two_lane_road_120_degrees_right(folder):
     track = load_spec(laid(folder, [("sg-l-s2", -1, 0, 0), ("sg-l-c120r2", 0, 0, 0), ("sg-l-finish2", -1, 1, 2)], extra="cells:\n  - {q: -10, r: 0, heading: 0, lane: 1, start: true, replace: true}\n  - {q: -11, r: 1, heading: 0, lane: 2, start: true, replace: true}\n")).model
     (corner,) = track.corners()
     assert (corner.turn, corner.degrees, corner.limits) == ("right", 120, ((1, 3), (2, 2)))
+    # four lanes cannot: the west side's row 2 (heading east) and the south-west side's row 2
+    # (heading south-west) are one cell, at the corner of the two sides
+    assert set(LARGE.side_cells(3)) & set(LARGE.side_cells(2)) == {Hex(-4, 2)}
+    assert g.rotate(Hex(-4, 2), 0).r == 2 == g.rotate(Hex(-4, 2), -2).r
     assert track_problems(None, track) == []
     boulevard = load_spec(RALLYMAN / "gt_wide_boulevard.yaml").model
     turns = [(c.turn, c.degrees) for c in boulevard.corners()]

@@ -29,6 +29,14 @@ tile placed at `(q, r)` with rotation `k` is the grid cell `rotate(h, k) + tile_
 
 A straight track crosses a tile side in at most three rows: the side's half cell and the
 whole cells just above and below it (see docs/rallyman.md for a figure).
+
+**Frames.** That is the standard frame (`STANDARD`, every library's default). A library may
+declare the large frame (`LARGE`, `frame: large`, ruling RM-16): `LARGE_SPAN` = 7 cells
+between tile centres, the tile at `(q, r)` centred on cell `(7q, 7r)`, its region the same
+"nearer to its centre than to any other" rule: every cell within 3 steps and 18 at 4, 12 of
+them half cells (two on each side), five rows across each side, so that four lanes cross
+it. `Frame` holds a frame's cells and does its arithmetic; the module's functions take an
+optional `frame` (a `Frame`, its name, or None for the standard one).
 """
 
 from __future__ import annotations

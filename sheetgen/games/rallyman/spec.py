@@ -25,13 +25,14 @@ A library::
 
     game: rallyman
     kind: tiles
+    frame: standard                # or large (hexgrid.FRAMES: 7 spaces across); the default
     name: sheetgen original tiles
     tiles:
       - id: st2
         name: straight, 2 lanes
         surface: asphalt           # defaults of its cells
         danger: yellow
-        cells:                     # in the tile's own frame (hexgrid: within 2 of (0, 0))
+        cells:                     # in the tile's own frame (standard: within 2 of (0, 0))
           - {q: -2, r: 0, heading: 0, lane: 1}
         lines: [...]
 """

@@ -86,12 +86,21 @@ def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run):
     assert refused.stderr == f"{BUNDLED / 'compact_hillclimb.yaml'}:3:7: error: a track without tiles: Rekee's files hold tiles placed, not cells or a path\n"
 
 
-@pytest.mark.parametrize("name", ["gt_hexagon_ring", "gt_col_sprint", "dirt_forest_stage", "dirt_lakeside"])
-def test_every_bundled_tile_track_goes_to_rekee_and_back(run, tmp_path, name):
+@pytest.mark.parametrize(
+    "name, library",
+    [
+        ("gt_hexagon_ring", "tiles.yaml"),
+        ("gt_col_sprint", "tiles.yaml"),
+        ("dirt_forest_stage", "tiles.yaml"),
+        ("dirt_lakeside", "tiles.yaml"),
+        ("gt_wide_boulevard", "tiles_large.yaml"),  # RM-16: the frame is the library's, Rekee's q, r stay tile q, r
+    ],
+)
+def test_every_bundled_tile_track_goes_to_rekee_and_back(run, tmp_path, name, library):
     exported = tmp_path / f"{name}.json"
     assert run("export", "rekee", str(BUNDLED / f"{name}.yaml"), "-o", str(exported)).exit_code == 0
     spec = tmp_path / f"{name}.yaml"
-    result = run("import", "rekee", str(exported), "--tiles", str(BUNDLED / "tiles.yaml"), "--variant", name.split("_")[0], "-o", str(spec))
+    result = run("import", "rekee", str(exported), "--tiles", str(BUNDLED / library), "--variant", name.split("_")[0], "-o", str(spec))
     assert result.exit_code == 0, result.output
     before, after = load_spec(BUNDLED / f"{name}.yaml").model, load_spec(spec).model
     assert [(p.tile, p.q, p.r, p.rotation) for p in after.placements] == [(p.tile, p.q, p.r, p.rotation) for p in before.placements]

@@ -16,7 +16,8 @@ from sheetgen.registry import load_spec
 from sheetgen.yamlsrc import load_file
 
 RALLYMAN = SPECS / "rallyman"
-TRACKS = sorted(p for p in RALLYMAN.glob("*.yaml") if p.name != "tiles.yaml")
+LIBRARIES = [RALLYMAN / "tiles.yaml", RALLYMAN / "tiles_large.yaml"]
+TRACKS = sorted(p for p in RALLYMAN.glob("*.yaml") if p not in LIBRARIES)
 HEAD = "game: rallyman\nvariant: {variant}\nname: T\n"
 
 
@@ -44,9 +45,10 @@ def track(folder, body, variant="gt", name="t.yaml"):
 
 
 def test_bundled_tracks_pass_the_strict_checks(run):
-    result = run("validate", "--strict", *map(str, TRACKS), str(RALLYMAN / "tiles.yaml"))
+    result = run("validate", "--strict", *map(str, TRACKS), *map(str, LIBRARIES))
     assert result.exit_code == 0, result.output
-    assert "tile library, 26 tiles" in result.stdout
+    assert "tiles.yaml: ok (Rallyman: tile library, 26 tiles)" in result.stdout
+    assert "tiles_large.yaml: ok (Rallyman: tile library, 22 tiles)" in result.stdout
     variants = [load_spec(p).model.variant.value for p in TRACKS]
     assert variants.count("gt") >= 2 and variants.count("dirt") >= 2
 
@@ -63,8 +65,8 @@ def test_one_bundled_dirt_track_uses_every_dirt_feature():
 
 
 def test_bundled_tracks_use_only_sheetgens_own_tiles():
-    library = load_spec(RALLYMAN / "tiles.yaml").model
-    assert all(t.id.startswith("sg-") for t in library.tiles)
+    for path in LIBRARIES:
+        assert all(t.id.startswith("sg-") for t in load_spec(path).model.tiles)
     for path in TRACKS:
         assert all(p.tile.startswith("sg-") for p in load_spec(path).model.placements)
 

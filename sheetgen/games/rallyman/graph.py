@@ -192,13 +192,13 @@ def crossing_cells(track: Track, index: int, toward: tuple[int, int]) -> set[Hex
     for c in p.cells:
         if c.shortcut is not None:  # off the road: no lane
             continue
-        owners = tile_of(c.hex)
+        owners = tile_of(c.hex, p.frame)
         if len(owners) == 2 and toward in owners:
             out.add(c.hex)
             continue
         for sign in (1, -1):
             n = c.hex + DIRECTIONS[c.heading].scaled(sign)
-            if tile_of(n) == (toward,):
+            if tile_of(n, p.frame) == (toward,):
                 out.add(c.hex)
     return out
 

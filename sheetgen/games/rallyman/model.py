@@ -165,11 +165,14 @@ class TileDef:
 
 @dataclass(frozen=True)
 class Library:
-    """A tile library file (kind `tiles`)."""
+    """A tile library file (kind `tiles`): its tiles all have one frame (`hexgrid.FRAMES`:
+    "standard", 4 cells across, or "large", 7 across), the shape of the tiles and the
+    lattice they are laid on (ruling RM-16)."""
 
     name: str
     variant: Variant | None  # None: tiles for either game
     tiles: tuple[TileDef, ...]
+    frame: str = "standard"
 
     def get(self, tile_id: str) -> TileDef | None:
         return next((t for t in self.tiles if t.id == tile_id), None)
@@ -178,7 +181,8 @@ class Library:
 @dataclass(frozen=True)
 class Placement:
     """A tile laid on the table: its id, tile coordinates `(q, r)` and rotation (Rekee's q, r
-    and dir), its Rekee tokens, and its cells and inside lines on the grid."""
+    and dir), its Rekee tokens, its cells and inside lines on the grid, and the frame of its
+    library (`hexgrid.FRAMES`), which says where tile `(q, r)` lies on the grid."""
 
     tile: str
     q: int
@@ -187,12 +191,19 @@ class Placement:
     cells: tuple[Cell, ...] = ()
     lines: tuple[InsideLine, ...] = ()
     tokens: tuple[Token, ...] = ()
+    frame: str = "standard"
 
     @property
     def centre_hex(self) -> Hex:
         from sheetgen.games.rallyman.hexgrid import tile_centre
 
-        return tile_centre(self.q, self.r)
+        return tile_centre(self.q, self.r, self.frame)
+
+    def place(self, h: Hex) -> Hex:
+        """The grid cell of cell `h` of this tile's own frame."""
+        from sheetgen.games.rallyman.hexgrid import place
+
+        return place(h, self.q, self.r, self.rotation, self.frame)
 
     def centre(self, size: float = 1.0) -> tuple[float, float]:
         """The tile's centre in the cells' layout (circumradius `size`)."""
@@ -447,19 +458,22 @@ def _heading_gap(a: int, b: int) -> int:
 def _turn(track: Track, cells: tuple[Cell, ...]) -> tuple[str, int]:
     """Which way and how far the road turns through a corner: from the heading of the
     spaces just before it to that of the spaces just after it (or its own first and last)."""
-    first, last = cells[0], cells[-1]
+    first = cells[0]
     before = first.heading
     for n in track._neighbour_cells(first.hex):
         for m in track.moves(n):
             if m.to == first.hex and not track.cell(n).corner:
                 before = track.cell(n).heading
+    # the turn by steps along the lane (a hairpin turns three steps the same way), up to the
+    # heading just after that lane's last space (of a corner of several lanes, the space
+    # reached last from the start may be another lane's, still turning)
+    lane = [c for c in cells if c.lane == first.lane] or list(cells)
+    last = lane[-1]
     after = last.heading
     for m in track.moves(last.hex):
         if not track.cell(m.to).corner:
             after = track.cell(m.to).heading
             break
-    # the turn by steps along the lane (a hairpin turns three steps the same way)
-    lane = [c for c in cells if c.lane == first.lane] or list(cells)
     total = 0
     heading = before
     for c in lane + [Cell(last.hex, after)]:

@@ -8,7 +8,8 @@ Rekee (a web editor of Rallyman tracks) saves a track as JSON::
                 "tokens": [{"id": "water-gravel", "q": 0.33, "r": 0.0, "dir": 3.0}]}]}
 
 Its `q`, `r` are a tile's axial coordinates on Rekee's pointy-top tile grid, the tile
-coordinates of sheetgen's tracks (hexgrid: the tile at (q, r) is centred on cell (4q, 4r));
+coordinates of sheetgen's tracks (hexgrid: the tile at (q, r) is centred on cell (4q, 4r),
+or (7q, 7r) for a library of the large frame: the frame is the library's, not the file's);
 `dir` is the tile's rotation, clockwise in steps of 60 degrees from the tile as printed, the
 rotation of a placed tile. Rekee knows no cells: the cells come from the tile library given
 with `--tiles`, which says what each tile id holds (a user writes the tiles of their own box;

@@ -25,13 +25,14 @@ A library::
 
     game: rallyman
     kind: tiles
+    frame: standard                # or large (hexgrid.FRAMES: 7 spaces across); the default
     name: sheetgen original tiles
     tiles:
       - id: st2
         name: straight, 2 lanes
         surface: asphalt           # defaults of its cells
         danger: yellow
-        cells:                     # in the tile's own frame (hexgrid: within 2 of (0, 0))
+        cells:                     # in the tile's own frame (standard: within 2 of (0, 0))
           - {q: -2, r: 0, heading: 0, lane: 1}
         lines: [...]
 """
@@ -44,7 +45,17 @@ from typing import Any
 
 from sheetgen.errors import Problem, SpecError
 from sheetgen.games.rallyman import compact
-from sheetgen.games.rallyman.hexgrid import Hex, distance, in_frame, place, tile_of
+from sheetgen.games.rallyman.hexgrid import (
+    DEFAULT_FRAME,
+    FRAMES,
+    LARGE,
+    Hex,
+    distance,
+    frame_of,
+    in_frame,
+    place,
+    tile_of,
+)
 from sheetgen.games.rallyman.model import (
     MAX_GEAR,
     MAX_LIMIT,
@@ -186,7 +197,7 @@ _TILE = {
         "name": _NAME,
         "surface": _SURFACE,
         "danger": _DANGER,
-        "cells": {"type": "array", "minItems": 1, "maxItems": 19, "items": _CELL},
+        "cells": {"type": "array", "minItems": 1, "maxItems": len(LARGE.cells), "items": _CELL},
         "lines": {"type": "array", "maxItems": 60, "items": _LINE},
     },
 }
@@ -200,6 +211,10 @@ TILES_SCHEMA: dict[str, Any] = {
         "game": {"const": "rallyman"},
         "kind": {"const": "tiles"},
         "variant": {"enum": [v.value for v in Variant], "description": "left out: tiles for either game"},
+        "frame": {
+            "enum": list(FRAMES),
+            "description": "the tiles' shape and lattice: standard (the default: 4 spaces across, tile (q, r) centred on cell (4q, 4r)) or large (7 across, on cell (7q, 7r))",
+        },
         "name": _NAME,
         "tiles": {"type": "array", "minItems": 1, "maxItems": MAX_LIBRARY, "items": _TILE},
     },
@@ -295,6 +310,7 @@ def load_library(doc: Document) -> Library:
     outline = dict(TILES_SCHEMA, properties=dict(TILES_SCHEMA["properties"], tiles={"type": "array", "minItems": 1, "maxItems": MAX_LIBRARY}))
     problems = check(doc, outline)
     variant = Variant(data["variant"]) if data.get("variant") in {v.value for v in Variant} else None
+    frame = data["frame"] if data.get("frame") in FRAMES else DEFAULT_FRAME
     ids: dict[str, int] = {}
     tiles = []
     for i, raw in enumerate(data.get("tiles") if isinstance(data.get("tiles"), list) else []):
@@ -306,16 +322,27 @@ def load_library(doc: Document) -> Library:
             else:
                 ids[raw["id"]] = i
         if not found:
-            found, tile = _tile(doc, raw, base, variant)
+            found, tile = _tile(doc, raw, base, variant, frame)
             if tile is not None:
                 tiles.append(tile)
         problems.extend(found)
     if problems:
         raise SpecError(problems)
-    return Library(data["name"], variant, tuple(tiles))
+    return Library(data["name"], variant, tuple(tiles), frame)
 
 
-def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None) -> tuple[list[Problem], TileDef | None]:
+def _off_tile(h: Hex, frame: str) -> str:
+    if frame == DEFAULT_FRAME:
+        return f"cell {h} is off the tile: a tile's cells are within 2 steps of its centre (0, 0)"
+    shape = frame_of(frame)
+    far = sum(1 for c in shape.cells if distance(c) == shape.reach)
+    return (
+        f"cell {h} is off the tile: a {frame} tile's cells are the {len(shape.cells)} within its outline or cut by it, "
+        f"every cell within {shape.reach - 1} steps of its centre (0, 0) and {far} of those at {shape.reach}"
+    )
+
+
+def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None, frame: str = DEFAULT_FRAME) -> tuple[list[Problem], TileDef | None]:
     surface = Surface(raw.get("surface", "asphalt"))
     danger = Danger(raw.get("danger", "yellow"))
     problems: list[Problem] = []
@@ -323,8 +350,8 @@ def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None) -> tup
     for j, c in enumerate(raw["cells"]):
         here = base + ("cells", j)
         h = Hex(c["q"], c["r"])
-        if not in_frame(h):
-            problems.append(doc.problem(here, f"cell {h} is off the tile: a tile's cells are within 2 steps of its centre (0, 0)"))
+        if not in_frame(h, frame):
+            problems.append(doc.problem(here, _off_tile(h, frame)))
             continue
         if h in cells:
             problems.append(doc.problem(here, f"cell {h} is given twice in tile {raw['id']!r}"))
@@ -386,7 +413,7 @@ def load_track(doc: Document) -> Track:
                 previous = laid.get(cell.hex)
                 if previous is not None:
                     other = origin[cell.hex]
-                    owners = set(tile_of(cell.hex))
+                    owners = set(tile_of(cell.hex, placement.frame))
                     if (placement.q, placement.r) in owners and _pos(placements, previous.tile) in owners:
                         # RM-2: a half cell is as dangerous as the more dangerous of its tiles,
                         # and has the surface and lane number of the tile listed first (lane
@@ -546,17 +573,18 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
             continue
         seen[pos] = i
         rotation = raw.get("rotation", 0)
-        cells = tuple(replace(c, hex=place(c.hex, pos[0], pos[1], rotation), heading=(c.heading + rotation) % 6) for c in tile.cells)
+        frame = library.frame
+        cells = tuple(replace(c, hex=place(c.hex, pos[0], pos[1], rotation, frame), heading=(c.heading + rotation) % 6) for c in tile.cells)
         if variant is Variant.GT:
             dirt = next((c for c in tile.cells if c.slide or c.shortcut is not None or c.jump is not None or c.water), None)
             if dirt is not None:
                 problems.append(doc.problem(here + ("id",), f"tile {tile.id!r} has DIRT spaces ({', '.join(dirt.marks())} at {dirt.hex}); this is a GT track"))
                 continue
         lines = tuple(
-            InsideLine(place(line.a, pos[0], pos[1], rotation), place(line.b, pos[0], pos[1], rotation), line.limit, line.caution) for line in tile.lines
+            InsideLine(place(line.a, pos[0], pos[1], rotation, frame), place(line.b, pos[0], pos[1], rotation, frame), line.limit, line.caution) for line in tile.lines
         )
         tokens = tuple(Token(t["id"], float(t["q"]), float(t["r"]), float(t["dir"])) for t in raw.get("tokens", ()))
-        placed.append((Placement(tile.id, pos[0], pos[1], rotation, cells, lines, tokens), here))
+        placed.append((Placement(tile.id, pos[0], pos[1], rotation, cells, lines, tokens, frame), here))
     return placed, problems
 
 

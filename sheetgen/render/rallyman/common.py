@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sheetgen.games.rallyman.hexgrid import SQRT3, centre
+from sheetgen.games.rallyman.hexgrid import SQRT3, centre, frame_of
 from sheetgen.games.rallyman.model import Cell, Danger, InsideLine, Surface
 from sheetgen.render.common import CAP
 from sheetgen.render.pdf import Sheet
@@ -299,29 +299,33 @@ def draw_line(sheet: Sheet, view: View, line: InsideLine, hex_mm: float) -> None
         _badge(sheet, view, mx, my, "triangle", "!", 6.0 * k)
 
 
-def tile_outline(sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, *, width: float | None = None, colour: str | None = GREY, dash=(2, 2)) -> None:
-    """A tile's outline: the big pointy-top hexagon 4 spaces across flats."""
-    hexagon(sheet, view, tile_centre[0], tile_centre[1], tile_radius(hex_mm), width=width if width is not None else sheet.ink.thin_width, colour=colour, dash=dash)
+def tile_outline(sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, *, width: float | None = None, colour: str | None = GREY, dash=(2, 2), frame=None) -> None:
+    """A tile's outline: the big pointy-top hexagon `span` spaces across flats (4 in the
+    standard frame, 7 in the large one: `hexgrid.FRAMES`)."""
+    hexagon(sheet, view, tile_centre[0], tile_centre[1], tile_radius(hex_mm, frame), width=width if width is not None else sheet.ink.thin_width, colour=colour, dash=dash)
 
 
-def tile_radius(hex_mm: float) -> float:
-    """A tile's circumradius: its flats are TILE_SPAN = 4 spaces apart."""
-    return 4 * hex_mm / SQRT3
+def tile_radius(hex_mm: float, frame=None) -> float:
+    """A tile's circumradius: its flats are `span` spaces apart (TILE_SPAN = 4 in the
+    standard frame)."""
+    return frame_of(frame).span * hex_mm / SQRT3
 
 
-def free_cell(taken, to_grid=None):
+def free_cell(taken, to_grid=None, frame=None, within=None):
     """The frame cell where a tile's label goes: a whole cell of the tile's frame that holds no
-    space (`taken`: the grid cells in use; `to_grid` maps a frame cell to the grid), the
-    topmost and then the most central; None when every whole cell is taken."""
-    from sheetgen.games.rallyman.hexgrid import FRAME_CELLS, FRAME_HALVES
-
-    free = [h for h in FRAME_CELLS if h not in FRAME_HALVES and (to_grid(h) if to_grid else h) not in taken]
+    space (`taken`: the grid cells in use; `to_grid` maps a frame cell to the grid; `within`,
+    if given, says which frame cells may hold it), the topmost and then the most central;
+    None when every whole cell is taken."""
+    shape = frame_of(frame)
+    free = [h for h in shape.whole if (to_grid(h) if to_grid else h) not in taken and (within is None or within(h))]
     if not free:
         return None
     return min(free, key=lambda h: (h.r, abs(h.q + h.r / 2), h.q))
 
 
-def tile_label(sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, lines: list[tuple[str, bool]], spot=None, size: float | None = None, colour: str | None = GREY) -> None:
+def tile_label(
+    sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, lines: list[tuple[str, bool]], spot=None, size: float | None = None, colour: str | None = GREY, frame=None
+) -> None:
     """A tile's label: lines of (text, bold) centred on the frame cell `spot` (plane offset from
     the tile's centre), or just inside the tile's top corner when no cell is free; grey unless
     `colour` says otherwise (None: the text colour)."""
@@ -330,7 +334,7 @@ def tile_label(sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_m
     size = size or 4.8 * hex_mm / 30.0
     x, y = tile_centre
     if spot is None:
-        y = y - tile_radius(hex_mm) + 0.2 * hex_mm
+        y = y - tile_radius(hex_mm, frame) + 0.2 * hex_mm
         rows = [(text, bold) for text, bold in lines[:1]]
     else:
         x, y = x + spot[0], y + spot[1]

@@ -1,10 +1,14 @@
 """A Rallyman tile library as cut-out tiles at true scale, for people who play on printed
 tiles (`print_tiles`, the printable of a `kind: tiles` file).
 
-Each tile is its big hexagon (4 spaces across flats: `hexgrid.TILE_SPAN`) with every space of
-its own frame drawn as on the map, half cells cut by the outline. The outline is the cut line;
-cut marks extend each side beyond its corners (a gap, then a short line), all inside the page
-margins. Two tiles share a page when they fit (nested, the second lower right), else one.
+Each tile is its big hexagon (`span` spaces across flats: 4 in the standard frame, 7 in the
+large one, `hexgrid.FRAMES`) with every space of its own frame drawn as on the map, half
+cells cut by the outline. The outline is the cut line; cut marks extend each side beyond its
+corners (a gap, then a short line), all inside the page margins. Two tiles share a page when
+they fit (nested, the second lower right), else one. A tile wider than the page (a large
+tile with spaces of 30 mm is 210 mm across) prints in two halves, left and right of the line
+through its top and bottom corners, each on its own page: cut both out along their outlines
+(the join line too) and tape them together along it, the spaces it cuts matching.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from sheetgen.errors import UsageError
+from sheetgen.games.rallyman.hexgrid import TILE_SPAN, frame_of
 from sheetgen.games.rallyman.model import Library, TileDef
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rallyman.common import (
@@ -36,10 +41,16 @@ MARK_GAP_MM = 1.0
 MARK_LEN_MM = 3.0
 
 
+HALF_HEAD_MM = 5.0  # the header of a page holding half a tile (one line)
+
+
 @dataclass(frozen=True)
 class TilePlan:
     per_page: int
     centres: tuple[tuple[float, float], ...]  # tile centres on the page, mm from bottom-left, y up
+    #: None: whole tiles; else each tile prints in two halves, one a page, with the tile's
+    #: centre at these page points for the left half and for the right half
+    halves: tuple[tuple[float, float], tuple[float, float]] | None = None
 
 
 def tile_corners(cx: float, cy: float, rad: float) -> list[tuple[float, float]]:
@@ -47,12 +58,20 @@ def tile_corners(cx: float, cy: float, rad: float) -> list[tuple[float, float]]:
     return [(cx + rad * math.cos(math.radians(90 - 60 * i)), cy + rad * math.sin(math.radians(90 - 60 * i))) for i in range(6)]
 
 
-def cut_marks(cx: float, cy: float, rad: float) -> list[tuple[tuple[float, float], tuple[float, float]]]:
-    """Each side of the tile extended beyond both its corners: a gap, then a short line (mm)."""
+def half_corners(cx: float, cy: float, rad: float, side: str) -> list[tuple[float, float]]:
+    """The corners of a tile's left or right half (mm, y up), clockwise from the top corner:
+    the join line runs from the top corner to the bottom one."""
     pts = tile_corners(cx, cy, rad)
+    return pts[0:4] if side == "right" else [pts[0]] + pts[3:6]
+
+
+def cut_marks(cx: float, cy: float, rad: float, side: str | None = None) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Each side of the tile (of its half `side`: the join line's ends are marked by the
+    outer sides' marks) extended beyond both its corners: a gap, then a short line (mm)."""
+    pts = tile_corners(cx, cy, rad) if side is None else half_corners(cx, cy, rad, side)
     out = []
-    for i in range(6):
-        a, b = pts[i], pts[(i + 1) % 6]
+    for i in range(len(pts) if side is None else len(pts) - 1):
+        a, b = pts[i], pts[(i + 1) % len(pts)]
         length = math.dist(a, b)
         ux, uy = (b[0] - a[0]) / length, (b[1] - a[1]) / length
         for p, s in ((a, -1), (b, 1)):
@@ -70,21 +89,45 @@ def _extent(rad: float) -> tuple[float, float]:
     return max(xs + [rad * math.sqrt(3) / 2]), max(ys + [rad])
 
 
-def _fits(hex_mm: float, width: float, height: float) -> bool:
-    hw, hh = _extent(tile_radius(hex_mm))
+def _half_extent(rad: float) -> tuple[float, float, float]:
+    """The right half of a tile centred on (0, 0) with its cut marks: its leftmost x (the
+    join line, marks aside), its rightmost x and its half height (mm)."""
+    xs, ys = [0.0, rad * math.sqrt(3) / 2], [rad]
+    for a, b in cut_marks(0.0, 0.0, rad, "right"):
+        xs += [a[0], b[0]]
+        ys += [abs(a[1]), abs(b[1])]
+    return min(xs), max(xs), max(ys)
+
+
+def _fits(hex_mm: float, width: float, height: float, frame=None) -> bool:
+    hw, hh = _extent(tile_radius(hex_mm, frame))
     return 2 * hw <= width and 2 * hh <= height
 
 
-def tile_plan(template: Template, paper: str | None = None) -> TilePlan:
+def _half_fits(hex_mm: float, width: float, height: float, frame=None) -> bool:
+    x0, x1, hh = _half_extent(tile_radius(hex_mm, frame))
+    return x1 - x0 <= width and 2 * hh <= height
+
+
+def tile_plan(template: Template, paper: str | None = None, frame=None) -> TilePlan:
     page_w, page_h = (v / MM for v in template.page_size(paper))
     m = template.margin_mm
-    rad = tile_radius(template.hex_mm)
+    rad = tile_radius(template.hex_mm, frame)
     hw, hh = _extent(rad)
     left, right = m, page_w - m
     bottom, top = m + FOOT_MM, page_h - m - HEAD_MM
     if right - left < 2 * hw or top - bottom < 2 * hh:
+        half_top = page_h - m - HALF_HEAD_MM
+        # (halves are for the large frame: a standard tile always prints whole)
+        halves = frame_of(frame).span > TILE_SPAN
+        if halves and _half_fits(template.hex_mm, right - left, half_top - bottom, frame):
+            x0, x1, _hh = _half_extent(rad)
+            mid_y = (half_top + bottom) / 2
+            # each half centred across the page: the right half's join line at x0 from the centre
+            shift = (left + right) / 2 - (x0 + x1) / 2
+            return TilePlan(1, (), ((left + right - shift, mid_y), (shift, mid_y)))
         most = template.hex_mm
-        while most > 15 and not _fits(most, right - left, top - bottom):
+        while most > 15 and not (_fits(most, right - left, top - bottom, frame) or (halves and _half_fits(most, right - left, half_top - bottom, frame))):
             most -= 0.5
         raise UsageError(
             f"{template.name}: hex_mm {template.hex_mm:g} makes a tile {2 * hw:.0f} x {2 * hh:.0f} mm with its cut marks, "
@@ -108,12 +151,13 @@ def tile_plan(template: Template, paper: str | None = None) -> TilePlan:
     return TilePlan(2, (first, second))
 
 
-def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float) -> None:
-    """One tile centred on page point (cx, cy) mm: its spaces clipped to its outline, the
-    outline (the cut line), its cut marks and its label."""
+def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float, frame=None, side: str | None = None) -> None:
+    """One tile centred on page point (cx, cy) mm (or its half `side`, "left" or "right"):
+    its spaces clipped to its outline, the outline (the cut line), its cut marks and its
+    label."""
     c = sheet.c
-    rad = tile_radius(hex_mm)
-    pts = tile_corners(cx, cy, rad)
+    rad = tile_radius(hex_mm, frame)
+    pts = tile_corners(cx, cy, rad) if side is None else half_corners(cx, cy, rad, side)
     c.saveState()
     clip = c.beginPath()
     for i, p in enumerate(pts):
@@ -133,14 +177,25 @@ def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float) 
     sheet.stroke(width=sheet.ink.line_width)
     c.drawPath(path, stroke=1, fill=0)
     sheet.stroke(width=sheet.ink.thin_width)
-    for a, b in cut_marks(cx, cy, rad):
+    for a, b in cut_marks(cx, cy, rad, side):
         c.line(a[0] * MM, a[1] * MM, b[0] * MM, b[1] * MM)
-    # the id, the name, the danger colour and which way up, in a free cell of the tile
+    # the id, the name, the danger colour and which way up, in a free cell of the tile (of
+    # a half: a cell wholly on its side of the join line, the label clear of it)
     view = View(0.0, 0.0, cx * MM, cy * MM)
-    spot = free_cell({c.hex for c in tile.cells})
+    within = None
+    words = [(tile.id, True), (tile.name, False)]
+    if side is not None:
+        sign = 1 if side == "right" else -1
+
+        def within(h, sign=sign):
+            return sign * cell_centre(h, hex_mm)[0] >= hex_mm
+
+        other = "right" if side == "left" else "left"
+        words.append((f"{side} half: tape its straight edge to the {other} half", False))
+    spot = free_cell({c.hex for c in tile.cells}, frame=frame, within=within)
     danger = (DANGER_WORD[danger_of(tile.cells)] + "; " if tile.cells else "") + "this way up: rotation 0"
     offset = cell_centre(spot, hex_mm) if spot is not None else None
-    tile_label(sheet, view, (0.0, 0.0), hex_mm, [(tile.id, True), (tile.name, False), (danger, False)], offset, size=5.0 * hex_mm / 30, colour=None)
+    tile_label(sheet, view, (0.0, 0.0), hex_mm, words + [(danger, False)], offset, size=5.0 * hex_mm / 30, colour=None, frame=frame)
 
 
 def print_tiles(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
@@ -149,21 +204,38 @@ def print_tiles(spec, template: Template, *, paper: str | None, ink: str, keywor
 
 
 def render_tiles(library: Library, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
-    plan = tile_plan(template, paper)
+    frame = library.frame
+    plan = tile_plan(template, paper, frame)
     tiles = list(library.tiles)
     pages = [tiles[i : i + plan.per_page] for i in range(0, len(tiles), plan.per_page)] or [[]]
     meta = Meta(title=f"{library.name}: Rallyman tiles", subject="Rallyman tiles to cut out, at true scale", keywords=("rallyman", "tiles") + keywords)
 
     def draw(sheet: Sheet) -> None:
+        if plan.halves is not None:
+            draw_halves(sheet)
+            return
         for number, page in enumerate(pages, 1):
             top = sheet.top
             sheet.text(sheet.left, top - 5 * MM, library.name, "heading", bold=True)
             sheet.text(sheet.right, top - 5 * MM, f"Rallyman tiles, page {number} of {len(pages)}", "small", align="right")
             sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.hex_mm:g} mm across flats. Cut along the outline, from mark to mark.", "small")
             for tile, (x, y) in zip(page, plan.centres):
-                draw_tile(sheet, tile, x, y, template.hex_mm)
+                draw_tile(sheet, tile, x, y, template.hex_mm, frame)
             keys = ", ".join(k for k, _w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger"))
             sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
             sheet.end_page()
+
+    def draw_halves(sheet: Sheet) -> None:
+        count = 2 * len(tiles)
+        for i, tile in enumerate(tiles):
+            for j, (side, (x, y)) in enumerate(zip(("left", "right"), plan.halves)):
+                number = 2 * i + j + 1
+                top = sheet.top
+                sheet.text(sheet.left, top - 4 * MM, f"{library.name}: tile {tile.id}, {side} half", "body", bold=True)
+                sheet.text(sheet.right, top - 4 * MM, f"Spaces {template.hex_mm:g} mm across flats. Rallyman tiles, page {number} of {count}", "small", align="right")
+                draw_tile(sheet, tile, x, y, template.hex_mm, frame, side)
+                keys = ", ".join(k for k, _w in legend_items(list(tile.cells)) if k not in ("lane", "danger"))
+                sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
+                sheet.end_page()
 
     return render_pdf(template, ink, paper, meta, draw)

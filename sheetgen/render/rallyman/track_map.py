@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sheetgen.games.rallyman.hexgrid import place
+from sheetgen.games.rallyman.hexgrid import frame_of
 from sheetgen.games.rallyman.model import Track, Variant
 from sheetgen.render.common import CAP, fit_size, wrap
 from sheetgen.render.pdf import Sheet
@@ -210,15 +210,15 @@ def draw_track_cells(sheet: Sheet, view: View, track: Track, hex_mm: float, wind
     taken = {c.hex for c in track.cells}
     for placement in track.placements:
         centre = cell_centre(placement.centre_hex, hex_mm)
-        if inside(*centre, 4 * rad):
-            tile_outline(sheet, view, centre, hex_mm)
+        if inside(*centre, frame_of(placement.frame).span * rad):
+            tile_outline(sheet, view, centre, hex_mm, frame=placement.frame)
             words = [(f"tile {placement.tile}", True), (f"turned {placement.rotation}", False), (DANGER_WORD[danger_of(placement.cells)], False)]
-            spot = free_cell(taken, lambda h, p=placement: place(h, p.q, p.r, p.rotation))
+            spot = free_cell(taken, placement.place, frame=placement.frame)
             offset = None
             if spot is not None:
-                gx, gy = cell_centre(place(spot, placement.q, placement.r, placement.rotation), hex_mm)
+                gx, gy = cell_centre(placement.place(spot), hex_mm)
                 offset = (gx - centre[0], gy - centre[1])
-            tile_label(sheet, view, centre, hex_mm, words, offset, size=4.2 * hex_mm / 30.0)
+            tile_label(sheet, view, centre, hex_mm, words, offset, size=4.2 * hex_mm / 30.0, frame=placement.frame)
     for line in track.lines:
         if inside(*cell_centre(line.a, hex_mm), rad):
             draw_line(sheet, view, line, hex_mm)
@@ -328,7 +328,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
             letter = "S" if cell.start else "F"
             sheet.text(px, py - CAP * view.mm(rad) * 0.45, letter, bold=True, size=view.mm(rad) * 0.9, align="center")
     for placement in track.placements:
-        tile_outline(sheet, view, cell_centre(placement.centre_hex, hex_mm), hex_mm)
+        tile_outline(sheet, view, cell_centre(placement.centre_hex, hex_mm), hex_mm, frame=placement.frame)
     for page in plan.pages:
         x0, y0 = view.at(page.x0, page.y0)
         w, h = view.mm(plan.width), view.mm(plan.height)

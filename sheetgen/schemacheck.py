@@ -322,6 +322,8 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: 
         missing = [key for key in expected if key not in value]
         where = "the spec" if not path else name
         return [doc.problem(path, f"missing required key {key!r} in {where}") for key in missing]
+    if kind in ("oneOf", "anyOf") and error.context:
+        return _word_choice(doc, error, path, hints)
     if kind == "type":
         types = [expected] if isinstance(expected, str) else list(expected)
         words = " or ".join(_TYPE_WORDS.get(t, t) for t in types)
@@ -349,3 +351,52 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: 
         return [doc.problem(path, f"{name} has an invalid form: {_kind(value)}")]
     message = error.message if len(error.message) <= 3 * MAX_QUOTED else f"{error.message[: 2 * MAX_QUOTED]}..."
     return [doc.problem(path, f"{name}: {message}")]
+
+
+def _json_types(value: Any) -> set[str]:
+    """The JSON Schema types `value` has in a spec (3.0 is no integer, true no number)."""
+    if value is None:
+        return {"null"}
+    if isinstance(value, bool):
+        return {"boolean"}
+    if isinstance(value, int):
+        return {"integer", "number"}
+    if isinstance(value, float):
+        return {"number"}
+    if isinstance(value, str):
+        return {"string"}
+    return {"array"} if isinstance(value, list) else {"object"} if isinstance(value, dict) else set()
+
+
+def _branch_types(branch: Any) -> list[str] | None:
+    """The types a branch of a oneOf takes, or None when it does not say."""
+    if not isinstance(branch, dict) or "type" not in branch:
+        return None
+    return [branch["type"]] if isinstance(branch["type"], str) else list(branch["type"])
+
+
+def _word_choice(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: bool) -> list[Problem]:
+    """A value that fits none of a oneOf's branches, worded as the branch meant for it says
+    (a mapping with an unknown key: that key, at its place), or, when no branch takes a
+    value of its type, as the types it may have: never "is not valid under any of the given
+    schemas"."""
+    value = error.instance
+    has = _json_types(value)
+    branches = error.validator_value
+    fitting = [k for k, branch in enumerate(branches) if (types := _branch_types(branch)) is None or has & set(types)]
+    if not fitting:
+        words: list[str] = []
+        for branch in branches:
+            for t in _branch_types(branch) or ():
+                word = _TYPE_WORDS.get(t, t)
+                if word not in words:
+                    words.append(word)
+        listed = ", ".join(words[:-1]) + f" or {words[-1]}" if len(words) > 1 else "".join(words)
+        return [doc.problem(path, f"{_name(path)} must be {listed}, got {_kind(value)}")]
+    sub = [e for e in error.context if e.schema_path and e.schema_path[0] in fitting]
+    if len(fitting) > 1 and sub:
+        sub = [jsonschema.exceptions.best_match(sub)]
+    problems: list[Problem] = []
+    for e in sub:
+        problems.extend(_word(doc, e, path + tuple(e.relative_path), hints))
+    return list(dict.fromkeys(problems)) or [doc.problem(path, f"{_name(path)}: {error.message[: 2 * MAX_QUOTED]}")]

@@ -113,3 +113,11 @@ def test_analyze_refuses_a_track_that_cannot_be_finished_at_its_cells(run, write
             result = run(*command, path)
             assert result.exit_code == 1 and result.stdout == ""
             assert result.stderr.splitlines()[0] == f"{path}:5:5: error: the track cannot be finished: no finish space is reached from the start; the road stops at cell (0, 0)"
+
+
+def test_a_stage_that_fits_neither_form_is_worded_by_the_form_meant(run, write):
+    """A stage is a name or {name, track}: a mapping with a typo is told its key, another
+    value the forms it may take (never "is not valid under any of the given schemas")."""
+    path = write("game: rallyman\nkind: results\nname: R\nstages: [{name: A, trak: x}, 5]\ndrivers:\n  - {name: X, times: [1]}\n")
+    result = run("validate", path)
+    assert (result.exit_code, result.stderr) == (1, f"{path}:4:20: error: unknown key 'trak', did you mean 'track'?\n{path}:4:30: error: stages[2] must be a string or a mapping, got 5\n")

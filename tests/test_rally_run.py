@@ -569,3 +569,17 @@ def test_low_ink_fills_nothing_but_paper_white(run, tmp_path):
     assert fills("low") == {(1.0, 1.0, 1.0)}
     normal = fills("normal")
     assert len(normal) > 5 and (0.102, 0.102, 0.102) in normal  # the tints, the road, the chequer
+
+
+def test_strict_refuses_a_set_that_makes_no_road(run, write):
+    """No road tile joins two sides: every game is sealed at its starts, so validate --strict
+    (and build) refuse the set at its tiles; plain validate takes it (it is well formed)."""
+    import re
+
+    text = re.sub(r"openings: [A-Z]+, count", "openings: '', count", GOOD)
+    path = write(text)
+    assert run("validate", path).exit_code == 0
+    result = run("validate", "--strict", path)
+    row = next(i for i, line in enumerate(text.splitlines()) if line.startswith("  - {name:")) + 1
+    assert (result.exit_code, result.stderr) == (1, f"{path}:{row}:3: error: no game on this set can be finished: no road tile joins two sides (give some straights or curves, e.g. openings: NS)\n")
+    assert run("validate", "--strict", str(HOUSE)).exit_code == 0

@@ -44,6 +44,15 @@ def _simulate(loaded: Any, options: Options):
     return lambda seed: transcript(play(tiles, seed, players, options["policy"], options["rounds"]))
 
 
+def _strict(spec: Any) -> list:
+    """A set that cannot make a road (no road tile joins two sides, so no car ever leaves its
+    start-finish tile) cannot be finished, whatever the shuffle: refused at its tiles."""
+    tiles = spec.model
+    if any(len(kind.openings) >= 2 and kind.count > 0 for kind in tiles.kinds):
+        return []
+    return [spec.document.problem(("tiles",), "no game on this set can be finished: no road tile joins two sides (give some straights or curves, e.g. openings: NS)")]
+
+
 def _generate(seed: int, options: Options) -> str:
     from sheetgen.games.rally_run.generate import generate_set
 
@@ -66,6 +75,7 @@ GAME = Game(
         Option("rounds", "rounds before a game ends unfinished (default: 100)", ("analyze", "simulate"), between=(5, 1000), default=100),
         Option("target-turns", "the median rounds a game should last (default: 14)", ("generate",), between=(6, 60), default=14),
     ),
+    strict=_strict,
     analyze=_analyze,
     simulate=_simulate,
     printables=(Printable("road, pit stop, start-finish and trophy tiles, with backs and a rules summary", ("set",), "sheetgen.render.rally_run.tiles:print_set"),),

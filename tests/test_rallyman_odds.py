@@ -408,3 +408,17 @@ def test_any_dice_text_is_a_plan_or_a_value_error(text):
         assert str(exc)
     else:
         assert 1 <= len(parsed) <= 24
+
+
+def test_the_odds_options_are_declared_for_both_variants_without_the_ruleset():
+    """The registry reads the options at start-up from a module that loads no ruleset; its
+    variants are the ruleset's."""
+    import subprocess
+    import sys
+
+    from sheetgen.games.rallyman import options, ruleset
+
+    assert options.VARIANTS == ruleset.VARIANTS
+    code = "import sys, sheetgen.games.rallyman; print(sorted(m for m in sys.modules if m.startswith('sheetgen.games.rallyman.')))"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert loaded.strip() == "['sheetgen.games.rallyman.options']"

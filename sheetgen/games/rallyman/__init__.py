@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetgen.games.rallyman.odds import ODDS_OPTIONS
+from sheetgen.games.rallyman.options import ODDS_OPTIONS
 from sheetgen.registry import Converter, Game, Kind, Option, Printable
 from sheetgen.yamlsrc import Document
 

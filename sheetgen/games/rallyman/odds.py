@@ -46,7 +46,7 @@ from sheetgen.games.rallyman.ruleset import (
     default,
     house_note,
 )
-from sheetgen.registry import Option, Report
+from sheetgen.registry import Report
 
 MAX_PLAN = 24
 MAX_MARKS = 9
@@ -376,18 +376,7 @@ def _dice_option(text: str) -> tuple[tuple[str, int], ...]:
     return parse_dice(text)
 
 
-ODDS_OPTIONS = (
-    Option("variant", "gt or dirt (default: gt)", ("odds",), choices=VARIANTS, default=GT),
-    Option(
-        "dice",
-        "the plan: dice in order, e.g. 3,4,coast,brake; '4!' when that die's space gives a caution",
-        ("odds",),
-        parse=_dice_option,
-        metavar="DICE",
-    ),
-    Option("extra-cautions", "cautions from the track counted before the first die (default: 0)", ("odds",), between=(0, 9), default=0),
-    Option("focus", "focus (GT) or second (DIRT) tokens to secure dice one at a time (default: 0)", ("odds",), between=(0, 99), default=0),
-)
+from sheetgen.games.rallyman.options import ODDS_OPTIONS  # noqa: E402,F401  (where they are declared)
 
 
 def odds_report(options: Mapping[str, Any]) -> Report:

@@ -105,3 +105,11 @@ def test_every_bundled_tile_track_goes_to_rekee_and_back(run, tmp_path, name, li
     before, after = load_spec(BUNDLED / f"{name}.yaml").model, load_spec(spec).model
     assert [(p.tile, p.q, p.r, p.rotation) for p in after.placements] == [(p.tile, p.q, p.r, p.rotation) for p in before.placements]
     assert after.cells == before.cells and after.variant == before.variant
+
+
+def test_a_token_number_past_a_float_is_refused_at_its_position(run, box):
+    (box / "big.json").write_text('{"tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 0, "tokens": [{"id": "x", "q": 1' + "0" * 309 + ', "r": 0, "dir": 0}]}]}\n')
+    result = run("import", "rekee", str(box / "big.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    assert result.stderr == f"{box / 'big.json'}:1:81: error: 'q' must be at most 1000, got 10000000000000000000... (310 digits)\n"
+    assert not (box / "t.yaml").exists()

@@ -162,6 +162,12 @@ REFUSED = [
     ("caution without a limit", "cells:\n  - {q: 0, r: 0, heading: 0, caution: true}\n", ["5:39: error: 'caution' marks a corner limit: give the cell a 'limit'"]),
     ("nothing laid", "laps: 1\n", ["1:1: error: a track needs 'tiles', 'path' or 'cells' (or several of them)"]),
     ("unknown key", "cells:\n  - {q: 0, r: 0, heading: 0, lmit: 3}\n", ["5:30: error: unknown key 'lmit', did you mean 'limit'?"]),
+    # a token's number past what a float holds (it was an OverflowError)
+    (
+        "token q overflow",
+        "library: tiles.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0, tokens: [{id: x, q: 1" + "0" * 309 + ", r: 0, dir: 0}]}\n",
+        ["6:49: error: 'q' must be at most 1000, got 10000000000000000000... (310 digits)"],
+    ),
 ]
 
 

@@ -32,7 +32,7 @@ from sheetgen.games.rallyman.model import Track
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import load_file
 
-_NUMBER = {"type": "number"}
+_NUMBER = {"type": "number", "minimum": -1000, "maximum": 1000}  # (a float: the bounds of spec.py's tokens)
 REKEE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "required": ["tiles"],

@@ -122,12 +122,15 @@ _LINE = {
         "caution": {"type": "boolean", "description": "a move between them adds one caution"},
     },
 }
+#: a token's q, r (within its tile) and dir, as Rekee writes them: plain numbers, bounded so
+#: that every one is a float
+_TOKEN_NUMBER = {"type": "number", "minimum": -MAX_COORD, "maximum": MAX_COORD}
 _TOKEN = {
     "type": "object",
     "additionalProperties": False,
     "required": ["id", "q", "r", "dir"],
     "description": "a Rekee token, kept for the round trip",
-    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": {"type": "number"}, "r": {"type": "number"}, "dir": {"type": "number"}},
+    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": _TOKEN_NUMBER, "r": _TOKEN_NUMBER, "dir": _TOKEN_NUMBER},
 }
 _PLACED = {
     "type": "object",

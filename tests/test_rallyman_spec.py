@@ -162,6 +162,17 @@ REFUSED = [
     ("caution without a limit", "cells:\n  - {q: 0, r: 0, heading: 0, caution: true}\n", ["5:39: error: 'caution' marks a corner limit: give the cell a 'limit'"]),
     ("nothing laid", "laps: 1\n", ["1:1: error: a track needs 'tiles', 'path' or 'cells' (or several of them)"]),
     ("unknown key", "cells:\n  - {q: 0, r: 0, heading: 0, lmit: 3}\n", ["5:30: error: unknown key 'lmit', did you mean 'limit'?"]),
+    # digits that are not ASCII digits ('²' passes str.isdigit(), not int()): refused as words
+    ("superscript length", "path:\n  segments: straight ³\n", ["5:13: error: path segment 1: 'straight ³': a straight needs its length in cells, e.g. 'straight 3'"]),
+    (
+        "superscript degrees",
+        "path:\n  segments: corner left ² limit 3\n",
+        ["5:13: error: path segment 1: 'corner left ² limit 3': a corner needs its limit, e.g. 'limit 3' or 'limit 3/4' (inside lane first)"],
+    ),
+    ("superscript limit", "path:\n  segments: [corner left limit 3/²]\n", ["5:14: error: path segment 1: 'corner left limit 3/²': the limit '3/²' is not a number or numbers joined by '/'"]),
+    ("superscript radius", "path:\n  segments: corner left limit 3 radius ²\n", ["5:13: error: path segment 1: 'corner left limit 3 radius ²': 'radius' needs a number after it"]),
+    ("superscript jump", "path:\n  segments: straight 3 jump ²\n", ["5:13: error: path segment 1: 'straight 3 jump ²': 'jump' needs a number after it"]),
+    ("a length past int()", "path:\n  segments: straight " + "9" * 5000 + "\n", ["5:13: error: path segment 1: 'straight " + "9" * 5000 + "': a straight is 1 to 40 cells long"]),
     # a token's number past what a float holds (it was an OverflowError)
     (
         "token q overflow",

@@ -173,6 +173,17 @@ REFUSED = [
     ("superscript radius", "path:\n  segments: corner left limit 3 radius ²\n", ["5:13: error: path segment 1: 'corner left limit 3 radius ²': 'radius' needs a number after it"]),
     ("superscript jump", "path:\n  segments: straight 3 jump ²\n", ["5:13: error: path segment 1: 'straight 3 jump ²': 'jump' needs a number after it"]),
     ("a length past int()", "path:\n  segments: straight " + "9" * 5000 + "\n", ["5:13: error: path segment 1: 'straight " + "9" * 5000 + "': a straight is 1 to 40 cells long"]),
+    # the compact path's cells have the checks of explicit cells, at their segment
+    (
+        "dirt marks on a gt path",
+        "path:\n  segments: [straight 2, straight 1 jump 3 slide water]\n",
+        [
+            "5:26: error: path segment 2: 'straight 1 jump 3 slide water': 'jump' is a Rallyman DIRT feature; this is a GT track",
+            "5:26: error: path segment 2: 'straight 1 jump 3 slide water': 'slide' is a Rallyman DIRT feature; this is a GT track",
+            "5:26: error: path segment 2: 'straight 1 jump 3 slide water': 'water' is a Rallyman DIRT feature; this is a GT track",
+        ],
+    ),
+    ("pit in a corner", "path:\n  segments: straight 2, corner left limit 3 pit\n", ["5:13: error: path segment 2: 'corner left limit 3 pit': a pit-lane edge space is not a corner space (it has a limit)"]),
     # a token's number past what a float holds (it was an OverflowError)
     (
         "token q overflow",
@@ -194,6 +205,11 @@ def test_a_gt_pit_space_on_dirt_and_a_shortcut_on_the_road(run, folder):
         f"{path}:5:35: error: 'pit' is a Rallyman GT feature; this is a DIRT track",
         f"{path}:6:40: error: a shortcut space is off the road: give it 'lane: 0'",
     ]
+
+
+def test_a_pit_on_a_dirt_path_is_refused_at_its_segment(run, folder):
+    path = track(folder, "path:\n  segments:\n    - straight 2 gravel\n    - straight 3 pit\n", variant="dirt")
+    assert errors(run, path) == [f"{path}:7:7: error: path segment 2: 'straight 3 pit': 'pit' is a Rallyman GT feature; this is a DIRT track"]
 
 
 def test_a_library_problem_is_reported_in_the_library(run, folder):

@@ -15,7 +15,8 @@ Segments (comma-separated in one string, or one per item of a list):
   puts every limit of the corner in a caution triangle.
 
 Either may end with words that mark all its cells: a surface (`asphalt`, `gravel`, `snow`), a
-danger colour (`yellow`, `orange`, `red`), `pit`, `slide`, `water`, `jump G`. The first
+danger colour (`yellow`, `orange`, `red`), `pit`, `slide`, `water`, `jump G` (checked as an
+explicit cell's marks are: `pit` is GT's and never on a corner, the others DIRT's). The first
 cells of the path are the starting spaces and its last cells the finish, unless the track
 says otherwise (`start:`/`finish:` of explicit cells).
 

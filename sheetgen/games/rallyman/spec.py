@@ -446,7 +446,7 @@ def load_track(doc: Document) -> Track:
     # the compact form
     path_cells: tuple[Cell, ...] = ()
     if "path" in data:
-        path_cells, found = _path_cells(doc, data["path"], surface, danger)
+        path_cells, found = _path_cells(doc, data["path"], surface, danger, variant)
         problems.extend(found)
         over = [cell for cell in path_cells if cell.hex in laid]
         if over:
@@ -613,7 +613,17 @@ def library_beside(doc: Document, where: tuple, name: str) -> tuple[Library | No
         return None, list(exc.problems)
 
 
-def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger) -> tuple[tuple[Cell, ...], list[Problem]]:
+def _segment_marks(segment: compact.Segment) -> dict:
+    """What a segment marks its cells with, as an explicit cell would say it (for cell_problems)."""
+    marks: dict[str, Any] = {key: True for key in ("pit", "slide", "water") if getattr(segment, key)}
+    if segment.jump is not None:
+        marks["jump"] = segment.jump
+    if segment.kind == "corner":
+        marks["limit"] = segment.limits[0]
+    return marks
+
+
+def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, variant: Variant) -> tuple[tuple[Cell, ...], list[Problem]]:
     segments = raw["segments"]
     texts: list[tuple[str, tuple]] = []
     if isinstance(segments, str):
@@ -625,9 +635,13 @@ def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger) -> t
     parsed, problems = [], []
     for number, (text, where) in enumerate(texts, 1):
         try:
-            parsed.append(compact.parse_segment(text))
+            segment = compact.parse_segment(text)
         except compact.PathError as exc:
             problems.append(doc.problem(where, f"path segment {number}: {exc}"))
+            continue
+        # the checks of an explicit cell, for the cells the segment lays (its marks)
+        problems.extend(doc.problem(where, f"path segment {number}: {text.strip()!r}: {m}") for _p, m in cell_problems(_segment_marks(segment), variant))
+        parsed.append(segment)
     if problems:
         return (), problems
     start = raw.get("from", {"q": 0, "r": 0, "heading": 0})

@@ -184,6 +184,11 @@ REFUSED = [
         ],
     ),
     ("pit in a corner", "path:\n  segments: straight 2, corner left limit 3 pit\n", ["5:13: error: path segment 2: 'corner left limit 3 pit': a pit-lane edge space is not a corner space (it has a limit)"]),
+    (
+        "inside line given twice",
+        "cells:\n  - {q: 0, r: 0, heading: 0, start: true}\n  - {q: 1, r: 0, heading: 0, finish: true}\nlines:\n  - {between: [[0, 0], [1, 0]], limit: 2}\n  - {between: [[1, 0], [0, 0]], limit: 3}\n",
+        ["9:5: error: an inside line between (1, 0) and (0, 0) is given twice (also line 1 of 'lines')"],
+    ),
     # a token's number past what a float holds (it was an OverflowError)
     (
         "token q overflow",
@@ -218,6 +223,15 @@ def test_a_library_problem_is_reported_in_the_library(run, folder):
     )
     path = track(folder, "library: mine.yaml\ntiles:\n  - {id: 117a, q: 0, r: 0}\n")
     assert errors(run, path) == [f"{folder / 'mine.yaml'}:7:9: error: cell (3, 0) is off the tile: a tile's cells are within 2 steps of its centre (0, 0)"]
+
+
+def test_an_inside_line_given_twice_in_a_tile(run, folder):
+    (folder / "mine.yaml").write_text(
+        "game: rallyman\nkind: tiles\nname: mine\ntiles:\n  - id: t1\n    cells:\n      - {q: 0, r: 0, heading: 0}\n      - {q: 1, r: 0, heading: 0}\n"
+        "    lines:\n      - {between: [[0, 0], [1, 0]], limit: 2}\n      - {between: [[0, 0], [1, 0]], caution: true}\n",
+        encoding="utf-8",
+    )
+    assert errors(run, folder / "mine.yaml") == [f"{folder / 'mine.yaml'}:11:9: error: an inside line between (0, 0) and (1, 0) is given twice in tile 't1' (also its line 1)"]
 
 
 def test_a_library_of_rekee_ids_loads(folder):

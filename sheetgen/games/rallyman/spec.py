@@ -362,6 +362,7 @@ def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None, frame:
         problems.extend(doc.problem(here + p, m) for p, m in cell_problems(c, variant))
         cells[h] = _cell(c, surface, danger)
     lines = []
+    given: dict[frozenset, int] = {}
     for j, line in enumerate(raw.get("lines", ())):
         here = base + ("lines", j)
         found = _line_problems(line)
@@ -369,8 +370,12 @@ def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None, frame:
         if not found:
             parsed = _line(line)
             missing = [p for p in (parsed.a, parsed.b) if p not in cells]
+            pair = frozenset((parsed.a, parsed.b))
             if missing:
                 problems.append(doc.problem(here + ("between",), f"an inside line joins two cells of the tile; {missing[0]} is not one"))
+            elif pair in given:
+                problems.append(doc.problem(here, f"an inside line between {parsed.a} and {parsed.b} is given twice in tile {raw['id']!r} (also its line {given[pair] + 1})"))
+            given.setdefault(pair, j)
             lines.append(parsed)
     if problems:
         return problems, None
@@ -487,6 +492,7 @@ def load_track(doc: Document) -> Track:
         origin[cell.hex] = (f"cell {j + 1} of 'cells'", here)
 
     # inside lines
+    given: dict[frozenset, int] = {}
     for j, raw in enumerate(data.get("lines", ())):
         here = ("lines", j)
         found = check(doc, _LINE, raw, here)
@@ -495,9 +501,13 @@ def load_track(doc: Document) -> Track:
         if not found:
             line = _line(raw)
             missing = [p for p in (line.a, line.b) if p not in laid]
+            pair = frozenset((line.a, line.b))
             if missing:
                 found = [doc.problem(here + ("between",), f"an inside line runs between two cells of the track; {missing[0]} is not one")]
+            elif pair in given:
+                found = [doc.problem(here, f"an inside line between {line.a} and {line.b} is given twice (also line {given[pair] + 1} of 'lines')")]
             else:
+                given[pair] = j
                 lines.append(line)
         problems.extend(found)
 

@@ -273,6 +273,19 @@ STRICT = [
         "cells:\n  - {q: 0, r: 0, heading: 0, start: true}\n  - {q: 1, r: 0, heading: 0, finish: true}\n  - {q: 0, r: 1, heading: 3, lane: 2}\nlines:\n  - {between: [[0, 0], [0, 1]], limit: 2}\n",
         ["5:5: error: the inside line between (0, 0) and (0, 1) is crossed by no forward move", "7:5: error: cell (0, 1) cannot be reached from the start"],
     ),
+    (
+        "start and finish on one cell",
+        "cells:\n  - {q: 0, r: 0, heading: 0, start: true, finish: true}\n",
+        ["5:5: error: cell (0, 0) is both a starting space and a finish space: a car would finish before it moves (a stage needs at least one move from the start to the finish, a circuit a loop back to its start)"],
+    ),
+    (
+        "circuit of one start-finish cell",
+        "laps: 3\ncells:\n  - {q: 0, r: 0, heading: 0, start: true, finish: true}\n",
+        [
+            "6:5: error: a track of 3 laps is a circuit, but no move leads from its finish (e.g. (0, 0)) back to its start",
+            "6:5: error: cell (0, 0) is both a starting space and a finish space: a car would finish before it moves (a stage needs at least one move from the start to the finish, a circuit a loop back to its start)",
+        ],
+    ),
     ("circuit", "laps: 2\ncells:\n  - {q: 0, r: 0, heading: 0, start: true}\n  - {q: 1, r: 0, heading: 0, finish: true}\n", ["7:5: error: a track of 2 laps is a circuit, but no move leads from its finish (e.g. (1, 0)) back to its start"]),
 ]
 
@@ -283,6 +296,15 @@ def test_strict_checks(run, folder, body, expected):
     assert run("validate", str(path)).exit_code == 0  # valid, but unplayable
     assert errors(run, path, "--strict") == [f"{path}:{line}" for line in expected]
     assert run("build", "-o", str(folder / "out"), str(path)).exit_code == 1
+
+
+def test_a_dirt_stage_of_one_start_and_finish_cell(run, folder):
+    path = track(folder, "cells:\n  - {q: 0, r: 0, heading: 0, start: true, finish: true}\n", variant="dirt")
+    assert errors(run, path, "--strict") == [
+        f"{path}:5:5: error: cell (0, 0) is both a starting space and a finish space: a car would finish before it moves (a stage needs at least one move from the start to the finish, a circuit a loop back to its start)"
+    ]
+    assert run("build", "-o", str(folder / "out"), str(path)).exit_code == 1
+    assert not (folder / "out").exists()
 
 
 def test_a_jump_that_lands_nowhere(run, folder):

@@ -217,6 +217,12 @@ def test_a_pit_on_a_dirt_path_is_refused_at_its_segment(run, folder):
     assert errors(run, path) == [f"{path}:7:7: error: path segment 2: 'straight 3 pit': 'pit' is a Rallyman GT feature; this is a DIRT track"]
 
 
+def test_a_dirt_stage_is_driven_once(run, folder):
+    path = track(folder, "laps: 10\npath:\n  segments: straight 3\n", variant="dirt")
+    assert errors(run, path) == [f"{path}:4:7: error: a Rallyman DIRT stage is driven once, from its start to its finish: 'laps' must be 1 on a DIRT track, got 10"]
+    assert run("validate", str(track(folder, "laps: 1\npath:\n  segments: straight 3\n", variant="dirt"))).exit_code == 0
+
+
 def test_a_library_problem_is_reported_in_the_library(run, folder):
     (folder / "mine.yaml").write_text(
         "game: rallyman\nkind: tiles\nname: mine\ntiles:\n  - id: 117a\n    cells:\n      - {q: 3, r: 0, heading: 0}\n", encoding="utf-8"

@@ -178,7 +178,7 @@ TRACK_SCHEMA: dict[str, Any] = {
         "kind": {"const": "track"},
         "name": _NAME,
         "author": {"type": "string", "maxLength": 80},
-        "laps": {"type": "integer", "minimum": 1, "maximum": MAX_LAPS, "description": "laps of a circuit (default 1)"},
+        "laps": {"type": "integer", "minimum": 1, "maximum": MAX_LAPS, "description": "laps of a GT circuit (default 1; a DIRT stage is driven once: 1)"},
         "surface": _SURFACE,
         "danger": _DANGER,
         "library": {"type": "string", "minLength": 1, "description": "tile library file, relative to this file"},
@@ -402,8 +402,10 @@ def load_track(doc: Document) -> Track:
     variant = Variant(data["variant"])
     surface = Surface(data.get("surface", "asphalt"))
     danger = Danger(data.get("danger", "yellow"))
+    if variant is Variant.DIRT and data.get("laps", 1) != 1:
+        problems.append(doc.problem(("laps",), f"a Rallyman DIRT stage is driven once, from its start to its finish: 'laps' must be 1 on a DIRT track, got {data['laps']}"))
     if not any(key in data for key in ("tiles", "path", "cells")):
-        raise SpecError([doc.problem((), "a track needs 'tiles', 'path' or 'cells' (or several of them)")])
+        raise SpecError([*problems, doc.problem((), "a track needs 'tiles', 'path' or 'cells' (or several of them)")])
     laid: dict[Hex, Cell] = {}
     origin: dict[Hex, tuple[str, tuple]] = {}  # what laid each cell, and where the spec says so
     lines: list[InsideLine] = []

@@ -113,3 +113,20 @@ def test_a_token_number_past_a_float_is_refused_at_its_position(run, box):
     assert result.exit_code == 1
     assert result.stderr == f"{box / 'big.json'}:1:81: error: 'q' must be at most 1000, got 10000000000000000000... (310 digits)\n"
     assert not (box / "t.yaml").exists()
+
+
+def test_unknown_keys_of_a_rekee_file_are_refused_where_they_stand(run, box):
+    (box / "keys.json").write_text(
+        '{"title": "x", "laps": 3, "active_pos": {"q": 0, "r": 0}, "active_dir": 3,\n'
+        ' "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 0, "rot": 1,\n'
+        '   "tokens": [{"id": "x", "q": 0, "r": 0, "dir": 0, "size": 2}]}]}\n'
+    )
+    result = run("import", "rekee", str(box / "keys.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    name = box / "keys.json"
+    assert result.stderr.splitlines() == [
+        f"{name}:1:16: error: unknown key 'laps' (expected one of: active_dir, active_pos, author, tiles, title)",
+        f"{name}:2:53: error: unknown key 'rot' (expected one of: dir, id, q, r, tokens)",
+        f"{name}:3:53: error: unknown key 'size' (expected one of: dir, id, q, r)",
+    ]
+    assert not (box / "t.yaml").exists()

@@ -15,7 +15,8 @@ rotation of a placed tile. Rekee knows no cells: the cells come from the tile li
 with `--tiles`, which says what each tile id holds (a user writes the tiles of their own box;
 sheetgen ships none of the publisher's). Tokens (chicanes, jumps, water...) are kept as Rekee
 writes them, for the round trip; they do not change the cells (the library's tile does).
-The editor's own state (`active_pos`, `active_dir`) is not kept.
+The editor's own state (`active_pos`, `active_dir`) is not kept. Any other key (at the top,
+in a tile or in a token) is refused at its place in the file: sheetgen would lose it.
 
 A track imported and exported gives the same JSON data: title, author, and every tile's id,
 q, r, dir and tokens, in order.
@@ -35,15 +36,20 @@ from sheetgen.yamlsrc import load_file
 _NUMBER = {"type": "number", "minimum": -1000, "maximum": 1000}  # (a float: the bounds of spec.py's tokens)
 REKEE_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "additionalProperties": False,
     "required": ["tiles"],
     "properties": {
         "title": {"type": "string", "maxLength": 80},
         "author": {"type": "string", "maxLength": 80},
+        # the editor's own state: accepted, not kept
+        "active_pos": {},
+        "active_dir": {},
         "tiles": {
             "type": "array",
             "maxItems": 200,
             "items": {
                 "type": "object",
+                "additionalProperties": False,
                 "required": ["q", "r", "id", "dir"],
                 "properties": {
                     "q": {"type": "integer", "minimum": -1000, "maximum": 1000},
@@ -55,6 +61,7 @@ REKEE_SCHEMA: dict[str, Any] = {
                         "maxItems": 20,
                         "items": {
                             "type": "object",
+                            "additionalProperties": False,
                             "required": ["id", "q", "r", "dir"],
                             "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": _NUMBER, "r": _NUMBER, "dir": _NUMBER},
                         },

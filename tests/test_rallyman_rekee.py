@@ -130,3 +130,21 @@ def test_unknown_keys_of_a_rekee_file_are_refused_where_they_stand(run, box):
         f"{name}:3:53: error: unknown key 'size' (expected one of: dir, id, q, r)",
     ]
     assert not (box / "t.yaml").exists()
+
+
+@pytest.mark.parametrize("to_file", [True, False], ids=["-o", "stdout"])
+def test_a_problem_of_the_imported_track_is_located_in_the_rekee_file(run, box, to_file):
+    # (not in the spec, which is never written: it was 'SPEC:8:5', or '<stdout>:8:5')
+    (box / "twice.json").write_text('{"tiles": [\n  {"q": 0, "r": 0, "id": "901a", "dir": 0},\n  {"q": 0, "r": 0, "id": "902a", "dir": 0}\n]}\n')
+    out = ["-o", str(box / "t.yaml")] if to_file else []
+    result = run("import", "rekee", str(box / "twice.json"), "--tiles", str(box / "box.yaml"), *out)
+    assert result.exit_code == 1
+    assert result.stderr == f"{box / 'twice.json'}:3:3: error: two tiles at (0, 0): tile 1 is there already\n"
+    assert result.stdout == "" and not (box / "t.yaml").exists()
+
+
+def test_a_dirt_tile_imported_for_gt_is_named_at_its_id_in_the_rekee_file(run, box):
+    (box / "dirt.json").write_text('{"tiles": [{"q": 0, "r": 0, "id": "sg-d-jump", "dir": 0}]}\n')
+    result = run("import", "rekee", str(box / "dirt.json"), "--tiles", str(BUNDLED / "tiles.yaml"), "--variant", "gt", "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    assert result.stderr == f"{box / 'dirt.json'}:1:35: error: tile 'sg-d-jump' has DIRT spaces (jump 3 at (0, 0)); this is a GT track\n"

@@ -24,14 +24,15 @@ q, r, dir and tokens, in order.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from typing import Any
 
-from sheetgen.errors import OptionError, SpecError
+from sheetgen.errors import Location, Omitted, OptionError, SpecError
 from sheetgen.games.rallyman.model import Track
 from sheetgen.schemacheck import check
-from sheetgen.yamlsrc import load_file
+from sheetgen.yamlsrc import Document, load_file, load_text
 
 _NUMBER = {"type": "number", "minimum": -1000, "maximum": 1000}  # (a float: the bounds of spec.py's tokens)
 REKEE_SCHEMA: dict[str, Any] = {
@@ -124,7 +125,46 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
             )
             entry += f", tokens: [{shown}]"
         lines.append(entry + "}")
-    return "\n".join(lines) + "\n", (library_path,)
+    text = "\n".join(lines) + "\n"
+    line_paths = [("title",) if line.startswith("name:") else ("author",) if line.startswith("author:") else () for line in lines]
+    line_paths[len(line_paths) - len(data["tiles"]) :] = [("tiles", i) for i in range(len(data["tiles"]))]
+    _check_located_in_json(doc, text, target, line_paths)
+    return text, (library_path,)
+
+
+#: the spec's keys that hold a Rekee key's value, by the Rekee key
+_SPEC_KEYS = {"name": "title", "rotation": "dir"}
+
+
+def _check_located_in_json(doc: Document, text: str, target: str, line_paths: list[tuple]) -> None:
+    """Load the spec `text` (to be written at `target`) as `import` will, and raise what it
+    refuses located in the Rekee file `doc` (each tile's problem at its tile, key or token
+    there), not in the spec, which is never written."""
+    from sheetgen.games.rallyman.spec import load_track
+
+    spec_doc = None
+    try:
+        spec_doc = load_text(text, target)
+        load_track(spec_doc)
+    except SpecError as exc:
+        at = {loc: path for path, loc in spec_doc.values.items()} if spec_doc is not None else {}
+        keys = {loc: path for path, loc in spec_doc.keys.items()} if spec_doc is not None else {}
+        # a problem of the text itself (no value there): the line's own
+        on_line = {number: line_paths[number - 1] for number in range(1, len(line_paths) + 1)}
+        problems = []
+        for p in exc.problems:
+            if p.location.file != target:  # (the library's own problems stay where they are)
+                problems.append(p)
+            elif isinstance(p, Omitted):
+                problems.append(dataclasses.replace(p, location=Location(doc.file, 1, 1)))
+            else:
+                key = p.location in keys and p.location not in at
+                path = keys[p.location] if key else at.get(p.location, on_line.get(p.location.line, ()))
+                json_path = tuple(_SPEC_KEYS.get(step, step) if isinstance(step, str) else step for step in path)
+                if json_path[:1] not in (("title",), ("author",), ("tiles",)):
+                    json_path = ()
+                problems.append(doc.problem(json_path, p.message, key=key))
+        raise SpecError(problems) from None
 
 
 def _num(value: float) -> str:

@@ -148,3 +148,29 @@ def test_a_dirt_tile_imported_for_gt_is_named_at_its_id_in_the_rekee_file(run, b
     result = run("import", "rekee", str(box / "dirt.json"), "--tiles", str(BUNDLED / "tiles.yaml"), "--variant", "gt", "-o", str(box / "t.yaml"))
     assert result.exit_code == 1
     assert result.stderr == f"{box / 'dirt.json'}:1:35: error: tile 'sg-d-jump' has DIRT spaces (jump 3 at (0, 0)); this is a GT track\n"
+
+
+def test_a_json_surrogate_pair_is_one_character_and_columns_stay_the_files(run, box):
+    # JSON writes U+1F600 as the pair \ud83d\ude00 (Python's json reads it so); YAML alone
+    # would read two lone halves
+    text = '{"title": "smile \\ud83d\\ude00 and \\ud83d\\ude01!", "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 1}]}\n'
+    assert json.loads(text)["title"] == "smile \U0001f600 and \U0001f601!"
+    (box / "pair.json").write_text(text)
+    spec = box / "pair.yaml"
+    assert run("import", "rekee", str(box / "pair.json"), "--tiles", str(box / "box.yaml"), "-o", str(spec)).exit_code == 0
+    assert load_spec(spec).model.name == "smile \U0001f600 and \U0001f601!"
+    # a problem after the pairs on their line is at the file's own column
+    (box / "pair.json").write_text(text.replace('"dir": 1', '"dir": 9'))
+    result = run("import", "rekee", str(box / "pair.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.stderr == f"{box / 'pair.json'}:1:99: error: 'dir' must be at most 5, got 9\n"  # (the 9 is the file's 99th character)
+
+
+def test_a_lone_surrogate_in_json_is_refused_in_jsons_words(run, box):
+    (box / "lone.json").write_text('{"title": "\\ud83d\\ude00 \\ude00", "author": "a\\\\ud83d", "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 0}]}\n')
+    result = run("import", "rekee", str(box / "lone.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"{box / 'lone.json'}:1:11: error: a lone surrogate '\\ude00' is not a character (it is half of a UTF-16 pair); "
+        "write the character itself or both halves of its pair, high then low (as \\ud83d\\ude00)\n"
+    )
+    assert not (box / "t.yaml").exists()

@@ -25,8 +25,10 @@ q, r, dir and tokens, in order.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
+import re
 from typing import Any
 
 from sheetgen.errors import Location, Omitted, OptionError, SpecError
@@ -82,7 +84,7 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
     library_path = options.get("tiles")
     if library_path is None:
         raise OptionError("--tiles is needed for Rallyman: the tile library that says what each Rekee tile id holds")
-    doc = load_file(path)  # JSON is YAML: every value keeps its line and column
+    doc = load_json(path)  # JSON is YAML: every value keeps its line and column
     problems = check(doc, REKEE_SCHEMA)
     if problems:
         raise SpecError(problems)
@@ -165,6 +167,67 @@ def _check_located_in_json(doc: Document, text: str, target: str, line_paths: li
                     json_path = ()
                 problems.append(doc.problem(json_path, p.message, key=key))
         raise SpecError(problems) from None
+
+
+_ESCAPE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|.)", re.DOTALL)
+_LONE = "a lone surrogate"
+
+
+def load_json(path: str) -> Document:
+    """The JSON file at `path` as a Document (JSON is YAML). JSON writes a character beyond
+    U+FFFF as a pair of `\\u` escapes (a surrogate pair, as Python's json reads it), which YAML
+    reads as two lone halves: each pair is read as its one character, and the lines and
+    columns stay the file's own. A lone half is refused."""
+    try:
+        return load_file(path)
+    except SpecError as exc:
+        if not any(p.message.startswith(_LONE) for p in exc.problems) or not os.path.isfile(path):
+            raise _json_worded(exc) from None
+        original = exc
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    text = raw.decode("utf-8").removeprefix("\ufeff")  # (load_file decoded it)
+    joined: list[str] = []
+    shifts: dict[int, list[int]] = {}  # line -> columns (in the text read) after which 2 are added
+    end = 0
+    for m in _ESCAPE.finditer(text):
+        if len(m.group(1)) == 1:
+            continue
+        hi, lo = int(m.group(1)[1:5], 16), int(m.group(1)[7:11], 16)
+        code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1 - 2 * len(shifts.get(line, ()))
+        shifts.setdefault(line, []).append(col)
+        joined += [text[end : m.start()], f"\\U{code:08X}"]
+        end = m.end()
+    if not shifts:
+        raise _json_worded(original) from None
+
+    def back(loc: Location) -> Location:
+        return Location(loc.file, loc.line, loc.col + 2 * sum(1 for c in shifts.get(loc.line, ()) if loc.col > c))
+
+    try:
+        doc = load_text("".join(joined) + text[end:], path)
+    except SpecError as exc:
+        raise _json_worded(SpecError([dataclasses.replace(p, location=back(p.location)) for p in exc.problems])) from None
+    return dataclasses.replace(
+        doc,
+        values={k: back(v) for k, v in doc.values.items()},
+        keys={k: back(v) for k, v in doc.keys.items()},
+        sha256=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def _json_worded(exc: SpecError) -> SpecError:
+    """A lone surrogate's problem in JSON's words (JSON has no \\U escape)."""
+    return SpecError(
+        [
+            dataclasses.replace(p, message=p.message.replace("or its 8-digit \\U escape", "or both halves of its pair, high then low (as \\ud83d\\ude00)"))
+            if p.message.startswith(_LONE)
+            else p
+            for p in exc.problems
+        ]
+    )
 
 
 def _num(value: float) -> str:

@@ -75,8 +75,17 @@ def test_import_needs_the_tiles(run, box):
     assert "--tiles is needed for Rallyman" in result.stderr
 
 
-def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run):
-    result = run("export", "rekee", str(BUNDLED / "gt_hexagon_ring.yaml"))
+def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run, tmp_path):
+    # the ring is a circuit of 3 laps, which Rekee's files cannot say: refused, not lost
+    refused = run("export", "rekee", str(BUNDLED / "gt_hexagon_ring.yaml"))
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.stderr == f"{BUNDLED / 'gt_hexagon_ring.yaml'}:6:7: error: a track of 3 laps: Rekee's files have no place for laps (the track would come back as one lap)\n"
+    # its tiles, as one lap
+    shutil.copy(BUNDLED / "tiles.yaml", tmp_path / "tiles.yaml")
+    text = (BUNDLED / "gt_hexagon_ring.yaml").read_text(encoding="utf-8")
+    assert "\nlaps: 3\n" in text
+    (tmp_path / "ring.yaml").write_text(text.replace("\nlaps: 3\n", "\n"), encoding="utf-8")
+    result = run("export", "rekee", str(tmp_path / "ring.yaml"))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["title"] == "Hexagon Ring"
@@ -89,8 +98,7 @@ def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run):
 @pytest.mark.parametrize(
     "name, library",
     [
-        ("gt_hexagon_ring", "tiles.yaml"),
-        ("gt_col_sprint", "tiles.yaml"),
+        ("gt_col_sprint", "tiles.yaml"),  # (gt_hexagon_ring has 3 laps: refused, above)
         ("dirt_forest_stage", "tiles.yaml"),
         ("dirt_lakeside", "tiles.yaml"),
         ("gt_wide_boulevard", "tiles_large.yaml"),  # RM-16: the frame is the library's, Rekee's q, r stay tile q, r
@@ -174,3 +182,24 @@ def test_a_lone_surrogate_in_json_is_refused_in_jsons_words(run, box):
         "write the character itself or both halves of its pair, high then low (as \\ud83d\\ude00)\n"
     )
     assert not (box / "t.yaml").exists()
+
+
+def test_export_refuses_what_rekee_cannot_hold_at_its_place_in_the_spec(run, tmp_path):
+    shutil.copy(BUNDLED / "tiles.yaml", tmp_path / "tiles.yaml")
+    spec = tmp_path / "t.yaml"
+    spec.write_text(
+        "game: rallyman\nvariant: gt\nname: T\nlaps: 2\nlibrary: tiles.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0}\n"
+        "cells:\n  - {q: 0, r: 0, heading: 0, limit: 3, replace: true}\nlines:\n  - {between: [[0, 0], [1, 0]], limit: 2}\n"
+        "ruleset: {caution_limit: 1}\n",
+        encoding="utf-8",
+    )
+    assert run("validate", str(spec)).exit_code == 0
+    result = run("export", "rekee", str(spec), "-o", str(tmp_path / "t.json"))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{spec}:4:7: error: a track of 2 laps: Rekee's files have no place for laps (the track would come back as one lap)",
+        f"{spec}:9:5: error: cell (0, 0) replaces a tile's: Rekee's files have no place for cells, only for tiles placed",
+        f"{spec}:11:5: error: the track's own inside lines: Rekee's files have no place for them (only tiles placed, with the lines of their tiles)",
+        f"{spec}:12:10: error: the values of your own box ('ruleset'): Rekee's files have no place for them",
+    ]
+    assert not (tmp_path / "t.json").exists()

@@ -235,6 +235,25 @@ def _num(value: float) -> str:
     return repr(float(value))
 
 
+def _not_held(doc: Document | None) -> list:
+    """What the track spec `doc` says that Rekee's files have no place for (title, author and
+    tiles placed with their tokens is all they hold): its laps, inside lines of its own, cells
+    that replace a tile's and its own box's values. Refused rather than lost."""
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    problems = []
+    if data.get("laps", 1) != 1:
+        problems.append(doc.problem(("laps",), f"a track of {data['laps']} laps: Rekee's files have no place for laps (the track would come back as one lap)"))
+    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    for j, raw in enumerate(cells):
+        if isinstance(raw, dict) and raw.get("replace"):
+            problems.append(doc.problem(("cells", j), f"cell ({raw.get('q')}, {raw.get('r')}) replaces a tile's: Rekee's files have no place for cells, only for tiles placed"))
+    if data.get("lines"):
+        problems.append(doc.problem(("lines", 0), "the track's own inside lines: Rekee's files have no place for them (only tiles placed, with the lines of their tiles)"))
+    if "ruleset" in data:
+        problems.append(doc.problem(("ruleset",), "the values of your own box ('ruleset'): Rekee's files have no place for them"))
+    return problems
+
+
 def write(spec: Any, options: Any) -> bytes:
     """The Rekee JSON of a track laid from tiles."""
     track = spec.model
@@ -245,6 +264,9 @@ def write(spec: Any, options: Any) -> bytes:
     loose = next((c for c in track.cells if c.tile is None), None)
     if loose is not None:
         raise spec.wrong(f"the track has cells that are on no tile (e.g. {loose.hex}): Rekee's files hold tiles only")
+    lost = _not_held(spec.document)
+    if lost:
+        raise SpecError(lost)
     data: dict[str, Any] = {"title": track.name}
     if track.author:
         data["author"] = track.author

@@ -75,8 +75,17 @@ def test_import_needs_the_tiles(run, box):
     assert "--tiles is needed for Rallyman" in result.stderr
 
 
-def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run):
-    result = run("export", "rekee", str(BUNDLED / "gt_hexagon_ring.yaml"))
+def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run, tmp_path):
+    # the ring is a circuit of 3 laps, which Rekee's files cannot say: refused, not lost
+    refused = run("export", "rekee", str(BUNDLED / "gt_hexagon_ring.yaml"))
+    assert refused.exit_code == 1 and refused.stdout == ""
+    assert refused.stderr == f"{BUNDLED / 'gt_hexagon_ring.yaml'}:6:7: error: a track of 3 laps: Rekee's files have no place for laps (the track would come back as one lap)\n"
+    # its tiles, as one lap
+    shutil.copy(BUNDLED / "tiles.yaml", tmp_path / "tiles.yaml")
+    text = (BUNDLED / "gt_hexagon_ring.yaml").read_text(encoding="utf-8")
+    assert "\nlaps: 3\n" in text
+    (tmp_path / "ring.yaml").write_text(text.replace("\nlaps: 3\n", "\n"), encoding="utf-8")
+    result = run("export", "rekee", str(tmp_path / "ring.yaml"))
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["title"] == "Hexagon Ring"
@@ -89,8 +98,7 @@ def test_export_of_a_bundled_tile_track_and_refusal_of_a_compact_one(run):
 @pytest.mark.parametrize(
     "name, library",
     [
-        ("gt_hexagon_ring", "tiles.yaml"),
-        ("gt_col_sprint", "tiles.yaml"),
+        ("gt_col_sprint", "tiles.yaml"),  # (gt_hexagon_ring has 3 laps: refused, above)
         ("dirt_forest_stage", "tiles.yaml"),
         ("dirt_lakeside", "tiles.yaml"),
         ("gt_wide_boulevard", "tiles_large.yaml"),  # RM-16: the frame is the library's, Rekee's q, r stay tile q, r
@@ -105,3 +113,93 @@ def test_every_bundled_tile_track_goes_to_rekee_and_back(run, tmp_path, name, li
     before, after = load_spec(BUNDLED / f"{name}.yaml").model, load_spec(spec).model
     assert [(p.tile, p.q, p.r, p.rotation) for p in after.placements] == [(p.tile, p.q, p.r, p.rotation) for p in before.placements]
     assert after.cells == before.cells and after.variant == before.variant
+
+
+def test_a_token_number_past_a_float_is_refused_at_its_position(run, box):
+    (box / "big.json").write_text('{"tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 0, "tokens": [{"id": "x", "q": 1' + "0" * 309 + ', "r": 0, "dir": 0}]}]}\n')
+    result = run("import", "rekee", str(box / "big.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    assert result.stderr == f"{box / 'big.json'}:1:81: error: 'q' must be at most 1000, got 10000000000000000000... (310 digits)\n"
+    assert not (box / "t.yaml").exists()
+
+
+def test_unknown_keys_of_a_rekee_file_are_refused_where_they_stand(run, box):
+    (box / "keys.json").write_text(
+        '{"title": "x", "laps": 3, "active_pos": {"q": 0, "r": 0}, "active_dir": 3,\n'
+        ' "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 0, "rot": 1,\n'
+        '   "tokens": [{"id": "x", "q": 0, "r": 0, "dir": 0, "size": 2}]}]}\n'
+    )
+    result = run("import", "rekee", str(box / "keys.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    name = box / "keys.json"
+    assert result.stderr.splitlines() == [
+        f"{name}:1:16: error: unknown key 'laps' (expected one of: active_dir, active_pos, author, tiles, title)",
+        f"{name}:2:53: error: unknown key 'rot' (expected one of: dir, id, q, r, tokens)",
+        f"{name}:3:53: error: unknown key 'size' (expected one of: dir, id, q, r)",
+    ]
+    assert not (box / "t.yaml").exists()
+
+
+@pytest.mark.parametrize("to_file", [True, False], ids=["-o", "stdout"])
+def test_a_problem_of_the_imported_track_is_located_in_the_rekee_file(run, box, to_file):
+    # (not in the spec, which is never written: it was 'SPEC:8:5', or '<stdout>:8:5')
+    (box / "twice.json").write_text('{"tiles": [\n  {"q": 0, "r": 0, "id": "901a", "dir": 0},\n  {"q": 0, "r": 0, "id": "902a", "dir": 0}\n]}\n')
+    out = ["-o", str(box / "t.yaml")] if to_file else []
+    result = run("import", "rekee", str(box / "twice.json"), "--tiles", str(box / "box.yaml"), *out)
+    assert result.exit_code == 1
+    assert result.stderr == f"{box / 'twice.json'}:3:3: error: two tiles at (0, 0): tile 1 is there already\n"
+    assert result.stdout == "" and not (box / "t.yaml").exists()
+
+
+def test_a_dirt_tile_imported_for_gt_is_named_at_its_id_in_the_rekee_file(run, box):
+    (box / "dirt.json").write_text('{"tiles": [{"q": 0, "r": 0, "id": "sg-d-jump", "dir": 0}]}\n')
+    result = run("import", "rekee", str(box / "dirt.json"), "--tiles", str(BUNDLED / "tiles.yaml"), "--variant", "gt", "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    assert result.stderr == f"{box / 'dirt.json'}:1:35: error: tile 'sg-d-jump' has DIRT spaces (jump 3 at (0, 0)); this is a GT track\n"
+
+
+def test_a_json_surrogate_pair_is_one_character_and_columns_stay_the_files(run, box):
+    # JSON writes U+1F600 as the pair \ud83d\ude00 (Python's json reads it so); YAML alone
+    # would read two lone halves
+    text = '{"title": "smile \\ud83d\\ude00 and \\ud83d\\ude01!", "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 1}]}\n'
+    assert json.loads(text)["title"] == "smile \U0001f600 and \U0001f601!"
+    (box / "pair.json").write_text(text)
+    spec = box / "pair.yaml"
+    assert run("import", "rekee", str(box / "pair.json"), "--tiles", str(box / "box.yaml"), "-o", str(spec)).exit_code == 0
+    assert load_spec(spec).model.name == "smile \U0001f600 and \U0001f601!"
+    # a problem after the pairs on their line is at the file's own column
+    (box / "pair.json").write_text(text.replace('"dir": 1', '"dir": 9'))
+    result = run("import", "rekee", str(box / "pair.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.stderr == f"{box / 'pair.json'}:1:99: error: 'dir' must be at most 5, got 9\n"  # (the 9 is the file's 99th character)
+
+
+def test_a_lone_surrogate_in_json_is_refused_in_jsons_words(run, box):
+    (box / "lone.json").write_text('{"title": "\\ud83d\\ude00 \\ude00", "author": "a\\\\ud83d", "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 0}]}\n')
+    result = run("import", "rekee", str(box / "lone.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"{box / 'lone.json'}:1:11: error: a lone surrogate '\\ude00' is not a character (it is half of a UTF-16 pair); "
+        "write the character itself or both halves of its pair, high then low (as \\ud83d\\ude00)\n"
+    )
+    assert not (box / "t.yaml").exists()
+
+
+def test_export_refuses_what_rekee_cannot_hold_at_its_place_in_the_spec(run, tmp_path):
+    shutil.copy(BUNDLED / "tiles.yaml", tmp_path / "tiles.yaml")
+    spec = tmp_path / "t.yaml"
+    spec.write_text(
+        "game: rallyman\nvariant: gt\nname: T\nlaps: 2\nlibrary: tiles.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0}\n"
+        "cells:\n  - {q: 0, r: 0, heading: 0, limit: 3, replace: true}\nlines:\n  - {between: [[0, 0], [1, 0]], limit: 2}\n"
+        "ruleset: {caution_limit: 1}\n",
+        encoding="utf-8",
+    )
+    assert run("validate", str(spec)).exit_code == 0
+    result = run("export", "rekee", str(spec), "-o", str(tmp_path / "t.json"))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{spec}:4:7: error: a track of 2 laps: Rekee's files have no place for laps (the track would come back as one lap)",
+        f"{spec}:9:5: error: cell (0, 0) replaces a tile's: Rekee's files have no place for cells, only for tiles placed",
+        f"{spec}:11:5: error: the track's own inside lines: Rekee's files have no place for them (only tiles placed, with the lines of their tiles)",
+        f"{spec}:12:10: error: the values of your own box ('ruleset'): Rekee's files have no place for them",
+    ]
+    assert not (tmp_path / "t.json").exists()

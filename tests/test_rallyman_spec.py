@@ -162,6 +162,39 @@ REFUSED = [
     ("caution without a limit", "cells:\n  - {q: 0, r: 0, heading: 0, caution: true}\n", ["5:39: error: 'caution' marks a corner limit: give the cell a 'limit'"]),
     ("nothing laid", "laps: 1\n", ["1:1: error: a track needs 'tiles', 'path' or 'cells' (or several of them)"]),
     ("unknown key", "cells:\n  - {q: 0, r: 0, heading: 0, lmit: 3}\n", ["5:30: error: unknown key 'lmit', did you mean 'limit'?"]),
+    # digits that are not ASCII digits ('²' passes str.isdigit(), not int()): refused as words
+    ("superscript length", "path:\n  segments: straight ³\n", ["5:13: error: path segment 1: 'straight ³': a straight needs its length in cells, e.g. 'straight 3'"]),
+    (
+        "superscript degrees",
+        "path:\n  segments: corner left ² limit 3\n",
+        ["5:13: error: path segment 1: 'corner left ² limit 3': a corner needs its limit, e.g. 'limit 3' or 'limit 3/4' (inside lane first)"],
+    ),
+    ("superscript limit", "path:\n  segments: [corner left limit 3/²]\n", ["5:14: error: path segment 1: 'corner left limit 3/²': the limit '3/²' is not a number or numbers joined by '/'"]),
+    ("superscript radius", "path:\n  segments: corner left limit 3 radius ²\n", ["5:13: error: path segment 1: 'corner left limit 3 radius ²': 'radius' needs a number after it"]),
+    ("superscript jump", "path:\n  segments: straight 3 jump ²\n", ["5:13: error: path segment 1: 'straight 3 jump ²': 'jump' needs a number after it"]),
+    ("a length past int()", "path:\n  segments: straight " + "9" * 5000 + "\n", ["5:13: error: path segment 1: 'straight " + "9" * 5000 + "': a straight is 1 to 40 cells long"]),
+    # the compact path's cells have the checks of explicit cells, at their segment
+    (
+        "dirt marks on a gt path",
+        "path:\n  segments: [straight 2, straight 1 jump 3 slide water]\n",
+        [
+            "5:26: error: path segment 2: 'straight 1 jump 3 slide water': 'jump' is a Rallyman DIRT feature; this is a GT track",
+            "5:26: error: path segment 2: 'straight 1 jump 3 slide water': 'slide' is a Rallyman DIRT feature; this is a GT track",
+            "5:26: error: path segment 2: 'straight 1 jump 3 slide water': 'water' is a Rallyman DIRT feature; this is a GT track",
+        ],
+    ),
+    ("pit in a corner", "path:\n  segments: straight 2, corner left limit 3 pit\n", ["5:13: error: path segment 2: 'corner left limit 3 pit': a pit-lane edge space is not a corner space (it has a limit)"]),
+    (
+        "inside line given twice",
+        "cells:\n  - {q: 0, r: 0, heading: 0, start: true}\n  - {q: 1, r: 0, heading: 0, finish: true}\nlines:\n  - {between: [[0, 0], [1, 0]], limit: 2}\n  - {between: [[1, 0], [0, 0]], limit: 3}\n",
+        ["9:5: error: an inside line between (1, 0) and (0, 0) is given twice (also line 1 of 'lines')"],
+    ),
+    # a token's number past what a float holds (it was an OverflowError)
+    (
+        "token q overflow",
+        "library: tiles.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0, tokens: [{id: x, q: 1" + "0" * 309 + ", r: 0, dir: 0}]}\n",
+        ["6:49: error: 'q' must be at most 1000, got 10000000000000000000... (310 digits)"],
+    ),
 ]
 
 
@@ -179,12 +212,32 @@ def test_a_gt_pit_space_on_dirt_and_a_shortcut_on_the_road(run, folder):
     ]
 
 
+def test_a_pit_on_a_dirt_path_is_refused_at_its_segment(run, folder):
+    path = track(folder, "path:\n  segments:\n    - straight 2 gravel\n    - straight 3 pit\n", variant="dirt")
+    assert errors(run, path) == [f"{path}:7:7: error: path segment 2: 'straight 3 pit': 'pit' is a Rallyman GT feature; this is a DIRT track"]
+
+
+def test_a_dirt_stage_is_driven_once(run, folder):
+    path = track(folder, "laps: 10\npath:\n  segments: straight 3\n", variant="dirt")
+    assert errors(run, path) == [f"{path}:4:7: error: a Rallyman DIRT stage is driven once, from its start to its finish: 'laps' must be 1 on a DIRT track, got 10"]
+    assert run("validate", str(track(folder, "laps: 1\npath:\n  segments: straight 3\n", variant="dirt"))).exit_code == 0
+
+
 def test_a_library_problem_is_reported_in_the_library(run, folder):
     (folder / "mine.yaml").write_text(
         "game: rallyman\nkind: tiles\nname: mine\ntiles:\n  - id: 117a\n    cells:\n      - {q: 3, r: 0, heading: 0}\n", encoding="utf-8"
     )
     path = track(folder, "library: mine.yaml\ntiles:\n  - {id: 117a, q: 0, r: 0}\n")
     assert errors(run, path) == [f"{folder / 'mine.yaml'}:7:9: error: cell (3, 0) is off the tile: a tile's cells are within 2 steps of its centre (0, 0)"]
+
+
+def test_an_inside_line_given_twice_in_a_tile(run, folder):
+    (folder / "mine.yaml").write_text(
+        "game: rallyman\nkind: tiles\nname: mine\ntiles:\n  - id: t1\n    cells:\n      - {q: 0, r: 0, heading: 0}\n      - {q: 1, r: 0, heading: 0}\n"
+        "    lines:\n      - {between: [[0, 0], [1, 0]], limit: 2}\n      - {between: [[0, 0], [1, 0]], caution: true}\n",
+        encoding="utf-8",
+    )
+    assert errors(run, folder / "mine.yaml") == [f"{folder / 'mine.yaml'}:11:9: error: an inside line between (0, 0) and (1, 0) is given twice in tile 't1' (also its line 1)"]
 
 
 def test_a_library_of_rekee_ids_loads(folder):
@@ -226,6 +279,19 @@ STRICT = [
         "cells:\n  - {q: 0, r: 0, heading: 0, start: true}\n  - {q: 1, r: 0, heading: 0, finish: true}\n  - {q: 0, r: 1, heading: 3, lane: 2}\nlines:\n  - {between: [[0, 0], [0, 1]], limit: 2}\n",
         ["5:5: error: the inside line between (0, 0) and (0, 1) is crossed by no forward move", "7:5: error: cell (0, 1) cannot be reached from the start"],
     ),
+    (
+        "start and finish on one cell",
+        "cells:\n  - {q: 0, r: 0, heading: 0, start: true, finish: true}\n",
+        ["5:5: error: cell (0, 0) is both a starting space and a finish space: a car would finish before it moves (a stage needs at least one move from the start to the finish, a circuit a loop back to its start)"],
+    ),
+    (
+        "circuit of one start-finish cell",
+        "laps: 3\ncells:\n  - {q: 0, r: 0, heading: 0, start: true, finish: true}\n",
+        [
+            "6:5: error: a track of 3 laps is a circuit, but no move leads from its finish (e.g. (0, 0)) back to its start",
+            "6:5: error: cell (0, 0) is both a starting space and a finish space: a car would finish before it moves (a stage needs at least one move from the start to the finish, a circuit a loop back to its start)",
+        ],
+    ),
     ("circuit", "laps: 2\ncells:\n  - {q: 0, r: 0, heading: 0, start: true}\n  - {q: 1, r: 0, heading: 0, finish: true}\n", ["7:5: error: a track of 2 laps is a circuit, but no move leads from its finish (e.g. (1, 0)) back to its start"]),
 ]
 
@@ -236,6 +302,15 @@ def test_strict_checks(run, folder, body, expected):
     assert run("validate", str(path)).exit_code == 0  # valid, but unplayable
     assert errors(run, path, "--strict") == [f"{path}:{line}" for line in expected]
     assert run("build", "-o", str(folder / "out"), str(path)).exit_code == 1
+
+
+def test_a_dirt_stage_of_one_start_and_finish_cell(run, folder):
+    path = track(folder, "cells:\n  - {q: 0, r: 0, heading: 0, start: true, finish: true}\n", variant="dirt")
+    assert errors(run, path, "--strict") == [
+        f"{path}:5:5: error: cell (0, 0) is both a starting space and a finish space: a car would finish before it moves (a stage needs at least one move from the start to the finish, a circuit a loop back to its start)"
+    ]
+    assert run("build", "-o", str(folder / "out"), str(path)).exit_code == 1
+    assert not (folder / "out").exists()
 
 
 def test_a_jump_that_lands_nowhere(run, folder):

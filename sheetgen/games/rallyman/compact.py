@@ -15,7 +15,8 @@ Segments (comma-separated in one string, or one per item of a list):
   puts every limit of the corner in a caution triangle.
 
 Either may end with words that mark all its cells: a surface (`asphalt`, `gravel`, `snow`), a
-danger colour (`yellow`, `orange`, `red`), `pit`, `slide`, `water`, `jump G`. The first
+danger colour (`yellow`, `orange`, `red`), `pit`, `slide`, `water`, `jump G` (checked as an
+explicit cell's marks are: `pit` is GT's and never on a corner, the others DIRT's). The first
 cells of the path are the starting spaces and its last cells the finish, unless the track
 says otherwise (`start:`/`finish:` of explicit cells).
 
@@ -76,6 +77,17 @@ class Segment:
 
 
 _WORDS = re.compile(r"\S+")
+_NUMBER = re.compile(r"[0-9]+")  # ASCII digits only: str.isdigit() takes '²', which int() refuses
+
+
+def _is_number(word: str) -> bool:
+    return _NUMBER.fullmatch(word) is not None
+
+
+def _int(word: str) -> int:
+    """An ASCII number's value; one of over 18 digits (out of every range here, and past
+    what int() reads at over 4300) counts as 10**18."""
+    return int(word) if len(word) <= 18 else 10**18
 
 
 def parse_segment(text: str) -> Segment:
@@ -86,9 +98,9 @@ def parse_segment(text: str) -> Segment:
     kind, rest = words[0], words[1:]
     fields: dict = {}
     if kind == "straight":
-        if not rest or not rest[0].isdigit():
+        if not rest or not _is_number(rest[0]):
             raise PathError(f"{text.strip()!r}: a straight needs its length in cells, e.g. 'straight 3'")
-        length = int(rest[0])
+        length = _int(rest[0])
         if not 1 <= length <= MAX_STRAIGHT:
             raise PathError(f"{text.strip()!r}: a straight is 1 to {MAX_STRAIGHT} cells long")
         fields.update(kind="straight", length=length)
@@ -98,18 +110,18 @@ def parse_segment(text: str) -> Segment:
             raise PathError(f"{text.strip()!r}: a corner turns 'left' or 'right', e.g. 'corner right limit 3'")
         fields.update(kind="corner", turn=rest[0])
         rest = rest[1:]
-        if rest and rest[0].isdigit():
-            degrees = int(rest[0])
+        if rest and _is_number(rest[0]):
+            degrees = _int(rest[0])
             if degrees not in (60, 120, 180):
                 raise PathError(f"{text.strip()!r}: a corner turns 60, 120 or 180 degrees, not {degrees}")
             fields["degrees"] = degrees
             rest = rest[1:]
         if len(rest) < 2 or rest[0] != "limit":
             raise PathError(f"{text.strip()!r}: a corner needs its limit, e.g. 'limit 3' or 'limit 3/4' (inside lane first)")
-        try:
-            limits = tuple(int(x) for x in rest[1].split("/"))
-        except ValueError:
-            raise PathError(f"{text.strip()!r}: the limit {rest[1]!r} is not a number or numbers joined by '/'") from None
+        parts = rest[1].split("/")
+        if not all(_is_number(x) for x in parts):
+            raise PathError(f"{text.strip()!r}: the limit {rest[1]!r} is not a number or numbers joined by '/'")
+        limits = tuple(_int(x) for x in parts)
         for value in limits:
             if not MIN_LIMIT <= value <= MAX_LIMIT:
                 raise PathError(f"{text.strip()!r}: a limit is {MIN_LIMIT} to {MAX_LIMIT}, not {value}")
@@ -121,9 +133,9 @@ def parse_segment(text: str) -> Segment:
     while i < len(rest):
         word = rest[i]
         if word in ("radius", "jump"):
-            if i + 1 >= len(rest) or not rest[i + 1].isdigit():
+            if i + 1 >= len(rest) or not _is_number(rest[i + 1]):
                 raise PathError(f"{text.strip()!r}: {word!r} needs a number after it")
-            value = int(rest[i + 1])
+            value = _int(rest[i + 1])
             if word == "radius":
                 if fields["kind"] != "corner":
                     raise PathError(f"{text.strip()!r}: only a corner has a radius")

@@ -8,7 +8,7 @@ inside line it crosses, if any), `off_road` (into or out of a shortcut space).
 The checks (`track_problems`, for `validate --strict` and `build`), each located at what lays
 the cell it names (its tile, the path or its explicit cell) and naming the cell:
 
-- a track has starting spaces and finish spaces;
+- a track has starting spaces and finish spaces, and no cell is both;
 - some finish space is reached from the start along legal moves (else the track cannot be
   finished: the message says where the road stops);
 - no dead end: every cell but the finish spaces has a forward move (RM-7);
@@ -17,7 +17,7 @@ the cell it names (its tile, the path or its explicit cell) and naming the cell:
   of lanes (RM-8);
 - every jump lands on a cell one and two moves ahead;
 - every inside line is crossed by some move;
-- a circuit of several laps leads from its finish back to its start.
+- a circuit of several laps leads from its finish back to its start (in one move or more).
 """
 
 from __future__ import annotations
@@ -133,6 +133,13 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
     if not finishes:
         problem(None, "the track has no finish space: mark the cells beyond the finish line 'finish: true'")
     problems.extend(tile_edge_problems(doc, track))
+    for c in track.in_order():
+        if c.start and c.finish:
+            problem(
+                c.hex,
+                f"{_described(track, c.hex)} is both a starting space and a finish space: a car would finish before it moves "
+                "(a stage needs at least one move from the start to the finish, a circuit a loop back to its start)",
+            )
     if not starts or not finishes:
         return problems
     seen = reached(graph, starts)
@@ -158,7 +165,7 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
         if not (graph.has_edge(line.a, line.b) or graph.has_edge(line.b, line.a)):
             problem(line.a, f"the inside line between {line.a} and {line.b} is crossed by no forward move")
     if track.laps > 1 and starts and finishes:
-        back = reached(graph, finishes)
+        back = reached(graph, {n for f in finishes for n in graph.successors(f)})  # (at least one move)
         if not back & set(starts):
             first = min(finishes)
             problem(first, f"a track of {track.laps} laps is a circuit, but no move leads from its finish (e.g. {first}) back to its start")

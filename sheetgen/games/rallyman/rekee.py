@@ -15,7 +15,8 @@ rotation of a placed tile. Rekee knows no cells: the cells come from the tile li
 with `--tiles`, which says what each tile id holds (a user writes the tiles of their own box;
 sheetgen ships none of the publisher's). Tokens (chicanes, jumps, water...) are kept as Rekee
 writes them, for the round trip; they do not change the cells (the library's tile does).
-The editor's own state (`active_pos`, `active_dir`) is not kept.
+The editor's own state (`active_pos`, `active_dir`) is not kept. Any other key (at the top,
+in a tile or in a token) is refused at its place in the file: sheetgen would lose it.
 
 A track imported and exported gives the same JSON data: title, author, and every tile's id,
 q, r, dir and tokens, in order.
@@ -23,27 +24,35 @@ q, r, dir and tokens, in order.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
 import json
 import os
+import re
 from typing import Any
 
-from sheetgen.errors import OptionError, SpecError
+from sheetgen.errors import Location, Omitted, OptionError, SpecError
 from sheetgen.games.rallyman.model import Track
 from sheetgen.schemacheck import check
-from sheetgen.yamlsrc import load_file
+from sheetgen.yamlsrc import Document, load_file, load_text
 
-_NUMBER = {"type": "number"}
+_NUMBER = {"type": "number", "minimum": -1000, "maximum": 1000}  # (a float: the bounds of spec.py's tokens)
 REKEE_SCHEMA: dict[str, Any] = {
     "type": "object",
+    "additionalProperties": False,
     "required": ["tiles"],
     "properties": {
         "title": {"type": "string", "maxLength": 80},
         "author": {"type": "string", "maxLength": 80},
+        # the editor's own state: accepted, not kept
+        "active_pos": {},
+        "active_dir": {},
         "tiles": {
             "type": "array",
             "maxItems": 200,
             "items": {
                 "type": "object",
+                "additionalProperties": False,
                 "required": ["q", "r", "id", "dir"],
                 "properties": {
                     "q": {"type": "integer", "minimum": -1000, "maximum": 1000},
@@ -55,6 +64,7 @@ REKEE_SCHEMA: dict[str, Any] = {
                         "maxItems": 20,
                         "items": {
                             "type": "object",
+                            "additionalProperties": False,
                             "required": ["id", "q", "r", "dir"],
                             "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": _NUMBER, "r": _NUMBER, "dir": _NUMBER},
                         },
@@ -74,7 +84,7 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
     library_path = options.get("tiles")
     if library_path is None:
         raise OptionError("--tiles is needed for Rallyman: the tile library that says what each Rekee tile id holds")
-    doc = load_file(path)  # JSON is YAML: every value keeps its line and column
+    doc = load_json(path)  # JSON is YAML: every value keeps its line and column
     problems = check(doc, REKEE_SCHEMA)
     if problems:
         raise SpecError(problems)
@@ -117,12 +127,131 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
             )
             entry += f", tokens: [{shown}]"
         lines.append(entry + "}")
-    return "\n".join(lines) + "\n", (library_path,)
+    text = "\n".join(lines) + "\n"
+    line_paths = [("title",) if line.startswith("name:") else ("author",) if line.startswith("author:") else () for line in lines]
+    line_paths[len(line_paths) - len(data["tiles"]) :] = [("tiles", i) for i in range(len(data["tiles"]))]
+    _check_located_in_json(doc, text, target, line_paths)
+    return text, (library_path,)
+
+
+#: the spec's keys that hold a Rekee key's value, by the Rekee key
+_SPEC_KEYS = {"name": "title", "rotation": "dir"}
+
+
+def _check_located_in_json(doc: Document, text: str, target: str, line_paths: list[tuple]) -> None:
+    """Load the spec `text` (to be written at `target`) as `import` will, and raise what it
+    refuses located in the Rekee file `doc` (each tile's problem at its tile, key or token
+    there), not in the spec, which is never written."""
+    from sheetgen.games.rallyman.spec import load_track
+
+    spec_doc = None
+    try:
+        spec_doc = load_text(text, target)
+        load_track(spec_doc)
+    except SpecError as exc:
+        at = {loc: path for path, loc in spec_doc.values.items()} if spec_doc is not None else {}
+        keys = {loc: path for path, loc in spec_doc.keys.items()} if spec_doc is not None else {}
+        # a problem of the text itself (no value there): the line's own
+        on_line = {number: line_paths[number - 1] for number in range(1, len(line_paths) + 1)}
+        problems = []
+        for p in exc.problems:
+            if p.location.file != target:  # (the library's own problems stay where they are)
+                problems.append(p)
+            elif isinstance(p, Omitted):
+                problems.append(dataclasses.replace(p, location=Location(doc.file, 1, 1)))
+            else:
+                key = p.location in keys and p.location not in at
+                path = keys[p.location] if key else at.get(p.location, on_line.get(p.location.line, ()))
+                json_path = tuple(_SPEC_KEYS.get(step, step) if isinstance(step, str) else step for step in path)
+                if json_path[:1] not in (("title",), ("author",), ("tiles",)):
+                    json_path = ()
+                problems.append(doc.problem(json_path, p.message, key=key))
+        raise SpecError(problems) from None
+
+
+_ESCAPE = re.compile(r"\\(u[dD][89abAB][0-9a-fA-F]{2}\\u[dD][c-fC-F][0-9a-fA-F]{2}|.)", re.DOTALL)
+_LONE = "a lone surrogate"
+
+
+def load_json(path: str) -> Document:
+    """The JSON file at `path` as a Document (JSON is YAML). JSON writes a character beyond
+    U+FFFF as a pair of `\\u` escapes (a surrogate pair, as Python's json reads it), which YAML
+    reads as two lone halves: each pair is read as its one character, and the lines and
+    columns stay the file's own. A lone half is refused."""
+    try:
+        return load_file(path)
+    except SpecError as exc:
+        if not any(p.message.startswith(_LONE) for p in exc.problems) or not os.path.isfile(path):
+            raise _json_worded(exc) from None
+        original = exc
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    text = raw.decode("utf-8").removeprefix("\ufeff")  # (load_file decoded it)
+    joined: list[str] = []
+    shifts: dict[int, list[int]] = {}  # line -> columns (in the text read) after which 2 are added
+    end = 0
+    for m in _ESCAPE.finditer(text):
+        if len(m.group(1)) == 1:
+            continue
+        hi, lo = int(m.group(1)[1:5], 16), int(m.group(1)[7:11], 16)
+        code = 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+        line = text.count("\n", 0, m.start()) + 1
+        col = m.start() - (text.rfind("\n", 0, m.start()) + 1) + 1 - 2 * len(shifts.get(line, ()))
+        shifts.setdefault(line, []).append(col)
+        joined += [text[end : m.start()], f"\\U{code:08X}"]
+        end = m.end()
+    if not shifts:
+        raise _json_worded(original) from None
+
+    def back(loc: Location) -> Location:
+        return Location(loc.file, loc.line, loc.col + 2 * sum(1 for c in shifts.get(loc.line, ()) if loc.col > c))
+
+    try:
+        doc = load_text("".join(joined) + text[end:], path)
+    except SpecError as exc:
+        raise _json_worded(SpecError([dataclasses.replace(p, location=back(p.location)) for p in exc.problems])) from None
+    return dataclasses.replace(
+        doc,
+        values={k: back(v) for k, v in doc.values.items()},
+        keys={k: back(v) for k, v in doc.keys.items()},
+        sha256=hashlib.sha256(raw).hexdigest(),
+    )
+
+
+def _json_worded(exc: SpecError) -> SpecError:
+    """A lone surrogate's problem in JSON's words (JSON has no \\U escape)."""
+    return SpecError(
+        [
+            dataclasses.replace(p, message=p.message.replace("or its 8-digit \\U escape", "or both halves of its pair, high then low (as \\ud83d\\ude00)"))
+            if p.message.startswith(_LONE)
+            else p
+            for p in exc.problems
+        ]
+    )
 
 
 def _num(value: float) -> str:
     """A number as YAML reads it back to the same float."""
     return repr(float(value))
+
+
+def _not_held(doc: Document | None) -> list:
+    """What the track spec `doc` says that Rekee's files have no place for (title, author and
+    tiles placed with their tokens is all they hold): its laps, inside lines of its own, cells
+    that replace a tile's and its own box's values. Refused rather than lost."""
+    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    problems = []
+    if data.get("laps", 1) != 1:
+        problems.append(doc.problem(("laps",), f"a track of {data['laps']} laps: Rekee's files have no place for laps (the track would come back as one lap)"))
+    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    for j, raw in enumerate(cells):
+        if isinstance(raw, dict) and raw.get("replace"):
+            problems.append(doc.problem(("cells", j), f"cell ({raw.get('q')}, {raw.get('r')}) replaces a tile's: Rekee's files have no place for cells, only for tiles placed"))
+    if data.get("lines"):
+        problems.append(doc.problem(("lines", 0), "the track's own inside lines: Rekee's files have no place for them (only tiles placed, with the lines of their tiles)"))
+    if "ruleset" in data:
+        problems.append(doc.problem(("ruleset",), "the values of your own box ('ruleset'): Rekee's files have no place for them"))
+    return problems
 
 
 def write(spec: Any, options: Any) -> bytes:
@@ -135,6 +264,9 @@ def write(spec: Any, options: Any) -> bytes:
     loose = next((c for c in track.cells if c.tile is None), None)
     if loose is not None:
         raise spec.wrong(f"the track has cells that are on no tile (e.g. {loose.hex}): Rekee's files hold tiles only")
+    lost = _not_held(spec.document)
+    if lost:
+        raise SpecError(lost)
     data: dict[str, Any] = {"title": track.name}
     if track.author:
         data["author"] = track.author

@@ -122,12 +122,15 @@ _LINE = {
         "caution": {"type": "boolean", "description": "a move between them adds one caution"},
     },
 }
+#: a token's q, r (within its tile) and dir, as Rekee writes them: plain numbers, bounded so
+#: that every one is a float
+_TOKEN_NUMBER = {"type": "number", "minimum": -MAX_COORD, "maximum": MAX_COORD}
 _TOKEN = {
     "type": "object",
     "additionalProperties": False,
     "required": ["id", "q", "r", "dir"],
     "description": "a Rekee token, kept for the round trip",
-    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": {"type": "number"}, "r": {"type": "number"}, "dir": {"type": "number"}},
+    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": _TOKEN_NUMBER, "r": _TOKEN_NUMBER, "dir": _TOKEN_NUMBER},
 }
 _PLACED = {
     "type": "object",
@@ -175,7 +178,7 @@ TRACK_SCHEMA: dict[str, Any] = {
         "kind": {"const": "track"},
         "name": _NAME,
         "author": {"type": "string", "maxLength": 80},
-        "laps": {"type": "integer", "minimum": 1, "maximum": MAX_LAPS, "description": "laps of a circuit (default 1)"},
+        "laps": {"type": "integer", "minimum": 1, "maximum": MAX_LAPS, "description": "laps of a GT circuit (default 1; a DIRT stage is driven once: 1)"},
         "surface": _SURFACE,
         "danger": _DANGER,
         "library": {"type": "string", "minLength": 1, "description": "tile library file, relative to this file"},
@@ -359,6 +362,7 @@ def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None, frame:
         problems.extend(doc.problem(here + p, m) for p, m in cell_problems(c, variant))
         cells[h] = _cell(c, surface, danger)
     lines = []
+    given: dict[frozenset, int] = {}
     for j, line in enumerate(raw.get("lines", ())):
         here = base + ("lines", j)
         found = _line_problems(line)
@@ -366,8 +370,12 @@ def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None, frame:
         if not found:
             parsed = _line(line)
             missing = [p for p in (parsed.a, parsed.b) if p not in cells]
+            pair = frozenset((parsed.a, parsed.b))
             if missing:
                 problems.append(doc.problem(here + ("between",), f"an inside line joins two cells of the tile; {missing[0]} is not one"))
+            elif pair in given:
+                problems.append(doc.problem(here, f"an inside line between {parsed.a} and {parsed.b} is given twice in tile {raw['id']!r} (also its line {given[pair] + 1})"))
+            given.setdefault(pair, j)
             lines.append(parsed)
     if problems:
         return problems, None
@@ -394,8 +402,10 @@ def load_track(doc: Document) -> Track:
     variant = Variant(data["variant"])
     surface = Surface(data.get("surface", "asphalt"))
     danger = Danger(data.get("danger", "yellow"))
+    if variant is Variant.DIRT and data.get("laps", 1) != 1:
+        problems.append(doc.problem(("laps",), f"a Rallyman DIRT stage is driven once, from its start to its finish: 'laps' must be 1 on a DIRT track, got {data['laps']}"))
     if not any(key in data for key in ("tiles", "path", "cells")):
-        raise SpecError([doc.problem((), "a track needs 'tiles', 'path' or 'cells' (or several of them)")])
+        raise SpecError([*problems, doc.problem((), "a track needs 'tiles', 'path' or 'cells' (or several of them)")])
     laid: dict[Hex, Cell] = {}
     origin: dict[Hex, tuple[str, tuple]] = {}  # what laid each cell, and where the spec says so
     lines: list[InsideLine] = []
@@ -443,7 +453,7 @@ def load_track(doc: Document) -> Track:
     # the compact form
     path_cells: tuple[Cell, ...] = ()
     if "path" in data:
-        path_cells, found = _path_cells(doc, data["path"], surface, danger)
+        path_cells, found = _path_cells(doc, data["path"], surface, danger, variant)
         problems.extend(found)
         over = [cell for cell in path_cells if cell.hex in laid]
         if over:
@@ -484,6 +494,7 @@ def load_track(doc: Document) -> Track:
         origin[cell.hex] = (f"cell {j + 1} of 'cells'", here)
 
     # inside lines
+    given: dict[frozenset, int] = {}
     for j, raw in enumerate(data.get("lines", ())):
         here = ("lines", j)
         found = check(doc, _LINE, raw, here)
@@ -492,9 +503,13 @@ def load_track(doc: Document) -> Track:
         if not found:
             line = _line(raw)
             missing = [p for p in (line.a, line.b) if p not in laid]
+            pair = frozenset((line.a, line.b))
             if missing:
                 found = [doc.problem(here + ("between",), f"an inside line runs between two cells of the track; {missing[0]} is not one")]
+            elif pair in given:
+                found = [doc.problem(here, f"an inside line between {line.a} and {line.b} is given twice (also line {given[pair] + 1} of 'lines')")]
             else:
+                given[pair] = j
                 lines.append(line)
         problems.extend(found)
 
@@ -610,7 +625,17 @@ def library_beside(doc: Document, where: tuple, name: str) -> tuple[Library | No
         return None, list(exc.problems)
 
 
-def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger) -> tuple[tuple[Cell, ...], list[Problem]]:
+def _segment_marks(segment: compact.Segment) -> dict:
+    """What a segment marks its cells with, as an explicit cell would say it (for cell_problems)."""
+    marks: dict[str, Any] = {key: True for key in ("pit", "slide", "water") if getattr(segment, key)}
+    if segment.jump is not None:
+        marks["jump"] = segment.jump
+    if segment.kind == "corner":
+        marks["limit"] = segment.limits[0]
+    return marks
+
+
+def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, variant: Variant) -> tuple[tuple[Cell, ...], list[Problem]]:
     segments = raw["segments"]
     texts: list[tuple[str, tuple]] = []
     if isinstance(segments, str):
@@ -622,9 +647,13 @@ def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger) -> t
     parsed, problems = [], []
     for number, (text, where) in enumerate(texts, 1):
         try:
-            parsed.append(compact.parse_segment(text))
+            segment = compact.parse_segment(text)
         except compact.PathError as exc:
             problems.append(doc.problem(where, f"path segment {number}: {exc}"))
+            continue
+        # the checks of an explicit cell, for the cells the segment lays (its marks)
+        problems.extend(doc.problem(where, f"path segment {number}: {text.strip()!r}: {m}") for _p, m in cell_problems(_segment_marks(segment), variant))
+        parsed.append(segment)
     if problems:
         return (), problems
     start = raw.get("from", {"q": 0, "r": 0, "heading": 0})

@@ -47,10 +47,10 @@ def _summary(model: Any) -> str:
         n = len(model.tiles)
         which = f"{model.variant.value.upper()} " if model.variant else ""
         return f"{which}tile library, {n} tile{'s' if n != 1 else ''}"
-    tiles = f", {len(model.placements)} tiles" if model.placements else ""
+    tiles = f", {len(model.placements)} tile{'s' if len(model.placements) != 1 else ''}" if model.placements else ""
     corners = len(model.corners())
     laps = f", {model.laps} laps" if model.laps > 1 else ""
-    return f"{model.variant.value.upper()} track, {len(model.cells)} cells{tiles}, {corners} corner{'s' if corners != 1 else ''}{laps}"
+    return f"{model.variant.value.upper()} track, {len(model.cells)} cell{'s' if len(model.cells) != 1 else ''}{tiles}, {corners} corner{'s' if corners != 1 else ''}{laps}"
 
 
 def _strict(spec: Any) -> list:

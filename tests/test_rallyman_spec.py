@@ -316,3 +316,8 @@ def test_a_dirt_stage_of_one_start_and_finish_cell(run, folder):
 def test_a_jump_that_lands_nowhere(run, folder):
     path = track(folder, "cells:\n  - {q: 0, r: 0, heading: 0, start: true}\n  - {q: 1, r: 0, heading: 0, jump: 3}\n  - {q: 2, r: 0, heading: 0, finish: true}\n", variant="dirt")
     assert errors(run, path, "--strict") == [f"{path}:6:5: error: the jump at cell (1, 0) (gear 3) lands nowhere: no cell two moves ahead"]
+
+
+def test_the_summary_counts_in_the_singular(run, write):
+    path = write("game: rallyman\nvariant: gt\nname: One\ncells:\n  - {q: 0, r: 0, heading: 0, start: true, finish: true}\n")
+    assert run("validate", path).stdout == f"{path}: ok (Rallyman: GT track, 1 cell, 0 corners)\n"

@@ -22,6 +22,7 @@ flying start. They use the engine's per-die rules only (:func:`rules.next_dice`)
 from __future__ import annotations
 
 import heapq
+from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -183,7 +184,8 @@ def par(stage: Stage) -> Par:
     eps = 1e-12
     three = limit == 3
     value: dict = {}  # (cell, cross, gear) -> expected seconds to the finish
-    sets: dict = {}  # (cell, cross, gear, used) -> Pareto front of continuations
+    choice: dict = {}  # (cell, cross, gear) -> the plan of the best front entry
+    sets: dict = {}  # (cell, cross) -> {(gear, used): Pareto front of continuations}
     moves = _Moves(stage)
     loss_memo: dict = {}
 
@@ -205,22 +207,33 @@ def par(stage: Stage) -> Par:
             return hit
         value[k] = big  # a state that leads back to itself is never chosen
         best = big
+        first = None
         for entry in W(cell, cross, gear, 0):
-            best = min(best, entry[0][0])
+            if entry[0][0] < best:
+                best, first = entry[0][0], entry
         value[k] = best
+        if first is not None:
+            plan = []
+            while first is not None and first[3] is not None:
+                plan.append(first[3])
+                first = first[4]
+            choice[k] = tuple(plan)
         return best
 
     def W(cell: Hex, cross: int, gear: int, used: int) -> list:
         """The Pareto set of continuations: entries (vector over the cautions so far, dice in
-        the tail, its first step, the entry it continues with)."""
-        k = (cell, cross, gear, used)
-        hit = sets.get(k)
+        the tail, a tie-break, its first step, the entry it continues with)."""
+        here = sets.get((cell, cross))
+        if here is None:
+            here = sets[cell, cross] = {}
+        k = (gear, used)
+        hit = here.get(k)
         if hit is not None:
             return hit
         cands: list = []
         if used:
             stop = sec[gear] + (0.0 if cross >= laps_needed else V(cell, cross, gear))
-            cands.append(((stop,) * limit, 0, None, None))
+            cands.append(((stop,) * limit, 0, 0, None, None))
         for s, c2, done, p, q in moves(cell, cross, gear):
             nu = dice.add(used, s.die)
             if nu is None:
@@ -228,7 +241,7 @@ def par(stage: Stage) -> Par:
             lose = loss(s.to, c2, s.gear)
             m = s.marks
             if done:
-                tails = (((sec[s.gear],) * limit, 0, None, None),)
+                tails = (((sec[s.gear],) * limit, 0, 0, None, None),)
             else:
                 tails = W(s.to, c2, s.gear, canonical(s.gear, nu))
             if three:  # the usual caution limit, written out (the same arithmetic)
@@ -242,13 +255,13 @@ def par(stage: Stage) -> Par:
                         new = (q * v2 + p * lose, q * lose + p * lose, q * lose + p * lose)
                     else:
                         new = (q * lose + p * lose,) * 3
-                    cands.append((new, entry[1] + 1, s, None if done else entry))
+                    cands.append((new, entry[1] + 1, len(cands), s, None if done else entry))
             else:
                 for entry in tails:
                     ext = entry[0] + (lose,) * (m + 2)
                     new = tuple([q * ext[c + m] + p * ext[c + m + 1] for c in range(limit)])
-                    cands.append((new, entry[1] + 1, s, None if done else entry))
-        cands.sort(key=_entry_key)
+                    cands.append((new, entry[1] + 1, len(cands), s, None if done else entry))
+        cands.sort()  # by vector, then dice, then the order found (never reaching the step)
         front: list = []
         if three:
             for cand in cands:
@@ -270,35 +283,39 @@ def par(stage: Stage) -> Par:
                         break
                 else:
                     front.append(cand)
-        sets[k] = front
+        here[k] = front
         return front
 
     start = (rules._grid(track)[0], 0, 0)
-    # the states a loss of control leads to, the furthest first: the recursion stays a turn deep
-    steps = track.steps()
-    loop = max(steps.values()) + 1
-    for cross in reversed(range(laps_needed)):
-        for h in sorted(steps, key=lambda h: (-steps[h], h)):
-            if cross * loop + steps[h] > 0:
-                V(h, cross, 0)
+    # The states a loss of control leads to, the furthest along first: the recursion stays a
+    # turn deep, and the fronts of cells more than a turn ahead are no longer needed (they
+    # are dropped, so memory stays that of a turn's window; a front asked for again is
+    # computed again, the same).
+    window = sum(counts.values()) + 2
+    done: deque = deque()
+    for pos, h, cross in _race_order(track, laps_needed):
+        V(h, cross, 0)
+        done.append((pos, h, cross))
+        while done[0][0] > pos + window:
+            _p, h2, c2 = done.popleft()
+            sets.pop((h2, c2), None)
     V(*start)
-    choice = {}
-    for k in list(value):
-        front = W(k[0], k[1], k[2], 0)
-        if front:
-            best = min(front, key=lambda e: e[0][0])
-            plan = []
-            entry = best
-            while entry is not None and entry[2] is not None:
-                plan.append(entry[2])
-                entry = entry[3]
-            choice[k] = tuple(plan)
     danger, turns = _forward(stage, start, choice, limit)
     return Par(stage, start, value, choice, danger, turns)
 
 
-def _entry_key(entry: tuple) -> tuple:
-    return entry[0], entry[1]
+def _race_order(track, laps_needed: int) -> list[tuple[int, Hex, int]]:
+    """Every (cell, finish crossings) as (distance along the race, cell, crossings), the
+    furthest first: a crossing into a finish cell goes on one step, like any move."""
+    steps = track.steps()
+    loop = max(steps.values()) + 1
+    finish = min((steps[c.hex] for c in track.finishes if c.hex in steps), default=0)
+    out = []
+    for cross in range(laps_needed):
+        for h, st in steps.items():
+            out.append((cross * loop + st + (loop if st < finish else 0), h, cross))
+    out.sort(key=lambda x: (-x[0], x[1], x[2]))
+    return out
 
 
 def _pareto(cands: list) -> list:
@@ -410,9 +427,10 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     limit = stage.dashboard("asphalt", stage.weather).caution_limit
     _board, counts, gear_free = rules.pool(stage, car, stage.weather)
     dice = _Dice(stage, counts, gear_free)
+    canonical = _canonical(stage, dice)
     moves = _Moves(stage)
     laps_needed = moves.laps_needed
-    sec = ruleset.seconds
+    secs = {int(g): v for g, v in ruleset.time_per_turn if g.isdigit()}
     costs = ruleset.focus
     kmax = 0
     while costs.total(kmax + 1) <= focus_cap:
@@ -425,8 +443,10 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
         """Every safe outcome from (cell, gear), breadth first over partial plans, each with
         the first plan (in that order) that gives it: (plan, end cell, crossings, gear, dice
         to secure, tokens earned flat out). Partial plans with the same cell, gear, dice and
-        cautions from the track have the same continuations: the first one is kept."""
-        key = (cell, cross, gear)
+        cautions from the track have the same continuations: the first one is kept. Laps
+        before the last give the same turns (crossings counted from `cross`: kept as the
+        crossings added)."""
+        key = (cell, gear, cross >= laps_needed - 1) if share_laps else (cell, gear, cross)
         if key in memo:
             return memo[key]
         out = []
@@ -437,16 +457,19 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
             nxt = []
             for plan, at, c, g, used, r, marks, earned in frontier:
                 for s, c2, done, _p, _q in moves(at, c, g):
+                    m2 = marks + s.marks
+                    if m2 >= limit:
+                        continue
+                    r2 = r + risky[s.die]
+                    secure = r2 + m2 - (limit - 1)
+                    if secure > 0 and (secure > kmax or secure > r2):
+                        continue
                     nu = dice.add(used, s.die)
                     if nu is None:
                         continue
-                    r2 = r + risky[s.die]
-                    m2 = marks + s.marks
-                    secure = max(0, r2 + m2 - (limit - 1))
-                    if m2 > limit - 1 or secure > min(kmax, r2):
-                        continue
+                    secure = max(secure, 0)
                     e2 = earned + earns[s.die]
-                    state = (s.to, c2, s.gear, nu, m2)
+                    state = (s.to, c2, s.gear, canonical(s.gear, nu), m2, r2, e2)
                     if state in seen:
                         continue
                     seen.add(state)
@@ -454,7 +477,7 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
                     outcome = (s.to, c2, s.gear, secure, e2)
                     if outcome not in outcomes:
                         outcomes.add(outcome)
-                        out.append((p2, s.to, c2, s.gear, secure, e2))
+                        out.append((p2, s.to, c2 - cross, s.gear, secure, e2))
                     if not done:
                         nxt.append((p2, s.to, c2, s.gear, nu, r2, m2, e2))
             frontier = nxt
@@ -462,6 +485,8 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
         return out
 
     total = [costs.total(k) for k in range(kmax + 1)]
+    steps = stage.track.steps()
+    share_laps = max(steps.values()) + 1 > sum(counts.values()) + 1  # no turn goes round twice
     grid = rules._grid(stage.track)
     start = (grid[0], 0, 0, 0)
     dist = {start: 0}
@@ -480,7 +505,8 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
                 plans.append((mode, plan))
             plans.reverse()
             return Safe(t, len(plans), tuple(plans))
-        for p2, to, c2, g2, secure, earned in turns(cell, cross, gear):
+        for p2, to, added, g2, secure, earned in turns(cell, cross, gear):
+            c2 = cross + added
             if secure == 0:
                 mode, f2 = "flat", min(focus_cap, f + earned)
             elif total[secure] <= f:
@@ -488,7 +514,7 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
             else:
                 continue
             nk = (to, c2, g2, f2)
-            nt = t + sec(str(g2))
+            nt = t + secs[g2]
             if nt < dist.get(nk, 10**9):
                 dist[nk] = nt
                 back[nk] = (k, mode, p2)

@@ -31,9 +31,10 @@ from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules import CarState, Stage, Step
 
 SAFE_FOCUS = 3  # tokens the safe route counts (securing 2 dice in a turn)
-#: the largest GT track (cells x laps) whose safe route and par time are solved: the hill
-#: climb (51 cells) takes a few seconds; the 90-cell, 3-lap ring ran for over 8 minutes
-MAX_PAR_SIZE = 80
+#: the largest GT track (cells x laps) whose safe route and par time are solved: time grows
+#: with cells x laps, about 15 ms each on this machine (the 90-cell, 3-lap ring: 4 s for
+#: both), so 1500 is about half a minute (docs/benchmarks.md)
+MAX_PAR_SIZE = 1500
 
 
 def too_large(track) -> str | None:
@@ -43,7 +44,7 @@ def too_large(track) -> str | None:
         return None
     laps = f" x {track.laps} laps" if track.laps > 1 else ""
     return (f"a GT track of {len(track.cells)} cells{laps} is too large for the exact par solve (at most {MAX_PAR_SIZE} "
-            "cells x laps: it would take minutes); its map, roadbook and `sheetgen odds` work at any size")
+            "cells x laps: it would take over half a minute); its map, roadbook and `sheetgen odds` work at any size")
 
 
 class _Moves:

@@ -351,3 +351,10 @@ def test_analyze_and_simulate_through_the_cli(run, monkeypatch):
     sim = run("simulate", tiny, "--cars", "2", "--seed", "4", "--driving", "careful")
     assert sim.exit_code == 0 and "Round 1 (white): order 1, 2" in sim.stdout
     assert run("simulate", tiny, "--cars", "7").exit_code == 2
+
+
+def test_a_gt_tracks_summary_gives_its_par_time_and_safe_route(run):
+    """RG-31: `validate` prints the spec's summary with analyze's par and safe route (GT)."""
+    assert run("validate", "track_specs/rallyman/tiny.yaml").stdout == (
+        "track_specs/rallyman/tiny.yaml: ok (Rallyman: GT track, 6 cells, 1 corner; par 25.1 s, safe route 40 s in 1 turn)\n")
+    assert run("validate", "track_specs/rallyman/compact_hillclimb.yaml").stdout.endswith("; par 131.3 s, safe route 265 s in 9 turns)\n")

@@ -50,7 +50,11 @@ def _summary(model: Any) -> str:
     tiles = f", {len(model.placements)} tiles" if model.placements else ""
     corners = len(model.corners())
     laps = f", {model.laps} laps" if model.laps > 1 else ""
-    return f"{model.variant.value.upper()} track, {len(model.cells)} cells{tiles}, {corners} corner{'s' if corners != 1 else ''}{laps}"
+    line = f"{model.variant.value.upper()} track, {len(model.cells)} cells{tiles}, {corners} corner{'s' if corners != 1 else ''}{laps}"
+    from sheetgen.games.rallyman.solve import figures_line, track_figures
+
+    figures = track_figures(model)  # GT: the par time and the safe route (analyze's figures)
+    return line if figures is None else f"{line}; {figures_line(figures)}"
 
 
 def _strict(spec: Any) -> list:

@@ -24,6 +24,7 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from sheetgen.games.rallyman import rules
@@ -362,7 +363,10 @@ def _forward(stage: Stage, start: tuple, choice: dict, limit: int) -> tuple[dict
         if k in graph:
             return graph[k]
         cell, cross, _gear = k
-        plan = choice[k]
+        plan = choice.get(k)
+        if not plan:  # no plan from here (a finish no plan reaches): a dead end
+            graph[k] = []
+            return []
         losses, ok = plan_outcomes(stage, plan, limit)
         out = []
         c = cross
@@ -587,6 +591,48 @@ def analyze_track(track, ruleset=None) -> dict:
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
         },
     }
+
+
+#: what the par time is, in the words the printouts use after "par N.N s"
+PAR_WORDS = ("exact, flat-out policy: the expected stage time of the best plans of dice rolled all at once, "
+             "for a car alone (GT6, dry, asphalt tyres; weather fixed, no damage drawn, no flying start); "
+             "rolling one at a time with focus tokens can beat it")
+
+
+@lru_cache(maxsize=16)
+def track_figures(track) -> dict | None:
+    """A GT track's par time and safe route as the printouts give them (`sheetgen build`'s
+    summary of the spec, the map's assembly page): the figures of `sheetgen analyze`, or
+    None for a DIRT track, one too large to solve (:func:`too_large`), or one the rules
+    cannot race (no start or finish) or whose finish no plan reaches. Solved once a track."""
+    from sheetgen.games.rallyman.model import Variant
+    from sheetgen.games.rallyman.ruleset import default
+
+    if track.variant is not Variant.GT or too_large(track) is not None:
+        return None
+    try:
+        stage = Stage(track, default("gt"), damage=False)
+    except rules.RulesError:
+        return None
+    solved = par(stage)
+    if solved.time >= 10.0**8:
+        return None
+    safe = safe_route(stage)
+    return {
+        "par_seconds": solved.time,
+        "expected_turns": solved.expected_turns,
+        "par_words": PAR_WORDS,
+        "safe_seconds": None if safe is None else safe.time,
+        "safe_turns": None if safe is None else safe.turns,
+        "safe_focus": SAFE_FOCUS,
+    }
+
+
+def figures_line(figures: dict) -> str:
+    """The figures in a few words: "par 131.3 s, safe route 265 s in 9 turns"."""
+    turns = figures["safe_turns"]
+    safe = "no safe route" if figures["safe_seconds"] is None else f"safe route {figures['safe_seconds']} s in {turns} turn{'s' if turns != 1 else ''}"
+    return f"par {figures['par_seconds']:.1f} s, {safe}"
 
 
 def format_analysis_text(data: dict) -> str:

@@ -280,8 +280,31 @@ def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb(hillc
     assert abs(mean - solved.time) < 2.576 * sd / math.sqrt(n)
 
 
+#: every bundled GT track: (par, safe route seconds, its turns). The figures of the solver
+#: before it was made fast (commit cd96a20: tiny and the hill climb as analyze printed them;
+#: the col sprint and the ring solved by it in 7 s and 17 s once a slow look-up was fixed,
+#: the safe routes in 12 s and 20 s).
+BUNDLED_GT = {
+    "tiny": (1355 / 54, 40, 1),
+    "compact_hillclimb": (131.3353714888052, 265, 9),
+    "gt_col_sprint": (310.8977710826779, 410, 25),
+    "gt_hexagon_ring": (646.1116298401175, 660, 55),
+}
+
+
+def test_par_and_safe_route_of_every_bundled_gt_track_are_the_exact_figures_of_before():
+    """The fast solver gives the same par and safe route as the one before it, on every
+    bundled GT track (tiny's par by hand: 1355/54 s)."""
+    for name, (expected, safe_seconds, safe_turns) in BUNDLED_GT.items():
+        track = load_spec(f"track_specs/rallyman/{name}.yaml").model
+        st = Stage(track, GT, damage=False)
+        assert par(st).time == pytest.approx(expected, rel=1e-12, abs=1e-9), name
+        safe = safe_route(st)
+        assert (safe.time, safe.turns) == (safe_seconds, safe_turns), name
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("name", ["tiny", "compact_hillclimb"])  # the bundled GT tracks analyze solves (solve.MAX_PAR_SIZE)
+@pytest.mark.parametrize("name", sorted(BUNDLED_GT))
 def test_par_agrees_with_monte_carlo_on_every_bundled_gt_track(name):
     track = load_spec(f"track_specs/rallyman/{name}.yaml").model
     st = Stage(track, GT, damage=False)
@@ -304,7 +327,7 @@ def test_same_seed_same_race(hillclimb):
     assert a[1].startswith("Round 1 (white)") and a[-4] == "Result:"
 
 
-def test_analyze_and_simulate_through_the_cli(run):
+def test_analyze_and_simulate_through_the_cli(run, monkeypatch):
     import json
 
     tiny = "track_specs/rallyman/tiny.yaml"
@@ -315,13 +338,23 @@ def test_analyze_and_simulate_through_the_cli(run):
     assert 0 < data["par"]["expected_seconds"] <= 40  # never slower than the safe route
     text = run("analyze", tiny)
     assert "Fastest route with no chance of losing control: 40 s in 1 turns" in text.stdout
+    from sheetgen.games.rallyman import solve
+
+    monkeypatch.setattr(solve, "MAX_PAR_SIZE", 200)  # a track too large to solve, as the ring is then
     ring = run("analyze", "track_specs/rallyman/gt_hexagon_ring.yaml")  # 90 cells x 3 laps
     assert ring.exit_code == 1 and ring.stdout == ""
     assert ring.stderr == (
         "track_specs/rallyman/gt_hexagon_ring.yaml:3:7: error: a GT track of 90 cells x 3 laps is too large for the exact par solve "
-        "(at most 80 cells x laps: it would take minutes); its map, roadbook and `sheetgen odds` work at any size\n"
+        "(at most 200 cells x laps: it would take over half a minute); its map, roadbook and `sheetgen odds` work at any size\n"
     )
-    assert run("simulate", "track_specs/rallyman/gt_col_sprint.yaml", "--seed", "1").exit_code == 1
+    assert run("simulate", "track_specs/rallyman/gt_hexagon_ring.yaml", "--seed", "1").exit_code == 1
     sim = run("simulate", tiny, "--cars", "2", "--seed", "4", "--driving", "careful")
     assert sim.exit_code == 0 and "Round 1 (white): order 1, 2" in sim.stdout
     assert run("simulate", tiny, "--cars", "7").exit_code == 2
+
+
+def test_a_gt_tracks_summary_gives_its_par_time_and_safe_route(run):
+    """RG-31: `validate` prints the spec's summary with analyze's par and safe route (GT)."""
+    assert run("validate", "track_specs/rallyman/tiny.yaml").stdout == (
+        "track_specs/rallyman/tiny.yaml: ok (Rallyman: GT track, 6 cells, 1 corner; par 25.1 s, safe route 40 s in 1 turn)\n")
+    assert run("validate", "track_specs/rallyman/compact_hillclimb.yaml").stdout.endswith("; par 131.3 s, safe route 265 s in 9 turns)\n")

@@ -123,7 +123,7 @@ def _analyze(spec: Any, options: Any):
         data = analyze_dirt(track)
         return Report(data, format_dirt_text(data))
     _refuse_too_large(spec, track)
-    data = analyze_track(track)
+    data = analyze_track(track, track.ruleset)
     return Report(data, format_analysis_text(data))
 
 
@@ -157,7 +157,7 @@ def _simulate(spec: Any, options: Any):
         policy = options["driving"] or "par"
         return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
     _refuse_too_large(spec, track)
-    ruleset = default("gt")
+    ruleset = track.ruleset or default("gt")
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)
     return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))

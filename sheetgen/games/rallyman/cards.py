@@ -10,10 +10,9 @@ here draws or computes anything slow.
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any
 
-from sheetgen.games.rallyman.ruleset import GT, Ruleset, default
+from sheetgen.games.rallyman.ruleset import Ruleset, default
 
 #: the words a printout puts beside a section, by its source
 SOURCE_WORDS = {
@@ -115,31 +114,11 @@ def turns_needed(track: Any) -> int:
 
 
 def figures(track: Any) -> dict | None:
-    """A GT track's par and safe-route figures for its time sheet, or None when they are not
-    worked out for printing (a DIRT track, or a GT track `solve.too_large` refuses): then the
-    sheet leaves a field to fill in."""
-    if track.variant.value != GT:
-        return None
-    from sheetgen.games.rallyman.solve import too_large
+    """A GT track's par and safe-route figures for its time sheet (`solve.track_figures`,
+    the map's figures), or None when they are not worked out for printing (a DIRT track, or a
+    GT track `solve.too_large` refuses): then the sheet leaves a field to fill in."""
+    from sheetgen.games.rallyman.solve import track_figures
 
-    if too_large(track) is not None:
-        return None
-    # keyed by the ruleset too: a track compares equal to one that differs only in its ruleset
-    return _figures(track, ruleset_of(track))
+    return track_figures(track)
 
-
-@lru_cache(maxsize=8)
-def _figures(track: Any, ruleset: Ruleset) -> dict:
-    from sheetgen.games.rallyman.rules import Stage
-    from sheetgen.games.rallyman.solve import par, safe_route
-
-    stage = Stage(track, ruleset, damage=False)
-    solved = par(stage)
-    safe = safe_route(stage)
-    return {
-        "par_seconds": solved.time,
-        "par_turns": solved.expected_turns,
-        "safe_seconds": None if safe is None else safe.time,
-        "safe_turns": None if safe is None else safe.turns,
-    }
 

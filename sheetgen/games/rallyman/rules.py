@@ -171,6 +171,7 @@ class Reallocate:
     to: Hex
     gear: int
     dice: int  # dice placed in the re-allocation (the last one loses control)
+    crossed: int = 0  # finish-line crossings on the way there, the loss's own move included
 
 
 @dataclass(frozen=True)
@@ -216,14 +217,20 @@ class Stage:
         return max(int(n) for n, c in board.dice if c and n.isdigit())
 
 
-@lru_cache(maxsize=64)
 def _crossings(track: Track) -> int:
-    if track.laps <= 1:
-        return 1
-    steps = track.steps()
-    finish = min(steps.get(c.hex, 10**6) for c in track.finishes)
-    loop = max(steps.values()) + 1
-    return track.laps + (1 if finish * 2 < loop else 0)
+    """Kept in the track's own memo: an lru_cache would hash the whole track on every look-up
+    (the engine asks once a move)."""
+    hit = track._cache.get("crossings")
+    if hit is None:
+        if track.laps <= 1:
+            hit = 1
+        else:
+            steps = track.steps()
+            finish = min(steps.get(c.hex, 10**6) for c in track.finishes)
+            loop = max(steps.values()) + 1
+            hit = track.laps + (1 if finish * 2 < loop else 0)
+        track._cache["crossings"] = hit
+    return hit
 
 
 def stage_of(track: Track, ruleset: Ruleset | None = None, **options: Any) -> Stage:
@@ -660,7 +667,7 @@ class RaceState(RaceCore):
         if self.phase == FLAT:
             return self._flat(action)
         if self.phase == REALLOCATE:
-            return replace(self, log=self._note("reallocate", self.turn, action))._lose(action.to, action.gear, ())
+            return replace(self, log=self._note("reallocate", self.turn, action))._lose(action.to, action.gear, (), crossed=action.crossed)
         if self.phase == DAMAGE:
             return self._damage(action)
         return self._pit(action)
@@ -694,12 +701,14 @@ class RaceState(RaceCore):
     def _cap(self, focus: int) -> int:
         return focus if self.stage.max_focus is None else min(focus, self.stage.max_focus)
 
-    def _lose(self, at: Hex, gear: int, path: tuple[Step, ...]) -> RaceState:
-        """Loss of control on `at` in `gear` after the dice of `path` (RG-19); a car that
-        loses control on the finish has finished all the same (RG-27)."""
+    def _lose(self, at: Hex, gear: int, path: tuple[Step, ...], crossed: int | None = None) -> RaceState:
+        """Loss of control on `at` in `gear` after the dice of `path` (RG-19), or after a
+        re-allocation that crossed the finish line `crossed` times on its way (a crossing
+        made before the loss counts: a lap is not driven twice); a car that loses control on
+        the finish has finished all the same (RG-27)."""
         ruleset = self.stage.ruleset
         end = loss_end(ruleset, gear)
-        crossings = self.car.crossings + _crossed(self.stage.track, self.car.cell, path, at)
+        crossings = self.car.crossings + (_crossed(self.stage.track, self.car.cell, path, at) if crossed is None else crossed)
         finished = crossings >= self.stage.laps_needed
         car = replace(self.car, cell=at, gear=0, out=end == OUT and not finished, crossings=crossings, finished=finished, pit=False)
         s = self._set(car, loss=(at, gear), log=self._note("lose", self.turn, at, gear, end))
@@ -829,7 +838,7 @@ def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: t
     die placed, or that die goes over a corner or inside-line limit."""
     track = stage.track
     dice = tuple((s.die, hit) for s, hit in zip(plan, rolled))
-    found: dict[tuple[Hex, int], int] = {}
+    found: dict[tuple[Hex, int, int], int] = {}
     seen: set = set()
 
     def walk(at: Hex, gear: int, used: int, cautions: int, depth: int, crossed: int) -> None:
@@ -852,17 +861,17 @@ def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: t
                     continue
                 marks = move_marks(track, at, move.to, g)
                 c = cautions + (1 if hit else 0) + (marks or 0)
+                cross = crossed + (1 if track.cell(move.to).finish and not track.cell(at).finish else 0)
                 if marks is None or c >= limit:
-                    k = (move.to, g)
+                    k = (move.to, g, cross)
                     found[k] = min(found.get(k, 99), depth + 1)
                     continue
-                cross = crossed + (1 if track.cell(move.to).finish and not track.cell(at).finish else 0)
                 if car.crossings + cross >= stage.laps_needed:
                     continue  # the finish: no loss of control beyond it
                 walk(move.to, g, used | 1 << j, c, depth + 1, cross)
 
     walk(car.cell, car.gear, 0, 0, 0, 0)
-    return tuple(Reallocate(h, g, n) for (h, g), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1])))
+    return tuple(Reallocate(h, g, n, x) for (h, g, x), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1], kv[0][2])))
 
 
 GT_RULES = VariantRules(

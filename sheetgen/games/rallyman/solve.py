@@ -22,8 +22,9 @@ flying start. They use the engine's per-die rules only (:func:`rules.next_dice`)
 from __future__ import annotations
 
 import heapq
-import sys
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from sheetgen.games.rallyman import rules
@@ -31,9 +32,10 @@ from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules import CarState, Stage, Step
 
 SAFE_FOCUS = 3  # tokens the safe route counts (securing 2 dice in a turn)
-#: the largest GT track (cells x laps) whose safe route and par time are solved: the hill
-#: climb (51 cells) takes a few seconds; the 90-cell, 3-lap ring ran for over 8 minutes
-MAX_PAR_SIZE = 80
+#: the largest GT track (cells x laps) whose safe route and par time are solved: time grows
+#: with cells x laps, about 15 ms each on this machine (the 90-cell, 3-lap ring: 4 s for
+#: both), so 1500 is about half a minute (docs/benchmarks.md)
+MAX_PAR_SIZE = 1500
 
 
 def too_large(track) -> str | None:
@@ -43,67 +45,41 @@ def too_large(track) -> str | None:
         return None
     laps = f" x {track.laps} laps" if track.laps > 1 else ""
     return (f"a GT track of {len(track.cells)} cells{laps} is too large for the exact par solve (at most {MAX_PAR_SIZE} "
-            "cells x laps: it would take minutes); its map, roadbook and `sheetgen odds` work at any size")
+            "cells x laps: it would take over half a minute); its map, roadbook and `sheetgen odds` work at any size")
 
 
-def _key_used(used: tuple[int, int, int, int], die: str) -> tuple[int, int, int, int] | None:
-    mask, coast, brake, boost = used
-    if die.isdigit():
-        bit = 1 << int(die)
-        return None if mask & bit else (mask | bit, coast, brake, boost)
-    if die == "coast":
-        return (mask, coast + 1, brake, boost)
-    if die == "brake":
-        return (mask, coast, brake + 1, boost)
-    return (mask, coast, brake, boost + 1)
-
-
-class _Walker:
-    """Successors of a partial plan keyed by (cell, crossings, gear, dice used)."""
+class _Moves:
+    """The engine's dice from each (cell, finish crossings, gear) of a car alone, with what the
+    solvers need of each: (step, crossings after it, whether that finishes, caution chance,
+    one minus it). `next_dice` is asked once per (cell, gear); its `finishes` is set per lap."""
 
     def __init__(self, stage: Stage):
         self.stage = stage
-        self.track = stage.track
-        self.ruleset = stage.ruleset
-        self.car = CarState(cell=stage.track.starts[0].hex)
-        self.limit = stage.dashboard("asphalt", stage.weather).caution_limit
-        _board, dice, gear_free = rules.pool(stage, self.car, stage.weather)
-        self.counts = dice
-        self.gear_free = gear_free
+        self.laps_needed = stage.laps_needed  # (a Track hashes slowly: look it up once)
+        self.is_finish = {c.hex: c.finish for c in stage.track.cells}
+        self.chance = {n: float(stage.ruleset.die(n).caution_chance) for n in stage.ruleset.die_names}
         self.memo: dict = {}
-        self.moves_memo: dict = {}
+        self.dice_memo: dict = {}
 
-    def steps(self, cell: Hex, cross: int, gear: int, used: tuple) -> tuple[tuple[Step, int, tuple], ...]:
-        key = (cell, cross, gear, used)
-        hit = self.memo.get(key)
-        if hit is not None:
-            return hit
-        out = []
-        for s, c2 in self._moves(cell, cross, gear):
-            nu = _key_used(used, s.die)
-            if nu is not None and self._fits(nu):
-                out.append((s, c2, nu))
-        out_t = tuple(out)
-        self.memo[key] = out_t
-        return out_t
-
-    def _moves(self, cell: Hex, cross: int, gear: int) -> tuple[tuple[Step, int], ...]:
-        """Every die and move from (cell, gear), whatever was used before (`_fits` checks)."""
+    def __call__(self, cell: Hex, cross: int, gear: int) -> list:
         key = (cell, cross, gear)
-        hit = self.moves_memo.get(key)
+        hit = self.memo.get(key)
         if hit is None:
-            car = CarState(cell=cell, gear=gear, crossings=cross)
-            here = self.track.cell(cell).finish
-            hit = tuple((s, cross + (1 if self.track.cell(s.to).finish and not here else 0)) for s in rules.next_dice(self.stage, car, (), self.stage.weather, first_gear=gear))
-            self.moves_memo[key] = hit
+            is_finish = self.is_finish
+            here = is_finish[cell]
+            dice_here = self.dice_memo.get((cell, gear))
+            if dice_here is None:
+                dice_here = self.dice_memo[cell, gear] = rules.next_dice(self.stage, CarState(cell=cell, gear=gear), (), self.stage.weather, first_gear=gear)
+            hit = []
+            for s in dice_here:
+                c2 = cross + (1 if is_finish[s.to] and not here else 0)
+                done = c2 >= self.laps_needed
+                if s.finishes != done:
+                    s = replace(s, finishes=done)
+                p = self.chance[s.die]
+                hit.append((s, c2, done, p, 1 - p))
+            self.memo[key] = hit
         return hit
-
-    def _fits(self, used: tuple) -> bool:
-        mask, coast, brake, boost = used
-        return mask.bit_count() <= self.gear_free and coast <= self.counts.get("coast", 0) and brake <= self.counts.get("brake", 0) and boost <= self.counts.get("boost", 0)
-
-    def finishes(self, cross: int) -> bool:
-        return cross >= self.stage.laps_needed
 
 
 # --------------------------------------------------------------------------- par time
@@ -123,71 +99,225 @@ class Par:
         return self.value[self.start]
 
 
+class _Dice:
+    """The dashboard's dice as small integers: a plan's dice used so far are one int (a bit per
+    gear die, four bits counting each other kind), so that partial plans hash fast."""
+
+    def __init__(self, stage: Stage, counts: dict, gear_free: int):
+        self.codes: dict[str, tuple[int, int, int]] = {}  # name -> (gear bit or 0, shift, cap)
+        others = [n for n in stage.ruleset.die_names if not n.isdigit()]
+        for name in stage.ruleset.die_names:
+            if name.isdigit():
+                self.codes[name] = (1 << int(name), 0, 0)
+            else:
+                self.codes[name] = (0, 12 + 4 * others.index(name), min(15, counts.get(name, 0)))
+        self.gear_free = gear_free
+
+    def add(self, used: int, name: str) -> int | None:
+        """`used` with die `name` too, or None when the dashboard has no such die left."""
+        bit, shift, cap = self.codes[name]
+        if bit:
+            if used & bit or (used & 0xFFF).bit_count() >= self.gear_free:
+                return None
+            return used | bit
+        if (used >> shift) & 15 >= cap:
+            return None
+        return used + (1 << shift)
+
+
+def _canonical(stage: Stage, dice: _Dice) -> Any:
+    """A function (gear, dice used) -> the same dice used with the gear dice that no plan
+    from there can reach marked used too: partial plans that differ only in those have the
+    same continuations (so the solver keeps one). Only while no gear die is lost (the count
+    of gear dice used then never binds)."""
+    ruleset = stage.ruleset
+    top = stage.top_gear
+    gear_names = [n for n in ruleset.die_names if n.isdigit()]
+    whole = sum(dice.codes[n][0] for n in gear_names)
+    if dice.gear_free < len(gear_names):
+        return lambda gear, used: used
+    memo: dict = {}
+
+    def canonical(gear: int, used: int) -> int:
+        key = (gear, used)
+        hit = memo.get(key)
+        if hit is not None:
+            return hit
+        relevant = 0
+        seen = set()
+        stack = [key]
+        while stack:
+            g, u = stack.pop()
+            if (g, u) in seen:
+                continue
+            seen.add((g, u))
+            for name in ruleset.die_names:
+                nu = dice.add(u, name)
+                if nu is None:
+                    continue
+                g2 = rules.die_gear(ruleset, name, g)
+                if g2 is None or g2 < 1 or g2 > top:
+                    continue
+                relevant |= dice.codes[name][0]
+                stack.append((g2, nu))
+        out = used | (whole & ~relevant)
+        memo[key] = out
+        return out
+
+    return canonical
+
+
 def par(stage: Stage) -> Par:
     """The best flat-out policy's expected stage time (see the module)."""
     if stage.flying_start or stage.damage:
         raise ValueError("the par time is for a stage without damage or flying start (Stage(damage=False))")
-    w = _Walker(stage)
-    sec = stage.ruleset.seconds
-    limit = w.limit
+    track = stage.track
+    ruleset = stage.ruleset
+    car = CarState(cell=track.starts[0].hex)
+    limit = stage.dashboard("asphalt", stage.weather).caution_limit
+    _board, counts, gear_free = rules.pool(stage, car, stage.weather)
+    dice = _Dice(stage, counts, gear_free)
+    canonical = _canonical(stage, dice)
+    laps_needed = stage.laps_needed  # (a Track hashes slowly: look it up once)
+    secs = {g: float(ruleset.seconds(g)) for g, _s in ruleset.time_per_turn}
+    sec = {int(g): v for g, v in secs.items() if g.isdigit()}
+    lose_secs = {}  # gear -> the seconds of a loss of control in that gear
     big = 10.0**9
-    value: dict = {}
-    sets: dict = {}
-    sys.setrecursionlimit(max(sys.getrecursionlimit(), 20000))
+    eps = 1e-12
+    three = limit == 3
+    value: dict = {}  # (cell, cross, gear) -> expected seconds to the finish
+    choice: dict = {}  # (cell, cross, gear) -> the plan of the best front entry
+    sets: dict = {}  # (cell, cross) -> {(gear, used): Pareto front of continuations}
+    moves = _Moves(stage)
+    loss_memo: dict = {}
 
     def loss(cell: Hex, cross: int, gear: int) -> float:
-        end = rules.loss_end(stage.ruleset, gear)
-        if w.finishes(cross):
-            return sec(end)
-        return sec(end) + V(cell, cross, 0)
+        key = (cell, cross, gear)
+        hit = loss_memo.get(key)
+        if hit is None:
+            t = lose_secs.get(gear)
+            if t is None:
+                t = lose_secs[gear] = secs[rules.loss_end(ruleset, gear)]
+            hit = t if cross >= laps_needed else t + V(cell, cross, 0)
+            loss_memo[key] = hit
+        return hit
 
     def V(cell: Hex, cross: int, gear: int) -> float:
         k = (cell, cross, gear)
-        if k in value:
-            return value[k]
+        hit = value.get(k)
+        if hit is not None:
+            return hit
         value[k] = big  # a state that leads back to itself is never chosen
         best = big
-        for vec in W(cell, cross, gear, (0, 0, 0, 0)):
-            best = min(best, vec[0][0])
+        first = None
+        for entry in W(cell, cross, gear, 0):
+            if entry[0][0] < best:
+                best, first = entry[0][0], entry
         value[k] = best
+        if first is not None:
+            plan = []
+            while first is not None and first[3] is not None:
+                plan.append(first[3])
+                first = first[4]
+            choice[k] = tuple(plan)
         return best
 
-    def W(cell: Hex, cross: int, gear: int, used: tuple) -> list:
-        """The Pareto set of continuations: (vector over cautions so far, plan tail)."""
-        k = (cell, cross, gear, used)
-        hit = sets.get(k)
+    def W(cell: Hex, cross: int, gear: int, used: int) -> list:
+        """The Pareto set of continuations: entries (vector over the cautions so far, dice in
+        the tail, a tie-break, its first step, the entry it continues with)."""
+        here = sets.get((cell, cross))
+        if here is None:
+            here = sets[cell, cross] = {}
+        k = (gear, used)
+        hit = here.get(k)
         if hit is not None:
             return hit
         cands: list = []
-        if used != (0, 0, 0, 0):
-            stop = sec(str(gear)) + (0.0 if w.finishes(cross) else V(cell, cross, gear))
-            cands.append(((stop,) * limit, ()))
-        for s, c2, nu in w.steps(cell, cross, gear, used):
-            p = float(stage.ruleset.die(s.die).caution_chance)
+        if used:
+            stop = sec[gear] + (0.0 if cross >= laps_needed else V(cell, cross, gear))
+            cands.append(((stop,) * limit, 0, 0, None, None))
+        for s, c2, done, p, q in moves(cell, cross, gear):
+            nu = dice.add(used, s.die)
+            if nu is None:
+                continue
             lose = loss(s.to, c2, s.gear)
-            tails = [(((sec(str(s.gear)),) * limit), ())] if w.finishes(c2) else W(s.to, c2, s.gear, nu)
-            for vec, tail in tails:
-                new = []
-                for c in range(limit):
-                    a = c + s.marks
-                    miss = lose if a >= limit else vec[a]
-                    hitv = lose if a + 1 >= limit else vec[a + 1]
-                    new.append((1 - p) * miss + p * hitv)
-                cands.append((tuple(new), (s,) + tail))
-        front = _pareto(cands)
-        sets[k] = front
+            m = s.marks
+            if done:
+                tails = (((sec[s.gear],) * limit, 0, 0, None, None),)
+            else:
+                tails = W(s.to, c2, s.gear, canonical(s.gear, nu))
+            if three:  # the usual caution limit, written out (the same arithmetic)
+                for entry in tails:
+                    v0, v1, v2 = entry[0]
+                    if m == 0:
+                        new = (q * v0 + p * v1, q * v1 + p * v2, q * v2 + p * lose)
+                    elif m == 1:
+                        new = (q * v1 + p * v2, q * v2 + p * lose, q * lose + p * lose)
+                    elif m == 2:
+                        new = (q * v2 + p * lose, q * lose + p * lose, q * lose + p * lose)
+                    else:
+                        new = (q * lose + p * lose,) * 3
+                    cands.append((new, entry[1] + 1, len(cands), s, None if done else entry))
+            else:
+                for entry in tails:
+                    ext = entry[0] + (lose,) * (m + 2)
+                    new = tuple([q * ext[c + m] + p * ext[c + m + 1] for c in range(limit)])
+                    cands.append((new, entry[1] + 1, len(cands), s, None if done else entry))
+        cands.sort()  # by vector, then dice, then the order found (never reaching the step)
+        front: list = []
+        if three:
+            for cand in cands:
+                a0, a1, a2 = cand[0]
+                a0 += eps
+                a1 += eps
+                a2 += eps
+                for o in front:
+                    b0, b1, b2 = o[0]
+                    if b0 <= a0 and b1 <= a1 and b2 <= a2:
+                        break
+                else:
+                    front.append(cand)
+        else:
+            for cand in cands:
+                top = [b + eps for b in cand[0]]
+                for o in front:
+                    if all(a <= b for a, b in zip(o[0], top)):
+                        break
+                else:
+                    front.append(cand)
+        here[k] = front
         return front
 
-    grid = rules._grid(stage.track)
-    start = (grid[0], 0, 0)
+    start = (rules._grid(track)[0], 0, 0)
+    # The states a loss of control leads to, the furthest along first: the recursion stays a
+    # turn deep, and the fronts of cells more than a turn ahead are no longer needed (they
+    # are dropped, so memory stays that of a turn's window; a front asked for again is
+    # computed again, the same).
+    window = sum(counts.values()) + 2
+    done: deque = deque()
+    for pos, h, cross in _race_order(track, laps_needed):
+        V(h, cross, 0)
+        done.append((pos, h, cross))
+        while done[0][0] > pos + window:
+            _p, h2, c2 = done.popleft()
+            sets.pop((h2, c2), None)
     V(*start)
-    choice = {}
-    for k in list(value):
-        vecs = W(k[0], k[1], k[2], (0, 0, 0, 0))
-        if vecs:
-            choice[k] = min(vecs, key=lambda v: v[0][0])[1]
     danger, turns = _forward(stage, start, choice, limit)
     return Par(stage, start, value, choice, danger, turns)
+
+
+def _race_order(track, laps_needed: int) -> list[tuple[int, Hex, int]]:
+    """Every (cell, finish crossings) as (distance along the race, cell, crossings), the
+    furthest first: a crossing into a finish cell goes on one step, like any move."""
+    steps = track.steps()
+    loop = max(steps.values()) + 1
+    finish = min((steps[c.hex] for c in track.finishes if c.hex in steps), default=0)
+    out = []
+    for cross in range(laps_needed):
+        for h, st in steps.items():
+            out.append((cross * loop + st + (loop if st < finish else 0), h, cross))
+    out.sort(key=lambda x: (-x[0], x[1], x[2]))
+    return out
 
 
 def _pareto(cands: list) -> list:
@@ -226,13 +356,17 @@ def plan_outcomes(stage: Stage, plan: tuple[Step, ...], limit: int) -> tuple[lis
 def _forward(stage: Stage, start: tuple, choice: dict, limit: int) -> tuple[dict, float]:
     """The chance of losing control on each cell, and the expected turns, under the policy."""
     track = stage.track
+    laps_needed = stage.laps_needed
     graph: dict = {}
 
     def succ(k):
         if k in graph:
             return graph[k]
         cell, cross, _gear = k
-        plan = choice[k]
+        plan = choice.get(k)
+        if not plan:  # no plan from here (a finish no plan reaches): a dead end
+            graph[k] = []
+            return []
         losses, ok = plan_outcomes(stage, plan, limit)
         out = []
         c = cross
@@ -242,9 +376,9 @@ def _forward(stage: Stage, start: tuple, choice: dict, limit: int) -> tuple[dict
             prev = s.to
             if q:
                 end = rules.loss_end(stage.ruleset, s.gear)
-                nk = None if c >= stage.laps_needed else (s.to, c, 0)
+                nk = None if c >= laps_needed else (s.to, c, 0)
                 out.append((nk, q, s.to, 2 if end == rules.OUT else 1))
-        nk = None if c >= stage.laps_needed else (plan[-1].to, c, plan[-1].gear)
+        nk = None if c >= laps_needed else (plan[-1].to, c, plan[-1].gear)
         out.append((nk, ok, None, 1))
         graph[k] = out
         return out
@@ -293,41 +427,71 @@ class Safe:
 def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     """The least time over turns that cannot lose control (see the module); None when the
     finish cannot be reached so."""
-    w = _Walker(stage)
-    sec = stage.ruleset.seconds
-    limit = w.limit
-    costs = stage.ruleset.focus
+    ruleset = stage.ruleset
+    car = CarState(cell=stage.track.starts[0].hex)
+    limit = stage.dashboard("asphalt", stage.weather).caution_limit
+    _board, counts, gear_free = rules.pool(stage, car, stage.weather)
+    dice = _Dice(stage, counts, gear_free)
+    canonical = _canonical(stage, dice)
+    moves = _Moves(stage)
+    laps_needed = moves.laps_needed
+    secs = {int(g): v for g, v in ruleset.time_per_turn if g.isdigit()}
+    costs = ruleset.focus
     kmax = 0
     while costs.total(kmax + 1) <= focus_cap:
         kmax += 1
+    risky = {n: 1 if ruleset.die(n).cautions else 0 for n in ruleset.die_names}
+    earns = {n: 1 if ruleset.die(n).earns_token else 0 for n in ruleset.die_names}
     memo: dict = {}
 
     def turns(cell: Hex, cross: int, gear: int) -> list:
-        """Every safe plan from (cell, gear), breadth first over partial plans: (plan, end
-        cell, crossings, gear, dice to secure, tokens earned flat out)."""
-        key = (cell, cross, gear)
+        """Every safe outcome from (cell, gear), breadth first over partial plans, each with
+        the first plan (in that order) that gives it: (plan, end cell, crossings, gear, dice
+        to secure, tokens earned flat out). Partial plans with the same cell, gear, dice and
+        cautions from the track have the same continuations: the first one is kept. Laps
+        before the last give the same turns (crossings counted from `cross`: kept as the
+        crossings added)."""
+        key = (cell, gear, cross >= laps_needed - 1) if share_laps else (cell, gear, cross)
         if key in memo:
             return memo[key]
         out = []
-        frontier = [((), cell, cross, gear, (0, 0, 0, 0), 0, 0)]
+        outcomes: set = set()
+        seen: set = set()
+        frontier = [((), cell, cross, gear, 0, 0, 0, 0)]
         while frontier:
             nxt = []
-            for plan, at, c, g, used, risky, marks in frontier:
-                for s, c2, nu in w.steps(at, c, g, used):
-                    r2 = risky + (1 if stage.ruleset.die(s.die).cautions else 0)
+            for plan, at, c, g, used, r, marks, earned in frontier:
+                for s, c2, done, _p, _q in moves(at, c, g):
                     m2 = marks + s.marks
-                    secure = max(0, r2 + m2 - (limit - 1))
-                    if m2 > limit - 1 or secure > min(kmax, r2):
+                    if m2 >= limit:
                         continue
+                    r2 = r + risky[s.die]
+                    secure = r2 + m2 - (limit - 1)
+                    if secure > 0 and (secure > kmax or secure > r2):
+                        continue
+                    nu = dice.add(used, s.die)
+                    if nu is None:
+                        continue
+                    secure = max(secure, 0)
+                    e2 = earned + earns[s.die]
+                    state = (s.to, c2, s.gear, canonical(s.gear, nu), m2, r2, e2)
+                    if state in seen:
+                        continue
+                    seen.add(state)
                     p2 = plan + (s,)
-                    earned = sum(1 for x in p2 if stage.ruleset.die(x.die).earns_token)
-                    out.append((p2, s.to, c2, s.gear, secure, earned))
-                    if not w.finishes(c2):
-                        nxt.append((p2, s.to, c2, s.gear, nu, r2, m2))
+                    outcome = (s.to, c2, s.gear, secure, e2)
+                    if outcome not in outcomes:
+                        outcomes.add(outcome)
+                        out.append((p2, s.to, c2 - cross, s.gear, secure, e2))
+                    if not done:
+                        nxt.append((p2, s.to, c2, s.gear, nu, r2, m2, e2))
             frontier = nxt
         memo[key] = out
         return out
 
+    total = [costs.total(k) for k in range(kmax + 1)]
+    steps = stage.track.steps()
+    share_laps = max(steps.values()) + 1 > sum(counts.values()) + 1  # no turn goes round twice
     grid = rules._grid(stage.track)
     start = (grid[0], 0, 0, 0)
     dist = {start: 0}
@@ -339,22 +503,23 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
         if t > dist.get(k, 10**9):
             continue
         cell, cross, gear, f = k
-        if cross >= stage.laps_needed:
+        if cross >= laps_needed:
             plans = []
             while k in back:
                 k, mode, plan = back[k]
                 plans.append((mode, plan))
             plans.reverse()
             return Safe(t, len(plans), tuple(plans))
-        for p2, to, c2, g2, secure, earned in turns(cell, cross, gear):
+        for p2, to, added, g2, secure, earned in turns(cell, cross, gear):
+            c2 = cross + added
             if secure == 0:
                 mode, f2 = "flat", min(focus_cap, f + earned)
-            elif costs.total(secure) <= f:
-                mode, f2 = "one", f - costs.total(secure)
+            elif total[secure] <= f:
+                mode, f2 = "one", f - total[secure]
             else:
                 continue
             nk = (to, c2, g2, f2)
-            nt = t + sec(str(g2))
+            nt = t + secs[g2]
             if nt < dist.get(nk, 10**9):
                 dist[nk] = nt
                 back[nk] = (k, mode, p2)
@@ -403,7 +568,7 @@ def analyze_track(track, ruleset=None) -> dict:
     """`sheetgen analyze` of a GT track: the safe route and the par time, as plain data."""
     from sheetgen.games.rallyman.ruleset import default
 
-    stage = Stage(track, ruleset or default("gt"), damage=False)
+    stage = Stage(track, ruleset or track.ruleset or default("gt"), damage=False)
     safe = safe_route(stage)
     solved = par(stage)
     steps = track.steps()
@@ -426,6 +591,53 @@ def analyze_track(track, ruleset=None) -> dict:
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
         },
     }
+
+
+#: what the par time is, in the words the printouts use after "par N.N s"
+PAR_WORDS = ("exact, flat-out policy: the expected stage time of the best plans of dice rolled all at once, "
+             "for a car alone (GT6, dry, asphalt tyres; weather fixed, no damage drawn, no flying start); "
+             "rolling one at a time with focus tokens can beat it")
+
+
+def track_figures(track) -> dict | None:
+    """A GT track's par time and safe route as the printouts give them (the map's assembly
+    page, the time sheet), with the track's own ruleset: the figures of `sheetgen analyze`,
+    or None for a DIRT track, one too large to solve (:func:`too_large`), or one the rules
+    cannot race (no start or finish) or whose finish no plan reaches. Solved once a track."""
+    from sheetgen.games.rallyman.model import Variant
+    from sheetgen.games.rallyman.ruleset import default
+
+    if track.variant is not Variant.GT or too_large(track) is not None:
+        return None
+    # keyed by the ruleset too: tracks that differ only in their ruleset compare equal
+    return _figures(track, track.ruleset or default("gt"))
+
+
+@lru_cache(maxsize=16)
+def _figures(track, ruleset) -> dict | None:
+    try:
+        stage = Stage(track, ruleset, damage=False)
+    except rules.RulesError:
+        return None
+    solved = par(stage)
+    if solved.time >= 10.0**8:
+        return None
+    safe = safe_route(stage)
+    return {
+        "par_seconds": solved.time,
+        "expected_turns": solved.expected_turns,
+        "par_words": PAR_WORDS,
+        "safe_seconds": None if safe is None else safe.time,
+        "safe_turns": None if safe is None else safe.turns,
+        "safe_focus": SAFE_FOCUS,
+    }
+
+
+def figures_line(figures: dict) -> str:
+    """The figures in a few words: "par 131.3 s, safe route 265 s in 9 turns"."""
+    turns = figures["safe_turns"]
+    safe = "no safe route" if figures["safe_seconds"] is None else f"safe route {figures['safe_seconds']} s in {turns} turn{'s' if turns != 1 else ''}"
+    return f"par {figures['par_seconds']:.1f} s, {safe}"
 
 
 def format_analysis_text(data: dict) -> str:

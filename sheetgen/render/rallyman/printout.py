@@ -27,7 +27,10 @@ def print_track(spec, template: Template, *, paper: str | None, ink: str, keywor
 
 
 def render_track(track: Track, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+    from sheetgen.games.rallyman.solve import track_figures
+
     plan = map_plan(track, template, paper)
+    figures = track_figures(track)  # GT: par time and safe route, solved by the game
     printed = plan.printed()
     variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
     meta = Meta(
@@ -37,7 +40,7 @@ def render_track(track: Track, template: Template, *, paper: str | None = None, 
     )
 
     def draw(sheet: Sheet) -> None:
-        draw_assembly_page(sheet, track, plan, template)
+        draw_assembly_page(sheet, track, plan, template, figures)
         sheet.end_page()
         upright = (sheet.width, sheet.height)
         for number, page in enumerate(printed, 1):

@@ -288,14 +288,32 @@ def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, numb
         c.restoreState()
 
 
-def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Template) -> None:
-    """The whole track, small, with the page grid over it, then how to assemble and read it."""
+def figures_lines(sheet: Sheet, figures: dict | None, width: float) -> list[str]:
+    """The par time and safe route as the assembly page prints them (wrapped to `width`):
+    the figures are the game's (`solve.track_figures`); nothing when there are none."""
+    if figures is None:
+        return []
+    words = f"Par {figures['par_seconds']:.1f} s ({figures['par_words']})."
+    if figures["safe_seconds"] is not None:
+        turns = figures["safe_turns"]
+        words += (f" Safe route: {figures['safe_seconds']} s in {turns} turn{'s' if turns != 1 else ''}, with no chance of losing control"
+                  f" (focus tokens counted up to {figures['safe_focus']}).")
+    return wrap(sheet, words, width, sheet.t.sizes["body"])
+
+
+def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Template, figures: dict | None = None) -> None:
+    """The whole track, small, with the page grid over it, then how to assemble and read it;
+    under the title, the par time and safe route when `figures` gives them."""
     c = sheet.c
     top = sheet.top
     sheet.text(sheet.left, top - 6 * MM, track.name, "title", bold=True)
     variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
     printed = plan.printed()
     sheet.text(sheet.left, top - 11 * MM, f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map pages on a grid of {plan.cols} x {plan.rows}", "body")
+    par_lines = figures_lines(sheet, figures, sheet.right - sheet.left)
+    for i, line in enumerate(par_lines):
+        sheet.text(sheet.left, top - (15 + 4 * i) * MM, line, "body")
+    head = 15 + 4 * len(par_lines)
     steps = [
         "Print the map pages at 100 % (no fit to page): the 50 mm bar on each page must measure 50 mm.",
         f"Lay the pages out as the grid above shows. Neighbouring pages share a {plan.overlap:g} mm band; each page names its neighbours at its edges.",
@@ -308,7 +326,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     block = 6 + 5 + 4 * len(lines) + 2 + 5 + LEGEND_ROW_MM * len(items) + 9
     # the overview
     area_w = (sheet.right - sheet.left) / MM
-    area_top = top / MM - 15
+    area_top = top / MM - head
     area_h = area_top - (sheet.bottom / MM + block)
     total_w = plan.width + (plan.cols - 1) * plan.step_x
     total_h = plan.height + (plan.rows - 1) * plan.step_y
@@ -327,8 +345,14 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
             px, py = view.at(x, y)
             letter = "S" if cell.start else "F"
             sheet.text(px, py - CAP * view.mm(rad) * 0.45, letter, bold=True, size=view.mm(rad) * 0.9, align="center")
+    # tile outlines reach past the spaces: kept inside the overview's area, off the text
+    c.saveState()
+    clip = c.beginPath()
+    clip.rect(sheet.left, area_top * MM - area_h * MM, area_w * MM, area_h * MM)
+    c.clipPath(clip, stroke=0, fill=0)
     for placement in track.placements:
         tile_outline(sheet, view, cell_centre(placement.centre_hex, hex_mm), hex_mm, frame=placement.frame)
+    c.restoreState()
     for page in plan.pages:
         x0, y0 = view.at(page.x0, page.y0)
         w, h = view.mm(plan.width), view.mm(plan.height)
@@ -382,37 +406,6 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
         sheet.text(lx, y, words[1], size=words[0])
         y -= LEGEND_ROW_MM * MM
     return y
-
-
-def print_track(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
-    """The printable of a track: the assembly page, the map pages at true scale, the roadbook."""
-    return render_track(spec.model, template, paper=paper, ink=ink, keywords=keywords)
-
-
-def render_track(track: Track, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
-    from sheetgen.render.pdf import Meta, render_pdf
-    from sheetgen.render.rallyman.roadbook import draw_roadbook_page, roadbook_pages
-
-    plan = map_plan(track, template, paper)
-    printed = plan.printed()
-    variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
-    meta = Meta(title=f"{track.name}: {variant} map and roadbook", subject=f"{variant} track map at true scale, assembly page and roadbook", keywords=("rallyman", track.variant.value) + keywords)
-
-    def draw(sheet: Sheet) -> None:
-        draw_assembly_page(sheet, track, plan, template)
-        sheet.end_page()
-        upright = (sheet.width, sheet.height)
-        for number, page in enumerate(printed, 1):
-            _turn_page(sheet, plan.page_size)
-            draw_map_page(sheet, track, plan, page, number, len(printed))
-            sheet.end_page()
-        _turn_page(sheet, upright)
-        book = roadbook_pages(track, sheet)
-        for number, rows in enumerate(book, 1):
-            draw_roadbook_page(sheet, track, rows, number, len(book))
-            sheet.end_page()
-
-    return render_pdf(template, ink, paper, meta, draw)
 
 
 def _turn_page(sheet: Sheet, size: tuple[float, float]) -> None:

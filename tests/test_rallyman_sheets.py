@@ -138,9 +138,12 @@ def test_gt_time_sheet_shows_the_specs_own_seconds(specs):
     assert "35 s expected (1.0 turns" in text  # the par with the spec's gear-2 seconds
 
 
-def test_a_track_too_large_for_the_par_solve_leaves_a_par_field():
+def test_a_track_too_large_for_the_par_solve_leaves_a_par_field(monkeypatch):
     ring = load_spec(SPECS / "rallyman" / "gt_hexagon_ring.yaml")
+    from sheetgen.games.rallyman import solve
     from sheetgen.games.rallyman.solve import too_large
+
+    monkeypatch.setattr(solve, "MAX_PAR_SIZE", 200)  # the ring (90 cells x 3 laps) is too large then
 
     assert too_large(ring.model) is not None and cards.figures(ring.model) is None
     pages = read_pages(build_outputs(ring)[0])

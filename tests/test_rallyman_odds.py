@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 from sheetgen import registry
 from sheetgen.games.rallyman.odds import (
     CARD_PLANS,
-    ODDS_OPTIONS,
     Plan,
     PlannedDie,
     flat_out,
@@ -27,6 +26,7 @@ from sheetgen.games.rallyman.odds import (
     parse_dice,
     plan_of,
 )
+from sheetgen.games.rallyman.options import ODDS_OPTIONS
 from sheetgen.games.rallyman.ruleset import DIRT, GT, default, ruleset_from_mapping
 from sheetgen.registry import Game, Kind
 

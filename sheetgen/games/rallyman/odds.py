@@ -376,9 +376,6 @@ def _dice_option(text: str) -> tuple[tuple[str, int], ...]:
     return parse_dice(text)
 
 
-from sheetgen.games.rallyman.options import ODDS_OPTIONS  # noqa: E402,F401  (where they are declared)
-
-
 def odds_report(options: Mapping[str, Any]) -> Report:
     """`sheetgen odds rallyman`: the plan's odds, from the options (the variant's ruleset)."""
     if options.get("dice") is None:

@@ -559,7 +559,17 @@ def first_differences(expected: str, actual: str, limit: int = 40) -> str:
     return "\n".join(shown) + more
 
 
-@pytest.mark.parametrize("golden", GOLDENS, ids=[g.name for g in GOLDENS])
+#: the Letter and low-ink builds of every bundled spec are checked in slow runs (`-m slow`):
+#: each build solves every GT track's par again; the default suite checks the A4 build, and
+#: Letter and low ink page by page elsewhere (margins, ink, sizes)
+SLOW_BUILDS = tuple(label for label in BUILDS if label != "a4")
+
+
+def _slow(golden: Golden) -> bool:
+    return any(golden.name.startswith((f"build-report/{label}.", f"pdf/build-{label}/")) for label in SLOW_BUILDS)
+
+
+@pytest.mark.parametrize("golden", [pytest.param(g, id=g.name, marks=[pytest.mark.slow] if _slow(g) else []) for g in GOLDENS])
 def test_golden(golden, runs):
     path = GOLDEN / golden.name
     actual = capture(golden, runs, 0)

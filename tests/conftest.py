@@ -1,12 +1,17 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from sheetgen.cli import main
+# the tests' own disk cache of solved figures (sheetgen/cache.py), shared by the test processes
+# and never the user's: entries are keyed by the solver's source, so an old one is never met
+os.environ.setdefault("SHEETGEN_CACHE", os.path.join(tempfile.gettempdir(), f"sheetgen-test-cache-{os.getuid()}"))
+
+from sheetgen.cli import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SPECS = ROOT / "track_specs"

@@ -613,8 +613,21 @@ def track_figures(track) -> dict | None:
     return _figures(track, track.ruleset or default("gt"))
 
 
+#: the modules a track's figures depend on: an entry of the disk cache is keyed by their sources
+_SOLVER_MODULES = tuple(f"sheetgen.games.rallyman.{m}" for m in ("solve", "rules", "model", "ruleset", "hexgrid"))
+
+
 @lru_cache(maxsize=16)
 def _figures(track, ruleset) -> dict | None:
+    """Solved once a process, and kept on disk between runs (`sheetgen.cache`: keyed by the
+    track, its ruleset and the solver's source, so the figures are those solved now)."""
+    from sheetgen import cache
+
+    name = cache.key("rallyman-gt-figures", repr((track, ruleset)), _SOLVER_MODULES)
+    return cache.cached(name, lambda: _solve_figures(track, ruleset))
+
+
+def _solve_figures(track, ruleset) -> dict | None:
     try:
         stage = Stage(track, ruleset, damage=False)
     except rules.RulesError:

@@ -332,11 +332,14 @@ def _pareto(cands: list) -> list:
 
 
 def plan_outcomes(stage: Stage, plan: tuple[Step, ...], limit: int) -> tuple[list[float], float]:
-    """P(control lost first on die i) in plan order, and P(no loss), flat out."""
+    """P(control lost first on die i) in plan order, and P(no loss), flat out. A step may also
+    lose control whatever its die shows (`lose_always`) or on any caution it rolls
+    (`lose_on_caution`): a DIRT jump taken too fast (RD-9); GT's steps have neither."""
     dist = [1.0] + [0.0] * (limit - 1)
     losses = []
     for s in plan:
         p = float(stage.ruleset.die(s.die).caution_chance)
+        always, on_caution = getattr(s, "lose_always", False), getattr(s, "lose_on_caution", False)
         nxt = [0.0] * limit
         lost = 0.0
         for c, q in enumerate(dist):
@@ -344,7 +347,7 @@ def plan_outcomes(stage: Stage, plan: tuple[Step, ...], limit: int) -> tuple[lis
                 continue
             for extra, pr in ((0, 1 - p), (1, p)):
                 a = c + s.marks + extra
-                if a >= limit:
+                if a >= limit or always or (extra and on_caution):
                     lost += q * pr
                 else:
                     nxt[a] += q * pr

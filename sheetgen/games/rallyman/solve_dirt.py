@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sheetgen.games.rallyman import rules_dirt as rd
+from sheetgen.games.rallyman import solve
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules_dirt import DirtCar, DirtStage, DStep
 from sheetgen.games.rallyman.solve import _pareto
@@ -191,26 +192,9 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
 
 
 def plan_outcomes(stage: DirtStage, plan: tuple[DStep, ...]) -> tuple[list[float], float]:
-    """P(control lost first on die i) in plan order, and P(no loss), flat out."""
-    limit = stage.limit
-    dist = [1.0] + [0.0] * (limit - 1)
-    losses = []
-    for s in plan:
-        p = float(stage.ruleset.die(s.die).caution_chance)
-        nxt = [0.0] * limit
-        lost = 0.0
-        for c, q in enumerate(dist):
-            if not q:
-                continue
-            for extra, pr in ((0, 1 - p), (1, p)):
-                a = c + s.marks + extra
-                if a >= limit or s.lose_always or (extra and s.lose_on_caution):
-                    lost += q * pr
-                else:
-                    nxt[a] += q * pr
-        losses.append(lost)
-        dist = nxt
-    return losses, sum(dist)
+    """P(control lost first on die i) in plan order, and P(no loss), flat out: GT's, with the
+    jumps' losses its steps carry (RD-9)."""
+    return solve.plan_outcomes(stage, plan, stage.limit)
 
 
 def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:

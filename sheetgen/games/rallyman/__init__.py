@@ -115,8 +115,7 @@ def _analyze(spec: Any, options: Any):
     from sheetgen.games.rallyman import results
 
     if isinstance(track, results.Results):  # results hook (rmdirt): the standings
-        st = results.standings(track)
-        return Report(results.standings_to_json(st), results.format_standings_text(st))
+        return _standings(spec, options)
     if _is_dirt(track):  # DIRT hook (rmdirt)
         from sheetgen.games.rallyman.solve_dirt import analyze_dirt, format_dirt_text
 
@@ -137,7 +136,7 @@ def _refuse_too_large(spec: Any, track: Any) -> None:
 
 def _simulate(spec: Any, options: Any):
     from sheetgen.games.rallyman.rules import Stage
-    from sheetgen.games.rallyman.ruleset import default
+    from sheetgen.games.rallyman.ruleset import ruleset_of
     from sheetgen.games.rallyman.simulate import race_lines, simulate
     from sheetgen.games.rallyman.solve import par
 
@@ -151,13 +150,13 @@ def _simulate(spec: Any, options: Any):
         from sheetgen.games.rallyman.rules_dirt import DirtStage
         from sheetgen.games.rallyman.solve_dirt import par as dirt_par
 
-        dirt = track.ruleset or default("dirt")
+        dirt = ruleset_of(track)
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
         policy = options["driving"] or "par"
         return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
     _refuse_too_large(spec, track)
-    ruleset = track.ruleset or default("gt")
+    ruleset = ruleset_of(track)
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)
     return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))

@@ -23,12 +23,6 @@ SOURCE_WORDS = {
 }
 
 
-def ruleset_of(track: Any) -> Ruleset:
-    """The ruleset `track` is played with: its spec's own values over the variant's
-    defaults, or the defaults."""
-    return track.ruleset if track.ruleset is not None else default(track.variant.value)
-
-
 def source_of(ruleset: Ruleset, section: str) -> str:
     """Where `section` (a `to_mapping` key) comes from now: "rulebook", "hobby", "house", or
     "spec" when the spec gave a house or hobby section whole (given in part, it keeps its

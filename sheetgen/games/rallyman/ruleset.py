@@ -422,6 +422,12 @@ def _dirt() -> Ruleset:
     )
 
 
+def ruleset_of(track: Any) -> Ruleset:
+    """The ruleset `track` is played with: its spec's own values over the variant's
+    defaults, or the defaults."""
+    return track.ruleset if track.ruleset is not None else default(track.variant.value)
+
+
 def default(variant: str) -> Ruleset:
     """The variant's ruleset as shipped: rulebook, hobby and house values (see the module)."""
     if variant not in VARIANTS:

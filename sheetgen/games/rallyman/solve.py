@@ -356,6 +356,28 @@ def plan_outcomes(stage: Stage, plan: tuple[Step, ...], limit: int) -> tuple[lis
     return losses, sum(dist)
 
 
+def policy_order(start: Any, successors: Any) -> list:
+    """The states a policy reaches from `start`, each before every state it leads to (every
+    turn moves on, so they make a DAG): the order of a forward pass of the probability mass.
+    `successors(k)` gives tuples whose first two items are the next state (None: the stage is
+    over) and its chance; it is called once a state, in the order of the depth-first walk."""
+    order, seen, stack = [], set(), [(start, False)]
+    while stack:
+        k, done = stack.pop()
+        if done:
+            order.append(k)
+            continue
+        if k in seen:
+            continue
+        seen.add(k)
+        stack.append((k, True))
+        for nk, q, *_rest in successors(k):
+            if nk is not None and q and nk not in seen:
+                stack.append((nk, False))
+    order.reverse()
+    return order
+
+
 def _forward(stage: Stage, start: tuple, choice: dict, limit: int) -> tuple[dict, float]:
     """The chance of losing control on each cell, and the expected turns, under the policy."""
     track = stage.track
@@ -386,21 +408,7 @@ def _forward(stage: Stage, start: tuple, choice: dict, limit: int) -> tuple[dict
         graph[k] = out
         return out
 
-    # topological order of the policy's states (every turn moves on: a DAG)
-    order, seen, stack = [], set(), [(start, False)]
-    while stack:
-        k, done = stack.pop()
-        if done:
-            order.append(k)
-            continue
-        if k in seen:
-            continue
-        seen.add(k)
-        stack.append((k, True))
-        for nk, q, _at, _t in succ(k):
-            if nk is not None and q and nk not in seen:
-                stack.append((nk, False))
-    order.reverse()
+    order = policy_order(start, succ)
     mass = {start: 1.0}
     danger: dict = {}
     turns = 0.0
@@ -569,9 +577,9 @@ def policy_for(result: Par) -> Any:
 
 def analyze_track(track, ruleset=None) -> dict:
     """`sheetgen analyze` of a GT track: the safe route and the par time, as plain data."""
-    from sheetgen.games.rallyman.ruleset import default
+    from sheetgen.games.rallyman.ruleset import ruleset_of
 
-    stage = Stage(track, ruleset or track.ruleset or default("gt"), damage=False)
+    stage = Stage(track, ruleset or ruleset_of(track), damage=False)
     safe = safe_route(stage)
     solved = par(stage)
     steps = track.steps()
@@ -608,12 +616,12 @@ def track_figures(track) -> dict | None:
     or None for a DIRT track, one too large to solve (:func:`too_large`), or one the rules
     cannot race (no start or finish) or whose finish no plan reaches. Solved once a track."""
     from sheetgen.games.rallyman.model import Variant
-    from sheetgen.games.rallyman.ruleset import default
+    from sheetgen.games.rallyman.ruleset import ruleset_of
 
     if track.variant is not Variant.GT or too_large(track) is not None:
         return None
     # keyed by the ruleset too: tracks that differ only in their ruleset compare equal
-    return _figures(track, track.ruleset or default("gt"))
+    return _figures(track, ruleset_of(track))
 
 
 #: the modules a track's figures depend on: an entry of the disk cache is keyed by their sources

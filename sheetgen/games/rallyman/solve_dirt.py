@@ -230,21 +230,12 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
         return out
 
     graph: dict = {}
-    order, seen, stack = [], set(), [(result.start, False)]
-    while stack:
-        k, done = stack.pop()
-        if done:
-            order.append(k)
-            continue
-        if k in seen:
-            continue
-        seen.add(k)
+
+    def edges(k):
         graph[k] = succ(k)
-        stack.append((k, True))
-        for nk, q, _e in graph[k]:
-            if nk is not None and q and nk not in seen:
-                stack.append((nk, False))
-    order.reverse()
+        return graph[k]
+
+    order = solve.policy_order(result.start, edges)
     mass = {result.start: 1.0}
     turns = 0.0
     for k in order:
@@ -364,9 +355,9 @@ def describe_plan(plan: tuple[DStep, ...]) -> str:
 
 def analyze_dirt(track, ruleset=None) -> dict:
     """`sheetgen analyze` of a DIRT track, as plain data."""
-    from sheetgen.games.rallyman.ruleset import default, house_note
+    from sheetgen.games.rallyman.ruleset import house_note, ruleset_of
 
-    ruleset = ruleset or track.ruleset or default("dirt")
+    ruleset = ruleset or ruleset_of(track)
     stage = DirtStage(track, ruleset, damage=False)
     solved = par(stage)
     feats = features(solved)

@@ -26,6 +26,7 @@ from sheetgen.games.rallyman.ruleset import (
     Effect,
     Ruleset,
     house_note,
+    ruleset_of,
 )
 from sheetgen.render.common import fit_size, text_box, wrap
 from sheetgen.render.pdf import Sheet
@@ -363,6 +364,6 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
 
 def draw_dashboard_card(sheet: Sheet, track) -> None:
     """The two pages of the dashboard reference card of `track`, each ended."""
-    ruleset = cards.ruleset_of(track)
+    ruleset = ruleset_of(track)
     _draw_dashboard_page(sheet, track, ruleset)
     _odds_page(sheet, track, ruleset)

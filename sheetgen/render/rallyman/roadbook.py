@@ -96,6 +96,7 @@ def _places(track: Track, pairs) -> str:
 def _shortcut_details(track: Track, cells: tuple[Cell, ...], limit: int | None) -> list[str]:
     """DIRT: where a shortcut is entered and left, its limit, and the token its entry draws."""
     from sheetgen.games.rallyman import cards
+    from sheetgen.games.rallyman.ruleset import ruleset_of
 
     steps = track.steps()
     group = {c.hex for c in cells}
@@ -105,7 +106,7 @@ def _shortcut_details(track: Track, cells: tuple[Cell, ...], limit: int | None) 
         f"limit {limit} (mud never lowers it)",
         f"enter from {_places(track, entries_)}; leave to {_places(track, exits)}; never from or to a corner space",
     ]
-    ruleset = cards.ruleset_of(track)
+    ruleset = ruleset_of(track)
     sides: dict[str, int] = {}
     for token in ruleset.damage_bag.tokens:
         if token.shortcut is not None:

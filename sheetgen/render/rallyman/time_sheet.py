@@ -17,7 +17,7 @@ for `cards.turns_needed(track)` turns at least, on more pages when one is not en
 from __future__ import annotations
 
 from sheetgen.games.rallyman import cards
-from sheetgen.games.rallyman.ruleset import Ruleset, house_note
+from sheetgen.games.rallyman.ruleset import Ruleset, house_note, ruleset_of
 from sheetgen.render.common import fit_size, plural, text_box, wrap
 from sheetgen.render.pdf import Sheet
 from sheetgen.render.tables import page_footer, page_header
@@ -125,7 +125,7 @@ def _par_text(track) -> tuple[str, str]:
 
 def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int) -> None:
     """One page of a GT time sheet: turns `first` to `last`; then the page ends."""
-    ruleset = cards.ruleset_of(track)
+    ruleset = ruleset_of(track)
     laps = f"{track.laps} laps" if track.laps > 1 else "1 lap (a stage)"
     title = f"{track.name}: time sheet" + (" (continued)" if first > 1 else "")
     sub = f"Rallyman GT, {laps}, {cards.distance(track)} spaces to the finish. One sheet per driver: print this page once for each."
@@ -200,7 +200,7 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
 
 
 def dirt_time_sheet_pages(track, sheet: Sheet) -> list[tuple[int, int]]:
-    return _ranges(cards.turns_needed(track), _dirt_rows(sheet, cards.ruleset_of(track)))
+    return _ranges(cards.turns_needed(track), _dirt_rows(sheet, ruleset_of(track)))
 
 
 def _card_note(ruleset: Ruleset) -> tuple[str, bool]:
@@ -219,7 +219,7 @@ def _dirt_rows(sheet: Sheet, ruleset: Ruleset) -> int:
 def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int) -> None:
     """One page of a DIRT time sheet: turns `first` to `last` of up to STAGES stages; then
     the page ends."""
-    ruleset = cards.ruleset_of(track)
+    ruleset = ruleset_of(track)
     title = f"{track.name}: rally time sheet" + (" (continued)" if first > 1 else "")
     sub = f"Rallyman DIRT rally of up to {STAGES} stages, stage 1: {track.name} ({cards.distance(track)} spaces). One sheet per driver: print this page once for each."
     y = page_header(sheet, title, sub, "Rallyman DIRT time sheet", page, pages)

@@ -417,6 +417,14 @@ RALLY_RUN_SETS = [p for p in BUNDLED if _kind(p)[0] == "rally_run"]
 # test_render_rally_risk.py): its pages are pdf/calendar-championship-seed1.json
 NOT_PRINTED_BY_BUILD = {"championship"}
 BUILDS = {"a4": ("--paper", "a4"), "letter": ("--paper", "letter"), "a4-low-ink": ("--paper", "a4", "--ink", "low")}
+#: the Letter and low-ink builds of every bundled spec are checked in slow runs (`-m slow`):
+#: each build solves every GT track's par again; the default suite checks the A4 build, and
+#: Letter and low ink page by page elsewhere (margins, ink, sizes)
+SLOW_BUILDS = tuple(label for label in BUILDS if label != "a4")
+#: the bundled GT tracks whose exact par takes some 40 s each to solve (docs/benchmarks.md):
+#: the default suite builds every other bundled spec (build-report/a4-quick.txt); their A4
+#: pages and the whole build's report are checked in slow runs
+SLOW_TO_SOLVE = {"gt_hexagon_ring", "gt_wide_boulevard"}
 OUT = "{out}"  # in arguments: the capture's own empty output folder
 
 
@@ -438,6 +446,7 @@ class Golden:
     name: str  # path under tests/golden/
     args: tuple[str, ...]  # the CLI arguments, run from the repository root
     pick: str = "stdout"  # stdout | build (stdout, stderr and the files) | a file under {out}: text or .pdf
+    slow: bool = False  # checked in slow runs only (`-m slow`)
 
 
 def goldens() -> list[Golden]:
@@ -486,10 +495,15 @@ def goldens() -> list[Golden]:
     out.append(Golden("schema/rallyman.json", ("schema", "rallyman")))
     for label, options in BUILDS.items():
         args = ("build", *options, "-o", OUT)
-        out.append(Golden(f"build-report/{label}.txt", args, "build"))
+        slow = label in SLOW_BUILDS
+        out.append(Golden(f"build-report/{label}.txt", args, "build", slow=True))
+        if label == "a4":  # the default suite's build: every bundled spec but the slowest to solve
+            quick = ("build", *options, *(rel(p) for p in BUNDLED if p.stem not in SLOW_TO_SOLVE), "-o", OUT)
+            out.append(Golden("build-report/a4-quick.txt", quick, "build"))
         for spec in BUNDLED:
             if spec.stem not in NOT_PRINTED_BY_BUILD and _printed(spec):
-                out.append(Golden(f"pdf/build-{label}/{spec.stem}.json", args, f"{spec.stem}.pdf"))
+                one_slow = slow or spec.stem in SLOW_TO_SOLVE
+                out.append(Golden(f"pdf/build-{label}/{spec.stem}.json", args if one_slow else quick, f"{spec.stem}.pdf", slow=one_slow))
     rendered = ("generate", "rallytaire", "--seed", "5", "--render", f"{OUT}/race.pdf")
     out.append(Golden("generate/rallytaire-medium-seed5-render.yaml", rendered))
     out.append(Golden("pdf/generate-rallytaire-seed5.json", rendered, "race.pdf"))
@@ -559,17 +573,7 @@ def first_differences(expected: str, actual: str, limit: int = 40) -> str:
     return "\n".join(shown) + more
 
 
-#: the Letter and low-ink builds of every bundled spec are checked in slow runs (`-m slow`):
-#: each build solves every GT track's par again; the default suite checks the A4 build, and
-#: Letter and low ink page by page elsewhere (margins, ink, sizes)
-SLOW_BUILDS = tuple(label for label in BUILDS if label != "a4")
-
-
-def _slow(golden: Golden) -> bool:
-    return any(golden.name.startswith((f"build-report/{label}.", f"pdf/build-{label}/")) for label in SLOW_BUILDS)
-
-
-@pytest.mark.parametrize("golden", [pytest.param(g, id=g.name, marks=[pytest.mark.slow] if _slow(g) else []) for g in GOLDENS])
+@pytest.mark.parametrize("golden", [pytest.param(g, id=g.name, marks=[pytest.mark.slow] if g.slow else []) for g in GOLDENS])
 def test_golden(golden, runs):
     path = GOLDEN / golden.name
     actual = capture(golden, runs, 0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -270,9 +271,10 @@ def test_par_equals_a_hand_computed_value_on_a_tiny_track():
 
 
 def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb(hillclimb):
-    """300 seeded stages (the slow test below plays 1000 on every bundled GT track)."""
+    """300 seeded stages (the slow test below plays 1000 on every bundled GT track), the car
+    holding at most the tokens the policy counts."""
     _track, solved = hillclimb
-    st = solved.stage
+    st = replace(solved.stage, max_focus=solved.focus_cap)
     policy = policy_for(solved)
     n = 300
     times = [playout(RaceState.start(st), policy, random.Random(seed)).cars[0].time for seed in range(n)]
@@ -281,10 +283,11 @@ def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb(hillc
     assert abs(mean - solved.time) < 2.576 * sd / math.sqrt(n)
 
 
-#: every bundled GT track: (par, safe route seconds, its turns). The figures of the solver
-#: before it was made fast (commit cd96a20: tiny and the hill climb as analyze printed them;
-#: the col sprint and the ring solved by it in 7 s and 17 s once a slow look-up was fixed,
-#: the safe routes in 12 s and 20 s).
+#: every bundled GT track: (the flat-out par, safe route seconds, its turns). The figures of
+#: the flat-out solver before it was made fast (commit cd96a20: tiny and the hill climb as
+#: analyze printed them; the col sprint and the ring solved by it in 7 s and 17 s once a slow
+#: look-up was fixed, the safe routes in 12 s and 20 s): the flat-out policy class is
+#: `par(stage, focus_cap=0, one_at_a_time=False)` now.
 BUNDLED_GT = {
     "tiny": (1355 / 54, 40, 1),
     "compact_hillclimb": (131.3353714888052, 265, 9),
@@ -294,27 +297,49 @@ BUNDLED_GT = {
 }
 #: the bundled GT tracks whose exact figures the default suite re-solves (the others: -m slow)
 QUICK_GT = ("tiny", "compact_hillclimb", "gt_col_sprint", "gt_hexagon_ring")
+#: the par of the best solo policy (focus tokens counted up to 4, one at a time or flat out;
+#: RG-30, RG-32) of every bundled GT track; tiny's by hand (tests/test_rallyman_par.py)
+BUNDLED_GT_PAR = {
+    "tiny": 215 / 9,
+    "compact_hillclimb": 83.49037905415669,
+    "gt_col_sprint": 162.14878449930433,
+    "gt_hexagon_ring": 292.1669195233055,
+    "gt_wide_boulevard": 207.248808231579,
+}
+#: those the default suite solves (the larger ones take 15-45 s each: -m slow)
+QUICK_GT_PAR = ("tiny", "compact_hillclimb")
 
 
 @pytest.mark.parametrize("name", [n if n in QUICK_GT else pytest.param(n, marks=pytest.mark.slow) for n in BUNDLED_GT])
-def test_par_and_safe_route_of_every_bundled_gt_track_are_the_exact_figures_of_before(name):
-    """The fast solver gives the same par and safe route as the one before it, on every
-    bundled GT track (tiny's par by hand: 1355/54 s); every bundled GT track is listed."""
+def test_flat_out_par_and_safe_route_of_every_bundled_gt_track_are_the_exact_figures_of_before(name):
+    """The flat-out policy class gives the same par as the flat-out solver before it, and the
+    safe route is the same, on every bundled GT track (tiny's par by hand: 1355/54 s); every
+    bundled GT track is listed."""
     assert sorted(BUNDLED_GT) == sorted(p.stem for p in Path("track_specs/rallyman").glob("*.yaml") if "variant: gt" in p.read_text(encoding="utf-8"))
     for expected, safe_seconds, safe_turns in (BUNDLED_GT[name],):
         track = load_spec(f"track_specs/rallyman/{name}.yaml").model
         st = Stage(track, GT, damage=False)
-        assert par(st).time == pytest.approx(expected, rel=1e-12, abs=1e-9), name
+        assert par(st, focus_cap=0, one_at_a_time=False).time == pytest.approx(expected, rel=1e-12, abs=1e-9), name
         safe = safe_route(st)
         assert (safe.time, safe.turns) == (safe_seconds, safe_turns), name
+
+
+@pytest.mark.parametrize("name", [n if n in QUICK_GT_PAR else pytest.param(n, marks=pytest.mark.slow) for n in BUNDLED_GT_PAR])
+def test_par_of_every_bundled_gt_track(name):
+    """The best solo policy's par, below the flat-out one on every track."""
+    assert sorted(BUNDLED_GT_PAR) == sorted(BUNDLED_GT)
+    track = load_spec(f"track_specs/rallyman/{name}.yaml").model
+    solved = par(Stage(track, GT, damage=False))
+    assert solved.time == pytest.approx(BUNDLED_GT_PAR[name], rel=1e-12), name
+    assert solved.time < BUNDLED_GT[name][0]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(BUNDLED_GT))
 def test_par_agrees_with_monte_carlo_on_every_bundled_gt_track(name):
     track = load_spec(f"track_specs/rallyman/{name}.yaml").model
-    st = Stage(track, GT, damage=False)
-    solved = par(st)
+    solved = par(Stage(track, GT, damage=False))
+    st = Stage(track, GT, damage=False, max_focus=solved.focus_cap)
     policy = policy_for(solved)
     n = 1000
     times = [playout(RaceState.start(st), policy, random.Random(seed)).cars[0].time for seed in range(n)]
@@ -351,7 +376,7 @@ def test_analyze_and_simulate_through_the_cli(run, monkeypatch):
     assert ring.exit_code == 1 and ring.stdout == ""
     assert ring.stderr == (
         "track_specs/rallyman/gt_hexagon_ring.yaml:3:7: error: a GT track of 90 cells x 3 laps is too large for the exact par solve "
-        "(at most 200 cells x laps: it would take over half a minute); its map, roadbook and `sheetgen odds` work at any size\n"
+        "(at most 200 cells x laps: it would take over a minute); its map, roadbook and `sheetgen odds` work at any size\n"
     )
     assert run("simulate", "track_specs/rallyman/gt_hexagon_ring.yaml", "--seed", "1").exit_code == 1
     sim = run("simulate", tiny, "--cars", "2", "--seed", "4", "--driving", "careful")
@@ -367,6 +392,6 @@ def test_a_gt_tracks_summary_stays_quick_and_its_printout_gives_the_par(run, tmp
     assert run("validate", "track_specs/rallyman/tiny.yaml").stdout == "track_specs/rallyman/tiny.yaml: ok (Rallyman: GT track, 6 cells, 1 corner)\n"
     assert run("render", "track_specs/rallyman/tiny.yaml", "-o", str(tmp_path / "t.pdf")).exit_code == 0
     text = " ".join(page.extract_text() for page in PdfReader(str(tmp_path / "t.pdf")).pages)
-    assert "Par 25.1 s" in " ".join(text.split()) and "Safe route: 40 s in 1 turn" in " ".join(text.split())
+    assert "Par 23.9 s" in " ".join(text.split()) and "Safe route: 40 s in 1 turn" in " ".join(text.split())
 
 

@@ -512,12 +512,13 @@ def test_a_space_too_large_for_a_tile_on_the_page_is_refused_with_the_largest_th
 
 
 def test_the_assembly_page_prints_the_par_time_and_safe_route_of_a_gt_track(run, specs):
-    """RG-31: the bundled tiny track's map says what analyze says (par 1355/54 s, the safe
+    """RG-31: the bundled tiny track's map says what analyze says (par 215/9 s, the safe
     route 40 s in one turn) and what the par means; a DIRT map prints no par."""
     analysis = json.loads(run("analyze", "track_specs/rallyman/tiny.yaml", "--format", "json").stdout)
-    assert analysis["par"]["expected_seconds"] == 25.093 and analysis["safe_route"]["seconds"] == 40
+    assert analysis["par"]["expected_seconds"] == 23.889 and analysis["safe_route"]["seconds"] == 40
     data = build_outputs(load_spec("track_specs/rallyman/tiny.yaml"), paper="a4", ink="normal")[0]
     assembly = " ".join(page_texts(data)[0].split())
-    assert "Par 25.1 s (exact, flat-out policy: the expected stage time of the best plans of dice rolled all at once, for a car alone" in assembly
-    assert "rolling one at a time with focus tokens can beat it). Safe route: 40 s in 1 turn, with no chance of losing control (focus tokens counted up to 3)." in assembly
+    assert ("Par 23.9 s (exact, best solo policy: the expected stage time of the best plans of dice, rolled all at once or one at a time "
+            "(securing with focus tokens, counted up to 4, or stopping when that pays), for a car alone") in assembly
+    assert "no damage drawn and no flying start). Safe route: 40 s in 1 turn, with no chance of losing control (focus tokens counted up to 3)." in assembly
     assert "Par " not in page_texts(pdf_of(specs, "loop"))[0]

@@ -6,10 +6,12 @@ white and black rounds, overtaking, yellow flags, damage tokens, weather, pit st
 played by :func:`sheetgen.engine.playout` with ``random.Random(seed)``: the same track,
 cars, policy and seed give the same log. Policies (`--driving`):
 
-- ``par``: the par policy (`solve.par`, solved for a car alone): its plan, rolled flat out;
-  a loss of control placed where the plan's own order reaches the limit;
-- ``careful``: the same plan rolled one at a time: a die whose caution would lose control is
-  secured when the focus tokens allow, else the car stops before it.
+- ``par``: the par policy (`solve.par`, solved for a car alone): its plan for the car's
+  cell, gear and focus tokens, rolled flat out or one at a time as solved (one at a time:
+  rolling, securing or stopping before each die as the solved table says; flat out: a loss
+  of control placed where the plan's own order reaches the limit);
+- ``careful``: the same plan always rolled one at a time: a die whose caution would lose
+  control is secured when the focus tokens allow, else the car stops before it.
 
 With other cars about, or dice lost to damage, a car drives the longest start of its plan
 that the rules allow (a die at least the gear of a car it moves alongside, no cell taken,
@@ -36,23 +38,31 @@ class Driver:
         self.solved = solved
         self.mode = mode
 
-    def _plan(self, state: RaceState) -> tuple[rules.Step, ...]:
+    def _key(self, state: RaceState) -> tuple:
         car = state.car
-        return self.solved.choice.get((car.cell, car.crossings, car.gear), ())
+        return self.solved.key(car.cell, car.crossings, car.gear, car.focus + state.stage.ruleset.focus.total(state.secured))
+
+    def _plan(self, state: RaceState) -> tuple[str, tuple[rules.Step, ...]]:
+        return self.solved.choice.get(self._key(state), ("flat", ()))
 
     def __call__(self, state: RaceState) -> Any:
         actions = state.legal_actions()
         if state.phase == rules.PLAN:
-            plan = self._plan(state)
+            mode, plan = self._plan(state)
             i = len(state.plan)
             if state.plan == plan[:i] and i < len(plan):
                 want = rules.Place(plan[i].die, plan[i].to)
                 if want in actions:
                     return want
             if state.plan:
-                return rules.Roll("flat" if self.mode == "par" else "one")
+                return rules.Roll(mode if self.mode == "par" else "one")
             return actions[0]
         if state.phase == rules.ONE:
+            if self.mode == "par":
+                mode, plan = self._plan(state)
+                if mode == "one" and state.plan == plan:  # the solved plan: the solved decisions
+                    d = self.solved.table(self._key(state)).decide[state.placed][state.cautions, state.secured]
+                    return {"roll": rules.Roll("one"), "secure": rules.Secure(), "stop": rules.Stop()}[d]
             step = state.plan[state.placed]
             risky = state.cautions + step.marks + 1 >= state.limit() and state.stage.ruleset.die(step.die).cautions
             if state.cautions + step.marks >= state.limit() or risky:

@@ -10,21 +10,29 @@ flying start. They use the engine's per-die rules only (:func:`rules.next_dice`)
   track's cautions) than the caution limit, earning focus tokens; or one at a time securing
   the dice beyond that with the tokens held (at most `SAFE_FOCUS` counted). Dijkstra over
   (cell, finish crossings, gear, tokens).
-- **Par time** (:func:`par`): the exact expected stage time of the best **flat-out** policy
-  (every turn rolled all at once, a loss of control placed where the plan's own order
-  reaches the limit), by dynamic programming over (cell, crossings, gear) with the
-  within-turn choice of dice and path: for every partial plan (cell, gear, dice used) the
-  set of its best continuations as vectors over the cautions so far (a Pareto set, exact),
-  so that no plan is enumerated twice. One at a time and focus tokens are not in this
-  policy class (a documented simplification: they could only lower the time).
+- **Par time** (:func:`par`): the exact expected stage time of the best solo policy, by
+  dynamic programming over (cell, finish crossings, gear, focus tokens held, counted up to
+  `FOCUS_CAP`), with the within-turn choice of dice, path and rolling mode (RG-30, RG-32):
+  - flat out, a loss of control placed where the plan's own order reaches the limit, the
+    plan's tokens earned either way: for every partial plan (cell, gear, dice used, tokens
+    so far) the set of its best continuations as vectors over the cautions so far, with the
+    tokens the rest of the plan earns (a Pareto set, exact);
+  - one at a time, the plan placed first and then, before each die, rolled, secured (the
+    next cost paid, RG-3) or stopped (after the first): for every partial plan and the
+    tokens the turn began with, the Pareto set of continuations as vectors over (dice
+    secured so far, cautions so far), each component the best of rolling, securing and
+    stopping there;
+  so that no plan is enumerated twice. :class:`OneTable` gives the decisions along one
+  plan; :func:`policy_for` plays the policy through the engine.
 """
 
 from __future__ import annotations
 
 import heapq
 from collections import deque
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from operator import le
 from typing import Any
 
 from sheetgen.games.rallyman import rules
@@ -33,9 +41,9 @@ from sheetgen.games.rallyman.rules import CarState, Stage, Step
 
 SAFE_FOCUS = 3  # tokens the safe route counts (securing 2 dice in a turn)
 #: the largest GT track (cells x laps) whose safe route and par time are solved: time grows
-#: with cells x laps, about 15 ms each on this machine (the 90-cell, 3-lap ring: 4 s for
-#: both), so 1500 is about half a minute (docs/benchmarks.md)
-MAX_PAR_SIZE = 1500
+#: with cells x laps, about 0.15 s each on this machine with the focus tokens in the state
+#: (the 90-cell, 3-lap ring: some 45 s), so 400 is about a minute (docs/benchmarks.md)
+MAX_PAR_SIZE = 400
 
 
 def too_large(track) -> str | None:
@@ -45,7 +53,7 @@ def too_large(track) -> str | None:
         return None
     laps = f" x {track.laps} laps" if track.laps > 1 else ""
     return (f"a GT track of {len(track.cells)} cells{laps} is too large for the exact par solve (at most {MAX_PAR_SIZE} "
-            "cells x laps: it would take over half a minute); its map, roadbook and `sheetgen odds` work at any size")
+            "cells x laps: it would take over a minute); its map, roadbook and `sheetgen odds` work at any size")
 
 
 class _Moves:
@@ -84,19 +92,175 @@ class _Moves:
 
 # --------------------------------------------------------------------------- par time
 
+#: the focus tokens the par policy counts: enough to secure two dice in one turn (1 + 2) with one to spare;
+#: a car holding more acts as if it held this many (a policy a player can follow)
+FOCUS_CAP = 4
+
+FLAT, ONE = "flat", "one"
+
 
 @dataclass
 class Par:
     stage: Stage
-    start: tuple[Hex, int, int]
-    value: dict  # (cell, cross, gear) -> expected seconds to the finish
-    choice: dict  # (cell, cross, gear) -> the plan (tuple of Steps)
-    danger: dict  # cell -> chance of losing control there under the policy
-    expected_turns: float
+    start: tuple[Hex, int, int, int]
+    value: dict  # (cell, cross, gear, tokens) -> expected seconds to the finish
+    choice: dict  # (cell, cross, gear, tokens) -> (mode: FLAT or ONE, the plan: tuple of Steps)
+    focus_cap: int  # the tokens the policy counts
+    limit: int  # the caution limit
+    danger: dict = field(default_factory=dict)  # cell -> chance of losing control there
+    expected_turns: float = 0.0
+    turns_by_mode: dict = field(default_factory=dict)  # mode -> expected turns rolled so
+    tables: dict = field(default_factory=dict, repr=False)
 
     @property
     def time(self) -> float:
         return self.value[self.start]
+
+    def key(self, cell: Hex, cross: int, gear: int, tokens: int) -> tuple[Hex, int, int, int]:
+        """The policy's state of a car: the tokens it holds counted up to the cap."""
+        return (cell, cross, gear, min(tokens, self.focus_cap))
+
+    def table(self, key: tuple) -> OneTable:
+        """The one-at-a-time decisions of the policy's plan from `key` (its mode is ONE)."""
+        hit = self.tables.get(key)
+        if hit is None:
+            hit = self.tables[key] = OneTable(self, key, self.choice[key][1])
+        return hit
+
+    def outcomes(self, key: tuple) -> list:
+        """The turn the policy plays from `key`: (next key or None when the stage is over,
+        its chance, the cell where control was lost or None, the turns it counts: 2 for a
+        loss of control to gear 00)."""
+        mode, plan = self.choice[key]
+        if mode == ONE:
+            return self.table(key).outcomes()
+        stage = self.stage
+        track = stage.track
+        laps_needed = stage.laps_needed
+        cell, cross, _gear, f = key
+        losses, ok = plan_outcomes(stage, plan, self.limit)
+        tokens = min(self.focus_cap, f + sum(1 for s in plan if stage.ruleset.die(s.die).earns_token))
+        out = []
+        c, prev = cross, cell
+        for s, q in zip(plan, losses):
+            c += 1 if track.cell(s.to).finish and not track.cell(prev).finish else 0
+            prev = s.to
+            if q:
+                end = rules.loss_end(stage.ruleset, s.gear)
+                out.append((None if c >= laps_needed else (s.to, c, 0, tokens), q, s.to, 2 if end == rules.OUT else 1))
+        out.append((None if c >= laps_needed else (plan[-1].to, c, plan[-1].gear, tokens), ok, None, 1))
+        return out
+
+
+class OneTable:
+    """A plan rolled one at a time from (cell, cross, gear, tokens) under the par policy: the
+    expected seconds before each die for every (cautions so far, dice secured so far) and
+    the decision there (roll, secure or stop), backwards over the plan from the solved
+    values: the solver's arithmetic for one plan (RG-32)."""
+
+    def __init__(self, result: Par, key: tuple, plan: tuple[Step, ...]):
+        stage = result.stage
+        ruleset = stage.ruleset
+        track = stage.track
+        cell, cross, _gear, f = key
+        limit = result.limit
+        laps_needed = stage.laps_needed
+        kmax = 0
+        while ruleset.focus.total(kmax + 1) <= f:
+            kmax += 1
+        tot = [ruleset.focus.total(k) for k in range(kmax + 1)]
+        value = result.value
+        secs = {g: float(s) for g, s in ruleset.time_per_turn}
+        nodes = []  # (step, crossings after it)
+        c, prev = cross, cell
+        for s in plan:
+            c += 1 if track.cell(s.to).finish and not track.cell(prev).finish else 0
+            prev = s.to
+            nodes.append((s, c))
+        self.plan, self.nodes, self.kmax, self.tot, self.f, self.limit = plan, nodes, kmax, tot, f, limit
+        self.laps_needed = laps_needed
+        self.chances = [float(ruleset.die(s.die).caution_chance) for s in plan]
+        self.loss_ends = [rules.loss_end(ruleset, s.gear) for s in plan]
+
+        def stop(i: int, k: int) -> float:  # the turn ends after die i, tokens f - tot[k]
+            s, c2 = nodes[i]
+            return secs[str(s.gear)] + (0.0 if c2 >= laps_needed else value[s.to, c2, s.gear, f - tot[k]])
+
+        def lose(i: int, k: int) -> float:
+            s, c2 = nodes[i]
+            return secs[self.loss_ends[i]] + (0.0 if c2 >= laps_needed else value[s.to, c2, 0, f - tot[k]])
+
+        n = len(plan)
+        u: list[dict] = [{} for _ in range(n + 1)]  # u[i][c, k]: expected seconds before die i
+        decide: list[dict] = [{} for _ in range(n)]
+        for k in range(kmax + 1):
+            for cc in range(limit):
+                u[n][cc, k] = stop(n - 1, k)
+        for i in range(n - 1, -1, -1):
+            s, _c2 = nodes[i]
+            p = self.chances[i]
+            after = u[i + 1]
+            for k in range(kmax + 1):
+                lk = lose(i, k)
+                for cc in range(limit):
+                    a = cc + s.marks
+                    if a >= limit:
+                        best, d = lk, "roll"
+                    else:
+                        best = (1 - p) * after[a, k] + p * (lk if a + 1 >= limit else after[a + 1, k])
+                        d = "roll"
+                        if k < kmax and after[a, k + 1] < best - 1e-12:
+                            best, d = after[a, k + 1], "secure"
+                    if i > 0 and stop(i - 1, k) <= best + 1e-12:
+                        best, d = stop(i - 1, k), "stop"
+                    u[i][cc, k] = best
+                    decide[i][cc, k] = d
+        self.u, self.decide = u, decide
+
+    @property
+    def value(self) -> float:
+        return self.u[0][0, 0]
+
+    def outcomes(self) -> list:
+        """As :meth:`Par.outcomes`: the end of the turn over every roll the policy may see."""
+        laps_needed, nodes, f, tot = self.laps_needed, self.nodes, self.f, self.tot
+        out: dict = {}
+
+        def add(key, q, at, turns):
+            k2 = (key, at, turns)
+            out[k2] = out.get(k2, 0.0) + q
+
+        def end(i, k):  # the turn ends under control after die i
+            s, c2 = nodes[i]
+            return None if c2 >= laps_needed else (s.to, c2, s.gear, f - tot[k])
+
+        mass = {(0, 0): 1.0}
+        for i, (s, c2) in enumerate(nodes):
+            p = self.chances[i]
+            lost = None if c2 >= laps_needed else (s.to, c2, 0)
+            turns = 2 if self.loss_ends[i] == rules.OUT else 1
+            nxt: dict = {}
+            for (cc, k), m in mass.items():
+                d = self.decide[i][cc, k]
+                if d == "stop":
+                    add(end(i - 1, k), m, None, 1)
+                    continue
+                a = cc + s.marks
+                lk = None if lost is None else lost + (f - tot[k],)
+                if a >= self.limit:
+                    add(lk, m, s.to, turns)
+                elif d == "secure":
+                    nxt[a, k + 1] = nxt.get((a, k + 1), 0.0) + m
+                else:
+                    nxt[a, k] = nxt.get((a, k), 0.0) + m * (1 - p)
+                    if a + 1 >= self.limit:
+                        add(lk, m * p, s.to, turns)
+                    else:
+                        nxt[a + 1, k] = nxt.get((a + 1, k), 0.0) + m * p
+            mass = nxt
+        for (_cc, k), m in mass.items():
+            add(end(len(nodes) - 1, k), m, None, 1)
+        return [(key, q, at, turns) for (key, at, turns), q in out.items() if q]
 
 
 class _Dice:
@@ -167,8 +331,12 @@ def _canonical(stage: Stage, dice: _Dice) -> Any:
     return canonical
 
 
-def par(stage: Stage) -> Par:
-    """The best flat-out policy's expected stage time (see the module)."""
+def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) -> Par:
+    """The best solo policy's expected stage time (see the module): dynamic programming over
+    (cell, finish crossings, gear, focus tokens held up to `focus_cap`), each turn's plan of
+    dice and path and its rolling mode chosen, one at a time with the securing and stopping
+    chosen die by die. `one_at_a_time=False` with `focus_cap=0` is the flat-out policy of
+    earlier versions (RG-30)."""
     if stage.flying_start or stage.damage:
         raise ValueError("the par time is for a stage without damage or flying start (Stage(damage=False))")
     track = stage.track
@@ -179,75 +347,109 @@ def par(stage: Stage) -> Par:
     dice = _Dice(stage, counts, gear_free)
     canonical = _canonical(stage, dice)
     laps_needed = stage.laps_needed  # (a Track hashes slowly: look it up once)
+    cap = focus_cap
     secs = {g: float(ruleset.seconds(g)) for g, _s in ruleset.time_per_turn}
     sec = {int(g): v for g, v in secs.items() if g.isdigit()}
+    earns = {n: 1 if ruleset.die(n).earns_token else 0 for n in ruleset.die_names}
+    tot_all = [ruleset.focus.total(k) for k in range(12)]
+    kmax_of = [max(k for k in range(12) if tot_all[k] <= f) for f in range(cap + 1)]
     lose_secs = {}  # gear -> the seconds of a loss of control in that gear
     big = 10.0**9
     eps = 1e-12
     three = limit == 3
-    value: dict = {}  # (cell, cross, gear) -> expected seconds to the finish
-    choice: dict = {}  # (cell, cross, gear) -> the plan of the best front entry
-    sets: dict = {}  # (cell, cross) -> {(gear, used): Pareto front of continuations}
+    value: dict = {}  # (cell, cross, gear, tokens) -> expected seconds to the finish
+    choice: dict = {}  # (cell, cross, gear, tokens) -> (mode, plan)
+    flat_sets: dict = {}  # (cell, cross) -> {(gear, used, tokens): Pareto front}
+    one_sets: dict = {}  # (cell, cross) -> {(gear, used, tokens): Pareto front}
     moves = _Moves(stage)
     loss_memo: dict = {}
+    programs: dict = {}
+    ext_memo: dict = {}  # (cell, cross, gear, tokens) -> the losses of control for k = 0..kmax, then 'never'
 
-    def loss(cell: Hex, cross: int, gear: int) -> float:
-        key = (cell, cross, gear)
+    def loss(cell: Hex, cross: int, gear: int, tokens: int) -> float:
+        key = (cell, cross, gear, tokens)
         hit = loss_memo.get(key)
         if hit is None:
             t = lose_secs.get(gear)
             if t is None:
                 t = lose_secs[gear] = secs[rules.loss_end(ruleset, gear)]
-            hit = t if cross >= laps_needed else t + V(cell, cross, 0)
+            hit = t if cross >= laps_needed else t + V(cell, cross, 0, tokens)
             loss_memo[key] = hit
         return hit
 
-    def V(cell: Hex, cross: int, gear: int) -> float:
-        k = (cell, cross, gear)
+    succ_sets: dict = {}  # (cell, cross) -> {(gear, used): the dice that may follow}
+
+    def follow(cell: Hex, cross: int, gear: int, used: int) -> list:
+        """The dice a partial plan may go on with: (step, crossings after it, whether it
+        finishes, caution chance, one minus it, the dice used after it, tokens it earns)."""
+        here = succ_sets.get((cell, cross))
+        if here is None:
+            here = succ_sets[cell, cross] = {}
+        hit = here.get((gear, used))
+        if hit is None:
+            hit = []
+            for s, c2, done, p, q in moves(cell, cross, gear):
+                nu = dice.add(used, s.die)
+                if nu is not None:
+                    hit.append((s, c2, done, p, q, None if done else canonical(s.gear, nu), earns[s.die]))
+            here[gear, used] = hit
+        return hit
+
+    def chain(entry, step_at: int, next_at: int) -> tuple:
+        plan = []
+        while entry is not None and entry[step_at] is not None:
+            plan.append(entry[step_at])
+            entry = entry[next_at]
+        return tuple(plan)
+
+    def V(cell: Hex, cross: int, gear: int, f: int) -> float:
+        k = (cell, cross, gear, f)
         hit = value.get(k)
         if hit is not None:
             return hit
         value[k] = big  # a state that leads back to itself is never chosen
         best = big
         first = None
-        for entry in W(cell, cross, gear, 0):
+        for entry in flat(cell, cross, gear, 0, f):
             if entry[0][0] < best:
                 best, first = entry[0][0], entry
+        mode = FLAT
+        if one_at_a_time:
+            for entry in one(cell, cross, gear, 0, f):
+                if entry[0][0] < best - 1e-9:  # a tie goes to flat out (it earns tokens)
+                    best, first, mode = entry[0][0], entry, ONE
         value[k] = best
         if first is not None:
-            plan = []
-            while first is not None and first[3] is not None:
-                plan.append(first[3])
-                first = first[4]
-            choice[k] = tuple(plan)
+            choice[k] = (mode, chain(first, 3, 4))
         return best
 
-    def W(cell: Hex, cross: int, gear: int, used: int) -> list:
-        """The Pareto set of continuations: entries (vector over the cautions so far, dice in
-        the tail, a tie-break, its first step, the entry it continues with)."""
-        here = sets.get((cell, cross))
+    def flat(cell: Hex, cross: int, gear: int, used: int, t: int) -> list:
+        """Flat out: the Pareto set of continuations of a partial plan whose dice so far bring
+        the tokens to `t`: entries (vector over the cautions so far, dice in the tail, a
+        tie-break, its first step, the entry it continues with, tokens the tail earns)."""
+        here = flat_sets.get((cell, cross))
         if here is None:
-            here = sets[cell, cross] = {}
-        k = (gear, used)
+            here = flat_sets[cell, cross] = {}
+        k = (gear, used, t)
         hit = here.get(k)
         if hit is not None:
             return hit
         cands: list = []
         if used:
-            stop = sec[gear] + (0.0 if cross >= laps_needed else V(cell, cross, gear))
-            cands.append(((stop,) * limit, 0, 0, None, None))
-        for s, c2, done, p, q in moves(cell, cross, gear):
-            nu = dice.add(used, s.die)
-            if nu is None:
-                continue
-            lose = loss(s.to, c2, s.gear)
+            stop = sec[gear] + (0.0 if cross >= laps_needed else V(cell, cross, gear, t))
+            cands.append(((stop,) * limit, 0, 0, None, None, 0))
+        room = cap - t
+        for s, c2, done, p, q, nu, a in follow(cell, cross, gear, used):
+            t2 = min(t + a, cap)
             m = s.marks
             if done:
-                tails = (((sec[s.gear],) * limit, 0, 0, None, None),)
+                tails = (((sec[s.gear],) * limit, 0, 0, None, None, 0),)
             else:
-                tails = W(s.to, c2, s.gear, canonical(s.gear, nu))
-            if three:  # the usual caution limit, written out (the same arithmetic)
-                for entry in tails:
+                tails = flat(s.to, c2, s.gear, nu, t2)
+            for entry in tails:
+                e = min(a + entry[5], room)
+                lose = loss(s.to, c2, s.gear, t + e)
+                if three:  # the usual caution limit, written out (the same arithmetic)
                     v0, v1, v2 = entry[0]
                     if m == 0:
                         new = (q * v0 + p * v1, q * v1 + p * v2, q * v2 + p * lose)
@@ -257,12 +459,10 @@ def par(stage: Stage) -> Par:
                         new = (q * v2 + p * lose, q * lose + p * lose, q * lose + p * lose)
                     else:
                         new = (q * lose + p * lose,) * 3
-                    cands.append((new, entry[1] + 1, len(cands), s, None if done else entry))
-            else:
-                for entry in tails:
+                else:
                     ext = entry[0] + (lose,) * (m + 2)
                     new = tuple([q * ext[c + m] + p * ext[c + m + 1] for c in range(limit)])
-                    cands.append((new, entry[1] + 1, len(cands), s, None if done else entry))
+                cands.append((new, entry[1] + 1, len(cands), s, None if done else entry, e))
         cands.sort()  # by vector, then dice, then the order found (never reaching the step)
         front: list = []
         if three:
@@ -271,39 +471,116 @@ def par(stage: Stage) -> Par:
                 a0 += eps
                 a1 += eps
                 a2 += eps
+                e = cand[5]
                 for o in front:
                     b0, b1, b2 = o[0]
-                    if b0 <= a0 and b1 <= a1 and b2 <= a2:
+                    if b0 <= a0 and b1 <= a1 and b2 <= a2 and o[5] >= e:
                         break
                 else:
                     front.append(cand)
         else:
             for cand in cands:
                 top = [b + eps for b in cand[0]]
+                e = cand[5]
                 for o in front:
-                    if all(a <= b for a, b in zip(o[0], top)):
+                    if o[5] >= e and all(map(le, o[0], top)):
                         break
                 else:
                     front.append(cand)
         here[k] = front
         return front
 
-    start = (rules._grid(track)[0], 0, 0)
+    def one(cell: Hex, cross: int, gear: int, used: int, f: int) -> list:
+        """One at a time from a turn begun with `f` tokens: the Pareto set of continuations
+        as vectors over (dice secured so far k, cautions so far c), index k * limit + c, the
+        choice to stop (after the first die), roll or secure taken at each die."""
+        here = one_sets.get((cell, cross))
+        if here is None:
+            here = one_sets[cell, cross] = {}
+        key = (gear, used, f)
+        hit = here.get(key)
+        if hit is not None:
+            return hit
+        kmax = kmax_of[f]
+        dims = limit * (kmax + 1)
+        left = [f - tot_all[k] for k in range(kmax + 1)]
+        cands: list = []
+        stopvec = None
+        if used:
+            stopvec = tuple(sec[gear] + (0.0 if cross >= laps_needed else V(cell, cross, gear, left[j // limit])) for j in range(dims))
+            cands.append((stopvec, 0, 0, None, None))
+        for s, c2, done, p, q, nu, _a in follow(cell, cross, gear, used):
+            m = s.marks
+            if done:
+                tails = (((sec[s.gear],) * dims, 0, 0, None, None),)
+            else:
+                tails = one(s.to, c2, s.gear, nu, f)
+            prog = programs.get((m, kmax))
+            if prog is None:
+                prog = programs[m, kmax] = _one_program(limit, kmax, m)
+            ext = ext_memo.get((s.to, c2, s.gear, f))
+            if ext is None:
+                ext = ext_memo[s.to, c2, s.gear, f] = tuple([loss(s.to, c2, s.gear, left[k]) for k in range(kmax + 1)]) + (big,)
+            for entry in tails:
+                hx = entry[0] + ext
+                new = [v if (v := q * hx[i0] + p * hx[i1]) < hx[i2] else hx[i2] for i0, i1, i2 in prog]
+                if stopvec is not None:
+                    new = [b if b < v else v for v, b in zip(new, stopvec)]  # noqa: FURB136 (min() is slower here)
+                cands.append((tuple(new), entry[1] + 1, len(cands), s, None if done else entry))
+        cands.sort()
+        front: list = []
+        for cand in cands:
+            top = [b + eps for b in cand[0]]
+            for o in front:
+                if all(map(le, o[0], top)):
+                    break
+            else:
+                front.append(cand)
+        here[key] = front
+        return front
+
+    start = (rules._grid(track)[0], 0, 0, 0)
     # The states a loss of control leads to, the furthest along first: the recursion stays a
     # turn deep, and the fronts of cells more than a turn ahead are no longer needed (they
     # are dropped, so memory stays that of a turn's window; a front asked for again is
     # computed again, the same).
     window = sum(counts.values()) + 2
-    done: deque = deque()
+    behind: deque = deque()
     for pos, h, cross in _race_order(track, laps_needed):
-        V(h, cross, 0)
-        done.append((pos, h, cross))
-        while done[0][0] > pos + window:
-            _p, h2, c2 = done.popleft()
-            sets.pop((h2, c2), None)
+        for f in range(cap + 1):
+            V(h, cross, 0, f)
+        behind.append((pos, h, cross))
+        while behind[0][0] > pos + window:
+            _p, h2, c2 = behind.popleft()
+            flat_sets.pop((h2, c2), None)
+            one_sets.pop((h2, c2), None)
+            succ_sets.pop((h2, c2), None)
     V(*start)
-    danger, turns = _forward(stage, start, choice, limit)
-    return Par(stage, start, value, choice, danger, turns)
+    result = Par(stage, start, value, choice, cap, limit)
+    _forward(result)
+    return result
+
+
+def _one_program(limit: int, kmax: int, marks: int) -> tuple[tuple[int, int, int], ...]:
+    """How one die rolled one at a time turns the vector after it into the vector before it,
+    as index triples (i0, i1, i2) into the vector after it extended by the losses of control
+    for k = 0..kmax and a last "never" slot: component (k, c) is the roll's
+    q * x[i0] + p * x[i1] (a caution: one more, or the loss at the limit), or the secured
+    die's x[i2] when that is less (the next cost paid: k + 1; the "never" slot when kmax dice
+    are secured). Marks on the space count either way; at the limit already: the loss."""
+    dims = limit * (kmax + 1)
+    never = dims + kmax + 1
+    out = []
+    for k in range(kmax + 1):
+        base = k * limit
+        for c in range(limit):
+            a = c + marks
+            lose = dims + k
+            if a >= limit:
+                out.append((lose, lose, never))
+            else:
+                out.append((base + a, lose if a + 1 >= limit else base + a + 1, base + limit + a if k < kmax else never))
+    return tuple(out)
 
 
 def _race_order(track, laps_needed: int) -> list[tuple[int, Hex, int]]:
@@ -378,51 +655,35 @@ def policy_order(start: Any, successors: Any) -> list:
     return order
 
 
-def _forward(stage: Stage, start: tuple, choice: dict, limit: int) -> tuple[dict, float]:
-    """The chance of losing control on each cell, and the expected turns, under the policy."""
-    track = stage.track
-    laps_needed = stage.laps_needed
+def _forward(result: Par) -> None:
+    """The chance of losing control on each cell, the expected turns and the turns rolled in
+    each mode under the policy (a forward pass of the probability mass)."""
     graph: dict = {}
 
     def succ(k):
-        if k in graph:
-            return graph[k]
-        cell, cross, _gear = k
-        plan = choice.get(k)
-        if not plan:  # no plan from here (a finish no plan reaches): a dead end
-            graph[k] = []
-            return []
-        losses, ok = plan_outcomes(stage, plan, limit)
-        out = []
-        c = cross
-        prev = cell
-        for s, q in zip(plan, losses):
-            c += 1 if track.cell(s.to).finish and not track.cell(prev).finish else 0
-            prev = s.to
-            if q:
-                end = rules.loss_end(stage.ruleset, s.gear)
-                nk = None if c >= laps_needed else (s.to, c, 0)
-                out.append((nk, q, s.to, 2 if end == rules.OUT else 1))
-        nk = None if c >= laps_needed else (plan[-1].to, c, plan[-1].gear)
-        out.append((nk, ok, None, 1))
-        graph[k] = out
-        return out
+        hit = graph.get(k)
+        if hit is None:
+            # no plan from here (a finish no plan reaches): a dead end
+            hit = graph[k] = result.outcomes(k) if result.choice.get(k) else []
+        return hit
 
-    order = policy_order(start, succ)
-    mass = {start: 1.0}
+    order = policy_order(result.start, succ)
+    mass = {result.start: 1.0}
     danger: dict = {}
     turns = 0.0
+    by_mode = {FLAT: 0.0, ONE: 0.0}
     for k in order:
         m = mass.get(k, 0.0)
-        if not m:
+        if not m or k not in result.choice:
             continue
+        by_mode[result.choice[k][0]] += m
         for nk, q, at, t in succ(k):
             turns += m * q * t
             if at is not None:
                 danger[at] = danger.get(at, 0.0) + m * q
             if nk is not None:
                 mass[nk] = mass.get(nk, 0.0) + m * q
-    return danger, turns
+    result.danger, result.expected_turns, result.turns_by_mode = danger, turns, by_mode
 
 
 # --------------------------------------------------------------------------- safe route
@@ -544,19 +805,25 @@ def describe_plan(plan: tuple[Step, ...]) -> str:
 
 
 def policy_for(result: Par) -> Any:
-    """The par policy as an engine policy (:mod:`sheetgen.engine`): the solved plan, rolled
-    flat out, a loss of control placed where the plan's own order reaches the limit."""
-    stage = result.stage
+    """The par policy as an engine policy (:mod:`sheetgen.engine`): the solved plan for the
+    car's cell, crossings, gear and tokens (counted up to the cap), rolled in the solved mode;
+    one at a time it rolls, secures or stops as the plan's table says; flat out a loss of
+    control is placed where the plan's own order reaches the limit."""
+    costs = result.stage.ruleset.focus
 
     def act(state: rules.RaceState):
         car = state.car
+        # during the turn the car stays on its cell, in its gear, until it has moved
+        k = result.key(car.cell, car.crossings, car.gear, car.focus + costs.total(state.secured))
         if state.phase == rules.PLAN:
-            k = (car.cell, car.crossings, car.gear)
-            plan = result.choice[k]
+            mode, plan = result.choice[k]
             if len(state.plan) < len(plan):
                 s = plan[len(state.plan)]
                 return rules.Place(s.die, s.to)
-            return rules.Roll("flat")
+            return rules.Roll(mode)
+        if state.phase == rules.ONE:
+            d = result.table(k).decide[state.placed][state.cautions, state.secured]
+            return {"roll": rules.Roll("one"), "secure": rules.Secure(), "stop": rules.Stop()}[d]
         if state.phase == rules.REALLOCATE:
             limit = state.limit()
             c = 0
@@ -568,7 +835,6 @@ def policy_for(result: Par) -> Any:
             return rules.Pit("none")
         return state.legal_actions()[0]
 
-    del stage
     return act
 
 
@@ -584,7 +850,7 @@ def analyze_track(track, ruleset=None) -> dict:
     solved = par(stage)
     steps = track.steps()
     danger = sorted(solved.danger.items(), key=lambda kv: (-kv[1], steps.get(kv[0], 0), kv[0].q, kv[0].r))
-    start = solved.choice[solved.start]
+    mode, start = solved.choice[solved.start]
     return {
         "track": track.name,
         "cells": len(track.cells),
@@ -594,20 +860,30 @@ def analyze_track(track, ruleset=None) -> dict:
         if safe is None
         else {"seconds": safe.time, "turns": safe.turns, "plans": [{"mode": m, "dice": describe_plan(p)} for m, p in safe.plans], "focus_counted": SAFE_FOCUS},
         "par": {
-            "policy": "best flat-out policy (exact dynamic programme; a loss of control where the plan's own order reaches the limit)",
+            "policy": POLICY_WORDS,
+            "focus_counted": solved.focus_cap,
             "expected_seconds": round(solved.time, 3),
             "expected_turns": round(solved.expected_turns, 3),
+            "turns_flat_out": round(solved.turns_by_mode[FLAT], 3),
+            "turns_one_at_a_time": round(solved.turns_by_mode[ONE], 3),
             "first_plan": describe_plan(start),
+            "first_mode": mode,
             "lose_control_expected": round(sum(solved.danger.values()), 4),
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
         },
     }
 
 
+#: the par policy in the analysis' words
+POLICY_WORDS = (f"best solo policy (exact dynamic programme over cell, gear and focus tokens held, counted up to {FOCUS_CAP}; "
+                "each turn's dice, path and rolling mode chosen; one at a time, rolling, securing or stopping chosen before each die; "
+                "flat out, a loss of control where the plan's own order reaches the limit)")
+
+
 #: what the par time is, in the words the printouts use after "par N.N s"
-PAR_WORDS = ("exact, flat-out policy: the expected stage time of the best plans of dice rolled all at once, "
-             "for a car alone (GT6, dry, asphalt tyres; weather fixed, no damage drawn, no flying start); "
-             "rolling one at a time with focus tokens can beat it")
+PAR_WORDS = ("exact, best solo policy: the expected stage time of the best plans of dice, rolled all at once or one at a time "
+             f"(securing with focus tokens, counted up to {FOCUS_CAP}, or stopping when that pays), for a car alone "
+             "in GT6 on asphalt tyres, the weather dry throughout, no damage drawn and no flying start")
 
 
 def track_figures(track) -> dict | None:
@@ -651,6 +927,7 @@ def _solve_figures(track, ruleset) -> dict | None:
         "par_seconds": solved.time,
         "expected_turns": solved.expected_turns,
         "par_words": PAR_WORDS,
+        "focus_counted": solved.focus_cap,
         "safe_seconds": None if safe is None else safe.time,
         "safe_turns": None if safe is None else safe.turns,
         "safe_focus": SAFE_FOCUS,
@@ -675,7 +952,9 @@ def format_analysis_text(data: dict) -> str:
         lines.append("  " + " | ".join(("" if p["mode"] == "flat" else "one at a time ") + p["dice"] for p in safe["plans"]))
     p = data["par"]
     lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns ({p['policy']})")
-    lines.append(f"  first turn: {p['first_plan']}; losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    lines.append(f"  turns rolled flat out {p['turns_flat_out']:.2f}, one at a time {p['turns_one_at_a_time']:.2f}")
+    first = "flat out" if p["first_mode"] == FLAT else "one at a time"
+    lines.append(f"  first turn: {p['first_plan']} ({first}); losses of control expected per stage: {p['lose_control_expected']:.3f}")
     lines.append("Most dangerous cells under the par policy (chance of losing control there):")
     for c in p["dangerous_cells"]:
         marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""

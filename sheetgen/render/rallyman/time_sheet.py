@@ -118,7 +118,7 @@ def _par_text(track) -> tuple[str, str]:
     figures = cards.figures(track)
     if figures is None:
         return "", ""
-    par = f"{figures['par_seconds']:.0f} s expected ({figures['expected_turns']:.1f} turns, best flat-out policy)"
+    par = f"{figures['par_seconds']:.0f} s expected ({figures['expected_turns']:.1f} turns, best solo policy)"
     safe = "" if figures["safe_seconds"] is None else f"{figures['safe_seconds']} s in {plural(figures['safe_turns'], 'turn')}"
     return par, safe
 

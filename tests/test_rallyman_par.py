@@ -1,0 +1,231 @@
+"""Rallyman GT par time with focus tokens and the rolling mode (RG-30, RG-32): the solver
+against an independent brute force on small tracks, against a Monte Carlo of its policy
+through the engine, and the cap on the tokens it counts."""
+
+from __future__ import annotations
+
+import math
+import random
+from functools import cache
+
+import pytest
+
+from sheetgen.engine import playout
+from sheetgen.games.rallyman import rules
+from sheetgen.games.rallyman.hexgrid import Hex
+from sheetgen.games.rallyman.model import Cell, Track, Variant
+from sheetgen.games.rallyman.rules import CarState, RaceState, Stage
+from sheetgen.games.rallyman.ruleset import default
+from sheetgen.games.rallyman.solve import FLAT, ONE, par, policy_for
+from sheetgen.registry import load_spec
+
+GT = default("gt")
+
+
+def road(n: int, lanes: int = 1, limits: dict | None = None, marks: tuple = ()) -> Track:
+    """A straight road heading east, n cells a lane; `limits` maps (q, lane) to a corner
+    limit, `marks` lists the (q, lane) whose limit is printed in a caution triangle (one
+    caution more when passed faster)."""
+    limits = limits or {}
+    cells = []
+    for lane in range(1, lanes + 1):
+        for q in range(n):
+            kw = {}
+            if (q, lane) in limits:
+                kw["limit"] = limits[q, lane]
+            if (q, lane) in marks:
+                kw["caution"] = True
+            cells.append(Cell(Hex(q - (lane - 1) // 2, lane - 1), 0, lane, start=q == 0, finish=q == n - 1, **kw))
+    return Track("test", Variant.GT, tuple(cells))
+
+
+def brute_par(stage: Stage, cap: int, one_at_a_time: bool = True) -> float:
+    """The best policy's expected time by brute force: every plan of the engine's legal dice
+    (`rules.next_dice`) from every state, each valued flat out and (if asked) one at a time
+    by backward induction over (die, cautions, dice secured): no Pareto sets, no shared
+    partial plans, none of the solver's code."""
+    ruleset = stage.ruleset
+    track = stage.track
+    limit = stage.dashboard("asphalt", "dry").caution_limit
+    laps = stage.laps_needed
+    secs = {g: float(s) for g, s in ruleset.time_per_turn}
+    chance = {n: float(ruleset.die(n).caution_chance) for n in ruleset.die_names}
+    costs = ruleset.focus
+
+    def plans(cell, cross, gear):
+        car = CarState(cell=cell, gear=gear, crossings=cross)
+        out = []
+
+        def walk(plan):
+            for s in rules.next_dice(stage, car, plan, "dry"):
+                p2 = plan + (s,)
+                out.append(p2)
+                walk(p2)
+
+        walk(())
+        return out
+
+    def crossings(cell, cross, plan):
+        out, c, prev = [], cross, cell
+        for s in plan:
+            c += 1 if track.cell(s.to).finish and not track.cell(prev).finish else 0
+            prev = s.to
+            out.append(c)
+        return out
+
+    @cache
+    def V(cell, cross, gear, f):
+        best = math.inf
+        for plan in plans(cell, cross, gear):
+            cs = crossings(cell, cross, plan)
+            best = min(best, flat(plan, cs, f))
+            if one_at_a_time:
+                best = min(best, one(plan, cs, f))
+        return best
+
+    def after(s, c2, gear, f):
+        return secs[gear] + (0.0 if c2 >= laps else V(s.to, c2, int(gear) if gear.isdigit() else 0, f))
+
+    def lose(s, c2, f):
+        return secs[rules.loss_end(ruleset, s.gear)] + (0.0 if c2 >= laps else V(s.to, c2, 0, f))
+
+    def flat(plan, cs, f):
+        tokens = min(cap, f + sum(1 for s in plan if ruleset.die(s.die).earns_token))
+        total = 0.0
+        dist = {0: 1.0}  # cautions so far -> chance, control kept
+        for s, c2 in zip(plan, cs):
+            p = chance[s.die]
+            nxt: dict = {}
+            for c, q in dist.items():
+                for extra, pr in ((0, 1 - p), (1, p)):
+                    a = c + s.marks + extra
+                    if a >= limit:
+                        total += q * pr * lose(s, c2, tokens)
+                    else:
+                        nxt[a] = nxt.get(a, 0.0) + q * pr
+            dist = nxt
+        return total + sum(dist.values()) * after(plan[-1], cs[-1], str(plan[-1].gear), tokens)
+
+    def one(plan, cs, f):
+        n = len(plan)
+
+        @cache
+        def u(i, c, k):  # before die i, c cautions, k dice secured
+            left = f - costs.total(k)
+            if i == n:
+                return after(plan[-1], cs[-1], str(plan[-1].gear), left)
+            s, c2 = plan[i], cs[i]
+            options = []
+            if i > 0:
+                options.append(after(plan[i - 1], cs[i - 1], str(plan[i - 1].gear), left))
+            a = c + s.marks
+            if a >= limit:
+                options.append(lose(s, c2, left))
+            else:
+                p = chance[s.die]
+                options.append((1 - p) * u(i + 1, a, k) + p * (lose(s, c2, left) if a + 1 >= limit else u(i + 1, a + 1, k)))
+                if costs.total(k + 1) <= f:
+                    options.append(u(i + 1, a, k + 1))
+            return min(options)
+
+        return u(0, 0, 0)
+
+    start = rules._grid(track)[0]
+    return V(start, 0, 0, 0)
+
+
+SMALL = {
+    "tiny": lambda: load_spec("track_specs/rallyman/tiny.yaml").model,
+    "straight 6": lambda: road(6),
+    "corner limit 2 then a caution mark": lambda: road(7, limits={(3, 1): 2, (5, 1): 3}, marks=((5, 1),)),
+    "two lanes, two limits": lambda: road(5, lanes=2, limits={(2, 1): 3, (2, 2): 2}),
+    "ten cells, a corner limit 2": lambda: road(10, limits={(5, 1): 2}),
+}
+#: two turns at least: tokens earned flat out on the first pay one at a time on the second
+#: (par 69.68 s flat out only, 47.75 s one at a time with no tokens, 44.85 s with 1 token
+#: counted, 40.58 s with 3, 40.45 s with 4); its brute force takes seconds a cap
+TWO_TURNS = road(13, limits={(6, 1): 2, (7, 1): 2})
+CONFIGS = [(0, False), (0, True), (1, True), (3, True), (4, True)]
+
+
+@pytest.mark.parametrize("name", sorted(SMALL))
+@pytest.mark.parametrize("cap,one", CONFIGS)
+def test_the_par_equals_a_brute_force_over_every_plan(name, cap, one):
+    st = Stage(SMALL[name](), GT, damage=False)
+    assert par(st, focus_cap=cap, one_at_a_time=one).time == pytest.approx(brute_par(st, cap, one), rel=1e-9)
+
+
+@pytest.mark.parametrize("cap,one", [c if c == (4, True) else pytest.param(*c, marks=pytest.mark.slow) for c in CONFIGS])
+def test_the_par_equals_a_brute_force_where_tokens_carry_over(cap, one):
+    st = Stage(TWO_TURNS, GT, damage=False)
+    expected = {(0, False): 69.6769, (0, True): 47.7517, (1, True): 44.853, (3, True): 40.5828, (4, True): 40.4546}[cap, one]
+    brute = brute_par(st, cap, one)
+    assert brute == pytest.approx(expected, abs=1e-4)
+    assert par(st, focus_cap=cap, one_at_a_time=one).time == pytest.approx(brute, rel=1e-9)
+
+
+def test_tiny_par_by_hand():
+    """Tiny: start on lane 1 or 2, the finish two cells on. Flat out only, the par is
+    1355/54 s (RG-30, the figure of earlier versions); one at a time the car rolls 1, 2, 3,
+    4 across the lanes and stops before a die that would risk the third caution: 215/9 s."""
+    st = Stage(load_spec("track_specs/rallyman/tiny.yaml").model, GT, damage=False)
+    assert par(st, focus_cap=0, one_at_a_time=False).time == pytest.approx(1355 / 54, rel=1e-12)
+    full = par(st)
+    assert full.time == pytest.approx(215 / 9, rel=1e-12)
+    assert full.choice[full.start][0] == ONE
+
+
+def test_tokens_and_one_at_a_time_only_lower_the_par_on_the_hill_climb():
+    """More tokens counted, or one at a time allowed, never raise the par (each policy class
+    holds the smaller one); the cap of 4 is within 0.1% of a cap of 8 there."""
+    st = Stage(load_spec("track_specs/rallyman/compact_hillclimb.yaml").model, GT, damage=False)
+    flat0 = par(st, focus_cap=0, one_at_a_time=False).time
+    one0 = par(st, focus_cap=0).time
+    two = par(st, focus_cap=2).time
+    four = par(st, focus_cap=4).time
+    assert flat0 == pytest.approx(131.3353714888052, rel=1e-12)  # the flat-out par of before
+    assert flat0 > one0 > two > four
+    assert four == pytest.approx(83.49037905415669, rel=1e-12)
+
+
+@pytest.mark.slow
+def test_the_cap_of_4_tokens_is_within_a_tenth_of_a_percent_of_8_on_the_hill_climb():
+    st = Stage(load_spec("track_specs/rallyman/compact_hillclimb.yaml").model, GT, damage=False)
+    eight = par(st, focus_cap=8).time
+    assert eight <= par(st, focus_cap=4).time < eight * 1.001
+
+
+def monte_carlo(solved, n: int) -> tuple[float, float]:
+    """The mean stage time of `n` seeded stages of the policy through the engine (the car
+    holding at most the tokens the policy counts), and its 99% half-interval."""
+    st = solved.stage
+    capped = Stage(st.track, st.ruleset, damage=False, max_focus=solved.focus_cap)
+    policy = policy_for(solved)
+    times = [playout(RaceState.start(capped), policy, random.Random(seed)).cars[0].time for seed in range(n)]
+    mean = sum(times) / n
+    sd = math.sqrt(sum((t - mean) ** 2 for t in times) / (n - 1))
+    return mean, 2.576 * sd / math.sqrt(n)
+
+
+def test_the_par_agrees_with_a_monte_carlo_of_its_policy_on_the_hill_climb():
+    """The policy (plans, modes, the one-at-a-time rolls, secures and stops) played by the
+    engine: its mean time is within the 99% interval of the exact par."""
+    st = Stage(load_spec("track_specs/rallyman/compact_hillclimb.yaml").model, GT, damage=False)
+    solved = par(st)
+    mean, half = monte_carlo(solved, 400)
+    assert abs(mean - solved.time) < half
+    # both modes are played: the policy is not flat out in disguise
+    assert solved.turns_by_mode[FLAT] > 0.5 and solved.turns_by_mode[ONE] > 2
+
+
+def test_the_policy_plays_the_one_at_a_time_decisions_it_solved():
+    """On the tiny track the first turn is rolled one at a time: after two cautions on the
+    first two dice the policy stops (the third die could lose control), which the engine
+    records as a stop after two dice."""
+    st = Stage(load_spec("track_specs/rallyman/tiny.yaml").model, GT, damage=False)
+    solved = par(st)
+    table = solved.table(solved.start)
+    assert [s.die for s in table.plan] == ["1", "2", "3", "4"]
+    assert table.decide[2][2, 0] == "stop"
+    assert table.decide[0][0, 0] == "roll"
+    assert table.value == pytest.approx(solved.time, rel=1e-12)

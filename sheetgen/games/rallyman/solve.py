@@ -382,9 +382,7 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     def follow(cell: Hex, cross: int, gear: int, used: int) -> list:
         """The dice a partial plan may go on with: (step, crossings after it, whether it
         finishes, caution chance, one minus it, the dice used after it, tokens it earns)."""
-        here = succ_sets.get((cell, cross))
-        if here is None:
-            here = succ_sets[cell, cross] = {}
+        here = _slot(succ_sets, cell, cross)
         hit = here.get((gear, used))
         if hit is None:
             hit = []
@@ -427,9 +425,7 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
         """Flat out: the Pareto set of continuations of a partial plan whose dice so far bring
         the tokens to `t`: entries (vector over the cautions so far, dice in the tail, a
         tie-break, its first step, the entry it continues with, tokens the tail earns)."""
-        here = flat_sets.get((cell, cross))
-        if here is None:
-            here = flat_sets[cell, cross] = {}
+        here = _slot(flat_sets, cell, cross)
         k = (gear, used, t)
         hit = here.get(k)
         if hit is not None:
@@ -494,9 +490,7 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
         """One at a time from a turn begun with `f` tokens: the Pareto set of continuations
         as vectors over (dice secured so far k, cautions so far c), index k * limit + c, the
         choice to stop (after the first die), roll or secure taken at each die."""
-        here = one_sets.get((cell, cross))
-        if here is None:
-            here = one_sets[cell, cross] = {}
+        here = _slot(one_sets, cell, cross)
         key = (gear, used, f)
         hit = here.get(key)
         if hit is not None:
@@ -559,6 +553,15 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     result = Par(stage, start, value, choice, cap, limit)
     _forward(result)
     return result
+
+
+def _slot(sets: dict, cell: Hex, cross: int) -> dict:
+    """The memo of one (cell, crossings)'s partial plans in `sets` (dropped as a whole once
+    the solve is a turn behind it)."""
+    here = sets.get((cell, cross))
+    if here is None:
+        here = sets[cell, cross] = {}
+    return here
 
 
 def _one_program(limit: int, kmax: int, marks: int) -> tuple[tuple[int, int, int], ...]:
@@ -951,7 +954,8 @@ def format_analysis_text(data: dict) -> str:
         lines.append(f"Fastest route with no chance of losing control: {safe['seconds']} s in {safe['turns']} turns (focus tokens counted up to {safe['focus_counted']})")
         lines.append("  " + " | ".join(("" if p["mode"] == "flat" else "one at a time ") + p["dice"] for p in safe["plans"]))
     p = data["par"]
-    lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns ({p['policy']})")
+    lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns")
+    lines.append(f"  policy: {p['policy']}")
     lines.append(f"  turns rolled flat out {p['turns_flat_out']:.2f}, one at a time {p['turns_one_at_a_time']:.2f}")
     first = "flat out" if p["first_mode"] == FLAT else "one at a time"
     lines.append(f"  first turn: {p['first_plan']} ({first}); losses of control expected per stage: {p['lose_control_expected']:.3f}")

@@ -64,3 +64,62 @@ def test_a_printout_is_the_same_with_the_cache_or_without_it(run, tmp_path, monk
         pdfs.append(target.read_bytes())
     assert pdfs[0] == pdfs[1] == pdfs[2]
     assert len(list((tmp_path / "c").iterdir())) == 1
+
+
+def test_a_race_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, monkeypatch):
+    """A Rallytaire race sheet's advanced figures (par, p10/p50/p90, out of the race): solved
+    (cache off), solved and kept, then read from the entry: the same PDF each time, and the
+    figures read back are the analysis's own."""
+    from sheetgen import registry
+    from sheetgen.games.rallytaire.solve_advanced import (
+        analyze_race_advanced,
+        sheet_figures,
+    )
+
+    spec = str(SPECS / "rallytaire" / "thousand_lakes.yaml")
+    pdfs = []
+    for setting in ("off", str(tmp_path / "c"), str(tmp_path / "c")):
+        monkeypatch.setenv("SHEETGEN_CACHE", setting)
+        target = tmp_path / f"{len(pdfs)}.pdf"
+        assert run("render", spec, "-o", str(target)).exit_code == 0
+        pdfs.append(target.read_bytes())
+    assert pdfs[0] == pdfs[1] == pdfs[2]
+    assert len(list((tmp_path / "c").iterdir())) == 1
+    race = registry.load_spec(spec).model
+    kept, solved = sheet_figures(race), analyze_race_advanced(race)
+    assert (kept.race_par_time, kept.tyres, kept.dnf_probability) == (solved.race_par_time, solved.tyres, solved.dnf_probability)
+    assert (kept.p10, kept.p50, kept.p90) == solved.percentiles
+    assert [s.par_time for s in kept.stages] == [s.par_time for s in solved.stages]
+
+
+def test_the_keys_name_every_module_the_solvers_import():
+    """An entry is keyed by the sources of the modules its figures come from: every sheetgen
+    module that the Rallytaire advanced solver imports, directly or through another, at the top
+    or inside a function, is among them (so a change to any of them solves again)."""
+    import ast
+    import importlib.util
+
+    from sheetgen.games.rallytaire.solve_advanced import SOURCE_MODULES
+
+    def imports(module: str) -> set[str]:
+        with open(importlib.util.find_spec(module).origin, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+                found |= {f"{node.module}.{a.name}" for a in node.names if importlib.util.find_spec(node.module).submodule_search_locations and importlib.util.find_spec(f"{node.module}.{a.name}")}
+        return {m for m in found if m.startswith("sheetgen.")}
+
+    seen, todo = set(), ["sheetgen.games.rallytaire.solve_advanced"]
+    while todo:
+        m = todo.pop()
+        # a package's __init__ (the game's registry entry) computes nothing the solver uses
+        if m not in seen and not importlib.util.find_spec(m).submodule_search_locations:
+            seen.add(m)
+            todo.extend(imports(m))
+    needed = seen - {"sheetgen.cache"}  # (the cache itself changes no figure)
+    assert needed <= set(SOURCE_MODULES), needed - set(SOURCE_MODULES)
+    assert "sheetgen.games.rallytaire.timetable" in needed

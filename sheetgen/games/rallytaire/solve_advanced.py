@@ -1228,3 +1228,79 @@ def analyze_race_advanced(
         dnf=dnf,
         policy=policy,
     )
+
+
+# --------------------------------------------------------------------------- what a race sheet prints
+
+
+@dataclass(frozen=True)
+class StageSheetFigures:
+    """What a race sheet prints of a stage's advanced analysis."""
+
+    par_time: float
+
+
+@dataclass(frozen=True)
+class SheetFigures:
+    """What a race sheet prints of the advanced analysis (the fields of
+    :class:`AdvancedRaceAnalysis` of the same names, with the default DNF charge)."""
+
+    race_par_time: float
+    tyres: Surface
+    dnf_probability: float
+    p10: float | None
+    p50: float | None
+    p90: float | None
+    stages: tuple[StageSheetFigures, ...]
+
+
+#: the modules the advanced figures depend on: an entry of the disk cache is keyed by their
+#: sources (tests/test_cache.py checks that every sheetgen module the solver imports is here)
+SOURCE_MODULES = (
+    "sheetgen.games.rallytaire.solve_advanced",
+    "sheetgen.games.rallytaire.rules_advanced",
+    "sheetgen.games.rallytaire.rules",
+    "sheetgen.games.rallytaire.engine",
+    "sheetgen.games.rallytaire.model",
+    "sheetgen.games.rallytaire.solve",
+    "sheetgen.games.rallytaire.timetable",
+    "sheetgen.dice",
+    "sheetgen.errors",
+)
+
+
+def sheet_figures(race: Race) -> SheetFigures | None:
+    """The advanced figures a race sheet prints, or None for a race too large for the exact
+    solve (over MAX_SOLVE_SIZE: the sheet prints without them).
+
+    Solved by :func:`analyze_race_advanced`, and kept on disk between runs (`sheetgen.cache`:
+    keyed by the race, numpy's version and the solver's sources, so the figures are those it
+    solves now; JSON gives the floats back exactly): a second `sheetgen build` reads them."""
+    if solve_size(race) > MAX_SOLVE_SIZE:
+        return None
+    from sheetgen import cache
+
+    name = cache.key("rallytaire-sheet-figures", repr((race, np.__version__)), SOURCE_MODULES)
+    got = cache.cached(name, lambda: _solve_sheet_figures(race))
+    return SheetFigures(
+        race_par_time=got["race_par_time"],
+        tyres=Surface(got["tyres"]),
+        dnf_probability=got["dnf_probability"],
+        p10=got["p10"],
+        p50=got["p50"],
+        p90=got["p90"],
+        stages=tuple(StageSheetFigures(par) for par in got["stage_par_times"]),
+    )
+
+
+def _solve_sheet_figures(race: Race) -> dict:
+    a = analyze_race_advanced(race)
+    return {
+        "race_par_time": a.race_par_time,
+        "tyres": a.tyres.value,
+        "dnf_probability": a.dnf_probability,
+        "p10": a.p10,
+        "p50": a.p50,
+        "p90": a.p90,
+        "stage_par_times": [s.par_time for s in a.stages],
+    }

@@ -92,17 +92,17 @@ def test_a_race_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, mo
     assert [s.par_time for s in kept.stages] == [s.par_time for s in solved.stages]
 
 
-def test_the_keys_name_every_module_the_solvers_import():
-    """An entry is keyed by the sources of the modules its figures come from: every sheetgen
-    module that the Rallytaire advanced solver imports, directly or through another, at the top
-    or inside a function, is among them (so a change to any of them solves again)."""
+def _imported_modules(module: str) -> set[str]:
+    """Every sheetgen module `module` imports, directly or through another, at the top or
+    inside a function (not counting packages' __init__: a game's registry entry)."""
     import ast
     import importlib.util
 
-    from sheetgen.games.rallytaire.solve_advanced import SOURCE_MODULES
+    def is_package(name: str) -> bool:
+        return importlib.util.find_spec(name).submodule_search_locations is not None
 
-    def imports(module: str) -> set[str]:
-        with open(importlib.util.find_spec(module).origin, encoding="utf-8") as handle:
+    def imports(name: str) -> set[str]:
+        with open(importlib.util.find_spec(name).origin, encoding="utf-8") as handle:
             tree = ast.parse(handle.read())
         found = set()
         for node in ast.walk(tree):
@@ -110,16 +110,43 @@ def test_the_keys_name_every_module_the_solvers_import():
                 found |= {a.name for a in node.names}
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 found.add(node.module)
-                found |= {f"{node.module}.{a.name}" for a in node.names if importlib.util.find_spec(node.module).submodule_search_locations and importlib.util.find_spec(f"{node.module}.{a.name}")}
+                if node.module.startswith("sheetgen") and is_package(node.module):
+                    found |= {f"{node.module}.{a.name}" for a in node.names if importlib.util.find_spec(f"{node.module}.{a.name}")}
         return {m for m in found if m.startswith("sheetgen.")}
 
-    seen, todo = set(), ["sheetgen.games.rallytaire.solve_advanced"]
+    seen, todo = set(), [module]
     while todo:
         m = todo.pop()
-        # a package's __init__ (the game's registry entry) computes nothing the solver uses
-        if m not in seen and not importlib.util.find_spec(m).submodule_search_locations:
+        if m not in seen and not is_package(m):
             seen.add(m)
             todo.extend(imports(m))
-    needed = seen - {"sheetgen.cache"}  # (the cache itself changes no figure)
-    assert needed <= set(SOURCE_MODULES), needed - set(SOURCE_MODULES)
-    assert "sheetgen.games.rallytaire.timetable" in needed
+    return seen
+
+
+def test_the_keys_name_every_module_the_solvers_import():
+    """An entry is keyed by the sources of the modules its figures come from: every sheetgen
+    module that the solver imports is among them (so a change to any of them solves again),
+    for the Rallytaire race sheets' figures and Rally Risk's finishability checks."""
+    from sheetgen.games.rally_risk.championship import CHECK_SOURCES
+    from sheetgen.games.rallytaire.solve_advanced import SOURCE_MODULES
+
+    for module, named in (("sheetgen.games.rallytaire.solve_advanced", SOURCE_MODULES), ("sheetgen.games.rally_risk.solve", CHECK_SOURCES)):
+        needed = _imported_modules(module) - {"sheetgen.cache", "sheetgen.parallel"}  # (neither changes a figure)
+        assert needed <= set(named), (module, needed - set(named))
+    assert "sheetgen.games.rallytaire.timetable" in _imported_modules("sheetgen.games.rallytaire.solve_advanced")
+
+
+def test_a_finishability_check_is_the_same_with_the_cache_or_without_it(tmp_path, monkeypatch):
+    """Rally Risk's finishability check of a race (a calendar's build makes one per race):
+    solved (cache off), solved and kept, then read from the entry: the same figures."""
+    from sheetgen import registry
+    from sheetgen.games.rally_risk.championship import check_race
+
+    race = registry.load_spec(str(SPECS / "rally_risk" / "sweden_1.yaml")).model
+    got = []
+    for setting in ("off", str(tmp_path / "c"), str(tmp_path / "c")):
+        monkeypatch.setenv("SHEETGEN_CACHE", setting)
+        got.append(check_race(race))
+    assert got[0] == got[1] == got[2]
+    assert got[0].expected_rounds > 0 and 0.0 <= got[0].elimination_probability <= 1.0
+    assert len(list((tmp_path / "c").iterdir())) == 1

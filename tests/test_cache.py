@@ -128,9 +128,14 @@ def test_the_keys_name_every_module_the_solvers_import():
     module that the solver imports is among them (so a change to any of them solves again),
     for the Rallytaire race sheets' figures and Rally Risk's finishability checks."""
     from sheetgen.games.rally_risk.championship import CHECK_SOURCES
+    from sheetgen.games.rally_risk.kept import SOURCES
     from sheetgen.games.rallytaire.solve_advanced import SOURCE_MODULES
 
-    for module, named in (("sheetgen.games.rallytaire.solve_advanced", SOURCE_MODULES), ("sheetgen.games.rally_risk.solve", CHECK_SOURCES)):
+    for module, named in (
+        ("sheetgen.games.rallytaire.solve_advanced", SOURCE_MODULES),
+        ("sheetgen.games.rally_risk.solve", CHECK_SOURCES),
+        ("sheetgen.games.rally_risk.kept", SOURCES),
+    ):
         needed = _imported_modules(module) - {"sheetgen.cache", "sheetgen.parallel"}  # (neither changes a figure)
         assert needed <= set(named), (module, needed - set(named))
     assert "sheetgen.games.rallytaire.timetable" in _imported_modules("sheetgen.games.rallytaire.solve_advanced")
@@ -150,3 +155,28 @@ def test_a_finishability_check_is_the_same_with_the_cache_or_without_it(tmp_path
     assert got[0] == got[1] == got[2]
     assert got[0].expected_rounds > 0 and 0.0 <= got[0].elimination_probability <= 1.0
     assert len(list((tmp_path / "c").iterdir())) == 1
+
+
+def test_a_course_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, monkeypatch):
+    """A Rally Risk race's analysis as build checks and prints it: solved (cache off), solved
+    and kept, then read from the entry: the same course sheet each time, and the figures read
+    back are the solver's own (all but the solved policies, which only the simulator plays)."""
+    from sheetgen import registry
+    from sheetgen.games.rally_risk import race_analysis
+    from sheetgen.games.rally_risk.kept import race_figures
+    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+
+    spec = str(SPECS / "rally_risk" / "montecarlo_special.yaml")
+    pdfs = []
+    for setting in ("off", str(tmp_path / "c"), str(tmp_path / "c")):
+        monkeypatch.setenv("SHEETGEN_CACHE", setting)
+        race_analysis.cache_clear()  # (the process's own memo)
+        target = tmp_path / f"{len(pdfs)}.pdf"
+        assert run("render", spec, "-o", str(target)).exit_code == 0
+        pdfs.append(target.read_bytes())
+    assert pdfs[0] == pdfs[1] == pdfs[2]
+    assert len(list((tmp_path / "c").iterdir())) == 1
+    race = registry.load_spec(spec).model
+    kept, solved = race_figures(race), analyze_rally_risk_race(race)
+    assert kept == solved and repr(kept) == repr(solved)  # (the policies are left out of both)
+    assert [r.p50 for r in kept.results] == [r.p50 for r in solved.results]

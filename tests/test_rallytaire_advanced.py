@@ -759,7 +759,10 @@ def test_a_reweighted_stage_graph_is_the_graph_built_for_those_tyres() -> None:
     The result is, field by field and float by float, the graph built for those tyres; and it
     is offered exactly where that graph has the same structure (not, say, for gravel tyres on
     asphalt: a die less, so no brake in 1st gear)."""
-    from sheetgen.games.rallytaire.solve_advanced import _build_stage_graph, _reweighted_graph
+    from sheetgen.games.rallytaire.solve_advanced import (
+        _build_stage_graph,
+        _reweighted_graph,
+    )
 
     seen = {"reweighted": 0, "built": 0}
     for path in RALLYTAIRE_SPECS[:3]:

@@ -8,12 +8,12 @@ failures) and the structural checks without building the networkx graphs. On a m
 with other work the wall time is distorted: the CPU time of the child process is the steadier
 figure. The bare interpreter is timed too, as the floor.
 
-Measured on the 2-core development machine nearly quiet (load average 2), median of 7, wall
-(CPU about the same): floor 0.019 s; --help 0.089 s; timetable 0.111 s (0.127 s before);
-validate, Rally Risk race 0.132 s (0.266 s before); validate, Rallytaire race 0.271 s (0.386 s
-before), of which about 0.1 s is the check that every stage can be laid out on the sheet, not
-start-up. Left at start-up: Rallyman's odds tables (sheetgen/games/rallyman/__init__.py line 18
-imports ODDS_OPTIONS from its odds module, which loads the ruleset), about 10-20 ms.
+A cold interpreter is a new process with the modules' bytecode already compiled, as after an
+install or any earlier run: the warm-up call of each command writes it (with
+PYTHONDONTWRITEBYTECODE unset, which a development shell may set: then every call compiles
+every source file it imports, about 0.02-0.03 s more). The last line times `validate` with no
+bytecode at all (an empty PYTHONPYCACHEPREFIX, nothing written), the very first run of a
+fresh checkout, for comparison only. The figures are in docs/benchmarks.md ("Start-up").
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -36,8 +37,8 @@ CASES = {
 }
 
 
-def once(cmd: list[str]) -> tuple[float, float]:
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
+def once(cmd: list[str], env: dict[str, str] | None = None) -> tuple[float, float]:
+    env = env or dict(os.environ, PYTHONPATH=str(ROOT))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
     subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, check=True)
@@ -49,9 +50,17 @@ def once(cmd: list[str]) -> tuple[float, float]:
 
 def main(repeats: int = 9) -> None:
     print(f"{'command':<38} {'wall (median)':>14} {'cpu (median)':>13}")
+    writing = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    writing["PYTHONPATH"] = str(ROOT)
     for name, cmd in CASES.items():
-        once(cmd)  # warm the file cache
+        once(cmd, writing)  # warm the file cache and write the bytecode
         runs = [once(cmd) for _ in range(repeats)]
+        print(f"{name:<38} {statistics.median(w for w, _c in runs):>13.3f}s {statistics.median(c for _w, c in runs):>12.3f}s")
+    with tempfile.TemporaryDirectory() as empty:
+        bare = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONDONTWRITEBYTECODE="1", PYTHONPYCACHEPREFIX=empty)
+        cmd = CASES["sheetgen validate (Rallytaire race)"]
+        runs = [once(cmd, bare) for _ in range(repeats)]
+        name = "validate (Rallytaire), no bytecode"
         print(f"{name:<38} {statistics.median(w for w, _c in runs):>13.3f}s {statistics.median(c for _w, c in runs):>12.3f}s")
 
 

@@ -1,5 +1,6 @@
 """A cache on disk for figures that take seconds to solve and are printed again and again (a
-Rallyman GT track's par time on its map and time sheet, every `sheetgen build`).
+Rallyman GT track's par time on its map and time sheet, a Rallytaire race sheet's advanced par
+and percentiles, every `sheetgen build`).
 
 An entry is a small JSON file named by the SHA-256 of everything its figures depend on: what
 is solved (a canonical text of the track and its ruleset) and the source code of the modules

@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import os
 import stat
-import tempfile
 from collections.abc import Iterable, Sequence
 
 from sheetgen.errors import OutputError
@@ -144,6 +143,8 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
         regular = [(target, data) for target, (_path, data) in zip(targets, files) if target not in special]
         for target, data in regular:
             try:
+                import tempfile  # here, not at the top: a command that writes nothing starts without it
+
                 fd, temp = tempfile.mkstemp(prefix=".sheetgen-", suffix=".tmp", dir=os.path.dirname(os.path.realpath(target)))
             except OSError as exc:
                 raise OutputError(f"cannot write {target}: {_reason(exc)}") from None

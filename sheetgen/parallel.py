@@ -57,4 +57,8 @@ def imap(function: Callable[[T], R], items: Sequence[T], jobs: int | None = None
 
     backend = os.environ.get(BACKEND_VARIABLE) or None
     with parallel_config(backend=backend) if backend else contextlib.nullcontext():
-        yield from Parallel(n_jobs=min(jobs, len(items)), return_as="generator")(delayed(function)(item) for item in items)
+        try:
+            runner = Parallel(n_jobs=min(jobs, len(items)), return_as="generator")
+        except ValueError:  # a backend that gives no results as they come (joblib's "multiprocessing")
+            runner = Parallel(n_jobs=min(jobs, len(items)), return_as="list")
+        yield from runner(delayed(function)(item) for item in items)

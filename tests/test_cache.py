@@ -64,3 +64,119 @@ def test_a_printout_is_the_same_with_the_cache_or_without_it(run, tmp_path, monk
         pdfs.append(target.read_bytes())
     assert pdfs[0] == pdfs[1] == pdfs[2]
     assert len(list((tmp_path / "c").iterdir())) == 1
+
+
+def test_a_race_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, monkeypatch):
+    """A Rallytaire race sheet's advanced figures (par, p10/p50/p90, out of the race): solved
+    and kept, then read from the entry: the same PDF, and the figures read back are the
+    analysis's own."""
+    from sheetgen import registry
+    from sheetgen.games.rallytaire.solve_advanced import (
+        analyze_race_advanced,
+        sheet_figures,
+    )
+
+    spec = str(SPECS / "rallytaire" / "thousand_lakes.yaml")
+    pdfs = []
+    for setting in (str(tmp_path / "c"), str(tmp_path / "c")):
+        monkeypatch.setenv("SHEETGEN_CACHE", setting)
+        target = tmp_path / f"{len(pdfs)}.pdf"
+        assert run("render", spec, "-o", str(target)).exit_code == 0
+        pdfs.append(target.read_bytes())
+    assert pdfs[0] == pdfs[1]
+    assert len(list((tmp_path / "c").iterdir())) == 1
+    race = registry.load_spec(spec).model
+    kept, solved = sheet_figures(race), analyze_race_advanced(race)
+    assert (kept.race_par_time, kept.tyres, kept.dnf_probability) == (solved.race_par_time, solved.tyres, solved.dnf_probability)
+    assert (kept.p10, kept.p50, kept.p90) == solved.percentiles
+    assert [s.par_time for s in kept.stages] == [s.par_time for s in solved.stages]
+
+
+def _imported_modules(module: str) -> set[str]:
+    """Every sheetgen module `module` imports, directly or through another, at the top or
+    inside a function (not counting packages' __init__: a game's registry entry)."""
+    import ast
+    import importlib.util
+
+    def is_package(name: str) -> bool:
+        return importlib.util.find_spec(name).submodule_search_locations is not None
+
+    def imports(name: str) -> set[str]:
+        with open(importlib.util.find_spec(name).origin, encoding="utf-8") as handle:
+            tree = ast.parse(handle.read())
+        found = set()
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                found |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                found.add(node.module)
+                if node.module.startswith("sheetgen") and is_package(node.module):
+                    found |= {f"{node.module}.{a.name}" for a in node.names if importlib.util.find_spec(f"{node.module}.{a.name}")}
+        return {m for m in found if m.startswith("sheetgen.")}
+
+    seen, todo = set(), [module]
+    while todo:
+        m = todo.pop()
+        if m not in seen and not is_package(m):
+            seen.add(m)
+            todo.extend(imports(m))
+    return seen
+
+
+def test_the_keys_name_every_module_the_solvers_import():
+    """An entry is keyed by the sources of the modules its figures come from: every sheetgen
+    module that the solver imports is among them (so a change to any of them solves again),
+    for the Rallytaire race sheets' figures and Rally Risk's finishability checks."""
+    from sheetgen.games.rally_risk.championship import CHECK_SOURCES
+    from sheetgen.games.rally_risk.kept import SOURCES
+    from sheetgen.games.rallytaire.solve_advanced import SOURCE_MODULES
+
+    for module, named in (
+        ("sheetgen.games.rallytaire.solve_advanced", SOURCE_MODULES),
+        ("sheetgen.games.rally_risk.solve", CHECK_SOURCES),
+        ("sheetgen.games.rally_risk.kept", SOURCES),
+    ):
+        needed = _imported_modules(module) - {"sheetgen.cache", "sheetgen.parallel"}  # (neither changes a figure)
+        assert needed <= set(named), (module, needed - set(named))
+    assert "sheetgen.games.rallytaire.timetable" in _imported_modules("sheetgen.games.rallytaire.solve_advanced")
+
+
+def test_a_finishability_check_is_the_same_with_the_cache_or_without_it(tmp_path, monkeypatch):
+    """Rally Risk's finishability check of a race (a calendar's build makes one per race):
+    solved (cache off), solved and kept, then read from the entry: the same figures."""
+    from sheetgen import registry
+    from sheetgen.games.rally_risk.championship import check_race
+
+    race = registry.load_spec(str(SPECS / "rally_risk" / "sweden_1.yaml")).model
+    got = []
+    for setting in ("off", str(tmp_path / "c"), str(tmp_path / "c")):
+        monkeypatch.setenv("SHEETGEN_CACHE", setting)
+        got.append(check_race(race))
+    assert got[0] == got[1] == got[2]
+    assert got[0].expected_rounds > 0 and 0.0 <= got[0].elimination_probability <= 1.0
+    assert len(list((tmp_path / "c").iterdir())) == 1
+
+
+def test_a_course_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, monkeypatch):
+    """A Rally Risk race's analysis as build checks and prints it: solved (cache off), solved
+    and kept, then read from the entry: the same course sheet each time, and the figures read
+    back are the solver's own (all but the solved policies, which only the simulator plays)."""
+    from sheetgen import registry
+    from sheetgen.games.rally_risk import race_analysis
+    from sheetgen.games.rally_risk.kept import race_figures
+    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+
+    spec = str(SPECS / "rally_risk" / "montecarlo_special.yaml")
+    pdfs = []
+    for setting in ("off", str(tmp_path / "c"), str(tmp_path / "c")):
+        monkeypatch.setenv("SHEETGEN_CACHE", setting)
+        race_analysis.cache_clear()  # (the process's own memo)
+        target = tmp_path / f"{len(pdfs)}.pdf"
+        assert run("render", spec, "-o", str(target)).exit_code == 0
+        pdfs.append(target.read_bytes())
+    assert pdfs[0] == pdfs[1] == pdfs[2]
+    assert len(list((tmp_path / "c").iterdir())) == 1
+    race = registry.load_spec(spec).model
+    kept, solved = race_figures(race), analyze_rally_risk_race(race)
+    assert kept == solved and repr(kept) == repr(solved)  # (the policies are left out of both)
+    assert [r.p50 for r in kept.results] == [r.p50 for r in solved.results]

@@ -364,6 +364,58 @@ def test_winding_layout_is_layout_stage_when_it_winds():
     assert winding_layout(S40, 30.0, 200.0) is None
 
 
+def test_check_fits_answers_what_layout_stage_does():
+    """check_fits (validate's printability check) raises layout_stage's very error where that
+    raises and returns where it lays the stage out, from cold memos: a serpentine that fits
+    settles it without the winding search, and the winding road is tried only when none does."""
+    cases = [(S40, HALF_A4), (S100, A4), (S250, HALF_A4), (S250, A4), (S40, (30.0, 200.0)), (S150, HALF_A4), (CLUSTER, (A4[0], 60.0))]
+    for stage_, box in cases:
+        lay.clear_caches()
+        try:
+            lay.check_fits(stage_, *box)
+            fits = None
+        except LayoutError as exc:
+            fits = (str(exc), exc.need_mm)
+        lay.clear_caches()
+        try:
+            lay.layout_stage(stage_, *box)
+            laid = None
+        except LayoutError as exc:
+            laid = (str(exc), exc.need_mm)
+        assert fits == laid, (stage_.name, box)
+    assert lay.winding_layout(S40, *HALF_A4) is not None
+
+
+def test_check_fits_tries_the_winding_road_when_no_serpentine_fits(monkeypatch):
+    """No bundled or tested stage winds where no serpentine fits, so the serpentine is taken
+    away here: a stage that winds still passes, one that does not is refused."""
+    monkeypatch.setattr(lay, "try_serpentine", lambda *args: None)
+    lay.clear_caches()
+    lay.check_fits(S40, *HALF_A4)  # it winds
+    with pytest.raises(LayoutError, match="'marathon'"):
+        lay.check_fits(S250, *A4)  # it does not wind on a page
+    lay.clear_caches()
+
+
+_COORD = st.floats(min_value=0.0, max_value=60.0, allow_nan=False)
+_POLY = st.lists(st.tuples(_COORD, _COORD), min_size=2, max_size=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_POLY, _POLY, st.floats(min_value=0.0, max_value=20.0))
+def test_the_bounded_distance_checks_agree_with_the_exact_distances(p, q, limit):
+    """marks skips pairs of segments whose bounding boxes are farther apart than its limit:
+    the answers are those of the exact distances."""
+    from sheetgen.games.rallytaire.layout import marks
+    from sheetgen.geometry import Rect
+
+    assert marks._closer_than(p, q, limit) == (marks.polyline_distance(p, q) < limit)
+    rect = Rect(p[0][0], p[0][1], 5.0, 5.0)
+    own, others = (q[0], q[1]), list(zip(p[1:], p[:-1]))
+    exact = all(marks.rect_segment_distance(rect, *o) > marks.rect_segment_distance(rect, *own) + marks.NEARER_MM for o in others)
+    assert marks._nearest_own(rect, own, others) == exact
+
+
 # ---------------------------------------------------------------------------------------------
 # Random valid stages
 

@@ -23,6 +23,15 @@ def test_results_in_order_for_any_number_of_processes():
     assert list(parallel.imap(square, items, jobs=2)) == expected
 
 
+def test_every_named_backend_gives_the_results_in_order(monkeypatch):
+    """The backends the command line may name (SHEETGEN_PARALLEL_BACKEND): joblib's
+    "multiprocessing" gives no results as they come, so its results come at the end."""
+    items = list(range(9))
+    for backend in ("loky", "multiprocessing", "threading"):
+        monkeypatch.setenv(parallel.BACKEND_VARIABLE, backend)
+        assert list(parallel.imap(square, items, jobs=2)) == [x * x for x in items], backend
+
+
 def _in_a_daemon(_ignored: int) -> list[int]:
     # a multiprocessing.Pool worker is daemonic: it may not have children of its own
     return parallel.run(square, [1, 2, 3], jobs=2)

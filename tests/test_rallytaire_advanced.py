@@ -738,3 +738,47 @@ def test_race_time_percentiles_agree_with_a_monte_carlo_of_the_optimal_policy() 
         k = next(i for i, (t, _c) in enumerate(cdf) if t == round(v * 10))
         for t, c in cdf[max(0, k - 1) : k + 1]:  # at the percentile and the time below it
             assert within(sum(x <= t for x in times) / n, c), (q, t, c)
+
+
+def _graph_fields(graph) -> tuple:
+    """Everything of a stage graph that the solve and the forward passes read, as values:
+    (its structure, the chances of its rows)."""
+    tables = tuple(
+        (key, table.gear, tuple((r.roll, r.kind, r.tenths, r.drifts, r.succ_keys, r.succ, r.crash, r.crash_at, r.out_tenths, r.locks) for r in table.rows))
+        for key, table in graph.tables.items()
+    )
+    cores = tuple((c.key, c.actions) for c in graph.cores)
+    structure = (graph.stage, cores, tuple(graph.index.items()), tables, tuple(graph.groups), tuple(graph.group_cores.items()))
+    chances = tuple((table.probs.shape, table.probs.tobytes(), table.prob_lists) for table in graph.tables.values())
+    return structure, chances
+
+
+def test_a_reweighted_stage_graph_is_the_graph_built_for_those_tyres() -> None:
+    """The solver builds a stage's graph once and re-weights it for other tyres where the
+    engine answers the same for them at every core (the same cores and rows, other chances).
+    The result is, field by field and float by float, the graph built for those tyres; and it
+    is offered exactly where that graph has the same structure (not, say, for gravel tyres on
+    asphalt: a die less, so no brake in 1st gear)."""
+    from sheetgen.games.rallytaire.solve_advanced import (
+        _build_stage_graph,
+        _reweighted_graph,
+    )
+
+    seen = {"reweighted": 0, "built": 0}
+    for path in RALLYTAIRE_SPECS[:3]:
+        race = registry.load_spec(path).model
+        for stage in race.stages:
+            moves: dict = {}
+            graphs = {t: _build_stage_graph(stage, t, race.boxes, moves) for t in (A, G, S)}
+            for t, other in ((a, b) for a in (A, G, S) for b in (A, G, S) if a != b):
+                got = _reweighted_graph(stage, t, race.boxes, graphs[other])
+                same_structure = _graph_fields(graphs[t])[0] == _graph_fields(graphs[other])[0]
+                assert (got is not None) == same_structure, (path.name, stage.name, t, other)
+                if got is None:
+                    seen["built"] += 1
+                else:
+                    seen["reweighted"] += 1
+                    assert got.tyres == t
+                    assert _graph_fields(got) == _graph_fields(graphs[t])
+                    assert _graph_fields(got)[1] != _graph_fields(graphs[other])[1]  # other chances
+    assert seen["reweighted"] > 0 and seen["built"] > 0, seen

@@ -42,10 +42,12 @@ def _summary(model: Library | Race | Calendar) -> str:
 @lru_cache(maxsize=8)
 def race_analysis(race: Race):
     """The default analysis of `race` (every assistance type, mechanics placed), kept for
-    the few races a command handles: `build` checks and then prints each race with it."""
-    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+    the few races a command handles: `build` checks and then prints each race with it. Its
+    figures only, without the solved policies, and kept on disk between runs too
+    (`kept.race_figures`): a second `sheetgen build` reads them."""
+    from sheetgen.games.rally_risk.kept import race_figures
 
-    return analyze_rally_risk_race(race)
+    return race_figures(race)
 
 
 def _strict(loaded) -> list:

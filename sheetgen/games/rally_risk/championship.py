@@ -103,12 +103,38 @@ def laid_out(calendar: Calendar, checks: bool = False, jobs: int = 1) -> BuiltCa
     return BuiltCalendar(calendar, None, tuple(tuple(next(figures) if figures else None for _race in r.courses) for r in calendar.rallies))
 
 
+#: the modules a finishability check depends on: an entry of the disk cache is keyed by their
+#: sources (tests/test_cache.py checks that every sheetgen module the solver imports is here)
+CHECK_SOURCES = (
+    "sheetgen.games.rally_risk.championship",
+    "sheetgen.games.rally_risk.solve",
+    "sheetgen.games.rally_risk.rules",
+    "sheetgen.games.rally_risk.model",
+    "sheetgen.errors",
+    "sheetgen.textfmt",
+    "sheetgen.yamlsrc",
+)
+
+
 def check_race(race: Race) -> RaceCheck:
-    """Exact analysis of `race` for the finishability check (one solve)."""
+    """Exact analysis of `race` for the finishability check (one solve), kept on disk between
+    runs (`sheetgen.cache`: keyed by the race, numpy's version and the solver's sources; JSON
+    gives the floats back exactly), so that a second `sheetgen build` of a calendar reads its
+    checks instead of solving them again."""
+    import numpy as np
+
+    from sheetgen import cache
+
+    name = cache.key("rally-risk-check", repr((race, CHECK_ASSISTANCE, THRESHOLD, np.__version__)), CHECK_SOURCES)
+    rounds, eliminated = cache.cached(name, lambda: _solve_check(race))
+    return RaceCheck(rounds, eliminated)
+
+
+def _solve_check(race: Race) -> list[float]:
     from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
 
     result = analyze_rally_risk_race(race, CHECK_ASSISTANCE, mechanics=(), threshold=THRESHOLD).results[0]
-    return RaceCheck(result.expected_rounds, result.elimination_probability)
+    return [result.expected_rounds, result.elimination_probability]
 
 
 # --------------------------------------------------------------------------- counting

@@ -21,6 +21,7 @@ file); a generated race is the one `sheetgen generate` gives for the same option
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -203,11 +204,25 @@ def _race_file(doc: Document, i: int, rel: str) -> tuple[Race | None, list[Probl
         return None, list(exc.problems) + [doc.problem(where, f"race {rel!r} has errors (listed with its name)")]
 
 
+def _generated(seed: int, options: tuple[tuple[str, Any], ...]) -> Race:
+    """`generate.generate_race(seed, **options)`, made once a process: the same arguments
+    always give the same race, and `build` expands a season twice (its strict check, then its
+    printout)."""
+    from sheetgen.games.rallytaire import generate
+
+    return _made(generate.generate_race, seed, options)
+
+
+@functools.lru_cache(maxsize=32)
+def _made(make: Any, seed: int, options: tuple[tuple[str, Any], ...]) -> Race:
+    # keyed by the generator function too, so that a replaced one (a test's) is called
+    return make(seed, **dict(options))
+
+
 def expand_season(season: Season) -> Season:
     """The season with every generated race made, as `sheetgen generate rallytaire` makes it
     for the same options; a race that cannot be made is a problem at its `generate:` entry."""
     from sheetgen.errors import SheetgenError
-    from sheetgen.games.rallytaire import generate
 
     entries, problems = [], []
     for entry in season.races:
@@ -219,7 +234,7 @@ def expand_season(season: Season) -> Season:
             if "surfaces" in options:
                 kwargs["surfaces"] = tuple(options["surfaces"])
             try:
-                entry = replace(entry, race=generate.generate_race(options["seed"], **kwargs))
+                entry = replace(entry, race=_generated(options["seed"], tuple(sorted(kwargs.items()))))
             except SheetgenError as exc:
                 problems.append(Problem(entry.where, f"cannot generate this race: {exc}"))
         entries.append(entry)

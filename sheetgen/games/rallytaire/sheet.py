@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, layout_stage, needed_height
+from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, check_fits, layout_stage, needed_height
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED
 from sheetgen.template import MM, PAPERS, Template
@@ -219,11 +219,11 @@ def unprintable(race: Race, template: Template) -> list[tuple[int, str]]:
     """(index, reason) of every stage that fits on no race sheet page, even alone and as rows
     with U-turns: the first stage on page 1 (below the header), any other on a later page.
     A race without such a stage prints (`plan_race` gives every other stage a page of its own
-    at worst)."""
+    at worst). The stages are only checked (`check_fits`), not laid out."""
     found = []
     for i, stage in enumerate(race.stages):
         try:
-            layout_stage(stage, *track_box(template, i == 0), space_mm=template.space_mm, min_space_mm=min(MIN_SPACE_MM, template.space_mm))
+            check_fits(stage, *track_box(template, i == 0), space_mm=template.space_mm, min_space_mm=min(MIN_SPACE_MM, template.space_mm))
         except LayoutError as exc:
             found.append((i, str(exc)))
     return found

@@ -282,21 +282,12 @@ def _build_stage_graph(
     return _StageGraph(stage, tyres, cores, seen, tables, groups, dict(group_cores))
 
 
-def _gear_table(
-    stage: Stage,
-    tyres: Surface,
-    key: tuple,
-    gear: int,
-    rep_left: Boxes,
-    out_left: Boxes,
-    moves: dict[tuple, tuple],
-    dice_of: dict[int, tuple],
-) -> _GearTable:
-    p, _, d, _ = key
-    rep = _rep_state((p, gear, d, False), tyres, rep_left)
-    # The dice of a gear (the plain, pushed and braked variants, their rolls and chances)
-    # depend on the gear, the tyres and the stage's surface, not on where the car stands:
-    # worked out once per stage and tyres (`dice_of`), shared by every position.
+def _gear_dice(stage: Stage, rep: AdvancedState, gear: int, dice_of: dict[int, tuple]) -> tuple:
+    """(rolls, probs, prob_lists, rolled_by) of `gear` for the tyres of `rep`: every roll of
+    its plain, pushed and braked variants, their chances per variant, and the first variant
+    that rolls each. They depend on the gear, the tyres and the stage's surface, not on where
+    the car stands (`rep` is any state from which the gear is driven): worked out once per
+    stage and tyres (`dice_of`), shared by every position."""
     got = dice_of.get(gear)
     if got is None:
         variants: dict[int, tuple[Action, tuple[tuple[Roll, float], ...]]] = {}
@@ -311,7 +302,51 @@ def _gear_table(
                 probs[v, col[roll]] += prob
         rolled_by = {roll: next(a for a, dist in variants.values() if any(r == roll for r, _ in dist)) for roll in rolls}
         got = dice_of[gear] = (rolls, probs, probs.tolist(), rolled_by)
-    rolls, probs, prob_lists, rolled_by = got
+    return got
+
+
+def _reweighted_graph(stage: Stage, tyres: Surface, boxes: Boxes, graph: _StageGraph) -> _StageGraph | None:
+    """The graph `_build_stage_graph` would build for `tyres`, made from `graph` (the same
+    stage's graph for other tyres) when it is the same graph with other chances, else None.
+
+    What the build reads from the tyres is the start, the legal actions of every core and the
+    dice of every gear (its rolls and the variant that rolls each); the moves from a roll do not
+    depend on them (the build's own premise). So when the engine answers the same for these
+    tyres at every core of `graph` and rolls the same for every gear, the build would find the
+    same cores in the same order with the same rows: only the chances of the rows differ, and
+    they are worked out exactly as the build does. Otherwise (say gravel tyres on asphalt: a
+    die less, so no brake in 1st gear) the caller builds the graph anew."""
+    rep_left = Boxes(engine=boxes.engine, brakes=boxes.brakes, gearbox=boxes.gearbox, car=2)
+    start = ADVANCED.stage_start(stage, AdvancedState(State(0), tyres, rep_left))
+    if _core_key(start) != graph.cores[0].key:
+        return None
+    for core in graph.cores:
+        acts = ADVANCED.actions(stage, _rep_state(core.key, tyres, rep_left))
+        if len(acts) != len(core.actions) or any(a != c[0] for a, c in zip(acts, core.actions)):
+            return None
+    dice_of: dict[int, tuple] = {}
+    tables: dict[tuple[int, int, int], _GearTable] = {}
+    for (p, d, gear), table in graph.tables.items():  # in the build's order
+        rolls, probs, prob_lists, _ = _gear_dice(stage, _rep_state((p, gear, d, False), tyres, rep_left), gear, dice_of)
+        if len(rolls) != len(table.rows) or any(roll != row.roll for roll, row in zip(rolls, table.rows)):
+            return None
+        tables[(p, d, gear)] = _GearTable(gear, table.rows, probs, prob_lists)
+    return _StageGraph(stage, tyres, graph.cores, graph.index, tables, graph.groups, graph.group_cores)
+
+
+def _gear_table(
+    stage: Stage,
+    tyres: Surface,
+    key: tuple,
+    gear: int,
+    rep_left: Boxes,
+    out_left: Boxes,
+    moves: dict[tuple, tuple],
+    dice_of: dict[int, tuple],
+) -> _GearTable:
+    p, _, d, _ = key
+    rep = _rep_state((p, gear, d, False), tyres, rep_left)
+    rolls, probs, prob_lists, rolled_by = _gear_dice(stage, rep, gear, dice_of)
     rows = []
     for roll in rolls:
         mkey = (p, d, gear, roll)
@@ -592,8 +627,12 @@ def solve_race(race: Race, dnf: DnfRule | None = None) -> AdvancedPolicy:
     for k in range(n - 1, -1, -1):
         stage = race.stages[k]
         moves: dict[tuple, tuple] = {}  # the stage's moves, shared by its tyres
+        built: list[_StageGraph] = []  # the stage's graphs built so far, for other tyres
         for t in race.tyres:
-            graph = _build_stage_graph(stage, t, race.boxes, moves)
+            graph = next((g for g in (_reweighted_graph(stage, t, race.boxes, b) for b in built) if g is not None), None)
+            if graph is None:
+                graph = _build_stage_graph(stage, t, race.boxes, moves)
+                built.append(graph)
             stages[k][t] = _solve_stage(graph, grid, end_value[t], charges[k])
         if k > 0:
             fp, end_value = _solve_fix(
@@ -1189,3 +1228,79 @@ def analyze_race_advanced(
         dnf=dnf,
         policy=policy,
     )
+
+
+# --------------------------------------------------------------------------- what a race sheet prints
+
+
+@dataclass(frozen=True)
+class StageSheetFigures:
+    """What a race sheet prints of a stage's advanced analysis."""
+
+    par_time: float
+
+
+@dataclass(frozen=True)
+class SheetFigures:
+    """What a race sheet prints of the advanced analysis (the fields of
+    :class:`AdvancedRaceAnalysis` of the same names, with the default DNF charge)."""
+
+    race_par_time: float
+    tyres: Surface
+    dnf_probability: float
+    p10: float | None
+    p50: float | None
+    p90: float | None
+    stages: tuple[StageSheetFigures, ...]
+
+
+#: the modules the advanced figures depend on: an entry of the disk cache is keyed by their
+#: sources (tests/test_cache.py checks that every sheetgen module the solver imports is here)
+SOURCE_MODULES = (
+    "sheetgen.games.rallytaire.solve_advanced",
+    "sheetgen.games.rallytaire.rules_advanced",
+    "sheetgen.games.rallytaire.rules",
+    "sheetgen.games.rallytaire.engine",
+    "sheetgen.games.rallytaire.model",
+    "sheetgen.games.rallytaire.solve",
+    "sheetgen.games.rallytaire.timetable",
+    "sheetgen.dice",
+    "sheetgen.errors",
+)
+
+
+def sheet_figures(race: Race) -> SheetFigures | None:
+    """The advanced figures a race sheet prints, or None for a race too large for the exact
+    solve (over MAX_SOLVE_SIZE: the sheet prints without them).
+
+    Solved by :func:`analyze_race_advanced`, and kept on disk between runs (`sheetgen.cache`:
+    keyed by the race, numpy's version and the solver's sources, so the figures are those it
+    solves now; JSON gives the floats back exactly): a second `sheetgen build` reads them."""
+    if solve_size(race) > MAX_SOLVE_SIZE:
+        return None
+    from sheetgen import cache
+
+    name = cache.key("rallytaire-sheet-figures", repr((race, np.__version__)), SOURCE_MODULES)
+    got = cache.cached(name, lambda: _solve_sheet_figures(race))
+    return SheetFigures(
+        race_par_time=got["race_par_time"],
+        tyres=Surface(got["tyres"]),
+        dnf_probability=got["dnf_probability"],
+        p10=got["p10"],
+        p50=got["p50"],
+        p90=got["p90"],
+        stages=tuple(StageSheetFigures(par) for par in got["stage_par_times"]),
+    )
+
+
+def _solve_sheet_figures(race: Race) -> dict:
+    a = analyze_race_advanced(race)
+    return {
+        "race_par_time": a.race_par_time,
+        "tyres": a.tyres.value,
+        "dnf_probability": a.dnf_probability,
+        "p10": a.p10,
+        "p50": a.p50,
+        "p90": a.p90,
+        "stage_par_times": [s.par_time for s in a.stages],
+    }

@@ -421,9 +421,9 @@ def print_race(spec, template: Template, *, paper: str | None, ink: str, keyword
     """The printable of a Rallytaire race (`registry.Printable`): its race sheets with the basic
     and advanced analyses, and the time table."""
     from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import MAX_SOLVE_SIZE, analyze_race_advanced, solve_size
+    from sheetgen.games.rallytaire.solve_advanced import sheet_figures
 
     race = spec.model
     # a race too large for the advanced game's exact solve prints without its advanced par
-    advanced = analyze_race_advanced(race) if solve_size(race) <= MAX_SOLVE_SIZE else None
+    advanced = sheet_figures(race)
     return render_race(race, template, analysis=analyze_race(race), advanced=advanced, paper=paper, ink=ink, keywords=keywords)

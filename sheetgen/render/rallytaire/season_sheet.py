@@ -100,12 +100,12 @@ def print_season(spec, template: Template, *, paper: str | None, ink: str, keywo
     same figures as `sheetgen render` gives a race."""
     from sheetgen.games.rallytaire.season import expand_season
     from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import MAX_SOLVE_SIZE, analyze_race_advanced, solve_size
+    from sheetgen.games.rallytaire.solve_advanced import sheet_figures
 
     season = expand_season(spec.model)
     analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
     sheets = {
-        k: (analyses[k], analyze_race_advanced(entry.race) if solve_size(entry.race) <= MAX_SOLVE_SIZE else None)
+        k: (analyses[k], sheet_figures(entry.race))
         for k, entry in enumerate(season.races)
         if entry.generate
     }

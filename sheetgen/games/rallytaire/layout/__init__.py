@@ -35,6 +35,7 @@ __all__ = [
     "Space",
     "StageLayout",
     "can_wind",
+    "check_fits",
     "clear_caches",
     "end_label",
     "layout_stage",
@@ -75,20 +76,41 @@ def _layout(name: str, length: int, corners: tuple[RoadCorner, ...], width: floa
         result = try_serpentine(length, corners, width, height, s)
         if result is not None:
             return result
+    raise _does_not_fit(name, length, corners, width, height, sizes, min_space_mm)
+
+
+def _does_not_fit(name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, sizes: list[float], min_space_mm: float) -> LayoutError:
+    """The error of a stage that neither winds nor fits as a serpentine of any of ``sizes``."""
     need = min_height(length, corners, width, sizes)
     where = f"stage {name!r}" if name else "stage"
     if need is None:
-        raise LayoutError(
+        return LayoutError(
             f"{where} ({length} spaces) does not fit in {width:.1f} x {height:.1f} mm: "
             f"a box {width:.1f} mm wide is too narrow for rows of {min_space_mm:g} mm spaces with U-turns",
             stage_name=name,
         )
-    raise LayoutError(
+    return LayoutError(
         f"{where} ({length} spaces) does not fit in {width:.1f} x {height:.1f} mm: "
         f"it needs a box at least {need:.1f} mm high at this width",
         stage_name=name,
         need_mm=need,
     )
+
+
+def check_fits(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> None:
+    """Raise what ``layout_stage`` raises for this stage and box, the same ``LayoutError``, or
+    return when it gives a layout, without always working that layout out: ``layout_stage``
+    fails only when the stage neither winds nor fits as a serpentine of any allowed size, so a
+    serpentine that fits proves it prints, and the winding search (the costly part: tenths of
+    a second on a long stage) is only run when none does. For a check such as `validate`'s,
+    which needs the answer, not the layout."""
+    name, length, corners, width, height, space, least = _request(stage, width_mm, height_mm, space_mm, min_space_mm)
+    sizes = _space_sizes(space, least)
+    if any(try_serpentine(length, corners, width, height, s) is not None for s in sizes):
+        return
+    if _winding(name, length, corners, width, height, space, least) is not None:
+        return
+    raise _does_not_fit(name, length, corners, width, height, sizes, least)
 
 
 def layout_stage(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> StageLayout:

@@ -252,10 +252,45 @@ _LABEL_OFFSETS = _label_offsets()
 NEARER_MM = 1.0
 
 
+# A distance worked out from bounding boxes is a lower bound of the exact one: where it clears
+# a limit by this much (far more than any rounding of millimetre figures), the exact distance
+# surely clears it too and need not be worked out; nearer pairs are decided exactly as before.
+_BOUND_SLACK_MM = 1e-6
+
+
 def _nearest_own(r: Rect, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> bool:
     """Is rectangle r NEARER_MM nearer to the corner line `own` than to every line of `others`?"""
     d = rect_segment_distance(r, *own)
-    return all(rect_segment_distance(r, *o) > d + NEARER_MM for o in others)
+    limit = d + NEARER_MM
+    sure = (limit + _BOUND_SLACK_MM) ** 2
+    x0, y0, x1, y1 = r.x, r.y, r.x + r.width, r.y + r.height
+    for o in others:
+        (ax, ay), (bx, by) = o
+        # the gap between r and the line's bounding box (a lower bound of their distance)
+        gx = max(min(ax, bx) - x1, x0 - max(ax, bx), 0.0)
+        gy = max(min(ay, by) - y1, y0 - max(ay, by), 0.0)
+        if gx * gx + gy * gy > sure:
+            continue
+        if not rect_segment_distance(r, *o) > limit:
+            return False
+    return True
+
+
+def _closer_than(p: Sequence[Point], q: Sequence[Point], limit: float) -> bool:
+    """Is ``polyline_distance(p, q) < limit``? Pairs of segments whose bounding boxes are
+    surely farther apart than ``limit`` are not measured."""
+    sure = (limit + _BOUND_SLACK_MM) ** 2
+    boxes = [(min(c[0], d[0]), min(c[1], d[1]), max(c[0], d[0]), max(c[1], d[1]), c, d) for c, d in itertools.pairwise(q)]
+    for a, b in itertools.pairwise(p):
+        x0, y0, x1, y1 = min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])
+        for cx0, cy0, cx1, cy1, c, d in boxes:
+            gx = max(cx0 - x1, x0 - cx1, 0.0)
+            gy = max(cy0 - y1, y0 - cy1, 0.0)
+            if gx * gx + gy * gy > sure:
+                continue
+            if segment_distance(a, b, c, d) < limit:
+                return True
+    return False
 
 
 def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> Rect | None:
@@ -430,7 +465,7 @@ def complete_layout(
                     pts = _zone_polyline(poses, angles, c, side, off, s)
                     if not marks.polyline_clear(pts):
                         continue
-                    if not share and (marks.crosses_lines(pts) or any(polyline_distance(pts, z[0]) < ZONE_GAP_MM - 1e-9 for z in zones)):
+                    if not share and (marks.crosses_lines(pts) or any(_closer_than(pts, z[0], ZONE_GAP_MM - 1e-9) for z in zones)):
                         continue
                     done = (pts, side, off)
                     break

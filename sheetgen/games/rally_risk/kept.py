@@ -1,0 +1,109 @@
+"""A Rally Risk race's default analysis as `sheetgen build` prints and checks it, kept in the
+disk figures cache (`sheetgen.cache`) between runs.
+
+The entry holds every figure of the :class:`~sheetgen.games.rally_risk.solve.RaceAnalysis`
+(each assistance type's figures, mechanics, tyres, dangerous spaces, mechanic help and the
+finishing-round distribution) as JSON, which gives the floats back exactly; not the solved
+policy (`solution`, None here), which only the simulator plays. It is keyed by the race,
+numpy's version and the sources of the modules the analysis comes from (``SOURCES``;
+tests/test_cache.py checks that every sheetgen module the solver imports is named), so the
+figures read back are those the solver gives now.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sheetgen.games.rally_risk.model import Assistance, Race, Tyres
+
+#: the modules the analysis depends on: an entry is keyed by their sources
+SOURCES = (
+    "sheetgen.games.rally_risk.kept",
+    "sheetgen.games.rally_risk.solve",
+    "sheetgen.games.rally_risk.rules",
+    "sheetgen.games.rally_risk.model",
+    "sheetgen.errors",
+    "sheetgen.textfmt",
+    "sheetgen.yamlsrc",
+)
+
+
+def race_figures(race: Race):
+    """`analyze_rally_risk_race(race)` (every assistance type, mechanics placed) without its
+    solved policies, read from the disk cache when it holds them."""
+    import numpy as np
+
+    from sheetgen import cache
+
+    name = cache.key("rally-risk-race", repr((race, np.__version__)), SOURCES)
+    return _from_json(cache.cached(name, lambda: _to_json(_analyse(race))))
+
+
+def _analyse(race: Race):
+    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+
+    return analyze_rally_risk_race(race)
+
+
+def _figures(f) -> list[float]:
+    return [f.expected_rounds, f.elimination_probability, f.expected_cost]
+
+
+def _to_json(a) -> dict[str, Any]:
+    return {
+        "name": a.name,
+        "zone": a.zone,
+        "special": a.special,
+        "sections": a.sections,
+        "spaces": a.spaces,
+        "penalty": a.penalty,
+        "threshold": a.threshold,
+        "results": [
+            {
+                "assistance": r.assistance.value,
+                "mechanics": list(r.mechanics),
+                "tyres": r.tyres.value,
+                "figures": _figures(r.figures),
+                "without_mechanics": _figures(r.without_mechanics),
+                "dangerous": [
+                    [d.space, d.section, d.section_space, d.factor, d.ford, d.damage_probability, d.elimination_probability] for d in r.dangerous
+                ],
+                "mechanic_help": [list(h) for h in r.mechanic_help],
+                "finish_rounds": [list(fr) for fr in r.finish_rounds],
+            }
+            for r in a.results
+        ],
+    }
+
+
+def _from_json(data: dict[str, Any]):
+    from sheetgen.games.rally_risk.solve import (
+        AssistanceAnalysis,
+        Figures,
+        RaceAnalysis,
+        SpaceRisk,
+    )
+
+    return RaceAnalysis(
+        name=data["name"],
+        zone=data["zone"],
+        special=data["special"],
+        sections=data["sections"],
+        spaces=data["spaces"],
+        penalty=data["penalty"],
+        threshold=data["threshold"],
+        results=tuple(
+            AssistanceAnalysis(
+                assistance=Assistance(r["assistance"]),
+                mechanics=tuple(r["mechanics"]),
+                tyres=Tyres(r["tyres"]),
+                figures=Figures(*r["figures"]),
+                without_mechanics=Figures(*r["without_mechanics"]),
+                dangerous=tuple(SpaceRisk(*d) for d in r["dangerous"]),
+                mechanic_help=tuple((int(s), g) for s, g in r["mechanic_help"]),
+                solution=None,  # type: ignore[arg-type]
+                finish_rounds=tuple((int(k), p) for k, p in r["finish_rounds"]),
+            )
+            for r in data["results"]
+        ),
+    )

@@ -216,7 +216,10 @@ def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | N
         return _Built(path, refused=exc.problems)
     except SheetgenError as exc:
         return _Built(path, failed=exc)
-    problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
+    try:
+        problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
+    except SpecError as exc:  # found after the load (a bad --template file): its problems
+        problems, data, pages = list(exc.problems), None, 0
     return _Built(spec.path, None, None, spec.game.title, can_render(spec), spec.sources, tuple(problems), data, pages)
 
 

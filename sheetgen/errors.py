@@ -111,6 +111,11 @@ class SpecError(SheetgenError):
         self.problems = tuple(_capped(problems))
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    def __reduce__(self):
+        # rebuilt from its problems, not from its message (`args`), so that it crosses from a
+        # worker process to the parent (build --jobs) as itself
+        return (type(self), (self.problems,))
+
 
 class UsageError(SheetgenError):
     """A command was asked for something it cannot do (bad option combination, unknown game)."""

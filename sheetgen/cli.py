@@ -29,7 +29,7 @@ from sheetgen.cliutil import (
     reports_errors,
     write_pdf,
 )
-from sheetgen.errors import OptionError, SheetgenError, SpecError, UsageError
+from sheetgen.errors import OptionError, SheetgenError, SpecError
 from sheetgen.output import write_files
 
 DEFAULT_SPECS = "track_specs"
@@ -422,9 +422,9 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
     if target == "-":
         target = None
     if pdf is not None and target is not None and os.path.abspath(pdf) == os.path.abspath(target):
-        raise UsageError("-o and --render name the same file; give the PDF another name")
+        raise OptionError("-o and --render name the same file; give the PDF another name")
     if pdf == "-" and target is None:
-        raise UsageError("--render - and the spec would both go to standard output; give the spec a file with -o")
+        raise OptionError("--render - and the spec would both go to standard output; give the spec a file with -o")
     refuse_pdf_on_terminal(pdf, "--render FILE")
     if seed is None:
         seed = secrets.randbelow(10**9)

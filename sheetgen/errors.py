@@ -122,8 +122,10 @@ class UsageError(SheetgenError):
 
 
 class OptionError(UsageError):
-    """An option the spec's game does not take, or a value outside the game's choices: a
-    usage mistake, which the CLI reports the way click reports its own (exit status 2)."""
+    """A mistake in the command line's options: one the spec's game does not take, a value
+    outside the game's choices, an unknown --template name, options that do not go together
+    (-o and --render naming one file, `-o -` for a folder). The CLI reports it the way click
+    reports its own usage errors (exit status 2)."""
 
 
 class OutputError(SheetgenError):

@@ -150,6 +150,9 @@ REFUSED = [
     ("unknown tile", "library: tiles.yaml\ntiles:\n  - {id: sg-start2, q: 0, r: 0}\n  - {id: sg-s22, q: 1, r: 0}\n", ["7:10: error: tile 'sg-s22' is not in the library 'tiles.yaml', did you mean 'sg-s2'?"]),
     ("dirt tile on gt", "library: tiles.yaml\ntiles:\n  - {id: sg-d-jump, q: 0, r: 0}\n", ["6:10: error: tile 'sg-d-jump' has DIRT spaces (jump 3 at (0, 0)); this is a GT track"]),
     ("rotation", "library: tiles.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0, rotation: 6}\n", ["6:39: error: 'rotation' must be at most 5, got 6"]),
+    # a library that cannot be read is refused at the track's `library:` value, not in the missing file
+    ("missing library", "library: missing.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0}\n", ["4:10: error: library 'missing.yaml': cannot read file: No such file or directory"]),
+    ("library a folder", "library: .\ntiles:\n  - {id: sg-s2, q: 0, r: 0}\n", ["4:10: error: library '.': is a directory, not a spec file"]),
     ("tiles without library", "tiles:\n  - {id: sg-s2, q: 0, r: 0}\n", ["4:1: error: tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)"]),
     ("two tiles at one place", "library: tiles.yaml\ntiles:\n  - {id: sg-start2, q: 0, r: 0}\n  - {id: sg-finish2, q: 0, r: 0}\n", ["7:5: error: two tiles at (0, 0): tile 1 is there already"]),
     ("cell under a tile", "library: tiles.yaml\ntiles:\n  - {id: sg-start2, q: 0, r: 0}\ncells:\n  - {q: 1, r: 0, heading: 0}\n", ["8:5: error: cell (1, 0) is laid by tile 'sg-start2' at (0, 0) already; say 'replace: true' to replace it"]),

@@ -611,10 +611,12 @@ def _near(tile_id: str, library: Library) -> str:
 def library_beside(doc: Document, where: tuple, name: str) -> tuple[Library | None, list[Problem]]:
     """The tile library `name` (relative to `doc`), read with load_beside so that it counts as
     an input; problems of the library are its own FILE:LINE:COL lines, and a file that is not
-    a library is refused at `where`."""
+    a library, or that cannot be read (missing, a folder), is refused at `where`."""
     try:
         other = load_beside(doc, name)
     except SpecError as exc:
+        if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
+            return None, [doc.problem(where, f"library {name!r}: {exc.problems[0].message}")]
         return None, list(exc.problems)
     data = other.data
     if not isinstance(data, dict) or data.get("game") != "rallyman" or data.get("kind") != "tiles":

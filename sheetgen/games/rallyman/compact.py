@@ -56,7 +56,12 @@ MAX_CELLS = 3000
 
 
 class PathError(ValueError):
-    """A segment that cannot be read or laid: the message names it."""
+    """A segment that cannot be read or laid: the message names it, and `segment` is its
+    1-based number when one segment is to blame (None: the path as a whole)."""
+
+    def __init__(self, message: str, segment: int | None = None):
+        super().__init__(message)
+        self.segment = segment
 
 
 @dataclass(frozen=True)
@@ -181,6 +186,11 @@ def _along(a: Hex, b: Hex, heading: int) -> int | None:
 def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger) -> tuple[Cell, ...]:
     """The cells of a path, in laying order (per segment, lane by lane); raises PathError
     (with the segment's number) for a path that comes back over itself."""
+    return lay_out_numbered(start, heading, lanes, segments, surface, danger)[0]
+
+
+def lay_out_numbered(start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
+    """As :func:`lay_out`, with the 1-based number of the segment that lays each cell."""
     if not 1 <= lanes <= MAX_LANES:
         raise PathError(f"a path has 1 to {MAX_LANES} lanes")
     heads = [start]
@@ -190,12 +200,13 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
     h = heading
     laid: dict[Hex, Cell] = {}
     order: list[Cell] = []
+    numbers: list[int] = []
 
     def put(number: int, seg: Segment, cell: Cell) -> None:
         if cell.hex in laid:
-            raise PathError(f"segment {number} comes back onto cell {cell.hex} (laid before): the path crosses itself")
+            raise PathError(f"segment {number} comes back onto cell {cell.hex} (laid before): the path crosses itself", number)
         if len(order) >= MAX_CELLS:
-            raise PathError(f"segment {number} lays cell {MAX_CELLS + 1}: a track holds at most {MAX_CELLS} cells")
+            raise PathError(f"segment {number} lays cell {MAX_CELLS + 1}: a track holds at most {MAX_CELLS} cells", number)
         cell = replace(
             cell,
             surface=seg.surface or surface,
@@ -207,6 +218,7 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
         )
         laid[cell.hex] = cell
         order.append(cell)
+        numbers.append(number)
 
     for number, seg in enumerate(segments, 1):
         if seg.kind == "straight":
@@ -216,7 +228,7 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
                 heads[lane] = heads[lane] + DIRECTIONS[h].scaled(seg.length)
             continue
         if len(seg.limits) not in (1, lanes):
-            raise PathError(f"segment {number}: {len(seg.limits)} limits for {lanes} lanes (give one limit, or one per lane from the inside lane out)")
+            raise PathError(f"segment {number}: {len(seg.limits)} limits for {lanes} lanes (give one limit, or one per lane from the inside lane out)", number)
         right = seg.turn == "right"
         sign = 1 if right else -1
         steps = seg.degrees // 60
@@ -228,7 +240,7 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
         for lane in range(lanes):
             t = _along(heads[lane], pivot + DIRECTIONS[ray].scaled(radius[lane]), h)
             if t is None:  # (cannot happen: lanes are one row apart)
-                raise PathError(f"segment {number}: the lanes are not side by side")
+                raise PathError(f"segment {number}: the lanes are not side by side", number)
             reach[lane] = t
         shift = 1 - min(reach.values())
         pivot = pivot + DIRECTIONS[h].scaled(shift)
@@ -251,4 +263,4 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
             put(number, seg, Cell(last, heading_now, lane + 1, **marks))
             heads[lane] = last
         h = (h + sign * steps) % 6
-    return tuple(order)
+    return tuple(order), tuple(numbers)

@@ -268,12 +268,24 @@ def spellings() -> list[str]:
 
 def load_spec(path: str | os.PathLike) -> Spec:
     """Load and validate one spec file; SpecError lists every problem found in it."""
-    return spec_of(load_file(path))
+    return spec_of(load_file(path, lenient=True))
 
 
 def spec_of(doc: Document) -> Spec:
     """The spec a loaded YAML document holds (a file, or text a generator made), validated by
-    its game; SpecError lists every problem found in it."""
+    its game; SpecError lists every problem found in it, those of single values the load
+    found (`doc.pending`: a `.nan`, a bad number) among them."""
+    if not doc.pending:
+        return _spec_of(doc)
+    hidden = {p.location for p in doc.pending}  # (each such value is None: not said twice)
+    try:
+        _spec_of(doc)
+    except SpecError as exc:
+        raise SpecError([*doc.pending, *(p for p in exc.problems if p.location not in hidden)]) from None
+    raise SpecError(list(doc.pending))
+
+
+def _spec_of(doc: Document) -> Spec:
     data = doc.data
     if not isinstance(data, dict):
         raise SpecError([Problem(doc.where(()), "a spec must be a mapping with a 'game' key")])

@@ -631,6 +631,20 @@ def test_season_sheet(run, tmp_path):
     assert run("season", str(path), "--no-par").stdout.startswith("Winter season: 3 races; times for: try 1, try 2, try 3, best\n")
 
 
+def test_every_bad_race_file_of_a_season_is_reported_at_once(run, tmp_path):
+    (tmp_path / "bad.yaml").write_text("game: rallytaire\nname: Bad\nstages: []\nlenght: 3\n", encoding="utf-8")
+    path = tmp_path / "season.yaml"
+    path.write_text(SEASON.replace("monte_carlo.yaml", "nope.yaml").replace("acropolis.yaml", "bad.yaml"), encoding="utf-8")
+    result = run("validate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{tmp_path}/bad.yaml:3:9: error: 'stages' must have at least 1 item",
+        f"{tmp_path}/bad.yaml:4:1: error: unknown key 'lenght' (expected one of: boxes, game, name, stages, tyres)",
+        f"{path}:6:11: error: race 'nope.yaml': cannot read file: No such file or directory",
+        f"{path}:7:11: error: race 'bad.yaml' has errors (listed with its name)",
+    ]
+
+
 def test_season_refusals(run, tmp_path):
     path = tmp_path / "season.yaml"
     path.write_text(SEASON.replace("acropolis.yaml", "nope.yaml").replace("monte_carlo.yaml", str(SPECS / "rallytaire" / "monte_carlo.yaml")), encoding="utf-8")

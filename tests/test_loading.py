@@ -175,3 +175,37 @@ def test_a_huge_integer_is_refused_without_quoting_all_of_it():
         load_text("x: " + "9" * 5000, "big.yaml")
     (problem,) = caught.value.problems
     assert str(problem) == "big.yaml:1:4: error: not a valid int: '99999999999999999999'... (5000 characters; at most 4300 digits)"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a value the YAML cannot stand for hides none of the file's other problems
+        (VALID.replace("length: 30", "length: .nan").replace("gear: 2,", "gear: 7,"), [(6, 13, "number must be finite, got '.nan'"), (9, 27, "'gear' must be at most 5, got 7")]),
+        (VALID.replace("length: 30", "length: -.inf") + "lenght: 3\n", [(6, 13, "number must be finite, got '-.inf'"), (10, 1, "unknown key 'lenght' (expected one of: boxes, game, name, stages, tyres)")]),
+        # the value stands for nothing: no second line about it
+        (VALID.replace("length: 30", "length: .nan"), [(6, 13, "number must be finite, got '.nan'")]),
+        ("game: .nan\n", [(1, 7, "number must be finite, got '.nan'")]),
+    ],
+)
+def test_a_bad_value_is_reported_with_every_other_problem(run, write, text, expected):
+    assert errors_of(run("validate", write(text))) == expected
+
+
+def test_a_nan_in_a_results_file_hides_no_other_problem(run, tmp_path):
+    import shutil
+
+    from conftest import SPECS
+
+    for name in ("championship.yaml", "sections.yaml"):
+        shutil.copy(SPECS / "rally_risk" / name, tmp_path / name)
+    results = tmp_path / "results.yaml"
+    results.write_text(
+        "game: rally_risk\nkind: results\nname: Club\ncalendar: championship.yaml\nplayers: [Anna, Ben]\nrallies:\n"
+        "  - rally: montecarlo\n    races:\n      - finish: {Anna: .nan, Ben: 0}\n",
+        encoding="utf-8",
+    )
+    assert errors_of(run("validate", str(results))) == [
+        (9, 24, "number must be finite, got '.nan'"),
+        (9, 35, "'Ben' must have the round the car finished in (1 or more) or destroyed / eliminated, got 0"),
+    ]

@@ -160,9 +160,7 @@ def load_season(doc: Document) -> Season:
                     )
                 )
                 break
-    for i, raw in enumerate(races):
-        if problems:
-            break
+    for i, raw in enumerate(races):  # every race file is read: all their problems at once
         if "race" in raw:
             race, found = _race_file(doc, i, raw["race"])
             problems.extend(found)

@@ -209,3 +209,21 @@ def test_a_nan_in_a_results_file_hides_no_other_problem(run, tmp_path):
         (9, 24, "number must be finite, got '.nan'"),
         (9, 35, "'Ben' must have the round the car finished in (1 or more) or destroyed / eliminated, got 0"),
     ]
+
+
+def test_an_id_or_colour_ending_in_a_newline_is_refused(run, tmp_path):
+    """A schema pattern ends at the end of the text (as JSON Schema reads `$`), not before a
+    final newline as Python's `$` does."""
+    from conftest import SPECS
+
+    sections = (SPECS / "rally_risk" / "sections.yaml").read_text(encoding="utf-8")
+    (tmp_path / "sections.yaml").write_text(sections.replace("id: start\n", 'id: "start\\n"\n', 1), encoding="utf-8")
+    tiles = (SPECS / "rallyman" / "tiles.yaml").read_text(encoding="utf-8")
+    (tmp_path / "tiles.yaml").write_text(tiles.replace("  - id: sg-s2\n", '  - id: "sg-s2\\n"\n', 1), encoding="utf-8")
+    assert errors_of(run("validate", str(tmp_path / "sections.yaml"))) == [(9, 9, "'id' has an invalid form: 'start\\n'")]
+    assert errors_of(run("validate", str(tmp_path / "tiles.yaml"))) == [(9, 9, "'id' has an invalid form: 'sg-s2\\n'")]
+    template = (SPECS.parent / "templates" / "race_sheet.yaml").read_text(encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(template.replace('"#1a1a1a"', '"#1a1a1a\\n"', 1), encoding="utf-8")
+    result = run("render", str(SPECS / "rallytaire" / "acropolis.yaml"), "--template", str(tmp_path / "t.yaml"), "-o", str(tmp_path / "x.pdf"))
+    assert errors_of(result) == [(18, 11, "'text' has an invalid form: '#1a1a1a\\n'")]
+    assert not (tmp_path / "x.pdf").exists()

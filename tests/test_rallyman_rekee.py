@@ -203,3 +203,10 @@ def test_export_refuses_what_rekee_cannot_hold_at_its_place_in_the_spec(run, tmp
         f"{spec}:12:10: error: the values of your own box ('ruleset'): Rekee's files have no place for them",
     ]
     assert not (tmp_path / "t.json").exists()
+
+
+def test_a_tile_id_ending_in_a_newline_is_refused(run, box):
+    (box / "bad.json").write_text('{"title": "x", "tiles": [{"q": 0, "r": 0, "id": "901a\\n", "dir": 0}]}\n')
+    result = run("import", "rekee", str(box / "bad.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert (result.exit_code, result.stderr) == (1, f"{box / 'bad.json'}:1:49: error: 'id' has an invalid form: '901a\\n'\n")
+    assert not (box / "t.yaml").exists()

@@ -16,7 +16,8 @@ Segments (comma-separated in one string, or one per item of a list):
 
 Either may end with words that mark all its cells: a surface (`asphalt`, `gravel`, `snow`), a
 danger colour (`yellow`, `orange`, `red`), `pit`, `slide`, `water`, `jump G` (checked as an
-explicit cell's marks are: `pit` is GT's and never on a corner, the others DIRT's). The first
+explicit cell's marks are: `pit` is GT's and never on a corner, the others DIRT's), each once
+(a word given twice, or two surfaces or danger colours, is refused). The first
 cells of the path are the starting spaces and its last cells the finish, unless the track
 says otherwise (`start:`/`finish:` of explicit cells).
 
@@ -135,8 +136,16 @@ def parse_segment(text: str) -> Segment:
     else:
         raise PathError(f"{text.strip()!r}: unknown segment {kind!r} (a segment is 'straight N' or 'corner left|right ... limit N')")
     i = 0
+    given: dict[str, str] = {}  # what a word sets -> the word that set it
+    surfaces = {s.value for s in Surface}
+    dangers = {d.value for d in Danger}
     while i < len(rest):
         word = rest[i]
+        what = "surface" if word in surfaces else "danger colour" if word in dangers else word
+        if what in given:
+            again = f"{word!r} is given twice" if given[what] == word else f"two {what}s, {given[what]!r} and {word!r}: give one"
+            raise PathError(f"{text.strip()!r}: {again}")
+        given[what] = word
         if word in ("radius", "jump"):
             if i + 1 >= len(rest) or not _is_number(rest[i + 1]):
                 raise PathError(f"{text.strip()!r}: {word!r} needs a number after it")

@@ -52,7 +52,6 @@ def _unique_items(validator, unique, instance, _schema):
 
 
 @functools.cache
-@functools.lru_cache(maxsize=None)
 def _pattern(rule: str) -> re.Pattern:
     """A schema's `pattern` as JSON Schema reads it (ECMA-262): `$` is the very end of the
     text, never before a final newline as Python's `$` is, so "sg-s2\\n" is no id; written
@@ -82,6 +81,7 @@ def _pattern_rule(validator, rule, instance, _schema):
         yield jsonschema.ValidationError(f"{instance!r} does not match {rule!r}")
 
 
+@functools.cache
 def _validator_class():
     """jsonschema's Draft 2020-12 validator as specs need it (imported on first use: most
     files pass :func:`_surely_valid` and never need it)."""

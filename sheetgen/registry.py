@@ -63,6 +63,7 @@ class Kind:
 
     name: str
     description: str
+    noun: str = ""  # what one file of the kind is called in a message ("tile library"; default: name)
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,8 @@ class Spec:
         spec" from another game, else its kind ("a Rally Risk library", "a Rallytaire race")."""
         if self.game.name != wanted_game:
             return f"a {self.game.title} spec"
-        return f"a {self.game.title} {self.kind_name}"
+        kind = next((k for k in self.game.kinds if k.name == self.kind_name), None)
+        return f"a {self.game.title} {kind.noun if kind is not None and kind.noun else self.kind_name}"
 
     def wrong(self, message: str) -> SpecError:
         """The error of a command given a spec it cannot use, located at its `kind:` (or

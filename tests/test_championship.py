@@ -540,8 +540,9 @@ def test_tied_drivers_draw_lots(results_file):
         (("{Carla: 11, Ben: 12, Dario: 12, Anna: destroyed}", "{Carla: 11, Ben: 12, Dario: 12}"), 10, 17,
          "no result for 'Anna': give the round Anna finished in, or destroyed"),
         (("rally: sweden", "rally: swedn"), 13, 12, "unknown rally 'swedn', did you mean 'sweden'?"),
-        (("Anna: destroyed", "Anna: crashed"), 10, 55, "'Anna' must have the round the car finished in (1 or more) or destroyed / eliminated, got 'crashed'"),
-        (("Dario: 16}", "Dario: 0}"), 9, 55, "'Dario' must have the round the car finished in (1 or more) or destroyed / eliminated, got 0"),
+        (("Anna: destroyed", "Anna: crashed"), 10, 55, "'Anna' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 'crashed'"),
+        (("Dario: 16}", "Dario: 0}"), 9, 55, "'Dario' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 0"),
+        (("Dario: 16}", "Dario: 10001}"), 9, 55, "'Dario' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 10001"),
     ],
 )
 def test_results_refused(results_file, change, line, col, message):
@@ -643,6 +644,16 @@ def test_every_bad_race_file_of_a_season_is_reported_at_once(run, tmp_path):
         f"{path}:6:11: error: race 'nope.yaml': cannot read file: No such file or directory",
         f"{path}:7:11: error: race 'bad.yaml' has errors (listed with its name)",
     ]
+
+
+def test_a_generate_entry_that_fails_names_the_entry_s_keys(run, tmp_path):
+    shutil.copy(SPECS / "rallytaire" / "acropolis.yaml", tmp_path / "acropolis.yaml")
+    path = tmp_path / "season.yaml"
+    path.write_text("game: rallytaire\nkind: season\nname: S\nraces:\n  - race: acropolis.yaml\n  - generate: {seed: 1, stages: 1, length: [2, 3], difficulty: hard}\n", encoding="utf-8")
+    result = run("season", str(path), "--no-par")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"{path}:6:15: error: cannot generate this race: cannot generate a hard stage of 2..3 spaces in 60 tries: ")
+    assert result.stderr.endswith("; try another 'length' or 'difficulty'\n") and result.stderr.count("\n") == 1
 
 
 def test_season_refusals(run, tmp_path):

@@ -207,7 +207,7 @@ def test_a_nan_in_a_results_file_hides_no_other_problem(run, tmp_path):
     )
     assert errors_of(run("validate", str(results))) == [
         (9, 24, "number must be finite, got '.nan'"),
-        (9, 35, "'Ben' must have the round the car finished in (1 or more) or destroyed / eliminated, got 0"),
+        (9, 35, "'Ben' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 0"),
     ]
 
 

@@ -151,7 +151,7 @@ GAME = Game(
         Kind("race", "a course of road sections laid out on the table"),
         Kind("library", "the road sections of a box, with their copies"),
         Kind("calendar", "a championship's rallies, their races and limits"),
-        Kind("results", "a championship as it is played: who finished when"),
+        Kind("results", "a championship as it is played: who finished when", "results file"),
     ),
     template="rally_risk",
     strict=_strict,

@@ -186,8 +186,8 @@ GAME = Game(
     summary=_summary,
     kinds=(
         Kind("track", "a Rallyman GT or DIRT track: tiles placed, a compact path or cells"),
-        Kind("tiles", "a library of hex tiles, each a pattern of cells in its own frame"),
-        Kind("results", "drivers' stage times over a rally's stages: analyze gives the standings"),
+        Kind("tiles", "a library of hex tiles, each a pattern of cells in its own frame", "tile library"),
+        Kind("results", "drivers' stage times over a rally's stages: analyze gives the standings", "results file"),
     ),
     template="rallyman",
     printables=(

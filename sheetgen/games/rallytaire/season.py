@@ -219,7 +219,9 @@ def expand_season(season: Season) -> Season:
             try:
                 entry = replace(entry, race=generate.generate_race(options["seed"], **kwargs))
             except SheetgenError as exc:
-                problems.append(Problem(entry.where, f"cannot generate this race: {exc}"))
+                # the entry's own keys, not the command line's options
+                message = str(exc).replace(generate.TRY_ANOTHER, "try another 'length' or 'difficulty'")
+                problems.append(Problem(entry.where, f"cannot generate this race: {message}"))
         entries.append(entry)
     if problems:
         raise SpecError(problems)

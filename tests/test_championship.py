@@ -708,6 +708,26 @@ def test_validate_build_and_render_take_a_season(run, tmp_path):
     assert result.stderr == f"{path}:2:7: error: unknown kind 'seasons', did you mean 'season'? (a Rallytaire race has no 'kind' key, a season has 'kind: season')\n"
 
 
+def test_validate_strict_refuses_a_calendar_its_library_cannot_fill(run, tmp_path):
+    """What build and `sheetgen calendar` refuse by counting, before their search."""
+    shutil.copy(SPECS / "rally_risk" / "sections.yaml", tmp_path / "sections.yaml")
+    path = tmp_path / "wet.yaml"
+    path.write_text(
+        "game: rally_risk\nkind: calendar\nname: Wet\nlibrary: sections.yaml\nrallies:\n"
+        "  - {id: wet, name: Wet, zone: EC, races: [6], limits: {min_fords: 6}}\n",
+        encoding="utf-8",
+    )
+    assert run("validate", str(path)).exit_code == 0  # valid, but it cannot be built
+    strict = run("validate", "--strict", str(path))
+    expected = [
+        f"{path}:6:68: error: rally 'wet' asks for at least 6 fords per race, but its race 1 has 6 sections, and the first must be a factor-0 section, which no ford is",
+        f"{path}:6:68: error: rally 'wet' asks for at least 6 fords per race, but the library holds 4 ford sections: 'ford' (2 copies), 'ford_bend', 'wadi'",
+    ]
+    assert (strict.exit_code, strict.stderr.splitlines()) == (1, expected)
+    built = run("calendar", str(path), "--seed", "1", "-o", str(tmp_path / "out"))
+    assert (built.exit_code, built.stderr.splitlines()) == (1, expected)
+
+
 def test_validate_strict_reruns_the_finishability_check(run, tmp_path, monkeypatch):
     from sheetgen.games.rally_risk import championship as builder
 

@@ -50,13 +50,19 @@ def race_analysis(race: Race):
 
 def _strict(loaded) -> list:
     """A race that the best policy cannot finish (P(elimination) over the threshold); in a
-    calendar that lays its races out, every race (the check `sheetgen calendar` makes)."""
+    calendar that lays its races out, every race (the check `sheetgen calendar` makes); in a
+    calendar whose races are drawn from its library, a race the library cannot fill, found by
+    counting (as `build` and `sheetgen calendar` refuse it before their search)."""
     from sheetgen.games.rally_risk.model import Calendar, Race
 
     if isinstance(loaded.model, Calendar) and any(r.courses for r in loaded.model.rallies):
         from sheetgen.games.rally_risk.championship import calendar_finishability_problems
 
         return calendar_finishability_problems(loaded.document, loaded.model)
+    if isinstance(loaded.model, Calendar) and loaded.model.sections is not None:
+        from sheetgen.games.rally_risk.championship import count_problems
+
+        return [loaded.document.problem(path, message) for path, message in count_problems(loaded.model, loaded.model.sections)]
     if not isinstance(loaded.model, Race):
         return []
     from sheetgen.games.rally_risk.solve import finishability_problems

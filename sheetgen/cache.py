@@ -8,7 +8,8 @@ that solve it, so that a changed track, ruleset or solver never meets an old ent
 floats back exactly (their shortest repr), so a printout is byte for byte the same with the
 entry or without it. The folder is `$SHEETGEN_CACHE`, else `$XDG_CACHE_HOME/sheetgen`, else
 `~/.cache/sheetgen`; `SHEETGEN_CACHE=off` turns the cache off. The cache is only ever a
-shortcut: an entry that cannot be read is solved again, and one that cannot be written (a
+shortcut: an entry that cannot be read, or that the caller's check finds of the wrong shape
+(`cached(..., valid=...)`), is solved again, and one that cannot be written (a
 read-only home) is not kept; no command fails because of it. Entries are written atomically
 (a temporary file, then a rename), so two processes solving the same track at once are safe.
 """
@@ -58,16 +59,24 @@ def key(kind: str, subject: str, modules: Iterable[str]) -> str:
     return f"{kind}-{h.hexdigest()}"
 
 
-def cached(name: str, compute: Callable[[], Any]) -> Any:
-    """The JSON value kept under `name` (from :func:`key`), or `compute()`, kept for next time."""
+def cached(name: str, compute: Callable[[], Any], valid: Callable[[Any], bool] | None = None) -> Any:
+    """The JSON value kept under `name` (from :func:`key`), or `compute()`, kept for next time.
+
+    `valid(value)`: whether a value read back has the shape `compute` gives (a dict with the
+    right keys and types): an entry it rejects (returns False, or raises TypeError, ValueError,
+    KeyError, AttributeError or IndexError on) is solved again and written over, as an entry
+    that cannot be read is. Without it any JSON value found is given back."""
     where = folder()
     if where is None:
         return compute()
     path = os.path.join(where, f"{name}.json")
     try:
         with open(path, encoding="utf-8") as handle:
-            return json.load(handle)["value"]
-    except (OSError, ValueError, KeyError, TypeError):
+            entry = json.load(handle)
+        value = entry["value"]
+        if valid is None or valid(value) is True:
+            return value
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         pass
     value = compute()
     try:

@@ -29,7 +29,7 @@ from sheetgen.cliutil import (
     reports_errors,
     write_pdf,
 )
-from sheetgen.errors import OptionError, SheetgenError, SpecError, UsageError
+from sheetgen.errors import OptionError, SheetgenError, SpecError
 from sheetgen.output import write_files
 
 DEFAULT_SPECS = "track_specs"
@@ -216,7 +216,10 @@ def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | N
         return _Built(path, refused=exc.problems)
     except SheetgenError as exc:
         return _Built(path, failed=exc)
-    problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
+    try:
+        problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
+    except SpecError as exc:  # found after the load (a bad --template file): its problems
+        problems, data, pages = list(exc.problems), None, 0
     return _Built(spec.path, None, None, spec.game.title, can_render(spec), spec.sources, tuple(problems), data, pages)
 
 
@@ -412,24 +415,31 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
     """
     import secrets
 
+    from sheetgen.yamlsrc import load_bytes
+
     chosen = registry.game(game)
     options = option_values("generate", chosen, given)
     if target == "-":
         target = None
     if pdf is not None and target is not None and os.path.abspath(pdf) == os.path.abspath(target):
-        raise UsageError("-o and --render name the same file; give the PDF another name")
+        raise OptionError("-o and --render name the same file; give the PDF another name")
     if pdf == "-" and target is None:
-        raise UsageError("--render - and the spec would both go to standard output; give the spec a file with -o")
+        raise OptionError("--render - and the spec would both go to standard output; give the spec a file with -o")
     refuse_pdf_on_terminal(pdf, "--render FILE")
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
     text = chosen.generator.make(seed, options)
     data = text.encode("utf-8")
-    pdf_bytes = _render_generated(data, target or "<stdout>") if pdf else None
+    files = [path for path in (target, pdf) if path not in (None, "-")]
+    # the new spec loaded back from its bytes, as any spec file is: the files it refers to (a
+    # library the generator drew from) are inputs, which no output may replace
+    spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if files or pdf else None
+    inputs = tuple(spec.document.reads) if spec is not None else ()
+    pdf_bytes = _render_generated(spec) if pdf else None
     # everything is made before anything is written, and the files are written together:
     # both or neither (sheetgen.output); standard output comes last
-    write_files([(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")])
+    write_files([(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")], inputs=inputs)
     if target is None:
         sys.stdout.write(text)
         sys.stdout.flush()
@@ -438,12 +448,10 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
         sys.stdout.buffer.flush()
 
 
-def _render_generated(data: bytes, name: str) -> bytes:
-    """The printable of a generated spec, loaded back from its bytes as any spec file is."""
+def _render_generated(spec: registry.Spec) -> bytes:
+    """The printable of a generated spec (loaded back from its bytes)."""
     from sheetgen.render import build_outputs
-    from sheetgen.yamlsrc import load_bytes
 
-    spec = registry.spec_of(load_bytes(data, name))
     pdf, _pages = build_outputs(spec)  # the game's own template: the one its generator checked
     return pdf
 

@@ -96,9 +96,7 @@ def refuse_stdout_folder(out_dir: str) -> None:
 
         raise OutputError("cannot write into a folder with an empty name; give the folder (-o output)")
     if out_dir == "-":
-        from sheetgen.errors import UsageError
-
-        raise UsageError("-o names a folder here (several files are written); standard output (-) cannot hold them")
+        raise OptionError("-o names a folder here (several files are written); standard output (-) cannot hold them")
 
 
 # -- options the games declare ---------------------------------------------------------------

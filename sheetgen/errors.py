@@ -111,14 +111,21 @@ class SpecError(SheetgenError):
         self.problems = tuple(_capped(problems))
         super().__init__("\n".join(str(p) for p in self.problems))
 
+    def __reduce__(self):
+        # rebuilt from its problems, not from its message (`args`), so that it crosses from a
+        # worker process to the parent (build --jobs) as itself
+        return (type(self), (self.problems,))
+
 
 class UsageError(SheetgenError):
     """A command was asked for something it cannot do (bad option combination, unknown game)."""
 
 
 class OptionError(UsageError):
-    """An option the spec's game does not take, or a value outside the game's choices: a
-    usage mistake, which the CLI reports the way click reports its own (exit status 2)."""
+    """A mistake in the command line's options: one the spec's game does not take, a value
+    outside the game's choices, an unknown --template name, options that do not go together
+    (-o and --render naming one file, `-o -` for a folder). The CLI reports it the way click
+    reports its own usage errors (exit status 2)."""
 
 
 class OutputError(SheetgenError):

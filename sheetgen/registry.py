@@ -63,6 +63,7 @@ class Kind:
 
     name: str
     description: str
+    noun: str = ""  # what one file of the kind is called in a message ("tile library"; default: name)
 
 
 @dataclass(frozen=True)
@@ -205,7 +206,8 @@ class Spec:
         spec" from another game, else its kind ("a Rally Risk library", "a Rallytaire race")."""
         if self.game.name != wanted_game:
             return f"a {self.game.title} spec"
-        return f"a {self.game.title} {self.kind_name}"
+        kind = next((k for k in self.game.kinds if k.name == self.kind_name), None)
+        return f"a {self.game.title} {kind.noun if kind is not None and kind.noun else self.kind_name}"
 
     def wrong(self, message: str) -> SpecError:
         """The error of a command given a spec it cannot use, located at its `kind:` (or
@@ -268,12 +270,24 @@ def spellings() -> list[str]:
 
 def load_spec(path: str | os.PathLike) -> Spec:
     """Load and validate one spec file; SpecError lists every problem found in it."""
-    return spec_of(load_file(path))
+    return spec_of(load_file(path, lenient=True))
 
 
 def spec_of(doc: Document) -> Spec:
     """The spec a loaded YAML document holds (a file, or text a generator made), validated by
-    its game; SpecError lists every problem found in it."""
+    its game; SpecError lists every problem found in it, those of single values the load
+    found (`doc.pending`: a `.nan`, a bad number) among them."""
+    if not doc.pending:
+        return _spec_of(doc)
+    hidden = {p.location for p in doc.pending}  # (each such value is None: not said twice)
+    try:
+        _spec_of(doc)
+    except SpecError as exc:
+        raise SpecError([*doc.pending, *(p for p in exc.problems if p.location not in hidden)]) from None
+    raise SpecError(list(doc.pending))
+
+
+def _spec_of(doc: Document) -> Spec:
     data = doc.data
     if not isinstance(data, dict):
         raise SpecError([Problem(doc.where(()), "a spec must be a mapping with a 'game' key")])

@@ -52,6 +52,36 @@ def _unique_items(validator, unique, instance, _schema):
 
 
 @functools.cache
+def _pattern(rule: str) -> re.Pattern:
+    """A schema's `pattern` as JSON Schema reads it (ECMA-262): `$` is the very end of the
+    text, never before a final newline as Python's `$` is, so "sg-s2\\n" is no id; written
+    as `\\Z` here (outside character classes and escapes)."""
+    out, escaped, in_class = [], False, False
+    for char in rule:
+        if escaped:
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == "[":
+            in_class = True
+        elif char == "]":
+            in_class = False
+        elif char == "$" and not in_class:
+            out.append(r"\Z")
+            continue
+        out.append(char)
+    return re.compile("".join(out))
+
+
+def _pattern_rule(validator, rule, instance, _schema):
+    """jsonschema's `pattern` with :func:`_pattern`'s end of text."""
+    import jsonschema
+
+    if validator.is_type(instance, "string") and _pattern(rule).search(instance) is None:
+        yield jsonschema.ValidationError(f"{instance!r} does not match {rule!r}")
+
+
+@functools.cache
 def _validator_class():
     """jsonschema's Draft 2020-12 validator as specs need it (imported on first use: most
     files pass :func:`_surely_valid` and never need it)."""
@@ -65,7 +95,7 @@ def _validator_class():
         "number",
         lambda _checker, value: isinstance(value, (int, float)) and not isinstance(value, bool),
     )
-    return jsonschema.validators.extend(Draft202012Validator, validators={"uniqueItems": _unique_items}, type_checker=types)
+    return jsonschema.validators.extend(Draft202012Validator, validators={"uniqueItems": _unique_items, "pattern": _pattern_rule}, type_checker=types)
 
 
 # --------------------------------------------------------------------------- the quick check
@@ -161,7 +191,7 @@ def _valid(schema: Any, v: Any) -> bool:
             if _canonical(v) != _canonical(rule):
                 return False
         elif key == "pattern":
-            if isinstance(v, str) and re.search(rule, v) is None:
+            if isinstance(v, str) and _pattern(rule).search(v) is None:
                 return False
         elif key == "oneOf":
             if sum(_valid(sub, v) for sub in rule) != 1:

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass
 from importlib import resources
 
-from sheetgen.errors import SpecError, UsageError
+from sheetgen.errors import OptionError, SpecError
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import load_bytes, load_file
 
@@ -145,7 +145,7 @@ def load_template(name_or_path: str = "race_sheet") -> Template:
         doc = load_file(name_or_path)
     else:
         if name_or_path not in builtin_names():
-            raise UsageError(f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)")
+            raise OptionError(f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)")
         raw = _templates().joinpath(f"{name_or_path}.yaml").read_bytes()
         doc = load_bytes(raw, f"templates/{name_or_path}.yaml")
     problems = check(doc, SCHEMA)

@@ -140,6 +140,9 @@ class Document:
     reads: list = field(default_factory=list, repr=False, compare=False)
     #: problems worded for this document so far by `schemacheck.check` (which stops past a limit)
     tally: "Tally" = field(default_factory=lambda: Tally(), repr=False, compare=False)
+    #: problems of single values found while loading a file `lenient`ly (each value is None):
+    #: reported with the spec's own problems (`registry.spec_of`), never accepted
+    pending: tuple = field(default=(), repr=False, compare=False)
 
     def where(self, path: Path, *, key: bool = False) -> Location:
         """The location of `path`, or of its nearest ancestor that has one."""
@@ -172,7 +175,7 @@ def _not_regular(mode: int) -> str | None:
     return next((what for test, what in _SPECIAL_FILES if test(mode)), None)
 
 
-def load_file(path: str | os.PathLike) -> Document:
+def load_file(path: str | os.PathLike, *, lenient: bool = False) -> Document:
     """Read and load one spec file; raises SpecError with every problem found.
 
     A device or a socket is refused before it is opened (reading one could wait forever or
@@ -215,7 +218,7 @@ def load_file(path: str | os.PathLike) -> Document:
         raise refuse(f"cannot read file: {exc.strerror or exc}") from None
     except ValueError:  # a NUL or a lone surrogate in the name: no file can have it
         raise refuse("cannot read file: the name is not a possible file name") from None
-    return load_bytes(raw, name)
+    return load_bytes(raw, name, lenient=lenient)
 
 
 def _read_pipe(fd: int) -> bytes | None:
@@ -253,7 +256,7 @@ def load_beside(doc: Document, rel: str) -> Document:
     return dataclasses.replace(other, reads=doc.reads)
 
 
-def load_bytes(raw: bytes, name: str) -> Document:
+def load_bytes(raw: bytes, name: str, *, lenient: bool = False) -> Document:
     if len(raw) > MAX_BYTES:
         raise SpecError([Problem(Location(name, 1, 1), f"file is too large: over {MAX_BYTES} bytes (the limit is 1 MiB)")])
     try:
@@ -263,11 +266,14 @@ def load_bytes(raw: bytes, name: str) -> Document:
         line = before.count(b"\n") + 1
         col = exc.start - (before.rfind(b"\n") + 1) + 1
         raise SpecError([Problem(Location(name, line, col), "file is not valid UTF-8 text")]) from None
-    return dataclasses.replace(load_text(text, name), sha256=hashlib.sha256(raw).hexdigest())
+    return dataclasses.replace(load_text(text, name, lenient=lenient), sha256=hashlib.sha256(raw).hexdigest())
 
 
-def load_text(text: str, name: str = "<string>") -> Document:
-    """Load YAML text; raises SpecError listing every problem found."""
+def load_text(text: str, name: str = "<string>", *, lenient: bool = False) -> Document:
+    """Load YAML text; raises SpecError listing every problem found. `lenient`: when the
+    only problems are of single values (a `.nan`, a bad number, a control character), the
+    document is returned with them in `pending` (those values None), so that the spec's own
+    checks report their problems too (`registry.spec_of` raises them all)."""
     if text.startswith("\ufeff"):
         text = text[1:]
     if "\x00" in text:
@@ -287,11 +293,12 @@ def load_text(text: str, name: str = "<string>") -> Document:
             builder.problems.append(_syntax_problem(again, name, text))
         except _BadEscape as bad:
             builder.problems.append(Problem(_loc(name, bad.mark), _BEYOND))
-    if builder.problems:
+    soft = lenient and builder.documents and len(builder.problems) == len(builder.soft)
+    if builder.problems and not soft:
         raise SpecError(builder.problems)
     if not builder.documents:
         raise SpecError([Problem(Location(name, 1, 1), "file is empty; expected a spec mapping")])
-    return Document(name, builder.data, builder.values, builder.keys)
+    return Document(name, builder.data, builder.values, builder.keys, pending=tuple(builder.problems))
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
@@ -404,6 +411,9 @@ class _Builder:
         self.values: dict = {}
         self.keys: dict = {}
         self.problems: list[Problem] = []
+        #: the problems of single values (a `.nan`, a bad number, a control character): the
+        #: value stands for nothing (None) and the rest of the file is whole
+        self.soft: list[Problem] = []
         self.data: Any = None
         self.documents = 0
         self.depth = 0
@@ -442,7 +452,10 @@ class _Builder:
         if event.anchor is not None:
             self.problems.append(Problem(where, f"YAML anchors are not allowed (&{event.anchor}); write the value out"))
         if isinstance(event, ScalarEvent):
-            return self._scalar(event, where)
+            before = len(self.problems)
+            value = self._scalar(event, where)
+            self.soft.extend(self.problems[before:])
+            return value
         self.depth += 1
         if self.depth > MAX_DEPTH:
             self.problems.append(Problem(where, f"nesting is too deep (the limit is {MAX_DEPTH} levels)"))

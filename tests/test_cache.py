@@ -7,6 +7,7 @@ import json
 import os
 import stat
 
+import pytest
 from conftest import SPECS
 
 
@@ -180,3 +181,35 @@ def test_a_course_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, 
     kept, solved = race_figures(race), analyze_rally_risk_race(race)
     assert kept == solved and repr(kept) == repr(solved)  # (the policies are left out of both)
     assert [r.p50 for r in kept.results] == [r.p50 for r in solved.results]
+
+
+def _figures_shape(value) -> bool:
+    """A check as a caller passes it: a dict whose par is a number."""
+    return isinstance(value, dict) and isinstance(value["par_seconds"], float)
+
+
+@pytest.mark.parametrize(
+    "entry",
+    ['{"value": 5}', '{"value": null}', '{"value": "x"}', "[]", '"value"', '{"value": {"par_seconds": "bad"}}', '{"value": {}}', '{"value": []}', '{"other": 1}'],
+)
+def test_an_entry_of_the_wrong_shape_is_solved_again_and_written_over(tmp_path, monkeypatch, entry):
+    from sheetgen import cache
+
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path))
+    name = cache.key("test", "shape", [])
+    (tmp_path / f"{name}.json").write_text(entry, encoding="utf-8")
+    right = {"par_seconds": 131.5, "turns": 9}
+    assert cache.cached(name, lambda: right, valid=_figures_shape) == right
+    assert json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8")) == {"value": right}
+    # the entry written over is read back, not solved again
+    assert cache.cached(name, lambda: pytest.fail("solved again"), valid=_figures_shape) == right
+
+
+def test_without_a_check_any_json_value_is_given_back(tmp_path, monkeypatch):
+    from sheetgen import cache
+
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path))
+    name = cache.key("test", "unchecked", [])
+    (tmp_path / f"{name}.json").write_text('{"value": 5}', encoding="utf-8")
+    assert cache.cached(name, lambda: {"par_seconds": 1.0}) == 5
+    assert cache.cached(name, lambda: {"par_seconds": 1.0}, valid=lambda value: value is None or _figures_shape(value)) == {"par_seconds": 1.0}

@@ -540,8 +540,9 @@ def test_tied_drivers_draw_lots(results_file):
         (("{Carla: 11, Ben: 12, Dario: 12, Anna: destroyed}", "{Carla: 11, Ben: 12, Dario: 12}"), 10, 17,
          "no result for 'Anna': give the round Anna finished in, or destroyed"),
         (("rally: sweden", "rally: swedn"), 13, 12, "unknown rally 'swedn', did you mean 'sweden'?"),
-        (("Anna: destroyed", "Anna: crashed"), 10, 55, "'Anna' must have the round the car finished in (1 or more) or destroyed / eliminated, got 'crashed'"),
-        (("Dario: 16}", "Dario: 0}"), 9, 55, "'Dario' must have the round the car finished in (1 or more) or destroyed / eliminated, got 0"),
+        (("Anna: destroyed", "Anna: crashed"), 10, 55, "'Anna' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 'crashed'"),
+        (("Dario: 16}", "Dario: 0}"), 9, 55, "'Dario' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 0"),
+        (("Dario: 16}", "Dario: 10001}"), 9, 55, "'Dario' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 10001"),
     ],
 )
 def test_results_refused(results_file, change, line, col, message):
@@ -631,6 +632,30 @@ def test_season_sheet(run, tmp_path):
     assert run("season", str(path), "--no-par").stdout.startswith("Winter season: 3 races; times for: try 1, try 2, try 3, best\n")
 
 
+def test_every_bad_race_file_of_a_season_is_reported_at_once(run, tmp_path):
+    (tmp_path / "bad.yaml").write_text("game: rallytaire\nname: Bad\nstages: []\nlenght: 3\n", encoding="utf-8")
+    path = tmp_path / "season.yaml"
+    path.write_text(SEASON.replace("monte_carlo.yaml", "nope.yaml").replace("acropolis.yaml", "bad.yaml"), encoding="utf-8")
+    result = run("validate", str(path))
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{tmp_path}/bad.yaml:3:9: error: 'stages' must have at least 1 item",
+        f"{tmp_path}/bad.yaml:4:1: error: unknown key 'lenght' (expected one of: boxes, game, name, stages, tyres)",
+        f"{path}:6:11: error: race 'nope.yaml': cannot read file: No such file or directory",
+        f"{path}:7:11: error: race 'bad.yaml' has errors (listed with its name)",
+    ]
+
+
+def test_a_generate_entry_that_fails_names_the_entry_s_keys(run, tmp_path):
+    shutil.copy(SPECS / "rallytaire" / "acropolis.yaml", tmp_path / "acropolis.yaml")
+    path = tmp_path / "season.yaml"
+    path.write_text("game: rallytaire\nkind: season\nname: S\nraces:\n  - race: acropolis.yaml\n  - generate: {seed: 1, stages: 1, length: [2, 3], difficulty: hard}\n", encoding="utf-8")
+    result = run("season", str(path), "--no-par")
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"{path}:6:15: error: cannot generate this race: cannot generate a hard stage of 2..3 spaces in 60 tries: ")
+    assert result.stderr.endswith("; try another 'length' or 'difficulty'\n") and result.stderr.count("\n") == 1
+
+
 def test_season_refusals(run, tmp_path):
     path = tmp_path / "season.yaml"
     path.write_text(SEASON.replace("acropolis.yaml", "nope.yaml").replace("monte_carlo.yaml", str(SPECS / "rallytaire" / "monte_carlo.yaml")), encoding="utf-8")
@@ -681,6 +706,26 @@ def test_validate_build_and_render_take_a_season(run, tmp_path):
     result = run("validate", str(path))
     assert result.exit_code == 1
     assert result.stderr == f"{path}:2:7: error: unknown kind 'seasons', did you mean 'season'? (a Rallytaire race has no 'kind' key, a season has 'kind: season')\n"
+
+
+def test_validate_strict_refuses_a_calendar_its_library_cannot_fill(run, tmp_path):
+    """What build and `sheetgen calendar` refuse by counting, before their search."""
+    shutil.copy(SPECS / "rally_risk" / "sections.yaml", tmp_path / "sections.yaml")
+    path = tmp_path / "wet.yaml"
+    path.write_text(
+        "game: rally_risk\nkind: calendar\nname: Wet\nlibrary: sections.yaml\nrallies:\n"
+        "  - {id: wet, name: Wet, zone: EC, races: [6], limits: {min_fords: 6}}\n",
+        encoding="utf-8",
+    )
+    assert run("validate", str(path)).exit_code == 0  # valid, but it cannot be built
+    strict = run("validate", "--strict", str(path))
+    expected = [
+        f"{path}:6:68: error: rally 'wet' asks for at least 6 fords per race, but its race 1 has 6 sections, and the first must be a factor-0 section, which no ford is",
+        f"{path}:6:68: error: rally 'wet' asks for at least 6 fords per race, but the library holds 4 ford sections: 'ford' (2 copies), 'ford_bend', 'wadi'",
+    ]
+    assert (strict.exit_code, strict.stderr.splitlines()) == (1, expected)
+    built = run("calendar", str(path), "--seed", "1", "-o", str(tmp_path / "out"))
+    assert (built.exit_code, built.stderr.splitlines()) == (1, expected)
 
 
 def test_validate_strict_reruns_the_finishability_check(run, tmp_path, monkeypatch):

@@ -218,3 +218,23 @@ def test_game_names_with_a_dash_or_an_underscore(run):
     """`tables rally-risk` and `schema rally_risk` both as a user would guess them."""
     assert run("schema", "rally-risk").stdout == run("schema", "rally_risk").stdout != ""
     assert run("tables", "rally_risk").stdout == run("tables", "rally-risk").stdout != ""
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["render", str(SPECS / "rallytaire" / "acropolis.yaml"), "--template", "nosuch", "-o", "x.pdf"], "unknown template 'nosuch' (built in: race_sheet, rally_risk, rallyman; or give a path)"),
+        (["build", "-o", "-"], "-o names a folder here (several files are written); standard output (-) cannot hold them"),
+        (["calendar", str(SPECS / "rally_risk" / "championship.yaml"), "--seed", "1", "-o", "-"], "-o names a folder here (several files are written); standard output (-) cannot hold them"),
+        (["generate", "rally_run", "--seed", "1", "-o", "a.pdf", "--render", "a.pdf"], "-o and --render name the same file; give the PDF another name"),
+        (["generate", "rally_run", "--seed", "1", "--render", "-"], "--render - and the spec would both go to standard output; give the spec a file with -o"),
+    ],
+)
+def test_option_mistakes_are_click_usage_errors(run, in_tmp, args, message):
+    """Options that cannot go together, or an unknown template name: click's usage error form,
+    exit 2, nothing written."""
+    result = run(*args)
+    assert result.exit_code == 2, result.output
+    assert result.stderr.startswith(f"Usage: main {args[0]} [OPTIONS]")  # (click names the group main in-process)
+    assert result.stderr.endswith(f"\nError: {message}\n")
+    assert result.stdout == "" and sorted(p.name for p in in_tmp.iterdir()) == []

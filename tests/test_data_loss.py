@@ -207,3 +207,14 @@ def test_build_into_an_empty_folder_name_is_refused(run, specs, tmp_path, monkey
     result = run("build", str(specs / "rallytaire" / "acropolis.yaml"), "-o", "")
     assert (result.exit_code, result.stderr) == (1, "sheetgen: error: cannot write into a folder with an empty name; give the folder (-o output)\n")
     assert list(here.iterdir()) == []
+
+
+@pytest.mark.parametrize("option", ["-o", "--render"])
+def test_generate_never_replaces_the_library_it_draws_from(run, specs, tmp_path, option):
+    library = str(specs / "rally_risk" / "sections.yaml")
+    before = digest(library)
+    other = ["--render", str(tmp_path / "race.pdf")] if option == "-o" else ["-o", str(tmp_path / "race.yaml")]
+    result = run("generate", "rally_risk", "--library", library, "--seed", "1", option, library, *other)
+    refused(result, library, library)
+    assert digest(library) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["track_specs"]

@@ -73,11 +73,12 @@ def test_a_huge_octal_integer_is_named_by_its_start_and_length(write):
 
 
 def test_a_huge_hexadecimal_integer_is_refused_in_any_field(write):
-    # a string field, a key that is no field at all, and a list item
+    # a string field, a key that is no field at all (refused too), and a list item
     text = VALID.replace("name: Test Race", f"name: {HEX}").replace("    surface: gravel", f"    surface: gravel\n    extra: [{OCT}]")
     path = write(text)
     assert refused(run("validate", path)) == (
         f"{path}:2:7: error: not a valid int: '0xffffffffffffffffff'... (3602 characters; over 4300 decimal digits)\n"
+        f"{path}:6:5: error: unknown key 'extra' (expected one of: corners, length, name, service_park, surface)\n"
         f"{path}:6:13: error: not a valid int: '0o777777777777777777'... (5002 characters; over 4300 decimal digits)\n"
     )
 

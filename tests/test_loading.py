@@ -175,3 +175,55 @@ def test_a_huge_integer_is_refused_without_quoting_all_of_it():
         load_text("x: " + "9" * 5000, "big.yaml")
     (problem,) = caught.value.problems
     assert str(problem) == "big.yaml:1:4: error: not a valid int: '99999999999999999999'... (5000 characters; at most 4300 digits)"
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # a value the YAML cannot stand for hides none of the file's other problems
+        (VALID.replace("length: 30", "length: .nan").replace("gear: 2,", "gear: 7,"), [(6, 13, "number must be finite, got '.nan'"), (9, 27, "'gear' must be at most 5, got 7")]),
+        (VALID.replace("length: 30", "length: -.inf") + "lenght: 3\n", [(6, 13, "number must be finite, got '-.inf'"), (10, 1, "unknown key 'lenght' (expected one of: boxes, game, name, stages, tyres)")]),
+        # the value stands for nothing: no second line about it
+        (VALID.replace("length: 30", "length: .nan"), [(6, 13, "number must be finite, got '.nan'")]),
+        ("game: .nan\n", [(1, 7, "number must be finite, got '.nan'")]),
+    ],
+)
+def test_a_bad_value_is_reported_with_every_other_problem(run, write, text, expected):
+    assert errors_of(run("validate", write(text))) == expected
+
+
+def test_a_nan_in_a_results_file_hides_no_other_problem(run, tmp_path):
+    import shutil
+
+    from conftest import SPECS
+
+    for name in ("championship.yaml", "sections.yaml"):
+        shutil.copy(SPECS / "rally_risk" / name, tmp_path / name)
+    results = tmp_path / "results.yaml"
+    results.write_text(
+        "game: rally_risk\nkind: results\nname: Club\ncalendar: championship.yaml\nplayers: [Anna, Ben]\nrallies:\n"
+        "  - rally: montecarlo\n    races:\n      - finish: {Anna: .nan, Ben: 0}\n",
+        encoding="utf-8",
+    )
+    assert errors_of(run("validate", str(results))) == [
+        (9, 24, "number must be finite, got '.nan'"),
+        (9, 35, "'Ben' must have the round the car finished in (1 to 10000) or destroyed / eliminated, got 0"),
+    ]
+
+
+def test_an_id_or_colour_ending_in_a_newline_is_refused(run, tmp_path):
+    """A schema pattern ends at the end of the text (as JSON Schema reads `$`), not before a
+    final newline as Python's `$` does."""
+    from conftest import SPECS
+
+    sections = (SPECS / "rally_risk" / "sections.yaml").read_text(encoding="utf-8")
+    (tmp_path / "sections.yaml").write_text(sections.replace("id: start\n", 'id: "start\\n"\n', 1), encoding="utf-8")
+    tiles = (SPECS / "rallyman" / "tiles.yaml").read_text(encoding="utf-8")
+    (tmp_path / "tiles.yaml").write_text(tiles.replace("  - id: sg-s2\n", '  - id: "sg-s2\\n"\n', 1), encoding="utf-8")
+    assert errors_of(run("validate", str(tmp_path / "sections.yaml"))) == [(9, 9, "'id' has an invalid form: 'start\\n'")]
+    assert errors_of(run("validate", str(tmp_path / "tiles.yaml"))) == [(9, 9, "'id' has an invalid form: 'sg-s2\\n'")]
+    template = (SPECS.parent / "templates" / "race_sheet.yaml").read_text(encoding="utf-8")
+    (tmp_path / "t.yaml").write_text(template.replace('"#1a1a1a"', '"#1a1a1a\\n"', 1), encoding="utf-8")
+    result = run("render", str(SPECS / "rallytaire" / "acropolis.yaml"), "--template", str(tmp_path / "t.yaml"), "-o", str(tmp_path / "x.pdf"))
+    assert errors_of(result) == [(18, 11, "'text' has an invalid form: '#1a1a1a\\n'")]
+    assert not (tmp_path / "x.pdf").exists()

@@ -59,3 +59,46 @@ def test_build_is_byte_identical_for_any_jobs(run, tmp_path):
     assert names == sorted(p.name for p in (tmp_path / "two").iterdir()) and len(names) == 5
     for name in names:
         assert (tmp_path / "one" / name).read_bytes() == (tmp_path / "two" / name).read_bytes(), name
+
+
+def test_a_spec_error_crosses_from_a_worker_as_itself():
+    import pickle
+
+    from sheetgen.errors import MAX_SHOWN, Location, Problem, SpecError
+
+    problems = [Problem(Location("a.yaml", n, 1), f"problem {n}") for n in range(1, MAX_SHOWN + 3)]
+    back = pickle.loads(pickle.dumps(SpecError(problems)))
+    assert type(back) is SpecError
+    assert back.problems == SpecError(problems).problems
+    assert str(back.problems[-1]) == f"a.yaml:1:1: error: and 2 more problems (only the first {MAX_SHOWN} of this file are listed)"
+
+
+def test_build_reports_a_refusal_found_after_the_load_with_any_jobs(run, tmp_path):
+    """A calendar that loads but cannot be built, beside a spec that can: its located lines,
+    exit 1, nothing written, for one process or two (not a broken process pool)."""
+    shutil.copy(SPECS / "rally_risk" / "sections.yaml", tmp_path / "sections.yaml")
+    calendar = tmp_path / "wet.yaml"
+    calendar.write_text(
+        "game: rally_risk\nkind: calendar\nname: Wet\nlibrary: sections.yaml\nrallies:\n"
+        "  - {id: wet, name: Wet, zone: EC, races: [6], limits: {min_fords: 6}}\n"
+    )
+    expected = (
+        f"{calendar}:6:68: error: rally 'wet' asks for at least 6 fords per race, but its race 1 has 6 sections, and the first must be a factor-0 section, which no ford is\n"
+        f"{calendar}:6:68: error: rally 'wet' asks for at least 6 fords per race, but the library holds 4 ford sections: 'ford' (2 copies), 'ford_bend', 'wadi'\n"
+    )
+    for jobs in ("1", "2"):
+        result = run("build", str(calendar), str(tmp_path / "sections.yaml"), "-o", str(tmp_path / "out"), "--jobs", jobs, "-q")
+        assert (result.exit_code, result.stderr, result.stdout) == (1, expected, ""), jobs
+        assert not (tmp_path / "out").exists()
+
+
+def test_build_reports_a_bad_template_file_once_with_any_jobs(run, tmp_path):
+    template = tmp_path / "typo.yaml"
+    template.write_text("kind: race_sheet\npaper: a4\n")
+    files = [str(SPECS / "rallytaire" / "acropolis.yaml"), str(SPECS / "rallytaire" / "monte_carlo.yaml")]
+    for jobs in ("1", "2"):
+        result = run("build", *files, "--template", str(template), "-o", str(tmp_path / "out"), "--jobs", jobs, "-q")
+        assert result.exit_code == 1, result.output
+        assert result.stderr.splitlines()[0] == f"{template}:1:1: error: missing required key 'font_size' in the spec"
+        assert "internal error" not in result.stderr and len(set(result.stderr.splitlines())) == len(result.stderr.splitlines())
+        assert not (tmp_path / "out").exists()

@@ -505,3 +505,28 @@ def test_the_par_time_is_the_expected_time_of_its_time_cards():
     assert [round(shares[i], 9) for i in (rd.SISU, rd.SPIN, rd.CRASH)] == [0.2, 0.3, 0.5]  # the deck's house shares
     rows = sd.time_cards(solved)
     assert rows[0]["icon"] is None and rows[-1]["icon"] == rd.CRASH and rows[-1]["seconds_each"] == 60
+
+
+def _dirt_path(cells: int) -> str:
+    """A two-lane DIRT stage of straights: `cells` cells (an even number)."""
+    columns = cells // 2
+    segments = ", ".join(f"straight {n}" for n in [40] * (columns // 40) + ([columns % 40] if columns % 40 else []))
+    return f"game: rallyman\nvariant: dirt\nname: Long\nsurface: gravel\npath:\n  lanes: 2\n  from: {{q: 0, r: 0, heading: 0}}\n  segments: {segments}\n"
+
+
+def test_a_dirt_track_too_large_for_the_exact_solve_is_refused_at_once(run, write):
+    """Over solve_dirt.MAX_DIRT_SIZE cells, analyze and simulate say so (at the spec's `game:`)
+    before solving anything; at the limit the track is solved; its printout works at any size."""
+    assert sd.MAX_DIRT_SIZE == 150
+    at_limit = registry.load_spec(write(_dirt_path(150), "limit.yaml"))
+    assert len(at_limit.model.cells) == 150 and sd.too_large(at_limit.model) is None
+    long = write(_dirt_path(152), "long.yaml")
+    line = (
+        f"{long}:1:7: error: a DIRT track of 152 cells is too large for the exact par solve (at most 150 cells: "
+        "it would take over half a minute); its printouts and `sheetgen odds` work at any size\n"
+    )
+    for args in (["analyze", long], ["simulate", long, "--seed", "1"]):
+        result = run(*args)
+        assert (result.exit_code, result.stderr, result.stdout) == (1, line, ""), args
+    pdf = long.replace(".yaml", ".pdf")
+    assert run("render", long, "-o", pdf).exit_code == 0 and open(pdf, "rb").read(5) == b"%PDF-"

@@ -203,3 +203,31 @@ def test_export_refuses_what_rekee_cannot_hold_at_its_place_in_the_spec(run, tmp
         f"{spec}:12:10: error: the values of your own box ('ruleset'): Rekee's files have no place for them",
     ]
     assert not (tmp_path / "t.json").exists()
+
+
+def test_a_tile_id_ending_in_a_newline_is_refused(run, box):
+    (box / "bad.json").write_text('{"title": "x", "tiles": [{"q": 0, "r": 0, "id": "901a\\n", "dir": 0}]}\n')
+    result = run("import", "rekee", str(box / "bad.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert (result.exit_code, result.stderr) == (1, f"{box / 'bad.json'}:1:49: error: 'id' has an invalid form: '901a\\n'\n")
+    assert not (box / "t.yaml").exists()
+
+
+def test_rekee_refusals_name_the_user_s_own_file(run, box, tmp_path):
+    """Messages about the JSON read, or the spec given, in their own words."""
+    (box / "empty.json").write_text('{"tiles": []}\n')
+    result = run("import", "rekee", str(box / "empty.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert (result.exit_code, result.stderr) == (1, f"{box / 'empty.json'}:1:11: error: 'tiles' must have at least 1 item\n")
+    (box / "broken.json").write_text('{"tiles": [}\n')
+    result = run("import", "rekee", str(box / "broken.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert (result.exit_code, result.stderr) == (1, f"{box / 'broken.json'}:1:12: error: invalid JSON: expected the node content, but found '}}'\n")
+    assert not (box / "t.yaml").exists()
+    results = BUNDLED / "results" / "winter_rally.yaml"
+    result = run("export", "rekee", str(results), "-o", str(tmp_path / "x.json"))
+    assert (result.exit_code, result.stderr) == (1, f"{results}:4:7: error: a Rallyman results file, not a track: Rekee's files hold tracks\n")
+    result = run("export", "rekee", str(BUNDLED / "tiles.yaml"), "-o", str(tmp_path / "x.json"))
+    assert (result.exit_code, result.stderr) == (1, f"{BUNDLED / 'tiles.yaml'}:6:7: error: a Rallyman tile library, not a track: Rekee's files hold tracks\n")
+    result = run("simulate", str(BUNDLED / "tiles.yaml"), "--seed", "1")
+    assert result.stderr == f"{BUNDLED / 'tiles.yaml'}:6:7: error: a Rallyman tile library, not a track: analyze and simulate take a Rallyman GT or DIRT track\n"
+    risk = BUNDLED.parent / "rally_risk" / "results.yaml"
+    result = run("simulate", str(risk), "--seed", "1")
+    assert result.stderr == f"{risk}:6:7: error: a Rally Risk results file, not a race: analysis and simulation need a race (kind: race)\n"

@@ -147,9 +147,22 @@ REFUSED = [
     ("path list item", "path:\n  segments: [straight 2, straight 0]\n", ["5:26: error: path segment 2: 'straight 0': a straight is 1 to 40 cells long"]),
     ("limits for lanes", "path:\n  lanes: 3\n  segments: straight 2, corner left limit 2/3\n", ["6:13: error: path: segment 2: 2 limits for 3 lanes (give one limit, or one per lane from the inside lane out)"]),
     ("crossing path", "path:\n  lanes: 1\n  segments: corner right 180 limit 2, corner right 180 limit 2, corner right 180 limit 2\n", ["6:13: error: path: segment 3 comes back onto cell (0, 0) (laid before): the path crosses itself"]),
+    # a layout problem that names its segment is at that segment when the segments are a list
+    ("limits for lanes, listed", "path:\n  lanes: 2\n  from: {q: 0, r: 0, heading: 0}\n  segments:\n    - straight 2\n    - corner left limit 3/4/5\n", ["9:7: error: path: segment 2: 3 limits for 2 lanes (give one limit, or one per lane from the inside lane out)"]),
+    ("crossing path, listed", "path:\n  lanes: 1\n  segments: [corner right 180 limit 2, corner right 180 limit 2, corner right 180 limit 2]\n", ["6:66: error: path: segment 3 comes back onto cell (0, 0) (laid before): the path crosses itself"]),
+    ("path over tiles, listed", "library: tiles.yaml\ntiles:\n  - {id: sg-s2, q: 1, r: 0}\npath:\n  segments: [straight 2, straight 2]\n", ["8:26: error: the path lays cell (2, 0), which tile 'sg-s2' at (1, 0) lays too (and 3 more cells)"]),
+    # a word that sets what another already set: refused, not the last one kept
+    ("two danger colours", "path:\n  segments: [straight 2, corner left 60 limit 3/4 orange red]\n", ["5:26: error: path segment 2: 'corner left 60 limit 3/4 orange red': two danger colours, 'orange' and 'red': give one"]),
+    ("two surfaces", "path:\n  segments: straight 3 gravel asphalt\n", ["5:13: error: path segment 1: 'straight 3 gravel asphalt': two surfaces, 'gravel' and 'asphalt': give one"]),
+    ("radius twice", "path:\n  segments: [corner left limit 3 radius 2 radius 5]\n", ["5:14: error: path segment 1: 'corner left limit 3 radius 2 radius 5': 'radius' is given twice"]),
+    ("pit twice", "path:\n  segments: [straight 3 pit pit]\n", ["5:14: error: path segment 1: 'straight 3 pit pit': 'pit' is given twice"]),
+    ("caution twice", "path:\n  segments: [corner right limit 3 caution caution]\n", ["5:14: error: path segment 1: 'corner right limit 3 caution caution': 'caution' is given twice"]),
     ("unknown tile", "library: tiles.yaml\ntiles:\n  - {id: sg-start2, q: 0, r: 0}\n  - {id: sg-s22, q: 1, r: 0}\n", ["7:10: error: tile 'sg-s22' is not in the library 'tiles.yaml', did you mean 'sg-s2'?"]),
     ("dirt tile on gt", "library: tiles.yaml\ntiles:\n  - {id: sg-d-jump, q: 0, r: 0}\n", ["6:10: error: tile 'sg-d-jump' has DIRT spaces (jump 3 at (0, 0)); this is a GT track"]),
     ("rotation", "library: tiles.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0, rotation: 6}\n", ["6:39: error: 'rotation' must be at most 5, got 6"]),
+    # a library that cannot be read is refused at the track's `library:` value, not in the missing file
+    ("missing library", "library: missing.yaml\ntiles:\n  - {id: sg-s2, q: 0, r: 0}\n", ["4:10: error: library 'missing.yaml': cannot read file: No such file or directory"]),
+    ("library a folder", "library: .\ntiles:\n  - {id: sg-s2, q: 0, r: 0}\n", ["4:10: error: library '.': is a directory, not a spec file"]),
     ("tiles without library", "tiles:\n  - {id: sg-s2, q: 0, r: 0}\n", ["4:1: error: tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)"]),
     ("two tiles at one place", "library: tiles.yaml\ntiles:\n  - {id: sg-start2, q: 0, r: 0}\n  - {id: sg-finish2, q: 0, r: 0}\n", ["7:5: error: two tiles at (0, 0): tile 1 is there already"]),
     ("cell under a tile", "library: tiles.yaml\ntiles:\n  - {id: sg-start2, q: 0, r: 0}\ncells:\n  - {q: 1, r: 0, heading: 0}\n", ["8:5: error: cell (1, 0) is laid by tile 'sg-start2' at (0, 0) already; say 'replace: true' to replace it"]),

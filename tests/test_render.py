@@ -162,9 +162,9 @@ def test_template_by_path_and_bad_template(run, write, tmp_path):
     assert "'margin_mm' must be at least 5, got 2" in result.stderr
     assert not (tmp_path / "y.pdf").exists()
     unknown = run("render", spec, "-o", str(tmp_path / "z.pdf"), "--template", "fancy")
-    assert unknown.exit_code == 1 and "unknown template 'fancy'" in unknown.stderr
+    assert unknown.exit_code == 2 and unknown.stderr.endswith("\nError: unknown template 'fancy' (built in: race_sheet, rally_risk, rallyman; or give a path)\n")
     empty = run("render", spec, "-o", str(tmp_path / "z.pdf"), "--template", "")  # not the default
-    assert empty.exit_code == 1 and "unknown template ''" in empty.stderr
+    assert empty.exit_code == 2 and "Error: unknown template ''" in empty.stderr
 
 
 def test_advanced_par_and_best_tyres_are_printed(bundled):

@@ -52,13 +52,19 @@ def race_analysis(race: Race):
 
 def _strict(loaded) -> list:
     """A race that the best policy cannot finish (P(elimination) over the threshold); in a
-    calendar that lays its races out, every race (the check `sheetgen calendar` makes)."""
+    calendar that lays its races out, every race (the check `sheetgen calendar` makes); in a
+    calendar whose races are drawn from its library, a race the library cannot fill, found by
+    counting (as `build` and `sheetgen calendar` refuse it before their search)."""
     from sheetgen.games.rally_risk.model import Calendar, Race
 
     if isinstance(loaded.model, Calendar) and any(r.courses for r in loaded.model.rallies):
         from sheetgen.games.rally_risk.championship import calendar_finishability_problems
 
         return calendar_finishability_problems(loaded.document, loaded.model)
+    if isinstance(loaded.model, Calendar) and loaded.model.sections is not None:
+        from sheetgen.games.rally_risk.championship import count_problems
+
+        return [loaded.document.problem(path, message) for path, message in count_problems(loaded.model, loaded.model.sections)]
     if not isinstance(loaded.model, Race):
         return []
     from sheetgen.games.rally_risk.solve import finishability_problems
@@ -153,7 +159,7 @@ GAME = Game(
         Kind("race", "a course of road sections laid out on the table"),
         Kind("library", "the road sections of a box, with their copies"),
         Kind("calendar", "a championship's rallies, their races and limits"),
-        Kind("results", "a championship as it is played: who finished when"),
+        Kind("results", "a championship as it is played: who finished when", "results file"),
     ),
     template="rally_risk",
     strict=_strict,

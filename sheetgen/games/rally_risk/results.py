@@ -69,6 +69,10 @@ def _outline() -> dict:
     return outline
 
 
+#: the latest round a results file may say a car finished in (the schema's maximum too)
+MAX_FINISH_ROUND = 10000
+
+
 def _finish_problems(doc: Document, data: dict) -> list[Problem]:
     found = []
     for i, rally in enumerate(data.get("rallies", ()) if isinstance(data.get("rallies"), list) else ()):
@@ -76,13 +80,13 @@ def _finish_problems(doc: Document, data: dict) -> list[Problem]:
         for j, race in enumerate(races if isinstance(races, list) else ()):
             finish = race.get("finish") if isinstance(race, dict) else None
             for player, value in (finish.items() if isinstance(finish, dict) else ()):
-                ok = value in DESTROYED if isinstance(value, str) else isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 10000
+                ok = value in DESTROYED if isinstance(value, str) else isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_FINISH_ROUND
                 if not ok:
                     shown = repr(value) if not isinstance(value, (dict, list)) else "a " + ("mapping" if isinstance(value, dict) else "list")
                     found.append(
                         doc.problem(
                             ("rallies", i, "races", j, "finish", player),
-                            f"{player!r} must have the round the car finished in (1 or more) or destroyed / eliminated, got {shown}",
+                            f"{player!r} must have the round the car finished in (1 to {MAX_FINISH_ROUND}) or destroyed / eliminated, got {shown}",
                         )
                     )
     return found

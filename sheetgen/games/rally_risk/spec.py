@@ -544,7 +544,7 @@ def require_race(spec: Any) -> Race:
     give, located at the file's kind."""
     if isinstance(spec.model, Race):
         return spec.model
-    raise spec.wrong(f"a Rally Risk {spec.kind}, not a race: analysis and simulation need a race (kind: race)")
+    raise spec.wrong(f"{spec.described('rally_risk')}, not a race: analysis and simulation need a race (kind: race)")
 
 
 def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]:

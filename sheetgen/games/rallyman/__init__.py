@@ -119,6 +119,7 @@ def _analyze(spec: Any, options: Any):
     if _is_dirt(track):  # DIRT hook (rmdirt)
         from sheetgen.games.rallyman.solve_dirt import analyze_dirt, format_dirt_text
 
+        _refuse_too_large(spec, track)
         data = analyze_dirt(track)
         return Report(data, format_dirt_text(data))
     _refuse_too_large(spec, track)
@@ -127,9 +128,11 @@ def _analyze(spec: Any, options: Any):
 
 
 def _refuse_too_large(spec: Any, track: Any) -> None:
-    from sheetgen.games.rallyman.solve import too_large
+    """A track too large for its variant's exact solve (GT: solve.MAX_PAR_SIZE cells x laps,
+    DIRT: solve_dirt.MAX_DIRT_SIZE cells), refused at once."""
+    from sheetgen.games.rallyman import solve, solve_dirt
 
-    why = too_large(track)
+    why = (solve_dirt.too_large if _is_dirt(track) else solve.too_large)(track)
     if why is not None:
         raise spec.wrong(why)
 
@@ -150,6 +153,7 @@ def _simulate(spec: Any, options: Any):
         from sheetgen.games.rallyman.rules_dirt import DirtStage
         from sheetgen.games.rallyman.solve_dirt import par as dirt_par
 
+        _refuse_too_large(spec, track)
         dirt = ruleset_of(track)
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
@@ -182,8 +186,8 @@ GAME = Game(
     summary=_summary,
     kinds=(
         Kind("track", "a Rallyman GT or DIRT track: tiles placed, a compact path or cells"),
-        Kind("tiles", "a library of hex tiles, each a pattern of cells in its own frame"),
-        Kind("results", "drivers' stage times over a rally's stages: analyze gives the standings"),
+        Kind("tiles", "a library of hex tiles, each a pattern of cells in its own frame", "tile library"),
+        Kind("results", "drivers' stage times over a rally's stages: analyze gives the standings", "results file"),
     ),
     template="rallyman",
     printables=(

@@ -16,7 +16,8 @@ Segments (comma-separated in one string, or one per item of a list):
 
 Either may end with words that mark all its cells: a surface (`asphalt`, `gravel`, `snow`), a
 danger colour (`yellow`, `orange`, `red`), `pit`, `slide`, `water`, `jump G` (checked as an
-explicit cell's marks are: `pit` is GT's and never on a corner, the others DIRT's). The first
+explicit cell's marks are: `pit` is GT's and never on a corner, the others DIRT's), each once
+(a word given twice, or two surfaces or danger colours, is refused). The first
 cells of the path are the starting spaces and its last cells the finish, unless the track
 says otherwise (`start:`/`finish:` of explicit cells).
 
@@ -56,7 +57,12 @@ MAX_CELLS = 3000
 
 
 class PathError(ValueError):
-    """A segment that cannot be read or laid: the message names it."""
+    """A segment that cannot be read or laid: the message names it, and `segment` is its
+    1-based number when one segment is to blame (None: the path as a whole)."""
+
+    def __init__(self, message: str, segment: int | None = None):
+        super().__init__(message)
+        self.segment = segment
 
 
 @dataclass(frozen=True)
@@ -130,8 +136,16 @@ def parse_segment(text: str) -> Segment:
     else:
         raise PathError(f"{text.strip()!r}: unknown segment {kind!r} (a segment is 'straight N' or 'corner left|right ... limit N')")
     i = 0
+    given: dict[str, str] = {}  # what a word sets -> the word that set it
+    surfaces = {s.value for s in Surface}
+    dangers = {d.value for d in Danger}
     while i < len(rest):
         word = rest[i]
+        what = "surface" if word in surfaces else "danger colour" if word in dangers else word
+        if what in given:
+            again = f"{word!r} is given twice" if given[what] == word else f"two {what}s, {given[what]!r} and {word!r}: give one"
+            raise PathError(f"{text.strip()!r}: {again}")
+        given[what] = word
         if word in ("radius", "jump"):
             if i + 1 >= len(rest) or not _is_number(rest[i + 1]):
                 raise PathError(f"{text.strip()!r}: {word!r} needs a number after it")
@@ -181,6 +195,11 @@ def _along(a: Hex, b: Hex, heading: int) -> int | None:
 def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger) -> tuple[Cell, ...]:
     """The cells of a path, in laying order (per segment, lane by lane); raises PathError
     (with the segment's number) for a path that comes back over itself."""
+    return lay_out_numbered(start, heading, lanes, segments, surface, danger)[0]
+
+
+def lay_out_numbered(start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
+    """As :func:`lay_out`, with the 1-based number of the segment that lays each cell."""
     if not 1 <= lanes <= MAX_LANES:
         raise PathError(f"a path has 1 to {MAX_LANES} lanes")
     heads = [start]
@@ -190,12 +209,13 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
     h = heading
     laid: dict[Hex, Cell] = {}
     order: list[Cell] = []
+    numbers: list[int] = []
 
     def put(number: int, seg: Segment, cell: Cell) -> None:
         if cell.hex in laid:
-            raise PathError(f"segment {number} comes back onto cell {cell.hex} (laid before): the path crosses itself")
+            raise PathError(f"segment {number} comes back onto cell {cell.hex} (laid before): the path crosses itself", number)
         if len(order) >= MAX_CELLS:
-            raise PathError(f"segment {number} lays cell {MAX_CELLS + 1}: a track holds at most {MAX_CELLS} cells")
+            raise PathError(f"segment {number} lays cell {MAX_CELLS + 1}: a track holds at most {MAX_CELLS} cells", number)
         cell = replace(
             cell,
             surface=seg.surface or surface,
@@ -207,6 +227,7 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
         )
         laid[cell.hex] = cell
         order.append(cell)
+        numbers.append(number)
 
     for number, seg in enumerate(segments, 1):
         if seg.kind == "straight":
@@ -216,7 +237,7 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
                 heads[lane] = heads[lane] + DIRECTIONS[h].scaled(seg.length)
             continue
         if len(seg.limits) not in (1, lanes):
-            raise PathError(f"segment {number}: {len(seg.limits)} limits for {lanes} lanes (give one limit, or one per lane from the inside lane out)")
+            raise PathError(f"segment {number}: {len(seg.limits)} limits for {lanes} lanes (give one limit, or one per lane from the inside lane out)", number)
         right = seg.turn == "right"
         sign = 1 if right else -1
         steps = seg.degrees // 60
@@ -228,7 +249,7 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
         for lane in range(lanes):
             t = _along(heads[lane], pivot + DIRECTIONS[ray].scaled(radius[lane]), h)
             if t is None:  # (cannot happen: lanes are one row apart)
-                raise PathError(f"segment {number}: the lanes are not side by side")
+                raise PathError(f"segment {number}: the lanes are not side by side", number)
             reach[lane] = t
         shift = 1 - min(reach.values())
         pivot = pivot + DIRECTIONS[h].scaled(shift)
@@ -251,4 +272,4 @@ def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surfa
             put(number, seg, Cell(last, heading_now, lane + 1, **marks))
             heads[lane] = last
         h = (h + sign * steps) % 6
-    return tuple(order)
+    return tuple(order), tuple(numbers)

@@ -49,6 +49,7 @@ REKEE_SCHEMA: dict[str, Any] = {
         "active_dir": {},
         "tiles": {
             "type": "array",
+            "minItems": 1,
             "maxItems": 200,
             "items": {
                 "type": "object",
@@ -219,11 +220,14 @@ def load_json(path: str) -> Document:
 
 
 def _json_worded(exc: SpecError) -> SpecError:
-    """A lone surrogate's problem in JSON's words (JSON has no \\U escape)."""
+    """The file's problems in JSON's words: a syntax error is invalid JSON, a lone surrogate
+    is written as JSON writes it (JSON has no \\U escape)."""
     return SpecError(
         [
             dataclasses.replace(p, message=p.message.replace("or its 8-digit \\U escape", "or both halves of its pair, high then low (as \\ud83d\\ude00)"))
             if p.message.startswith(_LONE)
+            else dataclasses.replace(p, message="invalid JSON: " + p.message.removeprefix("invalid YAML: "))
+            if p.message.startswith("invalid YAML: ")
             else p
             for p in exc.problems
         ]
@@ -258,7 +262,7 @@ def write(spec: Any, options: Any) -> bytes:
     """The Rekee JSON of a track laid from tiles."""
     track = spec.model
     if not isinstance(track, Track):
-        raise spec.wrong("a Rallyman tile library, not a track: Rekee's files hold tracks")
+        raise spec.wrong(f"{spec.described('rallyman')}, not a track: Rekee's files hold tracks")
     if not track.placements:
         raise spec.wrong("a track without tiles: Rekee's files hold tiles placed, not cells or a path")
     loose = next((c for c in track.cells if c.tile is None), None)

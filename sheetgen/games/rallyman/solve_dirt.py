@@ -29,6 +29,19 @@ from sheetgen.games.rallyman.solve import _pareto
 
 BIG = 10.0**9
 
+#: cells of a DIRT track `analyze` and `simulate` solve exactly at most: the solve's time and
+#: memory grow with the cells (about 0.2 s and 2 MB a cell on a track full of jumps, slides
+#: and cautions), so the largest takes about half a minute (the bundled stages have 79 and 104)
+MAX_DIRT_SIZE = 150
+
+
+def too_large(track) -> str | None:
+    """Why `analyze` and `simulate` do not solve this DIRT track exactly (None: they do)."""
+    if len(track.cells) <= MAX_DIRT_SIZE:
+        return None
+    return (f"a DIRT track of {len(track.cells)} cells is too large for the exact par solve (at most {MAX_DIRT_SIZE} "
+            "cells: it would take over half a minute); its printouts and `sheetgen odds` work at any size")
+
 
 def _key_used(used: tuple, die: str) -> tuple | None:
     mask, coast, leader, brake, boost = used

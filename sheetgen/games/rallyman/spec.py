@@ -453,12 +453,13 @@ def load_track(doc: Document) -> Track:
     # the compact form
     path_cells: tuple[Cell, ...] = ()
     if "path" in data:
-        path_cells, found = _path_cells(doc, data["path"], surface, danger, variant)
+        path_cells, path_wheres, found = _path_cells(doc, data["path"], surface, danger, variant)
         problems.extend(found)
-        over = [cell for cell in path_cells if cell.hex in laid]
+        over = [(cell, at) for cell, at in zip(path_cells, path_wheres) if cell.hex in laid]
         if over:
             more = f" (and {len(over) - 1} more cells)" if len(over) > 1 else ""
-            problems.append(doc.problem(("path", "segments"), f"the path lays cell {over[0].hex}, which {origin[over[0].hex][0]} lays too{more}"))
+            first, at = over[0]
+            problems.append(doc.problem(at, f"the path lays cell {first.hex}, which {origin[first.hex][0]} lays too{more}"))
         for cell in path_cells:
             if cell.hex in laid:
                 continue
@@ -611,10 +612,12 @@ def _near(tile_id: str, library: Library) -> str:
 def library_beside(doc: Document, where: tuple, name: str) -> tuple[Library | None, list[Problem]]:
     """The tile library `name` (relative to `doc`), read with load_beside so that it counts as
     an input; problems of the library are its own FILE:LINE:COL lines, and a file that is not
-    a library is refused at `where`."""
+    a library, or that cannot be read (missing, a folder), is refused at `where`."""
     try:
         other = load_beside(doc, name)
     except SpecError as exc:
+        if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
+            return None, [doc.problem(where, f"library {name!r}: {exc.problems[0].message}")]
         return None, list(exc.problems)
     data = other.data
     if not isinstance(data, dict) or data.get("game") != "rallyman" or data.get("kind") != "tiles":
@@ -635,7 +638,9 @@ def _segment_marks(segment: compact.Segment) -> dict:
     return marks
 
 
-def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, variant: Variant) -> tuple[tuple[Cell, ...], list[Problem]]:
+def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, variant: Variant) -> tuple[tuple[Cell, ...], tuple[tuple, ...], list[Problem]]:
+    """The cells the path lays, where each one's segment is written (a list item, or the
+    segments' string), and the path's problems, each at the segment it names."""
     segments = raw["segments"]
     texts: list[tuple[str, tuple]] = []
     if isinstance(segments, str):
@@ -643,7 +648,7 @@ def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, vari
     else:
         texts = [(text, ("path", "segments", i)) for i, text in enumerate(segments)]
     if len(texts) > compact.MAX_SEGMENTS:
-        return (), [doc.problem(("path", "segments"), f"a path has at most {compact.MAX_SEGMENTS} segments, got {len(texts)}")]
+        return (), (), [doc.problem(("path", "segments"), f"a path has at most {compact.MAX_SEGMENTS} segments, got {len(texts)}")]
     parsed, problems = [], []
     for number, (text, where) in enumerate(texts, 1):
         try:
@@ -655,13 +660,14 @@ def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, vari
         problems.extend(doc.problem(where, f"path segment {number}: {text.strip()!r}: {m}") for _p, m in cell_problems(_segment_marks(segment), variant))
         parsed.append(segment)
     if problems:
-        return (), problems
+        return (), (), problems
     start = raw.get("from", {"q": 0, "r": 0, "heading": 0})
     try:
-        cells = compact.lay_out(Hex(start["q"], start["r"]), start["heading"], raw.get("lanes", 2), parsed, surface, danger)
+        cells, numbers = compact.lay_out_numbered(Hex(start["q"], start["r"]), start["heading"], raw.get("lanes", 2), parsed, surface, danger)
     except compact.PathError as exc:
-        return (), [doc.problem(("path", "segments"), f"path: {exc}")]
-    return cells, []
+        where = texts[exc.segment - 1][1] if exc.segment is not None else ("path", "segments")
+        return (), (), [doc.problem(where, f"path: {exc}")]
+    return cells, tuple(texts[n - 1][1] for n in numbers), []
 
 
 def _mark_path_ends(cells: list[Cell], path_cells: tuple[Cell, ...]) -> list[Cell]:

@@ -534,6 +534,11 @@ def generate_stage(
     raise GenerateError(_failure(difficulty, length, tally))
 
 
+#: how a failure to generate ends, in the command line's words (a season's `generate:` entry
+#: says it in its own keys' words)
+TRY_ANOTHER = "try another --length or --difficulty"
+
+
 def _failure(difficulty: str, length: tuple[int, int], tally: _Tally) -> str:
     lo, hi = length
     where = f"{lo}..{hi} spaces" if lo != hi else f"{lo} spaces"
@@ -549,7 +554,7 @@ def _failure(difficulty: str, length: tuple[int, int], tally: _Tally) -> str:
         reasons.append(f"{tally.sparse} had fewer than one corner per 10 spaces")
     if tally.sheet:
         reasons.append(f"{tally.sheet} in the band did not fit on the race sheet (A4 and Letter)")
-    return f"cannot generate {article} {difficulty} stage of {where} in {tally.proposals} tries: " + "; ".join(reasons) + "; try another --length or --difficulty"
+    return f"cannot generate {article} {difficulty} stage of {where} in {tally.proposals} tries: " + "; ".join(reasons) + "; " + TRY_ANOTHER
 
 
 def describe_band(band: Band) -> str:

@@ -161,9 +161,7 @@ def load_season(doc: Document) -> Season:
                     )
                 )
                 break
-    for i, raw in enumerate(races):
-        if problems:
-            break
+    for i, raw in enumerate(races):  # every race file is read: all their problems at once
         if "race" in raw:
             race, found = _race_file(doc, i, raw["race"])
             problems.extend(found)
@@ -236,7 +234,9 @@ def expand_season(season: Season) -> Season:
             try:
                 entry = replace(entry, race=_generated(options["seed"], tuple(sorted(kwargs.items()))))
             except SheetgenError as exc:
-                problems.append(Problem(entry.where, f"cannot generate this race: {exc}"))
+                # the entry's own keys, not the command line's options
+                message = str(exc).replace(generate.TRY_ANOTHER, "try another 'length' or 'difficulty'")
+                problems.append(Problem(entry.where, f"cannot generate this race: {message}"))
         entries.append(entry)
     if problems:
         raise SpecError(problems)

@@ -213,3 +213,26 @@ def test_without_a_check_any_json_value_is_given_back(tmp_path, monkeypatch):
     (tmp_path / f"{name}.json").write_text('{"value": 5}', encoding="utf-8")
     assert cache.cached(name, lambda: {"par_seconds": 1.0}) == 5
     assert cache.cached(name, lambda: {"par_seconds": 1.0}, valid=lambda value: value is None or _figures_shape(value)) == {"par_seconds": 1.0}
+
+
+@pytest.mark.parametrize("entry", ['{"value": 5}', '{"value": null}', '{"value": "x"}', '{"value": []}', '{"value": {"figures": {"par_seconds": "bad"}}}',
+                                   '{"value": {"figures": 5}}', '{"value": {"par_seconds": 1.0}}'])
+def test_a_damaged_figures_entry_gives_the_same_printout_as_no_cache(run, tmp_path, monkeypatch, entry):
+    """A GT track's figures entry that reads back with the wrong shape (the audit's cases) is
+    solved again: the PDF is the one printed without the cache."""
+    from sheetgen.games.rallyman import solve
+
+    spec = str(SPECS / "rallyman" / "tiny.yaml")
+    monkeypatch.setenv("SHEETGEN_CACHE", "off")
+    solve._figures.cache_clear()
+    assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
+    solve._figures.cache_clear()
+    assert run("render", spec, "-o", str(tmp_path / "first.pdf")).exit_code == 0
+    (kept,) = (tmp_path / "c").iterdir()
+    kept.write_text(entry, encoding="utf-8")
+    solve._figures.cache_clear()
+    out = run("render", spec, "-o", str(tmp_path / "again.pdf"))
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
+    assert json.loads(kept.read_text(encoding="utf-8"))["value"]["figures"]["par_seconds"] == pytest.approx(215 / 9)

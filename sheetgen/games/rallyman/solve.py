@@ -914,7 +914,24 @@ def _figures(track, ruleset) -> dict | None:
     from sheetgen import cache
 
     name = cache.key("rallyman-gt-figures", repr((track, ruleset)), _SOLVER_MODULES)
-    return cache.cached(name, lambda: _solve_figures(track, ruleset))
+    # kept as {"figures": ...}: a track no plan finishes keeps None, which a damaged entry's
+    # null must not pass for
+    return cache.cached(name, lambda: {"figures": _solve_figures(track, ruleset)}, valid=_kept_shape)["figures"]
+
+
+def _kept_shape(kept: Any) -> bool:
+    """Whether an entry read back has the shape :func:`_figures` keeps."""
+    if not isinstance(kept, dict) or set(kept) != {"figures"}:
+        return False
+    value = kept["figures"]
+    if value is None:
+        return True
+    number = (int, float)
+    return (isinstance(value, dict) and set(value) == {"par_seconds", "expected_turns", "par_words", "focus_counted", "safe_seconds", "safe_turns", "safe_focus"}
+            and all(isinstance(value[k], number) and not isinstance(value[k], bool) for k in ("par_seconds", "expected_turns"))
+            and isinstance(value["par_words"], str)
+            and all(isinstance(value[k], int) and not isinstance(value[k], bool) for k in ("focus_counted", "safe_focus"))
+            and all(value[k] is None or (isinstance(value[k], int) and not isinstance(value[k], bool)) for k in ("safe_seconds", "safe_turns")))
 
 
 def _solve_figures(track, ruleset) -> dict | None:

@@ -221,6 +221,7 @@ def expand_season(season: Season) -> Season:
     """The season with every generated race made, as `sheetgen generate rallytaire` makes it
     for the same options; a race that cannot be made is a problem at its `generate:` entry."""
     from sheetgen.errors import SheetgenError
+    from sheetgen.games.rallytaire import generate
 
     entries, problems = [], []
     for entry in season.races:

@@ -296,7 +296,7 @@ BUNDLED_GT = {
     "gt_wide_boulevard": (410.79300460559114, 495, 35),  # 297 cells in the large frame: slow
 }
 #: the bundled GT tracks whose exact figures the default suite re-solves (the others: -m slow)
-QUICK_GT = ("tiny", "compact_hillclimb", "gt_col_sprint", "gt_hexagon_ring")
+QUICK_GT = ("tiny", "compact_hillclimb", "gt_col_sprint")
 #: the par of the best solo policy (focus tokens counted up to 4, one at a time or flat out;
 #: RG-30, RG-32) of every bundled GT track; tiny's by hand (tests/test_rallyman_par.py)
 BUNDLED_GT_PAR = {

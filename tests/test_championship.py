@@ -794,3 +794,13 @@ def test_loading_a_season_runs_no_generator(run, tmp_path, monkeypatch):
         result = run(*command)
         assert (result.exit_code, result.stderr) == (1, line), command
     assert not (tmp_path / "out").exists()
+
+
+def test_a_one_race_calendar_says_one_race(run, tmp_path):
+    import shutil
+
+    shutil.copy(SPECS / "rally_risk" / "sections.yaml", tmp_path / "sections.yaml")
+    spec = tmp_path / "one.yaml"
+    spec.write_text("game: rally_risk\nkind: calendar\nname: One\nlibrary: sections.yaml\nrallies:\n"
+                    "  - {id: sweden, name: Sweden, zone: EN, races: [6]}\n", encoding="utf-8")
+    assert run("validate", str(spec)).stdout == f"{spec}: ok (Rally Risk: calendar, 1 rally, 1 race)\n"

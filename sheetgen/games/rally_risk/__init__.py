@@ -30,7 +30,7 @@ def _summary(model: Library | Race | Calendar) -> str:
         n = len(model.rallies)
         races = sum(len(r.races) + len(r.specials) for r in model.rallies)
         laid = ", every race laid out" if model.rallies and model.built else ""
-        return f"calendar, {n} rall{'ies' if n != 1 else 'y'}, {races} races{laid}"
+        return f"calendar, {n} rall{'ies' if n != 1 else 'y'}, {races} race{'s' if races != 1 else ''}{laid}"
     if isinstance(model, Results):
         races = sum(len(r.races) for r in model.rallies)
         return f"results, {len(model.players)} drivers, {len(model.rallies)} rall{'ies' if len(model.rallies) != 1 else 'y'}, {races} race{'s' if races != 1 else ''}"

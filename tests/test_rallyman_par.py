@@ -16,7 +16,7 @@ from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.model import Cell, Track, Variant
 from sheetgen.games.rallyman.rules import CarState, RaceState, Stage
 from sheetgen.games.rallyman.ruleset import default
-from sheetgen.games.rallyman.solve import FLAT, ONE, par, policy_for
+from sheetgen.games.rallyman.solve import FLAT, ONE, par, plan_order_loss, policy_for
 from sheetgen.registry import load_spec
 
 GT = default("gt")
@@ -229,3 +229,91 @@ def test_the_policy_plays_the_one_at_a_time_decisions_it_solved():
     assert table.decide[2][2, 0] == "stop"
     assert table.decide[0][0, 0] == "roll"
     assert table.value == pytest.approx(solved.time, rel=1e-12)
+
+
+def engine_expectation(solved) -> tuple[float, float]:
+    """The expected stage time and turns of the par policy played through the engine, every
+    roll enumerated (no sampling): for small tracks."""
+    st = solved.stage
+    capped = Stage(st.track, st.ruleset, damage=False, max_focus=solved.focus_cap)
+    policy = policy_for(solved)
+    memo: dict = {}
+
+    def rest(s):  # (seconds, turns) still to come from state s
+        if s not in memo:
+            if s.is_terminal():
+                memo[s] = (0.0, 0.0)
+            else:
+                outcomes = s.chance_outcomes() or ((policy(s), 1),)
+                t = n = 0.0
+                for o, p in outcomes:
+                    s2 = s.apply(o)
+                    rt, rn = rest(s2)
+                    t += float(p) * (rt + s2.cars[0].time - s.cars[0].time)
+                    n += float(p) * (rn + s2.cars[0].turns - s.cars[0].turns)
+                memo[s] = (t, n)
+        return memo[s]
+
+    return rest(RaceState.start(capped))
+
+
+def test_the_expected_time_and_turns_are_the_engines_when_a_loss_to_gear_00_finishes():
+    """On this road a loss of control in gear 3 or more can fall on the finish: the car has
+    finished (RG-27) and loses no turn after it; the par's expected turns count it once, as
+    the engine does (they counted two before)."""
+    solved = par(Stage(SMALL["corner limit 2 then a caution mark"](), GT, damage=False))
+    time, turns = engine_expectation(solved)
+    assert time == pytest.approx(solved.time, rel=1e-12)
+    assert turns == pytest.approx(solved.expected_turns, rel=1e-12)
+    assert turns == pytest.approx(1.083848, abs=1e-6)  # the engine's count, the reviewer's figure
+
+
+def ring6(laps: int) -> Track:
+    """A single-lane ring of 6 cells round (0, 0), clockwise, the start on cell 0 and the
+    finish on cell 5 (just before it): a turn of 7 dice or more laps it."""
+    from sheetgen.games.rallyman.hexgrid import DIRECTIONS
+
+    h, seq = Hex(0, 0) + Hex(*DIRECTIONS[4]), []
+    for d in range(6):
+        seq.append(h)
+        h = h.neighbour(d)
+    cells = []
+    for i, here in enumerate(seq):
+        ahead = seq[(i + 1) % 6] - here
+        heading = next(j for j in range(6) if tuple(DIRECTIONS[j]) == tuple(ahead))
+        cells.append(Cell(here, heading, 1, start=i == 0, finish=i == 5))
+    return Track("ring6", Variant.GT, tuple(cells), laps=laps)
+
+
+def test_a_flat_out_loss_on_a_loop_a_turn_laps_keeps_the_plans_crossings():
+    """On a ring that one turn laps, the re-allocation offers the loss's cell and gear with
+    other finish-line crossings too: the policy takes the one the plan's own order made
+    (RG-30), not the first listed."""
+    from dataclasses import replace as with_
+
+    st = Stage(ring6(3), GT, damage=False)
+    rng = random.Random(1)
+    checked = 0
+    for _trial in range(3000):
+        car = CarState(cell=st.track.cells[rng.randrange(6)].hex, gear=rng.randrange(1, 7))
+        plan = ()
+        while len(plan) < 9 and (options := rules.next_dice(st, car, plan, "dry")):
+            plan += (rng.choice(options),)
+        rolled = tuple(rng.random() < 0.35 for _ in plan)
+        state = with_(RaceState.start(st), cars=(car,), plan=plan, rolled=rolled, phase=rules.REALLOCATE)
+        c, own = 0, None
+        for i, (s, hit) in enumerate(zip(plan, rolled)):
+            c += s.marks + hit
+            if c >= 3:
+                own = (s.to, s.gear, rules._crossed(st.track, car.cell, plan[:i], s.to))
+                break
+        actions = state.legal_actions()
+        if own is None or len({a.crossed for a in actions if (a.to, a.gear) == own[:2]}) < 2:
+            continue
+        chosen = policy_for(par(Stage(ring6(3), GT, damage=False), focus_cap=0))(state) if checked == 0 else None
+        picked = plan_order_loss(state, actions)
+        assert (picked.to, picked.gear, picked.crossed) == own
+        if chosen is not None:
+            assert chosen == picked
+        checked += 1
+    assert checked >= 10

@@ -201,7 +201,7 @@ GAME = Game(
         Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
         *ODDS_OPTIONS,
         Option("cars", "cars in the race, 1 to 6 (default: 1)", ("simulate",), between=(1, 6), default=1),
-        Option("driving", "how the cars drive: par (the par plan, flat out) or careful (the same plan one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
+        Option("driving", "how the cars drive: par (the par policy: its plan, rolled flat out or one at a time as solved) or careful (the same plan always one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
     ),
     odds=_odds,
     standings=_standings,

@@ -26,7 +26,7 @@ from typing import Any
 from sheetgen.engine import playout
 from sheetgen.games.rallyman import rules
 from sheetgen.games.rallyman.rules import RaceState, Stage
-from sheetgen.games.rallyman.solve import Par, describe_plan, par
+from sheetgen.games.rallyman.solve import Par, describe_plan, par, plan_order_loss
 
 POLICIES = ("par", "careful")
 
@@ -72,14 +72,7 @@ class Driver:
                     return rules.Stop()
             return rules.Roll("one")
         if state.phase == rules.REALLOCATE:
-            c = 0
-            for s, hit in zip(state.plan, state.rolled):
-                c += s.marks + (1 if hit else 0)
-                if c >= state.limit():
-                    for a in actions:
-                        if (a.to, a.gear) == (s.to, s.gear):
-                            return a
-            return actions[0]
+            return plan_order_loss(state, actions)
         if state.phase == rules.PIT:
             return rules.Pit("none")
         return actions[0]

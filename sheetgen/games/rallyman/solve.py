@@ -147,7 +147,8 @@ class Par:
             prev = s.to
             if q:
                 end = rules.loss_end(stage.ruleset, s.gear)
-                out.append((None if c >= laps_needed else (s.to, c, 0, tokens), q, s.to, 2 if end == rules.OUT else 1))
+                # a loss to gear 00 costs the next turn too, unless it finishes (RG-27)
+                out.append((None if c >= laps_needed else (s.to, c, 0, tokens), q, s.to, 2 if end == rules.OUT and c < laps_needed else 1))
         out.append((None if c >= laps_needed else (plan[-1].to, c, plan[-1].gear, tokens), ok, None, 1))
         return out
 
@@ -238,7 +239,7 @@ class OneTable:
         for i, (s, c2) in enumerate(nodes):
             p = self.chances[i]
             lost = None if c2 >= laps_needed else (s.to, c2, 0)
-            turns = 2 if self.loss_ends[i] == rules.OUT else 1
+            turns = 2 if self.loss_ends[i] == rules.OUT and lost is not None else 1  # (RG-27)
             nxt: dict = {}
             for (cc, k), m in mass.items():
                 d = self.decide[i][cc, k]
@@ -828,17 +829,30 @@ def policy_for(result: Par) -> Any:
             d = result.table(k).decide[state.placed][state.cautions, state.secured]
             return {"roll": rules.Roll("one"), "secure": rules.Secure(), "stop": rules.Stop()}[d]
         if state.phase == rules.REALLOCATE:
-            limit = state.limit()
-            c = 0
-            for s, hit in zip(state.plan, state.rolled):
-                c += s.marks + (1 if hit else 0)
-                if c >= limit:
-                    return next(a for a in state.legal_actions() if (a.to, a.gear) == (s.to, s.gear))
+            return plan_order_loss(state, state.legal_actions())
         if state.phase == rules.PIT:
             return rules.Pit("none")
         return state.legal_actions()[0]
 
     return act
+
+
+def plan_order_loss(state: rules.RaceState, actions: tuple) -> Any:
+    """Flat out, after a loss of control: the re-allocation that loses control where the
+    plan's own order reaches the limit, on that die's cell, in its gear, with the finish-line
+    crossings made on the way there (on a loop short enough for a turn to lap it the same cell
+    and gear come with other crossings); the first action if none matches."""
+    limit = state.limit()
+    c = 0
+    for i, (s, hit) in enumerate(zip(state.plan, state.rolled)):
+        c += s.marks + (1 if hit else 0)
+        if c >= limit:
+            crossed = rules._crossed(state.stage.track, state.car.cell, state.plan[:i], s.to)
+            for a in actions:
+                if (a.to, a.gear, a.crossed) == (s.to, s.gear, crossed):
+                    return a
+            break
+    return actions[0]
 
 
 # --------------------------------------------------------------------------- the report

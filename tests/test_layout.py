@@ -369,20 +369,16 @@ def test_check_fits_answers_what_layout_stage_does():
     raises and returns where it lays the stage out, from cold memos: a serpentine that fits
     settles it without the winding search, and the winding road is tried only when none does."""
     cases = [(S40, HALF_A4), (S100, A4), (S250, HALF_A4), (S250, A4), (S40, (30.0, 200.0)), (S150, HALF_A4), (CLUSTER, (A4[0], 60.0))]
+    def refusal(how, stage_, box):  # None when it fits, else the error's words and size
+        lay.clear_caches()
+        try:
+            how(stage_, *box)
+        except LayoutError as exc:
+            return (str(exc), exc.need_mm)
+        return None
+
     for stage_, box in cases:
-        lay.clear_caches()
-        try:
-            lay.check_fits(stage_, *box)
-            fits = None
-        except LayoutError as exc:
-            fits = (str(exc), exc.need_mm)
-        lay.clear_caches()
-        try:
-            lay.layout_stage(stage_, *box)
-            laid = None
-        except LayoutError as exc:
-            laid = (str(exc), exc.need_mm)
-        assert fits == laid, (stage_.name, box)
+        assert refusal(lay.check_fits, stage_, box) == refusal(lay.layout_stage, stage_, box), (stage_.name, box)
     assert lay.winding_layout(S40, *HALF_A4) is not None
 
 

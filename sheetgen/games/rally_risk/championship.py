@@ -40,6 +40,7 @@ from typing import Callable, Iterator, Sequence
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import exit_heading
+from sheetgen.games.rally_risk.kept import SOLVER_SOURCES
 from sheetgen.games.rally_risk.model import Assistance, Calendar, Leg, Library, Limits, Race, Rally, Section, Side
 from sheetgen.games.rally_risk.spec import LIMIT_KEYS, MAX_RACE_SPACES, limit_marks, race_name
 
@@ -105,15 +106,7 @@ def laid_out(calendar: Calendar, checks: bool = False, jobs: int = 1) -> BuiltCa
 
 #: the modules a finishability check depends on: an entry of the disk cache is keyed by their
 #: sources (tests/test_cache.py checks that every sheetgen module the solver imports is here)
-CHECK_SOURCES = (
-    "sheetgen.games.rally_risk.championship",
-    "sheetgen.games.rally_risk.solve",
-    "sheetgen.games.rally_risk.rules",
-    "sheetgen.games.rally_risk.model",
-    "sheetgen.errors",
-    "sheetgen.textfmt",
-    "sheetgen.yamlsrc",
-)
+CHECK_SOURCES = ("sheetgen.games.rally_risk.championship", *SOLVER_SOURCES)
 
 
 def check_race(race: Race) -> RaceCheck:

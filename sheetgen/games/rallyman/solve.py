@@ -141,16 +141,24 @@ class Par:
         losses, ok = plan_outcomes(stage, plan, self.limit)
         tokens = min(self.focus_cap, f + sum(1 for s in plan if stage.ruleset.die(s.die).earns_token))
         out = []
-        c, prev = cross, cell
-        for s, q in zip(plan, losses):
-            c += 1 if track.cell(s.to).finish and not track.cell(prev).finish else 0
-            prev = s.to
+        c = cross
+        for s, q, c in zip(plan, losses, _crossings_along(track, cell, cross, plan)):
             if q:
                 end = rules.loss_end(stage.ruleset, s.gear)
                 # a loss to gear 00 costs the next turn too, unless it finishes (RG-27)
                 out.append((None if c >= laps_needed else (s.to, c, 0, tokens), q, s.to, 2 if end == rules.OUT and c < laps_needed else 1))
         out.append((None if c >= laps_needed else (plan[-1].to, c, plan[-1].gear, tokens), ok, None, 1))
         return out
+
+
+def _crossings_along(track, cell: Hex, cross: int, plan: tuple[Step, ...]) -> list[int]:
+    """The finish-line crossings after each die of `plan` from `cell`, `cross` made before."""
+    out, c, prev = [], cross, cell
+    for s in plan:
+        c += 1 if track.cell(s.to).finish and not track.cell(prev).finish else 0
+        prev = s.to
+        out.append(c)
+    return out
 
 
 class OneTable:
@@ -172,12 +180,7 @@ class OneTable:
         tot = [ruleset.focus.total(k) for k in range(kmax + 1)]
         value = result.value
         secs = {g: float(s) for g, s in ruleset.time_per_turn}
-        nodes = []  # (step, crossings after it)
-        c, prev = cross, cell
-        for s in plan:
-            c += 1 if track.cell(s.to).finish and not track.cell(prev).finish else 0
-            prev = s.to
-            nodes.append((s, c))
+        nodes = list(zip(plan, _crossings_along(track, cell, cross, plan)))  # (step, crossings after it)
         self.plan, self.nodes, self.kmax, self.tot, self.f, self.limit = plan, nodes, kmax, tot, f, limit
         self.laps_needed = laps_needed
         self.chances = [float(ruleset.die(s.die).caution_chance) for s in plan]

@@ -317,3 +317,15 @@ def test_a_flat_out_loss_on_a_loop_a_turn_laps_keeps_the_plans_crossings():
             assert chosen == picked
         checked += 1
     assert checked >= 10
+
+
+def test_the_analysis_names_the_cells_where_moves_loop():
+    """Wide Boulevard's moves loop between two pairs of cells (each is a diagonal move ahead of
+    the other: a fault of the large frame's geometry); the par then never plans to come back,
+    and the analysis says so. The other bundled tracks' moves all go forward."""
+    from sheetgen.games.rallyman.solve import move_loops
+
+    boulevard = load_spec("track_specs/rallyman/gt_wide_boulevard.yaml").model
+    assert move_loops(boulevard) == [Hex(21, 28), Hex(21, 29), Hex(26, 15), Hex(27, 15)]
+    for name in ("tiny", "compact_hillclimb", "gt_col_sprint", "gt_hexagon_ring", "dirt_lakeside", "dirt_forest_stage"):
+        assert move_loops(load_spec(f"track_specs/rallyman/{name}.yaml").model) == [], name

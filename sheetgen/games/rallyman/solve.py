@@ -807,6 +807,43 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     return None
 
 
+def move_loops(track) -> list[Hex]:
+    """The cells on loops of moves (a move from a cell and moves on that come back to it),
+    the finish line's crossing into a new lap left out: none on a track whose moves all go
+    forward. A loop makes the par's dynamic programme meet a state again while solving it: it
+    never chooses a plan that comes back so (the figure stays the exact time of the policy it
+    finds, but that policy may not be the best). Kahn's order: the cells it cannot order."""
+    finish = {c.hex for c in track.cells if c.finish}
+    after = {c.hex: [m.to for m in track.moves(c.hex) if not (m.to in finish and c.hex not in finish)] for c in track.cells}
+    into = dict.fromkeys(after, 0)
+    for tos in after.values():
+        for t in tos:
+            if t in into:
+                into[t] += 1
+    ready = [h for h, n in into.items() if n == 0]
+    while ready:
+        h = ready.pop()
+        for t in after[h]:
+            if t in into:
+                into[t] -= 1
+                if into[t] == 0:
+                    ready.append(t)
+    left = {h for h, n in into.items() if n > 0}
+    # of those, the cells on a loop (not only after one): a cell that reaches itself
+    on_loop = []
+    for h in sorted(left, key=lambda x: (x.q, x.r)):
+        seen, stack = set(), [t for t in after[h] if t in left]
+        while stack:
+            x = stack.pop()
+            if x == h:
+                on_loop.append(h)
+                break
+            if x not in seen:
+                seen.add(x)
+                stack.extend(t for t in after[x] if t in left)
+    return on_loop
+
+
 def describe_plan(plan: tuple[Step, ...]) -> str:
     return ",".join(s.die + "!" * s.marks for s in plan)
 
@@ -890,6 +927,7 @@ def analyze_track(track, ruleset=None) -> dict:
             "first_mode": mode,
             "lose_control_expected": round(sum(solved.danger.values()), 4),
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
+            "move_loops": [{"q": h.q, "r": h.r} for h in move_loops(track)],
         },
     }
 
@@ -993,6 +1031,10 @@ def format_analysis_text(data: dict) -> str:
     lines.append(f"  turns rolled flat out {p['turns_flat_out']:.2f}, one at a time {p['turns_one_at_a_time']:.2f}")
     first = "flat out" if p["first_mode"] == FLAT else "one at a time"
     lines.append(f"  first turn: {p['first_plan']} ({first}); losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    if p["move_loops"]:
+        cells = ", ".join(f"({c['q']}, {c['r']})" for c in p["move_loops"])
+        lines.append(f"  warning: moves loop between cells {cells} (each can be reached from the other): the par is the exact time of "
+                     "the policy found, which never plans to come back, and may not be the best")
     lines.append("Most dangerous cells under the par policy (chance of losing control there):")
     for c in p["dangerous_cells"]:
         marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""

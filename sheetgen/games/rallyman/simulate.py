@@ -38,12 +38,8 @@ class Driver:
         self.solved = solved
         self.mode = mode
 
-    def _key(self, state: RaceState) -> tuple:
-        car = state.car
-        return self.solved.key(car.cell, car.crossings, car.gear, car.focus + state.stage.ruleset.focus.total(state.secured))
-
     def _plan(self, state: RaceState) -> tuple[str, tuple[rules.Step, ...]]:
-        return self.solved.choice.get(self._key(state), ("flat", ()))
+        return self.solved.choice.get(self.solved.key_of(state), ("flat", ()))
 
     def __call__(self, state: RaceState) -> Any:
         actions = state.legal_actions()
@@ -61,8 +57,7 @@ class Driver:
             if self.mode == "par":
                 mode, plan = self._plan(state)
                 if mode == "one" and state.plan == plan:  # the solved plan: the solved decisions
-                    d = self.solved.table(self._key(state)).decide[state.placed][state.cautions, state.secured]
-                    return {"roll": rules.Roll("one"), "secure": rules.Secure(), "stop": rules.Stop()}[d]
+                    return self.solved.one_action(state)
             step = state.plan[state.placed]
             risky = state.cautions + step.marks + 1 >= state.limit() and state.stage.ruleset.die(step.die).cautions
             if state.cautions + step.marks >= state.limit() or risky:

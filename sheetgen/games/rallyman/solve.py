@@ -120,6 +120,18 @@ class Par:
         """The policy's state of a car: the tokens it holds counted up to the cap."""
         return (cell, cross, gear, min(tokens, self.focus_cap))
 
+    def key_of(self, state: rules.RaceState) -> tuple[Hex, int, int, int]:
+        """The policy's state of the car to play: during a turn it stays on its cell, in its
+        gear, until it has moved; its tokens are those held plus those spent this turn."""
+        car = state.car
+        return self.key(car.cell, car.crossings, car.gear, car.focus + self.stage.ruleset.focus.total(state.secured))
+
+    def one_action(self, state: rules.RaceState) -> Any:
+        """One at a time along the solved plan: the engine action the plan's table decides
+        before the next die (roll, secure or stop)."""
+        d = self.table(self.key_of(state)).decide[state.placed][state.cautions, state.secured]
+        return {"roll": rules.Roll("one"), "secure": rules.Secure(), "stop": rules.Stop()}[d]
+
     def table(self, key: tuple) -> OneTable:
         """The one-at-a-time decisions of the policy's plan from `key` (its mode is ONE)."""
         hit = self.tables.get(key)
@@ -853,21 +865,16 @@ def policy_for(result: Par) -> Any:
     car's cell, crossings, gear and tokens (counted up to the cap), rolled in the solved mode;
     one at a time it rolls, secures or stops as the plan's table says; flat out a loss of
     control is placed where the plan's own order reaches the limit."""
-    costs = result.stage.ruleset.focus
 
     def act(state: rules.RaceState):
-        car = state.car
-        # during the turn the car stays on its cell, in its gear, until it has moved
-        k = result.key(car.cell, car.crossings, car.gear, car.focus + costs.total(state.secured))
         if state.phase == rules.PLAN:
-            mode, plan = result.choice[k]
+            mode, plan = result.choice[result.key_of(state)]
             if len(state.plan) < len(plan):
                 s = plan[len(state.plan)]
                 return rules.Place(s.die, s.to)
             return rules.Roll(mode)
         if state.phase == rules.ONE:
-            d = result.table(k).decide[state.placed][state.cautions, state.secured]
-            return {"roll": rules.Roll("one"), "secure": rules.Secure(), "stop": rules.Stop()}[d]
+            return result.one_action(state)
         if state.phase == rules.REALLOCATE:
             return plan_order_loss(state, state.legal_actions())
         if state.phase == rules.PIT:

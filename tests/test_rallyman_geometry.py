@@ -121,6 +121,32 @@ def test_a_move_never_turns_more_than_sixty_degrees():
     assert [m.to for m in track.moves(Hex(0, 0))] == [Hex(0, 1)]
 
 
+def test_no_move_goes_sideways_between_two_cells_each_diagonally_ahead_of_the_other():
+    """RM-3: at a corner's apex the inner lane heads south-east and the outer lane, east of
+    it, south-west: each cell is diagonally ahead of the other, so a move between them goes
+    across the road, not forward, and neither is a move; the straight moves stay."""
+    apex_in, apex_out = Cell(Hex(0, 0), 1, lane=2, start=True), Cell(Hex(1, 0), 2, lane=1)
+    cells = (apex_in, apex_out, Cell(Hex(-1, 1), 2, lane=2, finish=True), Cell(Hex(0, 1), 2, lane=1, finish=True))
+    track = Track("t", Variant.GT, cells)
+    assert [(m.to, m.kind) for m in track.moves(Hex(0, 0))] == [(Hex(0, 1), MoveKind.STRAIGHT), (Hex(-1, 1), MoveKind.DIAGONAL)]
+    assert [(m.to, m.kind) for m in track.moves(Hex(1, 0))] == [(Hex(0, 1), MoveKind.STRAIGHT)]
+    # the outer cell heading south-east instead: the inner one is no longer ahead of it, and
+    # the diagonal move from the inner lane into it is forward again
+    turned = Track("t", Variant.GT, (apex_in, Cell(Hex(1, 0), 1, lane=1), *cells[2:]))
+    assert [m.to for m in turned.moves(Hex(0, 0))] == [Hex(0, 1), Hex(1, 0), Hex(-1, 1)]
+    assert [m.to for m in turned.moves(Hex(1, 0))] == [Hex(0, 1)]
+
+
+def test_the_bundled_wide_boulevards_corner_apexes_have_no_sideways_moves():
+    """Wide Boulevard's two 120-degree corners (sg-l-c120r2, sg-l-c120l2) put such a pair at
+    their apex: (26, 15) and (27, 15), (21, 28) and (21, 29); no move joins them."""
+    track = registry.load_spec("track_specs/rallyman/gt_wide_boulevard.yaml").model
+    for a, b in ((Hex(26, 15), Hex(27, 15)), (Hex(21, 28), Hex(21, 29))):
+        assert b in {n for n in g.neighbours(a)}
+        assert b not in {m.to for m in track.moves(a)} and a not in {m.to for m in track.moves(b)}
+        assert track.moves(a) and track.moves(b)  # each still goes on round the corner
+
+
 def test_a_ring_and_a_step_direction():
     # from the west cell, clockwise on the page: north-west, north-east, east, south-east, south-west
     assert g.ring(Hex(0, 0), 1) == (Hex(-1, 0), Hex(0, -1), Hex(1, -1), Hex(1, 0), Hex(0, 1), Hex(-1, 1))

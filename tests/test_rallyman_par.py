@@ -319,13 +319,49 @@ def test_a_flat_out_loss_on_a_loop_a_turn_laps_keeps_the_plans_crossings():
     assert checked >= 10
 
 
-def test_the_analysis_names_the_cells_where_moves_loop():
-    """Wide Boulevard's moves loop between two pairs of cells (each is a diagonal move ahead of
-    the other: a fault of the large frame's geometry); the par then never plans to come back,
-    and the analysis says so. The other bundled tracks' moves all go forward."""
+ROUNDABOUT = """game: rallyman
+variant: gt
+name: Roundabout
+cells:
+  - {q: -2, r: 1, heading: 5, lane: 1, start: true}
+  - {q: -1, r: 0, heading: 5, lane: 1}
+  - {q: 0, r: -1, heading: 0, lane: 1}
+  - {q: 1, r: -1, heading: 1, lane: 1}
+  - {q: 1, r: 0, heading: 2, lane: 1}
+  - {q: 0, r: 1, heading: 3, lane: 1}
+  - {q: -1, r: 1, heading: 4, lane: 1}
+  - {q: 2, r: -1, heading: 0, lane: 1, finish: true}
+"""
+
+
+def test_a_track_whose_moves_loop_has_no_exact_par_and_says_where(run, write):
+    """A roundabout (six cells round a hex, each heading to the next, entered from a start
+    and left to a finish) is a loop of moves that crosses no finish line: the par's
+    programme would meet a state again while solving it (before, its figure came out as
+    4.6 million seconds), so `analyze` and `simulate` refuse it naming the cells, `par`
+    raises, and the printouts leave the par to fill in. No bundled track's moves loop (Wide
+    Boulevard's did, through two sideways pairs at corner apexes, before RM-3 ruled those
+    out)."""
+    from sheetgen.games.rallyman import cards
     from sheetgen.games.rallyman.solve import move_loops
 
-    boulevard = load_spec("track_specs/rallyman/gt_wide_boulevard.yaml").model
-    assert move_loops(boulevard) == [Hex(21, 28), Hex(21, 29), Hex(26, 15), Hex(27, 15)]
-    for name in ("tiny", "compact_hillclimb", "gt_col_sprint", "gt_hexagon_ring", "dirt_lakeside", "dirt_forest_stage"):
+    ring = [Hex(-1, 0), Hex(0, -1), Hex(1, -1), Hex(1, 0), Hex(0, 1), Hex(-1, 1)]
+    cells = [Cell(h, heading) for h, heading in zip(ring, (5, 0, 1, 2, 3, 4))]
+    cells += [Cell(Hex(-2, 1), 5, start=True), Cell(Hex(2, -1), 0, finish=True)]
+    roundabout = Track("roundabout", Variant.GT, tuple(cells))
+    assert Hex(2, -1) in {m.to for m in roundabout.moves(Hex(1, -1))}
+    assert move_loops(roundabout) == sorted(ring, key=lambda h: (h.q, h.r))
+    with pytest.raises(ValueError, match=r"the moves loop between cells \(-1, 0\), \(-1, 1\), \(0, -1\), \(0, 1\), \(1, -1\), \(1, 0\) "):
+        par(Stage(roundabout, GT, damage=False))
+    spec = write(ROUNDABOUT)
+    loaded = load_spec(spec).model
+    assert set(loaded.cells) == set(roundabout.cells)
+    assert cards.figures(loaded) is None
+    for command in (("analyze", spec), ("simulate", spec, "--seed", "1")):
+        result = run(*command)
+        assert result.exit_code == 1, command
+        assert result.output == (f"{spec}:1:7: error: the moves loop between cells (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0) "
+                                 "(a car can come round to them again without crossing the finish line), so there is no exact par "
+                                 "solve (RG-30); its printouts and `sheetgen odds` work\n"), command
+    for name in ("tiny", "compact_hillclimb", "gt_col_sprint", "gt_hexagon_ring", "gt_wide_boulevard", "dirt_lakeside", "dirt_forest_stage"):
         assert move_loops(load_spec(f"track_specs/rallyman/{name}.yaml").model) == [], name

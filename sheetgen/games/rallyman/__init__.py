@@ -119,20 +119,21 @@ def _analyze(spec: Any, options: Any):
     if _is_dirt(track):  # DIRT hook (rmdirt)
         from sheetgen.games.rallyman.solve_dirt import analyze_dirt, format_dirt_text
 
-        _refuse_too_large(spec, track)
+        _refuse_unsolved(spec, track)
         data = analyze_dirt(track)
         return Report(data, format_dirt_text(data))
-    _refuse_too_large(spec, track)
+    _refuse_unsolved(spec, track)
     data = analyze_track(track, track.ruleset)
     return Report(data, format_analysis_text(data))
 
 
-def _refuse_too_large(spec: Any, track: Any) -> None:
-    """A track too large for its variant's exact solve (GT: solve.MAX_PAR_SIZE cells x laps,
-    DIRT: solve_dirt.MAX_DIRT_SIZE cells), refused at once."""
+def _refuse_unsolved(spec: Any, track: Any) -> None:
+    """A track its variant's exact solve does not take, refused at once: too large (GT:
+    solve.MAX_PAR_SIZE cells x laps, DIRT: solve_dirt.MAX_DIRT_SIZE cells), or its moves
+    loop (solve.loop_reason)."""
     from sheetgen.games.rallyman import solve, solve_dirt
 
-    why = (solve_dirt.too_large if _is_dirt(track) else solve.too_large)(track)
+    why = (solve_dirt.too_large if _is_dirt(track) else solve.too_large)(track) or solve.loop_reason(track)
     if why is not None:
         raise spec.wrong(why)
 
@@ -153,13 +154,13 @@ def _simulate(spec: Any, options: Any):
         from sheetgen.games.rallyman.rules_dirt import DirtStage
         from sheetgen.games.rallyman.solve_dirt import par as dirt_par
 
-        _refuse_too_large(spec, track)
+        _refuse_unsolved(spec, track)
         dirt = ruleset_of(track)
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
         policy = options["driving"] or "par"
         return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
-    _refuse_too_large(spec, track)
+    _refuse_unsolved(spec, track)
     ruleset = ruleset_of(track)
     solved = par(Stage(track, ruleset, damage=False))
     stage = Stage(track, ruleset)

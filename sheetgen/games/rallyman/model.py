@@ -298,7 +298,9 @@ class Track:
         """The legal forward moves from cell `h` (rulings RM-3 to RM-6): to the neighbour
         straight ahead or diagonally ahead, when it is on the track and heads within 60
         degrees of `h`; not between a shortcut space and a corner space; in DIRT, not from
-        one lane of a corner to another (no dividing line: the lane is chosen on entry)."""
+        one lane of a corner to another (no dividing line: the lane is chosen on entry); not
+        sideways: between two cells each diagonally ahead of the other (side by side across
+        the road where the headings close in, as at a corner's apex), no move either way."""
         here = self.cell(h)
         if here is None:
             return ()
@@ -306,6 +308,9 @@ class Track:
         for turn in (0, -1, 1):
             there = self.cell(here.hex.neighbour(here.heading + turn))
             if there is None or _heading_gap(here.heading, there.heading) > 1:
+                continue
+            # sideways: `here` lies diagonally ahead of `there` too (the way back is 3 on)
+            if turn and _heading_gap((here.heading + turn + 3) % 6, there.heading) == 1:
                 continue
             off_road = (here.shortcut is not None) != (there.shortcut is not None)
             if off_road and (here.corner or there.corner):

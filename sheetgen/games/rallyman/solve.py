@@ -56,6 +56,18 @@ def too_large(track) -> str | None:
             "cells x laps: it would take over a minute); its map, roadbook and `sheetgen odds` work at any size")
 
 
+def loop_reason(track) -> str | None:
+    """Why the exact solves (GT and DIRT) refuse a track whose moves loop (:func:`move_loops`:
+    a car can come round to a cell again without crossing the finish line; their dynamic
+    programmes need moves that lead on), or None when none do."""
+    loops = move_loops(track)
+    if not loops:
+        return None
+    cells = ", ".join(f"({h.q}, {h.r})" for h in loops[:6]) + (", ..." if len(loops) > 6 else "")
+    return (f"the moves loop between cells {cells} (a car can come round to them again without crossing the finish line), "
+            "so there is no exact par solve (RG-30); its printouts and `sheetgen odds` work")
+
+
 class _Moves:
     """The engine's dice from each (cell, finish crossings, gear) of a car alone, with what the
     solvers need of each: (step, crossings after it, whether that finishes, caution chance,
@@ -356,6 +368,8 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     if stage.flying_start or stage.damage:
         raise ValueError("the par time is for a stage without damage or flying start (Stage(damage=False))")
     track = stage.track
+    if (why := loop_reason(track)) is not None:
+        raise ValueError(why)
     ruleset = stage.ruleset
     car = CarState(cell=track.starts[0].hex)
     limit = stage.dashboard("asphalt", stage.weather).caution_limit
@@ -822,9 +836,9 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
 def move_loops(track) -> list[Hex]:
     """The cells on loops of moves (a move from a cell and moves on that come back to it),
     the finish line's crossing into a new lap left out: none on a track whose moves all go
-    forward. A loop makes the par's dynamic programme meet a state again while solving it: it
-    never chooses a plan that comes back so (the figure stays the exact time of the policy it
-    finds, but that policy may not be the best). Kahn's order: the cells it cannot order."""
+    forward. The exact solves refuse a track with one (:func:`loop_reason`): their dynamic
+    programmes would meet a state again while solving it. Kahn's order: the cells it cannot
+    order."""
     finish = {c.hex for c in track.cells if c.finish}
     after = {c.hex: [m.to for m in track.moves(c.hex) if not (m.to in finish and c.hex not in finish)] for c in track.cells}
     into = dict.fromkeys(after, 0)
@@ -934,7 +948,6 @@ def analyze_track(track, ruleset=None) -> dict:
             "first_mode": mode,
             "lose_control_expected": round(sum(solved.danger.values()), 4),
             "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
-            "move_loops": [{"q": h.q, "r": h.r} for h in move_loops(track)],
         },
     }
 
@@ -954,12 +967,13 @@ PAR_WORDS = ("exact, best solo policy: the expected stage time of the best plans
 def track_figures(track) -> dict | None:
     """A GT track's par time and safe route as the printouts give them (the map's assembly
     page, the time sheet), with the track's own ruleset: the figures of `sheetgen analyze`,
-    or None for a DIRT track, one too large to solve (:func:`too_large`), or one the rules
+    or None for a DIRT track, one too large to solve (:func:`too_large`) or whose moves loop
+    (:func:`loop_reason`), or one the rules
     cannot race (no start or finish) or whose finish no plan reaches. Solved once a track."""
     from sheetgen.games.rallyman.model import Variant
     from sheetgen.games.rallyman.ruleset import ruleset_of
 
-    if track.variant is not Variant.GT or too_large(track) is not None:
+    if track.variant is not Variant.GT or too_large(track) is not None or loop_reason(track) is not None:
         return None
     # keyed by the ruleset too: tracks that differ only in their ruleset compare equal
     return _figures(track, ruleset_of(track))
@@ -1038,10 +1052,6 @@ def format_analysis_text(data: dict) -> str:
     lines.append(f"  turns rolled flat out {p['turns_flat_out']:.2f}, one at a time {p['turns_one_at_a_time']:.2f}")
     first = "flat out" if p["first_mode"] == FLAT else "one at a time"
     lines.append(f"  first turn: {p['first_plan']} ({first}); losses of control expected per stage: {p['lose_control_expected']:.3f}")
-    if p["move_loops"]:
-        cells = ", ".join(f"({c['q']}, {c['r']})" for c in p["move_loops"])
-        lines.append(f"  warning: moves loop between cells {cells} (each can be reached from the other): the par is the exact time of "
-                     "the policy found, which never plans to come back, and may not be the best")
     lines.append("Most dangerous cells under the par policy (chance of losing control there):")
     for c in p["dangerous_cells"]:
         marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""

@@ -85,6 +85,8 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     price them)."""
     if stage.damage:
         raise ValueError("the par time is for the solver's model (DirtStage(damage=False))")
+    if (why := solve.loop_reason(stage.track)) is not None:
+        raise ValueError(why)
     limit = stage.limit
     sec = stage.seconds
     board = dict(stage.board.dice)

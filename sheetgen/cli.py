@@ -374,9 +374,13 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
 @PAPER
 @INK
 @TEMPLATE
+@click.option("--draft", is_flag=True, help="render a spec that cannot be played (validate --strict's problems) all the same, saying them as warnings")
 @reports_errors
-def render(spec: str, target: str, paper: str | None, ink: str, template: str | None) -> None:
+def render(spec: str, target: str, paper: str | None, ink: str, template: str | None, draft: bool) -> None:
     """Render one spec to a printable PDF (written atomically, or streamed with -o -).
+
+    A spec that validates but cannot be played (a track that cannot be finished: the problems
+    of validate --strict) is refused, as build refuses it; --draft prints it anyway.
 
     \b
     Example:
@@ -387,6 +391,11 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 
     refuse_pdf_on_terminal(target)  # say so before the analysis, not after
     loaded = registry.load_spec(spec)
+    problems = _unplayable(loaded)
+    if problems and not draft:
+        raise SpecError(problems)
+    for problem in problems:
+        click.echo(f"{problem.location}: warning: {problem.message} (--draft: rendered all the same)", err=True)
     inputs = (*loaded.sources, *_template_inputs(template))
     if target != "-":
         check_targets([target], inputs=inputs)

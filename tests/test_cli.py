@@ -162,6 +162,38 @@ def test_render_refuses_to_write_a_pdf_to_a_terminal(write, tmp_path):
     assert _err.strip() == "sheetgen: error: refusing to write a PDF to a terminal; redirect it (> file.pdf) or give -o FILE"
 
 
+DEAD_END = """\
+game: rallyman
+variant: gt
+name: Dead End
+cells:
+  - {q: 0, r: 0, heading: 0, lane: 1, start: true}
+  - {q: 1, r: 0, heading: 0, lane: 1}
+  - {q: 3, r: 0, heading: 0, lane: 1, finish: true}
+"""
+
+
+def test_render_refuses_a_spec_that_cannot_be_played_unless_it_is_a_draft(run, write, tmp_path):
+    """A track that validates but cannot be finished is refused as build refuses it (the
+    problems of validate --strict, located, exit 1, nothing written); --draft renders it,
+    saying the same problems as warnings."""
+    spec = write(DEAD_END)
+    assert run("validate", spec).exit_code == 0
+    target = tmp_path / "dead.pdf"
+    lines = [f"{spec}:6:5: {{}}: the track cannot be finished: no finish space is reached from the start; the road stops at cell (1, 0)",
+             f"{spec}:7:5: {{}}: cell (3, 0) cannot be reached from the start"]
+    refused = run("render", spec, "-o", str(target))
+    assert refused.exit_code == 1
+    assert refused.stderr.splitlines() == [line.format("error") for line in lines]
+    assert not target.exists() and list(tmp_path.iterdir()) == [Path(spec)]
+    drafted = run("render", "--draft", spec, "-o", str(target))
+    assert drafted.exit_code == 0
+    assert drafted.stderr.splitlines() == [line.format("warning") + " (--draft: rendered all the same)" for line in lines]
+    assert target.read_bytes().startswith(b"%PDF-")
+    # a playable spec renders with no warning, with or without --draft
+    assert run("render", "--draft", write(VALID, "ok.yaml"), "-o", str(tmp_path / "ok.pdf")).stderr == ""
+
+
 def test_build_shows_progress_on_a_terminal_and_q_silences_it(write, tmp_path):
     spec = write(VALID)
     code, _out, err = _run_on_terminal(["build", "-o", str(tmp_path / "out"), spec], tmp_path, stdout_tty=False, stderr_tty=True)

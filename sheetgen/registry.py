@@ -149,6 +149,10 @@ class Game:
     #: scores a results file (kind `results`): its standings as data and text, for
     #: `sheetgen standings` (whose -o prints the kind's printable)
     standings: Callable[["Spec", Options], Report] | None = None
+    #: the sizes its sheets read from a template (`sheetgen.template.TemplateSize`: a key
+    #: ending in `_mm`, its range and default); a template a user gives with a size no game
+    #: declares, or one out of its range, is refused where it says so
+    template_sizes: tuple = ()
 
     def takes(self, command: str) -> tuple[Option, ...]:
         return tuple(o for o in self.options if command in o.commands)

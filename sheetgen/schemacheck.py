@@ -151,13 +151,18 @@ def _valid(schema: Any, v: Any) -> bool:
                 for name, sub in rule.items():
                     if name in v and not _valid(sub, v[name]):
                         return False
+        elif key == "patternProperties":
+            if isinstance(v, dict):
+                for pattern, sub in rule.items():
+                    for name, item in v.items():
+                        if re.search(pattern, name) and not _valid(sub, item):  # (jsonschema's own search)
+                            return False
         elif key == "additionalProperties":
             if isinstance(v, dict):
                 known = schema.get("properties", {})
-                if "patternProperties" in schema:
-                    raise _Unsure
+                patterns = tuple(schema.get("patternProperties", {}))
                 for name, item in v.items():
-                    if name not in known and not _valid(rule, item):
+                    if name not in known and not any(re.search(p, name) for p in patterns) and not _valid(rule, item):
                         return False
         elif key == "required":
             if isinstance(v, dict) and any(name not in v for name in rule):
@@ -339,10 +344,11 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: 
     name = _name(path)
     if kind == "additionalProperties":
         allowed = sorted(error.schema.get("properties", {}))
+        patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
         listing = f" (expected one of: {', '.join(allowed)})"
         problems = []
         for key in value:
-            if key in allowed:
+            if key in allowed or any(p.search(key) for p in patterns):
                 continue
             near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if hints and len(problems) < MAX_SHOWN else None
             hint = f", did you mean {near[0]!r}?" if near else listing

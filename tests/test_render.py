@@ -167,6 +167,36 @@ def test_template_by_path_and_bad_template(run, write, tmp_path):
     assert empty.exit_code == 2 and "Error: unknown template ''" in empty.stderr
 
 
+def test_a_games_size_in_a_template_is_the_games_to_declare_and_to_range(run, write, tmp_path):
+    """The template code names no game's size: a key ending in _mm is a size some game
+    declares (Game.template_sizes: space_mm for Rallytaire, hex_mm for Rallyman, each with
+    its range and default), and in a template a user gives, one no game declares, or out of
+    its game's range, is refused at its place; any template drives any game's sheets, so a
+    Rallyman size in a race sheet's template is fine."""
+    from sheetgen import registry
+    from sheetgen.template import SCHEMA, _templates, load_template
+
+    assert [k for k in SCHEMA["properties"] if k.endswith("_mm")] == ["margin_mm"]
+    declared = {size.key: (size.minimum, size.maximum, size.default) for game in registry.games() for size in game.template_sizes}
+    assert declared == {"space_mm": (7, 14, 8.0), "hex_mm": (15, 60, 30.0)}
+    assert load_template("race_sheet").size(registry.game("rallyman").template_sizes[0]) == 30.0  # not given: the default
+    assert load_template("race_sheet").game_sizes == {"space_mm": 8.0}
+    text = _templates().joinpath("race_sheet.yaml").read_text(encoding="utf-8")
+    assert "\nspace_mm: 8 " in text
+    spec = write(VALID)
+    both = write(text.replace("\nspace_mm: 8 ", "\nspace_mm: 9 \nhex_mm: 42\n"), "both.yaml")
+    assert run("render", spec, "-o", str(tmp_path / "ok.pdf"), "--template", both).exit_code == 0
+    for bad, line in (("space_mn: 8", "{t}:6:1: error: unknown key 'space_mn', did you mean 'space_mm'?"),
+                      ("zoom: 8", "{t}:6:1: error: unknown key 'zoom' (expected one of: font_size, fonts, hex_mm, ink, kind, margin_mm, paper, space_mm)"),
+                      ("space_mm: 15", "{t}:6:11: error: 'space_mm' must be at most 14, got 15"),
+                      ("space_mm: 6.5", "{t}:6:11: error: 'space_mm' must be at least 7, got 6.5"),
+                      ("hex_mm: 70", "{t}:6:9: error: 'hex_mm' must be at most 60, got 70")):
+        template = write(text.replace("\nspace_mm: 8 ", f"\n{bad} "), "bad.yaml")
+        result = run("render", spec, "-o", str(tmp_path / "no.pdf"), "--template", template)
+        assert (result.exit_code, result.stderr) == (1, line.format(t=template) + "\n"), bad
+        assert not (tmp_path / "no.pdf").exists()
+
+
 def test_advanced_par_and_best_tyres_are_printed(bundled):
     from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
 

@@ -17,6 +17,7 @@ from conftest import SPECS, files_under
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
 from sheetgen.render.rallyman.roadbook import entries
+from sheetgen.games.rallyman import HEX_MM
 from sheetgen.template import MM, load_template
 
 RM = SPECS / "rallyman"
@@ -108,7 +109,7 @@ def specs(tmp_path_factory):
     template = folder / "big.yaml"
     source = (SPECS.parent / "templates" / "rallyman.yaml").read_text(encoding="utf-8")
     template.write_text(source.replace("hex_mm: 30 ", "hex_mm: 42 "), encoding="utf-8")
-    assert big.hex_mm == 30
+    assert big.size(HEX_MM) == 30 and big.game_sizes == {"hex_mm": 30}
     return {name: load_spec(folder / f"{name}.yaml") for name in ("loop", "tiles", "tiled")} | {"big": str(template)}
 
 

@@ -89,3 +89,26 @@ def test_quick_check_rules_by_hand() -> None:
     assert not _surely_valid(schema, {"n": 2, "y": 0})
     assert not _surely_valid(schema, {})
     assert not _surely_valid({"$ref": "#/x"}, 1)  # a keyword it does not know: jsonschema decides
+
+
+TEMPLATES = sorted((SPECS.parent / "templates").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", TEMPLATES, ids=lambda p: p.name)
+def test_quick_check_agrees_with_jsonschema_on_templates_and_their_game_sizes(path) -> None:
+    """A template's schema takes any game's size by pattern (`template.SIZE_KEY`, a key
+    ending in _mm): the quick check reads patternProperties as jsonschema does, so a bundled
+    template skips jsonschema, and mutations (sizes of any name, wrong types, unknown keys)
+    get the same answer."""
+    from sheetgen.template import _schema as template_schema
+
+    schema = _without_dialects(template_schema(None))
+    data = yaml.safe_load(path.read_text())
+    strict = _validator_class()(schema)
+    assert _surely_valid(schema, data) and strict.is_valid(data)
+    rng = random.Random(path.name)
+    for _ in range(60):
+        bad = _mutated(data, rng)
+        if rng.random() < 0.5:
+            bad[rng.choice(["hex_mm", "space_mm", "badge_mm", "x_mm", "mm", "Hex_mm", "zoom"])] = rng.choice(ODD_VALUES + [12, 30.5])
+        assert _surely_valid(schema, bad) == strict.is_valid(bad), bad

@@ -12,9 +12,11 @@ import random
 import pytest
 from pypdf import PdfReader
 
+from conftest import VALID
 from sheetgen import registry
 from sheetgen.errors import SpecError
 from sheetgen.registry import Converter, Game, Kind, Option, Printable, Report
+from sheetgen.template import TemplateSize
 
 STUB = """\
 game: stub
@@ -46,6 +48,10 @@ def _simulate(spec, options):
     return lambda seed: [f"{name}, bend {k + 1}: rolled {random.Random(seed * 10 + k).randint(1, 6)}" for k in range(bends)]
 
 
+#: a size of the stub's own that a template may give (no core code names it)
+BADGE_MM = TemplateSize("badge_mm", 5, 50, 20.0)
+
+
 def print_stub(spec, template, *, paper, ink, keywords):
     """The stub's one-page printable, drawn with the shared PDF machinery."""
     from sheetgen.render.pdf import Meta, render_pdf
@@ -54,6 +60,7 @@ def print_stub(spec, template, *, paper, ink, keywords):
 
     def draw(sheet):
         sheet.text(sheet.left, sheet.top - 20, f"{name}: {bends} bends", "title", bold=True)
+        sheet.text(sheet.left, sheet.top - 40, f"badge {template.size(BADGE_MM):g} mm", "body")
         sheet.end_page()
 
     return render_pdf(template, ink, paper, Meta(title=name, subject="stub sheet", keywords=keywords), draw)
@@ -95,6 +102,7 @@ STUB_GAME = Game(
     summary=lambda model: f"{model[1]} bends",
     kinds=(Kind("track", "a stub track"), Kind("results", "drivers' times")),
     template="race_sheet",
+    template_sizes=(BADGE_MM,),
     options=(
         Option("care", "turns per bend (default: 2)", ("analyze",), between=(1, 3), default=2),
         Option("bends", "bends of the plan", ("odds",), between=(0, 9), default=1),
@@ -158,6 +166,33 @@ def test_render_and_build(run, stub, tmp_path):
     assert result.exit_code == 0, result.output
     assert result.stdout == f"built 1 spec: 1 page, 1 file written to {out}/\n"
     assert (out / "stub.pdf").read_bytes() == target.read_bytes()
+
+
+def test_the_stubs_own_template_size(run, stub, tmp_path):
+    """A game declares the sizes it reads from a template (Game.template_sizes): a template
+    gives the stub's badge_mm, in its range, with no change to the template code; once the
+    stub is gone no game reads that size, and the same template is refused there."""
+    from sheetgen.template import _templates
+
+    text = _templates().joinpath("race_sheet.yaml").read_text(encoding="utf-8")
+    mine = tmp_path / "mine.yaml"
+    mine.write_text(text.replace("\nspace_mm: 8 ", "\nbadge_mm: 32 "), encoding="utf-8")
+    for extra, words in (((), "badge 20 mm"), (("--template", str(mine)), "badge 32 mm")):
+        target = tmp_path / "stub.pdf"
+        assert run("render", stub, "-o", str(target), *extra).exit_code == 0
+        assert words in PdfReader(str(target)).pages[0].extract_text()
+    mine.write_text(text.replace("\nspace_mm: 8 ", "\nbadge_mm: 51 "), encoding="utf-8")
+    result = run("render", stub, "-o", str(tmp_path / "no.pdf"), "--template", str(mine))
+    assert (result.exit_code, result.stderr) == (1, f"{mine}:6:11: error: 'badge_mm' must be at most 50, got 51\n")
+    mine.write_text(text.replace("\nspace_mm: 8 ", "\nbadge_mm: 32 "), encoding="utf-8")
+    registry.unregister("stub")
+    try:
+        race = tmp_path / "race.yaml"
+        race.write_text(VALID, encoding="utf-8")
+        result = run("render", str(race), "-o", str(tmp_path / "no.pdf"), "--template", str(mine))
+        assert result.exit_code == 1 and result.stderr.startswith(f"{mine}:6:1: error: unknown key 'badge_mm'")
+    finally:
+        registry.register(STUB_GAME)
 
 
 def test_schema_lists_the_stub(run, stub):

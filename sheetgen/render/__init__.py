@@ -26,12 +26,13 @@ def _function(printable: Printable):
 def build_outputs(spec: Spec, *, paper: str | None = None, ink: str = "normal", template: str | None = None) -> tuple[bytes, int]:
     """The PDF bytes and page count `build` and `render` write for one spec; `template`
     None draws with the game's own built-in template."""
+    from sheetgen import registry
     from sheetgen.template import load_template
 
     printable = spec.game.printable_for(spec.kind_name)
     if printable is None:
         raise UsageError(f"{spec.path}: sheetgen cannot print {spec.game.title} {_what(spec)} yet")
-    chosen = load_template(template if template is not None else spec.game.template)
+    chosen = load_template(template if template is not None else spec.game.template, sizes=[size for game in registry.games() for size in game.template_sizes])
     return _function(printable)(spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",))
 
 

@@ -17,7 +17,12 @@ from typing import Any
 
 from sheetgen.games.rallyman.options import ODDS_OPTIONS
 from sheetgen.registry import Converter, Game, Kind, Option, Printable
+from sheetgen.template import TemplateSize
 from sheetgen.yamlsrc import Document
+
+#: a printed space's size across flats (side to side), read from the template's `hex_mm`:
+#: measure one of your box and set it there (docs/rallyman_printing.md)
+HEX_MM = TemplateSize("hex_mm", 15, 60, 30.0)
 
 
 def _load(doc: Document) -> Any:
@@ -191,6 +196,7 @@ GAME = Game(
         Kind("results", "drivers' stage times over a rally's stages: analyze gives the standings", "results file"),
     ),
     template="rallyman",
+    template_sizes=(HEX_MM,),
     printables=(
         Printable("track map, roadbook, dashboard reference card and time sheet", ("track",), "sheetgen.render.rallyman.printout:print_track"),
         Printable("cut-out tiles", ("tiles",), "sheetgen.render.rallyman.tiles:print_tiles"),

@@ -38,6 +38,7 @@ from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
 from sheetgen.errors import SheetgenError
+from sheetgen.games.rallytaire import SPACE_MM
 from sheetgen.games.rallytaire.model import BASE_SPEED, MAX_GEAR, Corner, Race, Stage, Surface, Turn
 from sheetgen.games.rallytaire.solve import StageAnalysis, analyze_stage
 from sheetgen.games.rallytaire.spec import MAX_LENGTH, MAX_STAGES, MIN_LENGTH, validate_stage
@@ -388,14 +389,14 @@ class RaceSheetFit:
         from sheetgen.games.rallytaire.layout import LayoutError, layout_stage, needed_height
 
         width, height = self.box(index == 0)
-        least = min(self._sheet.MIN_SPACE_MM, self._template.space_mm)
+        least = min(self._sheet.MIN_SPACE_MM, self._template.size(SPACE_MM))
         if stage.length <= self._sheet.PAIR_LENGTH:
             need = needed_height(stage, width, least)
             if need is None or need > self._pair_h + 1e-9:
                 return False
             height = self._pair_h
         try:
-            lay = layout_stage(stage, width, height, space_mm=self._template.space_mm, min_space_mm=least)
+            lay = layout_stage(stage, width, height, space_mm=self._template.size(SPACE_MM), min_space_mm=least)
         except LayoutError:
             return False
         return not lay.shared_lanes  # every planning zone in a lane of its own

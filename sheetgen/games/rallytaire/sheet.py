@@ -18,6 +18,7 @@ import math
 from dataclasses import dataclass
 
 from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, check_fits, layout_stage, needed_height
+from sheetgen.games.rallytaire import SPACE_MM
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED
 from sheetgen.template import MM, PAPERS, Template
@@ -30,7 +31,7 @@ PANEL_GAP_MM = 2.5  # between two panels, and above the time table
 #: The time table: its title line, then a row of column heads and a row per speed.
 TABLE_TITLE_MM = 6.0
 TABLE_ROW_MM = 3.4
-#: Least side of a space, mm (the template's `space_mm` is the largest).
+#: Least side of a space, mm (the template's `space_mm`, `SPACE_MM`, is the largest).
 MIN_SPACE_MM = 7.0
 #: Stages up to this long print two a page, whatever they share their page with, when their
 #: rows with U-turns fit `pair_track_height` (the generator holds its stages to it).
@@ -122,7 +123,7 @@ def plan_race(race: Race, template: Template, page_h_mm: float) -> Plan:
     them). A stage that fits nowhere raises `LayoutError` with its `stage_index` in the race."""
     width = _width(template)
     common = _common_height()
-    space = template.space_mm
+    space = template.size(SPACE_MM)
     stages = race.stages
     table_h = PANEL_GAP_MM + table_height(max_speed(race))
     low = [_need(s, width, min(MIN_SPACE_MM, space)) for s in stages]
@@ -223,7 +224,7 @@ def unprintable(race: Race, template: Template) -> list[tuple[int, str]]:
     found = []
     for i, stage in enumerate(race.stages):
         try:
-            check_fits(stage, *track_box(template, i == 0), space_mm=template.space_mm, min_space_mm=min(MIN_SPACE_MM, template.space_mm))
+            check_fits(stage, *track_box(template, i == 0), space_mm=template.size(SPACE_MM), min_space_mm=min(MIN_SPACE_MM, template.size(SPACE_MM)))
         except LayoutError as exc:
             found.append((i, str(exc)))
     return found

@@ -17,6 +17,7 @@ import math
 from dataclasses import dataclass
 
 from sheetgen.errors import UsageError
+from sheetgen.games.rallyman import HEX_MM
 from sheetgen.games.rallyman.hexgrid import TILE_SPAN, frame_of
 from sheetgen.games.rallyman.model import Library, TileDef
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
@@ -112,7 +113,7 @@ def _half_fits(hex_mm: float, width: float, height: float, frame=None) -> bool:
 def tile_plan(template: Template, paper: str | None = None, frame=None) -> TilePlan:
     page_w, page_h = (v / MM for v in template.page_size(paper))
     m = template.margin_mm
-    rad = tile_radius(template.hex_mm, frame)
+    rad = tile_radius(template.size(HEX_MM), frame)
     hw, hh = _extent(rad)
     left, right = m, page_w - m
     bottom, top = m + FOOT_MM, page_h - m - HEAD_MM
@@ -120,17 +121,17 @@ def tile_plan(template: Template, paper: str | None = None, frame=None) -> TileP
         half_top = page_h - m - HALF_HEAD_MM
         # (halves are for the large frame: a standard tile always prints whole)
         halves = frame_of(frame).span > TILE_SPAN
-        if halves and _half_fits(template.hex_mm, right - left, half_top - bottom, frame):
+        if halves and _half_fits(template.size(HEX_MM), right - left, half_top - bottom, frame):
             x0, x1, _hh = _half_extent(rad)
             mid_y = (half_top + bottom) / 2
             # each half centred across the page: the right half's join line at x0 from the centre
             shift = (left + right) / 2 - (x0 + x1) / 2
             return TilePlan(1, (), ((left + right - shift, mid_y), (shift, mid_y)))
-        most = template.hex_mm
+        most = template.size(HEX_MM)
         while most > 15 and not (_fits(most, right - left, top - bottom, frame) or (halves and _half_fits(most, right - left, half_top - bottom, frame))):
             most -= 0.5
         raise UsageError(
-            f"{template.name}: hex_mm {template.hex_mm:g} makes a tile {2 * hw:.0f} x {2 * hh:.0f} mm with its cut marks, "
+            f"{template.name}: hex_mm {template.size(HEX_MM):g} makes a tile {2 * hw:.0f} x {2 * hh:.0f} mm with its cut marks, "
             f"more than the {right - left:.0f} x {top - bottom:.0f} mm the {'A4' if (paper or template.paper) == 'a4' else 'Letter'} page has for it: "
             f"tiles print with hex_mm up to {most:g}"
         )
@@ -218,9 +219,9 @@ def render_tiles(library: Library, template: Template, *, paper: str | None = No
             top = sheet.top
             sheet.text(sheet.left, top - 5 * MM, library.name, "heading", bold=True)
             sheet.text(sheet.right, top - 5 * MM, f"Rallyman tiles, page {number} of {len(pages)}", "small", align="right")
-            sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.hex_mm:g} mm across flats. Cut along the outline, from mark to mark.", "small")
+            sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.size(HEX_MM):g} mm across flats. Cut along the outline, from mark to mark.", "small")
             for tile, (x, y) in zip(page, plan.centres):
-                draw_tile(sheet, tile, x, y, template.hex_mm, frame)
+                draw_tile(sheet, tile, x, y, template.size(HEX_MM), frame)
             keys = ", ".join(k for k, _w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger"))
             sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
             sheet.end_page()
@@ -232,8 +233,8 @@ def render_tiles(library: Library, template: Template, *, paper: str | None = No
                 number = 2 * i + j + 1
                 top = sheet.top
                 sheet.text(sheet.left, top - 4 * MM, f"{library.name}: tile {tile.id}, {side} half", "body", bold=True)
-                sheet.text(sheet.right, top - 4 * MM, f"Spaces {template.hex_mm:g} mm across flats. Rallyman tiles, page {number} of {count}", "small", align="right")
-                draw_tile(sheet, tile, x, y, template.hex_mm, frame, side)
+                sheet.text(sheet.right, top - 4 * MM, f"Spaces {template.size(HEX_MM):g} mm across flats. Rallyman tiles, page {number} of {count}", "small", align="right")
+                draw_tile(sheet, tile, x, y, template.size(HEX_MM), frame, side)
                 keys = ", ".join(k for k, _w in legend_items(list(tile.cells)) if k not in ("lane", "danger"))
                 sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
                 sheet.end_page()

@@ -1,6 +1,6 @@
 """The map of a Rallyman track at true scale, tiled across pages, and its assembly page.
 
-The track's plane (millimetres, spaces `Template.hex_mm` across flats) is cut into windows
+The track's plane (millimetres, spaces the template's `hex_mm` (`HEX_MM`) across flats) is cut into windows
 of the room a page has inside its margins, header and footer; neighbouring windows share an
 overlap band of `OVERLAP_MM`. Every page is named on a page grid (columns A, B, ...; rows 1,
 2, ...: "B2"), names its neighbours at its edges, and carries alignment marks (a circle and a
@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from sheetgen.games.rallyman import HEX_MM
 from sheetgen.games.rallyman.hexgrid import frame_of
 from sheetgen.games.rallyman.model import Track, Variant
 from sheetgen.render.common import CAP, fit_size, wrap
@@ -158,7 +159,7 @@ SHIFTS = (0.5, 0.25, 0.75, 0.0, 1.0)
 
 
 def _plan(track: Track, template: Template, page_size: tuple[float, float], landscape: bool, sx: float = 0.5, sy: float = 0.5) -> MapPlan:
-    hex_mm = template.hex_mm
+    hex_mm = template.size(HEX_MM)
     page_w, page_h = (v / MM for v in page_size)
     m = template.margin_mm
     left, right = m + SIDE_MM, page_w - m - SIDE_MM

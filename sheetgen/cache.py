@@ -8,8 +8,9 @@ that solve it, so that a changed track, ruleset or solver never meets an old ent
 floats back exactly (their shortest repr), so a printout is byte for byte the same with the
 entry or without it. The folder is `$SHEETGEN_CACHE`, else `$XDG_CACHE_HOME/sheetgen`, else
 `~/.cache/sheetgen`; `SHEETGEN_CACHE=off` turns the cache off. The cache is only ever a
-shortcut: an entry that cannot be read, or that the caller's check finds of the wrong shape
-(`cached(..., valid=...)`), is solved again, and one that cannot be written (a
+shortcut: an entry that cannot be read, whose value no longer matches the checksum kept with
+it, or that the caller's check finds of the wrong shape (`cached(..., valid=...)`), is solved
+again, and one that cannot be written (a
 read-only home) is not kept; no command fails because of it. Entries are written atomically
 (a temporary file, then a rename), so two processes solving the same track at once are safe.
 """
@@ -59,13 +60,21 @@ def key(kind: str, subject: str, modules: Iterable[str]) -> str:
     return f"{kind}-{h.hexdigest()}"
 
 
+def _digest(value: Any) -> str:
+    """The SHA-256 of a value's JSON text: an entry keeps it beside the value, so that an
+    entry edited or damaged since (valid JSON all the same) is not taken for figures."""
+    return hashlib.sha256(json.dumps(value).encode("utf-8")).hexdigest()
+
+
 def cached(name: str, compute: Callable[[], Any], valid: Callable[[Any], bool] | None = None) -> Any:
     """The JSON value kept under `name` (from :func:`key`), or `compute()`, kept for next time.
 
-    `valid(value)`: whether a value read back has the shape `compute` gives (a dict with the
-    right keys and types): an entry it rejects (returns False, or raises TypeError, ValueError,
-    KeyError, AttributeError or IndexError on) is solved again and written over, as an entry
-    that cannot be read is. Without it any JSON value found is given back."""
+    An entry holds the value and the SHA-256 of its JSON text: one whose value no longer
+    matches it (edited, damaged, or written without it) is solved again and written over, as
+    an entry that cannot be read is. `valid(value)`: whether a value read back has the shape
+    `compute` gives (a dict with the right keys and types), a check more: an entry it rejects
+    (returns False, or raises TypeError, ValueError, KeyError, AttributeError or IndexError
+    on) is solved again too."""
     where = folder()
     if where is None:
         return compute()
@@ -74,7 +83,7 @@ def cached(name: str, compute: Callable[[], Any], valid: Callable[[Any], bool] |
         with open(path, encoding="utf-8") as handle:
             entry = json.load(handle)
         value = entry["value"]
-        if valid is None or valid(value) is True:
+        if entry["sha256"] == _digest(value) and (valid is None or valid(value) is True):
             return value
     except (OSError, ValueError, KeyError, TypeError, AttributeError, IndexError):
         pass
@@ -84,7 +93,7 @@ def cached(name: str, compute: Callable[[], Any], valid: Callable[[Any], bool] |
         fd, temp = tempfile.mkstemp(prefix=".entry-", suffix=".json", dir=where)
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump({"value": value}, handle)
+                json.dump({"value": value, "sha256": _digest(value)}, handle)
             os.replace(temp, path)
         except BaseException:
             os.unlink(temp)

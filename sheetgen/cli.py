@@ -30,7 +30,7 @@ from sheetgen.cliutil import (
     write_pdf,
 )
 from sheetgen.errors import OptionError, SheetgenError, SpecError
-from sheetgen.output import write_files
+from sheetgen.output import same_target, write_files
 
 DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
@@ -151,18 +151,27 @@ def odds(game: str, fmt: str, **given) -> None:
 # -- build -------------------------------------------------------------------------------
 
 
+def _yaml_files(folder: str) -> list[str]:
+    """The spec files under a folder: every `.yaml` or `.yml` (in any case), sorted."""
+    return sorted(str(p) for p in Path(folder).rglob("*") if p.suffix.lower() in (".yaml", ".yml") and p.is_file())
+
+
 def _spec_files(specs: tuple[str, ...]) -> list[str]:
-    if specs:
-        files: list[str] = []
-        for spec in specs:
-            if os.path.isdir(spec):
-                files.extend(sorted(str(p) for p in Path(spec).rglob("*.yaml")))
-            else:
-                files.append(spec)
-        return files
-    if not os.path.isdir(DEFAULT_SPECS):
-        raise SheetgenError(f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs")
-    return sorted(str(p) for p in Path(DEFAULT_SPECS).rglob("*.yaml"))
+    """The spec files `build` is given (folders searched), each once: a file named twice,
+    or given and also found in a folder given, is built once."""
+    if not specs:
+        if not os.path.isdir(DEFAULT_SPECS):
+            raise SheetgenError(f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs")
+        specs = (DEFAULT_SPECS,)
+    files: list[str] = []
+    seen: set[str] = set()
+    for spec in specs:
+        for path in _yaml_files(spec) if os.path.isdir(spec) else [spec]:
+            real = os.path.realpath(path)
+            if real not in seen:
+                seen.add(real)
+                files.append(path)
+    return files
 
 
 def _template_inputs(template: str | None) -> list[str]:
@@ -430,7 +439,7 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
     options = option_values("generate", chosen, given)
     if target == "-":
         target = None
-    if pdf is not None and target is not None and os.path.abspath(pdf) == os.path.abspath(target):
+    if pdf is not None and target is not None and pdf != "-" and same_target(pdf, target):
         raise OptionError("-o and --render name the same file; give the PDF another name")
     if pdf == "-" and target is None:
         raise OptionError("--render - and the spec would both go to standard output; give the spec a file with -o")
@@ -438,7 +447,8 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
-    text = chosen.generator.make(seed, options)
+    folder = (os.path.dirname(target) or ".") if target is not None else "."  # where the spec goes
+    text = chosen.generator.make(seed, options, folder)
     data = text.encode("utf-8")
     files = [path for path in (target, pdf) if path not in (None, "-")]
     # the new spec loaded back from its bytes, as any spec file is: the files it refers to (a

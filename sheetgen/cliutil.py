@@ -69,10 +69,28 @@ def reports_errors(command):
 
 
 def refuse_pdf_on_terminal(target: str | None, option: str = "-o FILE") -> None:
-    """A PDF on a terminal is only noise: refuse `-` there (a command calls this early, before
-    its work, and `write_pdf` once more)."""
-    if target == "-" and sys.stdout.buffer.isatty():
+    """A PDF on a terminal is only noise: refuse `-` there, and a file that is a terminal
+    (`-o /dev/stdout`, `-o /dev/tty`); a command calls this early, before its work, and
+    `write_pdf` once more."""
+    if target == "-" and sys.stdout.buffer.isatty() or target not in (None, "-") and _is_terminal(target):
         raise SheetgenError(f"refusing to write a PDF to a terminal; redirect it (> file.pdf) or give {option}")
+
+
+def _is_terminal(path: str) -> bool:
+    """Whether `path` names a terminal (a character device that is a tty), without waiting on
+    it or taking it as a controlling terminal."""
+    import stat
+
+    try:
+        if not stat.S_ISCHR(os.stat(path).st_mode):
+            return False
+        fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError:
+        return False
+    try:
+        return os.isatty(fd)
+    finally:
+        os.close(fd)
 
 
 def write_pdf(target: str, data: bytes, *, inputs: tuple[str, ...] = ()) -> None:

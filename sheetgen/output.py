@@ -8,8 +8,10 @@ command was allowed to make its output folder (`build -o DIR`), the folders it m
 failing command leaves nothing behind. A file's folder must otherwise exist already: a typo in
 a path is an error, not a new folder. An output that is one of the command's inputs (`render
 race.yaml -o race.yaml`, or onto the library the race names) is refused before anything is
-written. A FIFO or character device (`-o /dev/null`) is written by opening it, never replaced
-by a renamed file; a socket or block device is refused.
+written, and so are two outputs that are one file (a symbolic link onto the other). A file
+keeps the permissions of the file it replaces; a new one gets what the umask allows. A FIFO
+or character device (`-o /dev/null`) is written by opening it, never replaced by a renamed
+file; a socket or block device is refused.
 """
 
 from __future__ import annotations
@@ -33,6 +35,25 @@ def _same_file(a: str, b: str) -> bool:
         return os.path.samefile(a, b)
     except OSError:
         return False
+
+
+def same_target(a: PathLike, b: PathLike) -> bool:
+    """Whether two output names are one file: the same path once symbolic links are followed
+    (`lnk.pdf` naming `new.yaml`, whether or not it exists yet), or two names of one existing
+    file (a hard link)."""
+    a, b = os.fspath(a), os.fspath(b)
+    return os.path.realpath(a) == os.path.realpath(b) or _same_file(a, b)
+
+
+def _mode_for(target: str) -> int:
+    """The permissions a written file gets: those of the file it replaces, else what the
+    process' umask lets a new file have (as `open` would make it)."""
+    try:
+        return stat.S_IMODE(os.stat(target).st_mode)
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _check_target(target: str, inputs: Iterable[str]) -> bool:
@@ -136,8 +157,11 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
     temps: list[str] = []
     try:
         special = {target for target in targets if _check_target(target, sources)}
-        if len(set(map(os.path.abspath, targets))) != len(targets):
-            raise OutputError(f"two outputs of this command would be the same file: {', '.join(targets)}")
+        for i, a in enumerate(targets):
+            for b in targets[i + 1 :]:
+                if same_target(a, b):
+                    same = a if a == b else f"{a} and {b}"
+                    raise OutputError(f"two outputs of this command would be the same file: {same}")
         # a symbolic link is followed: the file it names is replaced, the link (say /dev/stdout
         # onto a file) stays what it was
         regular = [(target, data) for target, (_path, data) in zip(targets, files) if target not in special]
@@ -154,7 +178,7 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
                     handle.write(data)
                     handle.flush()
                     os.fsync(handle.fileno())
-                os.chmod(temp, 0o644)
+                os.chmod(temp, _mode_for(target))
             except OSError as exc:
                 raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
         # special files first: one that fails still leaves every regular file as it was

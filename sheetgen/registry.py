@@ -89,10 +89,12 @@ class Report:
 
 @dataclass(frozen=True)
 class Generator:
-    """`sheetgen generate GAME`: `make(seed, options)` returns the new spec's text (an ordinary
-    spec, the command that rebuilds it in its first comment)."""
+    """`sheetgen generate GAME`: `make(seed, options, folder)` returns the new spec's text (an
+    ordinary spec, the command that rebuilds it in its first comment); `folder` is the one the
+    spec is written into (the working folder for standard output), which a path in the spec
+    (a library it draws from) starts from."""
 
-    make: Callable[[int, Options], str]
+    make: Callable[[int, Options, str], str]
     help: str  # one line for `generate -h`
 
 

@@ -297,7 +297,8 @@ def load_text(text: str, name: str = "<string>", *, lenient: bool = False) -> Do
     if builder.problems and not soft:
         raise SpecError(builder.problems)
     if not builder.documents:
-        raise SpecError([Problem(Location(name, 1, 1), "file is empty; expected a spec mapping")])
+        what = "holds only comments" if text.strip() else "is empty"
+        raise SpecError([Problem(Location(name, 1, 1), f"file {what}; expected a spec mapping")])
     return Document(name, builder.data, builder.values, builder.keys, pending=tuple(builder.problems))
 
 

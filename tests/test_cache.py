@@ -35,7 +35,8 @@ def test_a_broken_entry_is_solved_again_and_an_unwritable_folder_is_no_error(tmp
     name = cache.key("test", "x", [])
     (tmp_path / f"{name}.json").write_text("{not json", encoding="utf-8")
     assert cache.cached(name, lambda: 7) == 7
-    assert json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8")) == {"value": 7}
+    assert json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8")) == {"value": 7, "sha256": cache._digest(7)}
+    assert cache._digest(7) == "7902699be42c8a8e46fbbb4501726517e86b22c56a189f7625a6da49081b2451"  # sha256 of "7"
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(stat.S_IRUSR | stat.S_IXUSR)
@@ -200,19 +201,49 @@ def test_an_entry_of_the_wrong_shape_is_solved_again_and_written_over(tmp_path, 
     (tmp_path / f"{name}.json").write_text(entry, encoding="utf-8")
     right = {"par_seconds": 131.5, "turns": 9}
     assert cache.cached(name, lambda: right, valid=_figures_shape) == right
-    assert json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8")) == {"value": right}
+    assert json.loads((tmp_path / f"{name}.json").read_text(encoding="utf-8")) == {"value": right, "sha256": cache._digest(right)}
     # the entry written over is read back, not solved again
     assert cache.cached(name, lambda: pytest.fail("solved again"), valid=_figures_shape) == right
 
 
-def test_without_a_check_any_json_value_is_given_back(tmp_path, monkeypatch):
+def test_an_entry_edited_since_it_was_written_is_solved_again(tmp_path, monkeypatch):
+    """The audit's case: Rally Risk's calendar checks (kept without a shape check) with their
+    entries edited to `{"value": 5}` gave an internal error. An entry keeps the SHA-256 of its
+    value's JSON: one edited since, or written without it, is solved again, with or without
+    the caller's check; an entry as written is given back."""
     from sheetgen import cache
 
     monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path))
     name = cache.key("test", "unchecked", [])
-    (tmp_path / f"{name}.json").write_text('{"value": 5}', encoding="utf-8")
-    assert cache.cached(name, lambda: {"par_seconds": 1.0}) == 5
-    assert cache.cached(name, lambda: {"par_seconds": 1.0}, valid=lambda value: value is None or _figures_shape(value)) == {"par_seconds": 1.0}
+    entry = tmp_path / f"{name}.json"
+    right = [12.5, 0.25]
+    assert cache.cached(name, lambda: right) == right
+    assert cache.cached(name, lambda: pytest.fail("solved again")) == right
+    kept = json.loads(entry.read_text(encoding="utf-8"))
+    for edited in ({"value": 5}, {"value": 5, "sha256": kept["sha256"]}, {"value": [12.5, 0.5], "sha256": kept["sha256"]}, {"value": right, "sha256": "0" * 64}):
+        entry.write_text(json.dumps(edited), encoding="utf-8")
+        assert cache.cached(name, lambda: right) == right, edited
+        assert json.loads(entry.read_text(encoding="utf-8")) == kept
+
+
+def test_a_race_with_its_entries_edited_prints_as_without_the_cache(run, tmp_path, monkeypatch):
+    """A Rally Risk race's kept analysis (kept without a shape check, as the calendar's checks
+    are) edited to `{"value": 5}`: the sheet is the one printed without the cache."""
+    from sheetgen.games import rally_risk
+
+    race = str(SPECS / "rally_risk" / "montecarlo_1.yaml")
+    monkeypatch.setenv("SHEETGEN_CACHE", "off")
+    rally_risk.race_analysis.cache_clear()  # (kept a process too)
+    assert run("render", race, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
+    rally_risk.race_analysis.cache_clear()
+    assert run("render", race, "-o", str(tmp_path / "first.pdf")).exit_code == 0
+    (entry,) = (tmp_path / "c").iterdir()
+    entry.write_text('{"value": 5}', encoding="utf-8")
+    rally_risk.race_analysis.cache_clear()
+    out = run("render", race, "-o", str(tmp_path / "again.pdf"))
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
 
 
 @pytest.mark.parametrize("entry", ['{"value": 5}', '{"value": null}', '{"value": "x"}', '{"value": []}', '{"value": {"figures": {"par_seconds": "bad"}}}',

@@ -194,6 +194,32 @@ def test_render_refuses_a_spec_that_cannot_be_played_unless_it_is_a_draft(run, w
     assert run("render", "--draft", write(VALID, "ok.yaml"), "-o", str(tmp_path / "ok.pdf")).stderr == ""
 
 
+def test_render_refuses_a_file_that_is_a_terminal_as_it_refuses_dash(write, tmp_path):
+    """-o /dev/stdout on a terminal dumped the PDF onto it (only -o - was refused); -o
+    /dev/stdout into a pipe or a file still writes it."""
+    spec = write(VALID)
+    code, out, err = _run_on_terminal(["render", spec, "-o", "/dev/stdout"], tmp_path, stdout_tty=True, stderr_tty=False)
+    assert code == 1 and "%PDF" not in out
+    assert err.strip() == "sheetgen: error: refusing to write a PDF to a terminal; redirect it (> file.pdf) or give -o FILE"
+    piped = subprocess.run([sys.executable, "-m", "sheetgen", "render", spec, "-o", "/dev/stdout"], capture_output=True, cwd=tmp_path, check=False)
+    assert piped.returncode == 0 and piped.stdout.startswith(b"%PDF-")
+
+
+def test_build_takes_yml_specs_and_a_spec_given_twice_once(run, tmp_path):
+    """A folder's .yml and .YAML specs are built as its .yaml ones are (they were skipped with
+    no word); a spec named twice, or given and also in a folder given, is built once."""
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    for name in ("a.yaml", "b.yml", "C.YAML"):
+        (folder / name).write_text(VALID, encoding="utf-8")
+    (folder / "notes.txt").write_text("not a spec", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run("build", "-q", "-o", str(out), str(folder), str(folder / "a.yaml"), str(folder / "a.yaml"))
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"built 3 specs: 3 pages, 3 files written to {out}/\n"
+    assert sorted(p.name for p in out.iterdir()) == ["C.pdf", "a.pdf", "b.pdf"]
+
+
 def test_build_shows_progress_on_a_terminal_and_q_silences_it(write, tmp_path):
     spec = write(VALID)
     code, _out, err = _run_on_terminal(["build", "-o", str(tmp_path / "out"), spec], tmp_path, stdout_tty=False, stderr_tty=True)

@@ -47,6 +47,8 @@ def refused(result, target, source) -> None:
         ("render", "rallyman/dirt_lakeside.yaml", "rallyman/tiles.yaml"),  # a track's tile library
         ("standings", "rallyman/results/winter_rally.yaml", "rallyman/dirt_lakeside.yaml"),  # a stage's track
         ("render", "rallyman/results/winter_rally.yaml", "rallyman/dirt_forest_stage.yaml"),
+        ("standings", "rallyman/results/winter_rally.yaml", "rallyman/tiles.yaml"),  # ... and that track's tile library
+        ("render", "rallyman/results/winter_rally.yaml", "rallyman/tiles.yaml"),
     ],
 )
 def test_an_output_never_replaces_a_file_the_spec_refers_to(run, specs, command, spec, referenced):
@@ -218,3 +220,42 @@ def test_generate_never_replaces_the_library_it_draws_from(run, specs, tmp_path,
     refused(result, library, library)
     assert digest(library) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["track_specs"]
+
+
+def test_two_outputs_that_are_one_file_through_a_link_are_refused(run, specs, tmp_path):
+    """generate -o new.yaml --render lnk.pdf, lnk.pdf a link to new.yaml (not there yet):
+    the PDF would have replaced the spec; and a calendar folder where the PDF's name is a link
+    to the spec's. Both refused, nothing written."""
+    link = tmp_path / "lnk.pdf"
+    link.symlink_to(tmp_path / "new.yaml")
+    result = run("generate", "rallytaire", "--seed", "3", "-o", str(tmp_path / "new.yaml"), "--render", str(link))
+    assert result.exit_code == 2 and result.stderr.endswith("Error: -o and --render name the same file; give the PDF another name\n")
+    assert not (tmp_path / "new.yaml").exists() and link.is_symlink()
+    cal = tmp_path / "cal"
+    cal.mkdir()
+    (cal / "championship-seed1.pdf").symlink_to(cal / "championship-seed1.yaml")
+    result = run("calendar", str(specs / "rally_risk" / "championship.yaml"), "--seed", "1", "-o", str(cal))
+    assert result.exit_code == 1
+    assert result.stderr == f"sheetgen: error: two outputs of this command would be the same file: {cal / 'championship-seed1.yaml'} and {cal / 'championship-seed1.pdf'}\n"
+    assert sorted(p.name for p in cal.iterdir()) == ["championship-seed1.pdf"]
+
+
+def test_a_written_file_keeps_the_mode_of_the_file_it_replaces_and_a_new_one_follows_the_umask(run, specs, tmp_path):
+    spec = str(specs / "rallytaire" / "acropolis.yaml")
+    old = os.umask(0o077)
+    try:
+        assert run("render", spec, "-o", str(tmp_path / "new.pdf")).exit_code == 0
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE((tmp_path / "new.pdf").stat().st_mode) == 0o600
+    os.umask(0o022)
+    try:
+        mine = tmp_path / "mine.pdf"
+        mine.write_bytes(b"old")
+        mine.chmod(0o640)
+        assert run("render", spec, "-o", str(mine)).exit_code == 0
+        assert stat.S_IMODE(mine.stat().st_mode) == 0o640 and mine.read_bytes().startswith(b"%PDF-")
+        assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
+        assert stat.S_IMODE((tmp_path / "plain.pdf").stat().st_mode) == 0o644
+    finally:
+        os.umask(old)

@@ -51,6 +51,7 @@ CASES = [
     ("no stages", "game: rallytaire\nname: x\nstages: []\n", (3, 9, "'stages' must have at least 1 item")),
     ("not a mapping", "- 1\n- 2\n", (1, 1, "a spec must be a mapping with a 'game' key")),
     ("empty file", "", (1, 1, "file is empty; expected a spec mapping")),
+    ("only comments", "# a race to come\n\n# more\n", (1, 1, "file holds only comments; expected a spec mapping")),
     ("custom tag", VALID.replace("length: 30", "length: !!python/object 30"), (6, 13, "unsupported YAML tag")),
     ("two documents", VALID + "---\ngame: rallytaire\n", (10, 1, "invalid YAML: several YAML documents in one file")),
     ("non-string key", VALID.replace("name: Test Race", "name: Test Race\n1: one"), (3, 1, "mapping keys must be plain names, got '1'")),

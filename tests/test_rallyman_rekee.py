@@ -230,4 +230,4 @@ def test_rekee_refusals_name_the_user_s_own_file(run, box, tmp_path):
     assert result.stderr == f"{BUNDLED / 'tiles.yaml'}:6:7: error: a Rallyman tile library, not a track: analyze and simulate take a Rallyman GT or DIRT track\n"
     risk = BUNDLED.parent / "rally_risk" / "results.yaml"
     result = run("simulate", str(risk), "--seed", "1")
-    assert result.stderr == f"{risk}:6:7: error: a Rally Risk results file, not a race: analysis and simulation need a race (kind: race)\n"
+    assert result.stderr == f"{risk}:6:7: error: a Rally Risk results file, not a race: analysis and simulation need a race (kind: race) (`sheetgen standings {risk}` gives its standings)\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -103,6 +104,27 @@ def test_a_stage_names_a_track_file_that_exists(run, write):
     path = write("game: rallyman\nkind: results\nname: R\nstages: [{name: A, track: nope.yaml}]\ndrivers:\n  - {name: X, times: [1]}\n")
     result = run("validate", path)
     assert (result.exit_code, result.stderr) == (1, f"{path}:4:27: error: stage 'A': no track file 'nope.yaml' (a path from this file's folder)\n")
+
+
+def test_a_stages_track_file_is_loaded_and_checked_as_a_track(run, write, tmp_path):
+    """A stage's track is loaded as any track is (it was only named: a results file naming a
+    broken track validated): its own problems at their places; a file that is no Rallyman
+    track, or a track of the other game, at the stage's `track:`."""
+    from conftest import SPECS
+
+    def results(track: str) -> str:
+        return write(f"game: rallyman\nkind: results\nname: R\nstages: [{{name: A, track: {track}}}]\ndrivers: [{{name: Ana, times: [100]}}]\n", "results.yaml")
+
+    broken = write("game: rallyman\nvariant: dirt\nname: X\nlaps: 0\ncells: []\n", "broken.yaml")
+    result = run("validate", results("broken.yaml"))
+    assert result.exit_code == 1 and result.stderr.startswith(f"{os.path.join(os.path.dirname(broken), 'broken.yaml')}:")
+    for track, words in ((str(SPECS / "rallyman" / "tiles.yaml"), "is a Rallyman tile library, not a Rallyman track"),
+                         (str(SPECS / "rallytaire" / "acropolis.yaml"), "is a Rallytaire spec, not a Rallyman track"),
+                         (str(SPECS / "rallyman" / "tiny.yaml"), "is a GT track; these are DIRT results")):
+        path = results(track)
+        result = run("validate", path)
+        assert (result.exit_code, result.stderr) == (1, f"{path}:4:27: error: stage 'A': {track!r} {words}\n"), track
+    assert run("validate", results(str(SPECS / "rallyman" / "dirt_lakeside.yaml"))).exit_code == 0
 
 
 def test_analyze_refuses_a_track_that_cannot_be_finished_at_its_cells(run, write):

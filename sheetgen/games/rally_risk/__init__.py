@@ -125,7 +125,7 @@ def _tables(loaded: Any, options: Options) -> Report:
     return Report(data, format_tables_text(data))
 
 
-def _generate(seed: int, options: Options) -> str:
+def _generate(seed: int, options: Options, folder: str = ".") -> str:
     from sheetgen import registry
     from sheetgen.errors import OptionError
     from sheetgen.games.rally_risk import generate
@@ -136,9 +136,9 @@ def _generate(seed: int, options: Options) -> str:
     loaded = registry.load_spec(options["library"])
     if not isinstance(loaded.model, Library):
         raise loaded.wrong(f"{loaded.described('rally_risk')}; --library takes a Rally Risk library (kind: library)")
-    path = generate.library_path(options["library"])
+    path = generate.library_path(options["library"], folder)
     race = generate.generate_race(loaded.model, path, seed, sections=options["sections"], zone=Zone(options["zone"]))
-    command = f"sheetgen generate rally_risk --library {path} --seed {seed} --sections {options['sections']} --zone {options['zone']}"
+    command = f"sheetgen generate rally_risk --library {options['library']} --seed {seed} --sections {options['sections']} --zone {options['zone']}"
     return generate.spec_text(race, command)
 
 

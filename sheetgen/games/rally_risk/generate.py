@@ -61,7 +61,11 @@ def spec_text(race: Race, command: str) -> str:
     return head + dump(data) + "course:\n" + legs
 
 
-def library_path(given: str) -> str:
-    """The library as the generated spec names it: an absolute path, so that the spec reads
-    it from wherever it is written."""
-    return os.path.abspath(given)
+def library_path(given: str, folder: str = ".") -> str:
+    """The library as the generated spec names it: a path from `folder`, the one the spec is
+    written into (as any spec names its library; the same wherever the files are moved
+    together), or an absolute path where there is none (another drive)."""
+    try:
+        return os.path.relpath(os.path.abspath(given), os.path.abspath(folder)).replace(os.sep, "/")
+    except ValueError:
+        return os.path.abspath(given)

@@ -544,7 +544,8 @@ def require_race(spec: Any) -> Race:
     give, located at the file's kind."""
     if isinstance(spec.model, Race):
         return spec.model
-    raise spec.wrong(f"{spec.described('rally_risk')}, not a race: analysis and simulation need a race (kind: race)")
+    hint = f" (`sheetgen standings {spec.path}` gives its standings)" if spec.kind_name == "results" else ""
+    raise spec.wrong(f"{spec.described('rally_risk')}, not a race: analysis and simulation need a race (kind: race){hint}")
 
 
 def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]:

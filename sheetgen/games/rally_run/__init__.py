@@ -53,7 +53,7 @@ def _strict(spec: Any) -> list:
     return [spec.document.problem(("tiles",), "no game on this set can be finished: no road tile joins two sides (give some straights or curves, e.g. openings: NS)")]
 
 
-def _generate(seed: int, options: Options) -> str:
+def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no path in the spec: `folder` unused)
     from sheetgen.games.rally_run.generate import generate_set
 
     return generate_set(seed, players=options["players"] or 3, target=options["target_turns"])

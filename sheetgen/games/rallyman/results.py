@@ -120,6 +120,28 @@ def parse_time(value: Any) -> int | str | None:
     raise ValueError(f"a stage time must be seconds, m:ss, dnf or null, got {value!r}")
 
 
+def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> list:
+    """A stage's track file, loaded and checked as any track is (its problems at their own
+    places): it and the files it reads (its tile library) are inputs of the results file,
+    which no output may replace. Wrong when missing, not a Rallyman track, or of the other
+    game (GT results naming a DIRT track)."""
+    from sheetgen import registry
+    from sheetgen.yamlsrc import load_beside
+
+    where = ("stages", index, "track")
+    if not os.path.isfile(os.path.join(os.path.dirname(doc.file), stage.track)):
+        return [doc.problem(where, f"stage {stage.name!r}: no track file {stage.track!r} (a path from this file's folder)")]
+    try:
+        track = registry.spec_of(load_beside(doc, stage.track))
+    except SpecError as exc:
+        return list(exc.problems)
+    if track.game.name != "rallyman" or track.kind_name != "track":
+        return [doc.problem(where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track")]
+    if track.model.variant.value != variant:
+        return [doc.problem(where, f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are {variant.upper()} results")]
+    return []
+
+
 def load_results(doc: Document) -> Results:
     problems = check(doc, RESULTS_SCHEMA)
     if problems:
@@ -132,13 +154,7 @@ def load_results(doc: Document) -> Results:
             problems.append(doc.problem(("stages", i), f"stage {s.name!r} is given twice (first as stage {names[s.name] + 1})"))
         names.setdefault(s.name, i)
         if s.track is not None:
-            # the stage's track is named, not loaded; it is one of the file's inputs all the
-            # same (an output never replaces it), so it must exist
-            path = os.path.join(os.path.dirname(doc.file), s.track)
-            if os.path.isfile(path):
-                doc.reads.append(path)
-            else:
-                problems.append(doc.problem(("stages", i, "track"), f"stage {s.name!r}: no track file {s.track!r} (a path from this file's folder)"))
+            problems += _track_problems(doc, i, s, data.get("variant", "dirt"))
     drivers = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(data["drivers"]):

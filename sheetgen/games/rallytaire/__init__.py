@@ -179,7 +179,7 @@ def _surfaces(values: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(s for s in SURFACES if s in given)
 
 
-def _generate(seed: int, options: Options) -> str:
+def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no path in the spec: `folder` unused)
     from sheetgen.games.rallytaire.generate import generate_race, spec_text
 
     stages, length, surfaces, difficulty = options["stages"], options["length"], options["surface"], options["difficulty"]

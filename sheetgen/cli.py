@@ -209,14 +209,18 @@ class _Built:
     problems: tuple = ()
     data: bytes | None = None
     pages: int = 0
+    seconds: float = 0.0  # how long the worker took (a progress line says so when it is long)
 
 
 def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | None, games: tuple = ()) -> _Built:
     """Load and build one spec in the worker itself: the spec is not loaded twice (once to
     check it, once more in the worker), nor sent to the worker, and the loads run in parallel.
     `games`: the games registered in the calling process (plug-ins), registered here too."""
+    import time
+
     from sheetgen.render import can_render
 
+    started = time.perf_counter()
     for game in games:
         registry.register(game)
     try:
@@ -229,7 +233,7 @@ def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | N
         problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
     except SpecError as exc:  # found after the load (a bad --template file): its problems
         problems, data, pages = list(exc.problems), None, 0
-    return _Built(spec.path, None, None, spec.game.title, can_render(spec), spec.sources, tuple(problems), data, pages)
+    return _Built(spec.path, None, None, spec.game.title, can_render(spec), spec.sources, tuple(problems), data, pages, time.perf_counter() - started)
 
 
 def _output_name(spec_path: str) -> str:
@@ -266,8 +270,9 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     one = functools.partial(_load_and_build, paper=paper, ink=ink, template=template, games=registry.registered())
     built: list[_Built] = []
     for number, result in enumerate(parallel.imap(one, files, jobs), start=1):
-        if progress:
-            click.echo(f"[{number}/{len(files)}] {result.path}", err=True)
+        if progress:  # a spec whose figures took long to solve says so (kept for the next build)
+            took = f" ({result.seconds:.0f} s)" if result.seconds >= 2 else ""
+            click.echo(f"[{number}/{len(files)}] {result.path}{took}", err=True)
         built.append(result)
     # every spec must load before anything else is said (as when they were loaded first)
     problems = []

@@ -274,12 +274,14 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
             took = f" ({result.seconds:.0f} s)" if result.seconds >= 2 else ""
             click.echo(f"[{number}/{len(files)}] {result.path}{took}", err=True)
         built.append(result)
-    # every spec must load before anything else is said (as when they were loaded first)
+    # every problem at once, in the specs' order: those of the specs that do not load and
+    # those that make a loaded one unplayable
     problems = []
     for result in built:
         if result.failed is not None:
             raise result.failed
         problems.extend(result.refused or ())
+        problems.extend(result.problems)
     if problems:
         raise SpecError(problems)
     names: dict[str, str] = {}
@@ -290,9 +292,6 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
         if name in names:
             raise SheetgenError(f"{result.path} and {names[name]} would both write {name}; rename one")
         names[name] = result.path
-    problems = [p for result in built for p in result.problems]
-    if problems:
-        raise SpecError(problems)
     for result in built:
         if not result.printable and not quiet:
             click.echo(f"{result.path}: valid; no printable sheets for {result.title} yet", err=True)

@@ -205,6 +205,24 @@ def test_render_refuses_a_file_that_is_a_terminal_as_it_refuses_dash(write, tmp_
     assert piped.returncode == 0 and piped.stdout.startswith(b"%PDF-")
 
 
+def test_build_says_every_problem_at_once_of_specs_that_do_not_load_and_of_those_that_cannot_be_played(run, tmp_path):
+    """A spec that does not load no longer hides another's problems of playability (they
+    came in a second run, once the first was mended): both, in the specs' order."""
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "a.yaml").write_text(DEAD_END, encoding="utf-8")
+    (folder / "b.yaml").write_text("game: rallytaire\nname: x\nstages: 5\n", encoding="utf-8")
+    result = run("build", "-q", "-o", str(tmp_path / "out"), str(folder))
+    assert result.exit_code == 1
+    a, b = folder / "a.yaml", folder / "b.yaml"
+    assert result.stderr.splitlines() == [
+        f"{a}:6:5: error: the track cannot be finished: no finish space is reached from the start; the road stops at cell (1, 0)",
+        f"{a}:7:5: error: cell (3, 0) cannot be reached from the start",
+        f"{b}:3:9: error: 'stages' must be a list, got 5",
+    ]
+    assert not (tmp_path / "out").exists()
+
+
 def test_build_takes_yml_specs_and_a_spec_given_twice_once(run, tmp_path):
     """A folder's .yml and .YAML specs are built as its .yaml ones are (they were skipped with
     no word); a spec named twice, or given and also in a folder given, is built once."""

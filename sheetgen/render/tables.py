@@ -8,26 +8,33 @@ told by colour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from sheetgen.render.common import fit_size, text_box, wrap
+from sheetgen.render.common import BOX_PAD, EXTENT, draw_fitted, fit_text, fitted_text, text_box, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template
 
 HEADER_MM = 17.0
 FOOTER_MM = 7.0
+#: the least size (points) a page's title is shrunk to before it is cut short
+TITLE_LEAST = 7.0
 
 
 def page_header(sheet: Sheet, title: str, subtitle: str, kind: str, page: int, pages: int) -> float:
     """Title block; returns the y (points) below it."""
     x, top, right = sheet.left, sheet.top, sheet.right
-    size = fit_size(sheet, title, (right - x) - 60 * MM, sheet.t.sizes["title"], True)
-    sheet.text(x, top - 6 * MM, title, bold=True, size=size)
-    sheet.text(right, top - 3.5 * MM, kind, "small", align="right")
-    sheet.text(right, top - 7 * MM, f"page {page} of {pages}", "small", align="right")
+    # the kind of sheet and the page number on the right (the kind may hold a name: at most
+    # half the width), the title in what they leave
+    kind_text = fit_text(sheet, kind, (right - x) / 2, sheet.t.sizes["small"])
+    numbers = f"page {page} of {pages}"
+    taken = max(sheet.text_width(kind_text.lines[0], size=kind_text.size), sheet.text_width(numbers, "small"))
+    room = min((right - x) - 60 * MM, (right - x) - taken - 4 * MM)
+    fitted_text(sheet, x, top - 6 * MM, title, room, "title", bold=True, least=TITLE_LEAST)
+    draw_fitted(sheet, right, top - 3.5 * MM, kind_text, align="right")
+    sheet.text(right, top - 7 * MM, numbers, "small", align="right")
     if subtitle:
-        sheet.text(x, top - 11.5 * MM, subtitle, "body", size=fit_size(sheet, subtitle, right - x, sheet.t.sizes["body"]))
+        fitted_text(sheet, x, top - 11.5 * MM, subtitle, right - x, "body")
     sheet.stroke(width=sheet.ink.thin_width)
     sheet.c.line(x, top - 13.5 * MM, right, top - 13.5 * MM)
     return top - HEADER_MM * MM
@@ -57,6 +64,8 @@ class Column:
     head: str
     width: float  # points
     align: str = "center"
+    #: the lines a value of the column may take (a long name wraps before it is cut)
+    lines: int = 1
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,20 @@ class Table:
     groups: tuple[tuple[str, int, int], ...] = ()  # (label, first column, columns spanned) above the heads
     row_h: float = 6.2 * MM
     head_h: float = 5.0 * MM
+    #: the lines a column head may take (names wrap before they shrink; see `fit_heads`)
+    head_lines: int = 1
+
+
+def fit_heads(sheet: Sheet, table: Table) -> Table:
+    """`table` with its heads' row made as tall as its heads need (up to `head_lines` lines
+    of small bold type, wrapped before they shrink), never lower than it was."""
+    size = sheet.t.sizes["small"]
+    need = table.head_h
+    for c in table.columns:
+        if "\n" not in c.head:
+            fitted = fit_text(sheet, c.head, c.width - 1.4 * MM, size, bold=True, lines=table.head_lines, single=size)
+            need = max(need, EXTENT * fitted.size + (len(fitted.lines) - 1) * fitted.leading + BOX_PAD + 0.6 * MM)
+    return replace(table, head_h=need)
 
 
 def table_head(sheet: Sheet, table: Table, y: float) -> float:
@@ -93,15 +116,16 @@ def table_head(sheet: Sheet, table: Table, y: float) -> float:
         y -= gh
     for k, c in enumerate(table.columns):
         if "\n" not in c.head:
-            text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center")
+            single = sheet.t.sizes["small"] if table.head_lines > 1 else None
+            text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center", lines=table.head_lines, single=single)
             continue
         # a head of two lines: the second in plain type (what a total row holds there)
         text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, shaded=True)
         size = sheet.t.sizes["small"]
         for n, line in enumerate(c.head.split("\n")[:2]):
-            fitted = fit_size(sheet, line, c.width - 1.2 * MM, size, n == 0, least=4.0)
+            fitted = fit_text(sheet, line, c.width - 1.2 * MM, size, bold=n == 0, least=4.0)
             ly = y - table.head_h / 2 + (1.4 * MM if n == 0 else -1.4 * MM)
-            sheet.text(starts[k] + c.width / 2, ly - 0.729 * fitted / 2, line, bold=n == 0, size=fitted, align="center")
+            sheet.text(starts[k] + c.width / 2, ly - 0.729 * fitted.size / 2, fitted.lines[0], bold=n == 0, size=fitted.size, align="center")
     return y - table.head_h
 
 
@@ -122,7 +146,7 @@ def table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom
         heavy = row.kind == "total"
         cx = x
         for c, value in zip(table.columns, row.values):
-            text_box(sheet, cx, y, c.width, h, value, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None)
+            text_box(sheet, cx, y, c.width, h, value, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None, lines=c.lines)
             cx += c.width
         for label, first, span in table.groups:  # heavier lines around each group
             gx = x + sum(c.width for c in table.columns[:first])

@@ -86,6 +86,11 @@ PRINTED = [
     "rallytaire/acropolis.yaml",
     "seasons/winter_season.yaml",
     "seasons/six_players.yaml",
+    "rally_risk/sections.yaml",
+    "rally_risk/montecarlo_1.yaml",
+    "rally_risk/safari_1.yaml",
+    "rally_risk/championship.yaml",
+    "rally_risk/results.yaml",
 ]
 
 

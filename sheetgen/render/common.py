@@ -23,6 +23,8 @@ CAP = 0.729  # DejaVu Sans digit and capital height, as a share of the font size
 ELLIPSIS = "\u2026"
 #: the smallest size (points) a fitted text is shrunk to before it is wrapped or cut
 LEAST = 4.5
+#: the least size (points) a page's title or heading is shrunk to before it is cut short
+TITLE_LEAST = 7.0
 #: baseline to baseline of a fitted text's lines, as a share of its size
 LEADING = 1.2
 #: DejaVu Sans from its descender to its ascender, as a share of the font size
@@ -87,19 +89,22 @@ def fit_text(
     lines: int = 1,
     single: float | None = None,
     height: float | None = None,
+    after: str = "",
 ) -> Fitted:
-    """`value` in at most `lines` lines, each at most `width` points wide (and, given a
-    `height`, no more lines than that height holds, from the first line's ascender to the
-    last one's descender): on one line at the largest size from `size` down to `single`
-    (default `least`), in steps of 0.25 pt, at which it fits; else, when more lines are
-    allowed, wrapped at the largest size down to `least` at which it takes no more; else at
-    `least`, wrapped, as much as the lines hold, the last ending in an ellipsis (a word too
-    long for a line is cut the same way)."""
+    """`value` (then `after`) in at most `lines` lines, each at most `width` points wide
+    (and, given a `height`, no more lines than that height holds, from the first line's
+    ascender to the last one's descender): on one line at the largest size from `size` down
+    to `single` (default `least`), in steps of 0.25 pt, at which it fits; else, when more
+    lines are allowed, wrapped at the largest size down to `least` at which it takes no more;
+    else at `least`, wrapped, as much as the lines hold, the last ending in an ellipsis (a
+    word too long for a line is cut the same way). `after` is never cut: what a name is
+    followed by ("race 2", "(continued)") ends the last line, after the ellipsis."""
     least = min(least, size)
     single = least if single is None else max(min(single, size), least)
-    one = fit_size(sheet, value, width, size, bold, single)
-    if sheet.text_width(value, bold=bold, size=one) <= width:
-        return Fitted((value,), one)
+    whole = value + after
+    one = fit_size(sheet, whole, width, size, bold, single)
+    if sheet.text_width(whole, bold=bold, size=one) <= width:
+        return Fitted((whole,), one)
 
     def most(at: float) -> int:
         if height is None:
@@ -109,18 +114,33 @@ def fit_text(
     if lines > 1 or single > least:
         at = size
         while at >= least - 1e-9:
-            wrapped = wrap(sheet, value, width, at, bold)
+            wrapped = wrap(sheet, whole, width, at, bold)
             if len(wrapped) <= most(at) and all(sheet.text_width(line, bold=bold, size=at) <= width for line in wrapped):
                 return Fitted(tuple(wrapped), at)
             at -= 0.25
     # at the floor: the lines as they wrap (a word too long for a line broken where the
     # line ends), the last line cut where the text goes on
     room = most(least)
+    if after and sheet.text_width(after, bold=bold, size=least) > width / 2:
+        value, after = whole, ""  # an end too long to keep: cut like the rest
+    if not after:
+        wrapped = _wrap_hard(sheet, value, width, least, bold)
+        out = wrapped[:room]
+        if len(wrapped) > room:
+            out[-1] = cut(sheet, f"{wrapped[room - 1]} {wrapped[room]}", width, least, bold)
+        return Fitted(tuple(out), least, cut=len(wrapped) > room)
+    # the end kept: `value` as above, `after` on its last line (or one of its own)
     wrapped = _wrap_hard(sheet, value, width, least, bold)
     out = wrapped[:room]
-    if len(wrapped) > room:
-        out[-1] = cut(sheet, f"{wrapped[room - 1]} {wrapped[room]}", width, least, bold)
-    return Fitted(tuple(out), least, cut=len(wrapped) > room)
+    more = len(wrapped) > room
+    last = f"{wrapped[room - 1]} {wrapped[room]}" if more else out[-1]
+    if not more and sheet.text_width(last + after, bold=bold, size=least) <= width:
+        out[-1] = last + after
+        return Fitted(tuple(out), least)
+    if not more and len(out) < room and sheet.text_width(after.strip(), bold=bold, size=least) <= width:
+        return Fitted((*out, after.strip()), least)
+    out[-1] = cut(sheet, last, width - sheet.text_width(after, bold=bold, size=least), least, bold) + after
+    return Fitted(tuple(out), least, cut=True)
 
 
 def _wrap_hard(sheet: Sheet, value: str, width: float, size: float, bold: bool) -> list[str]:
@@ -162,18 +182,22 @@ def fitted_text(
     lines: int = 1,
     single: float | None = None,
     height: float | None = None,
+    after: str = "",
 ) -> Fitted:
-    """:func:`fit_text` then :func:`draw_fitted`: `value` drawn at (x, y) in at most `width`
-    points (left, centred on x or right-aligned at x), at the template's `size_key` size or
-    `size`, shrunk, wrapped or cut to keep to it; returns how it was laid out."""
-    fitted = fit_text(sheet, value, width, sheet.t.sizes[size_key] if size is None else size, bold=bold, least=least, lines=lines, single=single, height=height)
+    """:func:`fit_text` then :func:`draw_fitted`: `value` (then `after`, never cut) drawn at
+    (x, y) in at most `width` points (left, centred on x or right-aligned at x), at the
+    template's `size_key` size or `size`, shrunk, wrapped or cut to keep to it; returns how
+    it was laid out."""
+    fitted = fit_text(sheet, value, width, sheet.t.sizes[size_key] if size is None else size, bold=bold, least=least, lines=lines, single=single, height=height, after=after)
     draw_fitted(sheet, x, y, fitted, bold=bold, align=align)
     return fitted
 
 
-def wrap(sheet: Sheet, value: str, width: float, size: float, bold: bool = False) -> list[str]:
+def wrap(sheet: Sheet, value: str, width: float, size: float, bold: bool = False, hard: bool = False) -> list[str]:
     """The words of `value` in lines at most `width` points wide (a longer word alone on its
-    line); a text without words is one empty line."""
+    line, or, `hard`, broken over lines); a text without words is one empty line."""
+    if hard:
+        return _wrap_hard(sheet, value, width, size, bold)
     lines: list[str] = []
     for word in value.split():
         if lines and sheet.text_width(f"{lines[-1]} {word}", bold=bold, size=size) <= width:
@@ -205,15 +229,16 @@ def text_box(
     lines: int = 1,
     least: float = LEAST,
     single: float | None = None,
+    after: str = "",
 ) -> Fitted | None:
-    """A box with `value` in it (left, centred or right), fitted (:func:`fit_text`) to the
-    box's width less `pad`, in at most `lines` lines that the box's height holds, centred on
+    """A box with `value` (then `after`, kept whole) in it (left, centred or right), fitted
+    (:func:`fit_text`) to the box's width less `pad`, in at most `lines` lines that the box's height holds, centred on
     its middle; (x, y) is the bottom-left corner, `width` the outline's (thin by default),
     `size` the text's (small by default)."""
     sheet.box(x, y, w, h, shaded=shaded, width=sheet.ink.thin_width if width is None else width)
-    if not value:
+    if not value and not after:
         return None
-    fitted = fit_text(sheet, value, w - pad, size or sheet.t.sizes["small"], bold=bold, lines=lines, least=least, single=single, height=h - BOX_PAD)
+    fitted = fit_text(sheet, value, w - pad, size or sheet.t.sizes["small"], bold=bold, lines=lines, least=least, single=single, height=h - BOX_PAD, after=after)
     ty = y + h / 2 - fitted.height / 2 + (len(fitted.lines) - 1) * fitted.leading
     if align == "left":
         draw_fitted(sheet, x + 1 * MM, ty, fitted, bold=bold)

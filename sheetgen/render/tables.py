@@ -11,22 +11,22 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from sheetgen.render.common import BOX_PAD, EXTENT, draw_fitted, fit_text, fitted_text, text_box, wrap
+from sheetgen.render.common import BOX_PAD, EXTENT, TITLE_LEAST, draw_fitted, fit_text, fitted_text, text_box, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template
 
 HEADER_MM = 17.0
 FOOTER_MM = 7.0
-#: the least size (points) a page's title is shrunk to before it is cut short
-TITLE_LEAST = 7.0
 
 
-def page_header(sheet: Sheet, title: str, subtitle: str, kind: str, page: int, pages: int) -> float:
-    """Title block; returns the y (points) below it."""
+def page_header(sheet: Sheet, title: str, subtitle: str, kind: str | tuple[str, str], page: int, pages: int) -> float:
+    """Title block; returns the y (points) below it. `kind`: what the sheet is, or (name,
+    end), a name cut short when it must be, then the rest."""
     x, top, right = sheet.left, sheet.top, sheet.right
     # the kind of sheet and the page number on the right (the kind may hold a name: at most
     # half the width), the title in what they leave
-    kind_text = fit_text(sheet, kind, (right - x) / 2, sheet.t.sizes["small"])
+    name, end = kind if isinstance(kind, tuple) else (kind, "")
+    kind_text = fit_text(sheet, name, (right - x) / 2, sheet.t.sizes["small"], after=end)
     numbers = f"page {page} of {pages}"
     taken = max(sheet.text_width(kind_text.lines[0], size=kind_text.size), sheet.text_width(numbers, "small"))
     room = min((right - x) - 60 * MM, (right - x) - taken - 4 * MM)
@@ -53,7 +53,7 @@ def paragraphs(sheet: Sheet, x: float, y: float, width: float, texts: Sequence[s
     """Wrapped paragraphs from y down, `leading` mm apart; returns the y below them."""
     size = sheet.t.sizes[size_key]
     for text in texts:
-        for line in wrap(sheet, text, width, size) if text.split() else ():
+        for line in wrap(sheet, text, width, size, hard=True) if text.split() else ():
             sheet.text(x, y, line, size=size)
             y -= leading * MM
     return y
@@ -70,10 +70,12 @@ class Column:
 
 @dataclass(frozen=True)
 class Row:
-    """A table row: "title" (one label across the table), "row" or "total" (bold, heavy)."""
+    """A table row: "title" (one label across the table), "row" or "total" (bold, heavy). A
+    value is a text, or (name, end): a name, cut short when it must be, then an end kept
+    whole ("Sweden", " race 2")."""
 
     kind: str
-    values: tuple[str, ...] = ()
+    values: tuple[str | tuple[str, str], ...] = ()
     label: str = ""
 
 
@@ -109,8 +111,8 @@ def table_head(sheet: Sheet, table: Table, y: float) -> float:
         gh = 5.5 * MM
         for label, first, span in table.groups:
             w = starts[first + span] - starts[first]
-            if label:
-                text_box(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width)
+            if label:  # (a name: in two lines when one does not hold it)
+                text_box(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width, lines=2)
             else:  # a name to write in
                 sheet.box(starts[first], y - gh, w, gh, shaded=True, width=sheet.ink.line_width)
         y -= gh
@@ -146,7 +148,8 @@ def table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom
         heavy = row.kind == "total"
         cx = x
         for c, value in zip(table.columns, row.values):
-            text_box(sheet, cx, y, c.width, h, value, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None, lines=c.lines)
+            name, end = value if isinstance(value, tuple) else (value, "")
+            text_box(sheet, cx, y, c.width, h, name, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None, lines=c.lines, after=end)
             cx += c.width
         for label, first, span in table.groups:  # heavier lines around each group
             gx = x + sum(c.width for c in table.columns[:first])
@@ -195,7 +198,7 @@ def draw_table_pages(
 
 def _notes_height(sheet: Sheet, notes: Sequence[str]) -> float:
     """Height (points) :func:`paragraphs` takes for `notes` across the page, and the gap above."""
-    lines = sum(len(wrap(sheet, text, sheet.right - sheet.left, sheet.t.sizes["small"])) for text in notes)
+    lines = sum(len(wrap(sheet, text, sheet.right - sheet.left, sheet.t.sizes["small"], hard=True)) for text in notes)
     return lines * 3.3 * MM + 6 * MM
 
 

@@ -91,6 +91,7 @@ PRINTED = [
     "rally_risk/safari_1.yaml",
     "rally_risk/championship.yaml",
     "rally_risk/results.yaml",
+    "rally_run/house_set.yaml",
 ]
 
 

@@ -121,8 +121,8 @@ def fit_text(
     # at the floor: the lines as they wrap (a word too long for a line broken where the
     # line ends), the last line cut where the text goes on
     room = most(least)
-    if after and sheet.text_width(after, bold=bold, size=least) > width / 2:
-        value, after = whole, ""  # an end too long to keep: cut like the rest
+    if after and sheet.text_width(value[:4] + ELLIPSIS + after, bold=bold, size=least) > width:
+        value, after = whole, ""  # an end that leaves no room for the name: cut like the rest
     if not after:
         wrapped = _wrap_hard(sheet, value, width, least, bold)
         out = wrapped[:room]

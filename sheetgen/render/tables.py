@@ -19,9 +19,9 @@ HEADER_MM = 17.0
 FOOTER_MM = 7.0
 
 
-def page_header(sheet: Sheet, title: str, subtitle: str, kind: str | tuple[str, str], page: int, pages: int) -> float:
-    """Title block; returns the y (points) below it. `kind`: what the sheet is, or (name,
-    end), a name cut short when it must be, then the rest."""
+def page_header(sheet: Sheet, title: str | tuple[str, str], subtitle: str | tuple[str, str], kind: str | tuple[str, str], page: int, pages: int) -> float:
+    """Title block; returns the y (points) below it. Each of `title`, `subtitle` and `kind`
+    is a text, or (name, end): a name cut short when it must be, then the rest whole."""
     x, top, right = sheet.left, sheet.top, sheet.right
     # the kind of sheet and the page number on the right (the kind may hold a name: at most
     # half the width), the title in what they leave
@@ -30,11 +30,13 @@ def page_header(sheet: Sheet, title: str, subtitle: str, kind: str | tuple[str, 
     numbers = f"page {page} of {pages}"
     taken = max(sheet.text_width(kind_text.lines[0], size=kind_text.size), sheet.text_width(numbers, "small"))
     room = min((right - x) - 60 * MM, (right - x) - taken - 4 * MM)
-    fitted_text(sheet, x, top - 6 * MM, title, room, "title", bold=True, least=TITLE_LEAST)
+    name, end = title if isinstance(title, tuple) else (title, "")
+    fitted_text(sheet, x, top - 6 * MM, name, room, "title", bold=True, least=TITLE_LEAST, after=end)
     draw_fitted(sheet, right, top - 3.5 * MM, kind_text, align="right")
     sheet.text(right, top - 7 * MM, numbers, "small", align="right")
     if subtitle:
-        fitted_text(sheet, x, top - 11.5 * MM, subtitle, right - x, "body")
+        name, end = subtitle if isinstance(subtitle, tuple) else (subtitle, "")
+        fitted_text(sheet, x, top - 11.5 * MM, name, right - x, "body", after=end)
     sheet.stroke(width=sheet.ink.thin_width)
     sheet.c.line(x, top - 13.5 * MM, right, top - 13.5 * MM)
     return top - HEADER_MM * MM

@@ -74,7 +74,7 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
         )
 
     def header(s: Sheet, page: int, continued: bool) -> float:
-        return page_header(s, f"{cal.name}: calendar" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship calendar", page, pages)
+        return page_header(s, (cal.name, ": calendar" + (" (continued)" if continued else "")), subtitle, "Rally Risk championship calendar", page, pages)
 
     table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
     return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes)
@@ -145,7 +145,7 @@ def draw_section_list_page(sheet: Sheet, built: BuiltCalendar, blocks: Sequence[
     as shown) and a small map of the course; each rally's name, zone and limits above its
     first race on the page."""
     cal = built.calendar
-    title = f"{cal.name}: section lists" + ("" if first else " (continued)")
+    title = (cal.name, ": section lists" + ("" if first else " (continued)"))
     subtitle = "each race's road sections in driving order: take them from the box and lay each one entered heading as shown"
     y = page_header(sheet, title, subtitle, (cal.name, ": Rally Risk calendar"), page, pages)
     x, right = sheet.left, sheet.right
@@ -271,12 +271,12 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
     lists = section_list_pages(room, cal)
     rows = blank_score_rows(cal)
     table = score_table(width - 2 * margin, ())
-    title = f"{cal.name}: score sheet"
+    title = cal.name, ": score sheet"
     subtitle = "per race and driver: start position, finishing round and score A; per rally: total, place and points"
 
     def score_pages(sheet: Sheet, first: int, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, title + (" (continued)" if continued else ""), subtitle, "Rally Risk championship score sheet", page, pages)
+            return page_header(s, (title[0], title[1] + (" (continued)" if continued else "")), subtitle, "Rally Risk championship score sheet", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES)
 

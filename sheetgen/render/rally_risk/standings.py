@@ -125,7 +125,7 @@ def render_standings(st, template: Template, *, paper: str | None = None, ink: s
 
     def pages_of(sheet: Sheet, pages: int, table) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, f"{st.name}: standings" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship standings", page, pages)
+            return page_header(s, (st.name, ": standings" + (" (continued)" if continued else "")), subtitle, "Rally Risk championship standings", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SCORING_NOTES, before=lambda s, y: _draw_championship(s, st, y))
 

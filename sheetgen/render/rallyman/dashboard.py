@@ -200,7 +200,7 @@ def _bag_rows(ruleset: Ruleset) -> tuple[list[str], list[list[str]]]:
 def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     variant = ruleset.title
     token = ruleset.token
-    y = page_header(sheet, f"{track.name}: {variant} dashboard reference card", "The values this track is played with, each table with its source; the odds are on the next page.", f"{variant} dashboard card", 1, 2)
+    y = page_header(sheet, (track.name, f": {variant} dashboard reference card"), "The values this track is played with, each table with its source; the odds are on the next page.", f"{variant} dashboard card", 1, 2)
     y = _house_box(sheet, y, house_note(ruleset))
     x, right = sheet.left, sheet.right
     gap = 6 * MM
@@ -307,7 +307,7 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     variant = ruleset.title
     token = ruleset.token
     table = odds_table(ruleset, DIRT_PLANS if ruleset.variant == DIRT else CARD_PLANS)
-    y = page_header(sheet, f"{track.name}: {variant} odds", "Exact chances (the code of sheetgen odds), as fractions and percentages rounded half up.", f"{variant} dashboard card", 2, 2)
+    y = page_header(sheet, (track.name, f": {variant} odds"), "Exact chances (the code of sheetgen odds), as fractions and percentages rounded half up.", f"{variant} dashboard card", 2, 2)
     y = _house_box(sheet, y, table["house"])
     x, right = sheet.left, sheet.right
     width = right - x

@@ -90,7 +90,7 @@ def _draw_table(sheet: Sheet, season, table: Table, rows: list[Row], pages: int)
     subtitle = f"{plural(len(season.races), 'race')}; write each stage time in seconds, then add them up"
 
     def header(s: Sheet, page: int, continued: bool) -> float:
-        return page_header(s, f"{season.name}" + (" (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
+        return page_header(s, (season.name, " (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
 
     return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=SEASON_NOTES)
 

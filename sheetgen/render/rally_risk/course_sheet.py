@@ -231,8 +231,11 @@ def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int,
     while len(lines) > most and size > 4.0:  # smaller type before more lines
         size -= 0.25
         lines = wrap(sheet, text, width * MM, size, True)
-    if len(lines) > most:  # a name too long for the square: the lines it holds, cut short
-        fitted = fit_text(sheet, text, (width + spare) * MM, sheet.t.sizes["small"], bold=True, lines=most, least=4.0, single=sheet.t.sizes["small"])
+    # the lines the square holds: centred 3.2 mm in from its edge, they stay 0.3 mm inside it
+    # (in a bend's corner more than the two asked for, at the smallest size)
+    held = max(most, 1 + int(2 * (2.9 * MM - CAP * size / 2) / (CAP * size * 1.6)))
+    if len(lines) > held:  # a name too long for the square: the lines it holds, cut short
+        fitted = fit_text(sheet, text, (width + spare) * MM, sheet.t.sizes["small"], bold=True, lines=held, least=4.0, single=sheet.t.sizes["small"])
         lines, size = list(fitted.lines), fitted.size
     step = CAP * size * 1.6
     top = cy * MM + (len(lines) - 1) * step / 2

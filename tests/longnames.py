@@ -19,7 +19,8 @@ from sheetgen.yamlsrc import dump, load_text
 WORDS = " Rallye International des Cevennes et de la Montagne Noire et du Mont Lozere 24 heures"
 WIDE = "W" * 100
 
-#: (game, kind) -> [(path pattern, limit)]: `*` any list index, `@` each key of a mapping
+#: (game, kind) -> [(path pattern, limit)]: `*` any list index, `@` each key of a mapping; a
+#: negative limit is an id's (letters, digits, _ . -: Ws whatever the filler)
 TEXT = {
     ("rallytaire", "race"): [("name", 60), ("stages.*.name", 60)],
     ("rallytaire", "season"): [("name", 60), ("players.*", 30)],
@@ -43,8 +44,8 @@ TEXT = {
         ("trophies.*.name", 40),
         ("board.*.tile", 40),
     ],
-    ("rallyman", "track"): [("name", 80), ("author", 80)],
-    ("rallyman", "tiles"): [("name", 80), ("tiles.*.name", 80)],
+    ("rallyman", "track"): [("name", 80), ("author", 80), ("tiles.*.id", -40)],
+    ("rallyman", "tiles"): [("name", 80), ("tiles.*.name", 80), ("tiles.*.id", -40)],
     ("rallyman", "results"): [("name", 80), ("stages.*", 80), ("stages.*.name", 80), ("drivers.*.name", 40)],
 }
 DEFAULT_KIND = {"rallytaire": "race", "rally_risk": "race", "rally_run": "set", "rallyman": "track"}
@@ -52,6 +53,8 @@ DEFAULT_KIND = {"rallytaire": "race", "rally_risk": "race", "rally_run": "set", 
 
 def long_name(old: str, limit: int, style: str) -> str:
     """`old` and filler, `limit` characters (a space that would end it becomes a letter)."""
+    if limit < 0:
+        return (old + WIDE)[:-limit]
     name = (old + (WORDS if style == "words" else WIDE))[:limit]
     return name[:-1] + "x" if name.endswith(" ") else name
 

@@ -110,9 +110,20 @@ class Text:
         """A tighter box: digits and capitals, from the baseline to the cap height."""
         return self._box(0.0, 0.73 * self.size)
 
+    def glyph_box(self) -> tuple[float, float, float, float]:
+        """The box its glyphs can reach: up to the ascender of the ASCII letters (0.76 of the
+        size; the font's whole ascender for any other character, an accented capital), down
+        to the baseline unless a character descends (then to the font's descender)."""
+        top = 0.76 if self.value.isascii() else self.ascent
+        low = not self.value.isascii() or any(ch in _DESCENDING for ch in self.value)
+        return self._box(self.descent * self.size if low else -0.02 * self.size, top * self.size)
+
     def visible_box(self) -> tuple[float, float, float, float] | None:
-        """`bbox` cut to the clipping box in force: None when the clip hides the run."""
-        return intersection(self.bbox(), self.clip)
+        """`glyph_box` cut to the clipping box in force: None when the clip hides the run."""
+        return intersection(self.glyph_box(), self.clip)
+
+
+_DESCENDING = frozenset("gjpqyQ,;()[]{}|_$@/\\")
 
 
 def intersection(box, clip):

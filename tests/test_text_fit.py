@@ -18,6 +18,7 @@ import itertools
 import re
 
 import pytest
+from conftest import ROOT, SPECS
 from longnames import WIDE, WORDS, lengthen
 from pdfgeom import MM, read_pages
 
@@ -201,3 +202,45 @@ def test_no_line_is_ever_wider_than_its_room(sheet, lines, width):
         assert all(sheet.text_width(line, bold=True, size=fitted.size) <= width + 1e-9 for line in fitted.lines), (value, fitted)
         assert fitted.cut == (" ".join(fitted.lines).replace(" ", "") != value.replace(" ", ""))
         assert fitted.cut == fitted.lines[-1].endswith(ELLIPSIS)
+
+
+# --------------------------------------------------------------------------- template sizes
+
+#: a bundled spec of each game: the race sheet, the course sheet and reference card, the
+#: tiles and rules page, the GT overview, map, roadbook, dashboard card and time sheet
+EACH_GAME = ["rallytaire/monte_carlo.yaml", "rally_risk/montecarlo_1.yaml", "rally_run/house_set.yaml", "rallyman/tiny.yaml"]
+
+
+def _sized(tmp_path, game_template: str, sizes: dict) -> str:
+    text = (ROOT / "templates" / f"{game_template}.yaml").read_text(encoding="utf-8")
+    for key, value in sizes.items():
+        text, n = re.subn(rf"(\n  {key}: )[0-9.]+", rf"\g<1>{value:g}", text)
+        assert n == 1, key
+    path = tmp_path / f"{game_template}-{'-'.join(f'{v:g}' for v in sizes.values())}.yaml"
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+@pytest.mark.parametrize(("end", "paper"), [("maximum", "a4"), ("maximum", "letter"), ("minimum", "letter")])
+@pytest.mark.parametrize("name", EACH_GAME)
+def test_every_font_size_at_the_end_of_its_range_lays_out(tmp_path, name, end, paper):
+    """Every font size of the template at the largest (or smallest) its schema allows, all at
+    once: margins kept and no text on another."""
+    from sheetgen.template import FONT_SIZES
+
+    sizes = {key: high if end == "maximum" else low for key, (low, high) in FONT_SIZES.items()}
+    spec = load_spec(SPECS / name)
+    data = build_outputs(spec, paper=paper, template=_sized(tmp_path, spec.game.template, sizes))[0]
+    check_text(data, (name, end, paper))
+
+
+def test_a_font_size_past_its_range_is_refused_at_its_value(run, tmp_path):
+    from sheetgen.template import FONT_SIZES
+
+    for key, (_low, high) in FONT_SIZES.items():
+        path = _sized(tmp_path, "race_sheet", {key: high + 0.5})
+        line = next(n for n, text in enumerate(open(path, encoding="utf-8"), start=1) if text.startswith(f"  {key}: "))
+        result = run("render", str(SPECS / "rallytaire" / "monte_carlo.yaml"), "--template", path, "-o", str(tmp_path / "x.pdf"))
+        assert result.exit_code == 1
+        assert result.stderr == f"{path}:{line}:{len(key) + 5}: error: {key!r} must be at most {high:g}, got {high + 0.5:g}\n"
+        assert not (tmp_path / "x.pdf").exists()

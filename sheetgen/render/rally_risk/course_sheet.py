@@ -187,13 +187,16 @@ def _end_word(sheet: Sheet, road: RoadShape, side: Side, word: str, size: float,
     dx, dy = side.step
     h = CAP * size * 25.4 / 72
     c = sheet.c
+    reach = 0.76 * size  # the letters' height (points): kept inside the page's frame
     if side in (Side.N, Side.S):
         y = ey + dy * gap + (0 if dy > 0 else -h)
-        sheet.text(x0 + ex * MM, y0 + y * MM, word, bold=True, size=size, align="center")
+        py = min(max(y0 + y * MM, sheet.bottom + 0.3), sheet.top - reach)
+        sheet.text(x0 + ex * MM, py, word, bold=True, size=size, align="center")
         return
     x = ex + dx * gap + (h if dx > 0 else 0)
+    px = min(max(x0 + x * MM, sheet.left + reach), sheet.right - 0.3)
     c.saveState()
-    c.translate(x0 + x * MM, y0 + ey * MM)
+    c.translate(px, y0 + ey * MM)
     c.rotate(90)
     sheet.text(0, 0, word, bold=True, size=size, align="center")
     c.restoreState()
@@ -340,7 +343,7 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
     # weather chart of the zone
     chart = tables.chart(race.zone)
     own = "weather" in tables.overridden
-    sheet.text(x, y - 3.2 * MM, f"Weather, zone {race.zone.value} ({ZONE_NAMES[race.zone]})", "body", bold=True)
+    fitted_text(sheet, x, y - 3.2 * MM, f"Weather, zone {race.zone.value} ({ZONE_NAMES[race.zone]})", width, "body", bold=True)
     y -= 5 * MM
     sheet.text(x, y - 2.6 * MM, f"{'your box' if own else 'house'} chart; each round: even roll forward, odd back", "small")
     y -= 4.5 * MM

@@ -9,7 +9,7 @@ from __future__ import annotations
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
 from sheetgen.games.rally_risk.standings import departure_text, standings
-from sheetgen.render.common import plural
+from sheetgen.render.common import fitted_text, plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.calendar import SCORING_NOTES, race_names, score_table
 from sheetgen.render.rally_risk.common import race_label
@@ -81,7 +81,8 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
     y -= 5 * MM
     sheet.text(x, y, "Championship", "heading", bold=True)
     points = ", ".join(str(p) for p in CHAMPIONSHIP_POINTS)
-    sheet.text(x + 30 * MM, y, f"{points} points per rally; tied drivers share the better place", "small")
+    nx = x + max(30 * MM, sheet.text_width("Championship", "heading", bold=True) + 1.5 * MM)  # (a larger heading pushes it on)
+    fitted_text(sheet, nx, y, f"{points} points per rally; tied drivers share the better place", sheet.right - nx, "small")
     y -= 2.5 * MM
     rallies = st.rallies
     fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left", lines=2), Column("points", 15 * MM)]

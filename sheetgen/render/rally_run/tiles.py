@@ -413,7 +413,18 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
     if tiles.house_set:
         y -= 4 * MM
         sheet.text(sheet.left, y, HOUSE_NOTE, "small")
+
+    def height(body: float) -> float:
+        """What the rules and the list of tiles take below here at `body` points."""
+        lines = sum(len(wrap(sheet, "- " + paragraph.format(size=tiles.size), width, body)) for _h, paragraphs in RULES for paragraph in paragraphs)
+        blocks = sum(len(paragraphs) for _h, paragraphs in RULES)
+        return len(RULES) * 11 * MM + lines * body * 1.35 + blocks * 1.2 * MM + 8 * MM + (len(tiles.kinds) + len(tiles.start_finish)) * body * 1.5 + body
+
+    # the page's type, smaller when the rules and the list would not fit above the margin
+    # (a larger template size, or a set of many kinds of tile)
     body = sheet.t.sizes["body"] + 1.5
+    while body > 4.5 and height(body) > y - sheet.bottom:
+        body -= 0.25
     for heading, paragraphs in RULES:
         y -= 9 * MM
         sheet.text(sheet.left, y, heading, "heading", bold=True)

@@ -366,7 +366,8 @@ def draw_time_table(sheet: Sheet, x: float, top: float, width: float, max_speed:
     y = top - 4.2 * MM
     sheet.text(x, y, "Time table: the finishing turn", "heading", bold=True)
     note = "row: your speed; column: spaces moved, up to and including the invisible space after the finish line"
-    sheet.text(x + sheet.text_width("Time table: the finishing turn", "heading", bold=True) + 4 * MM, y, note, "small")
+    nx = x + sheet.text_width("Time table: the finishing turn", "heading", bold=True) + 4 * MM
+    fitted_text(sheet, nx, y, note, x + width - nx, "small")
     y = top - TABLE_TITLE_MM * MM - row_h
     lift = row_h / 2 - 0.8 * MM  # text baseline above a row's bottom
     sheet.box(x, y, head_w, row_h, shaded=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from pathlib import Path
 
 import pytest
 from conftest import ROOT, SPECS
@@ -42,8 +43,6 @@ TOLERANCE = 0.3  # points: rounding of the PDF's numbers and of the glyph widths
 @functools.cache
 def specs(tmp_root: str, style: str) -> dict[str, str]:
     """Each printable file of the lengthened copy, by its path under track_specs/."""
-    from pathlib import Path
-
     root = lengthen(Path(tmp_root), style)
     # a season of six drivers with names of 30 characters (the limit): six columns of names
     filler = WORDS if style == "words" else WIDE
@@ -239,7 +238,7 @@ def test_a_font_size_past_its_range_is_refused_at_its_value(run, tmp_path):
 
     for key, (_low, high) in FONT_SIZES.items():
         path = _sized(tmp_path, "race_sheet", {key: high + 0.5})
-        line = next(n for n, text in enumerate(open(path, encoding="utf-8"), start=1) if text.startswith(f"  {key}: "))
+        line = next(n for n, text in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1) if text.startswith(f"  {key}: "))
         result = run("render", str(SPECS / "rallytaire" / "monte_carlo.yaml"), "--template", path, "-o", str(tmp_path / "x.pdf"))
         assert result.exit_code == 1
         assert result.stderr == f"{path}:{line}:{len(key) + 5}: error: {key!r} must be at most {high:g}, got {high + 0.5:g}\n"

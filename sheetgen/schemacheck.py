@@ -12,6 +12,7 @@ import functools
 import re
 from typing import TYPE_CHECKING, Any
 
+from sheetgen import glyphs
 from sheetgen.errors import MAX_SHOWN, Problem, omitted
 from sheetgen.yamlsrc import Document
 
@@ -96,6 +97,22 @@ def _validator_class():
         lambda _checker, value: isinstance(value, (int, float)) and not isinstance(value, bool),
     )
     return jsonschema.validators.extend(Draft202012Validator, validators={"uniqueItems": _unique_items, "pattern": _pattern_rule}, type_checker=types)
+
+
+@functools.cache
+def _formats():
+    """The one `format` sheetgen's schemas assert: text the sheets print (`glyphs.FORMAT`)."""
+    import jsonschema
+
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checks(glyphs.FORMAT)(lambda value: not isinstance(value, str) or glyphs.printable(value))
+    return checker
+
+
+def _validator(schema: dict):
+    """jsonschema's validator of `schema` as specs are checked (:func:`_validator_class`, the
+    printed text's format asserted)."""
+    return _validator_class()(schema, format_checker=_formats())
 
 
 # --------------------------------------------------------------------------- the quick check
@@ -198,6 +215,11 @@ def _valid(schema: Any, v: Any) -> bool:
         elif key == "pattern":
             if isinstance(v, str) and _pattern(rule).search(v) is None:
                 return False
+        elif key == "format":
+            if rule != glyphs.FORMAT:
+                raise _Unsure
+            if isinstance(v, str) and not glyphs.printable(v):
+                return False
         elif key == "oneOf":
             if sum(_valid(sub, v) for sub in rule) != 1:
                 return False
@@ -286,7 +308,7 @@ def check(doc: Document, schema: dict, data: Any = None, base: tuple = ()) -> li
     cut: dict = {}
     data = _trimmed(schema, data, base, cut)
     problems: dict[Problem, None] = {}  # in order, each once (jsonschema says "required" once a missing key)
-    errors = _validator_class()(schema).iter_errors(data)
+    errors = _validator(schema).iter_errors(data)
     for error in errors:
         path = base + tuple(error.absolute_path)
         if error.validator == "maxItems" and path in cut:
@@ -385,6 +407,8 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: 
         return [doc.problem(path, f"{name} must not repeat an item")]
     if kind == "pattern":
         return [doc.problem(path, f"{name} has an invalid form: {_kind(value)}")]
+    if kind == "format" and expected == glyphs.FORMAT:
+        return [doc.problem(path, f"{name} {glyphs.problem(value)}")]
     message = error.message if len(error.message) <= 3 * MAX_QUOTED else f"{error.message[: 2 * MAX_QUOTED]}..."
     return [doc.problem(path, f"{name}: {message}")]
 

@@ -46,7 +46,15 @@ _INK = {
         "fill": {"type": "boolean"},
     },
 }
-_SIZE = {"type": "number", "minimum": 4, "maximum": 40}
+#: the font sizes (points) the sheets lay out at, per key: the bundled specs of every game
+#: keep their 10 mm margins and print no text over another at either end of each range,
+#: each size alone and all at once, on A4 and Letter (measured; docs/printing.md,
+#: tests/test_text_fit.py); one step larger runs text into a margin or onto the next item:
+#: a 21 pt title crosses the Rallytaire race sheet's top margin, a 12 pt heading a Rallyman
+#: dashboard card's figures, a 10 pt body the right margin of a GT time sheet, a 7.5 pt
+#: small text the right margin of the Rallytaire time table's legend
+FONT_SIZES = {"title": (4, 20), "heading": (4, 11.5), "body": (4, 9.5), "small": (4, 7), "space": (3, 12)}
+_SIZE = {key: {"type": "number", "minimum": low, "maximum": high} for key, (low, high) in FONT_SIZES.items()}
 SCHEMA = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "sheetgen page template",
@@ -69,7 +77,7 @@ SCHEMA = {
             "type": "object",
             "additionalProperties": False,
             "required": ["title", "heading", "body", "small", "space"],
-            "properties": {k: _SIZE for k in ("title", "heading", "body", "small")} | {"space": {"type": "number", "minimum": 3, "maximum": 12}},
+            "properties": _SIZE,
         },
         "ink": {
             "type": "object",

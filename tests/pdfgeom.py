@@ -3,15 +3,18 @@
 
 Each stroked or filled path comes with the graphics state it was painted in (stroke colour,
 line width, dash, line cap) and its points in page coordinates (points, y up; curves are
-flattened to their end and control points, enough for bounding boxes). Each text run comes
-with its position, font size, font name and string; its box is measured with the font's own
-metrics (the embedded DejaVu fonts).
+flattened to their end and control points, enough for bounding boxes). Each text run (one
+show operation) comes with its position, font size, font name and string (decoded through
+the font's ToUnicode map, as a viewer's text layer reads it), and its box: the advance
+widths the PDF gives for its glyphs, from the font's descender to its ascender, through the
+text and page transformations (rotated text included).
 """
 
 from __future__ import annotations
 
 import io
 import math
+import re
 from dataclasses import dataclass
 
 from pypdf import PdfReader
@@ -33,6 +36,8 @@ class Path:
     dash: tuple[float, ...]
     cap: int
     order: int  # position among the page's paths and texts
+    #: the box of the clipping paths in force (their bounding boxes intersected), or None
+    clip: tuple[float, float, float, float] | None = None
 
     @property
     def points(self) -> list[tuple[float, float]]:
@@ -62,6 +67,16 @@ class Path:
         return (min(xs) - grow, min(ys) - grow, max(xs) + grow, max(ys) + grow)
 
 
+IDENTITY = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+
+
+def _mul(m, n):
+    """m then n (PDF's row-vector convention)."""
+    a, b, c, d, e, f = m
+    A, B, C, D, E, F = n
+    return (a * A + b * C, a * B + b * D, c * A + d * C, c * B + d * D, e * A + f * C + E, e * B + f * D + F)
+
+
 @dataclass(frozen=True)
 class Text:
     x: float
@@ -70,17 +85,53 @@ class Text:
     font: str
     value: str
     order: int
+    #: the advance of the run in text space (points at the font size), from the PDF's widths
+    advance: float = 0.0
+    #: text space to page: the text matrix then the CTM at the show operation
+    matrix: tuple[float, ...] = IDENTITY
+    ascent: float = 0.928  # of the font size, from the PDF's font descriptor
+    descent: float = -0.236
+    #: the box of the clipping paths in force (their bounding boxes intersected), or None
+    clip: tuple[float, float, float, float] | None = None
+
+    def _box(self, bottom: float, top: float) -> tuple[float, float, float, float]:
+        a, b, c, d, e, f = self.matrix
+        width = self.advance if self.advance else pdfmetrics.stringWidth(self.value, self.font, self.size)
+        corners = [(a * u + c * v + e, b * u + d * v + f) for u in (0.0, width) for v in (bottom, top)]
+        xs = [p[0] for p in corners]
+        ys = [p[1] for p in corners]
+        return (min(xs), min(ys), max(xs), max(ys))
 
     def bbox(self) -> tuple[float, float, float, float]:
-        """The run's box: advance width by the font, from the descender to the ascender."""
-        face = pdfmetrics.getFont(self.font)
-        width = pdfmetrics.stringWidth(self.value, self.font, self.size)
-        return (self.x, self.y + face.face.descent / 1000 * self.size, self.x + width, self.y + face.face.ascent / 1000 * self.size)
+        """The run's box on the page: its advance width, from the descender to the ascender."""
+        return self._box(self.descent * self.size, self.ascent * self.size)
 
     def ink_box(self) -> tuple[float, float, float, float]:
         """A tighter box: digits and capitals, from the baseline to the cap height."""
-        width = pdfmetrics.stringWidth(self.value, self.font, self.size)
-        return (self.x, self.y, self.x + width, self.y + 0.73 * self.size)
+        return self._box(0.0, 0.73 * self.size)
+
+    def glyph_box(self) -> tuple[float, float, float, float]:
+        """The box its glyphs can reach: up to the ascender of the ASCII letters (0.76 of the
+        size; the font's whole ascender for any other character, an accented capital), down
+        to the baseline unless a character descends (then to the font's descender)."""
+        top = 0.76 if self.value.isascii() else self.ascent
+        low = not self.value.isascii() or any(ch in _DESCENDING for ch in self.value)
+        return self._box(self.descent * self.size if low else -0.02 * self.size, top * self.size)
+
+    def visible_box(self) -> tuple[float, float, float, float] | None:
+        """`glyph_box` cut to the clipping box in force: None when the clip hides the run."""
+        return intersection(self.glyph_box(), self.clip)
+
+
+_DESCENDING = frozenset("gjpqyQ,;()[]{}|_$@/\\")
+
+
+def intersection(box, clip):
+    """Two boxes' common part (clip None: no clip), or None when they do not meet."""
+    if clip is None:
+        return box
+    x0, y0, x1, y1 = max(box[0], clip[0]), max(box[1], clip[1]), min(box[2], clip[2]), min(box[3], clip[3])
+    return (x0, y0, x1, y1) if x0 < x1 and y0 < y1 else None
 
 
 @dataclass(frozen=True)
@@ -97,19 +148,63 @@ def read_pages(data: bytes) -> list[Page]:
     return [_read(pdf, page) for page in pdf.pages]
 
 
+def _tounicode(data: bytes) -> dict[int, str]:
+    """A ToUnicode CMap's one-byte bfchar and bfrange entries: code -> text."""
+    text = data.decode("latin-1")
+    found: dict[int, str] = {}
+
+    def uni(hexes: str) -> str:
+        return bytes.fromhex(hexes).decode("utf-16-be", errors="replace")
+
+    for block in re.findall(r"beginbfchar(.*?)endbfchar", text, re.DOTALL):
+        for src, dst in re.findall(r"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]*)>", block):
+            found[int(src, 16)] = uni(dst)
+    for block in re.findall(r"beginbfrange(.*?)endbfrange", text, re.DOTALL):
+        for lo, hi, dst in re.findall(r"<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]*)>", block):
+            for i in range(int(hi, 16) - int(lo, 16) + 1):
+                found[int(lo, 16) + i] = chr(int(dst, 16) + i)
+    return found
+
+
+@dataclass(frozen=True)
+class _Font:
+    name: str
+    unicode: dict
+    widths: dict
+    ascent: float
+    descent: float
+
+    @staticmethod
+    def of(ref) -> _Font:
+        font = ref.get_object()
+        first = int(font.get("/FirstChar", 0))
+        widths = {first + i: float(w) for i, w in enumerate(font.get("/Widths", []))}
+        unicode = _tounicode(font["/ToUnicode"].get_object().get_data()) if "/ToUnicode" in font else {}
+        descriptor = font["/FontDescriptor"].get_object() if "/FontDescriptor" in font else {}
+        return _Font(str(font["/BaseFont"]).split("+")[-1], unicode, widths, float(descriptor.get("/Ascent", 928)) / 1000, float(descriptor.get("/Descent", -236)) / 1000)
+
+
+def _shown(operand) -> bytes:
+    if isinstance(operand, bytes):
+        return bytes(operand)
+    return operand.original_bytes if hasattr(operand, "original_bytes") else str(operand).encode("latin-1")
+
+
 def _read(pdf: PdfReader, page) -> Page:
-    fonts = {name: str(ref.get_object()["/BaseFont"]).split("+")[-1] for name, ref in page["/Resources"]["/Font"].items()}
+    fonts = {name: _Font.of(ref) for name, ref in page["/Resources"]["/Font"].items()}
     ops = ContentStream(page.get_contents(), pdf).operations
     stack: list[tuple] = []
     ctm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
     stroke, width, dash, cap = (0.0,), 1.0, (), 0
-    font, size = "", 0.0
-    tm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+    font, size = _Font("", {}, {}, 0.928, -0.236), 0.0
+    tm = tlm = IDENTITY
     subpaths: list[list[tuple[float, float]]] = []
     rects: list[tuple[float, float, float, float]] = []
     paths: list[Path] = []
     texts: list[Text] = []
     order = 0
+    clip = None
+    clipping = False  # a W or W* waits for the path's painting operator
 
     def at(x: float, y: float) -> tuple[float, float]:
         a, b, c, d, e, f = ctm
@@ -117,9 +212,11 @@ def _read(pdf: PdfReader, page) -> Page:
 
     for operands, op in ops:
         if op == b"q":
-            stack.append((ctm, stroke, width, dash, cap))
+            stack.append((ctm, stroke, width, dash, cap, clip))
         elif op == b"Q":
-            ctm, stroke, width, dash, cap = stack.pop()
+            ctm, stroke, width, dash, cap, clip = stack.pop()
+        elif op in (b"W", b"W*"):
+            clipping = True
         elif op == b"cm":
             a, b, c, d, e, f = (float(v) for v in operands)
             A, B, C, D, E, F = ctm
@@ -150,21 +247,32 @@ def _read(pdf: PdfReader, page) -> Page:
                 subpaths[-1].append(subpaths[-1][0])
         elif op in (b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n"):
             if op != b"n" and (subpaths or rects):
-                paths.append(Path(op, tuple(tuple(s) for s in subpaths), tuple(rects), stroke, width, dash, cap, order))
+                paths.append(Path(op, tuple(tuple(s) for s in subpaths), tuple(rects), stroke, width, dash, cap, order, clip))
                 order += 1
+            if clipping:
+                pts = [p for sub in subpaths for p in sub] + [c for x, y, w, h in rects for c in ((x, y), (x + w, y + h))]
+                if pts:
+                    box = (min(p[0] for p in pts), min(p[1] for p in pts), max(p[0] for p in pts), max(p[1] for p in pts))
+                    clip = intersection(box, clip) or (box[0], box[1], box[0], box[1])
+                clipping = False
             subpaths, rects = [], []
         elif op == b"BT":
-            tm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
+            tm = tlm = IDENTITY
         elif op == b"Tm":
-            tm = tuple(float(v) for v in operands)
+            tm = tlm = tuple(float(v) for v in operands)
         elif op == b"Td":
-            tm = (tm[0], tm[1], tm[2], tm[3], tm[4] + float(operands[0]), tm[5] + float(operands[1]))
+            tm = tlm = _mul((1.0, 0.0, 0.0, 1.0, float(operands[0]), float(operands[1])), tlm)
         elif op == b"Tf":
             font, size = fonts[operands[0]], float(operands[1])
         elif op == b"Tj":
-            x, y = at(tm[4], tm[5])
-            texts.append(Text(x, y, size, font, str(operands[0]), order))
+            codes = _shown(operands[0])
+            advance = sum(font.widths.get(code, 0.0) for code in codes) / 1000 * size
+            value = "".join(font.unicode.get(code, chr(code)) for code in codes)
+            matrix = _mul(tm, ctm)
+            x, y = matrix[4], matrix[5]
+            texts.append(Text(x, y, size, font.name, value, order, advance, matrix, font.ascent, font.descent, clip))
             order += 1
+            tm = _mul((1.0, 0.0, 0.0, 1.0, advance, 0.0), tm)
     box = page.mediabox
     return Page(float(box.width), float(box.height), tuple(paths), tuple(texts))
 

@@ -151,8 +151,14 @@ def test_a_control_character_in_a_name_is_refused_at_load(write, escape, shown):
 
 
 def test_tab_and_newline_stay_allowed_in_a_text(write):
+    """The loader keeps them (a text that is not printed may hold them); a name the sheets
+    print may not (a tab prints as nothing or a box): refused by the name's check
+    (tests/test_glyphs.py), not as a control character."""
+    from sheetgen.yamlsrc import load_text
+
+    assert load_text('note: "Test\\tRace\\nand more"').data == {"note": "Test\tRace\nand more"}
     path = write(VALID.replace("name: Test Race", 'name: "Test\\tRace"'))
-    assert run("validate", path).exit_code == 0
+    assert refused(run("validate", path)) == f"{path}:2:7: error: 'name' holds characters the sheets cannot print: '\\t' (U+0009): control or formatting characters, which print as nothing or as a box\n"
 
 
 # -- special files ------------------------------------------------------------------------------

@@ -160,17 +160,26 @@ def test_a_dirt_tile_imported_for_gt_is_named_at_its_id_in_the_rekee_file(run, b
 
 def test_a_json_surrogate_pair_is_one_character_and_columns_stay_the_files(run, box):
     # JSON writes U+1F600 as the pair \ud83d\ude00 (Python's json reads it so); YAML alone
-    # would read two lone halves
-    text = '{"title": "smile \\ud83d\\ude00 and \\ud83d\\ude01!", "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 1}]}\n'
-    assert json.loads(text)["title"] == "smile \U0001f600 and \U0001f601!"
+    # would read two lone halves. The author (kept, not printed) may hold it.
+    text = '{"author": "smile \\ud83d\\ude00 and \\ud83d\\ude01!", "tiles": [{"q": 0, "r": 0, "id": "901a", "dir": 1}]}\n'
+    assert json.loads(text)["author"] == "smile \U0001f600 and \U0001f601!"
     (box / "pair.json").write_text(text)
     spec = box / "pair.yaml"
     assert run("import", "rekee", str(box / "pair.json"), "--tiles", str(box / "box.yaml"), "-o", str(spec)).exit_code == 0
-    assert load_spec(spec).model.name == "smile \U0001f600 and \U0001f601!"
+    assert load_spec(spec).model.author == "smile \U0001f600 and \U0001f601!"
     # a problem after the pairs on their line is at the file's own column
     (box / "pair.json").write_text(text.replace('"dir": 1', '"dir": 9'))
     result = run("import", "rekee", str(box / "pair.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
-    assert result.stderr == f"{box / 'pair.json'}:1:99: error: 'dir' must be at most 5, got 9\n"  # (the 9 is the file's 99th character)
+    assert result.stderr == f"{box / 'pair.json'}:1:100: error: 'dir' must be at most 5, got 9\n"  # (the 9 is the file's 100th character)
+    # the title becomes the track's name, which the sheets print: one character beyond U+FFFF
+    # is refused (not two halves), at the title in the Rekee file
+    (box / "pair.json").write_text(text.replace('"author"', '"title"'))
+    result = run("import", "rekee", str(box / "pair.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "t.yaml"))
+    assert result.stderr == (
+        f"{box / 'pair.json'}:1:11: error: 'name' holds characters the sheets cannot print: '\U0001f600' (U+1F600), '\U0001f601' (U+1F601): "
+        "beyond U+FFFF, which the PDFs cannot map to text\n"
+    )
+    assert not (box / "t.yaml").exists()
 
 
 def test_a_lone_surrogate_in_json_is_refused_in_jsons_words(run, box):

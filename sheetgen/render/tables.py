@@ -8,10 +8,10 @@ told by colour.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from sheetgen.render.common import fit_size, text_box, wrap
+from sheetgen.render.common import BOX_PAD, EXTENT, TITLE_LEAST, draw_fitted, fit_text, fitted_text, text_box, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template
 
@@ -19,15 +19,24 @@ HEADER_MM = 17.0
 FOOTER_MM = 7.0
 
 
-def page_header(sheet: Sheet, title: str, subtitle: str, kind: str, page: int, pages: int) -> float:
-    """Title block; returns the y (points) below it."""
+def page_header(sheet: Sheet, title: str | tuple[str, str], subtitle: str | tuple[str, str], kind: str | tuple[str, str], page: int, pages: int) -> float:
+    """Title block; returns the y (points) below it. Each of `title`, `subtitle` and `kind`
+    is a text, or (name, end): a name cut short when it must be, then the rest whole."""
     x, top, right = sheet.left, sheet.top, sheet.right
-    size = fit_size(sheet, title, (right - x) - 60 * MM, sheet.t.sizes["title"], True)
-    sheet.text(x, top - 6 * MM, title, bold=True, size=size)
-    sheet.text(right, top - 3.5 * MM, kind, "small", align="right")
-    sheet.text(right, top - 7 * MM, f"page {page} of {pages}", "small", align="right")
+    # the kind of sheet and the page number on the right (the kind may hold a name: at most
+    # half the width), the title in what they leave
+    name, end = kind if isinstance(kind, tuple) else (kind, "")
+    kind_text = fit_text(sheet, name, (right - x) / 2, sheet.t.sizes["small"], after=end)
+    numbers = f"page {page} of {pages}"
+    taken = max(sheet.text_width(kind_text.lines[0], size=kind_text.size), sheet.text_width(numbers, "small"))
+    room = min((right - x) - 60 * MM, (right - x) - taken - 4 * MM)
+    name, end = title if isinstance(title, tuple) else (title, "")
+    fitted_text(sheet, x, top - 6 * MM, name, room, "title", bold=True, least=TITLE_LEAST, after=end)
+    draw_fitted(sheet, right, top - 3.5 * MM, kind_text, align="right")
+    sheet.text(right, top - 7 * MM, numbers, "small", align="right")
     if subtitle:
-        sheet.text(x, top - 11.5 * MM, subtitle, "body", size=fit_size(sheet, subtitle, right - x, sheet.t.sizes["body"]))
+        name, end = subtitle if isinstance(subtitle, tuple) else (subtitle, "")
+        fitted_text(sheet, x, top - 11.5 * MM, name, right - x, "body", after=end)
     sheet.stroke(width=sheet.ink.thin_width)
     sheet.c.line(x, top - 13.5 * MM, right, top - 13.5 * MM)
     return top - HEADER_MM * MM
@@ -46,7 +55,7 @@ def paragraphs(sheet: Sheet, x: float, y: float, width: float, texts: Sequence[s
     """Wrapped paragraphs from y down, `leading` mm apart; returns the y below them."""
     size = sheet.t.sizes[size_key]
     for text in texts:
-        for line in wrap(sheet, text, width, size) if text.split() else ():
+        for line in wrap(sheet, text, width, size, hard=True) if text.split() else ():
             sheet.text(x, y, line, size=size)
             y -= leading * MM
     return y
@@ -57,14 +66,18 @@ class Column:
     head: str
     width: float  # points
     align: str = "center"
+    #: the lines a value of the column may take (a long name wraps before it is cut)
+    lines: int = 1
 
 
 @dataclass(frozen=True)
 class Row:
-    """A table row: "title" (one label across the table), "row" or "total" (bold, heavy)."""
+    """A table row: "title" (one label across the table), "row" or "total" (bold, heavy). A
+    value is a text, or (name, end): a name, cut short when it must be, then an end kept
+    whole ("Sweden", " race 2")."""
 
     kind: str
-    values: tuple[str, ...] = ()
+    values: tuple[str | tuple[str, str], ...] = ()
     label: str = ""
 
 
@@ -74,6 +87,20 @@ class Table:
     groups: tuple[tuple[str, int, int], ...] = ()  # (label, first column, columns spanned) above the heads
     row_h: float = 6.2 * MM
     head_h: float = 5.0 * MM
+    #: the lines a column head may take (names wrap before they shrink; see `fit_heads`)
+    head_lines: int = 1
+
+
+def fit_heads(sheet: Sheet, table: Table) -> Table:
+    """`table` with its heads' row made as tall as its heads need (up to `head_lines` lines
+    of small bold type, wrapped before they shrink), never lower than it was."""
+    size = sheet.t.sizes["small"]
+    need = table.head_h
+    for c in table.columns:
+        if "\n" not in c.head:
+            fitted = fit_text(sheet, c.head, c.width - 1.4 * MM, size, bold=True, lines=table.head_lines, single=size)
+            need = max(need, EXTENT * fitted.size + (len(fitted.lines) - 1) * fitted.leading + BOX_PAD + 0.6 * MM)
+    return replace(table, head_h=need)
 
 
 def table_head(sheet: Sheet, table: Table, y: float) -> float:
@@ -86,22 +113,23 @@ def table_head(sheet: Sheet, table: Table, y: float) -> float:
         gh = 5.5 * MM
         for label, first, span in table.groups:
             w = starts[first + span] - starts[first]
-            if label:
-                text_box(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width)
+            if label:  # (a name: in two lines when one does not hold it)
+                text_box(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width, lines=2)
             else:  # a name to write in
                 sheet.box(starts[first], y - gh, w, gh, shaded=True, width=sheet.ink.line_width)
         y -= gh
     for k, c in enumerate(table.columns):
         if "\n" not in c.head:
-            text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center")
+            single = sheet.t.sizes["small"] if table.head_lines > 1 else None
+            text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center", lines=table.head_lines, single=single)
             continue
         # a head of two lines: the second in plain type (what a total row holds there)
         text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, shaded=True)
         size = sheet.t.sizes["small"]
         for n, line in enumerate(c.head.split("\n")[:2]):
-            fitted = fit_size(sheet, line, c.width - 1.2 * MM, size, n == 0, least=4.0)
+            fitted = fit_text(sheet, line, c.width - 1.2 * MM, size, bold=n == 0, least=4.0)
             ly = y - table.head_h / 2 + (1.4 * MM if n == 0 else -1.4 * MM)
-            sheet.text(starts[k] + c.width / 2, ly - 0.729 * fitted / 2, line, bold=n == 0, size=fitted, align="center")
+            sheet.text(starts[k] + c.width / 2, ly - 0.729 * fitted.size / 2, fitted.lines[0], bold=n == 0, size=fitted.size, align="center")
     return y - table.head_h
 
 
@@ -122,7 +150,8 @@ def table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom
         heavy = row.kind == "total"
         cx = x
         for c, value in zip(table.columns, row.values):
-            text_box(sheet, cx, y, c.width, h, value, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None)
+            name, end = value if isinstance(value, tuple) else (value, "")
+            text_box(sheet, cx, y, c.width, h, name, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None, lines=c.lines, after=end)
             cx += c.width
         for label, first, span in table.groups:  # heavier lines around each group
             gx = x + sum(c.width for c in table.columns[:first])
@@ -171,7 +200,7 @@ def draw_table_pages(
 
 def _notes_height(sheet: Sheet, notes: Sequence[str]) -> float:
     """Height (points) :func:`paragraphs` takes for `notes` across the page, and the gap above."""
-    lines = sum(len(wrap(sheet, text, sheet.right - sheet.left, sheet.t.sizes["small"])) for text in notes)
+    lines = sum(len(wrap(sheet, text, sheet.right - sheet.left, sheet.t.sizes["small"], hard=True)) for text in notes)
     return lines * 3.3 * MM + 6 * MM
 
 

@@ -88,6 +88,7 @@ from dataclasses import replace
 from typing import Any
 
 from sheetgen.errors import Problem, SpecError
+from sheetgen.glyphs import TEXT
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import structural_problems
 from sheetgen.games.rally_risk.layout import MAX_CARD_MM, MIN_CARD_MM, MIN_SPACE_MM, min_card_mm, road_kind
@@ -123,7 +124,7 @@ MAX_CALENDAR_RACES = 100
 MAX_FACTOR = 4
 
 _ID = {"type": "string", "pattern": r"^[A-Za-z0-9_-]{1,40}$", "description": "letters, digits, _ and -"}
-_NAME = {"type": "string", "minLength": 1, "maxLength": 60}
+_NAME = {"type": "string", "minLength": 1, "maxLength": 60, **TEXT}
 _SIDE = {"enum": [s.value for s in Side]}
 _ZONE = {"enum": [z.value for z in Zone], "description": "weather zone: Central Europe, Northern Europe, Africa"}
 _COUNT = {"type": "integer", "minimum": 0, "maximum": MAX_COURSE}
@@ -273,7 +274,7 @@ CALENDAR_SCHEMA: dict[str, Any] = {
 }
 
 MAX_PLAYERS = 6  # the box has 6 cars
-_PLAYER = {"type": "string", "minLength": 1, "maxLength": 30}
+_PLAYER = {"type": "string", "minLength": 1, "maxLength": 30, **TEXT}
 _FINISH = {
     "oneOf": [{"type": "integer", "minimum": 1, "maximum": 10000}, {"enum": ["destroyed", "eliminated"]}],
     "description": "the round the car finished in, or destroyed / eliminated",
@@ -305,7 +306,7 @@ RESULTS_SCHEMA: dict[str, Any] = {
                 "additionalProperties": False,
                 "required": ["rally", "races"],
                 "properties": {
-                    "rally": {"type": "string", "minLength": 1, "maxLength": 60, "description": "the calendar's rally id (or any name without a calendar)"},
+                    "rally": {"type": "string", "minLength": 1, "maxLength": 60, **TEXT, "description": "the calendar's rally id (or any name without a calendar)"},
                     "name": _NAME,
                     "races": {
                         "type": "array",

@@ -37,6 +37,7 @@ from collections import Counter
 from typing import Any
 
 from sheetgen.errors import SpecError
+from sheetgen.glyphs import TEXT
 from sheetgen.games.rally_run.model import (
     COLOURS,
     CORNERS,
@@ -58,7 +59,7 @@ MIN_SIZE, MAX_SIZE = 3, 9
 MIN_TILE_MM, MAX_TILE_MM = 30, 90
 MAX_KINDS = 40
 
-_NAME = {"type": "string", "minLength": 1, "maxLength": 40}
+_NAME = {"type": "string", "minLength": 1, "maxLength": 40, **TEXT}
 _OPENINGS = {"type": "string", "maxLength": 8, "description": "the sides the road leaves by, north up: letters of NESW, e.g. NS, NE, NEW"}
 _COLOUR = {"enum": sorted(COLOURS)}
 

@@ -44,6 +44,7 @@ from dataclasses import replace
 from typing import Any
 
 from sheetgen.errors import Problem, SpecError
+from sheetgen.glyphs import TEXT
 from sheetgen.games.rallyman import compact
 from sheetgen.games.rallyman.hexgrid import (
     DEFAULT_FRAME,
@@ -83,7 +84,7 @@ MAX_LINES = 500
 MAX_COORD = 1000
 MAX_LAPS = 10
 
-_NAME = {"type": "string", "minLength": 1, "maxLength": 80}
+_NAME = {"type": "string", "minLength": 1, "maxLength": 80, **TEXT}
 _TILE_ID = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", "description": "letters, digits, _ . and - (Rekee's ids such as 117a or 205a-2)"}
 _COORD = {"type": "integer", "minimum": -MAX_COORD, "maximum": MAX_COORD}
 _DIR = {"type": "integer", "minimum": 0, "maximum": 5}

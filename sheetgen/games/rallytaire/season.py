@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sheetgen.errors import Location, Problem, SpecError
+from sheetgen.glyphs import TEXT
 from sheetgen.games.rallytaire import spec as race_spec
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.schemacheck import check
@@ -64,13 +65,13 @@ SCHEMA: dict[str, Any] = {
     "properties": {
         "game": {"const": "rallytaire"},
         "kind": {"const": "season"},
-        "name": {"type": "string", "minLength": 1, "maxLength": 60},
+        "name": {"type": "string", "minLength": 1, "maxLength": 60, **TEXT},
         "players": {
             "type": "array",
             "minItems": 1,
             "maxItems": MAX_PLAYERS,
             "uniqueItems": True,
-            "items": {"type": "string", "minLength": 1, "maxLength": 30},
+            "items": {"type": "string", "minLength": 1, "maxLength": 30, **TEXT},
         },
         "races": {
             "type": "array",

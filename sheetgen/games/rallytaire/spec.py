@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sheetgen.errors import SpecError
+from sheetgen.glyphs import TEXT
 from sheetgen.games.rallytaire.graph import structural_problems
 from sheetgen.games.rallytaire.model import MAX_GEAR, MIN_GEAR, Boxes, Corner, Race, Stage, Surface, Turn
 from sheetgen.schemacheck import check
@@ -37,7 +38,7 @@ _STAGE = {
     "additionalProperties": False,
     "required": ["name", "surface", "length"],
     "properties": {
-        "name": {"type": "string", "minLength": 1, "maxLength": 60},
+        "name": {"type": "string", "minLength": 1, "maxLength": 60, **TEXT},
         "surface": {"enum": _SURFACES},
         "length": {"type": "integer", "minimum": MIN_LENGTH, "maximum": MAX_LENGTH, "description": "spaces; the finish line follows the last one"},
         "corners": {"type": "array", "items": _CORNER, "description": "in track order"},
@@ -55,7 +56,7 @@ SCHEMA: dict[str, Any] = {
     "required": ["game", "name", "stages"],
     "properties": {
         "game": {"const": "rallytaire"},
-        "name": {"type": "string", "minLength": 1, "maxLength": 60, "description": "the race: one race sheet"},
+        "name": {"type": "string", "minLength": 1, "maxLength": 60, **TEXT, "description": "the race: one race sheet"},
         "boxes": {
             "type": "object",
             "additionalProperties": False,

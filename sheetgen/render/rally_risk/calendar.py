@@ -14,7 +14,7 @@ from sheetgen.games.rally_risk.graph import layout_graph
 from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS, race_name
-from sheetgen.render.common import CAP, fit_size, plural, text_box
+from sheetgen.render.common import CAP, fit_size, fitted_text, plural, text_box
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.common import ARROW, ZONE_NAMES, race_label
 from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
@@ -74,7 +74,7 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
         )
 
     def header(s: Sheet, page: int, continued: bool) -> float:
-        return page_header(s, f"{cal.name}: calendar" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship calendar", page, pages)
+        return page_header(s, (cal.name, ": calendar" + (" (continued)" if continued else "")), subtitle, "Rally Risk championship calendar", page, pages)
 
     table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
     return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes)
@@ -145,9 +145,9 @@ def draw_section_list_page(sheet: Sheet, built: BuiltCalendar, blocks: Sequence[
     as shown) and a small map of the course; each rally's name, zone and limits above its
     first race on the page."""
     cal = built.calendar
-    title = f"{cal.name}: section lists" + ("" if first else " (continued)")
+    title = (cal.name, ": section lists" + ("" if first else " (continued)"))
     subtitle = "each race's road sections in driving order: take them from the box and lay each one entered heading as shown"
-    y = page_header(sheet, title, subtitle, f"{cal.name}: Rally Risk calendar", page, pages)
+    y = page_header(sheet, title, subtitle, (cal.name, ": Rally Risk calendar"), page, pages)
     x, right = sheet.left, sheet.right
     width = right - x
     map_w = 44 * MM
@@ -162,16 +162,14 @@ def draw_section_list_page(sheet: Sheet, built: BuiltCalendar, blocks: Sequence[
         if ri != shown:
             shown = ri
             y -= 6.5 * MM
-            head = rally.name + ("" if k == 0 else " (continued)")
-            sheet.text(x, y, head, "title", bold=True, size=fit_size(sheet, head, 70 * MM, sheet.t.sizes["title"] - 3, True))
+            fitted_text(sheet, x, y, rally.name, 70 * MM, bold=True, size=sheet.t.sizes["title"] - 3, after="" if k == 0 else " (continued)")
             words = f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; {limits_text(rally.limits)}"
             sheet.text(x + 72 * MM, y, words, size=fit_size(sheet, words, width - 72 * MM, sheet.t.sizes["body"]))
             sheet.stroke(width=sheet.ink.line_width)
             sheet.c.line(x, y - 1.6 * MM, right, y - 1.6 * MM)
             y -= RALLY_HEAD_MM * MM - 6.5 * MM
         y -= 6 * MM
-        head = f"{race.name}" + ("  (SPECIAL RACE: no speed limits)" if race.special else "")
-        sheet.text(x, y, head, "heading", bold=True)
+        fitted_text(sheet, x, y, race.name, width, "heading", bold=True, after="  (SPECIAL RACE: no speed limits)" if race.special else "")
         counts = tag_counts(race)
         facts = f"{plural(len(race.course), 'section')}, {plural(race.length, 'space')}; sharp curves {counts['sharp_curves']}, fords {counts['fords']}, fast roads {counts['fast_roads']}"
         if check is not None:
@@ -257,8 +255,8 @@ def blank_score_rows(cal: Calendar) -> list[Row]:
     rows: list[Row] = []
     empty = ("",) * (3 * MAX_PLAYERS)
     for rally in cal.rallies:
-        rows += [Row("row", (f"{rally.name} {name}",) + empty) for name in race_names(rally)]
-        rows.append(Row("total", (f"{rally.name} total",) + empty))
+        rows += [Row("row", ((rally.name, f" {name}"),) + empty) for name in race_names(rally)]
+        rows.append(Row("total", ((rally.name, " total"),) + empty))
     rows.append(Row("total", ("championship points",) + empty))
     return rows
 
@@ -273,12 +271,12 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
     lists = section_list_pages(room, cal)
     rows = blank_score_rows(cal)
     table = score_table(width - 2 * margin, ())
-    title = f"{cal.name}: score sheet"
+    title = cal.name, ": score sheet"
     subtitle = "per race and driver: start position, finishing round and score A; per rally: total, place and points"
 
     def score_pages(sheet: Sheet, first: int, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, title + (" (continued)" if continued else ""), subtitle, "Rally Risk championship score sheet", page, pages)
+            return page_header(s, (title[0], title[1] + (" (continued)" if continued else "")), subtitle, "Rally Risk championship score sheet", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES)
 
@@ -298,7 +296,7 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
             page += 1
         for rally in cal.rallies:
             for race in rally.courses:
-                draw_course_sheet(sheet, race, None, page_label=f"{cal.name}: page {page} of {pages}")
+                draw_course_sheet(sheet, race, None, page_label=(cal.name, f": page {page} of {pages}"))
                 page += 1
         score_pages(sheet, page, pages)
 

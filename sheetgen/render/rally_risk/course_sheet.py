@@ -19,7 +19,7 @@ from sheetgen.games.rally_risk.layout import CourseMap, RoadShape, course_map, r
 from sheetgen.games.rally_risk.model import GEARS, MAX_MECHANICS, MECHANIC_RANGE, Race, Side
 from sheetgen.games.rally_risk.scoring import ELIMINATION_HANDICAP
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
-from sheetgen.render.common import CAP, centred, fit_size, plural, polygon, pt, text_box, wave, wrap
+from sheetgen.render.common import CAP, TITLE_LEAST, centred, cut, draw_fitted, fit_size, fit_text, fitted_text, plural, polygon, pt, text_box, wave, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.common import BOX_PAD, DISPLAY, ORDINAL, ZONE_NAMES, draw_road, edge_label, fitting_factor_size, ford_text
 from sheetgen.render.rally_risk.reference_card import draw_reference_card
@@ -187,13 +187,16 @@ def _end_word(sheet: Sheet, road: RoadShape, side: Side, word: str, size: float,
     dx, dy = side.step
     h = CAP * size * 25.4 / 72
     c = sheet.c
+    reach = 0.76 * size  # the letters' height (points): kept inside the page's frame
     if side in (Side.N, Side.S):
         y = ey + dy * gap + (0 if dy > 0 else -h)
-        sheet.text(x0 + ex * MM, y0 + y * MM, word, bold=True, size=size, align="center")
+        py = min(max(y0 + y * MM, sheet.bottom + 0.3), sheet.top - reach)
+        sheet.text(x0 + ex * MM, py, word, bold=True, size=size, align="center")
         return
     x = ex + dx * gap + (h if dx > 0 else 0)
+    px = min(max(x0 + x * MM, sheet.left + reach), sheet.right - 0.3)
     c.saveState()
-    c.translate(x0 + x * MM, y0 + ey * MM)
+    c.translate(px, y0 + ey * MM)
     c.rotate(90)
     sheet.text(0, 0, word, bold=True, size=size, align="center")
     c.restoreState()
@@ -223,16 +226,25 @@ def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int,
         width = (cell - road.width) / 2
         cx = width / 2 + 0.6 if ew is Side.W else cell - width / 2 - 0.6
         cy = cell - 3.2 if ns is Side.N else 3.2
+    # what a line may take: the room, and in a bend's corner the 0.6 mm either side of it
+    spare = 0.0 if road.kind == "straight" else 1.2
     text = f"{number} {name}"
     lines = wrap(sheet, text, width * MM, size, True)
     most = 3 if road.kind == "straight" else 2  # beside a straight there is room down the square
     while len(lines) > most and size > 4.0:  # smaller type before more lines
         size -= 0.25
         lines = wrap(sheet, text, width * MM, size, True)
+    # the lines the square holds: centred 3.2 mm in from its edge, they stay 0.3 mm inside it
+    # (in a bend's corner more than the two asked for, at the smallest size)
+    held = max(most, 1 + int(2 * (2.9 * MM - CAP * size / 2) / (CAP * size * 1.6)))
+    if len(lines) > held:  # a name too long for the square: the lines it holds, cut short
+        fitted = fit_text(sheet, text, (width + spare) * MM, sheet.t.sizes["small"], bold=True, lines=held, least=4.0, single=sheet.t.sizes["small"])
+        lines, size = list(fitted.lines), fitted.size
     step = CAP * size * 1.6
     top = cy * MM + (len(lines) - 1) * step / 2
     for k, line in enumerate(lines):
         fitted = fit_size(sheet, line, width * MM, size, True, least=4.0)
+        line = cut(sheet, line, (width + spare) * MM, fitted, True)
         centred(sheet, sx + cx * MM, sy + top - k * step, line, fitted, True)
 
 
@@ -259,13 +271,24 @@ def _chequer(sheet: Sheet, line, heading: Side, x0: float, y0: float, outside: b
     return 2 * depth
 
 
-def draw_course_header(sheet: Sheet, race: Race, page_label: str) -> None:
+def _name_parts(race: Race) -> tuple[str, str]:
+    """A race's name as (name, end): "Sweden, race 2" is ("Sweden", ", race 2"), so that a
+    name cut short keeps the race it names."""
+    name, comma, end = race.name.rpartition(", ")
+    return (name, comma + end) if comma else (race.name, "")
+
+
+def draw_course_header(sheet: Sheet, race: Race, page_label: tuple[str, str]) -> None:
     x, top, right = sheet.left, sheet.top, sheet.right
-    size = fit_size(sheet, race.name, (right - x) - 62 * MM, sheet.t.sizes["title"], True)
-    sheet.text(x, top - 6 * MM, race.name, bold=True, size=size)
-    sheet.text(right, top - 3.5 * MM, "Rally Risk course sheet", "small", align="right")
-    if page_label:
-        sheet.text(right, top - 7 * MM, page_label, "small", align="right")
+    kind = "Rally Risk course sheet"
+    # the page's label may name a calendar: at most half the width, the title in what is left
+    label = fit_text(sheet, page_label[0], (right - x) / 2, sheet.t.sizes["small"], after=page_label[1]) if any(page_label) else None
+    taken = max(sheet.text_width(kind, "small"), sheet.text_width(label.lines[0], size=label.size) if label else 0.0)
+    name, end = _name_parts(race)
+    fitted_text(sheet, x, top - 6 * MM, name, min((right - x) - 62 * MM, right - x - taken - 4 * MM), "title", bold=True, least=TITLE_LEAST, after=end)
+    sheet.text(right, top - 3.5 * MM, kind, "small", align="right")
+    if label:
+        draw_fitted(sheet, right, top - 7 * MM, label, align="right")
     facts = [
         "SPECIAL RACE" if race.special else "Normal race",
         f"weather zone {race.zone.value} ({ZONE_NAMES[race.zone]})",
@@ -320,7 +343,7 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
     # weather chart of the zone
     chart = tables.chart(race.zone)
     own = "weather" in tables.overridden
-    sheet.text(x, y - 3.2 * MM, f"Weather, zone {race.zone.value} ({ZONE_NAMES[race.zone]})", "body", bold=True)
+    fitted_text(sheet, x, y - 3.2 * MM, f"Weather, zone {race.zone.value} ({ZONE_NAMES[race.zone]})", width, "body", bold=True)
     y -= 5 * MM
     sheet.text(x, y - 2.6 * MM, f"{'your box' if own else 'house'} chart; each round: even roll forward, odd back", "small")
     y -= 4.5 * MM
@@ -378,9 +401,12 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
     for d in a.dangerous:
         ford = " ford" if d.ford else ""
         sheet.text(x, y - 2.6 * MM, f"space {d.space}", "small", bold=True)
-        words = f"{names.get(d.section, d.section)} {d.section_space}, factor {d.factor}{ford}"
+        name, where = names.get(d.section, d.section), f" {d.section_space}, factor {d.factor}{ford}"
         room = width - 14 * MM - sheet.text_width("off 100.0%", "small") - 2 * MM
-        sheet.text(x + 14 * MM, y - 2.6 * MM, words, size=fit_size(sheet, words, room, sheet.t.sizes["small"], least=4.0))
+        size = fit_size(sheet, name + where, room, sheet.t.sizes["small"], least=4.0)
+        # a name too long: cut short, the space and its factor kept
+        words = cut(sheet, name, room - sheet.text_width(where, size=size), size) + where
+        sheet.text(x + 14 * MM, y - 2.6 * MM, words, size=size)
         sheet.text(x + width, y - 2.6 * MM, f"off {100 * d.damage_probability:.1f}%", "small", align="right")
         y -= 3.6 * MM
     if a.dangerous:
@@ -521,7 +547,7 @@ def course_sheet_pages(race: Race, analysis, page_w_mm: float, page_h_mm: float,
     return course_plan(race, page_w_mm, page_h_mm, margin_mm, analysis).pages
 
 
-def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1, pages: int | None = None, page_label: str | None = None) -> int:
+def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1, pages: int | None = None, page_label: str | tuple[str, str] | None = None) -> int:
     """A race's course sheet from the current page of `sheet`; every page it draws is
     ended with ``sheet.end_page()``. Returns the number of pages (see
     :func:`course_sheet_pages`; 1 unless the course is very long).
@@ -529,17 +555,19 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
     `analysis` is the race's :class:`~sheetgen.games.rally_risk.solve.RaceAnalysis` (None:
     printed without the analysis). `page` and `pages` number the pages in the document
     ("page 2 of 9"); without `pages` no page numbers are printed; `page_label` replaces
-    the first page's label (later pages add "continued"). Drawn: the course on its
+    the first page's label (later pages add "continued"; (name, end): a name cut short when
+    it must be, then its end). Drawn: the course on its
     grid squares with every space's factor and progressive number, fords, start and
     finish; the race kind, the zone's weather chart and the analysis beside it; every
     space in a numbered strip; a row per driver for assistance, mechanics and tyres; and a
     round tracker."""
     plan = course_plan(race, sheet.width / MM, sheet.height / MM, sheet.margin / MM, analysis)
     danger = _heavy_spaces(analysis)
-    def label(k: int) -> str:
+    def label(k: int) -> tuple[str, str]:
+        name, end = page_label if isinstance(page_label, tuple) else ("", page_label)
         if page_label is not None:
-            return page_label if k == 0 else f"{page_label} (continued)"
-        return f"page {page + k} of {pages}" if pages else ""
+            return (name, end if k == 0 else f"{end} (continued)")
+        return ("", f"page {page + k} of {pages}" if pages else "")
 
     draw_course_header(sheet, race, label(0))
     cmap = plan.map
@@ -571,8 +599,11 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
     sheet.end_page()
     rows = space_strip(race.length, (sheet.right - sheet.left) / MM).rows
     for k in range(plan.extra_pages):
-        sheet.text(sheet.left, sheet.top - 4.5 * MM, race.name, "heading", bold=True)
-        sheet.text(sheet.right, sheet.top - 4.5 * MM, ("Rally Risk course sheet, " + label(k + 1)).rstrip(", "), "small", align="right")
+        name, end = label(k + 1)
+        kind = fit_text(sheet, "Rally Risk course sheet, " + name, (sheet.right - sheet.left) / 2, sheet.t.sizes["small"], after=end) if name or end else fit_text(sheet, "Rally Risk course sheet", sheet.right, sheet.t.sizes["small"])
+        room = sheet.right - sheet.left - sheet.text_width(kind.lines[0], size=kind.size) - 4 * MM
+        fitted_text(sheet, sheet.left, sheet.top - 4.5 * MM, _name_parts(race)[0], room, "heading", bold=True, after=_name_parts(race)[1])
+        draw_fitted(sheet, sheet.right, sheet.top - 4.5 * MM, kind, align="right")
         first = k * plan.strip_rows_per_page
         draw_space_strip(sheet, race, sheet.top - RUNNING_HEADER_MM * MM, danger, range(first, min(first + plan.strip_rows_per_page, rows)))
         _footer(sheet)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sheetgen.games.rally_risk.layout import kit_layout
 from sheetgen.games.rally_risk.model import MAX_MECHANICS, MECHANIC_RANGE
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
-from sheetgen.render.common import CAP, centred, fit_size, wrap
+from sheetgen.render.common import CAP, centred, fit_size, fitted_text, wrap
 from sheetgen.render.patterns import CAR_PATTERNS, draw_car_pattern
 from sheetgen.render.pdf import Sheet
 from sheetgen.template import MM
@@ -39,8 +39,9 @@ def _number(sheet: Sheet, x: float, y: float, r: float, value: str, size: float)
 def draw_kit(sheet: Sheet, title: str, page: int, pages: int) -> None:
     """The kit page; then ``sheet.end_page()``."""
     top = sheet.top
-    sheet.text(sheet.left, top - 4 * MM, title, "heading", bold=True)
-    sheet.text(sheet.right, top - 4 * MM, f"Rally Risk print-and-play kit, page {page} of {pages}", "small", align="right")
+    kind = f"Rally Risk print-and-play kit, page {page} of {pages}"
+    fitted_text(sheet, sheet.left, top - 4 * MM, title, sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM, "heading", bold=True)
+    sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
     note = "Cut along the lines. " + ", ".join(f"car {k + 1} {CAR_PATTERNS[k]}" for k in range(MAX_PLAYERS)) + "."
     sheet.text(sheet.left, top - 8.6 * MM, note, size=fit_size(sheet, note, sheet.right - sheet.left, sheet.t.sizes["small"]))
     kit = kit_layout(sheet.width / MM, sheet.height / MM, sheet.margin / MM, header=KIT_HEADER_MM, cars=MAX_PLAYERS, mechanics=MAX_MECHANICS)

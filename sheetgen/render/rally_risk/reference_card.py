@@ -11,7 +11,7 @@ import math
 from sheetgen.games.rally_risk.house_tables import LABEL as HOUSE_LABEL
 from sheetgen.games.rally_risk.model import DIE, GEARS, MAX_MECHANICS, MECHANIC_RANGE, Assistance, Tables, Weather, Zone
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
-from sheetgen.render.common import centred, fit_size, text_box, wrap
+from sheetgen.render.common import centred, fit_size, fitted_text, text_box, wrap
 from sheetgen.render.pdf import Sheet
 from sheetgen.render.rally_risk.common import BOX_PAD, DISPLAY, ORDINAL, ZONE_NAMES, ford_text
 from sheetgen.template import MM
@@ -71,9 +71,10 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
     """The tables a race is played with, and the modifiers summary, on the current page
     of `sheet`; then ``sheet.end_page()``. Each table says whether it is a house table."""
     x, top, right = sheet.left, sheet.top, sheet.right
-    sheet.text(x, top - 6 * MM, "Rally Risk reference card", "title", bold=True)
-    if subtitle:
-        sheet.text(right, top - 5 * MM, subtitle, "small", align="right")
+    title = "Rally Risk reference card"
+    sheet.text(x, top - 6 * MM, title, "title", bold=True)
+    if subtitle:  # right of the title (it may name a race or a library)
+        fitted_text(sheet, right, top - 5 * MM, subtitle, right - x - sheet.text_width(title, "title", bold=True) - 4 * MM, "small", align="right")
     own = [DISPLAY[n] for n in tables.overridden]
     if own:
         note = f"From your box (given in the race spec): {', '.join(own)}. Every other table is a sheetgen house table."

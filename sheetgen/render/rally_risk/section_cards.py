@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from sheetgen.games.rally_risk.layout import CardGrid, card_grid, road_shape
 from sheetgen.games.rally_risk.model import Library, Section, Side, Tables, Tag
-from sheetgen.render.common import fit_size, wrap
+from sheetgen.render.common import fit_size, fit_text, fitted_text, wrap
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.common import ARROW, draw_road, edge_label
 from sheetgen.render.rally_risk.kit import draw_kit
@@ -46,10 +46,15 @@ def draw_section_card(sheet: Sheet, section: Section, x: float, y: float, size_m
     room = ((size_mm - road.width) / 2 - 2 * inset) * MM
     body = max(min(6.5, size_mm / 12), 5.0)
     lines: list[tuple[str, float, bool]] = []
-    for text, bold in card_text(section) + [(f"copy {copy} of {copies}", False)]:
-        size = body + 1.5 if bold else body
-        for part in wrap(sheet, text, room, size, bold):
-            lines.append((part, fit_size(sheet, part, room, size, bold), bold))
+    (name, _bold), *rest = card_text(section) + [(f"copy {copy} of {copies}", False)]
+    for text, bold in rest:
+        for part in wrap(sheet, text, room, body, bold):
+            lines.append((part, fit_size(sheet, part, room, body, bold), bold))
+    # the section's name first, in the lines the corner has left (as deep as it is wide)
+    size = body + 1.5
+    left = ((size_mm - road.width) / 2 - inset) * MM - sum(s * 1.25 for _t, s, _b in lines)
+    fitted = fit_text(sheet, name, room, size, bold=True, lines=max(1, int(left / (1.25 * size))), single=size)
+    lines[:0] = [(part, fitted.size, True) for part in fitted.lines]
     ns, ew = road.free_corner
     lead = [s * 1.25 for _t, s, _b in lines]
     total = sum(lead)
@@ -75,8 +80,9 @@ def card_plan(library: Library, template: Template, paper: str | None = None) ->
 def draw_card_page(sheet: Sheet, library: Library, grid: CardGrid, cards: list[tuple[Section, int]], page: int, pages: int) -> None:
     """One page of section cards with their cut marks, its header and scale bar."""
     top = sheet.top
-    sheet.text(sheet.left, top - 4 * MM, library.name, "heading", bold=True)
-    sheet.text(sheet.right, top - 4 * MM, f"Rally Risk road-section cards, page {page} of {pages}", "small", align="right")
+    kind = f"Rally Risk road-section cards, page {page} of {pages}"
+    fitted_text(sheet, sheet.left, top - 4 * MM, library.name, sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM, "heading", bold=True)
+    sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
     note = f"Cards {library.card_mm:g} mm square: cut along the card edges, from mark to mark."
     sheet.text(sheet.left, top - 8.6 * MM, note, "small")
     bar_label = "50 mm: print at 100 %"

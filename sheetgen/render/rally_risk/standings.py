@@ -9,11 +9,11 @@ from __future__ import annotations
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
 from sheetgen.games.rally_risk.standings import departure_text, standings
-from sheetgen.render.common import plural
+from sheetgen.render.common import fitted_text, plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.calendar import SCORING_NOTES, race_names, score_table
 from sheetgen.render.rally_risk.common import race_label
-from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_pages, page_header, paragraphs, table_head, table_rows
+from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_pages, fit_heads, page_header, paragraphs, table_head, table_rows
 from sheetgen.template import MM, Template
 
 
@@ -45,18 +45,18 @@ def standings_rows(st) -> list[Row]:
             cells = per_player(
                 lambda p, rs=rs: [str(rs.race.departure.index(p) + 1), "out" if rs.race.round_of(p) is None else str(rs.race.round_of(p)), _signed(rs.score(p))]
             )
-            rows.append(Row("row", (f"{name} {label}",) + cells))
+            rows.append(Row("row", ((name, f" {label}"),) + cells))
         if rally is not None:
-            rows += [Row("row", (f"{name} {n}",) + blank) for n in race_names(rally)[len(r.races) :]]
+            rows += [Row("row", ((name, f" {n}"),) + blank) for n in race_names(rally)[len(r.races) :]]
         totals = per_player(
             lambda p, r=r: [_signed(r.totals[players.index(p)]), str(r.places[players.index(p)]), "-" if r.points is None else str(r.points[players.index(p)])]
         )
-        rows.append(Row("total", (f"{name} total" + ("" if r.result.complete else " (running)"),) + totals))
+        rows.append(Row("total", ((name, " total" + ("" if r.result.complete else " (running)")),) + totals))
     if calendar is not None:
         for rally in calendar.rallies:
             if rally.id not in recorded:
-                rows += [Row("row", (f"{rally.name} {n}",) + blank) for n in race_names(rally)]
-                rows.append(Row("total", (f"{rally.name} total",) + blank))
+                rows += [Row("row", ((rally.name, f" {n}"),) + blank) for n in race_names(rally)]
+                rows.append(Row("total", ((rally.name, " total"),) + blank))
     by_player = {row.player: row for row in st.table}
     rows.append(Row("total", ("championship: place, points",) + per_player(lambda p: ["", str(by_player[p].place), str(by_player[p].points)])))
     return rows
@@ -81,15 +81,16 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
     y -= 5 * MM
     sheet.text(x, y, "Championship", "heading", bold=True)
     points = ", ".join(str(p) for p in CHAMPIONSHIP_POINTS)
-    sheet.text(x + 30 * MM, y, f"{points} points per rally; tied drivers share the better place", "small")
+    nx = x + max(30 * MM, sheet.text_width("Championship", "heading", bold=True) + 1.5 * MM)  # (a larger heading pushes it on)
+    fitted_text(sheet, nx, y, f"{points} points per rally; tied drivers share the better place", sheet.right - nx, "small")
     y -= 2.5 * MM
     rallies = st.rallies
-    fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left"), Column("points", 15 * MM)]
+    fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left", lines=2), Column("points", 15 * MM)]
     tail = Column("score A", 16 * MM)
     room = width - sum(c.width for c in fixed) - tail.width
     each = min(room / max(len(rallies), 1), 26 * MM)
     columns = fixed + [Column(r.result.name, each) for r in rallies] + [tail]
-    table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.2 * MM)
+    table = fit_heads(sheet, Table(tuple(columns), row_h=5.6 * MM, head_h=5.2 * MM, head_lines=2))
     rows = []
     for row in st.table:
         cells = [str(row.place), row.player, str(row.points)]
@@ -125,7 +126,7 @@ def render_standings(st, template: Template, *, paper: str | None = None, ink: s
 
     def pages_of(sheet: Sheet, pages: int, table) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, f"{st.name}: standings" + (" (continued)" if continued else ""), subtitle, "Rally Risk championship standings", page, pages)
+            return page_header(s, (st.name, ": standings" + (" (continued)" if continued else "")), subtitle, "Rally Risk championship standings", page, pages)
 
         return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SCORING_NOTES, before=lambda s, y: _draw_championship(s, st, y))
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from reportlab.lib.colors import HexColor
 
 from sheetgen.games.rally_run.model import COLOURS, SIDES, TileKind, TileSet
-from sheetgen.render.common import fit_size, wrap
+from sheetgen.render.common import fit_size, fit_text, fitted_text, wrap
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template
 
@@ -210,19 +210,22 @@ def draw_pattern(sheet: Sheet, slot: Slot, pattern: str, colour: str) -> None:
 
 
 def _label(sheet: Sheet, slot: Slot, lines: list[tuple[str, float, bool]]) -> None:
-    """A white box in the middle of the tile with the lines in it."""
+    """A white box in the middle of the tile with the lines in it (a name, bold, in up to
+    two lines when one does not hold it)."""
     s = slot.size
     w = s * 0.78
-    lead = [size * 1.3 for _t, size, _b in lines]
-    h = sum(lead) + 3 * MM
+    shown: list[tuple[str, float, float, bool]] = []  # text, size, the line's lead, bold
+    for text, size, bold in lines:
+        fitted = fit_text(sheet, text, w - 2 * MM, size, bold=bold, lines=2 if bold else 1)
+        shown += [(line, fitted.size, size * 1.3, bold) for line in fitted.lines]
+    h = sum(lead for _t, _s, lead, _b in shown) + 3 * MM
     x, y = slot.x + (s - w) / 2, slot.y + (s - h) / 2
     sheet.fill(sheet.ink.box_fill)
     sheet.stroke(width=sheet.ink.thin_width)
     sheet.c.rect(x, y, w, h, stroke=1, fill=1)
     ty = y + h - 1.5 * MM
-    for (text, size, bold), step in zip(lines, lead):
+    for text, size, step, bold in shown:
         ty -= step * 0.85
-        size = fit_size(sheet, text, w - 2 * MM, size, bold)
         sheet.text(slot.x + s / 2, ty, text, bold=bold, size=size, align="center")
         ty -= step * 0.15
 
@@ -243,13 +246,15 @@ def draw_front(sheet: Sheet, tile: Tile, slot: Slot) -> None:
         inset = 1.6 * MM
         if tile.what == "pit":
             _chequer(sheet, slot)
-            sheet.text(slot.x + inset, slot.y + s - inset - 8 * scale, tile.name.upper(), bold=True, size=fit_size(sheet, tile.name.upper(), s / 3 - inset, 8 * scale, True))
+            fitted_text(sheet, slot.x + inset, slot.y + s - inset - 8 * scale, tile.name.upper(), s / 3 - inset, bold=True, size=8 * scale)
             sheet.text(slot.x + inset, slot.y + inset, "pit stop", size=small)
         else:
             room = s / 3 - 1.5 * inset
-            for k, part in enumerate(wrap(sheet, tile.name, room, 7.5 * scale, True)[:2]):
-                sheet.text(slot.x + inset, slot.y + s - inset - (k + 1) * 8.5 * scale, part, bold=True, size=fit_size(sheet, part, room, 7.5 * scale, True))
-            sheet.text(slot.x + inset, slot.y + inset, tile.note, size=fit_size(sheet, tile.note, room, small))
+            # the name in the corner the road leaves free: two lines, then smaller, then cut
+            name = fit_text(sheet, tile.name, room, 7.5 * scale, bold=True, lines=2, single=7.5 * scale)
+            for k, part in enumerate(name.lines):
+                sheet.text(slot.x + inset, slot.y + s - inset - (k + 1) * 8.5 * scale, part, bold=True, size=fit_size(sheet, part, room, name.size, True))
+            fitted_text(sheet, slot.x + inset, slot.y + inset, tile.note, room, size=small)
             openings = "".join(SIDES[d] for d in sorted(tile.openings)) or "none"
             sheet.text(slot.x + s - inset, slot.y + inset, openings, size=small, align="right")
     sheet.stroke(width=sheet.ink.thin_width)
@@ -327,7 +332,7 @@ def draw_marks(sheet: Sheet, grid: Grid, slots: list[Slot]) -> None:
 
 def _header(sheet: Sheet, tiles: TileSet, text: str, at_top: bool) -> None:
     y = sheet.top - 4 * MM if at_top else sheet.bottom + 5.5 * MM
-    sheet.text(sheet.left, y, tiles.name, "heading", bold=True)
+    fitted_text(sheet, sheet.left, y, tiles.name, sheet.right - sheet.left - sheet.text_width(text, "small") - 4 * MM, "heading", bold=True)
     sheet.text(sheet.right, y, text, "small", align="right")
     note = f"Tiles {tiles.tile_mm:g} mm square: cut along the marks."
     if tiles.house_set:
@@ -404,11 +409,22 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
     y = sheet.top - 6 * MM
     sheet.text(sheet.left, y, "Rally Run!: the rules on one page", "title", bold=True)
     y -= 6 * MM
-    sheet.text(sheet.left, y, f"{tiles.name}: {tiles.road_tiles} road tiles, {tiles.size} x {tiles.size} grid. The rulings sheetgen follows are in docs/rulings.md (RN-*).", "small")
+    fitted_text(sheet, sheet.left, y, tiles.name, width, "small", after=f": {tiles.road_tiles} road tiles, {tiles.size} x {tiles.size} grid. The rulings sheetgen follows are in docs/rulings.md (RN-*).")
     if tiles.house_set:
         y -= 4 * MM
         sheet.text(sheet.left, y, HOUSE_NOTE, "small")
+
+    def height(body: float) -> float:
+        """What the rules and the list of tiles take below here at `body` points."""
+        lines = sum(len(wrap(sheet, "- " + paragraph.format(size=tiles.size), width, body)) for _h, paragraphs in RULES for paragraph in paragraphs)
+        blocks = sum(len(paragraphs) for _h, paragraphs in RULES)
+        return len(RULES) * 11 * MM + lines * body * 1.35 + blocks * 1.2 * MM + 8 * MM + (len(tiles.kinds) + len(tiles.start_finish)) * body * 1.5 + body
+
+    # the page's type, smaller when the rules and the list would not fit above the margin
+    # (a larger template size, or a set of many kinds of tile)
     body = sheet.t.sizes["body"] + 1.5
+    while body > 4.5 and height(body) > y - sheet.bottom:
+        body -= 0.25
     for heading, paragraphs in RULES:
         y -= 9 * MM
         sheet.text(sheet.left, y, heading, "heading", bold=True)
@@ -422,10 +438,10 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
     sheet.text(sheet.left, y, "The tiles", "heading", bold=True)
     for kind in tiles.kinds:
         y -= body * 1.5
-        sheet.text(sheet.left, y, f"{kind.count} x {kind.name}: {kind.word}, road openings {''.join(SIDES[d] for d in sorted(kind.openings)) or 'none'} (north up)", size=body)
+        fitted_text(sheet, sheet.left, y, f"{kind.count} x {kind.name}", width, size=body, after=f": {kind.word}, road openings {''.join(SIDES[d] for d in sorted(kind.openings)) or 'none'} (north up)")
     for sf in tiles.start_finish:
         y -= body * 1.5
-        sheet.text(sheet.left, y, f"{sf.name}: {sf.colour}, pattern {sf.pattern}, corner {sf.corner}", size=body)
+        fitted_text(sheet, sheet.left, y, sf.name, width, size=body, after=f": {sf.colour}, pattern {sf.pattern}, corner {sf.corner}")
     sheet.c.setFillColor(HexColor(sheet.ink.text))
 
 

@@ -329,23 +329,35 @@ def tile_label(
     """A tile's label: lines of (text, bold) centred on the frame cell `spot` (plane offset from
     the tile's centre), or just inside the tile's top corner when no cell is free; grey unless
     `colour` says otherwise (None: the text colour)."""
-    from sheetgen.render.common import wrap
+    from sheetgen.render.common import fit_text, wrap
 
     size = size or 4.8 * hex_mm / 30.0
     x, y = tile_centre
+    room = view.mm(hex_mm * 0.8)  # a space's width, less a little
+    rows: list[tuple[str, float, bool]] = []
     if spot is None:
         y = y - tile_radius(hex_mm, frame) + 0.2 * hex_mm
-        rows = [(text, bold) for text, bold in lines[:1]]
+        for text, bold in lines[:1]:
+            fitted = fit_text(sheet, text, room, size * (1.5 if bold else 1), bold=bold)
+            rows.append((fitted.lines[0], fitted.size, bold))
     else:
+        # in the free space: the id (two lines at most), the name in the lines the space's
+        # height leaves (where a space is 0.8 of its width wide: 0.69 of it), the rest
         x, y = x + spot[0], y + spot[1]
-        rows = []
-        for text, bold in lines:
-            rows += [(part, bold) for part in wrap(sheet, text, view.mm(hex_mm * 0.8), size * (1.5 if bold else 1), bold)]
+        lead = size * 1.25 / (view.scale * MM)
+        (ident, id_bold), (name, name_bold), *rest = lines
+        fitted = fit_text(sheet, ident, room, size * (1.5 if id_bold else 1), bold=id_bold, lines=2, single=size * (1.5 if id_bold else 1))
+        rows += [(part, fitted.size, id_bold) for part in fitted.lines]
+        tail = [(part, size * (1.5 if bold else 1), bold) for text, bold in rest for part in wrap(sheet, text, room, size * (1.5 if bold else 1), bold)]
+        used = sum(lead * (1.5 if bold else 1) for _t, _s, bold in rows + tail)
+        at = size * (1.5 if name_bold else 1)
+        fitted = fit_text(sheet, name, room, at, bold=name_bold, lines=max(1, int((0.69 * hex_mm - used) / (lead * at / size) + 1e-9)), single=at)
+        rows += [(part, fitted.size, name_bold) for part in fitted.lines] + tail
     lead = size * 1.25 / (view.scale * MM)
-    heights = [lead * (1.5 if bold else 1) for _t, bold in rows]
+    heights = [lead * (1.5 if bold else 1) for _t, _s, bold in rows]
     top = y - sum(heights) / 2
-    for (text, bold), h in zip(rows, heights):
-        label(sheet, view, x, top + h / 2, text, size * (1.5 if bold else 1), bold=bold, colour=colour)
+    for (text, at, bold), h in zip(rows, heights):
+        label(sheet, view, x, top + h / 2, text, at, bold=bold, colour=colour)
         top += h
 
 

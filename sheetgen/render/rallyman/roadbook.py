@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from sheetgen.games.rallyman.model import Cell, Corner, Track, Variant
-from sheetgen.render.common import fit_size, wrap
+from sheetgen.render.common import TITLE_LEAST, fit_size, fitted_text, wrap
 from sheetgen.render.pdf import Sheet
 from sheetgen.template import MM
 
@@ -239,8 +239,10 @@ def _widths(sheet: Sheet) -> list[float]:
 
 def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) -> None:
     top = sheet.top
-    sheet.text(sheet.left, top - 6 * MM, f"{track.name}: roadbook", "title", bold=True)
-    sheet.text(sheet.right, top - 6 * MM, f"page {page} of {pages}", "small", align="right")
+    numbers = f"page {page} of {pages}"
+    room = sheet.right - sheet.left - sheet.text_width(numbers, "small") - 4 * MM
+    fitted_text(sheet, sheet.left, top - 6 * MM, track.name, room, "title", bold=True, least=TITLE_LEAST, after=": roadbook")
+    sheet.text(sheet.right, top - 6 * MM, numbers, "small", align="right")
     calls = "in/out: the limit of its inside and outside lane" if track.variant is Variant.DIRT else "lane 1/lane 2/..."
     intro = f"Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call gives its limits (top gear), {calls}."
     sheet.text(sheet.left, top - 11 * MM, intro, size=fit_size(sheet, intro, sheet.right - sheet.left, sheet.t.sizes["small"]))

@@ -14,6 +14,7 @@ from sheetgen.render.tables import (
     Table,
     count_pages,
     draw_table_pages,
+    fit_heads,
     page_header,
 )
 from sheetgen.template import MM, Template
@@ -25,12 +26,12 @@ NOTES = (
 
 
 def standings_table(st: Standings, width: float) -> Table:
-    fixed = [Column("place", 12 * MM), Column("driver", 40 * MM, "left")]
+    fixed = [Column("place", 12 * MM), Column("driver", 40 * MM, "left", lines=2)]
     tail = [Column("total", 18 * MM), Column("gap", 24 * MM)]
     room = width - sum(c.width for c in fixed + tail)
     each = min(room / max(len(st.results.stages), 1), 30 * MM)
     stages = [Column(f"{i + 1}. {s.name}", each) for i, s in enumerate(st.results.stages)]
-    return Table(tuple(fixed + stages + tail), row_h=7 * MM, head_h=9 * MM)
+    return Table(tuple(fixed + stages + tail), row_h=7 * MM, head_h=9 * MM, head_lines=3)
 
 
 def standings_rows(st: Standings) -> list[Row]:
@@ -56,9 +57,9 @@ def render_standings(st: Standings, template: Template, *, paper: str | None = N
 
     def pages_of(sheet: Sheet, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, f"{st.results.name}: standings" + (" (continued)" if continued else ""), subtitle, f"{game} rally standings", page, pages)
+            return page_header(s, (st.results.name, ": standings" + (" (continued)" if continued else "")), subtitle, f"{game} rally standings", page, pages)
 
-        return draw_table_pages(sheet, table, rows, header, first_page=1, notes=NOTES)
+        return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=NOTES)
 
     pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
     meta = Meta(title=f"{st.results.name}: {game} standings", subject=f"{game} rally standings", keywords=("rallyman", "standings") + keywords)

@@ -20,6 +20,7 @@ from sheetgen.errors import UsageError
 from sheetgen.games.rallyman import HEX_MM
 from sheetgen.games.rallyman.hexgrid import TILE_SPAN, frame_of
 from sheetgen.games.rallyman.model import Library, TileDef
+from sheetgen.render.common import fitted_text
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rallyman.common import (
     DANGER_WORD,
@@ -217,8 +218,9 @@ def render_tiles(library: Library, template: Template, *, paper: str | None = No
             return
         for number, page in enumerate(pages, 1):
             top = sheet.top
-            sheet.text(sheet.left, top - 5 * MM, library.name, "heading", bold=True)
-            sheet.text(sheet.right, top - 5 * MM, f"Rallyman tiles, page {number} of {len(pages)}", "small", align="right")
+            kind = f"Rallyman tiles, page {number} of {len(pages)}"
+            fitted_text(sheet, sheet.left, top - 5 * MM, library.name, sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM, "heading", bold=True)
+            sheet.text(sheet.right, top - 5 * MM, kind, "small", align="right")
             sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.size(HEX_MM):g} mm across flats. Cut along the outline, from mark to mark.", "small")
             for tile, (x, y) in zip(page, plan.centres):
                 draw_tile(sheet, tile, x, y, template.size(HEX_MM), frame)
@@ -232,8 +234,10 @@ def render_tiles(library: Library, template: Template, *, paper: str | None = No
             for j, (side, (x, y)) in enumerate(zip(("left", "right"), plan.halves)):
                 number = 2 * i + j + 1
                 top = sheet.top
-                sheet.text(sheet.left, top - 4 * MM, f"{library.name}: tile {tile.id}, {side} half", "body", bold=True)
-                sheet.text(sheet.right, top - 4 * MM, f"Spaces {template.size(HEX_MM):g} mm across flats. Rallyman tiles, page {number} of {count}", "small", align="right")
+                kind = f"Spaces {template.size(HEX_MM):g} mm across flats. Rallyman tiles, page {number} of {count}"
+                room = sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM
+                fitted_text(sheet, sheet.left, top - 4 * MM, library.name, room, "body", bold=True, after=f": tile {tile.id}, {side} half")
+                sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
                 draw_tile(sheet, tile, x, y, template.size(HEX_MM), frame, side)
                 keys = ", ".join(k for k, _w in legend_items(list(tile.cells)) if k not in ("lane", "danger"))
                 sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))

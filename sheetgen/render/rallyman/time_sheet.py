@@ -127,7 +127,7 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
     """One page of a GT time sheet: turns `first` to `last`; then the page ends."""
     ruleset = ruleset_of(track)
     laps = f"{track.laps} laps" if track.laps > 1 else "1 lap (a stage)"
-    title = f"{track.name}: time sheet" + (" (continued)" if first > 1 else "")
+    title = (track.name, ": time sheet" + (" (continued)" if first > 1 else ""))
     sub = f"Rallyman GT, {laps}, {cards.distance(track)} spaces to the finish. One sheet per driver: print this page once for each."
     y = page_header(sheet, title, sub, "Rallyman GT time sheet", page, pages)
     x = sheet.left
@@ -220,8 +220,8 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     """One page of a DIRT time sheet: turns `first` to `last` of up to STAGES stages; then
     the page ends."""
     ruleset = ruleset_of(track)
-    title = f"{track.name}: rally time sheet" + (" (continued)" if first > 1 else "")
-    sub = f"Rallyman DIRT rally of up to {STAGES} stages, stage 1: {track.name} ({cards.distance(track)} spaces). One sheet per driver: print this page once for each."
+    title = (track.name, ": rally time sheet" + (" (continued)" if first > 1 else ""))
+    sub = (f"Rallyman DIRT rally of up to {STAGES} stages, stage 1: {track.name}", f" ({cards.distance(track)} spaces). One sheet per driver: print this page once for each.")
     y = page_header(sheet, title, sub, "Rallyman DIRT time sheet", page, pages)
     x, right = sheet.left, sheet.right
     line_y = y - 3 * MM

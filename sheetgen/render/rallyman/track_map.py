@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from sheetgen.games.rallyman import HEX_MM
 from sheetgen.games.rallyman.hexgrid import frame_of
 from sheetgen.games.rallyman.model import Track, Variant
-from sheetgen.render.common import CAP, fit_size, wrap
+from sheetgen.render.common import CAP, TITLE_LEAST, fit_size, fitted_text, wrap
 from sheetgen.render.pdf import Sheet
 from sheetgen.render.rallyman.common import (
     DANGER_FILL,
@@ -265,8 +265,8 @@ def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, numb
     top = sheet.top
     sheet.text(sheet.left, top - 6 * MM, page.label, "title", bold=True)
     lw = sheet.text_width(page.label, "title", bold=True) + 3 * MM
-    name = f"{track.name}: map page {page.label} at true scale ({number} of {pages}, grid {plan.cols} x {plan.rows})"
-    sheet.text(sheet.left + lw, top - 3.2 * MM, name, size=fit_size(sheet, name, sheet.right - sheet.left - lw - 30 * MM, sheet.t.sizes["body"], True), bold=True)
+    end = f": map page {page.label} at true scale ({number} of {pages}, grid {plan.cols} x {plan.rows})"
+    fitted_text(sheet, sheet.left + lw, top - 3.2 * MM, track.name, sheet.right - sheet.left - lw - 30 * MM, bold=True, after=end)
     sheet.text(sheet.left + lw, top - 7 * MM, f"spaces {hex_mm:g} mm across flats; cut along the dashed lines, lay on the page named there, match the marks", "small")
     above = plan.neighbour(page, 0, -1)
     if above:
@@ -307,7 +307,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     under the title, the par time and safe route when `figures` gives them."""
     c = sheet.c
     top = sheet.top
-    sheet.text(sheet.left, top - 6 * MM, track.name, "title", bold=True)
+    fitted_text(sheet, sheet.left, top - 6 * MM, track.name, sheet.right - sheet.left, "title", bold=True, least=TITLE_LEAST)
     variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
     printed = plan.printed()
     sheet.text(sheet.left, top - 11 * MM, f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map pages on a grid of {plan.cols} x {plan.rows}", "body")

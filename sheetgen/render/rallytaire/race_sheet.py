@@ -17,9 +17,14 @@ from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED,
 from sheetgen.games.rallytaire.rules_advanced import fix_points
 from sheetgen.games.rallytaire.sheet import FOOTER_MM, HEADER_MM, PANEL_HEAD_MM, TABLE_ROW_MM, TABLE_TITLE_MM, Placed, max_speed, plan_race, table_height
 from sheetgen.games.rallytaire.layout import StageLayout, end_label
+from sheetgen.render.common import draw_fitted, fit_text, fitted_text
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template
+
+#: the least size (points) a stage's name is shrunk to before it is cut short
+NAME_LEAST = 6.0
+
 
 def seconds_text(tenths: int) -> str:
     return f"{tenths // 10}.{tenths % 10}"
@@ -59,15 +64,22 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
     """Page 1's header, HEADER_MM high: nothing of it leaves the page's printable frame."""
     x, top = sheet.left, sheet.top
     right = sheet.right
-    sheet.text(x, top - 5.5 * MM, race.name, "title", bold=True)
-    sheet.text(right, top - 2.8 * MM, f"Rallytaire race sheet, page 1 of {pages}", "small", align="right")
+    kind = f"Rallytaire race sheet, page 1 of {pages}"
     pars = []
     if analysis is not None:
         pars.append(f"race par {_s(analysis.par_time)} basic game")
     if advanced is not None:
         pars.append(f"{_s(advanced.race_par_time)} advanced (best tyres: {advanced.tyres.value})")
+    par = ", ".join(pars)
+    # the race's name: left of the lines on the right, above the driver's row (in two
+    # lines, smaller, when one does not hold it)
+    room = right - x - max(sheet.text_width(kind, "small"), sheet.text_width(par, "small")) - 4 * MM
+    title = fit_text(sheet, race.name, room, sheet.t.sizes["title"], bold=True, lines=2, single=0.75 * sheet.t.sizes["title"], height=7.2 * MM)
+    first = top - 5.5 * MM if len(title.lines) == 1 else top - 0.3 * MM - 0.928 * title.size
+    draw_fitted(sheet, x, first, title, bold=True)
+    sheet.text(right, top - 2.8 * MM, kind, "small", align="right")
     if pars:
-        sheet.text(right, top - 6.0 * MM, ", ".join(pars), "small", align="right")
+        sheet.text(right, top - 6.0 * MM, par, "small", align="right")
     if advanced is not None:
         # the advanced game's race time under its best play, exactly (right of the total
         # time's box, above the gear table): two short lines
@@ -125,8 +137,10 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
 
 
 def draw_running_header(sheet: Sheet, race: Race, page: int, pages: int) -> None:
-    sheet.text(sheet.left, sheet.top - 4.0 * MM, race.name, "heading", bold=True)
-    sheet.text(sheet.right, sheet.top - 4.0 * MM, f"Rallytaire race sheet, page {page} of {pages}", "small", align="right")
+    kind = f"Rallytaire race sheet, page {page} of {pages}"
+    room = sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM
+    fitted_text(sheet, sheet.left, sheet.top - 4.0 * MM, race.name, room, "heading", bold=True)
+    sheet.text(sheet.right, sheet.top - 4.0 * MM, kind, "small", align="right")
 
 
 def draw_footer(sheet: Sheet) -> None:
@@ -134,14 +148,24 @@ def draw_footer(sheet: Sheet) -> None:
     sheet.scale_bar(sheet.left + 0.3 * MM, sheet.bottom + 1.0 * MM)
 
 
+_SUM_PARTS = ("turns", 7 * MM, f"\u00d7 {TURN_SECONDS} s +", 9 * MM, "s =", 13 * MM, "s")
+_SUM_GAP = 1.2 * MM
+
+
+def _time_sum_width(sheet: Sheet) -> float:
+    """The width :func:`_time_sum` takes, from its first word to `right`."""
+    widths = [sheet.text_width(p, "body") if isinstance(p, str) else p for p in _SUM_PARTS]
+    return sum(widths) + _SUM_GAP * (len(_SUM_PARTS) - 1) + 0.3 * MM
+
+
 def _time_sum(sheet: Sheet, right: float, y: float) -> None:
     """Right-aligned at `right`, boxes' bottom at y: "turns [ ] x 10 s + [ ] s = [ ] s", the
     stage time worked out from the turns before the finishing turn and the time table's figure
     (the last box, drawn heavier, is the stage time)."""
     box_h = 5.2 * MM
-    parts = ("turns", 7 * MM, f"\u00d7 {TURN_SECONDS} s +", 9 * MM, "s =", 13 * MM, "s")
+    parts = _SUM_PARTS
     widths = [sheet.text_width(p, "body") if isinstance(p, str) else p for p in parts]
-    gap = 1.2 * MM
+    gap = _SUM_GAP
     cx = right - sum(widths) - gap * (len(parts) - 1) - 0.3 * MM
     for k, (part, w) in enumerate(zip(parts, widths)):
         if isinstance(part, str):
@@ -159,10 +183,13 @@ def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> 
     right = sheet.right
     # panel head, first line: name, surface, and the stage time's sum on the right
     y = top - 4.6 * MM
-    sheet.text(x, y, stage.name, "heading", bold=True)
-    nx = x + sheet.text_width(stage.name, "heading", bold=True) + 3 * MM
+    facts = f"{stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners"
+    # the name takes what the surface's swatch and facts and the time's sum leave
+    room = right - _time_sum_width(sheet) - 3 * MM - (3 * MM + 14 * MM + sheet.text_width(facts, "body")) - x
+    name = fitted_text(sheet, x, y, stage.name, room, "heading", bold=True, least=NAME_LEAST)
+    nx = x + sheet.text_width(name.lines[0], bold=True, size=name.size) + 3 * MM
     draw_pattern(sheet, stage.surface.value, nx, y - 1 * MM, 12 * MM, 4.2 * MM)
-    sheet.text(nx + 14 * MM, y, f"{stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners", "body")
+    sheet.text(nx + 14 * MM, y, facts, "body")
     _time_sum(sheet, right, y - 1.6 * MM)
     # second line: figures, service park and fix-points
     y2 = top - 9.6 * MM
@@ -339,7 +366,8 @@ def draw_time_table(sheet: Sheet, x: float, top: float, width: float, max_speed:
     y = top - 4.2 * MM
     sheet.text(x, y, "Time table: the finishing turn", "heading", bold=True)
     note = "row: your speed; column: spaces moved, up to and including the invisible space after the finish line"
-    sheet.text(x + sheet.text_width("Time table: the finishing turn", "heading", bold=True) + 4 * MM, y, note, "small")
+    nx = x + sheet.text_width("Time table: the finishing turn", "heading", bold=True) + 4 * MM
+    fitted_text(sheet, nx, y, note, x + width - nx, "small")
     y = top - TABLE_TITLE_MM * MM - row_h
     lift = row_h / 2 - 0.8 * MM  # text baseline above a row's bottom
     sheet.box(x, y, head_w, row_h, shaded=True)

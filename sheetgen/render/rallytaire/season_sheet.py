@@ -11,7 +11,7 @@ from sheetgen.games.rallytaire.timetable import TURN_SECONDS
 from sheetgen.render.common import plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rallytaire.race_sheet import draw_race, race_pages
-from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_pages, page_header
+from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_pages, fit_heads, page_header
 from sheetgen.template import MM, Template
 
 SEASON_NOTES = (
@@ -37,10 +37,11 @@ def render_season(
     it prints on sheets of its own, front and back."""
     width, _h = template.page_size(paper)
     room = width - 2 * template.margin_mm * MM
-    fixed = [Column("race / stage", 62 * MM, "left"), Column("spaces", 13 * MM), Column("par s", 15 * MM)]
+    fixed = [Column("race / stage", 62 * MM, "left", lines=2), Column("spaces", 13 * MM), Column("par s", 15 * MM)]
     names = season.columns
     each = (room - sum(c.width for c in fixed)) / len(names)
-    table = Table(tuple(fixed + [Column(n, each) for n in names]), row_h=6.5 * MM, head_h=5.5 * MM)
+    # the drivers' names head their columns, wrapped in up to three lines
+    table = Table(tuple(fixed + [Column(n, each) for n in names]), row_h=6.5 * MM, head_h=5.5 * MM, head_lines=3)
     analyses = analyses or {}
     race_sheets = race_sheets or {}
     pages = count_pages(template, paper, lambda sheet: _draw_table(sheet, season, table, _rows(season, analyses, {}, len(names)), 1))
@@ -89,9 +90,9 @@ def _draw_table(sheet: Sheet, season, table: Table, rows: list[Row], pages: int)
     subtitle = f"{plural(len(season.races), 'race')}; write each stage time in seconds, then add them up"
 
     def header(s: Sheet, page: int, continued: bool) -> float:
-        return page_header(s, f"{season.name}" + (" (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
+        return page_header(s, (season.name, " (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
 
-    return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SEASON_NOTES)
+    return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=SEASON_NOTES)
 
 
 def print_season(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:

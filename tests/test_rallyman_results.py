@@ -143,3 +143,15 @@ def test_a_stage_that_fits_neither_form_is_worded_by_the_form_meant(run, write):
     path = write("game: rallyman\nkind: results\nname: R\nstages: [{name: A, trak: x}, 5]\ndrivers:\n  - {name: X, times: [1]}\n")
     result = run("validate", path)
     assert (result.exit_code, result.stderr) == (1, f"{path}:4:20: error: unknown key 'trak', did you mean 'track'?\n{path}:4:30: error: stages[2] must be a string or a mapping, got 5\n")
+
+
+def test_names_the_sheets_cannot_print_are_refused_at_their_values(run, write):
+    """The results file's names are printed (the standings sheet): characters the sheets'
+    font has no glyph for, or beyond U+FFFF, are refused where they are, as every game's names."""
+    path = write('game: rallyman\nkind: results\nname: "東京"\nstages: [A]\ndrivers: [{name: "Ana😀", times: [100]}]\n')
+    result = run("validate", path)
+    assert result.exit_code == 1
+    assert result.stderr.splitlines() == [
+        f"{path}:3:7: error: 'name' holds characters the sheets cannot print: '東' (U+6771), '京' (U+4EAC): not in the sheets' font (DejaVu Sans)",
+        f"{path}:5:18: error: 'name' holds characters the sheets cannot print: '😀' (U+1F600): beyond U+FFFF, which the PDFs cannot map to text",
+    ]

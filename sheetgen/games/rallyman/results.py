@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sheetgen.errors import SpecError
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document
 
@@ -48,19 +49,19 @@ RESULTS_SCHEMA: dict[str, Any] = {
         "game": {"const": "rallyman"},
         "kind": {"const": "results"},
         "variant": {"enum": ["gt", "dirt"], "description": "the game the stages were driven in (default dirt)"},
-        "name": {"type": "string", "minLength": 1, "maxLength": 80},
+        "name": {"type": "string", "minLength": 1, "maxLength": 80, **TEXT},
         "stages": {
             "type": "array",
             "minItems": 1,
             "maxItems": MAX_STAGES,
             "items": {
                 "oneOf": [
-                    {"type": "string", "minLength": 1, "maxLength": 80},
+                    {"type": "string", "minLength": 1, "maxLength": 80, **TEXT},
                     {
                         "type": "object",
                         "additionalProperties": False,
                         "required": ["name"],
-                        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80}, "track": {"type": "string", "minLength": 1}},
+                        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80, **TEXT}, "track": {"type": "string", "minLength": 1}},
                     },
                 ]
             },
@@ -73,7 +74,7 @@ RESULTS_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["name", "times"],
-                "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40}, "times": {"type": "array", "maxItems": MAX_STAGES, "items": _TIME}},
+                "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40, **TEXT}, "times": {"type": "array", "maxItems": MAX_STAGES, "items": _TIME}},
             },
         },
     },

@@ -130,6 +130,11 @@ def test_library_pages_and_text(pdfs, library, paper, size):
     assert "_" not in text  # no code words (left_hairpin, fast_road)
     assert "IN" in text.split() and "OUT" in text.split()
     assert "Rally Risk reference card" in pdf.pages[-1].extract_text()
+    # every page numbered out of the pages there are (the cards said "of 5" with 6 pages, the
+    # reference card had no number)
+    total = len(pdf.pages)
+    for number, page in enumerate(pdf.pages, start=1):
+        assert f"page {number} of {total}" in page.extract_text().replace("\n", " "), number
 
 
 def _card_rects(page, pdf, size_mm: float) -> list[tuple[float, float, float, float]]:

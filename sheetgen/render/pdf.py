@@ -108,10 +108,18 @@ class Sheet:
             self.fill(self.ink.shade)
         self.c.rect(x, y, w, h, stroke=1, fill=1 if filled else 0)
 
+    def scale_bar_width(self, label: str = SCALE_LABEL) -> float:
+        """How wide :meth:`scale_bar` draws, its ink and its label: a bar ending at the right
+        margin starts this far before it."""
+        return self.ink.line_width / 2 + 50 * MM + 2 * MM + self.text_width(label, "small")
+
     def scale_bar(self, x: float, y: float, label: str = SCALE_LABEL) -> None:
-        """A 50 mm bar with 10 mm ticks: measure it to check the printer did not scale the page."""
+        """A 50 mm bar with 10 mm ticks: measure it to check the printer did not scale the page.
+        `x` is where its ink begins (the left margin): the first tick's line is centred half
+        its width further on, so that nothing crosses the margin."""
         length = 50 * MM
         self.stroke(width=self.ink.line_width)
+        x += self.ink.line_width / 2
         self.c.line(x, y, x + length, y)
         for i in range(6):
             tick = 2.2 * MM if i in (0, 5) else 1.2 * MM

@@ -86,7 +86,7 @@ def draw_card_page(sheet: Sheet, library: Library, grid: CardGrid, cards: list[t
     note = f"Cards {library.card_mm:g} mm square: cut along the card edges, from mark to mark."
     sheet.text(sheet.left, top - 8.6 * MM, note, "small")
     bar_label = "50 mm: print at 100 %"
-    bar_x = sheet.right - (50 * MM + 2 * MM + sheet.text_width(bar_label, "small"))
+    bar_x = sheet.right - sheet.scale_bar_width(bar_label)
     sheet.scale_bar(bar_x, top - 8.6 * MM, bar_label)
     for slot, (section, copy) in enumerate(cards):
         ox, oy = grid.origin(slot)
@@ -109,10 +109,11 @@ def render_library(library: Library, template: Template, *, tables: Tables, pape
 
     def draw(sheet: Sheet) -> None:
         for number, cards in enumerate(pages, start=1):
-            draw_card_page(sheet, library, grid, cards, number, len(pages) + 1)
+            draw_card_page(sheet, library, grid, cards, number, len(pages) + 2)
             sheet.end_page()
-        draw_kit(sheet, library.name, len(pages) + 1, len(pages) + 1)
-        draw_reference_card(sheet, tables, subtitle=f"{library.name}: play with these tables")
+        total = len(pages) + 2  # the card pages, the kit, the reference card
+        draw_kit(sheet, library.name, total - 1, total)
+        draw_reference_card(sheet, tables, subtitle=f"{library.name}: play with these tables, page {total} of {total}")
 
     return render_pdf(template, ink, paper, meta, draw)
 

@@ -352,7 +352,7 @@ def render_set(tiles: TileSet, template: Template, *, paper: str | None = None, 
         for number, chunk in enumerate(pages, start=1):
             _header(sheet, tiles, f"Rally Run! tiles, sheet {number} of {len(pages)}: fronts", True)
             bar_label = "50 mm: print at 100 %"
-            sheet.scale_bar(sheet.right - (50 * MM + 2 * MM + sheet.text_width(bar_label, "small")), sheet.top - 8.4 * MM, bar_label)
+            sheet.scale_bar(sheet.right - sheet.scale_bar_width(bar_label), sheet.top - 8.4 * MM, bar_label)
             slots = [grid.slot(k) for k in range(len(chunk))]
             for tile, slot in zip(chunk, slots):
                 draw_front(sheet, tile, slot)

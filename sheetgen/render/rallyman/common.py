@@ -104,14 +104,15 @@ def label(sheet: Sheet, view: View, x: float, y: float, value: str, size: float,
 
 
 def _badge(sheet: Sheet, view: View, x: float, y: float, shape: str, value: str, size_mm: float, bold: bool = True) -> None:
-    """A number in a shape (circle, triangle, diamond, square) of about `size_mm` across."""
+    """A number in a shape (circle, triangle, diamond, square) of about `size_mm` across,
+    filled white in either ink (white costs no ink), so that the lines under it (a space's
+    outline, danger rings) never run through its number."""
     c = sheet.c
     px, py = view.at(x, y)
     s = view.mm(size_mm) / 2
-    if sheet.ink.fill:
-        sheet.fill("#ffffff")
+    sheet.fill("#ffffff")
     sheet.stroke(width=sheet.ink.corner_width if shape in ("circle", "triangle") else sheet.ink.line_width)
-    fill = 1 if sheet.ink.fill else 0
+    fill = 1
     if shape == "circle":
         c.circle(px, py, s, stroke=1, fill=fill)
         ty = py

@@ -310,7 +310,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     fitted_text(sheet, sheet.left, top - 6 * MM, track.name, sheet.right - sheet.left, "title", bold=True, least=TITLE_LEAST)
     variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
     printed = plan.printed()
-    sheet.text(sheet.left, top - 11 * MM, f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map pages on a grid of {plan.cols} x {plan.rows}", "body")
+    sheet.text(sheet.left, top - 11 * MM, f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map page{'s' if len(printed) != 1 else ''} on a grid of {plan.cols} x {plan.rows}", "body")
     par_lines = figures_lines(sheet, figures, sheet.right - sheet.left)
     for i, line in enumerate(par_lines):
         sheet.text(sheet.left, top - (15 + 4 * i) * MM, line, "body")

@@ -174,6 +174,25 @@ def test_time_sheet_rows_are_tall_enough_to_write_in(specs, paper):
         assert (ys[1] - ys[12]) / MM == pytest.approx(11 * row, abs=0.01)
 
 
+def test_a_dirt_stage_of_25_turns_keeps_to_one_letter_sheet_with_rows_still_to_write_in():
+    """The bundled Forest Stage needs 25 turns (49 spaces at two a turn): A4's page holds 25
+    rows of 6.5 mm, Letter's only 22, so its sheet ran onto a second page for three rows (both
+    with the stage and rally totals). On Letter the rows close up to keep one sheet, never
+    below 5.5 mm."""
+    track = load_spec(SPECS / "rallyman" / "dirt_forest_stage.yaml")
+    assert cards.turns_needed(track.model) == 25
+    for paper, row in (("a4", 6.5), ("letter", None)):
+        sheets = [p for p in read_pages(build_outputs(track, paper=paper)[0]) if any("Rallyman DIRT time sheet" in t.value for t in p.texts)]
+        assert len(sheets) == 1, paper
+        ys = {}
+        for t in sheets[0].texts:
+            if t.value.isdigit() and t.font.endswith("Bold") and t.x < 20 * MM:
+                ys.setdefault(int(t.value), t.y)
+        assert sorted(ys) == list(range(1, 26)), paper
+        gap = (ys[1] - ys[25]) / 24 / MM
+        assert gap == pytest.approx(row, abs=0.01) if row else 5.5 <= gap < 6.5, (paper, gap)
+
+
 # --------------------------------------------------------------------------- DIRT time sheet
 
 

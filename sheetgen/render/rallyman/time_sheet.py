@@ -26,6 +26,9 @@ from sheetgen.template import MM
 STAGES = 3  # stages side by side on a DIRT time sheet
 GT_ROW_MM = 7.0
 DIRT_ROW_MM = 6.5
+#: the least a DIRT row may be, to keep a rally's turns on one sheet (Letter's page is 17.6
+#: mm shorter than A4's): a card number and a ring round an icon still go in by pencil
+DIRT_ROW_LEAST_MM = 5.5
 ICONS = ("SISU", "Spin", "Crash")
 
 
@@ -200,7 +203,8 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
 
 
 def dirt_time_sheet_pages(track, sheet: Sheet) -> list[tuple[int, int]]:
-    return _ranges(cards.turns_needed(track), _dirt_rows(sheet, ruleset_of(track)))
+    turns = cards.turns_needed(track)
+    return _ranges(turns, _dirt_rows(sheet, turns))
 
 
 def _card_note(ruleset: Ruleset) -> tuple[str, bool]:
@@ -211,9 +215,24 @@ def _card_note(ruleset: Ruleset) -> tuple[str, bool]:
     return f"Time cards: {cards.source_words(ruleset, 'time_cards')}.", False
 
 
-def _dirt_rows(sheet: Sheet, ruleset: Ruleset) -> int:
-    room = (sheet.top - sheet.bottom) / MM - 17 - 7 - 13 - 14 - 14 - 12 - 9 - 12 - 12
-    return int(room // DIRT_ROW_MM)
+def _dirt_room(sheet: Sheet) -> float:
+    """The height (mm) a DIRT sheet's page has for its rows of turns."""
+    return (sheet.top - sheet.bottom) / MM - 17 - 7 - 13 - 14 - 14 - 12 - 9 - 12 - 12
+
+
+def _dirt_row_mm(sheet: Sheet, turns: int) -> float:
+    """A DIRT row's height: DIRT_ROW_MM, or less (down to DIRT_ROW_LEAST_MM) when that keeps
+    every turn on one page (a 49-space stage's 25 turns on Letter, which has room for 22)."""
+    room = _dirt_room(sheet)
+    if room // DIRT_ROW_MM >= turns or room / turns < DIRT_ROW_LEAST_MM:
+        return DIRT_ROW_MM
+    return room / turns
+
+
+def _dirt_rows(sheet: Sheet, turns: int) -> int:
+    """The rows of turns a DIRT sheet's page holds, for a sheet of `turns` turns."""
+    row = _dirt_row_mm(sheet, turns)
+    return turns if row < DIRT_ROW_MM else max(int(_dirt_room(sheet) // row), 1)
 
 
 def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int) -> None:
@@ -262,8 +281,9 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     cols = [("card\n(gear)", 0.2), ("loss of control\n(ring the icon)", 0.38), ("seconds", 0.19), ("stage\ntotal", 0.23)]
     widths = [stage_w * f for _h, f in cols]
     group_h, head_h = 6 * MM, 8 * MM
-    rows = _dirt_rows(sheet, ruleset)
-    row_h = DIRT_ROW_MM * MM
+    turns = cards.turns_needed(track)
+    rows = _dirt_rows(sheet, turns)
+    row_h = _dirt_row_mm(sheet, turns) * MM
     _cell(sheet, x, y, turn_w, group_h + head_h, "turn", bold=True, shaded=True)
     for s in range(STAGES):
         sx = x + turn_w + s * stage_w

@@ -323,3 +323,23 @@ def test_the_par_is_kept_per_track_and_ruleset(specs):
     assert own == track
     assert cards.figures(track)["par_seconds"] == pytest.approx(40.0) and cards.figures(track)["safe_seconds"] == 40
     assert cards.figures(own)["par_seconds"] == pytest.approx(35.0) and cards.figures(own)["safe_seconds"] == 35
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_overviews_page_labels_never_cover_a_start_or_finish_letter_nor_each_other(paper):
+    """The assembly page tells where the start and the finish are: a page's big label ("A3")
+    was drawn over an S or an F (Forest Stage's A3 and B3, Col Sprint's D2, D1 and A4); now it
+    moves along its page's top, then its bottom, to a free place."""
+    import re
+
+    for name in ("dirt_forest_stage", "gt_col_sprint", "compact_hillclimb"):
+        page = read_pages(build_outputs(load_spec(SPECS / "rallyman" / f"{name}.yaml"), paper=paper)[0])[0]
+        labels = [t.ink_box() for t in page.texts if re.fullmatch(r"[A-Z][0-9]+", t.value) and t.font.endswith("Bold") and t.size > 8]
+        letters = [t.ink_box() for t in page.texts if t.value in ("S", "F") and t.font.endswith("Bold")]
+        assert labels and letters, name
+
+        def meet(a, b):
+            return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+        assert not [(a, b) for a in labels for b in letters if meet(a, b)], name
+        assert not [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if meet(a, b)], name

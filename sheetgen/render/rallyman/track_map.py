@@ -337,6 +337,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     view = View(first.x0, first.y0, ox * MM, area_top * MM, scale)
     hex_mm = plan.hex_mm
     rad = radius(hex_mm)
+    marks = []  # the S and F letters' boxes, which no page label may cover
     for cell in sorted(track.cells, key=lambda c: (c.hex.r, c.hex.q)):
         x, y = cell_centre(cell, hex_mm)
         hexagon(sheet, view, x, y, rad, fill=DANGER_FILL[cell.danger], width=sheet.ink.thin_width)
@@ -346,6 +347,8 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
             px, py = view.at(x, y)
             letter = "S" if cell.start else "F"
             sheet.text(px, py - CAP * view.mm(rad) * 0.45, letter, bold=True, size=view.mm(rad) * 0.9, align="center")
+            half = view.mm(rad) * 0.6
+            marks.append((px - half, py - half, px + half, py + half))
     # tile outlines reach past the spaces: kept inside the overview's area, off the text
     c.saveState()
     clip = c.beginPath()
@@ -354,18 +357,24 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     for placement in track.placements:
         tile_outline(sheet, view, cell_centre(placement.centre_hex, hex_mm), hex_mm, frame=placement.frame)
     c.restoreState()
+    w, h = view.mm(plan.width), view.mm(plan.height)
+    size = min(18.0, h * 0.3, w * 0.3)
+    labels = {}  # each printed page's label: its place, off the S and F letters and the other labels
+    for page in plan.pages:
+        if page.printed:
+            x0, y0 = view.at(page.x0, page.y0)
+            labels[page.label] = _label_corner(sheet, page.label, size, (x0, y0 - h, x0 + w, y0), marks, list(labels.values()))
     for page in plan.pages:
         x0, y0 = view.at(page.x0, page.y0)
-        w, h = view.mm(plan.width), view.mm(plan.height)
         if page.printed:
             sheet.stroke(width=sheet.ink.line_width)
         else:
             sheet.stroke(colour=GREY, width=sheet.ink.thin_width, dash=(2, 2))
         c.rect(x0, y0 - h, w, h, stroke=1, fill=0)
         sheet.stroke()
-        size = min(18.0, h * 0.3, w * 0.3)
         if page.printed:
-            sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - size * 0.75, page.label, bold=True, size=size)
+            lx, ly, _x1, _y1 = labels[page.label]
+            sheet.text(lx, ly + size * 0.05, page.label, bold=True, size=size)
         else:
             small = min(size * 0.5, 7.0)
             sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - small * 0.75, page.label, size=small)
@@ -413,3 +422,22 @@ def _turn_page(sheet: Sheet, size: tuple[float, float]) -> None:
     """The next page upright or turned (landscape map pages): the canvas and the frame."""
     sheet.c.setPageSize(size)
     sheet.width, sheet.height = size
+
+
+def _label_corner(sheet: Sheet, label: str, size: float, rect: tuple[float, float, float, float], marks: list, placed: list) -> tuple[float, float, float, float]:
+    """The box of a printed page's label in its rectangle of the overview (its text's
+    baseline at the box's bottom plus a twentieth of its size): at the top left, or the first
+    place further right along the top, then along the bottom from the left, where it covers no
+    S or F letter (`marks`) and no label placed before it (`placed`); the top left when every
+    place would."""
+    x0, y0, x1, y1 = rect
+    width = sheet.text_width(label, bold=True, size=size)
+    pad = 1.5 * MM
+    steps = max(int((x1 - x0 - 2 * pad - width) // (width / 2)), 0)
+    along = [x0 + pad + k * width / 2 for k in range(steps + 1)]
+    corners = [(lx, y1 - pad - size * 0.8) for lx in along] + [(lx, y0 + pad) for lx in along]
+    boxes = [(lx, ly, lx + width, ly + size * 0.8) for lx, ly in corners]
+    for box in boxes:
+        if not any(box[0] < m[2] and m[0] < box[2] and box[1] < m[3] and m[1] < box[3] for m in (*marks, *placed)):
+            return box
+    return boxes[0]

@@ -45,6 +45,26 @@ def same_target(a: PathLike, b: PathLike) -> bool:
     return os.path.realpath(a) == os.path.realpath(b) or _same_file(a, b)
 
 
+def _refuse_one_file_twice(targets: Sequence[str]) -> None:
+    """Refuse two targets that are one file (`same_target`): each target's path with its
+    links followed, and an existing file's device and inode, looked up once (a build of many
+    specs compares no pairs)."""
+    seen: dict = {}
+    for target in targets:
+        keys = [os.path.realpath(target)]
+        try:
+            info = os.stat(target)
+            keys.append((info.st_dev, info.st_ino))
+        except OSError:
+            pass
+        for key in keys:
+            if key in seen:
+                first = seen[key]
+                same = target if first == target else f"{first} and {target}"
+                raise OutputError(f"two outputs of this command would be the same file: {same}")
+        seen.update(dict.fromkeys(keys, target))
+
+
 def _mode_for(target: str) -> int:
     """The permissions a written file gets: those of the file it replaces, else what the
     process' umask lets a new file have (as `open` would make it)."""
@@ -157,11 +177,7 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
     temps: list[str] = []
     try:
         special = {target for target in targets if _check_target(target, sources)}
-        for i, a in enumerate(targets):
-            for b in targets[i + 1 :]:
-                if same_target(a, b):
-                    same = a if a == b else f"{a} and {b}"
-                    raise OutputError(f"two outputs of this command would be the same file: {same}")
+        _refuse_one_file_twice(targets)
         # a symbolic link is followed: the file it names is replaced, the link (say /dev/stdout
         # onto a file) stays what it was
         regular = [(target, data) for target, (_path, data) in zip(targets, files) if target not in special]

@@ -344,3 +344,19 @@ def test_a_large_track_map_draws_large_tile_outlines(folder):
     rad = 7 * 30.0 / math.sqrt(3)
     big = [r for page in pdf.pages[1:] for _c, r in shapes(page, pdf)["hexes"] if r > 40]
     assert big and all(abs(r - rad) <= TOL_MM for r in big)
+
+
+def test_a_left_halfs_cut_marks_are_the_right_halfs_mirrored():
+    """Each half of a large tile marks its three outer sides beyond their corners and leaves
+    the join line unmarked (it is taped, not cut): the left half's marks ran along its join
+    line instead, up past the tile into a Letter page's header, and its upper outer side had
+    none."""
+    from sheetgen.render.rallyman.tiles import cut_marks
+
+    def marks(side, flip):
+        return sorted(tuple(sorted((round(flip * x, 6), round(y, 6)) for x, y in mark)) for mark in cut_marks(0.0, 0.0, 100.0, side))
+
+    assert marks("left", -1) == marks("right", 1)
+    assert len(marks("right", 1)) == 6
+    # no mark lies on the join line (x = 0)
+    assert all(abs(x) > 1e-6 or abs(y) < 100 for mark in marks("left", 1) for x, y in mark)

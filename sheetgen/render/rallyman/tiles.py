@@ -61,10 +61,13 @@ def tile_corners(cx: float, cy: float, rad: float) -> list[tuple[float, float]]:
 
 
 def half_corners(cx: float, cy: float, rad: float, side: str) -> list[tuple[float, float]]:
-    """The corners of a tile's left or right half (mm, y up), clockwise from the top corner:
-    the join line runs from the top corner to the bottom one."""
+    """The corners of a tile's left or right half (mm, y up), clockwise, the join line (top
+    corner to bottom corner) the closing side, from the last corner back to the first, which
+    `cut_marks` leaves unmarked: the right half from its top corner, the left from its
+    bottom one (listed from the top, the left half's cut marks ran along its join line, above
+    the tile into a Letter page's header, and missed its upper outer side)."""
     pts = tile_corners(cx, cy, rad)
-    return pts[0:4] if side == "right" else [pts[0]] + pts[3:6]
+    return pts[0:4] if side == "right" else pts[3:6] + [pts[0]]
 
 
 def cut_marks(cx: float, cy: float, rad: float, side: str | None = None) -> list[tuple[tuple[float, float], tuple[float, float]]]:

@@ -37,26 +37,30 @@ def _same_file(a: str, b: str) -> bool:
         return False
 
 
+def _identities(path: str) -> list:
+    """What makes an output name one file: its path once symbolic links are followed
+    (`lnk.pdf` naming `new.yaml`, whether or not it exists yet) and, for an existing file, its
+    device and inode (a hard link)."""
+    keys: list = [os.path.realpath(path)]
+    try:
+        info = os.stat(path)
+        keys.append((info.st_dev, info.st_ino))
+    except OSError:
+        pass
+    return keys
+
+
 def same_target(a: PathLike, b: PathLike) -> bool:
-    """Whether two output names are one file: the same path once symbolic links are followed
-    (`lnk.pdf` naming `new.yaml`, whether or not it exists yet), or two names of one existing
-    file (a hard link)."""
-    a, b = os.fspath(a), os.fspath(b)
-    return os.path.realpath(a) == os.path.realpath(b) or _same_file(a, b)
+    """Whether two output names are one file (:func:`_identities`)."""
+    return not set(_identities(os.fspath(a))).isdisjoint(_identities(os.fspath(b)))
 
 
 def _refuse_one_file_twice(targets: Sequence[str]) -> None:
-    """Refuse two targets that are one file (`same_target`): each target's path with its
-    links followed, and an existing file's device and inode, looked up once (a build of many
-    specs compares no pairs)."""
+    """Refuse two targets that are one file (:func:`_identities`), each target looked up
+    once (a build of many specs compares no pairs)."""
     seen: dict = {}
     for target in targets:
-        keys = [os.path.realpath(target)]
-        try:
-            info = os.stat(target)
-            keys.append((info.st_dev, info.st_ino))
-        except OSError:
-            pass
+        keys = _identities(target)
         for key in keys:
             if key in seen:
                 first = seen[key]

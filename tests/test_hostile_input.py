@@ -28,6 +28,60 @@ def refused(result) -> str:
     return result.stderr
 
 
+# -- counting work (a count of what was done, never a clock: the suite runs on slow machines) ----
+
+
+@pytest.fixture
+def counts(monkeypatch):
+    """How much checking a run did: near-miss searches (difflib, the costly part of an unknown
+    key's message), schema errors jsonschema produced, the largest list jsonschema was given,
+    and YAML events the loader read."""
+    import difflib
+
+    from sheetgen import schemacheck, yamlsrc
+
+    tally = {"near_miss": 0, "errors": 0, "longest_list": 0, "events": 0}
+    close = difflib.get_close_matches
+
+    def counted_close(*args, **kwargs):
+        tally["near_miss"] += 1
+        return close(*args, **kwargs)
+
+    monkeypatch.setattr(difflib, "get_close_matches", counted_close)
+    make = schemacheck._validator
+
+    def longest(value) -> int:
+        if isinstance(value, list):
+            return max([len(value), *(longest(v) for v in value)])
+        if isinstance(value, dict):
+            return max([0, *(longest(v) for v in value.values())])
+        return 0
+
+    class Counted:
+        def __init__(self, validator):
+            self.validator = validator
+
+        def iter_errors(self, data):
+            tally["longest_list"] = max(tally["longest_list"], longest(data))
+            for error in self.validator.iter_errors(data):
+                tally["errors"] += 1
+                yield error
+
+        def __getattr__(self, name):
+            return getattr(self.validator, name)
+
+    monkeypatch.setattr(schemacheck, "_validator", lambda schema: Counted(make(schema)))
+    events = yamlsrc._c_events
+
+    def counted_events(text):
+        for event in events(text):
+            tally["events"] += 1
+            yield event
+
+    monkeypatch.setattr(yamlsrc, "_c_events", counted_events)
+    return tally
+
+
 @pytest.fixture
 def specs(tmp_path):
     """A copy of the bundled specs, so that files refer to one another as they do there."""
@@ -254,13 +308,15 @@ def test_an_ordinary_file_name_prints_as_itself(write, tmp_path):
 # -- files of very many problems ----------------------------------------------------------------
 
 
-def test_sixty_thousand_unknown_keys_are_answered_quickly_in_101_lines(write):
+def test_sixty_thousand_unknown_keys_are_answered_quickly_in_101_lines(write, counts):
     keys = "".join(f"k{i:05d}xyzzy: 1\n" for i in range(60_000))
     path = write(VALID.replace("name: Test Race", "name: Test Race\ntyers: 1\n" + keys))
     assert os.path.getsize(path) < 1024 * 1024
-    start = time.process_time()
     lines = refused(run("validate", path)).splitlines()
-    assert time.process_time() - start < 2.0
+    # a near-miss search only for the keys listed (each compares with every allowed key);
+    # schema errors looked for up to the ten thousandth, not the sixty thousandth
+    assert counts["near_miss"] <= 100
+    assert counts["errors"] <= 10_001
     assert len(lines) == 101
     # the first problems keep their words, near-miss included
     assert lines[0] == f"{path}:3:1: error: unknown key 'tyers', did you mean 'tyres'?"
@@ -286,11 +342,11 @@ def test_a_hundred_and_one_problems_end_with_the_count(write):
     assert len(lines) == 101
 
 
-def test_a_list_far_over_its_limit_is_not_checked_item_by_item(write):
+def test_a_list_far_over_its_limit_is_not_checked_item_by_item(write, counts):
     path = write("game: rallytaire\nname: x\nstages: [" + "{}," * 40_000 + "{}]\n")
-    start = time.process_time()
     lines = refused(run("validate", path)).splitlines()
-    assert time.process_time() - start < 2.0
+    # jsonschema is given the first 8 + 100 stages, not the 40001
+    assert counts["longest_list"] == 108
     assert lines[0] == f"{path}:3:9: error: 'stages' must have at most 8 items, got 40001"
     assert lines[1] == f"{path}:3:10: error: missing required key 'length' in stages[1]"
     # the first 8 + 100 stages are checked (3 problems each), the others are not
@@ -298,33 +354,41 @@ def test_a_list_far_over_its_limit_is_not_checked_item_by_item(write):
     assert len(lines) == 101
 
 
-def test_checking_stops_after_ten_thousand_problems(write):
+def test_checking_stops_after_ten_thousand_problems(write, counts):
     path = write(VALID.replace("      - {after: 10, gear: 3, zone: 5, turn: left}\n", "      - {}\n" * 30_000))
-    start = time.process_time()
     lines = refused(run("validate", path)).splitlines()
-    assert time.process_time() - start < 2.0
+    # jsonschema's errors are taken up to the ten thousandth and one more (to know there are
+    # more), not the 90000 there are; near misses only for the first hundred
+    assert 9_000 < counts["errors"] <= 10_001
+    assert counts["near_miss"] <= 100
     assert lines[0] == f"{path}:8:9: error: missing required key 'after' in corners[1]"
     assert lines[-1] == f"{path}:1:1: error: and 9900 more problems (only the first 100 of this file are listed; the checks stopped after 10000)"
     assert len(lines) == 101
 
 
-def test_a_file_of_uniqueness_checks_over_mappings_is_quick(write):
+def test_a_file_of_uniqueness_checks_over_mappings_is_quick(write, monkeypatch):
     # jsonschema's own uniqueItems compares every pair of mappings: minutes for these
+    from jsonschema import _utils
+
+    def pairwise(*_args, **_kwargs):
+        raise AssertionError("jsonschema's pairwise uniqueItems was used")
+
+    monkeypatch.setattr(_utils, "uniq", pairwise)
     fords = ", ".join(f"{{a: {i}}}" for i in range(20_000))
     text = f"game: rally_risk\nkind: library\nname: x\nsections:\n- {{id: a, name: b, tags: [straight], entry: S, exit: N, copies: 1, factors: [0, 0, 0], fords: [{fords}]}}\n"
     path = write(text)
-    start = time.process_time()
     lines = refused(run("validate", path)).splitlines()
-    assert time.process_time() - start < 2.0
     assert lines[0] == f"{path}:5:96: error: fords[1] must be a whole number, got a mapping"
     assert len(lines) == 101
 
 
-def test_a_file_of_too_many_values_is_refused_at_the_first_one_over(write):
+def test_a_file_of_too_many_values_is_refused_at_the_first_one_over(write, counts):
     path = write("game: rallytaire\nname: x\nstages: [" + "0," * 200_000 + "0]\n")
-    start = time.process_time()
     stderr = refused(run("validate", path))
-    assert time.process_time() - start < 2.0
+    # the parser is left at the value over the limit: its events are not all read
+    from sheetgen.yamlsrc import MAX_VALUES
+
+    assert MAX_VALUES < counts["events"] < MAX_VALUES + 10
     assert stderr == f"{path}:3:200002: error: too many values: a spec holds at most 100000 (list items, mapping entries, at any depth)\n"
 
 

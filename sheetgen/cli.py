@@ -16,6 +16,7 @@ import click
 from sheetgen import __version__, registry
 from sheetgen.cliutil import (
     CONTEXT,
+    FORCE,
     FORMAT,
     INK,
     PAPER,
@@ -27,6 +28,7 @@ from sheetgen.cliutil import (
     refuse_pdf_on_terminal,
     refuse_stdout_folder,
     reports_errors,
+    stdout_bytes,
     write_pdf,
 )
 from sheetgen.errors import OptionError, SheetgenError, SpecError
@@ -248,8 +250,9 @@ def _output_name(spec_path: str) -> str:
 @TEMPLATE
 @click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="processes checking and rendering the specs (default: every CPU); the files are the same whatever it is")
+@FORCE
 @reports_errors
-def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str | None, quiet: bool, jobs: int | None) -> None:
+def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str | None, quiet: bool, jobs: int | None, force: bool) -> None:
     """Validate, analyse and render every spec (default: track_specs/ into output/).
 
     Nothing is written unless every spec is valid and every PDF rendered.
@@ -297,10 +300,11 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
             click.echo(f"{result.path}: valid; no printable sheets for {result.title} yet", err=True)
     rendered = [(os.path.join(out_dir, _output_name(result.path)), result.data, result.pages) for result in built if result.data is not None]
     inputs = [source for result in built for source in result.sources] + _template_inputs(template)
-    write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=inputs)
     pages = sum(p for _t, _d, p in rendered)
     count = len(rendered)
-    click.echo(f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/")
+    said = f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/"
+    # said before the files are put in place: when standard output fails, nothing is written
+    write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=inputs, force=force, announce=lambda: click.echo(said))
 
 
 # -- analyze / simulate / tables ---------------------------------------------------------
@@ -388,8 +392,9 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
 @INK
 @TEMPLATE
 @click.option("--draft", is_flag=True, help="render a spec that cannot be played (validate --strict's problems) all the same, saying them as warnings")
+@FORCE
 @reports_errors
-def render(spec: str, target: str, paper: str | None, ink: str, template: str | None, draft: bool) -> None:
+def render(spec: str, target: str, paper: str | None, ink: str, template: str | None, draft: bool, force: bool) -> None:
     """Render one spec to a printable PDF (written atomically, or streamed with -o -).
 
     A spec that validates but cannot be played (a track that cannot be finished: the problems
@@ -411,9 +416,9 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
         click.echo(f"{problem.location}: warning: {problem.message} (--draft: rendered all the same)", err=True)
     inputs = (*loaded.sources, *_template_inputs(template))
     if target != "-":
-        check_targets([target], inputs=inputs)
+        check_targets([target], inputs=inputs, force=force)
     data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
-    write_pdf(target, data, inputs=inputs)
+    write_pdf(target, data, inputs=inputs, force=force)
 
 
 # -- generate ----------------------------------------------------------------------------
@@ -424,8 +429,9 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="random seed (default: pick one and print it on standard error)")
 @click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
 @click.option("--render", "pdf", type=click.Path(path_type=str), default=None, help="also write its printable PDF here")
+@FORCE
 @reports_errors
-def generate(game: str, seed: int | None, target: str | None, pdf: str | None, **given) -> None:
+def generate(game: str, seed: int | None, target: str | None, pdf: str | None, force: bool, **given) -> None:
     """Generate a new spec of a game from a seed: checked as any spec is, and printable.
 
     The spec starts with a comment naming the seed and options that rebuild it; the same seed
@@ -448,6 +454,9 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
     if pdf == "-" and target is None:
         raise OptionError("--render - and the spec would both go to standard output; give the spec a file with -o")
     refuse_pdf_on_terminal(pdf, "--render FILE")
+    from sheetgen.output import check_targets
+
+    check_targets([path for path in (target, pdf) if path not in (None, "-")], force=force)  # at once, not after the work
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
@@ -460,15 +469,18 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, *
     spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if files or pdf else None
     inputs = tuple(spec.document.reads) if spec is not None else ()
     pdf_bytes = _render_generated(spec) if pdf else None
+    out = stdout_bytes() if target is None or pdf == "-" else None
+    streamed = data if target is None else pdf_bytes
+
+    def announce() -> None:  # standard output first: when it fails, no file is written
+        if out is not None and streamed is not None:
+            out.write(streamed)
+            out.flush()
+
     # everything is made before anything is written, and the files are written together:
-    # both or neither (sheetgen.output); standard output comes last
-    write_files([(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")], inputs=inputs)
-    if target is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    elif pdf == "-":
-        sys.stdout.buffer.write(pdf_bytes)
-        sys.stdout.buffer.flush()
+    # both or neither (sheetgen.output)
+    files = [(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")]
+    write_files(files, inputs=inputs, force=force, announce=announce)
 
 
 def _render_generated(spec: registry.Spec) -> bytes:

@@ -22,6 +22,7 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 PAPER = click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
 INK = click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+FORCE = click.option("--force", is_flag=True, help="replace an output file that is write-protected (refused otherwise, as a shell refuses it)")
 TEMPLATE = click.option(
     "--template", "template", default=None, help="built-in template name or a template file path (default: the game's own)"
 )
@@ -72,7 +73,7 @@ def refuse_pdf_on_terminal(target: str | None, option: str = "-o FILE") -> None:
     """A PDF on a terminal is only noise: refuse `-` there, and a file that is a terminal
     (`-o /dev/stdout`, `-o /dev/tty`); a command calls this early, before its work, and
     `write_pdf` once more."""
-    if target == "-" and sys.stdout.buffer.isatty() or target not in (None, "-") and _is_terminal(target):
+    if target == "-" and stdout_bytes().isatty() or target not in (None, "-") and _is_terminal(target):
         raise SheetgenError(f"refusing to write a PDF to a terminal; redirect it (> file.pdf) or give {option}")
 
 
@@ -93,17 +94,35 @@ def _is_terminal(path: str) -> bool:
         os.close(fd)
 
 
-def write_pdf(target: str, data: bytes, *, inputs: tuple[str, ...] = ()) -> None:
+def stdout_bytes():
+    """Standard output's binary stream; a command started with it closed (`>&-`) is told so."""
+    if sys.stdout is None:
+        from sheetgen.errors import OutputError
+
+        raise OutputError("cannot write to standard output: it is closed")
+    return sys.stdout.buffer
+
+
+def write_pdf(target: str, data: bytes, *, inputs: tuple[str, ...] = (), force: bool = False, announce=None) -> None:
     """Write a PDF to `target` atomically, or to standard output for ``-`` (refused on a
-    terminal). `inputs` are never overwritten."""
+    terminal). `inputs` are never overwritten; `announce`: what the command prints, printed
+    before the file is put in place (nothing is written when that fails; see
+    `sheetgen.output.write_files`)."""
     from sheetgen.output import write_atomic
 
     refuse_pdf_on_terminal(target)
     if target == "-":
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        out = stdout_bytes()
+        out.write(data)
+        out.flush()
+        if announce is not None:
+            announce()
+    elif announce is not None:
+        from sheetgen.output import write_files
+
+        write_files([(target, data)], inputs=inputs, force=force, announce=announce)
     else:
-        write_atomic(target, data, inputs=inputs)
+        write_atomic(target, data, inputs=inputs, force=force)
 
 
 def refuse_stdout_folder(out_dir: str) -> None:

@@ -11,15 +11,26 @@ race.yaml -o race.yaml`, or onto the library the race names) is refused before a
 written, and so are two outputs that are one file (a symbolic link onto the other). A file
 keeps the permissions of the file it replaces; a new one gets what the umask allows. A FIFO
 or character device (`-o /dev/null`) is written by opening it, never replaced by a renamed
-file; a socket or block device is refused.
+file; a socket or block device is refused. A name of one of the command's own open
+descriptors (`-o /dev/stdout`, `/dev/stderr`, `/dev/fd/N`, `/proc/self/fd/N`) is written
+through that descriptor, as `-o -` is (appending where the shell's `>>` opened it), never
+renamed over the file behind it; another process' descriptor is refused. A write-protected
+file (no write permission for this user, or no write bit at all, as `rm` asks about it) is
+refused unless the command is given `force` (`--force`).
+
+What a command prints on standard output (its report) goes out before any file is put in
+place (`write_files(..., announce=...)`): when printing fails (`> /dev/full`, a closed
+pipe), no file is written.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
-from collections.abc import Iterable, Sequence
+import sys
+from collections.abc import Callable, Iterable, Sequence
 
 from sheetgen.errors import OutputError
 
@@ -80,9 +91,49 @@ def _mode_for(target: str) -> int:
         return 0o666 & ~mask
 
 
-def _check_target(target: str, inputs: Iterable[str]) -> bool:
-    """Refuse a target that must not be written; True when it is a FIFO or a character device
-    (`-o /dev/null`, a named pipe), which is written by opening it, never renamed over."""
+#: a name of an open descriptor, once the folders on its way are followed
+_DESCRIPTOR = re.compile(r"/proc/(self|thread-self|\d+)(?:/task/\d+)?/fd/(\d+)")
+
+
+def descriptor(target: str) -> int | None:
+    """The open descriptor of this process that `target` names (`/dev/stdout` is 1, as are
+    `/dev/fd/1` and `/proc/self/fd/1`), or None when it names none. The links are followed one
+    at a time, since following them all at once ends at the file behind the descriptor (the
+    file a shell's `>> log.txt` appends to), which a rename would replace. Another process'
+    descriptor, and a descriptor this process does not have open, are refused."""
+    path = os.path.abspath(target)
+    for _hop in range(40):
+        head, tail = os.path.split(path)
+        head = os.path.realpath(head)
+        found = _DESCRIPTOR.fullmatch(os.path.join(head, tail))
+        if found is not None:
+            pid, fd = found.group(1), int(found.group(2))
+            if pid not in ("self", "thread-self") and int(pid) != os.getpid():
+                raise OutputError(f"refusing to write {target}: it is an open file of another process; name the file itself")
+            try:
+                os.fstat(fd)
+            except OSError:
+                raise OutputError(f"cannot write {target}: this command has no open descriptor {fd}") from None
+            return fd
+        try:
+            link = os.readlink(path)
+        except OSError:  # not a link (or no such file): the name is the file's own
+            return None
+        path = os.path.normpath(os.path.join(head, link))
+    return None
+
+
+def _write_protected(target: str, mode: int) -> bool:
+    """Whether a regular file may not be replaced without `--force`: this user may not write
+    it, or it has no write bit at all (root may write anything; a shell's `>` refuses such a
+    file to everyone else, and `rm` asks)."""
+    return not mode & 0o222 or not os.access(target, os.W_OK)
+
+
+def _check_target(target: str, inputs: Iterable[str], force: bool = False) -> bool:
+    """Refuse a target that must not be written; True when it is written in place, never
+    renamed over: a FIFO or a character device (`-o /dev/null`, a named pipe), or one of this
+    process' open descriptors (:func:`descriptor`)."""
     if not target:
         raise OutputError("cannot write an output file with an empty name")
     if target.endswith(("/", os.sep)) and not os.path.isdir(target):
@@ -90,6 +141,8 @@ def _check_target(target: str, inputs: Iterable[str]) -> bool:
     for source in inputs:
         if _same_file(target, source):
             raise OutputError(f"refusing to write {target}: it is an input of this command ({source}); choose another output file")
+    if descriptor(target) is not None:
+        return True
     try:
         mode = os.stat(target).st_mode
     except (FileNotFoundError, NotADirectoryError):
@@ -103,6 +156,8 @@ def _check_target(target: str, inputs: Iterable[str]) -> bool:
         raise OutputError(f"refusing to write {target}: it is {what}, not a file; choose a regular file")
     if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
         return True
+    if mode is not None and not force and _write_protected(target, mode):
+        raise OutputError(f"refusing to write {target}: it is write-protected (mode {stat.S_IMODE(mode):04o}); give --force to replace it")
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
@@ -110,9 +165,31 @@ def _check_target(target: str, inputs: Iterable[str]) -> bool:
     return False
 
 
+def _write_to(fd: int, target: str, data: bytes) -> None:
+    """Write all of `data` to an open descriptor, waiting on it as a shell would."""
+    try:
+        blocking = os.get_blocking(fd)
+        os.set_blocking(fd, True)
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.set_blocking(fd, blocking)
+    except OSError as exc:
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+
+
 def _write_special(target: str, data: bytes) -> None:
-    """Write to a FIFO or character device in place. A FIFO that nobody reads is an error
-    at once (opening it without O_NONBLOCK would wait forever)."""
+    """Write to a FIFO, a character device or an open descriptor in place. A FIFO that nobody
+    reads is an error at once (opening it without O_NONBLOCK would wait forever)."""
+    fd = descriptor(target)
+    if fd is not None:
+        for stream in (sys.stdout, sys.stderr):  # what was printed before stays before
+            if stream is not None and _fileno(stream) == fd:
+                stream.flush()
+        _write_to(fd, target, data)
+        return
     try:
         fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
     except OSError as exc:
@@ -120,14 +197,16 @@ def _write_special(target: str, data: bytes) -> None:
             raise OutputError(f"cannot write {target}: it is a named pipe and no process is reading it") from None
         raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
     try:
-        os.set_blocking(fd, True)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
-    except OSError as exc:
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        _write_to(fd, target, data)
     finally:
         os.close(fd)
+
+
+def _fileno(stream) -> int | None:
+    try:
+        return stream.fileno()
+    except (OSError, ValueError, AttributeError):  # (a stream of no descriptor: a test's)
+        return None
 
 
 def _make_folder(folder: str) -> list[str]:
@@ -161,26 +240,37 @@ def _remove_folders(made: Sequence[str]) -> None:
             pass
 
 
-def check_targets(targets: Iterable[PathLike], *, inputs: Iterable[PathLike] = ()) -> None:
+def check_targets(targets: Iterable[PathLike], *, inputs: Iterable[PathLike] = (), force: bool = False) -> None:
     """Refuse, before any work, the targets `write_files` would refuse (a folder, a missing
-    folder, an input, a socket): a command says so at once, not after its analysis."""
+    folder, an input, a socket, a write-protected file): a command says so at once, not after
+    its analysis."""
     sources = [os.fspath(p) for p in inputs]
     for target in targets:
-        _check_target(os.fspath(target), sources)
+        _check_target(os.fspath(target), sources, force)
 
 
-def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | None = None, inputs: Iterable[PathLike] = ()) -> None:
+def write_files(
+    files: Sequence[tuple[PathLike, bytes]],
+    *,
+    folder: PathLike | None = None,
+    inputs: Iterable[PathLike] = (),
+    force: bool = False,
+    announce: Callable[[], None] | None = None,
+) -> None:
     """Write every file of `files` ((path, bytes) pairs), or none of them (see the module).
 
     `folder`: an output folder the call may make (with its parents) when it is missing; it is
     removed again when the write fails. `inputs`: files the command read, never overwritten.
+    `force`: write-protected files are replaced too. `announce`: what the command prints
+    (flushed), called once every file is ready and before any is put in place; when it
+    raises, nothing is written.
     """
     targets = [os.fspath(path) for path, _data in files]
     sources = [os.fspath(p) for p in inputs]
     made = _make_folder(os.fspath(folder)) if folder is not None else []
     temps: list[str] = []
     try:
-        special = {target for target in targets if _check_target(target, sources)}
+        special = {target for target in targets if _check_target(target, sources, force)}
         _refuse_one_file_twice(targets)
         # a symbolic link is followed: the file it names is replaced, the link (say /dev/stdout
         # onto a file) stays what it was
@@ -201,6 +291,8 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
                 os.chmod(temp, _mode_for(target))
             except OSError as exc:
                 raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+        if announce is not None:
+            announce()
         # special files first: one that fails still leaves every regular file as it was
         for target, (_path, data) in zip(targets, files):
             if target in special:
@@ -222,6 +314,6 @@ def write_files(files: Sequence[tuple[PathLike, bytes]], *, folder: PathLike | N
         raise
 
 
-def write_atomic(path: PathLike, data: bytes, *, inputs: Iterable[PathLike] = ()) -> None:
+def write_atomic(path: PathLike, data: bytes, *, inputs: Iterable[PathLike] = (), force: bool = False) -> None:
     """Write one file atomically (see `write_files`)."""
-    write_files([(path, data)], inputs=inputs)
+    write_files([(path, data)], inputs=inputs, force=force)

@@ -259,3 +259,115 @@ def test_a_written_file_keeps_the_mode_of_the_file_it_replaces_and_a_new_one_fol
         assert stat.S_IMODE((tmp_path / "plain.pdf").stat().st_mode) == 0o644
     finally:
         os.umask(old)
+
+
+# -- what a shell's redirection holds, write-protected files, output that fails (issue 33) ----
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from conftest import ROOT, VALID  # noqa: E402
+
+DATA = ROOT / "tests" / "data" / "rallyman"
+
+
+def sheetgen_sh(line: str, cwd) -> subprocess.CompletedProcess:
+    """Run `sheetgen ...` as a real process under a shell, with its redirections."""
+    quoted = f"{sys.executable!s} -m sheetgen"
+    return subprocess.run(["bash", "-c", line.replace("sheetgen ", quoted + " ", 1)], cwd=cwd, capture_output=True, timeout=300)
+
+
+@pytest.fixture
+def race(tmp_path):
+    path = tmp_path / "race.yaml"
+    path.write_text(VALID, encoding="utf-8")
+    return path
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="no /proc/self/fd here")
+@pytest.mark.parametrize(
+    "target, redirect",
+    [("/dev/stdout", ">> log.txt"), ("/dev/stderr", "2>> log.txt"), ("/proc/self/fd/1", ">> log.txt"), ("/dev/fd/3", "3>> log.txt")],
+)
+def test_an_output_naming_a_descriptor_appends_where_the_shell_appends(race, tmp_path, target, redirect):
+    """`render SPEC -o /dev/stdout >> log.txt` replaced log.txt with the PDF (renamed onto the
+    file behind the descriptor); it is written through the descriptor, as -o - is."""
+    (tmp_path / "log.txt").write_bytes(b"the log so far\n")
+    done = sheetgen_sh(f"sheetgen render race.yaml -o {target} {redirect}", tmp_path)
+    assert done.returncode == 0, done.stderr
+    log = (tmp_path / "log.txt").read_bytes()
+    assert log.startswith(b"the log so far\n%PDF-1.4") and log.rstrip().endswith(b"%%EOF")
+    # the same bytes as a file written by name
+    assert sheetgen_sh("sheetgen render race.yaml -o plain.pdf", tmp_path).returncode == 0
+    assert log == b"the log so far\n" + (tmp_path / "plain.pdf").read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["log.txt", "plain.pdf", "race.yaml"]
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="no /proc/self/fd here")
+def test_a_descriptor_this_command_has_not_or_another_process_has_is_refused(race, tmp_path):
+    done = sheetgen_sh("sheetgen render race.yaml -o /dev/fd/7", tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write /dev/fd/7: this command has no open descriptor 7\n")
+    done = sheetgen_sh("sheetgen render race.yaml -o /proc/1/fd/1", tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"sheetgen: error: refusing to write /proc/1/fd/1: it is an open file of another process; name the file itself\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["race.yaml"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("render", "{race}", "-o", "{target}"),
+        ("build", "{race}", "-o", "{folder}"),
+        ("generate", "rallytaire", "--seed", "3", "-o", "{target}"),
+        ("generate", "rallytaire", "--seed", "3", "-o", "{other}", "--render", "{target}"),
+        ("standings", "{results}", "-o", "{target}"),
+        ("season", "{season}", "--no-par", "-o", "{target}"),
+        ("import", "rekee", "{rekee}", "--tiles", "{tiles}", "-o", "{target}"),
+        ("export", "rekee", "{track}", "-o", "{target}"),
+    ],
+)
+def test_a_write_protected_file_is_refused_unless_forced(run, specs, race, tmp_path, args):
+    """A file with no write bit was replaced by the atomic rename, where a shell's `>` refuses
+    it; refused before any work, replaced with --force."""
+    folder = tmp_path / "out"
+    folder.mkdir()
+    target = folder / ("race.pdf" if args[0] == "build" else "kept")
+    target.write_bytes(b"keep me")
+    target.chmod(0o444)
+    names = {
+        "race": race, "target": target, "folder": folder, "other": tmp_path / "new.yaml",
+        "results": specs / "rally_risk" / "results.yaml", "season": specs / "seasons" / "winter_season.yaml",
+        "rekee": DATA / "track.json", "tiles": DATA / "box.yaml",
+        "track": specs / "rallyman" / "gt_col_sprint.yaml",
+    }
+    given = [a.format(**names) for a in args]
+    result = run(*given)
+    assert (result.exit_code, result.stderr) == (1, f"sheetgen: error: refusing to write {target}: it is write-protected (mode 0444); give --force to replace it\n")
+    assert target.read_bytes() == b"keep me" and not (tmp_path / "new.yaml").exists()
+    result = run(*given, "--force")
+    assert result.exit_code == 0, result.output
+    assert target.read_bytes() != b"keep me"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o444  # (it keeps its mode, as any replaced file)
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="no /dev/full here")
+@pytest.mark.parametrize(
+    "line, written",
+    [
+        ("sheetgen build race.yaml -o out > /dev/full", "out"),
+        ("sheetgen standings track_specs/rally_risk/results.yaml -o out.pdf > /dev/full", "out.pdf"),
+        ("sheetgen season track_specs/seasons/winter_season.yaml --no-par -o out.pdf > /dev/full", "out.pdf"),
+        ("sheetgen calendar track_specs/rally_risk/championship.yaml --seed 1 --jobs 1 -o out > /dev/full", "out"),
+        ("sheetgen generate rallytaire --seed 3 -o out.yaml --render - > /dev/full", "out.yaml"),
+    ],
+)
+def test_nothing_is_written_when_what_the_command_prints_fails(specs, race, tmp_path, line, written):
+    """The report went to standard output after the files were in place: exit 1, files
+    written. It goes first now: when it fails, no file is written."""
+    done = sheetgen_sh(line, tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"sheetgen: error: No space left on device\n")
+    assert not (tmp_path / written).exists()
+
+
+def test_standard_output_closed_is_one_line(race, tmp_path):
+    done = sheetgen_sh("sheetgen render race.yaml -o - >&-", tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write to standard output: it is closed\n")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from sheetgen.cliutil import CONTEXT, FORMAT, INK, PAPER, refuse_stdout_folder, reports_errors, write_pdf
+from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, refuse_stdout_folder, reports_errors, write_pdf
 
 
 def _template(game: str):
@@ -56,8 +56,9 @@ def _spec_problems(loaded, problems):
 @PAPER
 @INK
 @click.option("--jobs", type=click.IntRange(1, 64), default=None, help="processes for the finishability analyses (default: the CPUs available)")
+@FORCE
 @reports_errors
-def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: str | None, ink: str, jobs: int | None) -> None:
+def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: str | None, ink: str, jobs: int | None, force: bool) -> None:
     """Choose the road sections of every race of a Rally Risk calendar.
 
     Every race meets its rally's limits, starts on a factor-0 section, connects, lies on the
@@ -95,17 +96,20 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
         built = build_calendar(cal, seed, jobs=jobs or default_jobs())
     except CalendarError as exc:
         raise _spec_problems(loaded, exc.problems) from None
-    written = []
-    if out_dir is not None:
-        written = _write_calendar(loaded, built, out_dir, paper, ink)
-    if fmt == "json":
-        data = calendar_to_json(built)
-        data["files"] = [{"path": p, "pages": n} if n else {"path": p} for p, n in written]
-        click.echo(json.dumps(data, indent=2))
+    def report(written: list[tuple[str, int]]) -> None:
+        if fmt == "json":
+            data = calendar_to_json(built)
+            data["files"] = [{"path": p, "pages": n} if n else {"path": p} for p, n in written]
+            click.echo(json.dumps(data, indent=2))
+        else:
+            click.echo(format_calendar_text(built).rstrip("\n"))
+            for path, pages in written:
+                click.echo(f"wrote {path}" + (f" ({pages} pages)" if pages else ""))
+
+    if out_dir is not None:  # the report is printed before the files are put in place
+        _write_calendar(loaded, built, out_dir, paper, ink, force, report)
     else:
-        click.echo(format_calendar_text(built).rstrip("\n"))
-        for path, pages in written:
-            click.echo(f"wrote {path}" + (f" ({pages} pages)" if pages else ""))
+        report([])
 
 
 def calendar_files(spec_path: str, seed: int, out_dir: str) -> tuple[str, str]:
@@ -147,15 +151,17 @@ def calendar_text(loaded, built, target: str) -> str:
     return text
 
 
-def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) -> list[tuple[str, int]]:
+def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str, force: bool, report) -> None:
+    """Write the built calendar's spec and PDF into `out_dir`, `report(written)` printed
+    once they are ready and before they are put in place."""
     from sheetgen.output import write_files
     from sheetgen.render.rally_risk.calendar import calendar_pdf
 
     spec_file, pdf_file = calendar_files(loaded.path, built.seed, out_dir)
     text = calendar_text(loaded, built, spec_file)
     pdf, pages = calendar_pdf(loaded, built, _template("rally_risk"), paper=paper, ink=ink)
-    write_files([(spec_file, text.encode("utf-8")), (pdf_file, pdf)], folder=out_dir, inputs=loaded.sources)
-    return [(spec_file, 0), (pdf_file, pages)]
+    written = [(spec_file, 0), (pdf_file, pages)]
+    write_files([(spec_file, text.encode("utf-8")), (pdf_file, pdf)], folder=out_dir, inputs=loaded.sources, force=force, announce=lambda: report(written))
 
 
 # --------------------------------------------------------------------------- standings
@@ -167,8 +173,9 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str) ->
 @click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="also write the standings sheet PDF here")
 @PAPER
 @INK
+@FORCE
 @reports_errors
-def standings(results: str, fmt: str, target: str | None, paper: str | None, ink: str) -> None:
+def standings(results: str, fmt: str, target: str | None, paper: str | None, ink: str, force: bool) -> None:
     """Score a championship or rally from its results file (kind: results).
 
     Every game that keeps standings scores its own way: Rally Risk gives score A per race
@@ -191,15 +198,17 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
         keeping = " or ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
         raise loaded.wrong(f"{loaded.described(loaded.game.name)}; sheetgen standings needs a results file (kind: results) of {keeping}")
     report = loaded.game.standings(loaded, {})
-    if target is not None:
+
+    def say() -> None:
+        click.echo(json.dumps(report.data, indent=2) if fmt == "json" else report.text.rstrip("\n"))
+
+    if target is not None:  # the report is printed before the file is put in place
         from sheetgen.render import build_outputs
 
         pdf, _pages = build_outputs(loaded, paper=paper, ink=ink)
-        write_pdf(target, pdf, inputs=loaded.sources)
-    if fmt == "json":
-        click.echo(json.dumps(report.data, indent=2))
+        write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
     else:
-        click.echo(report.text.rstrip("\n"))
+        say()
 
 
 # --------------------------------------------------------------------------- season
@@ -212,8 +221,9 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
 @PAPER
 @INK
 @click.option("--no-par", "no_par", is_flag=True, help="leave out the par times (no analysis)")
+@FORCE
 @reports_errors
-def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str, no_par: bool) -> None:
+def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str, no_par: bool, force: bool) -> None:
     """A Rallytaire season: its races (files or generated by seed) and a sheet to record times.
 
     Prints the races and stages with the basic game's par times; with -o, writes what
@@ -238,20 +248,23 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
         from sheetgen.games.rallytaire.solve import analyze_race
 
         analyses = {k: analyze_race(entry.race) for k, entry in enumerate(chosen.races)}
+
+    def say() -> None:
+        click.echo(json.dumps(season_to_json(chosen, analyses), indent=2) if fmt == "json" else format_season_text(chosen, analyses).rstrip("\n"))
+
+    # the report is printed before the file is put in place
     if target is not None and no_par:
         from sheetgen.render.rallytaire.season_sheet import render_season
 
         pdf, _pages = render_season(chosen, None, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
-        write_pdf(target, pdf, inputs=loaded.sources)
+        write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
     elif target is not None:  # what build prints: the season sheet, then the generated races' sheets
         from sheetgen.render import build_outputs
 
         pdf, _pages = build_outputs(loaded, paper=paper, ink=ink)
-        write_pdf(target, pdf, inputs=loaded.sources)
-    if fmt == "json":
-        click.echo(json.dumps(season_to_json(chosen, analyses), indent=2))
+        write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
     else:
-        click.echo(format_season_text(chosen, analyses).rstrip("\n"))
+        say()
 
 
 COMMANDS = [calendar, standings, season]

@@ -8,11 +8,9 @@ loaded back as any spec file is before it is written: what `import` writes, `val
 
 from __future__ import annotations
 
-import sys
-
 import click
 
-from sheetgen.cliutil import CONTEXT, GameCommand, option_values, reports_errors
+from sheetgen.cliutil import CONTEXT, FORCE, GameCommand, option_values, reports_errors, stdout_bytes
 
 
 class FormatName(click.ParamType):
@@ -42,8 +40,9 @@ class FormatName(click.ParamType):
 @click.argument("fmt", metavar="FORMAT", type=FormatName("read"))
 @click.argument("source", metavar="FILE", type=click.Path(path_type=str))
 @click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
+@FORCE
 @reports_errors
-def import_(fmt: str, source: str, target: str | None, **given) -> None:
+def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> None:
     """Turn another tool's file into a spec (checked as any spec is before it is written).
 
     \b
@@ -62,22 +61,24 @@ def import_(fmt: str, source: str, target: str | None, **given) -> None:
     text, inputs = converter.read(source, written_as, options)
     inputs = (source, *inputs)
     if target is not None:
-        check_targets([target], inputs=inputs)
+        check_targets([target], inputs=inputs, force=force)
     data = text.encode("utf-8")
     registry.spec_of(load_bytes(data, written_as))  # what import writes, validate accepts
     if target is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
+        out = stdout_bytes()
+        out.write(data)
+        out.flush()
     else:
-        write_files([(target, data)], inputs=inputs)
+        write_files([(target, data)], inputs=inputs, force=force)
 
 
 @click.command("export", context_settings=CONTEXT, cls=GameCommand, game_command="export", before="target")
 @click.argument("fmt", metavar="FORMAT", type=FormatName("write"))
 @click.argument("spec", type=click.Path(path_type=str))
 @click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="file to write (default, or -: standard output)")
+@FORCE
 @reports_errors
-def export(fmt: str, spec: str, target: str | None, **given) -> None:
+def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> None:
     """Write a spec in another tool's format.
 
     \b
@@ -95,13 +96,14 @@ def export(fmt: str, spec: str, target: str | None, **given) -> None:
     if target == "-":
         target = None
     if target is not None:
-        check_targets([target], inputs=loaded.sources)
+        check_targets([target], inputs=loaded.sources, force=force)
     data = converter.write(loaded, options)
     if target is None:
-        sys.stdout.buffer.write(data)
-        sys.stdout.buffer.flush()
+        out = stdout_bytes()
+        out.write(data)
+        out.flush()
     else:
-        write_files([(target, data)], inputs=loaded.sources)
+        write_files([(target, data)], inputs=loaded.sources, force=force)
 
 
 COMMANDS = [import_, export]

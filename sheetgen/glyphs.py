@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 import unicodedata
 from importlib import resources
 
@@ -28,6 +29,12 @@ FORMAT = "printable"
 TEXT = {"format": FORMAT}
 #: characters named in a message, per reason, before "and N more"
 SHOWN = 4
+
+#: the characters no text of a spec may hold, a name or any other (the loader refuses them at
+#: their value): the control characters but tab and newline, and the Unicode line and
+#: paragraph separators, which YAML itself counts as line breaks (a name holding one would
+#: not read back as written). A name refuses these and more (:func:`problem`).
+CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
 
 _RIGHT_TO_LEFT = frozenset({"R", "AL", "RLE", "RLO", "RLI", "LRE", "LRO", "LRI", "FSI", "PDF", "PDI"})
 _INVISIBLE = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})
@@ -67,7 +74,7 @@ def _reason(char: str) -> str | None:
         return "plane"
     if unicodedata.bidirectional(char) in _RIGHT_TO_LEFT:
         return "rtl"
-    if unicodedata.category(char) in _INVISIBLE:
+    if unicodedata.category(char) in _INVISIBLE or CONTROL.match(char):
         return "control"
     return None if in_fonts(char) else "font"
 

@@ -54,6 +54,7 @@ except ImportError:  # PyYAML built without libyaml: the pure-Python parser alon
     _CParser = None
 
 from sheetgen.errors import Location, Problem, SpecError
+from sheetgen.glyphs import CONTROL
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
@@ -69,8 +70,9 @@ WORDING_LIMIT = 64 * 1024
 _INT_TOO_LARGE = 10**MAX_INT_DIGITS  # the smallest integer with more digits than MAX_INT_DIGITS
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: control characters (and the Unicode line separators) but tab and newline: an escape such as
-#: "\x1b[2J" would act on the terminal that shows the text, "\r" overwrite a line of it
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+#: "\x1b[2J" would act on the terminal that shows the text, "\r" overwrite a line of it; the
+#: one definition the names' check (`glyphs`) shares
+_CONTROL = CONTROL
 
 Path = tuple  # of str keys and int indices
 
@@ -143,6 +145,10 @@ class Document:
     #: problems of single values found while loading a file `lenient`ly (each value is None):
     #: reported with the spec's own problems (`registry.spec_of`), never accepted
     pending: tuple = field(default=(), repr=False, compare=False)
+    #: the files read from disk whose references led to this one, this one last when it was
+    #: read from disk (`load_file`; text a generator made is no file): a file that names one
+    #: of them again is refused (`load_beside`), not loaded round and round
+    chain: tuple = field(default=(), repr=False, compare=False)
 
     def where(self, path: Path, *, key: bool = False) -> Location:
         """The location of `path`, or of its nearest ancestor that has one."""
@@ -218,7 +224,7 @@ def load_file(path: str | os.PathLike, *, lenient: bool = False) -> Document:
         raise refuse(f"cannot read file: {exc.strerror or exc}") from None
     except ValueError:  # a NUL or a lone surrogate in the name: no file can have it
         raise refuse("cannot read file: the name is not a possible file name") from None
-    return load_bytes(raw, name, lenient=lenient)
+    return dataclasses.replace(load_bytes(raw, name, lenient=lenient), chain=(os.path.realpath(name),))
 
 
 def _read_pipe(fd: int) -> bytes | None:
@@ -248,12 +254,30 @@ def _read_pipe(fd: int) -> bytes | None:
     return b"".join(chunks)
 
 
-def load_beside(doc: Document, rel: str) -> Document:
+#: files in one chain of references, the first included (a results file, its track, the
+#: track's tile library: 3)
+MAX_REFERENCE_DEPTH = 8
+
+
+def load_beside(doc: Document, rel: str, where: Path = ()) -> Document:
     """Load the file `rel` names relative to `doc`'s folder (a race's library, a season's
-    race), recording it in `doc.reads`; files it loads in turn are recorded there too."""
-    other = load_file(os.path.join(os.path.dirname(doc.file), rel))
+    race), recording it in `doc.reads`; files it loads in turn are recorded there too.
+
+    References between files are a graph checked before anything recurses: a file that
+    leads back to one whose references led here (itself, or a cycle of two or more), or
+    references nested deeper than `MAX_REFERENCE_DEPTH`, is refused at `where` (the value
+    that names it in `doc`)."""
+    path = os.path.join(os.path.dirname(doc.file), rel)
+    real = os.path.realpath(path)
+    if real in doc.chain:
+        start = doc.chain.index(real)
+        circle = " -> ".join(os.path.basename(f) for f in (*doc.chain[start:], real))
+        raise SpecError([doc.problem(where, f"{rel!r} leads back to a file that refers to it ({circle}): files cannot refer to each other in a cycle")])
+    if len(doc.chain) >= MAX_REFERENCE_DEPTH:
+        raise SpecError([doc.problem(where, f"{rel!r}: references nested too deep (a file naming a file naming a file ... over {MAX_REFERENCE_DEPTH} levels)")])
+    other = load_file(path)
     doc.reads.append(other.file)
-    return dataclasses.replace(other, reads=doc.reads)
+    return dataclasses.replace(other, reads=doc.reads, chain=(*doc.chain, real))
 
 
 def load_bytes(raw: bytes, name: str, *, lenient: bool = False) -> Document:

@@ -46,10 +46,24 @@ def test_latin_greek_and_cyrillic_names_print(text):
         ("\u05ea\u05dc \u05d0\u05d1\u05d9\u05d1", "holds characters the sheets cannot print: '\u05ea' (U+05EA), '\u05dc' (U+05DC), '\u05d0' (U+05D0), '\u05d1' (U+05D1) and 1 more: a right-to-left script, which the sheets would print unjoined and reversed"),
         ("Col\tde Turini", "holds characters the sheets cannot print: '\\t' (U+0009): control or formatting characters, which print as nothing or as a box"),
         ("a\u200db", "holds characters the sheets cannot print: '\\u200d' (U+200D): control or formatting characters, which print as nothing or as a box"),
+        # the line and paragraph separators: YAML reads them as line breaks, so a name holding
+        # one passed the check and did not load back as it was written
+        ("SS1\u2028Turini", "holds characters the sheets cannot print: '\\u2028' (U+2028): control or formatting characters, which print as nothing or as a box"),
+        ("SS1\u2029Turini", "holds characters the sheets cannot print: '\\u2029' (U+2029): control or formatting characters, which print as nothing or as a box"),
     ],
 )
 def test_what_the_sheets_cannot_print_is_named(text, message):
     assert glyphs.problem(text) == message
+
+
+def test_the_loader_and_the_names_check_refuse_the_same_control_characters():
+    # one definition: every character the loader refuses in any text, a name refuses too
+    from sheetgen import yamlsrc
+
+    refused_by_loader = {c for c in map(chr, range(0x10000)) if yamlsrc._CONTROL.match(c)}
+    assert {"\x00", "\x1b", "\r", "\x85", "\u2028", "\u2029"} <= refused_by_loader
+    assert not {"\t", "\n"} & refused_by_loader
+    assert all(glyphs.problem(f"a{c}b") is not None for c in refused_by_loader)
 
 
 TOKYO = '"\u6771\u4eac\u30e9\u30ea\u30fc \U0001f600 \u03a9mega"'

@@ -155,3 +155,36 @@ def test_names_the_sheets_cannot_print_are_refused_at_their_values(run, write):
         f"{path}:3:7: error: 'name' holds characters the sheets cannot print: '東' (U+6771), '京' (U+4EAC): not in the sheets' font (DejaVu Sans)",
         f"{path}:5:18: error: 'name' holds characters the sheets cannot print: '😀' (U+1F600): beyond U+FFFF, which the PDFs cannot map to text",
     ]
+
+
+def test_results_that_name_themselves_or_each_other_are_refused_at_the_name(run, tmp_path):
+    """A stage naming a results file (itself, or two naming each other) recursed until an
+    internal RecursionError; references are checked for cycles before anything recurses."""
+    head = "game: rallyman\nkind: results\nvariant: dirt\nname: Loop\nstages:\n  - {name: SS1, track: %s}\ndrivers:\n  - {name: A, times: [60]}\n"
+    (tmp_path / "self.yaml").write_text(head % "self.yaml")
+    result = run("validate", str(tmp_path / "self.yaml"))
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"{tmp_path / 'self.yaml'}:6:24: error: 'self.yaml' leads back to a file that refers to it (self.yaml -> self.yaml): files cannot refer to each other in a cycle\n",
+    )
+    (tmp_path / "a.yaml").write_text(head % "b.yaml")
+    (tmp_path / "b.yaml").write_text(head % "a.yaml")
+    result = run("standings", str(tmp_path / "a.yaml"))
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"{tmp_path / 'b.yaml'}:6:24: error: 'a.yaml' leads back to a file that refers to it (a.yaml -> b.yaml -> a.yaml): files cannot refer to each other in a cycle\n",
+    )
+
+
+def test_references_nested_past_the_limit_are_refused(run, tmp_path):
+    from sheetgen.yamlsrc import MAX_REFERENCE_DEPTH
+
+    head = "game: rallyman\nkind: results\nvariant: dirt\nname: Deep\nstages:\n  - {name: SS1, track: %s}\ndrivers:\n  - {name: A, times: [60]}\n"
+    for k in range(MAX_REFERENCE_DEPTH + 2):
+        (tmp_path / f"r{k}.yaml").write_text(head % f"r{k + 1}.yaml")
+    result = run("validate", str(tmp_path / "r0.yaml"))
+    deepest = MAX_REFERENCE_DEPTH - 1
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"{tmp_path / f'r{deepest}.yaml'}:6:24: error: 'r{deepest + 1}.yaml': references nested too deep (a file naming a file naming a file ... over {MAX_REFERENCE_DEPTH} levels)\n",
+    )

@@ -24,6 +24,7 @@ SOLVER_SOURCES = (
     "sheetgen.errors",
     "sheetgen.textfmt",
     "sheetgen.yamlsrc",
+    "sheetgen.glyphs",
 )
 #: the modules the analysis depends on: an entry is keyed by their sources
 SOURCES = ("sheetgen.games.rally_risk.kept", *SOLVER_SOURCES)

@@ -555,7 +555,7 @@ def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]
     if "\x00" in rel:
         return None, [doc.problem((key,), f"{kind} {rel!r}: a file name cannot contain a NUL character")]
     try:
-        other = load_beside(doc, rel)
+        other = load_beside(doc, rel, (key,))
     except SpecError as exc:
         if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
             return None, [doc.problem((key,), f"{kind} {rel!r}: {exc.problems[0].message}")]

@@ -133,7 +133,7 @@ def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> li
     if not os.path.isfile(os.path.join(os.path.dirname(doc.file), stage.track)):
         return [doc.problem(where, f"stage {stage.name!r}: no track file {stage.track!r} (a path from this file's folder)")]
     try:
-        track = registry.spec_of(load_beside(doc, stage.track))
+        track = registry.spec_of(load_beside(doc, stage.track, where))
     except SpecError as exc:
         return list(exc.problems)
     if track.game.name != "rallyman" or track.kind_name != "track":

@@ -615,7 +615,7 @@ def library_beside(doc: Document, where: tuple, name: str) -> tuple[Library | No
     an input; problems of the library are its own FILE:LINE:COL lines, and a file that is not
     a library, or that cannot be read (missing, a folder), is refused at `where`."""
     try:
-        other = load_beside(doc, name)
+        other = load_beside(doc, name, where)
     except SpecError as exc:
         if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
             return None, [doc.problem(where, f"library {name!r}: {exc.problems[0].message}")]

@@ -188,7 +188,7 @@ def _race_file(doc: Document, i: int, rel: str) -> tuple[Race | None, list[Probl
     if "\x00" in rel:
         return None, [doc.problem(where, f"race {rel!r}: a file name cannot contain a NUL character")]
     try:
-        other = load_beside(doc, rel)
+        other = load_beside(doc, rel, where)
     except SpecError as exc:
         if len(exc.problems) == 1 and exc.problems[0].message.startswith(("cannot read file", "is a directory")):
             return None, [doc.problem(where, f"race {rel!r}: {exc.problems[0].message}")]

@@ -3,8 +3,11 @@ Rallyman GT track's par time on its map and time sheet, a Rallytaire race sheet'
 and percentiles, every `sheetgen build`).
 
 An entry is a small JSON file named by the SHA-256 of everything its figures depend on: what
-is solved (a canonical text of the track and its ruleset) and the source code of the modules
-that solve it, so that a changed track, ruleset or solver never meets an old entry. JSON gives
+the solver reads (a canonical text of the track and its ruleset, never its name, comments or
+title: a renamed track is not solved again) and the source code of the modules that solve
+it, found from the solver's import graph (:func:`solver_modules`), so that a changed track,
+ruleset or solver never meets an old entry. Every game keeps its figures through one
+wrapper, :func:`figures`. JSON gives
 floats back exactly (their shortest repr), so a printout is byte for byte the same with the
 entry or without it. The folder is `$SHEETGEN_CACHE`, else `$XDG_CACHE_HOME/sheetgen`, else
 `~/.cache/sheetgen`; `SHEETGEN_CACHE=off` turns the cache off. The cache is only ever a
@@ -17,10 +20,12 @@ read-only home) is not kept; no command fails because of it. Entries are written
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import json
 import os
+import re
 import tempfile
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -48,6 +53,62 @@ def _source_digest(module: str) -> str:
         with open(origin, "rb") as handle:  # (a module without a file has no place in a key)
             _SOURCES[module] = hashlib.sha256(handle.read()).hexdigest()
     return _SOURCES[module]
+
+
+def _is_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, AttributeError, ValueError):  # (the parent is a module, not a package)
+        return False
+
+
+#: an import statement, at a line's start (inside a function too): `import a.b, c` or
+#: `from a.b import c, d` (its names in parentheses over several lines too)
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.M)
+
+
+def _imports(module: str) -> set[str]:
+    """The sheetgen modules `module`'s source imports, at its top or inside a function (a
+    solver imports its helpers lazily): `from sheetgen.x import y` is the module
+    sheetgen.x.y when there is one, else sheetgen.x. (Read as text, not parsed: an import
+    written in a string would count too, which only keys an entry by one module more.)"""
+    spec = importlib.util.find_spec(module)
+    if spec is None or spec.origin is None:
+        return set()
+    with open(spec.origin, encoding="utf-8") as handle:
+        source = handle.read()
+    package = module if spec.submodule_search_locations is not None else module.rpartition(".")[0]
+    found: set[str] = set()
+    for base, names, plain in _IMPORT.findall(source):
+        if plain:
+            found.update(part.split(" as ")[0].strip() for part in plain.split(","))
+            continue
+        if base.startswith("."):  # a relative import
+            level = len(base) - len(base.lstrip("."))
+            parts = package.split(".")
+            rest = base.lstrip(".")
+            base = ".".join(parts[: len(parts) - level + 1] + ([rest] if rest else []))
+        for name in names.strip("()").replace("\n", " ").split(","):
+            name = name.split(" as ")[0].strip()
+            if name:
+                sub = f"{base}.{name}"
+                found.add(sub if sub.startswith("sheetgen.") and _is_module(sub) else base)
+    return {name for name in found if name == "sheetgen" or name.startswith("sheetgen.")}
+
+
+@functools.cache
+def solver_modules(root: str) -> tuple[str, ...]:
+    """`root` and every sheetgen module it imports, directly or through others (its import
+    graph, read from the sources): what a solver's figures can depend on, so that an entry
+    is keyed by all of their sources without a hand-kept list. Sorted."""
+    seen = {root}
+    todo = [root]
+    while todo:
+        for name in _imports(todo.pop()):
+            if name not in seen:
+                seen.add(name)
+                todo.append(name)
+    return tuple(sorted(seen))
 
 
 def key(kind: str, subject: str, modules: Iterable[str]) -> str:
@@ -101,3 +162,10 @@ def cached(name: str, compute: Callable[[], Any], valid: Callable[[Any], bool] |
     except OSError:
         pass  # a cache that cannot be written is no cache, never an error
     return value
+
+
+def figures(kind: str, subject: str, solver: str, compute: Callable[[], Any], valid: Callable[[Any], bool] | None = None) -> Any:
+    """The one way a game keeps solved figures: `compute()`'s JSON value, kept under `kind`,
+    `subject` (the canonical text of what the solver reads, without names) and the sources
+    of `solver`'s import graph (:func:`solver_modules`); see :func:`cached` for `valid`."""
+    return cached(key(kind, subject, solver_modules(solver)), compute, valid)

@@ -87,10 +87,10 @@ def validate(specs: tuple[str, ...], fmt: str, strict: bool) -> None:
         sys.exit(1)
 
 
-def _unplayable(spec) -> list:
+def _unplayable(spec, figures: registry.Figures | None = None) -> list:
     """The problems that make a valid spec unplayable (`Game.strict`), for validate --strict
-    and build."""
-    return spec.game.strict(spec) if spec.game.strict else []
+    and build; `figures`: the spec's figures as the command has them (solved on first use)."""
+    return spec.game.strict(spec, figures or registry.Figures(spec)) if spec.game.strict else []
 
 
 def _refuse_unplayable(spec) -> None:
@@ -189,10 +189,11 @@ def _build_one(spec: registry.Spec, *, paper: str | None, ink: str, template: st
     nothing of this kind)."""
     from sheetgen.render import build_outputs, can_render
 
-    problems = _unplayable(spec)
+    figures = registry.Figures(spec)  # solved once, for the check and the printout
+    problems = _unplayable(spec, figures)
     if problems or not can_render(spec):
         return problems, None, 0
-    data, pages = build_outputs(spec, paper=paper, ink=ink, template=template)
+    data, pages = build_outputs(spec, paper=paper, ink=ink, template=template, figures=figures)
     return [], data, pages
 
 
@@ -409,7 +410,8 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 
     refuse_pdf_on_terminal(target)  # say so before the analysis, not after
     loaded = registry.load_spec(spec)
-    problems = _unplayable(loaded)
+    figures = registry.Figures(loaded)  # solved once, for the check and the printout
+    problems = _unplayable(loaded, figures)
     if problems and not draft:
         raise SpecError(problems)
     for problem in problems:
@@ -417,7 +419,7 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
     inputs = (*loaded.sources, *_template_inputs(template))
     if target != "-":
         check_targets([target], inputs=inputs, force=force)
-    data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template)
+    data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template, figures=figures)
     write_pdf(target, data, inputs=inputs, force=force)
 
 

@@ -71,7 +71,9 @@ class Printable:
     """What sheetgen prints for some kinds of a game's files. `render` names the function by
     `"module:function"`: a game package never imports the renderers (they import it), so only
     the renderers' core resolves the name. The function takes (spec, template, paper, ink,
-    keywords) and returns the PDF bytes and the page count."""
+    keywords, figures: the spec's solved figures, `Game.figures`, or None) and returns the
+    PDF bytes and the page count. A renderer draws the figures it is given; it never calls a
+    solver."""
 
     name: str  # what a reader calls it: "race sheets", "section cards"
     kinds: tuple[str, ...]
@@ -127,8 +129,13 @@ class Game:
     #: the built-in template the game's sheets are drawn with unless the user picks one
     template: str
     #: problems beyond validity (e.g. a race that cannot be finished), for `validate --strict`
-    #: and `build`: called with the loaded Spec, returns a list of Problems
-    strict: Callable[["Spec"], list] | None = None
+    #: and `build`: called with the loaded Spec and its `Figures` (solved on first use),
+    #: returns a list of Problems
+    strict: Callable[["Spec", "Figures"], list] | None = None
+    #: the solved figures of a spec (a race's par times and risks, a track's par), or None
+    #: when the game solves nothing for it: computed once by a command (`Figures`), kept in
+    #: the one figures cache (`sheetgen.cache.figures`), handed to `strict` and to the printable
+    figures: Callable[["Spec"], Any] | None = None
     #: every option the game's commands take
     options: tuple[Option, ...] = ()
     #: the model `analyze` and `simulate` work on (a race), or the located error of a file
@@ -219,6 +226,24 @@ class Spec:
         """The error of a command given a spec it cannot use, located at its `kind:` (or
         `game:`), e.g. ``wrong("a Rally Risk library, not a race: ...")``."""
         return SpecError([Problem(self.where or Location(self.path, 1, 1), message)])
+
+
+class Figures:
+    """A spec's solved figures (`Game.figures`), solved when first asked for, then kept: a
+    command makes one for a spec and hands it to `Game.strict` and to the printable, so that
+    the figures are solved once a command and meet there, not in a module-global cache."""
+
+    def __init__(self, spec: Spec):
+        self.spec = spec
+        self._solved = False
+        self._value: Any = None
+
+    def get(self) -> Any:
+        if not self._solved:
+            solve = self.spec.game.figures
+            self._value = solve(self.spec) if solve is not None else None
+            self._solved = True
+        return self._value
 
 
 def names() -> list[str]:

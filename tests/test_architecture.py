@@ -75,6 +75,18 @@ def test_no_game_module_imports_the_renderers(name):
     assert sorted(t for t in imports_of(name) if t == "sheetgen.render" or t.startswith("sheetgen.render.")) == []
 
 
+#: the modules that solve (or keep solved figures): a renderer draws the figures it is given
+SOLVERS = sorted(n for n in MODULES if n.startswith("sheetgen.games.") and n.rpartition(".")[2] in ("solve", "solve_advanced", "solve_dirt", "kept", "figures"))
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if n == "sheetgen.render" or n.startswith("sheetgen.render.")))
+def test_no_renderer_imports_a_solver(name):
+    """Figures reach a printable from the command (`Game.figures`), never from a renderer's
+    own call into a solver (six renderers did)."""
+    assert len(SOLVERS) >= 6
+    assert sorted(t for t in imports_of(name) if t in SOLVERS) == []
+
+
 def test_no_import_cycle():
     """A package's __init__ is not counted as imported by its own submodules (Python runs it
     first anyway); every other edge is."""

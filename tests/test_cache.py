@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 
 import pytest
@@ -54,13 +55,10 @@ def test_a_broken_entry_is_solved_again_and_an_unwritable_folder_is_no_error(tmp
 def test_a_printout_is_the_same_with_the_cache_or_without_it(run, tmp_path, monkeypatch):
     """The hill climb's map and time sheet give its par: solved (cache off), solved and kept,
     then read from the entry: the same PDF each time."""
-    from sheetgen.games.rallyman import solve
-
     spec = str(SPECS / "rallyman" / "compact_hillclimb.yaml")
     pdfs = []
     for setting in ("off", str(tmp_path / "c"), str(tmp_path / "c")):
         monkeypatch.setenv("SHEETGEN_CACHE", setting)
-        solve._figures.cache_clear()  # (the process's own memo)
         target = tmp_path / f"{len(pdfs)}.pdf"
         assert run("render", spec, "-o", str(target)).exit_code == 0
         pdfs.append(target.read_bytes())
@@ -126,21 +124,46 @@ def _imported_modules(module: str) -> set[str]:
 
 
 def test_the_keys_name_every_module_the_solvers_import():
-    """An entry is keyed by the sources of the modules its figures come from: every sheetgen
-    module that the solver imports is among them (so a change to any of them solves again),
-    for the Rallytaire race sheets' figures and Rally Risk's finishability checks."""
-    from sheetgen.games.rally_risk.championship import CHECK_SOURCES
-    from sheetgen.games.rally_risk.kept import SOURCES
-    from sheetgen.games.rallytaire.solve_advanced import SOURCE_MODULES
+    """An entry is keyed by the sources of the modules its figures come from, found from the
+    solver's import graph (no hand-kept list): every sheetgen module the solver imports,
+    directly or through another, at the top or inside a function, is among them (an
+    independent walk of the syntax trees here), for every game's figures."""
+    from sheetgen import cache
 
-    for module, named in (
-        ("sheetgen.games.rallytaire.solve_advanced", SOURCE_MODULES),
-        ("sheetgen.games.rally_risk.solve", CHECK_SOURCES),
-        ("sheetgen.games.rally_risk.kept", SOURCES),
+    for root in ("sheetgen.games.rallytaire.solve_advanced", "sheetgen.games.rally_risk.solve", "sheetgen.games.rally_risk.championship", "sheetgen.games.rallyman.solve"):
+        keyed = set(cache.solver_modules(root))
+        assert _imported_modules(root) <= keyed, (root, _imported_modules(root) - keyed)
+        assert root in keyed
+    assert "sheetgen.games.rallytaire.timetable" in cache.solver_modules("sheetgen.games.rallytaire.solve_advanced")  # (imported inside a function)
+    assert {"sheetgen.glyphs", "sheetgen.yamlsrc"} <= set(cache.solver_modules("sheetgen.games.rally_risk.solve"))  # (through another module)
+    assert not any(".render" in m for root in ("sheetgen.games.rallyman.solve", "sheetgen.games.rally_risk.solve") for m in cache.solver_modules(root))
+
+
+def test_a_renamed_spec_is_not_solved_again(run, tmp_path, monkeypatch):
+    """Entries are keyed by what the solvers read, never by names: a GT track, a Rallytaire
+    race and a Rally Risk race renamed (and their stages) read the entries their first
+    render kept, and print their new names."""
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
+    for spec, old, new in (
+        ("rallyman/tiny.yaml", "name: Tiny", "name: Tiny Renamed"),
+        ("rallytaire/thousand_lakes.yaml", "name: ", "name: Renamed "),
+        ("rally_risk/sweden_1.yaml", "name: ", "name: Renamed "),
     ):
-        needed = _imported_modules(module) - {"sheetgen.cache", "sheetgen.parallel"}  # (neither changes a figure)
-        assert needed <= set(named), (module, needed - set(named))
-    assert "sheetgen.games.rallytaire.timetable" in _imported_modules("sheetgen.games.rallytaire.solve_advanced")
+        text = (SPECS / spec).read_text(encoding="utf-8")
+        assert old in text, spec
+        first, second = tmp_path / "first.yaml", tmp_path / "second.yaml"
+        first.write_text(text, encoding="utf-8")
+        second.write_text(text.replace(old, new), encoding="utf-8")
+        for name in ("sections.yaml", "championship.yaml", "tiles.yaml"):  # what the specs refer to
+            if (SPECS / spec).with_name(name).exists() and not (tmp_path / name).exists():
+                (tmp_path / name).write_bytes((SPECS / spec).with_name(name).read_bytes())
+        assert run("render", str(first), "-o", str(tmp_path / "first.pdf")).exit_code == 0
+        entries = sorted(p.name for p in (tmp_path / "c").iterdir())
+        assert entries, spec
+        result = run("render", str(second), "-o", str(tmp_path / "second.pdf"))
+        assert result.exit_code == 0, result.output
+        assert sorted(p.name for p in (tmp_path / "c").iterdir()) == entries, spec  # no new entry: nothing solved again
+        shutil.rmtree(tmp_path / "c")
 
 
 def test_a_finishability_check_is_the_same_with_the_cache_or_without_it(tmp_path, monkeypatch):
@@ -164,7 +187,6 @@ def test_a_course_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, 
     and kept, then read from the entry: the same course sheet each time, and the figures read
     back are the solver's own (all but the solved policies, which only the simulator plays)."""
     from sheetgen import registry
-    from sheetgen.games.rally_risk import race_analysis
     from sheetgen.games.rally_risk.kept import race_figures
     from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
 
@@ -172,7 +194,6 @@ def test_a_course_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, 
     pdfs = []
     for setting in ("off", str(tmp_path / "c"), str(tmp_path / "c")):
         monkeypatch.setenv("SHEETGEN_CACHE", setting)
-        race_analysis.cache_clear()  # (the process's own memo)
         target = tmp_path / f"{len(pdfs)}.pdf"
         assert run("render", spec, "-o", str(target)).exit_code == 0
         pdfs.append(target.read_bytes())
@@ -229,41 +250,56 @@ def test_an_entry_edited_since_it_was_written_is_solved_again(tmp_path, monkeypa
 def test_a_race_with_its_entries_edited_prints_as_without_the_cache(run, tmp_path, monkeypatch):
     """A Rally Risk race's kept analysis (kept without a shape check, as the calendar's checks
     are) edited to `{"value": 5}`: the sheet is the one printed without the cache."""
-    from sheetgen.games import rally_risk
 
     race = str(SPECS / "rally_risk" / "montecarlo_1.yaml")
     monkeypatch.setenv("SHEETGEN_CACHE", "off")
-    rally_risk.race_analysis.cache_clear()  # (kept a process too)
     assert run("render", race, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
     monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
-    rally_risk.race_analysis.cache_clear()
     assert run("render", race, "-o", str(tmp_path / "first.pdf")).exit_code == 0
     (entry,) = (tmp_path / "c").iterdir()
     entry.write_text('{"value": 5}', encoding="utf-8")
-    rally_risk.race_analysis.cache_clear()
     out = run("render", race, "-o", str(tmp_path / "again.pdf"))
     assert out.exit_code == 0, out.output
     assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
 
 
 @pytest.mark.parametrize("entry", ['{"value": 5}', '{"value": null}', '{"value": "x"}', '{"value": []}', '{"value": {"figures": {"par_seconds": "bad"}}}',
-                                   '{"value": {"figures": 5}}', '{"value": {"par_seconds": 1.0}}'])
+                                   '{"value": {"figures": 5}}', '{"value": {"par_seconds": 1.0}}', '{"value": {"figures": null}}',
+                                   '{"value": {"figures": null, "analysis": 5}}'])
 def test_a_damaged_figures_entry_gives_the_same_printout_as_no_cache(run, tmp_path, monkeypatch, entry):
     """A GT track's figures entry that reads back with the wrong shape (the audit's cases) is
     solved again: the PDF is the one printed without the cache."""
-    from sheetgen.games.rallyman import solve
-
     spec = str(SPECS / "rallyman" / "tiny.yaml")
     monkeypatch.setenv("SHEETGEN_CACHE", "off")
-    solve._figures.cache_clear()
     assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
     monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
-    solve._figures.cache_clear()
     assert run("render", spec, "-o", str(tmp_path / "first.pdf")).exit_code == 0
     (kept,) = (tmp_path / "c").iterdir()
     kept.write_text(entry, encoding="utf-8")
-    solve._figures.cache_clear()
     out = run("render", spec, "-o", str(tmp_path / "again.pdf"))
     assert out.exit_code == 0, out.output
     assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
     assert json.loads(kept.read_text(encoding="utf-8"))["value"]["figures"]["par_seconds"] == pytest.approx(215 / 9)
+
+
+def test_analyze_of_a_gt_track_reads_the_figures_a_build_kept(run, tmp_path, monkeypatch):
+    """`analyze` of a GT track solved again after any number of builds; it reads the entry
+    the printout kept (its analysis is in the same entry, without the track's name) and
+    gives what a solve gives."""
+    from sheetgen.games.rallyman import solve
+
+    spec = str(SPECS / "rallyman" / "tiny.yaml")
+    monkeypatch.setenv("SHEETGEN_CACHE", "off")
+    solved = {fmt: run("analyze", spec, "--format", fmt).stdout for fmt in ("json", "text")}
+    assert json.loads(solved["json"])["track"] == "Tiny"
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
+    assert run("render", spec, "-o", str(tmp_path / "t.pdf")).exit_code == 0
+
+    def no_solve(*_args, **_kwargs):
+        raise AssertionError("solved again")
+
+    monkeypatch.setattr(solve, "par", no_solve)
+    monkeypatch.setattr(solve, "safe_route", no_solve)
+    for fmt in ("json", "text"):
+        kept = run("analyze", spec, "--format", fmt)
+        assert (kept.exit_code, kept.stdout) == (0, solved[fmt]), kept.output

@@ -167,7 +167,7 @@ def test_low_ink_corner_lines_stay_apart_from_space_borders_by_shape_and_weight(
     assert max(c["grey"] for c in corners) < min(b["grey"] for b in borders)
     assert all(b["J"] == 0 for b in borders)
     # Rally Risk: the heavy outlines and their inner outlines, in the corner's ink
-    from sheetgen.games.rally_risk import race_analysis
+    from sheetgen.games.rally_risk.kept import race_figures as race_analysis
 
     spec = _load(RR / "montecarlo_1.yaml")
     course = build_outputs(spec, ink="low")[0]

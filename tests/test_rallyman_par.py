@@ -342,7 +342,7 @@ def test_a_track_whose_moves_loop_has_no_exact_par_and_says_where(run, write):
     raises, and the printouts leave the par to fill in. No bundled track's moves loop (Wide
     Boulevard's did, through two sideways pairs at corner apexes, before RM-3 ruled those
     out)."""
-    from sheetgen.games.rallyman import cards
+    from sheetgen.games.rallyman.figures import track_figures
     from sheetgen.games.rallyman.solve import move_loops
 
     ring = [Hex(-1, 0), Hex(0, -1), Hex(1, -1), Hex(1, 0), Hex(0, 1), Hex(-1, 1)]
@@ -356,7 +356,7 @@ def test_a_track_whose_moves_loop_has_no_exact_par_and_says_where(run, write):
     spec = write(ROUNDABOUT)
     loaded = load_spec(spec).model
     assert set(loaded.cells) == set(roundabout.cells)
-    assert cards.figures(loaded) is None
+    assert track_figures(loaded) is None
     for command in (("analyze", spec), ("simulate", spec, "--seed", "1")):
         result = run(*command)
         assert result.exit_code == 1, command

@@ -12,6 +12,7 @@ import pytest
 from conftest import SPECS
 from pdfgeom import MM, read_pages
 from sheetgen.games.rallyman import cards
+from sheetgen.games.rallyman.figures import track_figures
 from sheetgen.games.rallyman.odds import CARD_PLANS, odds
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
@@ -145,7 +146,7 @@ def test_a_track_too_large_for_the_par_solve_leaves_a_par_field(monkeypatch):
 
     monkeypatch.setattr(solve, "MAX_PAR_SIZE", 200)  # the ring (90 cells x 3 laps) is too large then
 
-    assert too_large(ring.model) is not None and cards.figures(ring.model) is None
+    assert too_large(ring.model) is not None and track_figures(ring.model) is None
     pages = read_pages(build_outputs(ring)[0])
     sheets = [p for p in pages if any(t.value == "Rallyman GT time sheet" for t in p.texts)]
     text = text_of(sheets[0])
@@ -321,8 +322,8 @@ def test_the_par_is_kept_per_track_and_ruleset(specs):
     track = specs["gt"].model
     own = replace(track, ruleset=ruleset_from_mapping({"time_per_turn": {"2": 35}}, "gt"))
     assert own == track
-    assert cards.figures(track)["par_seconds"] == pytest.approx(40.0) and cards.figures(track)["safe_seconds"] == 40
-    assert cards.figures(own)["par_seconds"] == pytest.approx(35.0) and cards.figures(own)["safe_seconds"] == 35
+    assert track_figures(track)["par_seconds"] == pytest.approx(40.0) and track_figures(track)["safe_seconds"] == 40
+    assert track_figures(own)["par_seconds"] == pytest.approx(35.0) and track_figures(own)["safe_seconds"] == 35
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])

@@ -277,7 +277,7 @@ def test_a_section_too_long_for_the_default_card_is_located_at_its_factors(tmp_p
 
 @pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
 def test_course_sheet(pdfs, race, paper, size):
-    from sheetgen.games.rally_risk import race_analysis
+    from sheetgen.games.rally_risk.kept import race_figures as race_analysis
 
     data = pdfs["Race", paper]
     pdf = reader(data)
@@ -501,7 +501,7 @@ def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monk
 
 
 def test_side_panel_height_is_what_it_draws(race):
-    from sheetgen.games.rally_risk import race_analysis
+    from sheetgen.games.rally_risk.kept import race_figures as race_analysis
     from sheetgen.render.pdf import Meta, render_pdf
     from sheetgen.render.rally_risk.course_sheet import PANEL_MM, draw_side_panel, side_panel_height
 

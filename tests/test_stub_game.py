@@ -1,7 +1,7 @@
 """The contract for a new game: a game is one package plus one registry line.
 
 A tiny stub game, defined here in a few lines (one kind of file, a trivial analysis, a seeded
-playout, a one-page printable), is registered and driven through the real CLI: validate,
+playout, figures of its own and a strict check on them, a one-page printable), is registered and driven through the real CLI: validate,
 analyze, simulate, render and build work on it with no change to sheetgen's core code.
 """
 
@@ -52,14 +52,31 @@ def _simulate(spec, options):
 BADGE_MM = TemplateSize("badge_mm", 5, 50, 20.0)
 
 
-def print_stub(spec, template, *, paper, ink, keywords):
-    """The stub's one-page printable, drawn with the shared PDF machinery."""
+#: the specs the stub's figures were solved for, in order (its "solver" says when it runs)
+SOLVED: list[str] = []
+
+
+def _figures(spec):
+    """The stub's figures of its own (Game.figures): a par in turns, two a bend and one more."""
+    name, bends = spec.model
+    SOLVED.append(name)
+    return {"par_turns": 2 * bends + 1}
+
+
+def _strict(spec, figures):
+    """A stub track whose par is over 15 turns cannot be finished (the stub's own rule)."""
+    par = figures.get()["par_turns"]
+    return [spec.document.problem(("bends",), f"a par of {par} turns cannot be finished")] if par > 15 else []
+
+
+def print_stub(spec, template, *, paper, ink, keywords, figures):
+    """The stub's one-page printable, drawn with the shared PDF machinery and its figures."""
     from sheetgen.render.pdf import Meta, render_pdf
 
     name, bends = spec.model
 
     def draw(sheet):
-        sheet.text(sheet.left, sheet.top - 20, f"{name}: {bends} bends", "title", bold=True)
+        sheet.text(sheet.left, sheet.top - 20, f"{name}: {bends} bends, par {figures['par_turns']} turns", "title", bold=True)
         sheet.text(sheet.left, sheet.top - 40, f"badge {template.size(BADGE_MM):g} mm", "body")
         sheet.end_page()
 
@@ -114,6 +131,8 @@ STUB_GAME = Game(
     analyze=_analyze,
     simulate=_simulate,
     printables=(Printable("stub sheet", ("track",), f"{__name__}:print_stub"),),
+    figures=_figures,
+    strict=_strict,
 )
 
 
@@ -158,14 +177,34 @@ def test_simulate_is_seeded(run, stub):
 
 def test_render_and_build(run, stub, tmp_path):
     target = tmp_path / "stub.pdf"
+    SOLVED.clear()
     assert run("render", stub, "-o", str(target)).exit_code == 0
+    assert SOLVED == ["Two Bends"]  # solved once, for the strict check and the printout both
     reader = PdfReader(str(target))
-    assert len(reader.pages) == 1 and "Two Bends: 2 bends" in reader.pages[0].extract_text()
+    assert len(reader.pages) == 1 and "Two Bends: 2 bends, par 5 turns" in reader.pages[0].extract_text()
     out = tmp_path / "out"
     result = run("build", stub, "-o", str(out), "-q")
     assert result.exit_code == 0, result.output
     assert result.stdout == f"built 1 spec: 1 page, 1 file written to {out}/\n"
     assert (out / "stub.pdf").read_bytes() == target.read_bytes()
+
+
+def test_the_stubs_own_figures_and_strict_check(run, stub, tmp_path):
+    """A game's figures reach its strict check and its printable with no core change: a
+    stub track of 8 bends (par 17 turns) is refused by validate --strict, build and render,
+    at its bends, and --draft prints it with its figures."""
+    long = tmp_path / "long.yaml"
+    long.write_text(STUB.replace("bends: 2", "bends: 8"), encoding="utf-8")
+    message = f"{long}:3:8: error: a par of 17 turns cannot be finished\n"
+    assert run("validate", str(long)).exit_code == 0
+    for args in (("validate", "--strict", str(long)), ("build", str(long), "-o", str(tmp_path / "out")), ("render", str(long), "-o", str(tmp_path / "x.pdf"))):
+        result = run(*args)
+        assert (result.exit_code, result.stderr) == (1, message), args
+    assert not (tmp_path / "out").exists() and not (tmp_path / "x.pdf").exists()
+    SOLVED.clear()
+    assert run("render", str(long), "-o", str(tmp_path / "x.pdf"), "--draft").exit_code == 0
+    assert SOLVED == ["Two Bends"]
+    assert "Two Bends: 8 bends, par 17 turns" in PdfReader(str(tmp_path / "x.pdf")).pages[0].extract_text()
 
 
 def test_the_stubs_own_template_size(run, stub, tmp_path):

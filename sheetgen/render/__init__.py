@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 
 from sheetgen.errors import UsageError
-from sheetgen.registry import Printable, Spec
+from sheetgen.registry import Figures, Printable, Spec
 
 
 def can_render(spec: Spec) -> bool:
@@ -23,9 +23,12 @@ def _function(printable: Printable):
     return getattr(importlib.import_module(module), name)
 
 
-def build_outputs(spec: Spec, *, paper: str | None = None, ink: str = "normal", template: str | None = None) -> tuple[bytes, int]:
+def build_outputs(
+    spec: Spec, *, paper: str | None = None, ink: str = "normal", template: str | None = None, figures: Figures | None = None
+) -> tuple[bytes, int]:
     """The PDF bytes and page count `build` and `render` write for one spec; `template`
-    None draws with the game's own built-in template."""
+    None draws with the game's own built-in template. `figures`: the spec's solved figures
+    as the command has them (those `strict` saw), else solved here."""
     from sheetgen import registry
     from sheetgen.template import load_template
 
@@ -33,7 +36,8 @@ def build_outputs(spec: Spec, *, paper: str | None = None, ink: str = "normal", 
     if printable is None:
         raise UsageError(f"{spec.path}: sheetgen cannot print {spec.game.title} {_what(spec)} yet")
     chosen = load_template(template if template is not None else spec.game.template, sizes=[size for game in registry.games() for size in game.template_sizes])
-    return _function(printable)(spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",))
+    solved = (figures if figures is not None else Figures(spec)).get()
+    return _function(printable)(spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",), figures=solved)
 
 
 def _what(spec: Spec) -> str:

@@ -10,7 +10,6 @@ JSON).
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from sheetgen.registry import Game, Generator, Kind, Option, Options, Printable, Report
@@ -39,18 +38,17 @@ def _summary(model: Library | Race | Calendar) -> str:
     return f"{kind}, zone {model.zone.value}, {n} section{'s' if n != 1 else ''}, {model.length} spaces"
 
 
-@lru_cache(maxsize=8)
-def race_analysis(race: Race):
-    """The default analysis of `race` (every assistance type, mechanics placed), kept for
-    the few races a command handles: `build` checks and then prints each race with it. Its
-    figures only, without the solved policies, and kept on disk between runs too
-    (`kept.race_figures`): a second `sheetgen build` reads them."""
+def _figures(spec: Any):
+    """`Game.figures`: a race's default analysis (every assistance type, mechanics placed),
+    its figures only, without the solved policies, kept in the figures cache between runs
+    (`kept.race_figures`): a second `sheetgen build` reads them; nothing for other files."""
     from sheetgen.games.rally_risk.kept import race_figures
+    from sheetgen.games.rally_risk.model import Race
 
-    return race_figures(race)
+    return race_figures(spec.model) if isinstance(spec.model, Race) else None
 
 
-def _strict(loaded) -> list:
+def _strict(loaded, figures) -> list:
     """A race that the best policy cannot finish (P(elimination) over the threshold); in a
     calendar that lays its races out, every race (the check `sheetgen calendar` makes); in a
     calendar whose races are drawn from its library, a race the library cannot fill, found by
@@ -69,7 +67,7 @@ def _strict(loaded) -> list:
         return []
     from sheetgen.games.rally_risk.solve import finishability_problems
 
-    return finishability_problems(loaded.document, race_analysis(loaded.model))
+    return finishability_problems(loaded.document, figures.get())
 
 
 def _load(doc: Any) -> Library | Race | Calendar | Results:
@@ -163,6 +161,7 @@ GAME = Game(
     ),
     template="rally_risk",
     strict=_strict,
+    figures=_figures,
     options=(
         Option("assistance", "the assistance type (default: all three, the best one used)", ("analyze", "simulate"), choices=("permanent", "rapid", "normal")),
         Option("players", "cars, with staggered starts and passing (default: 1)", ("simulate",), between=(1, 6), default=1),

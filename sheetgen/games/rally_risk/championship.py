@@ -40,7 +40,6 @@ from typing import Callable, Iterator, Sequence
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import exit_heading
-from sheetgen.games.rally_risk.kept import SOLVER_SOURCES
 from sheetgen.games.rally_risk.model import Assistance, Calendar, Leg, Library, Limits, Race, Rally, Section, Side
 from sheetgen.games.rally_risk.spec import LIMIT_KEYS, MAX_RACE_SPACES, limit_marks, race_name
 
@@ -104,22 +103,20 @@ def laid_out(calendar: Calendar, checks: bool = False, jobs: int = 1) -> BuiltCa
     return BuiltCalendar(calendar, None, tuple(tuple(next(figures) if figures else None for _race in r.courses) for r in calendar.rallies))
 
 
-#: the modules a finishability check depends on: an entry of the disk cache is keyed by their
-#: sources (tests/test_cache.py checks that every sheetgen module the solver imports is here)
-CHECK_SOURCES = ("sheetgen.games.rally_risk.championship", *SOLVER_SOURCES)
-
-
 def check_race(race: Race) -> RaceCheck:
     """Exact analysis of `race` for the finishability check (one solve), kept on disk between
-    runs (`sheetgen.cache`: keyed by the race, numpy's version and the solver's sources; JSON
-    gives the floats back exactly), so that a second `sheetgen build` of a calendar reads its
-    checks instead of solving them again."""
+    runs (`sheetgen.cache.figures`: keyed by the race without its name, the check's
+    assistance and threshold, numpy's version and this module's import graph; JSON gives the
+    floats back exactly), so that a second `sheetgen build` of a calendar reads its checks
+    instead of solving them again."""
+    from dataclasses import replace
+
     import numpy as np
 
     from sheetgen import cache
 
-    name = cache.key("rally-risk-check", repr((race, CHECK_ASSISTANCE, THRESHOLD, np.__version__)), CHECK_SOURCES)
-    rounds, eliminated = cache.cached(name, lambda: _solve_check(race))
+    subject = repr((replace(race, name=""), CHECK_ASSISTANCE, THRESHOLD, np.__version__))
+    rounds, eliminated = cache.figures("rally-risk-check", subject, __name__, lambda: _solve_check(race))
     return RaceCheck(rounds, eliminated)
 
 

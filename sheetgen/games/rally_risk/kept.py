@@ -4,10 +4,9 @@ disk figures cache (`sheetgen.cache`) between runs.
 The entry holds every figure of the :class:`~sheetgen.games.rally_risk.solve.RaceAnalysis`
 (each assistance type's figures, mechanics, tyres, dangerous spaces, mechanic help and the
 finishing-round distribution) as JSON, which gives the floats back exactly; not the solved
-policy (`solution`, None here), which only the simulator plays. It is keyed by the race,
-numpy's version and the sources of the modules the analysis comes from (``SOURCES``;
-tests/test_cache.py checks that every sheetgen module the solver imports is named), so the
-figures read back are those the solver gives now.
+policy (`solution`, None here), which only the simulator plays. It is keyed by the race
+without its name, numpy's version and the sources of the solver's import graph, so the figures read back are
+those the solver gives now.
 """
 
 from __future__ import annotations
@@ -16,29 +15,21 @@ from typing import Any
 
 from sheetgen.games.rally_risk.model import Assistance, Race, Tyres
 
-#: the modules Rally Risk's exact solver is made of (its figures change when their sources do)
-SOLVER_SOURCES = (
-    "sheetgen.games.rally_risk.solve",
-    "sheetgen.games.rally_risk.rules",
-    "sheetgen.games.rally_risk.model",
-    "sheetgen.errors",
-    "sheetgen.textfmt",
-    "sheetgen.yamlsrc",
-    "sheetgen.glyphs",
-)
-#: the modules the analysis depends on: an entry is keyed by their sources
-SOURCES = ("sheetgen.games.rally_risk.kept", *SOLVER_SOURCES)
-
 
 def race_figures(race: Race):
     """`analyze_rally_risk_race(race)` (every assistance type, mechanics placed) without its
-    solved policies, read from the disk cache when it holds them."""
+    solved policies, read from the figures cache when it holds them (`sheetgen.cache.figures`:
+    keyed by the race without its name, numpy's version and the solver's import graph; the
+    name is the race's own)."""
+    from dataclasses import replace
+
     import numpy as np
 
     from sheetgen import cache
 
-    name = cache.key("rally-risk-race", repr((race, np.__version__)), SOURCES)
-    return _from_json(cache.cached(name, lambda: _to_json(_analyse(race))))
+    subject = repr((replace(race, name=""), np.__version__))
+    kept = cache.figures("rally-risk-race", subject, "sheetgen.games.rally_risk.solve", lambda: _to_json(_analyse(race)))
+    return replace(_from_json(kept), name=race.name)
 
 
 def _analyse(race: Race):

@@ -58,7 +58,7 @@ def _summary(model: Any) -> str:
     return f"{model.variant.value.upper()} track, {len(model.cells)} cell{'s' if len(model.cells) != 1 else ''}{tiles}, {corners} corner{'s' if corners != 1 else ''}{laps}"
 
 
-def _strict(spec: Any) -> list:
+def _strict(spec: Any, figures: Any = None) -> list:
     """The graph checks that make a track unplayable (sheetgen.games.rallyman.graph)."""
     from sheetgen.games.rallyman.model import Track
 
@@ -67,6 +67,12 @@ def _strict(spec: Any) -> list:
     from sheetgen.games.rallyman.graph import track_problems
 
     return track_problems(spec.document, spec.model)
+
+
+def _figures(spec: Any) -> Any:
+    from sheetgen.games.rallyman.figures import spec_figures
+
+    return spec_figures(spec)
 
 
 def _odds(options: Any):
@@ -128,7 +134,10 @@ def _analyze(spec: Any, options: Any):
         data = analyze_dirt(track)
         return Report(data, format_dirt_text(data))
     _refuse_unsolved(spec, track)
-    data = analyze_track(track, track.ruleset)
+    from sheetgen.games.rallyman.figures import solved
+
+    kept = solved(track)  # the figures cache: a build's solve, or a renamed track's
+    data = {"track": track.name, **kept["analysis"]} if kept is not None and kept["analysis"] is not None else analyze_track(track, track.ruleset)
     return Report(data, format_analysis_text(data))
 
 
@@ -203,6 +212,7 @@ GAME = Game(
         Printable("standings sheet", ("results",), "sheetgen.render.rallyman.standings:print_standings"),
     ),
     strict=_strict,
+    figures=_figures,
     options=(
         Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),
         Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),

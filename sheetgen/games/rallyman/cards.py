@@ -107,13 +107,3 @@ def turns_needed(track: Any) -> int:
     return max(12, math.ceil(distance(track) / SPACES_PER_TURN))
 
 
-def figures(track: Any) -> dict | None:
-    """A GT track's par and safe-route figures for its time sheet (`solve.track_figures`,
-    the map's figures), or None when they are not worked out for printing (a DIRT track, or a
-    GT track `solve.too_large` or `solve.loop_reason` refuses): then the sheet leaves a field
-    to fill in."""
-    from sheetgen.games.rallyman.solve import track_figures
-
-    return track_figures(track)
-
-

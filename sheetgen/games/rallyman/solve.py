@@ -31,7 +31,6 @@ from __future__ import annotations
 import heapq
 from collections import deque
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from operator import le
 from typing import Any
 
@@ -924,13 +923,15 @@ def analyze_track(track, ruleset=None) -> dict:
     from sheetgen.games.rallyman.ruleset import ruleset_of
 
     stage = Stage(track, ruleset or ruleset_of(track), damage=False)
-    safe = safe_route(stage)
-    solved = par(stage)
+    return {"track": track.name, **_analysis(track, safe_route(stage), par(stage))}
+
+
+def _analysis(track, safe: Safe | None, solved: Par) -> dict:
+    """The analysis of a GT track from its solves, without the track's name."""
     steps = track.steps()
     danger = sorted(solved.danger.items(), key=lambda kv: (-kv[1], steps.get(kv[0], 0), kv[0].q, kv[0].r))
     mode, start = solved.choice[solved.start]
     return {
-        "track": track.name,
         "cells": len(track.cells),
         "laps": track.laps,
         "model": "one car alone; weather fixed (dry, asphalt tyres, GT6); no damage drawn; no flying start",
@@ -963,63 +964,43 @@ PAR_WORDS = ("exact, best solo policy: the expected stage time of the best plans
              f"(securing with focus tokens, counted up to {FOCUS_CAP}, or stopping when that pays), for a car alone "
              "in GT6 on asphalt tyres, the weather dry throughout, no damage drawn and no flying start")
 
-
-def track_figures(track) -> dict | None:
-    """A GT track's par time and safe route as the printouts give them (the map's assembly
-    page, the time sheet), with the track's own ruleset: the figures of `sheetgen analyze`,
-    or None for a DIRT track, one too large to solve (:func:`too_large`) or whose moves loop
-    (:func:`loop_reason`), or one the rules
-    cannot race (no start or finish) or whose finish no plan reaches. Solved once a track."""
-    from sheetgen.games.rallyman.model import Variant
-    from sheetgen.games.rallyman.ruleset import ruleset_of
-
-    if track.variant is not Variant.GT or too_large(track) is not None or loop_reason(track) is not None:
-        return None
-    # keyed by the ruleset too: tracks that differ only in their ruleset compare equal
-    return _figures(track, ruleset_of(track))
+_FIGURE_KEYS = {"par_seconds", "expected_turns", "par_words", "focus_counted", "safe_seconds", "safe_turns", "safe_focus"}
+_ANALYSIS_KEYS = {"cells", "laps", "model", "safe_route", "par"}
 
 
-#: the modules a track's figures depend on: an entry of the disk cache is keyed by their sources
-_SOLVER_MODULES = tuple(f"sheetgen.games.rallyman.{m}" for m in ("solve", "rules", "model", "ruleset", "hexgrid"))
-
-
-@lru_cache(maxsize=16)
-def _figures(track, ruleset) -> dict | None:
-    """Solved once a process, and kept on disk between runs (`sheetgen.cache`: keyed by the
-    track, its ruleset and the solver's source, so the figures are those solved now)."""
-    from sheetgen import cache
-
-    name = cache.key("rallyman-gt-figures", repr((track, ruleset)), _SOLVER_MODULES)
-    # kept as {"figures": ...}: a track no plan finishes keeps None, which a damaged entry's
-    # null must not pass for
-    return cache.cached(name, lambda: {"figures": _solve_figures(track, ruleset)}, valid=_kept_shape)["figures"]
-
-
-def _kept_shape(kept: Any) -> bool:
-    """Whether an entry read back has the shape :func:`_figures` keeps."""
-    if not isinstance(kept, dict) or set(kept) != {"figures"}:
+def kept_shape(kept: Any) -> bool:
+    """Whether a figures-cache entry read back has the shape :func:`solve_track` gives."""
+    if not isinstance(kept, dict) or set(kept) != {"figures", "analysis"}:
+        return False
+    analysis = kept["analysis"]
+    if analysis is not None and not (isinstance(analysis, dict) and set(analysis) == _ANALYSIS_KEYS and isinstance(analysis["par"], dict)):
         return False
     value = kept["figures"]
     if value is None:
         return True
     number = (int, float)
-    return (isinstance(value, dict) and set(value) == {"par_seconds", "expected_turns", "par_words", "focus_counted", "safe_seconds", "safe_turns", "safe_focus"}
+    return (isinstance(value, dict) and set(value) == _FIGURE_KEYS
             and all(isinstance(value[k], number) and not isinstance(value[k], bool) for k in ("par_seconds", "expected_turns"))
             and isinstance(value["par_words"], str)
             and all(isinstance(value[k], int) and not isinstance(value[k], bool) for k in ("focus_counted", "safe_focus"))
             and all(value[k] is None or (isinstance(value[k], int) and not isinstance(value[k], bool)) for k in ("safe_seconds", "safe_turns")))
 
 
-def _solve_figures(track, ruleset) -> dict | None:
+def solve_track(track, ruleset) -> dict:
+    """A GT track's figures from one solve of its par and safe route: {"figures": what the
+    printouts give (None for a track the rules cannot race, no start or finish, or whose
+    finish no plan reaches), "analysis": `analyze`'s figures without the track's name (None
+    where the rules cannot race it)}; kept in the figures cache by `figures.solved`."""
     try:
         stage = Stage(track, ruleset, damage=False)
     except rules.RulesError:
-        return None
+        return {"figures": None, "analysis": None}
     solved = par(stage)
-    if solved.time >= 10.0**8:
-        return None
     safe = safe_route(stage)
-    return {
+    analysis = _analysis(track, safe, solved)
+    if solved.time >= 10.0**8:
+        return {"figures": None, "analysis": analysis}
+    figures = {
         "par_seconds": solved.time,
         "expected_turns": solved.expected_turns,
         "par_words": PAR_WORDS,
@@ -1028,6 +1009,7 @@ def _solve_figures(track, ruleset) -> dict | None:
         "safe_turns": None if safe is None else safe.turns,
         "safe_focus": SAFE_FOCUS,
     }
+    return {"figures": figures, "analysis": analysis}
 
 
 def figures_line(figures: dict) -> str:

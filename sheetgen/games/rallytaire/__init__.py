@@ -77,7 +77,7 @@ def _schema() -> dict:
     }
 
 
-def _strict(spec: Any) -> list:
+def _strict(spec: Any, figures: Any = None) -> list:
     """A season whose generated races cannot be made (each at its `generate:` entry)."""
     from sheetgen.games.rallytaire.season import Season, expand_season
 
@@ -87,6 +87,25 @@ def _strict(spec: Any) -> list:
         except SpecError as exc:
             return list(exc.problems)
     return []
+
+
+def _figures(spec: Any) -> dict | None:
+    """`Game.figures`: a race's basic analysis and advanced sheet figures (None when too
+    large for the exact advanced solve); a season's expanded races, their analyses and the
+    generated races' advanced figures."""
+    from sheetgen.games.rallytaire.model import Race
+    from sheetgen.games.rallytaire.season import Season, expand_season
+    from sheetgen.games.rallytaire.solve import analyze_race
+    from sheetgen.games.rallytaire.solve_advanced import sheet_figures
+
+    if isinstance(spec.model, Race):
+        return {"analysis": analyze_race(spec.model), "advanced": sheet_figures(spec.model)}
+    if isinstance(spec.model, Season):
+        season = expand_season(spec.model)
+        analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
+        advanced = {k: sheet_figures(entry.race) for k, entry in enumerate(season.races) if entry.generate}
+        return {"season": season, "analyses": analyses, "advanced": advanced}
+    return None
 
 
 def _solvable(spec: Any, race: Any) -> None:
@@ -222,6 +241,7 @@ GAME = Game(
     template="race_sheet",
     template_sizes=(SPACE_MM,),
     strict=_strict,
+    figures=_figures,
     options=OPTIONS,
     analyze=_analyze,
     simulate=_simulate,

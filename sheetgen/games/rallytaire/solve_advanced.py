@@ -1254,34 +1254,27 @@ class SheetFigures:
     stages: tuple[StageSheetFigures, ...]
 
 
-#: the modules the advanced figures depend on: an entry of the disk cache is keyed by their
-#: sources (tests/test_cache.py checks that every sheetgen module the solver imports is here)
-SOURCE_MODULES = (
-    "sheetgen.games.rallytaire.solve_advanced",
-    "sheetgen.games.rallytaire.rules_advanced",
-    "sheetgen.games.rallytaire.rules",
-    "sheetgen.games.rallytaire.engine",
-    "sheetgen.games.rallytaire.model",
-    "sheetgen.games.rallytaire.solve",
-    "sheetgen.games.rallytaire.timetable",
-    "sheetgen.dice",
-    "sheetgen.errors",
-)
+def solver_subject(race: Race) -> str:
+    """The canonical text of what the advanced solve reads of a race: its stages without
+    their names, boxes and tyres, and numpy's version (a renamed race is not solved again)."""
+    from dataclasses import replace
+
+    return repr((tuple(replace(stage, name="") for stage in race.stages), race.boxes, race.tyres, np.__version__))
 
 
 def sheet_figures(race: Race) -> SheetFigures | None:
     """The advanced figures a race sheet prints, or None for a race too large for the exact
     solve (over MAX_SOLVE_SIZE: the sheet prints without them).
 
-    Solved by :func:`analyze_race_advanced`, and kept on disk between runs (`sheetgen.cache`:
-    keyed by the race, numpy's version and the solver's sources, so the figures are those it
-    solves now; JSON gives the floats back exactly): a second `sheetgen build` reads them."""
+    Solved by :func:`analyze_race_advanced`, and kept in the figures cache between runs
+    (`sheetgen.cache.figures`: keyed by :func:`solver_subject` and the solver's import graph,
+    so the figures are those it solves now; JSON gives the floats back exactly): a second
+    `sheetgen build` reads them."""
     if solve_size(race) > MAX_SOLVE_SIZE:
         return None
     from sheetgen import cache
 
-    name = cache.key("rallytaire-sheet-figures", repr((race, np.__version__)), SOURCE_MODULES)
-    got = cache.cached(name, lambda: _solve_sheet_figures(race))
+    got = cache.figures("rallytaire-sheet", solver_subject(race), __name__, lambda: _solve_sheet_figures(race))
     return SheetFigures(
         race_par_time=got["race_par_time"],
         tyres=Surface(got["tyres"]),

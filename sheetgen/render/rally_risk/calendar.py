@@ -319,7 +319,7 @@ def calendar_pdf(loaded, built: BuiltCalendar, template: Template, *, paper: str
     return render_calendar(built, template, paper=paper, ink=ink, keywords=own + extra, library_name=name or "")
 
 
-def print_calendar(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_calendar(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
     """The printable of a Rally Risk calendar file (`build`, `render`): a calendar that gives
     every race as a course is printed as it is; one that gives the races' sizes is built
     first with seed :data:`~sheetgen.games.rally_risk.championship.BUILD_SEED`, so that the

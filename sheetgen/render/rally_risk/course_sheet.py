@@ -629,9 +629,7 @@ def render_race(race: Race, template: Template, *, analysis=None, paper: str | N
     return render_pdf(template, ink, paper, meta, draw)
 
 
-def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
-    """The printable of a Rally Risk race: its course sheet with the analysis, and the
-    reference card of its tables."""
-    from sheetgen.games.rally_risk import race_analysis
-
-    return render_race(spec.model, template, analysis=race_analysis(spec.model), paper=paper, ink=ink, keywords=keywords)
+def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures) -> tuple[bytes, int]:
+    """The printable of a Rally Risk race: its course sheet with the analysis (`figures`,
+    the game's), and the reference card of its tables."""
+    return render_race(spec.model, template, analysis=figures, paper=paper, ink=ink, keywords=keywords)

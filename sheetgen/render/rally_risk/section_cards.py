@@ -118,7 +118,7 @@ def render_library(library: Library, template: Template, *, tables: Tables, pape
     return render_pdf(template, ink, paper, meta, draw)
 
 
-def print_library(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_library(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
     """The printable of a Rally Risk library: its section cards and the reference card of the
     house tables."""
     from sheetgen.games.rally_risk.tables import house_tables

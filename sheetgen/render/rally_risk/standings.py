@@ -140,7 +140,7 @@ def render_standings(st, template: Template, *, paper: str | None = None, ink: s
     return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages, table) and None)
 
 
-def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
     """The printable of a Rally Risk results file: the standings sheet `sheetgen standings -o`
     prints."""
     return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)

@@ -445,6 +445,6 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
     sheet.c.setFillColor(HexColor(sheet.ink.text))
 
 
-def print_set(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_set(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
     """The printable of a Rally Run! tile set: tiles with their backs, then the rules summary."""
     return render_set(spec.model, template, paper=paper, ink=ink, keywords=keywords)

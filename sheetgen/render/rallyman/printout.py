@@ -21,16 +21,16 @@ from sheetgen.render.rallyman.track_map import (
 from sheetgen.template import Template
 
 
-def print_track(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
-    """The printable of a track: assembly page, map pages, roadbook, dashboard card, time sheet."""
-    return render_track(spec.model, template, paper=paper, ink=ink, keywords=keywords)
+def print_track(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict | None = None) -> tuple[bytes, int]:
+    """The printable of a track: assembly page, map pages, roadbook, dashboard card, time
+    sheet; `figures`: a GT track's par time and safe route, solved by the game."""
+    return render_track(spec.model, template, paper=paper, ink=ink, keywords=keywords, figures=figures)
 
 
-def render_track(track: Track, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
-    from sheetgen.games.rallyman.solve import track_figures
-
+def render_track(
+    track: Track, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = (), figures: dict | None = None
+) -> tuple[bytes, int]:
     plan = map_plan(track, template, paper)
-    figures = track_figures(track)  # GT: par time and safe route, solved by the game
     printed = plan.printed()
     variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
     meta = Meta(
@@ -56,7 +56,7 @@ def render_track(track: Track, template: Template, *, paper: str | None = None, 
         if track.variant is Variant.GT:
             ranges = time_sheet.gt_time_sheet_pages(track, sheet)
             for number, (first, last) in enumerate(ranges, 1):
-                time_sheet.draw_gt_time_sheet(sheet, track, first, last, number, len(ranges))
+                time_sheet.draw_gt_time_sheet(sheet, track, first, last, number, len(ranges), figures)
         else:
             ranges = time_sheet.dirt_time_sheet_pages(track, sheet)
             for number, (first, last) in enumerate(ranges, 1):

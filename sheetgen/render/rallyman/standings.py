@@ -66,6 +66,6 @@ def render_standings(st: Standings, template: Template, *, paper: str | None = N
     return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
 
 
-def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
     """The printable of a Rallyman results file: the standings sheet."""
     return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)

@@ -203,7 +203,7 @@ def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float, 
     tile_label(sheet, view, (0.0, 0.0), hex_mm, words + [(danger, False)], offset, size=5.0 * hex_mm / 30, colour=None, frame=frame)
 
 
-def print_tiles(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_tiles(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
     """The printable of a tile library: every tile at true scale, ready to cut out."""
     return render_tiles(spec.model, template, paper=paper, ink=ink, keywords=keywords)
 

@@ -117,8 +117,7 @@ def _gt_rows(sheet: Sheet) -> int:
     return int(room // GT_ROW_MM)
 
 
-def _par_text(track) -> tuple[str, str]:
-    figures = cards.figures(track)
+def _par_text(figures: dict | None) -> tuple[str, str]:
     if figures is None:
         return "", ""
     par = f"{figures['par_seconds']:.0f} s expected ({figures['expected_turns']:.1f} turns, best solo policy)"
@@ -126,8 +125,9 @@ def _par_text(track) -> tuple[str, str]:
     return par, safe
 
 
-def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int) -> None:
-    """One page of a GT time sheet: turns `first` to `last`; then the page ends."""
+def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int, figures: dict | None = None) -> None:
+    """One page of a GT time sheet: turns `first` to `last`, the par and safe route when
+    `figures` (the game's, `Game.figures`) gives them; then the page ends."""
     ruleset = ruleset_of(track)
     laps = f"{track.laps} laps" if track.laps > 1 else "1 lap (a stage)"
     title = (track.name, ": time sheet" + (" (continued)" if first > 1 else ""))
@@ -138,7 +138,7 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
     after = _field(sheet, x, line_y, "driver", 45 * MM)
     after = _choices(sheet, after, line_y, "car", [b for b in dict.fromkeys(d.car_class for d in ruleset.dashboards)])
     _choices(sheet, after, line_y, "tyres", list(dict.fromkeys(d.tyres for d in ruleset.dashboards)))
-    par, safe = _par_text(track)
+    par, safe = _par_text(figures)
     line_y -= 6 * MM
     after = _field(sheet, x, line_y, "par", 40 * MM, par)
     if safe:

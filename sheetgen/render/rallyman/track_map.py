@@ -291,7 +291,7 @@ def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, numb
 
 def figures_lines(sheet: Sheet, figures: dict | None, width: float) -> list[str]:
     """The par time and safe route as the assembly page prints them (wrapped to `width`):
-    the figures are the game's (`solve.track_figures`); nothing when there are none."""
+    the figures are the game's (`Game.figures`); nothing when there are none."""
     if figures is None:
         return []
     words = f"Par {figures['par_seconds']:.1f} s ({figures['par_words']})."

@@ -445,13 +445,9 @@ def draw_race(sheet: Sheet, race: Race, analysis=None, advanced=None) -> None:
 
 
 
-def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict) -> tuple[bytes, int]:
     """The printable of a Rallytaire race (`registry.Printable`): its race sheets with the basic
-    and advanced analyses, and the time table."""
-    from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import sheet_figures
-
-    race = spec.model
-    # a race too large for the advanced game's exact solve prints without its advanced par
-    advanced = sheet_figures(race)
-    return render_race(race, template, analysis=analyze_race(race), advanced=advanced, paper=paper, ink=ink, keywords=keywords)
+    and advanced analyses (`figures`, the game's: a race too large for the advanced game's
+    exact solve has no advanced figures and prints without its advanced par), and the time
+    table."""
+    return render_race(spec.model, template, analysis=figures["analysis"], advanced=figures["advanced"], paper=paper, ink=ink, keywords=keywords)

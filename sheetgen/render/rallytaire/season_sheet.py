@@ -95,19 +95,11 @@ def _draw_table(sheet: Sheet, season, table: Table, rows: list[Row], pages: int)
     return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=SEASON_NOTES)
 
 
-def print_season(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...]) -> tuple[bytes, int]:
+def print_season(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict) -> tuple[bytes, int]:
     """The printable of a Rallytaire season: its season sheet with the par times, then the race
     sheets of its generated races (a race file's own sheets come from that file), with the
-    same figures as `sheetgen render` gives a race."""
-    from sheetgen.games.rallytaire.season import expand_season
-    from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import sheet_figures
-
-    season = expand_season(spec.model)
-    analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
-    sheets = {
-        k: (analyses[k], sheet_figures(entry.race))
-        for k, entry in enumerate(season.races)
-        if entry.generate
-    }
+    same figures as `sheetgen render` gives a race (`figures`, the game's: the expanded
+    season, each race's analysis, and the generated races' advanced figures)."""
+    season, analyses = figures["season"], figures["analyses"]
+    sheets = {k: (analyses[k], figures["advanced"][k]) for k, entry in enumerate(season.races) if entry.generate}
     return render_season(season, analyses, template, paper=paper, ink=ink, keywords=keywords, race_sheets=sheets)

@@ -538,7 +538,11 @@ _examples_last(main)
 
 def run() -> None:
     """The `sheetgen` command: `main`, with standard output that fails (a full disk, a closed
-    pipe) reported in one line even where click itself writes (--help, --version)."""
+    pipe) reported in one line even where click itself writes (--help, --version); SIGTERM
+    and SIGHUP end it (and its worker processes) as Ctrl-C does."""
+    from sheetgen.cliutil import on_terminate
+
+    on_terminate()
     try:
         main()
     except OSError as exc:

@@ -28,6 +28,33 @@ TEMPLATE = click.option(
 )
 
 
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised where the command is (`on_terminate`): it unwinds as Ctrl-C
+    does, so that worker processes end with the command and nothing is written."""
+
+    def __init__(self, signum: int):
+        import signal
+
+        super().__init__(signum)
+        self.signum = signum
+        self.name = f"terminated by {signal.Signals(signum).name}"
+
+
+def on_terminate() -> None:
+    """Turn SIGTERM and SIGHUP into `Terminated` in this (the main) process: a command that
+    runs worker processes (build, calendar) ends them as it does on Ctrl-C, instead of
+    leaving them running for minutes and holding its pipes."""
+    import signal
+
+    def raise_terminated(signum, _frame):
+        raise Terminated(signum)
+
+    for name in ("SIGTERM", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) in (signal.SIG_DFL, None):
+            signal.signal(number, raise_terminated)
+
+
 def _fail(lines: list[str]) -> None:
     for line in lines:
         click.echo(line, err=True)
@@ -52,6 +79,9 @@ def reports_errors(command):
             # the reader went away (e.g. `| head`); stop quietly like other Unix tools
             sys.stderr.close()
             os._exit(1)
+        except Terminated as exc:  # SIGTERM, SIGHUP: the workers are gone with the command
+            click.echo(f"sheetgen: {exc.name}; nothing written", err=True)
+            sys.exit(128 + exc.signum)
         except KeyboardInterrupt:
             _fail(["sheetgen: interrupted; nothing written"])
         except OSError as exc:  # the machine's doing (a full disk under standard output, ...)

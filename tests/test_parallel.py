@@ -5,7 +5,14 @@ processes of its own."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
 
 from conftest import SPECS
 from sheetgen import parallel
@@ -102,3 +109,46 @@ def test_build_reports_a_bad_template_file_once_with_any_jobs(run, tmp_path):
         assert result.stderr.splitlines()[0] == f"{template}:1:1: error: missing required key 'font_size' in the spec"
         assert "internal error" not in result.stderr and len(set(result.stderr.splitlines())) == len(result.stderr.splitlines())
         assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGHUP") or not os.path.isdir("/proc"), reason="POSIX signals and /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum):
+    """`kill` of `build --jobs 2` left the loky workers and their resource tracker running for
+    minutes, holding the command's pipes (a `| tee` waited for them); they end with it now, as
+    on Ctrl-C, and nothing is written."""
+    specs = [str(p) for p in sorted((SPECS / "rallytaire").glob("*.yaml"))]
+    env = {**os.environ, "SHEETGEN_CACHE": "off"}  # (solving keeps the workers busy)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sheetgen", "build", *specs, "-o", str(tmp_path / "out"), "--jobs", "2", "-q"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True,
+    )
+
+    def group() -> list[int]:
+        found = []
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as handle:
+                        fields = handle.read().rsplit(")", 1)[1].split()
+                except OSError:
+                    continue
+                if int(fields[3]) == proc.pid and fields[0] != "Z":  # (its process group, not a zombie)
+                    found.append(int(entry))
+        return found
+
+    for _ in range(600):  # until the workers run (at most a minute)
+        if len(group()) >= 3 or proc.poll() is not None:
+            break
+        time.sleep(0.1)
+    assert proc.poll() is None and len(group()) >= 3, "the build ended before its workers were seen"
+    proc.send_signal(signum)
+    _out, err = proc.communicate(timeout=120)  # (the pipes close: no worker holds them)
+    assert proc.returncode == 128 + signum
+    assert err.decode().endswith(f"sheetgen: terminated by {signal.Signals(signum).name}; nothing written\n")
+    for _ in range(100):
+        if not group():
+            break
+        time.sleep(0.1)
+    assert group() == []
+    assert not (tmp_path / "out").exists()

@@ -344,3 +344,39 @@ def test_the_overviews_page_labels_never_cover_a_start_or_finish_letter_nor_each
 
         assert not [(a, b) for a in labels for b in letters if meet(a, b)], name
         assert not [(a, b) for i, a in enumerate(labels) for b in labels[i + 1 :] if meet(a, b)], name
+
+
+def test_a_track_laid_far_apart_prints_only_its_pages(write, monkeypatch):
+    """One space at (1000, 500) put the map on a grid of 229 x 54 pages: the planner tested
+    every page against every space, fifty times (1 GB, minutes), and the overview outlined
+    every blank page. Each space now finds its own pages; the overview outlines the blank
+    pages of a small grid only."""
+    from sheetgen.render.rallyman import track_map
+    from sheetgen.render.rallyman.common import cell_centre, radius
+    from sheetgen.template import load_template
+
+    tiny = (SPECS / "rallyman" / "tiny.yaml").read_text(encoding="utf-8")
+    spec = load_spec(write(tiny + "  - {q: 1000, r: 500, heading: 0, lane: 1}\n"))
+    plan = track_map.map_plan(spec.model, load_template("rallyman"))
+    assert plan.cols * plan.rows > 10_000 and len(plan.printed()) == 2
+    tested = []
+    windows = track_map._windows
+
+    def counted(*args):
+        tested.append(args)
+        return windows(*args)
+
+    monkeypatch.setattr(track_map, "_windows", counted)
+    track_map.map_plan(spec.model, load_template("rallyman"))
+    assert len(tested) == 2 * 50 * len(spec.model.cells)  # a column and a row test per space and plan
+    pages = read_pages(build_outputs(spec)[0])
+    assert not any(t.value.startswith("blank") for p in pages for t in p.texts)
+    # the pages a space prints on are those whose window holds it, as every page's test says
+    small = track_map.map_plan(load_spec(SPECS / "rallyman" / "gt_col_sprint.yaml").model, load_template("rallyman"))
+    assert len(small.pages) <= track_map.BLANKS_DRAWN
+    for page in small.pages:
+        holds = any(
+            page.x0 - small.hex_mm / 2 < x < page.x0 + small.width + small.hex_mm / 2 and page.y0 - radius(small.hex_mm) < y < page.y0 + small.height + radius(small.hex_mm)
+            for x, y in (cell_centre(c, small.hex_mm) for c in load_spec(SPECS / "rallyman" / "gt_col_sprint.yaml").model.cells)
+        )
+        assert holds == page.printed, page.label

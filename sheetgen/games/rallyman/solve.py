@@ -988,18 +988,18 @@ def kept_shape(kept: Any) -> bool:
 
 def solve_track(track, ruleset) -> dict:
     """A GT track's figures from one solve of its par and safe route: {"figures": what the
-    printouts give (None for a track the rules cannot race, no start or finish, or whose
-    finish no plan reaches), "analysis": `analyze`'s figures without the track's name (None
-    where the rules cannot race it)}; kept in the figures cache by `figures.solved`."""
+    printouts give, "analysis": `analyze`'s figures without the track's name}, both None for
+    a track the rules cannot race (no start or finish) or whose finish no plan reaches; kept
+    in the figures cache by `figures.solved`."""
     try:
         stage = Stage(track, ruleset, damage=False)
     except rules.RulesError:
         return {"figures": None, "analysis": None}
     solved = par(stage)
+    if solved.time >= 10.0**8:  # no plan reaches the finish: nothing to print or analyse
+        return {"figures": None, "analysis": None}
     safe = safe_route(stage)
     analysis = _analysis(track, safe, solved)
-    if solved.time >= 10.0**8:
-        return {"figures": None, "analysis": analysis}
     figures = {
         "par_seconds": solved.time,
         "expected_turns": solved.expected_turns,

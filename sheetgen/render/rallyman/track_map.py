@@ -51,6 +51,9 @@ FOOT_MM = 9.0  # scale bar, the neighbour below
 SIDE_MM = 5.0  # the neighbours left and right (rotated text)
 MARK_FRACTIONS = (0.2, 0.45, 0.8)  # where along a band its alignment marks sit (unevenly: no shift but the right one lays three on three)
 LEGEND_ROW_MM = 4.8
+#: the largest page grid whose blank pages the overview outlines (one of thousands would be
+#: a grey smear costing a minute to draw)
+BLANKS_DRAWN = 400
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,9 @@ class MapPage:
 @dataclass(frozen=True)
 class MapPlan:
     """How a track's plane is cut into pages: `cols` x `rows` windows `width` x `height` mm,
-    `step` apart (the window less the overlap)."""
+    `step` apart (the window less the overlap), the first at (`x0`, `y0`) in the plane. Only
+    the pages that print (their window holds a space) are kept, in `taken`: a track laid
+    far apart has a grid of thousands of blank pages, which cost nothing."""
 
     hex_mm: float
     cols: int
@@ -79,10 +84,21 @@ class MapPlan:
     overlap: float
     left: float  # the window's top-left corner on the page (mm from the page's bottom-left)
     top: float
-    pages: tuple[MapPage, ...]
+    x0: float  # the first window's corner in the plane (mm)
+    y0: float
+    taken: frozenset  # (col, row) of the printed pages
     page_size: tuple[float, float] = (0.0, 0.0)  # points: the paper, turned when landscape
     landscape: bool = False
     off_centre: float = 0.0  # how far the grid sits from centred on the track (shares of its spare room)
+
+    @property
+    def pages(self) -> tuple[MapPage, ...]:
+        """Every page of the grid, row by row (for a small grid: `blank_pages_drawn`)."""
+        return tuple(self._page(col, row) for row in range(self.rows) for col in range(self.cols))
+
+    def _page(self, col: int, row: int) -> MapPage:
+        x0, y0 = self.x0 + col * (self.width - self.overlap), self.y0 + row * (self.height - self.overlap)
+        return MapPage(col, row, round(x0, 6), round(y0, 6), (col, row) in self.taken)
 
     @property
     def step_x(self) -> float:
@@ -94,11 +110,11 @@ class MapPlan:
 
     def page(self, col: int, row: int) -> MapPage | None:
         if 0 <= col < self.cols and 0 <= row < self.rows:
-            return self.pages[row * self.cols + col]
+            return self._page(col, row)
         return None
 
     def printed(self) -> tuple[MapPage, ...]:
-        return tuple(p for p in self.pages if p.printed)
+        return tuple(self._page(col, row) for row, col in sorted((r, c) for c, r in self.taken))
 
     def neighbour(self, page: MapPage, dc: int, dr: int) -> MapPage | None:
         n = self.page(page.col + dc, page.row + dr)
@@ -179,14 +195,23 @@ def _plan(track: Track, template: Template, page_size: tuple[float, float], land
     ox = x0 - (total_w - (x1 - x0)) * sx
     oy = y0 - (total_h - (y1 - y0)) * sy
     rad = radius(hex_mm)
-    centres = [cell_centre(c, hex_mm) for c in track.cells]
-    pages = []
-    for row in range(rows):
-        for col in range(cols):
-            wx, wy = ox + col * (width - overlap), oy + row * (height - overlap)
-            printed = any(wx - hex_mm / 2 < x < wx + width + hex_mm / 2 and wy - rad < y < wy + height + rad for x, y in centres)
-            pages.append(MapPage(col, row, round(wx, 6), round(wy, 6), printed))
-    return MapPlan(hex_mm, cols, rows, width, height, overlap, left, top, tuple(pages), page_size, landscape, abs(sx - 0.5) + abs(sy - 0.5))
+    step_x, step_y = width - overlap, height - overlap
+    taken = set()
+    # each space prints on the pages whose window (widened by half a space) holds its centre:
+    # the few columns and rows around it, not every page of the grid
+    for x, y in (cell_centre(c, hex_mm) for c in track.cells):
+        cols_near = _windows(x, ox, step_x, width, hex_mm / 2, cols)
+        rows_near = _windows(y, oy, step_y, height, rad, rows)
+        taken.update((col, row) for col in cols_near for row in rows_near)
+    return MapPlan(hex_mm, cols, rows, width, height, overlap, left, top, ox, oy, frozenset(taken), page_size, landscape, abs(sx - 0.5) + abs(sy - 0.5))
+
+
+def _windows(v: float, origin: float, step: float, window: float, reach: float, count: int) -> list[int]:
+    """The indices k (0 <= k < count) of the windows [origin + k step - reach, origin + k
+    step + window + reach] that hold `v` strictly inside, as the pages' test has it."""
+    first = max(0, math.floor((v - origin - window - reach) / step) - 1)
+    last = min(count - 1, math.ceil((v - origin + reach) / step) + 1)
+    return [k for k in range(first, last + 1) if origin + k * step - reach < v < origin + k * step + window + reach]
 
 
 def _view(plan: MapPlan, page: MapPage) -> View:
@@ -332,7 +357,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     total_w = plan.width + (plan.cols - 1) * plan.step_x
     total_h = plan.height + (plan.rows - 1) * plan.step_y
     scale = min(area_w / total_w, area_h / total_h)
-    first = plan.pages[0]
+    first = plan.page(0, 0)
     ox = sheet.left / MM + (area_w - total_w * scale) / 2
     view = View(first.x0, first.y0, ox * MM, area_top * MM, scale)
     hex_mm = plan.hex_mm
@@ -360,11 +385,11 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     w, h = view.mm(plan.width), view.mm(plan.height)
     size = min(18.0, h * 0.3, w * 0.3)
     labels = {}  # each printed page's label: its place, off the S and F letters and the other labels
-    for page in plan.pages:
-        if page.printed:
-            x0, y0 = view.at(page.x0, page.y0)
-            labels[page.label] = _label_corner(sheet, page.label, size, (x0, y0 - h, x0 + w, y0), marks, list(labels.values()))
-    for page in plan.pages:
+    for page in plan.printed():
+        x0, y0 = view.at(page.x0, page.y0)
+        labels[page.label] = _label_corner(sheet, page.label, size, (x0, y0 - h, x0 + w, y0), marks, list(labels.values()))
+    # the blank pages of a grid too large to show them are left out (a track laid far apart)
+    for page in plan.pages if plan.cols * plan.rows <= BLANKS_DRAWN else plan.printed():
         x0, y0 = view.at(page.x0, page.y0)
         if page.printed:
             sheet.stroke(width=sheet.ink.line_width)

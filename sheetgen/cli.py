@@ -410,15 +410,15 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 
     refuse_pdf_on_terminal(target)  # say so before the analysis, not after
     loaded = registry.load_spec(spec)
+    inputs = (*loaded.sources, *_template_inputs(template))
+    if target != "-":  # before the work: an input, a write-protected file, a pipe nobody reads
+        check_targets([target], inputs=inputs, force=force)
     figures = registry.Figures(loaded)  # solved once, for the check and the printout
     problems = _unplayable(loaded, figures)
     if problems and not draft:
         raise SpecError(problems)
     for problem in problems:
         click.echo(f"{problem.location}: warning: {problem.message} (--draft: rendered all the same)", err=True)
-    inputs = (*loaded.sources, *_template_inputs(template))
-    if target != "-":
-        check_targets([target], inputs=inputs, force=force)
     data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template, figures=figures)
     write_pdf(target, data, inputs=inputs, force=force)
 

@@ -61,13 +61,23 @@ def _fail(lines: list[str]) -> None:
     sys.exit(1)
 
 
+def _released(command, *args, **kwargs):
+    """Run a command; the named pipes it opened before its work and did not write are
+    closed when it ends (`sheetgen.output.release`)."""
+    try:
+        return command(*args, **kwargs)
+    finally:
+        if "sheetgen.output" in sys.modules:
+            sys.modules["sheetgen.output"].release()
+
+
 def reports_errors(command):
     """Turn sheetgen's own errors into one stderr line each and exit 1, never a traceback."""
 
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
-            return command(*args, **kwargs)
+            return _released(command, *args, **kwargs)
         except OptionError as exc:  # a usage mistake: click's own report and exit status 2
             raise click.UsageError(str(exc), click.get_current_context(silent=True)) from None
         except SpecError as exc:

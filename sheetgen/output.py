@@ -180,9 +180,32 @@ def _write_to(fd: int, target: str, data: bytes) -> None:
         raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
 
 
+#: named pipes opened for writing by `check_targets` (before the work, to know a process
+#: reads them), written and closed by `write_files`: closing one in between would end its
+#: reader's input before the output came
+_HELD: dict[str, int] = {}
+
+
+def release() -> None:
+    """Close the named pipes `check_targets` opened and no write used (the command failed in
+    between): their readers see the end of their input, as when the process ends."""
+    while _HELD:
+        os.close(_HELD.popitem()[1])
+
+
+def _open_special(target: str) -> int:
+    """Open a FIFO or character device for writing without waiting: a FIFO that nobody reads
+    is an error at once (opening it without O_NONBLOCK would wait forever)."""
+    try:
+        return os.open(target, os.O_WRONLY | os.O_NONBLOCK)
+    except OSError as exc:
+        if exc.errno == errno.ENXIO:
+            raise OutputError(f"cannot write {target}: it is a named pipe and no process is reading it") from None
+        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+
+
 def _write_special(target: str, data: bytes) -> None:
-    """Write to a FIFO, a character device or an open descriptor in place. A FIFO that nobody
-    reads is an error at once (opening it without O_NONBLOCK would wait forever)."""
+    """Write to a FIFO, a character device or an open descriptor in place."""
     fd = descriptor(target)
     if fd is not None:
         for stream in (sys.stdout, sys.stderr):  # what was printed before stays before
@@ -190,12 +213,9 @@ def _write_special(target: str, data: bytes) -> None:
                 stream.flush()
         _write_to(fd, target, data)
         return
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno == errno.ENXIO:
-            raise OutputError(f"cannot write {target}: it is a named pipe and no process is reading it") from None
-        raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
+    fd = _HELD.pop(target, None)
+    if fd is None:
+        fd = _open_special(target)
     try:
         _write_to(fd, target, data)
     finally:
@@ -245,8 +265,14 @@ def check_targets(targets: Iterable[PathLike], *, inputs: Iterable[PathLike] = (
     folder, an input, a socket, a write-protected file): a command says so at once, not after
     its analysis."""
     sources = [os.fspath(p) for p in inputs]
-    for target in targets:
-        _check_target(os.fspath(target), sources, force)
+    for target in map(os.fspath, targets):
+        if _check_target(target, sources, force) and descriptor(target) is None and target not in _HELD:
+            try:
+                is_pipe = stat.S_ISFIFO(os.stat(target).st_mode)
+            except OSError:
+                is_pipe = False
+            if is_pipe:  # a reader is there now, or it is refused before the work
+                _HELD[target] = _open_special(target)
 
 
 def write_files(

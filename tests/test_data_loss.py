@@ -265,6 +265,7 @@ def test_a_written_file_keeps_the_mode_of_the_file_it_replaces_and_a_new_one_fol
 
 import subprocess  # noqa: E402
 import sys  # noqa: E402
+import time  # noqa: E402
 
 from conftest import ROOT, VALID  # noqa: E402
 
@@ -371,3 +372,34 @@ def test_nothing_is_written_when_what_the_command_prints_fails(specs, race, tmp_
 def test_standard_output_closed_is_one_line(race, tmp_path):
     done = sheetgen_sh("sheetgen render race.yaml -o - >&-", tmp_path)
     assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write to standard output: it is closed\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
+def test_a_named_pipe_nobody_reads_is_refused_before_the_work_and_one_read_gets_the_pdf(run, tmp_path, monkeypatch):
+    """An unread FIFO as -o was found only after the whole render; it is refused before the
+    spec's figures are solved, and a FIFO a process reads stays open for it from the check
+    to the write (closing it in between would end the reader's input)."""
+    from sheetgen import registry
+
+    fifo = tmp_path / "out.pdf"
+    os.mkfifo(fifo)
+    spec = str(SPECS / "rallyman" / "tiny.yaml")
+    solved = []
+    monkeypatch.setattr(registry.Figures, "get", lambda self: solved.append(1) or None)
+    result = run("render", spec, "-o", str(fifo))
+    assert (result.exit_code, result.stderr) == (1, f"sheetgen: error: cannot write {fifo}: it is a named pipe and no process is reading it\n")
+    assert solved == []
+    monkeypatch.undo()
+    got = []
+    reader = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()))
+    reader.start()
+    try:
+        for _ in range(600):  # until the reader has the pipe open (it is refused before)
+            result = run("render", spec, "-o", str(fifo))
+            if result.exit_code == 0 or "no process is reading it" not in result.stderr:
+                break
+            time.sleep(0.1)
+        assert result.exit_code == 0, result.output
+    finally:
+        reader.join(timeout=60)
+    assert got and got[0].startswith(b"%PDF-1.4") and got[0].rstrip().endswith(b"%%EOF")

@@ -70,7 +70,7 @@ GAME = Game(
     options=(
         Option("players", "cars in the game, 2 to 4 (default: analyze plays 2, 3 and 4; simulate 2; generate 3)", ("analyze", "simulate", "generate"), between=(2, 4)),
         Option("policy", "how the players play: greedy drivers or random legal players (default: greedy)", ("analyze", "simulate"), choices=("greedy", "random"), default="greedy"),
-        Option("games", "games played per number of players (default: 30)", ("analyze",), between=(1, 5000), default=30),
+        Option("games", "games played per number of players, at most 100 (default: 30)", ("analyze",), between=(1, 100), default=30),
         Option("seed", "the seed of the games analysed (default: 1)", ("analyze",), between=(0, 2**31 - 1), default=1),
         Option("rounds", "rounds before a game ends unfinished (default: 100)", ("analyze", "simulate"), between=(5, 1000), default=100),
         Option("target-turns", "the median rounds a game should last (default: 14)", ("generate",), between=(6, 60), default=14),

@@ -5,8 +5,11 @@ checks, generator sweeps.
 up to `jobs` worker processes with joblib. Results never depend on `jobs`, only the time does.
 The backend is joblib's: processes (loky) by default; a Dask or Ray cluster is a configuration,
 not a code change: wrap the call in ``joblib.parallel_config(backend="dask")`` (after
-``dask.distributed.Client(...)``, or ``ray.util.joblib.register_ray()`` for "ray"), or set
-``SHEETGEN_PARALLEL_BACKEND`` for the command line. Neither is a dependency of sheetgen.
+``dask.distributed.Client(...)``, or ``ray.util.joblib.register_ray()`` for "ray"), or, for the
+command line, set ``SHEETGEN_PARALLEL_BACKEND`` (and for "dask" ``SHEETGEN_DASK_SCHEDULER``,
+the scheduler's address: the command connects a client to it; "ray" connects where
+``RAY_ADDRESS`` says, as Ray does). A backend name or address that does not work is a usage
+error naming the setting (exit 2). Neither Dask nor Ray is a dependency of sheetgen.
 
 Safe from any process: a daemonic worker (a library user's `multiprocessing.Pool`, a batch
 job) may not start processes of its own, so there the work runs in the calling process.
@@ -25,6 +28,54 @@ R = TypeVar("R")
 #: the environment variable naming a joblib backend for the command line ("loky",
 #: "multiprocessing", "threading", or one a cluster registered: "dask", "ray")
 BACKEND_VARIABLE = "SHEETGEN_PARALLEL_BACKEND"
+#: the address of the Dask scheduler the command line connects to (tcp://host:8786)
+SCHEDULER_VARIABLE = "SHEETGEN_DASK_SCHEDULER"
+#: the backends the command line may name
+BACKENDS = ("loky", "multiprocessing", "threading", "dask", "ray")
+
+
+def _setting_error(message: str):
+    from sheetgen.errors import OptionError
+
+    return OptionError(message)
+
+
+@contextlib.contextmanager
+def _backend(name: str | None):
+    """joblib's configuration for the backend the command line names (None: the default)."""
+    from joblib import parallel_config
+
+    if name is None:
+        yield
+        return
+    if name not in BACKENDS:
+        raise _setting_error(f"{BACKEND_VARIABLE}={name!r} is not a backend sheetgen knows; use one of: {', '.join(BACKENDS)}")
+    if name == "dask":
+        address = os.environ.get(SCHEDULER_VARIABLE)
+        if not address:
+            raise _setting_error(f"{BACKEND_VARIABLE}=dask needs {SCHEDULER_VARIABLE}, the address of a running Dask scheduler (tcp://host:8786)")
+        try:
+            from dask.distributed import Client
+        except ImportError:
+            raise _setting_error(f"{BACKEND_VARIABLE}=dask needs Dask's distributed scheduler installed (pip install 'dask[distributed]')") from None
+        try:
+            client = Client(address, timeout="10s", set_as_default=True)
+        except (OSError, TimeoutError, ValueError) as exc:
+            raise _setting_error(f"{SCHEDULER_VARIABLE}={address!r}: no Dask scheduler answers there ({exc})") from None
+        try:
+            with parallel_config(backend="dask"):
+                yield
+        finally:
+            client.close()
+        return
+    if name == "ray":
+        try:
+            from ray.util.joblib import register_ray
+        except ImportError:
+            raise _setting_error(f"{BACKEND_VARIABLE}=ray needs Ray installed (pip install ray)") from None
+        register_ray()
+    with parallel_config(backend=name):
+        yield
 
 
 def default_jobs() -> int:
@@ -53,10 +104,9 @@ def imap(function: Callable[[T], R], items: Sequence[T], jobs: int | None = None
     if jobs <= 1 or len(items) <= 1 or not can_start_processes():
         yield from (function(item) for item in items)
         return
-    from joblib import Parallel, delayed, parallel_config
+    from joblib import Parallel, delayed
 
-    backend = os.environ.get(BACKEND_VARIABLE) or None
-    with parallel_config(backend=backend) if backend else contextlib.nullcontext():
+    with _backend(os.environ.get(BACKEND_VARIABLE) or None):
         try:
             runner = Parallel(n_jobs=min(jobs, len(items)), return_as="generator")
         except ValueError:  # a backend that gives no results as they come (joblib's "multiprocessing")

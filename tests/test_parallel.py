@@ -152,3 +152,35 @@ def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum)
         time.sleep(0.1)
     assert group() == []
     assert not (tmp_path / "out").exists()
+
+
+def test_build_on_a_dask_cluster_gives_the_same_bytes(run, tmp_path, monkeypatch):
+    """SHEETGEN_PARALLEL_BACKEND=dask failed with "first create a Dask Client" even with a
+    scheduler running; the command connects to the scheduler SHEETGEN_DASK_SCHEDULER names
+    (here a local cluster the test starts) and writes the bytes a one-process build writes."""
+    distributed = pytest.importorskip("dask.distributed")
+    specs = [str(SPECS / "rallytaire" / "acropolis.yaml"), str(SPECS / "rally_run" / "house_set.yaml")]
+    assert run("build", *specs, "-o", str(tmp_path / "one"), "--jobs", "1", "-q").exit_code == 0
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        monkeypatch.setenv(parallel.BACKEND_VARIABLE, "dask")
+        monkeypatch.setenv(parallel.SCHEDULER_VARIABLE, cluster.scheduler_address)
+        result = run("build", *specs, "-o", str(tmp_path / "dask"), "--jobs", "2", "-q")
+    assert result.exit_code == 0, result.output
+    for name in ("acropolis.pdf", "house_set.pdf"):
+        assert (tmp_path / "dask" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+@pytest.mark.parametrize(
+    "backend, message",
+    [
+        ("dsak", "SHEETGEN_PARALLEL_BACKEND='dsak' is not a backend sheetgen knows; use one of: loky, multiprocessing, threading, dask, ray"),
+        ("dask", "SHEETGEN_PARALLEL_BACKEND=dask needs SHEETGEN_DASK_SCHEDULER, the address of a running Dask scheduler (tcp://host:8786)"),
+    ],
+)
+def test_a_wrong_backend_setting_is_a_usage_error_naming_it(run, tmp_path, monkeypatch, backend, message):
+    monkeypatch.setenv(parallel.BACKEND_VARIABLE, backend)
+    monkeypatch.delenv(parallel.SCHEDULER_VARIABLE, raising=False)
+    specs = [str(SPECS / "rallytaire" / "acropolis.yaml"), str(SPECS / "rallytaire" / "monte_carlo.yaml")]
+    result = run("build", *specs, "-o", str(tmp_path / "out"), "--jobs", "2")
+    assert result.exit_code == 2 and result.stderr.endswith(f"Error: {message}\n")
+    assert not (tmp_path / "out").exists()

@@ -238,6 +238,17 @@ def test_the_finish_stops_the_plan():
     assert s.is_terminal() and s.cars[0].finished and s.cars[0].time == 40
 
 
+def test_a_one_lap_circuit_is_a_whole_lap():
+    """RG-23: "a circuit whose finish lies just past the start line is crossed once more than
+    its laps" held for two laps and more only: with `laps: 1` the Hexagon Ring ended at the
+    first crossing, two spaces past the grid (a par of 21.7 s for a 90-cell lap). A
+    point-to-point stage still finishes at its one crossing."""
+    ring = load_spec("track_specs/rallyman/gt_hexagon_ring.yaml").model
+    assert [stage(replace(ring, laps=n)).laps_needed for n in (1, 2, 3)] == [2, 3, 4]
+    sprint = load_spec("track_specs/rallyman/gt_col_sprint.yaml").model
+    assert stage(sprint).laps_needed == 1 and stage(replace(sprint, laps=2)).laps_needed == 2
+
+
 def test_turn_order_speed_then_distance_then_inside_lane_of_the_next_corner():
     track = load_spec("track_specs/rallyman/compact_hillclimb.yaml").model  # first corner: left
     st = stage(track)

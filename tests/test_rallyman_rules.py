@@ -181,6 +181,24 @@ def test_loss_of_control_in_gear_3_or_more_ends_in_00_and_draws_tokens():
     assert dice["coast"] == 0  # asphalt tyres in the wet: 1 coast, minus the one lost
 
 
+def test_a_loss_of_control_on_the_finish_costs_its_seconds_with_damage_drawn_too():
+    """RG-27: losing control on the finishing move finishes with the loss's seconds: 120 s
+    in gear 3 or more. With damage tokens drawn it cost 60 s: the finished car's 00 was not
+    kept, so the damage ended its turn in gear 0."""
+    track = straight(4, marks={(q, 1): {"danger": Danger.RED} for q in range(4)})  # the finish is (3, 0)
+    for damage in (False, True):
+        st = stage(track, damage=damage)
+        s = RaceState.start(st)
+        s = s._set(rules.replace(s.car, gear=3))
+        s = play(s, [Place("4", Hex(1, 0)), Place("5", Hex(2, 0)), Place("6", Hex(3, 0)), Roll("one"), Roll("one"), True, Roll("one"), True, Roll("one")])
+        s = s.apply(True)  # the third caution, on gear 6, on the finish
+        if damage:
+            assert s.phase == rules.DAMAGE
+            s = s.apply(s.chance_outcomes()[0][0])
+        car = s.cars[0]
+        assert (s.is_terminal(), car.finished, car.cell, car.time) == (True, True, Hex(3, 0), 120), damage
+
+
 def test_loss_below_gear_3_ends_in_0_without_damage():
     st = stage(straight(12))
     s = RaceState.start(st)

@@ -734,7 +734,9 @@ class RaceState(RaceCore):
                 for _ in range(n):
                     weather = "wet" if weather == "dry" else "dry"
         s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), weather=weather, yellow=yellow, log=self._note("damage", self.turn, drawn))
-        return s._end_turn(OUT if car.out else "0")
+        # the loss's own end (00: 120 s), also for a car that finished on it and so is not
+        # out for a next turn (RG-27)
+        return s._end_turn(loss_end(self.stage.ruleset, self.loss[1]) if self.loss is not None else OUT if car.out else "0")
 
     def _end_move(self, placed: int, at: Hex, gear: int) -> RaceState:
         """The car ends its move on `at` in `gear` after `placed` dice, under control."""

@@ -28,14 +28,16 @@ flying start. They use the engine's per-die rules only (:func:`rules.next_dice`)
 
 from __future__ import annotations
 
+import gc
 import heapq
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from operator import le
 from typing import Any
 
-from sheetgen.games.rallyman import rules
+from sheetgen.games.rallyman import accel, rules
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules import CarState, Stage, Step
 
@@ -359,12 +361,38 @@ def _canonical(stage: Stage, dice: _Dice) -> Any:
     return canonical
 
 
+def _canonical_marks(stage: Stage, dice: _Dice) -> bool:
+    """Whether :func:`_canonical` marks the gear dice no plan can reach (else it is the
+    identity)."""
+    return dice.gear_free >= sum(1 for n in stage.ruleset.die_names if n.isdigit())
+
+
+@contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector off for a solve (it makes millions of tuples and
+    frees them by reference counting: the collector's passes over them were about a quarter
+    of the par's time), on again after it as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) -> Par:
     """The best solo policy's expected stage time (see the module): dynamic programming over
     (cell, finish crossings, gear, focus tokens held up to `focus_cap`), each turn's plan of
     dice and path and its rolling mode chosen, one at a time with the securing and stopping
     chosen die by die. `one_at_a_time=False` with `focus_cap=0` is the flat-out policy of
-    earlier versions (RG-30)."""
+    earlier versions (RG-30). Solved by the compiled kernel where it is built
+    (:mod:`accel`: the same figures), else here."""
+    with _collector_paused():
+        return _par(stage, focus_cap, one_at_a_time)
+
+
+def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
     if stage.flying_start or stage.damage:
         raise ValueError("the par time is for a stage without damage or flying start (Stage(damage=False))")
     track = stage.track
@@ -569,17 +597,28 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     # are dropped, so memory stays that of a turn's window; a front asked for again is
     # computed again, the same).
     window = sum(counts.values()) + 2
-    behind: deque = deque()
-    for pos, h, cross in _race_order(track, laps_needed):
-        for f in range(cap + 1):
-            V(h, cross, 0, f)
-        behind.append((pos, h, cross))
-        while behind[0][0] > pos + window:
-            _p, h2, c2 = behind.popleft()
-            flat_sets.pop((h2, c2), None)
-            one_sets.pop((h2, c2), None)
-            succ_sets.pop((h2, c2), None)
-    V(*start)
+    order = _race_order(track, laps_needed)
+    # the compiled kernel, where it is built: the same programme, the same figures (accel)
+    solved = accel.par_tables(stage, moves=moves, dice=dice, canonical=_canonical_marks(stage, dice), limit=limit, cap=cap,
+                              one_at_a_time=one_at_a_time, secs=secs, sec=sec, earns=earns, tot_all=tot_all, kmax_of=kmax_of,
+                              window=window, order=order, start=start, modes=(FLAT, ONE))
+    if solved is not None:
+        value, choice = solved
+    else:
+        behind: deque = deque()
+        for pos, h, cross in order:
+            for f in range(cap + 1):
+                V(h, cross, 0, f)
+            behind.append((pos, h, cross))
+            while behind[0][0] > pos + window:
+                _p, h2, c2 = behind.popleft()
+                flat_sets.pop((h2, c2), None)
+                one_sets.pop((h2, c2), None)
+                succ_sets.pop((h2, c2), None)
+        V(*start)
+    # the solver's functions refer to each other: let them go now, and their fronts with them
+    # (not at the cyclic collector's next full pass)
+    V = flat = one = loss = follow = None  # noqa: F841
     result = Par(stage, start, value, choice, cap, limit)
     _forward(result)
     return result
@@ -980,7 +1019,8 @@ def track_figures(track) -> dict | None:
 
 
 #: the modules a track's figures depend on: an entry of the disk cache is keyed by their sources
-_SOLVER_MODULES = tuple(f"sheetgen.games.rallyman.{m}" for m in ("solve", "rules", "model", "ruleset", "hexgrid"))
+#: (accel names the SHA-256 of the compiled kernel's C source)
+_SOLVER_MODULES = tuple(f"sheetgen.games.rallyman.{m}" for m in ("solve", "accel", "rules", "model", "ruleset", "hexgrid"))
 
 
 @lru_cache(maxsize=16)

@@ -1,0 +1,1283 @@
+/* The Rallyman GT exact solvers' compiled kernel: the par time's dynamic programme
+ * (sheetgen/games/rallyman/solve.py, `par`) and the safe route's search (`safe_route`) over
+ * flat arrays, for sheetgen.games.rallyman.accel, which builds its inputs and reads its
+ * answers. It is the reference's arithmetic, not an approximation of it: the same float
+ * operations in the same order (build with -O2 -ffp-contract=off, never -ffast-math), the
+ * same sort order of candidates (the vector, then the dice, then the order found), the same
+ * epsilon tests, the same first plan chosen. tests/test_rallyman_kernel.py compares the two
+ * with `==`.
+ *
+ * The structural partial-plan graph is built here, as the solve asks for it: a node is a
+ * partial plan (cell and finish crossings, gear, dice used), an edge a die that may follow
+ * (a move of the engine's, asked of Python once per cell and gear through a callback). A
+ * node's Pareto fronts (flat out for each token count, one at a time for each count the
+ * turn began with) live in a pool per (cell, crossings), addressed by offset and count, and
+ * are dropped with it once the solve is a turn's window behind, as the reference drops its
+ * dictionaries; a front asked for again is computed again, the same.
+ */
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef KERNEL_SOURCE_SHA256
+#define KERNEL_SOURCE_SHA256 "unknown"
+#endif
+
+#define BIG 1000000000.0 /* 10.0 ** 9: a state no plan leaves */
+#define EPS 1e-12
+#define ONE_EPS 1e-9    /* a tie between the modes goes to flat out */
+#define MAXTOT 12
+
+/* ------------------------------------------------------------------ growable arrays */
+
+static int grow_to(void **ptr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t n = *cap ? *cap : 64;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*ptr, n * elem);
+    if (p == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    *ptr = p;
+    *cap = n;
+    return 0;
+}
+
+#define GROW(arr, capv, need) grow_to((void **)&(arr), &(capv), (size_t)(need), sizeof(*(arr)))
+
+/* ------------------------------------------------------------------ a hash map u64 x u64 -> i64 */
+
+typedef struct {
+    uint64_t *k1, *k2; /* k1 stored + 1: 0 marks an empty slot */
+    int64_t *val;
+    size_t cap, n;
+} Map;
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 27;
+    return h;
+}
+
+static void map_free(Map *m)
+{
+    free(m->k1);
+    free(m->k2);
+    free(m->val);
+    memset(m, 0, sizeof(*m));
+}
+
+static int map_init(Map *m, size_t cap)
+{
+    memset(m, 0, sizeof(*m));
+    m->cap = cap;
+    m->k1 = calloc(cap, sizeof(uint64_t));
+    m->k2 = calloc(cap, sizeof(uint64_t));
+    m->val = calloc(cap, sizeof(int64_t));
+    if (!m->k1 || !m->k2 || !m->val) {
+        map_free(m);
+        PyErr_NoMemory();
+        return -1;
+    }
+    return 0;
+}
+
+/* the value kept under (a, b), or -1 */
+static int64_t map_get(const Map *m, uint64_t a, uint64_t b)
+{
+    size_t mask = m->cap - 1, i = (size_t)mix(a, b) & mask;
+    while (m->k1[i]) {
+        if (m->k1[i] == a + 1 && m->k2[i] == b)
+            return m->val[i];
+        i = (i + 1) & mask;
+    }
+    return -1;
+}
+
+static int map_put(Map *m, uint64_t a, uint64_t b, int64_t v);
+
+static int map_rehash(Map *m)
+{
+    Map bigger;
+    if (map_init(&bigger, m->cap * 2) < 0)
+        return -1;
+    for (size_t i = 0; i < m->cap; i++)
+        if (m->k1[i])
+            map_put(&bigger, m->k1[i] - 1, m->k2[i], m->val[i]);
+    map_free(m);
+    *m = bigger;
+    return 0;
+}
+
+static int map_put(Map *m, uint64_t a, uint64_t b, int64_t v)
+{
+    if ((m->n + 1) * 2 > m->cap && map_rehash(m) < 0)
+        return -1;
+    size_t mask = m->cap - 1, i = (size_t)mix(a, b) & mask;
+    while (m->k1[i]) {
+        if (m->k1[i] == a + 1 && m->k2[i] == b) {
+            m->val[i] = v;
+            return 0;
+        }
+        i = (i + 1) & mask;
+    }
+    m->k1[i] = a + 1;
+    m->k2[i] = b;
+    m->val[i] = v;
+    m->n++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ reading Python sequences */
+
+static int read_ints(PyObject *seq, Py_ssize_t n, long long *out, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items", what, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        out[i] = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fast, i));
+        if (out[i] == -1 && PyErr_Occurred()) {
+            Py_DECREF(fast);
+            return -1;
+        }
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static int read_doubles(PyObject *seq, Py_ssize_t n, double *out, const char *what)
+{
+    PyObject *fast = PySequence_Fast(seq, what);
+    if (fast == NULL)
+        return -1;
+    if (PySequence_Fast_GET_SIZE(fast) != n) {
+        Py_DECREF(fast);
+        PyErr_Format(PyExc_ValueError, "%s: expected %zd items", what, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(fast, i);
+        if (!PyFloat_Check(item)) {
+            Py_DECREF(fast);
+            PyErr_Format(PyExc_TypeError, "%s: floats expected", what);
+            return -1;
+        }
+        out[i] = PyFloat_AS_DOUBLE(item);
+    }
+    Py_DECREF(fast);
+    return 0;
+}
+
+static PyObject *get_item(PyObject *dict, const char *key)
+{
+    PyObject *v = PyDict_GetItemString(dict, key); /* borrowed */
+    if (v == NULL && !PyErr_Occurred())
+        PyErr_Format(PyExc_KeyError, "%s", key);
+    return v;
+}
+
+static int get_int(PyObject *dict, const char *key, long long *out)
+{
+    PyObject *v = get_item(dict, key);
+    if (v == NULL)
+        return -1;
+    *out = PyLong_AsLongLong(v);
+    return (*out == -1 && PyErr_Occurred()) ? -1 : 0;
+}
+
+static int get_ints(PyObject *dict, const char *key, Py_ssize_t n, long long *out)
+{
+    PyObject *v = get_item(dict, key);
+    return v == NULL ? -1 : read_ints(v, n, out, key);
+}
+
+static int get_doubles(PyObject *dict, const char *key, Py_ssize_t n, double *out)
+{
+    PyObject *v = get_item(dict, key);
+    return v == NULL ? -1 : read_doubles(v, n, out, key);
+}
+
+/* ------------------------------------------------------------------ the track and the dice (both solvers) */
+
+#define MAXDICE 24
+#define MAXGEARS 16
+
+typedef struct {
+    /* the track */
+    int ncells, laps, top, G; /* G: gears 0..top */
+    int ncross;               /* crossings a (cell, crossings) slot may have: `laps` */
+    long long *is_finish;
+    PyObject *moves_cb; /* (cell, gear) -> ((to, die, gear after, marks, finish line crossed), ...) */
+    /* the dice (solve._Dice): a gear die's bit, or another kind's shift and cap */
+    int ndice, gear_free, canon_on;
+    uint64_t bit[MAXDICE];
+    int shift[MAXDICE], dcap[MAXDICE];
+    uint64_t whole;
+    int die_gear[MAXDICE * MAXGEARS]; /* the gear after die d from gear g, or -1 (rules.die_gear, kept within 1..top) */
+    /* the engine's moves of each (cell, gear), fetched once */
+    int *mv_off, *mv_cnt; /* [ncells * G], -1: not fetched yet */
+    int *mv_to, *mv_die, *mv_gear, *mv_marks, *mv_inc, *mv_local;
+    size_t mv_n, mv_cap_to, mv_cap_die, mv_cap_gear, mv_cap_marks, mv_cap_inc, mv_cap_local;
+    /* solve._canonical's memo */
+    Map canon;
+} Track;
+
+static void track_free(Track *T)
+{
+    free(T->is_finish);
+    free(T->mv_off);
+    free(T->mv_cnt);
+    free(T->mv_to);
+    free(T->mv_die);
+    free(T->mv_gear);
+    free(T->mv_marks);
+    free(T->mv_inc);
+    free(T->mv_local);
+    map_free(&T->canon);
+}
+
+static int track_init(Track *T, PyObject *spec, PyObject *moves_cb)
+{
+    long long v, tmp[MAXDICE * MAXGEARS];
+    memset(T, 0, sizeof(*T));
+    T->moves_cb = moves_cb;
+    if (get_int(spec, "ncells", &v) < 0)
+        return -1;
+    T->ncells = (int)v;
+    if (get_int(spec, "laps", &v) < 0)
+        return -1;
+    T->laps = (int)v;
+    if (get_int(spec, "top", &v) < 0)
+        return -1;
+    T->top = (int)v;
+    T->G = T->top + 1;
+    T->ncross = T->laps;
+    if (get_int(spec, "ndice", &v) < 0)
+        return -1;
+    T->ndice = (int)v;
+    if (T->ncells < 1 || T->laps < 1 || T->top < 1 || T->G > MAXGEARS || T->ndice < 1 || T->ndice > MAXDICE) {
+        PyErr_SetString(PyExc_ValueError, "the kernel does not take this track or ruleset");
+        return -1;
+    }
+    if (get_int(spec, "gear_free", &v) < 0)
+        return -1;
+    T->gear_free = (int)v;
+    if (get_int(spec, "canonical", &v) < 0)
+        return -1;
+    T->canon_on = (int)v;
+    T->is_finish = malloc(sizeof(long long) * (size_t)T->ncells);
+    T->mv_off = malloc(sizeof(int) * (size_t)T->ncells * (size_t)T->G);
+    T->mv_cnt = malloc(sizeof(int) * (size_t)T->ncells * (size_t)T->G);
+    if (!T->is_finish || !T->mv_off || !T->mv_cnt) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (int i = 0; i < T->ncells * T->G; i++)
+        T->mv_cnt[i] = -1;
+    if (get_ints(spec, "is_finish", T->ncells, T->is_finish) < 0)
+        return -1;
+    if (get_ints(spec, "bit", T->ndice, tmp) < 0)
+        return -1;
+    T->whole = 0;
+    for (int d = 0; d < T->ndice; d++) {
+        T->bit[d] = (uint64_t)tmp[d];
+        T->whole |= T->bit[d];
+    }
+    if (get_ints(spec, "shift", T->ndice, tmp) < 0)
+        return -1;
+    for (int d = 0; d < T->ndice; d++) {
+        T->shift[d] = (int)tmp[d];
+        if (T->shift[d] < 0 || T->shift[d] > 59) {
+            PyErr_SetString(PyExc_ValueError, "the kernel does not take this ruleset's dice");
+            return -1;
+        }
+    }
+    if (get_ints(spec, "die_cap", T->ndice, tmp) < 0)
+        return -1;
+    for (int d = 0; d < T->ndice; d++)
+        T->dcap[d] = (int)tmp[d];
+    if (get_ints(spec, "die_gear", (Py_ssize_t)T->ndice * T->G, tmp) < 0)
+        return -1;
+    for (int i = 0; i < T->ndice * T->G; i++)
+        T->die_gear[i] = (int)tmp[i];
+    if (map_init(&T->canon, 1024) < 0)
+        return -1;
+    return 0;
+}
+
+/* `used` with die d too, or -1 when the dashboard has none left (solve._Dice.add) */
+static inline int64_t dice_add(const Track *T, uint64_t used, int d)
+{
+    uint64_t b = T->bit[d];
+    if (b) {
+        if ((used & b) || __builtin_popcountll(used & 0xFFFULL) >= T->gear_free)
+            return -1;
+        return (int64_t)(used | b);
+    }
+    if ((int)((used >> T->shift[d]) & 15) >= T->dcap[d])
+        return -1;
+    return (int64_t)(used + (1ULL << T->shift[d]));
+}
+
+/* solve._canonical: the dice used with the gear dice no plan from (gear, used) can reach
+ * marked used too */
+static int64_t canonical(Track *T, int gear, uint64_t used)
+{
+    if (!T->canon_on)
+        return (int64_t)used;
+    int64_t hit = map_get(&T->canon, (uint64_t)gear, used);
+    if (hit >= 0)
+        return hit;
+    Map seen;
+    if (map_init(&seen, 256) < 0)
+        return -1;
+    uint64_t *stack = NULL;
+    size_t sn = 0, scap = 0;
+    uint64_t relevant = 0;
+    if (GROW(stack, scap, 2) < 0)
+        goto fail;
+    stack[sn++] = (uint64_t)gear;
+    stack[sn++] = used;
+    while (sn) {
+        uint64_t u = stack[--sn];
+        int g = (int)stack[--sn];
+        if (map_get(&seen, (uint64_t)g, u) >= 0)
+            continue;
+        if (map_put(&seen, (uint64_t)g, u, 1) < 0)
+            goto fail;
+        for (int d = 0; d < T->ndice; d++) {
+            int64_t nu = dice_add(T, u, d);
+            if (nu < 0)
+                continue;
+            int g2 = T->die_gear[d * T->G + g];
+            if (g2 < 0)
+                continue;
+            relevant |= T->bit[d];
+            if (GROW(stack, scap, sn + 2) < 0)
+                goto fail;
+            stack[sn++] = (uint64_t)g2;
+            stack[sn++] = (uint64_t)nu;
+        }
+    }
+    free(stack);
+    map_free(&seen);
+    int64_t out = (int64_t)(used | (T->whole & ~relevant));
+    if (map_put(&T->canon, (uint64_t)gear, used, out) < 0)
+        return -1;
+    return out;
+fail:
+    free(stack);
+    map_free(&seen);
+    return -1;
+}
+
+/* the engine's moves from (cell, gear): fetched from Python the first time */
+static int fetch_moves(Track *T, int cell, int gear)
+{
+    int slot = cell * T->G + gear;
+    if (T->mv_cnt[slot] >= 0)
+        return 0;
+    PyObject *got = PyObject_CallFunction(T->moves_cb, "ii", cell, gear);
+    if (got == NULL)
+        return -1;
+    PyObject *fast = PySequence_Fast(got, "moves");
+    Py_DECREF(got);
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    size_t need = T->mv_n + (size_t)n;
+    if (GROW(T->mv_to, T->mv_cap_to, need) < 0 || GROW(T->mv_die, T->mv_cap_die, need) < 0 || GROW(T->mv_gear, T->mv_cap_gear, need) < 0 ||
+        GROW(T->mv_marks, T->mv_cap_marks, need) < 0 || GROW(T->mv_inc, T->mv_cap_inc, need) < 0 || GROW(T->mv_local, T->mv_cap_local, need) < 0) {
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long f[5];
+        if (read_ints(PySequence_Fast_GET_ITEM(fast, i), 5, f, "move") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (f[0] < 0 || f[0] >= T->ncells || f[1] < 0 || f[1] >= T->ndice || f[2] < 1 || f[2] > T->top || f[3] < 0 || f[4] < 0 || f[4] > 1) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a move the kernel cannot take");
+            return -1;
+        }
+        size_t j = T->mv_n + (size_t)i;
+        T->mv_to[j] = (int)f[0];
+        T->mv_die[j] = (int)f[1];
+        T->mv_gear[j] = (int)f[2];
+        T->mv_marks[j] = (int)f[3];
+        T->mv_inc[j] = (int)f[4];
+        T->mv_local[j] = (int)i;
+    }
+    Py_DECREF(fast);
+    T->mv_off[slot] = (int)T->mv_n;
+    T->mv_cnt[slot] = (int)n;
+    T->mv_n = need;
+    return 0;
+}
+
+/* ================================================================== the par time */
+
+/* an entry of a front: its vector (an offset into a pool's doubles), the dice in its tail, a
+ * tie-break (the order it was found), its first step (a move, or -1: the turn stops here),
+ * the entry it continues with (a pool and an index, or -1), the tokens its tail earns */
+typedef struct {
+    int64_t voff;
+    int32_t dice, order, step, e;
+    int32_t next_pool, next_idx;
+} Entry;
+
+typedef struct {
+    Entry *e;
+    size_t n, cap;
+    double *v;
+    size_t vn, vcap;
+} Pool;
+
+typedef struct {
+    Track T;
+    int limit, cap, C1, one_at_a_time, window;
+    double *p, *q;     /* [ndice] the caution chance, one minus it */
+    long long *earns;  /* [ndice] */
+    double *sec;       /* [G] seconds of a turn ended in gear g */
+    double *losssec;   /* [G] seconds of a loss of control in gear g */
+    long long *kmax_of; /* [cap + 1] */
+    long long tot[MAXTOT];
+    int nsc; /* (cell, crossings) slots: cross * ncells + cell */
+    /* nodes: partial plans (slot, gear, dice used) */
+    Map nodes;
+    int32_t *n_sc, *n_gear, *n_eoff, *n_ecnt, *n_next; /* n_next: the next node of the same slot */
+    uint64_t *n_used;
+    size_t nn, cap_sc, cap_gear, cap_eoff, cap_ecnt, cap_next, cap_used;
+    int32_t *sc_first; /* [nsc] the slot's last node created, -1 */
+    int32_t *root;     /* [nsc * G] the node (slot, gear, no dice used), -1 */
+    /* edges */
+    int32_t *e_move, *e_child;
+    size_t ne, cap_emove, cap_echild;
+    /* fronts: [node * C1 + t] offset and count in the node's slot's pool, count -1: none */
+    int64_t *flat_off, *one_off;
+    int32_t *flat_cnt, *one_cnt;
+    size_t cap_foff, cap_fcnt, cap_ooff, cap_ocnt;
+    Pool *pools; /* [nsc] */
+    /* values: [(slot * G + gear) * C1 + f] */
+    double *val;
+    signed char *vstate; /* 0: not asked, 1: being solved, 2: solved */
+    signed char *vmode;  /* -1: no plan, 0: flat out, 1: one at a time */
+    int32_t *vplan_off, *vplan_len;
+    int32_t *plans;
+    size_t plans_n, plans_cap;
+    int32_t *vorder; /* the states in the order first asked */
+    size_t vorder_n, vorder_cap;
+    /* scratch: candidates (a stack: a solve inside a solve pushes above and pops back) */
+    Entry *cand;
+    size_t cn, ccap;
+    double *cv;
+    size_t cvn, cvcap;
+    int32_t *idx;
+    size_t idxcap;
+    int32_t *front;
+    size_t frontcap;
+    double *top_;
+    size_t topcap;
+    int sort_dims;
+} Par;
+
+static void par_free(Par *P)
+{
+    track_free(&P->T);
+    free(P->p);
+    free(P->q);
+    free(P->earns);
+    free(P->sec);
+    free(P->losssec);
+    free(P->kmax_of);
+    map_free(&P->nodes);
+    free(P->n_sc);
+    free(P->n_gear);
+    free(P->n_eoff);
+    free(P->n_ecnt);
+    free(P->n_next);
+    free(P->n_used);
+    free(P->sc_first);
+    free(P->root);
+    free(P->e_move);
+    free(P->e_child);
+    free(P->flat_off);
+    free(P->one_off);
+    free(P->flat_cnt);
+    free(P->one_cnt);
+    if (P->pools) {
+        for (int i = 0; i < P->nsc; i++) {
+            free(P->pools[i].e);
+            free(P->pools[i].v);
+        }
+        free(P->pools);
+    }
+    free(P->val);
+    free(P->vstate);
+    free(P->vmode);
+    free(P->vplan_off);
+    free(P->vplan_len);
+    free(P->plans);
+    free(P->vorder);
+    free(P->cand);
+    free(P->cv);
+    free(P->idx);
+    free(P->front);
+    free(P->top_);
+}
+
+/* the node of (slot, gear, used), made if new: its id, or -1 on an error */
+static int32_t node_of(Par *P, int sc, int gear, uint64_t used)
+{
+    uint64_t k2 = ((uint64_t)sc << 8) | (uint64_t)gear;
+    if (used == 0) {
+        int32_t r = P->root[sc * P->T.G + gear];
+        if (r >= 0)
+            return r;
+    } else {
+        int64_t hit = map_get(&P->nodes, used, k2);
+        if (hit >= 0)
+            return (int32_t)hit;
+    }
+    size_t id = P->nn, need = id + 1;
+    if (GROW(P->n_sc, P->cap_sc, need) < 0 || GROW(P->n_gear, P->cap_gear, need) < 0 || GROW(P->n_eoff, P->cap_eoff, need) < 0 ||
+        GROW(P->n_ecnt, P->cap_ecnt, need) < 0 || GROW(P->n_next, P->cap_next, need) < 0 || GROW(P->n_used, P->cap_used, need) < 0 ||
+        GROW(P->flat_off, P->cap_foff, need * P->C1) < 0 || GROW(P->flat_cnt, P->cap_fcnt, need * P->C1) < 0 ||
+        GROW(P->one_off, P->cap_ooff, need * P->C1) < 0 || GROW(P->one_cnt, P->cap_ocnt, need * P->C1) < 0)
+        return -1;
+    if (id > 0x7FFFFFF0) {
+        PyErr_SetString(PyExc_MemoryError, "too many partial plans for the kernel");
+        return -1;
+    }
+    P->n_sc[id] = sc;
+    P->n_gear[id] = gear;
+    P->n_used[id] = used;
+    P->n_eoff[id] = 0;
+    P->n_ecnt[id] = -1;
+    P->n_next[id] = P->sc_first[sc];
+    P->sc_first[sc] = (int32_t)id;
+    for (int t = 0; t < P->C1; t++) {
+        P->flat_cnt[id * P->C1 + t] = -1;
+        P->one_cnt[id * P->C1 + t] = -1;
+    }
+    P->nn = need;
+    if (used == 0)
+        P->root[sc * P->T.G + gear] = (int32_t)id;
+    else if (map_put(&P->nodes, used, k2, (int64_t)id) < 0)
+        return -1;
+    return (int32_t)id;
+}
+
+/* the dice a partial plan may go on with (solve.par's `follow`), listed once */
+static int expand(Par *P, int32_t node)
+{
+    if (P->n_ecnt[node] >= 0)
+        return 0;
+    Track *T = &P->T;
+    int sc = P->n_sc[node], gear = P->n_gear[node];
+    int cell = sc % T->ncells, cross = sc / T->ncells;
+    uint64_t used = P->n_used[node];
+    if (fetch_moves(T, cell, gear) < 0)
+        return -1;
+    int off = T->mv_off[cell * T->G + gear], cnt = T->mv_cnt[cell * T->G + gear];
+    size_t start = P->ne;
+    for (int i = 0; i < cnt; i++) {
+        int mv = off + i, d = T->mv_die[mv];
+        int64_t nu = dice_add(T, used, d);
+        if (nu < 0)
+            continue;
+        int c2 = cross + T->mv_inc[mv];
+        int32_t child = -1;
+        if (c2 < T->laps) {
+            int g2 = T->mv_gear[mv];
+            int64_t cu = canonical(T, g2, (uint64_t)nu);
+            if (cu < 0)
+                return -1;
+            child = node_of(P, c2 * T->ncells + T->mv_to[mv], g2, (uint64_t)cu);
+            if (child < 0)
+                return -1;
+        }
+        if (GROW(P->e_move, P->cap_emove, P->ne + 1) < 0 || GROW(P->e_child, P->cap_echild, P->ne + 1) < 0)
+            return -1;
+        P->e_move[P->ne] = mv;
+        P->e_child[P->ne] = child;
+        P->ne++;
+    }
+    P->n_eoff[node] = (int32_t)start;
+    P->n_ecnt[node] = (int32_t)(P->ne - start);
+    return 0;
+}
+
+static int V(Par *P, int sc, int gear, int f, double *out);
+
+/* the seconds of a loss of control in `gear` onto slot (cell, c2), tokens then held
+ * (solve.par's `loss`) */
+static inline int loss(Par *P, int cell, int c2, int gear, int tokens, double *out)
+{
+    double t = P->losssec[gear];
+    if (c2 >= P->T.laps) {
+        *out = t;
+        return 0;
+    }
+    double v;
+    if (V(P, c2 * P->T.ncells + cell, 0, tokens, &v) < 0)
+        return -1;
+    *out = t + v;
+    return 0;
+}
+
+/* push a candidate with a vector of `dims` doubles (left to be filled): its index */
+static int push_cand(Par *P, int dims, int32_t dice, int32_t order, int32_t step, int32_t e, int32_t next_pool, int32_t next_idx, size_t *at)
+{
+    if (GROW(P->cand, P->ccap, P->cn + 1) < 0 || GROW(P->cv, P->cvcap, P->cvn + (size_t)dims) < 0)
+        return -1;
+    Entry *c = &P->cand[P->cn];
+    c->voff = (int64_t)P->cvn;
+    c->dice = dice;
+    c->order = order;
+    c->step = step;
+    c->e = e;
+    c->next_pool = next_pool;
+    c->next_idx = next_idx;
+    *at = P->cn;
+    P->cn++;
+    P->cvn += (size_t)dims;
+    return 0;
+}
+
+/* the candidates' order: their vectors, then the dice, then the order found (Python's tuple
+ * comparison; no vector holds a NaN) */
+static int cand_less(const Par *P, int32_t a, int32_t b)
+{
+    const Entry *x = &P->cand[a], *y = &P->cand[b];
+    const double *u = P->cv + x->voff, *w = P->cv + y->voff;
+    for (int i = 0; i < P->sort_dims; i++) {
+        if (u[i] != w[i])
+            return u[i] < w[i];
+    }
+    if (x->dice != y->dice)
+        return x->dice < y->dice;
+    return x->order < y->order;
+}
+
+static void sort_idx(const Par *P, int32_t *a, int32_t *tmp, size_t n)
+{
+    if (n < 2)
+        return;
+    if (n <= 12) {
+        for (size_t i = 1; i < n; i++) {
+            int32_t v = a[i];
+            size_t j = i;
+            while (j > 0 && cand_less(P, v, a[j - 1])) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = v;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    sort_idx(P, a, tmp, h);
+    sort_idx(P, a + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = cand_less(P, a[j], a[i]) ? a[j++] : a[i++];
+    while (i < h)
+        tmp[k++] = a[i++];
+    while (j < n)
+        tmp[k++] = a[j++];
+    memcpy(a, tmp, n * sizeof(int32_t));
+}
+
+/* the candidates [cbase, cn) sorted and filtered to their Pareto front (with the tokens the
+ * tail earns as one more component when `with_e`), stored in the slot's pool: *off, *cnt */
+static int finish_front(Par *P, size_t cbase, int dims, int with_e, int sc, int64_t *off, int32_t *cnt)
+{
+    size_t n = P->cn - cbase;
+    if (GROW(P->idx, P->idxcap, 2 * n + 1) < 0 || GROW(P->front, P->frontcap, n + 1) < 0 || GROW(P->top_, P->topcap, (size_t)dims) < 0)
+        return -1;
+    int32_t *idx = P->idx, *tmp = P->idx + n;
+    for (size_t i = 0; i < n; i++)
+        idx[i] = (int32_t)(cbase + i);
+    P->sort_dims = dims;
+    sort_idx(P, idx, tmp, n);
+    size_t nf = 0;
+    double *top = P->top_;
+    for (size_t i = 0; i < n; i++) {
+        const Entry *c = &P->cand[idx[i]];
+        const double *a = P->cv + c->voff;
+        for (int j = 0; j < dims; j++)
+            top[j] = a[j] + EPS;
+        int beaten = 0;
+        for (size_t o = 0; o < nf && !beaten; o++) {
+            const Entry *oc = &P->cand[P->front[o]];
+            if (with_e && oc->e < c->e)
+                continue;
+            const double *b = P->cv + oc->voff;
+            int le = 1;
+            for (int j = 0; j < dims; j++)
+                if (!(b[j] <= top[j])) {
+                    le = 0;
+                    break;
+                }
+            beaten = le;
+        }
+        if (!beaten)
+            P->front[nf++] = idx[i];
+    }
+    Pool *pool = &P->pools[sc];
+    if (GROW(pool->e, pool->cap, pool->n + nf) < 0 || GROW(pool->v, pool->vcap, pool->vn + nf * (size_t)dims) < 0)
+        return -1;
+    *off = (int64_t)pool->n;
+    *cnt = (int32_t)nf;
+    for (size_t i = 0; i < nf; i++) {
+        const Entry *c = &P->cand[P->front[i]];
+        Entry *d = &pool->e[pool->n];
+        *d = *c;
+        d->voff = (int64_t)pool->vn;
+        memcpy(pool->v + pool->vn, P->cv + c->voff, sizeof(double) * (size_t)dims);
+        pool->vn += (size_t)dims;
+        pool->n++;
+    }
+    return 0;
+}
+
+/* flat out (solve.par's `flat`): the Pareto front of a partial plan's continuations, its
+ * dice so far bringing the tokens to t */
+static int flat(Par *P, int32_t node, int t, int64_t *off_out, int32_t *cnt_out)
+{
+    size_t slot = (size_t)node * P->C1 + t;
+    if (P->flat_cnt[slot] >= 0) {
+        *off_out = P->flat_off[slot];
+        *cnt_out = P->flat_cnt[slot];
+        return 0;
+    }
+    Track *T = &P->T;
+    const int limit = P->limit, cap = P->cap;
+    const int sc = P->n_sc[node], gear = P->n_gear[node];
+    const int cross = sc / T->ncells;
+    const uint64_t used = P->n_used[node];
+    size_t cbase = P->cn, dbase = P->cvn, at;
+    int32_t ncand = 0;
+    if (used) {
+        double stop = P->sec[gear];
+        if (cross >= T->laps) {
+            stop = stop + 0.0;
+        } else {
+            double v;
+            if (V(P, sc, gear, t, &v) < 0)
+                return -1;
+            stop = stop + v;
+        }
+        if (push_cand(P, limit, 0, ncand++, -1, 0, -1, -1, &at) < 0)
+            return -1;
+        double *vec = P->cv + P->cand[at].voff;
+        for (int c = 0; c < limit; c++)
+            vec[c] = stop;
+    }
+    const int room = cap - t;
+    if (expand(P, node) < 0)
+        return -1;
+    const int32_t eoff = P->n_eoff[node], ecnt = P->n_ecnt[node];
+    for (int32_t j = eoff; j < eoff + ecnt; j++) {
+        const int mv = P->e_move[j];
+        const int32_t child = P->e_child[j];
+        const int d = T->mv_die[mv], m = T->mv_marks[mv], g2 = T->mv_gear[mv], to = T->mv_to[mv];
+        const int c2 = cross + T->mv_inc[mv];
+        const int a = (int)P->earns[d];
+        const double p = P->p[d], q = P->q[d];
+        int t2 = t + a < cap ? t + a : cap;
+        int64_t toff = 0;
+        int32_t tcnt = 1, tpool = -1;
+        if (child >= 0) {
+            if (flat(P, child, t2, &toff, &tcnt) < 0)
+                return -1;
+            tpool = P->n_sc[child];
+        }
+        for (int32_t i = 0; i < tcnt; i++) {
+            int te = child >= 0 ? P->pools[tpool].e[toff + i].e : 0;
+            int e = a + te < room ? a + te : room;
+            double lose;
+            if (loss(P, to, c2, g2, t + e, &lose) < 0)
+                return -1;
+            /* the tail's vector extended by the loss (solve.par's `ext`) */
+            const double *tv = NULL;
+            int32_t tdice = 0;
+            if (child >= 0) {
+                const Entry *en = &P->pools[tpool].e[toff + i];
+                tv = P->pools[tpool].v + en->voff;
+                tdice = en->dice;
+            }
+            if (push_cand(P, limit, tdice + 1, ncand++, mv, e, child >= 0 ? tpool : -1, child >= 0 ? (int32_t)(toff + i) : -1, &at) < 0)
+                return -1;
+            if (child >= 0) /* (the pools did not move: push_cand grows the scratch only) */
+                tv = P->pools[tpool].v + P->pools[tpool].e[toff + i].voff;
+            double *vec = P->cv + P->cand[at].voff;
+            const double done_sec = P->sec[g2];
+            for (int c = 0; c < limit; c++) {
+                int i0 = c + m, i1 = c + m + 1;
+                double x0 = i0 < limit ? (tv ? tv[i0] : done_sec) : lose;
+                double x1 = i1 < limit ? (tv ? tv[i1] : done_sec) : lose;
+                vec[c] = q * x0 + p * x1;
+            }
+        }
+    }
+    int64_t off;
+    int32_t cnt;
+    if (finish_front(P, cbase, limit, 1, sc, &off, &cnt) < 0)
+        return -1;
+    P->cn = cbase;
+    P->cvn = dbase;
+    P->flat_off[slot] = off;
+    P->flat_cnt[slot] = cnt;
+    *off_out = off;
+    *cnt_out = cnt;
+    return 0;
+}
+
+/* one at a time (solve.par's `one`): the Pareto front of a partial plan's continuations
+ * from a turn begun with f tokens, vectors over (dice secured k, cautions c) */
+static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
+{
+    size_t slot = (size_t)node * P->C1 + f;
+    if (P->one_cnt[slot] >= 0) {
+        *off_out = P->one_off[slot];
+        *cnt_out = P->one_cnt[slot];
+        return 0;
+    }
+    Track *T = &P->T;
+    const int limit = P->limit;
+    const int sc = P->n_sc[node], gear = P->n_gear[node];
+    const int cross = sc / T->ncells;
+    const uint64_t used = P->n_used[node];
+    const int kmax = (int)P->kmax_of[f];
+    const int dims = limit * (kmax + 1);
+    const int never = dims + kmax + 1;
+    int left[MAXTOT];
+    for (int k = 0; k <= kmax; k++)
+        left[k] = f - (int)P->tot[k];
+    size_t cbase = P->cn, dbase = P->cvn, at;
+    int32_t ncand = 0;
+    int64_t stopoff = -1; /* the stop's vector, in the scratch */
+    if (used) {
+        if (push_cand(P, dims, 0, ncand++, -1, 0, -1, -1, &at) < 0)
+            return -1;
+        stopoff = P->cand[at].voff;
+        for (int j = 0; j < dims; j++) {
+            double v = 0.0, s;
+            if (cross >= T->laps) {
+                s = P->sec[gear] + 0.0;
+            } else {
+                if (V(P, sc, gear, left[j / limit], &v) < 0)
+                    return -1;
+                s = P->sec[gear] + v;
+            }
+            P->cv[stopoff + j] = s;
+        }
+    }
+    if (expand(P, node) < 0)
+        return -1;
+    const int32_t eoff = P->n_eoff[node], ecnt = P->n_ecnt[node];
+    double hx[3 * MAXTOT + MAXTOT + 2 + 64];
+    int prog[(3 * MAXTOT + 64) * 3];
+    if (dims + kmax + 2 > (int)(sizeof(hx) / sizeof(hx[0])) || dims * 3 > (int)(sizeof(prog) / sizeof(prog[0]))) {
+        PyErr_SetString(PyExc_ValueError, "the kernel does not take this caution limit");
+        return -1;
+    }
+    for (int32_t j = eoff; j < eoff + ecnt; j++) {
+        const int mv = P->e_move[j];
+        const int32_t child = P->e_child[j];
+        const int d = T->mv_die[mv], m = T->mv_marks[mv], g2 = T->mv_gear[mv], to = T->mv_to[mv];
+        const int c2 = cross + T->mv_inc[mv];
+        const double p = P->p[d], q = P->q[d];
+        int64_t toff = 0;
+        int32_t tcnt = 1, tpool = -1;
+        if (child >= 0) {
+            if (one(P, child, f, &toff, &tcnt) < 0)
+                return -1;
+            tpool = P->n_sc[child];
+        }
+        /* solve._one_program */
+        for (int k = 0; k <= kmax; k++) {
+            int base = k * limit;
+            for (int c = 0; c < limit; c++) {
+                int a = c + m, lose = dims + k, *pr = &prog[(base + c) * 3];
+                if (a >= limit) {
+                    pr[0] = lose;
+                    pr[1] = lose;
+                    pr[2] = never;
+                } else {
+                    pr[0] = base + a;
+                    pr[1] = a + 1 >= limit ? lose : base + a + 1;
+                    pr[2] = k < kmax ? base + limit + a : never;
+                }
+            }
+        }
+        /* the losses of control for k = 0..kmax, then "never" */
+        for (int k = 0; k <= kmax; k++) {
+            double lv;
+            if (loss(P, to, c2, g2, left[k], &lv) < 0)
+                return -1;
+            hx[dims + k] = lv;
+        }
+        hx[dims + kmax + 1] = BIG;
+        for (int32_t i = 0; i < tcnt; i++) {
+            if (child >= 0) {
+                const Entry *en = &P->pools[tpool].e[toff + i];
+                const double *tv = P->pools[tpool].v + en->voff;
+                memcpy(hx, tv, sizeof(double) * (size_t)dims);
+            } else {
+                for (int c = 0; c < dims; c++)
+                    hx[c] = P->sec[g2];
+            }
+            int32_t tdice = child >= 0 ? P->pools[tpool].e[toff + i].dice : 0;
+            if (push_cand(P, dims, tdice + 1, ncand++, mv, 0, child >= 0 ? tpool : -1, child >= 0 ? (int32_t)(toff + i) : -1, &at) < 0)
+                return -1;
+            double *vec = P->cv + P->cand[at].voff;
+            const double *stopvec = stopoff >= 0 ? P->cv + stopoff : NULL;
+            for (int c = 0; c < dims; c++) {
+                const int *pr = &prog[c * 3];
+                double v = q * hx[pr[0]] + p * hx[pr[1]];
+                double x2 = hx[pr[2]];
+                double nv = v < x2 ? v : x2;
+                if (stopvec != NULL) {
+                    double b = stopvec[c];
+                    nv = b < nv ? b : nv;
+                }
+                vec[c] = nv;
+            }
+        }
+    }
+    int64_t off;
+    int32_t cnt;
+    if (finish_front(P, cbase, dims, 0, sc, &off, &cnt) < 0)
+        return -1;
+    P->cn = cbase;
+    P->cvn = dbase;
+    P->one_off[slot] = off;
+    P->one_cnt[slot] = cnt;
+    *off_out = off;
+    *cnt_out = cnt;
+    return 0;
+}
+
+/* the expected seconds to the finish from (slot, gear) holding f tokens (solve.par's `V`):
+ * the best of the flat-out and one-at-a-time fronts' first components; the plan chosen kept */
+static int V(Par *P, int sc, int gear, int f, double *out)
+{
+    size_t k = ((size_t)sc * P->T.G + gear) * P->C1 + f;
+    if (P->vstate[k]) {
+        *out = P->val[k]; /* (BIG while being solved: a state that leads back to itself is never chosen) */
+        return 0;
+    }
+    P->vstate[k] = 1;
+    P->val[k] = BIG;
+    if (GROW(P->vorder, P->vorder_cap, P->vorder_n + 1) < 0)
+        return -1;
+    P->vorder[P->vorder_n++] = (int32_t)k;
+    int32_t node = node_of(P, sc, gear, 0);
+    if (node < 0)
+        return -1;
+    double best = BIG;
+    int32_t fpool = -1, fidx = -1;
+    int mode = 0;
+    int64_t off;
+    int32_t cnt;
+    if (flat(P, node, f, &off, &cnt) < 0)
+        return -1;
+    for (int32_t i = 0; i < cnt; i++) {
+        const Entry *en = &P->pools[sc].e[off + i];
+        double v0 = P->pools[sc].v[en->voff];
+        if (v0 < best) {
+            best = v0;
+            fpool = sc;
+            fidx = (int32_t)(off + i);
+        }
+    }
+    if (P->one_at_a_time) {
+        if (one(P, node, f, &off, &cnt) < 0)
+            return -1;
+        for (int32_t i = 0; i < cnt; i++) {
+            const Entry *en = &P->pools[sc].e[off + i];
+            double v0 = P->pools[sc].v[en->voff];
+            if (v0 < best - ONE_EPS) {
+                best = v0;
+                fpool = sc;
+                fidx = (int32_t)(off + i);
+                mode = 1;
+            }
+        }
+    }
+    P->val[k] = best;
+    P->vstate[k] = 2;
+    P->vmode[k] = -1;
+    if (fidx >= 0) {
+        P->vmode[k] = (signed char)mode;
+        P->vplan_off[k] = (int32_t)P->plans_n;
+        int32_t len = 0, pl = fpool, ix = fidx;
+        while (pl >= 0) {
+            const Entry *en = &P->pools[pl].e[ix];
+            if (en->step < 0)
+                break;
+            if (GROW(P->plans, P->plans_cap, P->plans_n + 1) < 0)
+                return -1;
+            P->plans[P->plans_n++] = P->T.mv_local[en->step];
+            len++;
+            int32_t npl = en->next_pool, nix = en->next_idx;
+            pl = npl;
+            ix = nix;
+        }
+        P->vplan_len[k] = len;
+    }
+    *out = best;
+    return 0;
+}
+
+/* drop a slot's fronts (the solve is a turn's window past it) */
+static void drop_slot(Par *P, int sc)
+{
+    Pool *pool = &P->pools[sc];
+    free(pool->e);
+    free(pool->v);
+    memset(pool, 0, sizeof(*pool));
+    for (int32_t n = P->sc_first[sc]; n >= 0; n = P->n_next[n])
+        for (int t = 0; t < P->C1; t++) {
+            P->flat_cnt[(size_t)n * P->C1 + t] = -1;
+            P->one_cnt[(size_t)n * P->C1 + t] = -1;
+        }
+}
+
+static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *spec, *moves_cb;
+    if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &spec, &moves_cb))
+        return NULL;
+    Par P;
+    memset(&P, 0, sizeof(P));
+    PyObject *result = NULL;
+    long long v;
+    if (track_init(&P.T, spec, moves_cb) < 0)
+        goto done;
+    Track *T = &P.T;
+    if (get_int(spec, "limit", &v) < 0)
+        goto done;
+    P.limit = (int)v;
+    if (get_int(spec, "cap", &v) < 0)
+        goto done;
+    P.cap = (int)v;
+    if (get_int(spec, "one_at_a_time", &v) < 0)
+        goto done;
+    P.one_at_a_time = (int)v;
+    if (get_int(spec, "window", &v) < 0)
+        goto done;
+    P.window = (int)v;
+    if (P.limit < 1 || P.limit > 32 || P.cap < 0 || P.cap > 64) {
+        PyErr_SetString(PyExc_ValueError, "the kernel does not take this caution limit or token cap");
+        goto done;
+    }
+    P.C1 = P.cap + 1;
+    P.p = malloc(sizeof(double) * T->ndice);
+    P.q = malloc(sizeof(double) * T->ndice);
+    P.earns = malloc(sizeof(long long) * T->ndice);
+    P.sec = malloc(sizeof(double) * T->G);
+    P.losssec = malloc(sizeof(double) * T->G);
+    P.kmax_of = malloc(sizeof(long long) * P.C1);
+    if (!P.p || !P.q || !P.earns || !P.sec || !P.losssec || !P.kmax_of) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (get_doubles(spec, "p", T->ndice, P.p) < 0 || get_doubles(spec, "q", T->ndice, P.q) < 0 || get_ints(spec, "earns", T->ndice, P.earns) < 0 ||
+        get_doubles(spec, "sec", T->G, P.sec) < 0 || get_doubles(spec, "losssec", T->G, P.losssec) < 0 ||
+        get_ints(spec, "kmax_of", P.C1, P.kmax_of) < 0 || get_ints(spec, "tot", MAXTOT, P.tot) < 0)
+        goto done;
+    for (int f = 0; f < P.C1; f++) {
+        long long km = P.kmax_of[f];
+        if (km < 0 || km >= MAXTOT || P.limit * (km + 1) > 64) {
+            PyErr_SetString(PyExc_ValueError, "the kernel does not take this token cost");
+            goto done;
+        }
+        for (int kk = 0; kk <= km; kk++)
+            if (f - P.tot[kk] < 0 || f - P.tot[kk] > P.cap) {
+                PyErr_SetString(PyExc_ValueError, "the kernel does not take this token cost");
+                goto done;
+            }
+    }
+    for (int d = 0; d < T->ndice; d++)
+        if (P.earns[d] < 0 || P.earns[d] > 1) {
+            PyErr_SetString(PyExc_ValueError, "the kernel does not take this ruleset's tokens");
+            goto done;
+        }
+    P.nsc = T->ncells * T->laps;
+    size_t nv = (size_t)P.nsc * T->G * P.C1;
+    P.sc_first = malloc(sizeof(int32_t) * P.nsc);
+    P.root = malloc(sizeof(int32_t) * (size_t)P.nsc * T->G);
+    P.pools = calloc((size_t)P.nsc, sizeof(Pool));
+    P.val = malloc(sizeof(double) * nv);
+    P.vstate = calloc(nv, 1);
+    P.vmode = malloc(nv);
+    P.vplan_off = malloc(sizeof(int32_t) * nv);
+    P.vplan_len = malloc(sizeof(int32_t) * nv);
+    if (!P.sc_first || !P.root || !P.pools || !P.val || !P.vstate || !P.vmode || !P.vplan_off || !P.vplan_len) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (int i = 0; i < P.nsc; i++)
+        P.sc_first[i] = -1;
+    for (int i = 0; i < P.nsc * T->G; i++)
+        P.root[i] = -1;
+    if (map_init(&P.nodes, 1 << 16) < 0)
+        goto done;
+
+    /* the race order, furthest first: (pos, cell, crossings) */
+    PyObject *order = get_item(spec, "order");
+    if (order == NULL)
+        goto done;
+    PyObject *fast = PySequence_Fast(order, "order");
+    if (fast == NULL)
+        goto done;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    long long *ord = malloc(sizeof(long long) * 3 * (size_t)(n + 1));
+    if (ord == NULL) {
+        Py_DECREF(fast);
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (read_ints(PySequence_Fast_GET_ITEM(fast, i), 3, ord + 3 * i, "order item") < 0 || ord[3 * i + 1] < 0 ||
+            ord[3 * i + 1] >= T->ncells || ord[3 * i + 2] < 0 || ord[3 * i + 2] >= T->laps) {
+            if (!PyErr_Occurred())
+                PyErr_SetString(PyExc_ValueError, "order: a cell the kernel does not know");
+            Py_DECREF(fast);
+            free(ord);
+            goto done;
+        }
+    Py_DECREF(fast);
+    long long start[4];
+    if (get_ints(spec, "start", 4, start) < 0 || start[0] < 0 || start[0] >= T->ncells || start[1] < 0 || start[1] >= T->laps ||
+        start[2] < 0 || start[2] > T->top || start[3] < 0 || start[3] > P.cap) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_ValueError, "start: a state the kernel does not know");
+        free(ord);
+        goto done;
+    }
+    {
+        /* the states a loss of control leads to, the furthest along first; the fronts of the
+         * slots a window behind dropped (solve.par's `behind`) */
+        long long *behind = malloc(sizeof(long long) * 2 * (size_t)(n + 1));
+        size_t bh = 0, bt = 0;
+        if (behind == NULL) {
+            PyErr_NoMemory();
+            free(ord);
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < n; i++) {
+            long long pos = ord[3 * i];
+            int sc = (int)(ord[3 * i + 2] * T->ncells + ord[3 * i + 1]);
+            for (int f = 0; f <= P.cap; f++) {
+                double dummy;
+                if (V(&P, sc, 0, f, &dummy) < 0) {
+                    free(behind);
+                    free(ord);
+                    goto done;
+                }
+            }
+            behind[2 * bt] = pos;
+            behind[2 * bt + 1] = sc;
+            bt++;
+            while (behind[2 * bh] > pos + P.window) {
+                drop_slot(&P, (int)behind[2 * bh + 1]);
+                bh++;
+            }
+        }
+        free(behind);
+        double dummy;
+        if (V(&P, (int)(start[1] * T->ncells + start[0]), (int)start[2], (int)start[3], &dummy) < 0) {
+            free(ord);
+            goto done;
+        }
+    }
+    free(ord);
+
+    /* the answer: (cell, crossings, gear, tokens, value, mode or None, the plan's moves
+     * as indices into each (cell, gear)'s list) per state, in the order first asked */
+    result = PyList_New((Py_ssize_t)P.vorder_n);
+    if (result == NULL)
+        goto done;
+    for (size_t i = 0; i < P.vorder_n; i++) {
+        size_t k = (size_t)P.vorder[i];
+        int f = (int)(k % P.C1);
+        size_t sg = k / P.C1;
+        int gear = (int)(sg % T->G), sc = (int)(sg / T->G);
+        PyObject *plan;
+        if (P.vmode[k] < 0) {
+            plan = Py_None;
+            Py_INCREF(plan);
+        } else {
+            plan = PyTuple_New(P.vplan_len[k]);
+            if (plan == NULL) {
+                Py_CLEAR(result);
+                goto done;
+            }
+            for (int32_t j = 0; j < P.vplan_len[k]; j++) {
+                PyObject *x = PyLong_FromLong(P.plans[P.vplan_off[k] + j]);
+                if (x == NULL) {
+                    Py_DECREF(plan);
+                    Py_CLEAR(result);
+                    goto done;
+                }
+                PyTuple_SET_ITEM(plan, j, x);
+            }
+        }
+        PyObject *item = Py_BuildValue("(iiiidiN)", sc % T->ncells, sc / T->ncells, gear, f, P.val[k], (int)P.vmode[k], plan);
+        if (item == NULL) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        PyList_SET_ITEM(result, (Py_ssize_t)i, item);
+    }
+done:
+    par_free(&P);
+    return result;
+}
+
+/* ================================================================== the module */
+
+static PyMethodDef kernel_methods[] = {
+    {"par", kernel_par, METH_VARARGS,
+     "par(spec, moves) -> [(cell, crossings, gear, tokens, seconds, mode, plan), ...]: solve.par's values and plans"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef kernel_module = {
+    PyModuleDef_HEAD_INIT, "_kernel", "The Rallyman GT exact solvers' compiled kernel (see sheetgen.games.rallyman.accel).", -1, kernel_methods,
+};
+
+PyMODINIT_FUNC PyInit__kernel(void)
+{
+    PyObject *m = PyModule_Create(&kernel_module);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddStringConstant(m, "SOURCE_SHA256", KERNEL_SOURCE_SHA256) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

@@ -1258,11 +1258,471 @@ done:
     return result;
 }
 
+/* ================================================================== the safe route */
+
+/* a partial plan of a turn's search (a tree: its parent and its last move); a root holds the
+ * (cell, crossings, gear) the search began from */
+typedef struct {
+    int32_t parent, move;
+} PlanNode;
+
+typedef struct {
+    Track T;
+    int limit, kmax, focus_cap, share_laps;
+    long long *risky, *earns; /* [ndice] */
+    long long *secs;          /* [G] the seconds of a turn ended in gear g (ints) */
+    long long total[MAXTOT];
+    PlanNode *pn;
+    size_t pnn, pncap;
+    int32_t *root_cell, *root_cross, *root_gear; /* per turn search */
+    size_t nroots, cap_rc, cap_rx, cap_rg;
+    /* the turns' outcomes: (plan node, to, crossings added, gear, dice to secure, tokens earned) */
+    int32_t *o_plan, *o_to, *o_added, *o_gear, *o_secure, *o_earned;
+    size_t on, cap_op, cap_ot, cap_oa, cap_og, cap_os, cap_oe;
+    Map memo; /* (cell, gear, lap key) -> search: its outcomes' offset << 32 | count */
+    /* the Dijkstra over (cell, crossings, gear, tokens) */
+    Map ids;
+    long long *dist;
+    int32_t *back_state, *back_plan;
+    signed char *back_mode;
+    uint64_t *state_key;
+    size_t ns, cap_d, cap_bs, cap_bp, cap_bm, cap_sk;
+    /* the heap: (seconds, tick, state) */
+    long long *h_t, *h_tick;
+    int32_t *h_s;
+    size_t hn, cap_ht, cap_htk, cap_hs;
+} Safe;
+
+static void safe_free(Safe *S)
+{
+    track_free(&S->T);
+    free(S->risky);
+    free(S->earns);
+    free(S->secs);
+    free(S->pn);
+    free(S->root_cell);
+    free(S->root_cross);
+    free(S->root_gear);
+    free(S->o_plan);
+    free(S->o_to);
+    free(S->o_added);
+    free(S->o_gear);
+    free(S->o_secure);
+    free(S->o_earned);
+    map_free(&S->memo);
+    map_free(&S->ids);
+    free(S->dist);
+    free(S->back_state);
+    free(S->back_plan);
+    free(S->back_mode);
+    free(S->state_key);
+    free(S->h_t);
+    free(S->h_tick);
+    free(S->h_s);
+}
+
+static int push_plan(Safe *S, int32_t parent, int32_t move, int32_t *out)
+{
+    if (GROW(S->pn, S->pncap, S->pnn + 1) < 0)
+        return -1;
+    if (S->pnn > 0x7FFFFFF0) {
+        PyErr_SetString(PyExc_MemoryError, "too many partial plans for the kernel");
+        return -1;
+    }
+    S->pn[S->pnn].parent = parent;
+    S->pn[S->pnn].move = move;
+    *out = (int32_t)S->pnn++;
+    return 0;
+}
+
+typedef struct {
+    int32_t plan, at, c, g, r, m, e;
+    uint64_t used;
+} Partial;
+
+/* every safe outcome of a turn from (cell, crossings, gear) (safe_route's `turns`): breadth
+ * first over partial plans, each outcome with the first plan that gives it; its offset and
+ * count in the outcomes */
+static int turns(Safe *S, int cell, int cross, int gear, size_t *off_out, size_t *cnt_out)
+{
+    Track *T = &S->T;
+    uint64_t lapkey = S->share_laps ? (uint64_t)(cross >= T->laps - 1) : (uint64_t)cross;
+    uint64_t k1 = ((uint64_t)cell << 8) | (uint64_t)gear;
+    int64_t hit = map_get(&S->memo, k1, lapkey);
+    if (hit >= 0) {
+        *off_out = (size_t)(hit >> 32);
+        *cnt_out = (size_t)(hit & 0xFFFFFFFF);
+        return 0;
+    }
+    int32_t rootplan;
+    if (push_plan(S, -1, (int32_t)S->nroots, &rootplan) < 0)
+        return -1;
+    if (GROW(S->root_cell, S->cap_rc, S->nroots + 1) < 0 || GROW(S->root_cross, S->cap_rx, S->nroots + 1) < 0 ||
+        GROW(S->root_gear, S->cap_rg, S->nroots + 1) < 0)
+        return -1;
+    S->root_cell[S->nroots] = cell;
+    S->root_cross[S->nroots] = cross;
+    S->root_gear[S->nroots] = gear;
+    S->nroots++;
+    Map seen, outcomes;
+    Partial *front = NULL, *next = NULL;
+    size_t fnum = 0, fcap = 0, nnum = 0, ncap = 0;
+    int rc = -1;
+    size_t off = S->on;
+    if (map_init(&seen, 1024) < 0)
+        return -1;
+    if (map_init(&outcomes, 256) < 0) {
+        map_free(&seen);
+        return -1;
+    }
+    if (GROW(front, fcap, 1) < 0)
+        goto out;
+    front[0].plan = rootplan;
+    front[0].at = cell;
+    front[0].c = cross;
+    front[0].g = gear;
+    front[0].r = 0;
+    front[0].m = 0;
+    front[0].e = 0;
+    front[0].used = 0;
+    fnum = 1;
+    while (fnum) {
+        nnum = 0;
+        for (size_t i = 0; i < fnum; i++) {
+            Partial x = front[i];
+            if (fetch_moves(T, x.at, x.g) < 0)
+                goto out;
+            int moff = T->mv_off[x.at * T->G + x.g], mcnt = T->mv_cnt[x.at * T->G + x.g];
+            for (int j = 0; j < mcnt; j++) {
+                int mv = moff + j, d = T->mv_die[mv];
+                int m2 = x.m + T->mv_marks[mv];
+                if (m2 >= S->limit)
+                    continue;
+                int r2 = x.r + (int)S->risky[d];
+                int secure = r2 + m2 - (S->limit - 1);
+                if (secure > 0 && (secure > S->kmax || secure > r2))
+                    continue;
+                int64_t nu = dice_add(T, x.used, d);
+                if (nu < 0)
+                    continue;
+                if (secure < 0)
+                    secure = 0;
+                int e2 = x.e + (int)S->earns[d];
+                int to = T->mv_to[mv], g2 = T->mv_gear[mv], c2 = x.c + T->mv_inc[mv];
+                int done = c2 >= T->laps;
+                int64_t cu = canonical(T, g2, (uint64_t)nu);
+                if (cu < 0)
+                    goto out;
+                if (c2 > 255 || m2 > 255 || r2 > 255 || e2 > 255) {
+                    PyErr_SetString(PyExc_ValueError, "a turn the kernel cannot take");
+                    goto out;
+                }
+                uint64_t sk = (uint64_t)to | ((uint64_t)c2 << 24) | ((uint64_t)g2 << 32) | ((uint64_t)m2 << 40) | ((uint64_t)r2 << 48) |
+                              ((uint64_t)e2 << 56);
+                if (map_get(&seen, (uint64_t)cu, sk) >= 0)
+                    continue;
+                if (map_put(&seen, (uint64_t)cu, sk, 1) < 0)
+                    goto out;
+                int32_t p2;
+                if (push_plan(S, x.plan, mv, &p2) < 0)
+                    goto out;
+                uint64_t ok = (uint64_t)to | ((uint64_t)c2 << 24) | ((uint64_t)g2 << 32) | ((uint64_t)secure << 40) | ((uint64_t)e2 << 48);
+                if (map_get(&outcomes, ok, 0) < 0) {
+                    if (map_put(&outcomes, ok, 0, 1) < 0)
+                        goto out;
+                    size_t n1 = S->on + 1;
+                    if (GROW(S->o_plan, S->cap_op, n1) < 0 || GROW(S->o_to, S->cap_ot, n1) < 0 || GROW(S->o_added, S->cap_oa, n1) < 0 ||
+                        GROW(S->o_gear, S->cap_og, n1) < 0 || GROW(S->o_secure, S->cap_os, n1) < 0 || GROW(S->o_earned, S->cap_oe, n1) < 0)
+                        goto out;
+                    S->o_plan[S->on] = p2;
+                    S->o_to[S->on] = to;
+                    S->o_added[S->on] = c2 - cross;
+                    S->o_gear[S->on] = g2;
+                    S->o_secure[S->on] = secure;
+                    S->o_earned[S->on] = e2;
+                    S->on = n1;
+                }
+                if (!done) {
+                    if (GROW(next, ncap, nnum + 1) < 0)
+                        goto out;
+                    Partial *y = &next[nnum++];
+                    y->plan = p2;
+                    y->at = to;
+                    y->c = c2;
+                    y->g = g2;
+                    y->used = (uint64_t)nu;
+                    y->r = r2;
+                    y->m = m2;
+                    y->e = e2;
+                }
+            }
+        }
+        Partial *tmp = front;
+        size_t tcap = fcap;
+        front = next;
+        fcap = ncap;
+        next = tmp;
+        ncap = tcap;
+        fnum = nnum;
+    }
+    if (S->on - off > 0xFFFFFFFF) {
+        PyErr_SetString(PyExc_MemoryError, "too many outcomes for the kernel");
+        goto out;
+    }
+    if (map_put(&S->memo, k1, lapkey, (int64_t)((off << 32) | (S->on - off))) < 0)
+        goto out;
+    *off_out = off;
+    *cnt_out = S->on - off;
+    rc = 0;
+out:
+    free(front);
+    free(next);
+    map_free(&seen);
+    map_free(&outcomes);
+    return rc;
+}
+
+/* the state id of (cell, crossings, gear, tokens), made if new (its seconds 10**9) */
+static int32_t safe_state(Safe *S, int cell, int cross, int gear, int f)
+{
+    uint64_t key = (uint64_t)cell | ((uint64_t)cross << 24) | ((uint64_t)gear << 40) | ((uint64_t)f << 48);
+    int64_t hit = map_get(&S->ids, key, 0);
+    if (hit >= 0)
+        return (int32_t)hit;
+    size_t id = S->ns, n1 = id + 1;
+    if (GROW(S->dist, S->cap_d, n1) < 0 || GROW(S->back_state, S->cap_bs, n1) < 0 || GROW(S->back_plan, S->cap_bp, n1) < 0 ||
+        GROW(S->back_mode, S->cap_bm, n1) < 0 || GROW(S->state_key, S->cap_sk, n1) < 0)
+        return -1;
+    S->dist[id] = 1000000000LL;
+    S->back_state[id] = -1;
+    S->back_plan[id] = -1;
+    S->back_mode[id] = -1;
+    S->state_key[id] = key;
+    S->ns = n1;
+    if (map_put(&S->ids, key, 0, (int64_t)id) < 0)
+        return -1;
+    return (int32_t)id;
+}
+
+static inline int heap_less(const Safe *S, size_t a, size_t b)
+{
+    return S->h_t[a] < S->h_t[b] || (S->h_t[a] == S->h_t[b] && S->h_tick[a] < S->h_tick[b]);
+}
+
+static void heap_swap(Safe *S, size_t a, size_t b)
+{
+    long long t = S->h_t[a], k = S->h_tick[a];
+    int32_t s = S->h_s[a];
+    S->h_t[a] = S->h_t[b];
+    S->h_tick[a] = S->h_tick[b];
+    S->h_s[a] = S->h_s[b];
+    S->h_t[b] = t;
+    S->h_tick[b] = k;
+    S->h_s[b] = s;
+}
+
+static int heap_push(Safe *S, long long t, long long tick, int32_t s)
+{
+    size_t n1 = S->hn + 1;
+    if (GROW(S->h_t, S->cap_ht, n1) < 0 || GROW(S->h_tick, S->cap_htk, n1) < 0 || GROW(S->h_s, S->cap_hs, n1) < 0)
+        return -1;
+    size_t i = S->hn;
+    S->h_t[i] = t;
+    S->h_tick[i] = tick;
+    S->h_s[i] = s;
+    S->hn = n1;
+    while (i > 0) {
+        size_t up = (i - 1) / 2;
+        if (!heap_less(S, i, up))
+            break;
+        heap_swap(S, i, up);
+        i = up;
+    }
+    return 0;
+}
+
+static void heap_pop(Safe *S, long long *t, int32_t *s)
+{
+    *t = S->h_t[0];
+    *s = S->h_s[0];
+    S->hn--;
+    if (S->hn == 0)
+        return;
+    S->h_t[0] = S->h_t[S->hn];
+    S->h_tick[0] = S->h_tick[S->hn];
+    S->h_s[0] = S->h_s[S->hn];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, best = i;
+        if (l < S->hn && heap_less(S, l, best))
+            best = l;
+        if (r < S->hn && heap_less(S, r, best))
+            best = r;
+        if (best == i)
+            break;
+        heap_swap(S, i, best);
+        i = best;
+    }
+}
+
+/* a plan node's turn: (mode, cell, crossings, gear, the moves as indices into each (cell,
+ * gear)'s list) */
+static PyObject *plan_tuple(Safe *S, int mode, int32_t node)
+{
+    int32_t len = 0;
+    for (int32_t n = node; S->pn[n].parent >= 0; n = S->pn[n].parent)
+        len++;
+    PyObject *moves = PyTuple_New(len);
+    if (moves == NULL)
+        return NULL;
+    int32_t n = node;
+    for (int32_t i = len - 1; i >= 0; i--) {
+        PyObject *x = PyLong_FromLong(S->T.mv_local[S->pn[n].move]);
+        if (x == NULL) {
+            Py_DECREF(moves);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(moves, i, x);
+        n = S->pn[n].parent;
+    }
+    int32_t r = S->pn[n].move; /* the root: its search */
+    return Py_BuildValue("(iiiiN)", mode, S->root_cell[r], S->root_cross[r], S->root_gear[r], moves);
+}
+
+static PyObject *kernel_safe_route(PyObject *Py_UNUSED(self), PyObject *args)
+{
+    PyObject *spec, *moves_cb;
+    if (!PyArg_ParseTuple(args, "O!O", &PyDict_Type, &spec, &moves_cb))
+        return NULL;
+    Safe S;
+    memset(&S, 0, sizeof(S));
+    PyObject *result = NULL;
+    long long v;
+    if (track_init(&S.T, spec, moves_cb) < 0)
+        goto done;
+    Track *T = &S.T;
+    if (get_int(spec, "limit", &v) < 0)
+        goto done;
+    S.limit = (int)v;
+    if (get_int(spec, "kmax", &v) < 0)
+        goto done;
+    S.kmax = (int)v;
+    if (get_int(spec, "focus_cap", &v) < 0)
+        goto done;
+    S.focus_cap = (int)v;
+    if (get_int(spec, "share_laps", &v) < 0)
+        goto done;
+    S.share_laps = (int)v;
+    if (S.limit < 1 || S.limit > 200 || S.kmax < 0 || S.kmax >= MAXTOT || S.focus_cap < 0 || S.focus_cap > 200) {
+        PyErr_SetString(PyExc_ValueError, "the kernel does not take this caution limit or token cap");
+        goto done;
+    }
+    S.risky = malloc(sizeof(long long) * T->ndice);
+    S.earns = malloc(sizeof(long long) * T->ndice);
+    S.secs = malloc(sizeof(long long) * T->G);
+    if (!S.risky || !S.earns || !S.secs) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (get_ints(spec, "risky", T->ndice, S.risky) < 0 || get_ints(spec, "earns", T->ndice, S.earns) < 0 ||
+        get_ints(spec, "secs", T->G, S.secs) < 0 || get_ints(spec, "total", S.kmax + 1, S.total) < 0)
+        goto done;
+    for (int d = 0; d < T->ndice; d++)
+        if (S.risky[d] < 0 || S.risky[d] > 1 || S.earns[d] < 0 || S.earns[d] > 1) {
+            PyErr_SetString(PyExc_ValueError, "the kernel does not take this ruleset's dice");
+            goto done;
+        }
+    long long start[2];
+    if (get_ints(spec, "start", 2, start) < 0)
+        goto done;
+    if (start[0] < 0 || start[0] >= T->ncells || T->laps > 200 || T->ncells >= (1 << 24)) {
+        PyErr_SetString(PyExc_ValueError, "start: a cell the kernel does not know");
+        goto done;
+    }
+    if (map_init(&S.memo, 1024) < 0 || map_init(&S.ids, 4096) < 0)
+        goto done;
+    {
+        int32_t s0 = safe_state(&S, (int)start[0], 0, 0, 0);
+        if (s0 < 0)
+            goto done;
+        S.dist[s0] = 0;
+        long long tick = 0;
+        if (heap_push(&S, 0, 0, s0) < 0)
+            goto done;
+        while (S.hn) {
+            long long t;
+            int32_t k;
+            heap_pop(&S, &t, &k);
+            if (t > S.dist[k])
+                continue;
+            uint64_t key = S.state_key[k];
+            int cell = (int)(key & 0xFFFFFF), cross = (int)((key >> 24) & 0xFFFF), gear = (int)((key >> 40) & 0xFF),
+                f = (int)(key >> 48);
+            if (cross >= T->laps) {
+                /* the route: (seconds, [(mode, cell, crossings, gear, moves), ...] from the start) */
+                int32_t len = 0;
+                for (int32_t x = k; S.back_state[x] >= 0; x = S.back_state[x])
+                    len++;
+                PyObject *plans = PyList_New(len);
+                if (plans == NULL)
+                    goto done;
+                int32_t x = k;
+                for (int32_t i = len - 1; i >= 0; i--) {
+                    PyObject *item = plan_tuple(&S, S.back_mode[x], S.back_plan[x]);
+                    if (item == NULL) {
+                        Py_DECREF(plans);
+                        goto done;
+                    }
+                    PyList_SET_ITEM(plans, i, item);
+                    x = S.back_state[x];
+                }
+                result = Py_BuildValue("(LN)", t, plans);
+                goto done;
+            }
+            size_t off, cnt;
+            if (turns(&S, cell, cross, gear, &off, &cnt) < 0)
+                goto done;
+            for (size_t i = off; i < off + cnt; i++) {
+                int c2 = cross + S.o_added[i], g2 = S.o_gear[i], secure = S.o_secure[i], mode, f2;
+                if (secure == 0) {
+                    mode = 0;
+                    f2 = f + S.o_earned[i] < S.focus_cap ? f + S.o_earned[i] : S.focus_cap;
+                } else if (S.total[secure] <= f) {
+                    mode = 1;
+                    f2 = f - (int)S.total[secure];
+                } else {
+                    continue;
+                }
+                int32_t nk = safe_state(&S, S.o_to[i], c2, g2, f2);
+                if (nk < 0)
+                    goto done;
+                long long nt = t + S.secs[g2];
+                if (nt < S.dist[nk]) {
+                    S.dist[nk] = nt;
+                    S.back_state[nk] = k;
+                    S.back_mode[nk] = (signed char)mode;
+                    S.back_plan[nk] = S.o_plan[i];
+                    tick++;
+                    if (heap_push(&S, nt, tick, nk) < 0)
+                        goto done;
+                }
+            }
+        }
+        result = Py_None; /* the finish cannot be reached so */
+        Py_INCREF(result);
+    }
+done:
+    safe_free(&S);
+    return result;
+}
+
 /* ================================================================== the module */
 
 static PyMethodDef kernel_methods[] = {
     {"par", kernel_par, METH_VARARGS,
      "par(spec, moves) -> [(cell, crossings, gear, tokens, seconds, mode, plan), ...]: solve.par's values and plans"},
+    {"safe_route", kernel_safe_route, METH_VARARGS,
+     "safe_route(spec, moves) -> (seconds, [(mode, cell, crossings, gear, plan), ...]) or None: solve.safe_route's route"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "962d3505db60e0c39516c0533436c70afe32f4d8a5627a0859d4b4b4118d65ed"
+SOURCE_SHA256 = "5ecfa48073f0d0c0a06476b3d21426d94db8ba826a2a246c105a4730bfe0691d"
 
 _LOADED: list = []
 
@@ -154,3 +154,64 @@ def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one
                 at, c, g = s.to, c2, s.gear
             choice[key] = (modes[mode], tuple(steps))
     return value, choice
+
+
+def safe_route_plans(stage, *, moves, dice, canonical: bool, limit: int, kmax: int, focus_cap: int, secs: dict, risky: dict,
+                     earns: dict, total: list, share_laps: bool, start: Any, modes: tuple[str, str]) -> tuple | None:
+    """solve.safe_route's search by the kernel: None when it is not available or does not
+    take this stage (the caller searches in Python then), else a 1-tuple of the route: None
+    when no safe route reaches the finish, or (seconds, ((mode, plan), ...)). The arguments
+    are those safe_route() has worked out, as for :func:`par_tables`."""
+    module = kernel()
+    if module is None:
+        return None
+    track = stage.track
+    ruleset = stage.ruleset
+    top = stage.top_gear
+    tables = _dice_tables(stage, dice, top)
+    if tables is None or any(not isinstance(secs.get(g), int) or isinstance(secs.get(g), bool) for g in range(1, top + 1)):
+        return None
+    hexes = [c.hex for c in track.cells]
+    index = {h: i for i, h in enumerate(hexes)}
+    if start not in index:
+        return None
+    names = list(ruleset.die_names)
+    die_index = {n: i for i, n in enumerate(names)}
+
+    def moves_of(cell: int, gear: int) -> list:
+        return [(index[s.to], die_index[s.die], s.gear, s.marks, c2) for s, c2, _done, _p, _q in moves(hexes[cell], 0, gear)]
+
+    spec = {
+        "ncells": len(hexes),
+        "laps": moves.laps_needed,
+        "top": top,
+        "canonical": 1 if canonical else 0,
+        "is_finish": [1 if c.finish else 0 for c in track.cells],
+        **tables,
+        "limit": limit,
+        "kmax": kmax,
+        "focus_cap": focus_cap,
+        "share_laps": 1 if share_laps else 0,
+        "risky": [risky[n] for n in names],
+        "earns": [earns[n] for n in names],
+        "secs": [secs.get(g, 0) for g in range(top + 1)],
+        "total": total,
+        "start": (index[start], 0),
+    }
+    try:
+        found = module.safe_route(spec, moves_of)
+    except ValueError:
+        return None  # (a stage beyond the kernel's fixed sizes: the reference searches it)
+    if found is None:
+        return (None,)
+    seconds, turns = found
+    plans = []
+    for mode, cell, cross, gear, plan in turns:
+        steps = []
+        at, c, g = hexes[cell], cross, gear
+        for i in plan:
+            s, c2 = moves(at, c, g)[i][:2]
+            steps.append(s)
+            at, c, g = s.to, c2, s.gear
+        plans.append((modes[mode], tuple(steps)))
+    return ((seconds, tuple(plans)),)

@@ -770,7 +770,13 @@ class Safe:
 
 def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     """The least time over turns that cannot lose control (see the module); None when the
-    finish cannot be reached so."""
+    finish cannot be reached so. Searched by the compiled kernel where it is built
+    (:mod:`accel`: the same route), else here."""
+    with _collector_paused():
+        return _safe_route(stage, focus_cap)
+
+
+def _safe_route(stage: Stage, focus_cap: int) -> Safe | None:
     ruleset = stage.ruleset
     car = CarState(cell=stage.track.starts[0].hex)
     limit = stage.dashboard("asphalt", stage.weather).caution_limit
@@ -838,6 +844,13 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     share_laps = max(steps.values()) + 1 > sum(counts.values()) + 1  # no turn goes round twice
     grid = rules._grid(stage.track)
     start = (grid[0], 0, 0, 0)
+    # the compiled kernel, where it is built: the same search, the same route (accel)
+    found = accel.safe_route_plans(stage, moves=moves, dice=dice, canonical=_canonical_marks(stage, dice), limit=limit, kmax=kmax,
+                                   focus_cap=focus_cap, secs=secs, risky=risky, earns=earns, total=total, share_laps=share_laps,
+                                   start=grid[0], modes=("flat", "one"))
+    if found is not None:
+        route = found[0]
+        return None if route is None else Safe(route[0], len(route[1]), route[1])
     dist = {start: 0}
     back: dict = {}
     heap = [(0, 0, start)]

@@ -437,11 +437,13 @@ static int fetch_moves(Track *T, int cell, int gear)
 
 /* an entry of a front: its vector (an offset into a pool's doubles), the dice in its tail, a
  * tie-break (the order it was found), its first step (a move, or -1: the turn stops here),
- * the entry it continues with (a pool and an index, or -1), the tokens its tail earns */
+ * the tokens its tail earns, and the entry it continues with: the k-th entry of the front of
+ * node `next_node` (-1: none) for `next_t` tokens. (Named so, not by its place in a pool: a
+ * pool may have been dropped since, and the front is then computed again, the same.) */
 typedef struct {
     int64_t voff;
     int32_t dice, order, step, e;
-    int32_t next_pool, next_idx;
+    int32_t next_node, next_k, next_t;
 } Entry;
 
 typedef struct {
@@ -645,7 +647,8 @@ static inline int loss(Par *P, int cell, int c2, int gear, int tokens, double *o
 }
 
 /* push a candidate with a vector of `dims` doubles (left to be filled): its index */
-static int push_cand(Par *P, int dims, int32_t dice, int32_t order, int32_t step, int32_t e, int32_t next_pool, int32_t next_idx, size_t *at)
+static int push_cand(Par *P, int dims, int32_t dice, int32_t order, int32_t step, int32_t e, int32_t next_node, int32_t next_k, int32_t next_t,
+                     size_t *at)
 {
     if (GROW(P->cand, P->ccap, P->cn + 1) < 0 || GROW(P->cv, P->cvcap, P->cvn + (size_t)dims) < 0)
         return -1;
@@ -655,8 +658,9 @@ static int push_cand(Par *P, int dims, int32_t dice, int32_t order, int32_t step
     c->order = order;
     c->step = step;
     c->e = e;
-    c->next_pool = next_pool;
-    c->next_idx = next_idx;
+    c->next_node = next_node;
+    c->next_k = next_k;
+    c->next_t = next_t;
     *at = P->cn;
     P->cn++;
     P->cvn += (size_t)dims;
@@ -787,7 +791,7 @@ static int flat(Par *P, int32_t node, int t, int64_t *off_out, int32_t *cnt_out)
                 return -1;
             stop = stop + v;
         }
-        if (push_cand(P, limit, 0, ncand++, -1, 0, -1, -1, &at) < 0)
+        if (push_cand(P, limit, 0, ncand++, -1, 0, -1, -1, -1, &at) < 0)
             return -1;
         double *vec = P->cv + P->cand[at].voff;
         for (int c = 0; c < limit; c++)
@@ -826,7 +830,7 @@ static int flat(Par *P, int32_t node, int t, int64_t *off_out, int32_t *cnt_out)
                 tv = P->pools[tpool].v + en->voff;
                 tdice = en->dice;
             }
-            if (push_cand(P, limit, tdice + 1, ncand++, mv, e, child >= 0 ? tpool : -1, child >= 0 ? (int32_t)(toff + i) : -1, &at) < 0)
+            if (push_cand(P, limit, tdice + 1, ncand++, mv, e, child, i, t2, &at) < 0)
                 return -1;
             if (child >= 0) /* (the pools did not move: push_cand grows the scratch only) */
                 tv = P->pools[tpool].v + P->pools[tpool].e[toff + i].voff;
@@ -878,7 +882,7 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
     int32_t ncand = 0;
     int64_t stopoff = -1; /* the stop's vector, in the scratch */
     if (used) {
-        if (push_cand(P, dims, 0, ncand++, -1, 0, -1, -1, &at) < 0)
+        if (push_cand(P, dims, 0, ncand++, -1, 0, -1, -1, -1, &at) < 0)
             return -1;
         stopoff = P->cand[at].voff;
         for (int j = 0; j < dims; j++) {
@@ -949,7 +953,7 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
                     hx[c] = P->sec[g2];
             }
             int32_t tdice = child >= 0 ? P->pools[tpool].e[toff + i].dice : 0;
-            if (push_cand(P, dims, tdice + 1, ncand++, mv, 0, child >= 0 ? tpool : -1, child >= 0 ? (int32_t)(toff + i) : -1, &at) < 0)
+            if (push_cand(P, dims, tdice + 1, ncand++, mv, 0, child, i, f, &at) < 0)
                 return -1;
             double *vec = P->cv + P->cand[at].voff;
             const double *stopvec = stopoff >= 0 ? P->cv + stopoff : NULL;
@@ -997,7 +1001,7 @@ static int V(Par *P, int sc, int gear, int f, double *out)
     if (node < 0)
         return -1;
     double best = BIG;
-    int32_t fpool = -1, fidx = -1;
+    int32_t first = -1; /* the plan chosen: its place in the front of its mode */
     int mode = 0;
     int64_t off;
     int32_t cnt;
@@ -1008,8 +1012,7 @@ static int V(Par *P, int sc, int gear, int f, double *out)
         double v0 = P->pools[sc].v[en->voff];
         if (v0 < best) {
             best = v0;
-            fpool = sc;
-            fidx = (int32_t)(off + i);
+            first = i;
         }
     }
     if (P->one_at_a_time) {
@@ -1020,8 +1023,7 @@ static int V(Par *P, int sc, int gear, int f, double *out)
             double v0 = P->pools[sc].v[en->voff];
             if (v0 < best - ONE_EPS) {
                 best = v0;
-                fpool = sc;
-                fidx = (int32_t)(off + i);
+                first = i;
                 mode = 1;
             }
         }
@@ -1029,21 +1031,28 @@ static int V(Par *P, int sc, int gear, int f, double *out)
     P->val[k] = best;
     P->vstate[k] = 2;
     P->vmode[k] = -1;
-    if (fidx >= 0) {
+    if (first >= 0) {
+        /* the plan: the steps of the entries it continues with (solve.par's `chain`) */
         P->vmode[k] = (signed char)mode;
         P->vplan_off[k] = (int32_t)P->plans_n;
-        int32_t len = 0, pl = fpool, ix = fidx;
-        while (pl >= 0) {
-            const Entry *en = &P->pools[pl].e[ix];
+        int32_t len = 0, nd = node, kk = first, tt = f;
+        for (;;) {
+            if ((mode ? one(P, nd, tt, &off, &cnt) : flat(P, nd, tt, &off, &cnt)) < 0)
+                return -1;
+            const Entry *en = &P->pools[P->n_sc[nd]].e[off + kk];
             if (en->step < 0)
                 break;
             if (GROW(P->plans, P->plans_cap, P->plans_n + 1) < 0)
                 return -1;
+            en = &P->pools[P->n_sc[nd]].e[off + kk];
             P->plans[P->plans_n++] = P->T.mv_local[en->step];
             len++;
-            int32_t npl = en->next_pool, nix = en->next_idx;
-            pl = npl;
-            ix = nix;
+            if (en->next_node < 0)
+                break;
+            int32_t nn = en->next_node, nk = en->next_k, nt = en->next_t;
+            nd = nn;
+            kk = nk;
+            tt = nt;
         }
         P->vplan_len[k] = len;
     }

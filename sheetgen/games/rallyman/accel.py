@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "5ecfa48073f0d0c0a06476b3d21426d94db8ba826a2a246c105a4730bfe0691d"
+SOURCE_SHA256 = "697c64dee357bb3b471ab640bf0bdc1938c8f1869d15fdb4c75f0b15fc078dbd"
 
 _LOADED: list = []
 

@@ -142,11 +142,12 @@ def main() -> None:
         rc, kc = [r["cpu"] for r in ref], [r["cpu"] for r in ker]
         k_in = statistics.median(r["kernel_cpu"] for r in ker)
         k_dice = statistics.median(r["next_dice_cpu"] for r in ker)
-        print(f"{name:<18} reference {spread(rc)} s (wall {statistics.median(r['wall'] for r in ref):6.2f}, "
-              f"{max(r['maxrss_mb'] for r in ref):4.0f} MB)  kernel {spread(kc)} s (wall {statistics.median(r['wall'] for r in ker):5.2f}, "
+        reference = (f"reference {spread(rc)} s (wall {statistics.median(r['wall'] for r in ref):6.2f}, {max(r['maxrss_mb'] for r in ref):4.0f} MB)  "
+                     if ref else "")
+        ratio = f"x{statistics.median(rc) / statistics.median(kc):5.1f}  " if ref else ""
+        print(f"{name:<18} {reference}kernel {spread(kc)} s (wall {statistics.median(r['wall'] for r in ker):5.2f}, "
               f"{max(r['maxrss_mb'] for r in ker):4.0f} MB; in the kernel's calls {k_in:.2f} s, of which next_dice {k_dice:.2f} s)  "
-              f"x{statistics.median(rc) / statistics.median(kc):5.1f}  load {os.getloadavg()[0]:.1f}", flush=True)
-
+              f"{ratio}load {os.getloadavg()[0]:.1f}", flush=True)
 
 if __name__ == "__main__":
     main()

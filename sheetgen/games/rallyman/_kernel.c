@@ -453,6 +453,12 @@ typedef struct {
     size_t vn, vcap;
 } Pool;
 
+/* a candidate to sort: its vector's first component kept beside it (most comparisons end there) */
+typedef struct {
+    double v0;
+    int32_t i;
+} Key;
+
 typedef struct {
     Track T;
     int limit, cap, C1, one_at_a_time, window;
@@ -492,10 +498,14 @@ typedef struct {
     size_t cn, ccap;
     double *cv;
     size_t cvn, cvcap;
-    int32_t *idx;
-    size_t idxcap;
+    Key *keys;
+    size_t keyscap;
     int32_t *front;
     size_t frontcap;
+    double *fv; /* the front's vectors, side by side, while it is filtered */
+    size_t fvcap;
+    int32_t *fe;
+    size_t fecap;
     double *top_;
     size_t topcap;
     int sort_dims;
@@ -541,8 +551,10 @@ static void par_free(Par *P)
     free(P->vorder);
     free(P->cand);
     free(P->cv);
-    free(P->idx);
+    free(P->keys);
     free(P->front);
+    free(P->fv);
+    free(P->fe);
     free(P->top_);
 }
 
@@ -669,11 +681,13 @@ static int push_cand(Par *P, int dims, int32_t dice, int32_t order, int32_t step
 
 /* the candidates' order: their vectors, then the dice, then the order found (Python's tuple
  * comparison; no vector holds a NaN) */
-static int cand_less(const Par *P, int32_t a, int32_t b)
+static inline int key_less(const Par *P, const Key *a, const Key *b)
 {
-    const Entry *x = &P->cand[a], *y = &P->cand[b];
+    if (a->v0 != b->v0)
+        return a->v0 < b->v0;
+    const Entry *x = &P->cand[a->i], *y = &P->cand[b->i];
     const double *u = P->cv + x->voff, *w = P->cv + y->voff;
-    for (int i = 0; i < P->sort_dims; i++) {
+    for (int i = 1; i < P->sort_dims; i++) {
         if (u[i] != w[i])
             return u[i] < w[i];
     }
@@ -682,15 +696,13 @@ static int cand_less(const Par *P, int32_t a, int32_t b)
     return x->order < y->order;
 }
 
-static void sort_idx(const Par *P, int32_t *a, int32_t *tmp, size_t n)
+static void sort_keys(const Par *P, Key *a, Key *tmp, size_t n)
 {
-    if (n < 2)
-        return;
-    if (n <= 12) {
+    if (n <= 16) {
         for (size_t i = 1; i < n; i++) {
-            int32_t v = a[i];
+            Key v = a[i];
             size_t j = i;
-            while (j > 0 && cand_less(P, v, a[j - 1])) {
+            while (j > 0 && key_less(P, &v, &a[j - 1])) {
                 a[j] = a[j - 1];
                 j--;
             }
@@ -699,68 +711,98 @@ static void sort_idx(const Par *P, int32_t *a, int32_t *tmp, size_t n)
         return;
     }
     size_t h = n / 2;
-    sort_idx(P, a, tmp, h);
-    sort_idx(P, a + h, tmp, n - h);
+    sort_keys(P, a, tmp, h);
+    sort_keys(P, a + h, tmp, n - h);
+    if (!key_less(P, &a[h], &a[h - 1]))
+        return; /* (already in order) */
     size_t i = 0, j = h, k = 0;
     while (i < h && j < n)
-        tmp[k++] = cand_less(P, a[j], a[i]) ? a[j++] : a[i++];
+        tmp[k++] = key_less(P, &a[j], &a[i]) ? a[j++] : a[i++];
     while (i < h)
         tmp[k++] = a[i++];
-    while (j < n)
-        tmp[k++] = a[j++];
-    memcpy(a, tmp, n * sizeof(int32_t));
+    /* (the rest of the right half is in place) */
+    for (size_t x = 0; x < k; x++)
+        a[x] = tmp[x];
 }
 
-/* the candidates [cbase, cn) sorted and filtered to their Pareto front (with the tokens the
- * tail earns as one more component when `with_e`), stored in the slot's pool: *off, *cnt */
+/* the candidates [cbase, cn) sorted and filtered to their Pareto front (a candidate is left
+ * out when one kept before it is no more than it plus 1e-12 in every component and, with
+ * `with_e`, earns as many tokens), stored in the slot's pool: *off, *cnt */
 static int finish_front(Par *P, size_t cbase, int dims, int with_e, int sc, int64_t *off, int32_t *cnt)
 {
     size_t n = P->cn - cbase;
-    if (GROW(P->idx, P->idxcap, 2 * n + 1) < 0 || GROW(P->front, P->frontcap, n + 1) < 0 || GROW(P->top_, P->topcap, (size_t)dims) < 0)
+    if (GROW(P->keys, P->keyscap, 2 * n + 1) < 0 || GROW(P->front, P->frontcap, n + 1) < 0 || GROW(P->top_, P->topcap, (size_t)dims) < 0 ||
+        GROW(P->fv, P->fvcap, (n + 1) * (size_t)dims) < 0 || GROW(P->fe, P->fecap, n + 1) < 0)
         return -1;
-    int32_t *idx = P->idx, *tmp = P->idx + n;
-    for (size_t i = 0; i < n; i++)
-        idx[i] = (int32_t)(cbase + i);
-    P->sort_dims = dims;
-    sort_idx(P, idx, tmp, n);
-    size_t nf = 0;
-    double *top = P->top_;
+    Key *keys = P->keys, *tmp = P->keys + n;
     for (size_t i = 0; i < n; i++) {
-        const Entry *c = &P->cand[idx[i]];
+        keys[i].i = (int32_t)(cbase + i);
+        keys[i].v0 = P->cv[P->cand[cbase + i].voff];
+    }
+    P->sort_dims = dims;
+    sort_keys(P, keys, tmp, n);
+    size_t nf = 0, last = 0;
+    double *top = P->top_, *fv = P->fv;
+    int32_t *fe = P->fe;
+    for (size_t i = 0; i < n; i++) {
+        const Entry *c = &P->cand[keys[i].i];
         const double *a = P->cv + c->voff;
-        for (int j = 0; j < dims; j++)
-            top[j] = a[j] + EPS;
+        const int32_t e = with_e ? c->e : 0;
         int beaten = 0;
-        for (size_t o = 0; o < nf && !beaten; o++) {
-            const Entry *oc = &P->cand[P->front[o]];
-            if (with_e && oc->e < c->e)
-                continue;
-            const double *b = P->cv + oc->voff;
-            int le = 1;
-            for (int j = 0; j < dims; j++)
-                if (!(b[j] <= top[j])) {
-                    le = 0;
-                    break;
+        if (dims == 3) {
+            const double t0 = a[0] + EPS, t1 = a[1] + EPS, t2 = a[2] + EPS;
+            /* (the one that beat the last candidate first: whether any does is what counts) */
+            if (last < nf) {
+                const double *b = fv + 3 * last;
+                beaten = fe[last] >= e && b[0] <= t0 && b[1] <= t1 && b[2] <= t2;
+            }
+            for (size_t o = 0; o < nf && !beaten; o++) {
+                const double *b = fv + 3 * o;
+                if (fe[o] >= e && b[0] <= t0 && b[1] <= t1 && b[2] <= t2) {
+                    beaten = 1;
+                    last = o;
                 }
-            beaten = le;
+            }
+        } else {
+            for (int j = 0; j < dims; j++)
+                top[j] = a[j] + EPS;
+            for (size_t pass = 0; pass < 2 && !beaten; pass++) {
+                size_t from = pass ? 0 : last, to = pass ? nf : (last < nf ? last + 1 : 0);
+                for (size_t o = from; o < to && !beaten; o++) {
+                    if (fe[o] < e)
+                        continue;
+                    const double *b = fv + (size_t)dims * o;
+                    int j = 0;
+                    while (j < dims && b[j] <= top[j])
+                        j++;
+                    if (j == dims) {
+                        beaten = 1;
+                        last = o;
+                    }
+                }
+            }
         }
-        if (!beaten)
-            P->front[nf++] = idx[i];
+        if (!beaten) {
+            double *d = fv + (size_t)dims * nf;
+            for (int j = 0; j < dims; j++)
+                d[j] = a[j];
+            fe[nf] = e;
+            P->front[nf++] = keys[i].i;
+        }
     }
     Pool *pool = &P->pools[sc];
     if (GROW(pool->e, pool->cap, pool->n + nf) < 0 || GROW(pool->v, pool->vcap, pool->vn + nf * (size_t)dims) < 0)
         return -1;
     *off = (int64_t)pool->n;
     *cnt = (int32_t)nf;
+    memcpy(pool->v + pool->vn, fv, sizeof(double) * nf * (size_t)dims);
     for (size_t i = 0; i < nf; i++) {
-        const Entry *c = &P->cand[P->front[i]];
-        Entry *d = &pool->e[pool->n];
-        *d = *c;
-        d->voff = (int64_t)pool->vn;
-        memcpy(pool->v + pool->vn, P->cv + c->voff, sizeof(double) * (size_t)dims);
-        pool->vn += (size_t)dims;
-        pool->n++;
+        Entry *d = &pool->e[pool->n + i];
+        *d = P->cand[P->front[i]];
+        d->voff = (int64_t)(pool->vn + i * (size_t)dims);
     }
+    pool->n += nf;
+    pool->vn += nf * (size_t)dims;
     return 0;
 }
 
@@ -874,7 +916,6 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
     const uint64_t used = P->n_used[node];
     const int kmax = (int)P->kmax_of[f];
     const int dims = limit * (kmax + 1);
-    const int never = dims + kmax + 1;
     int left[MAXTOT];
     for (int k = 0; k <= kmax; k++)
         left[k] = f - (int)P->tot[k];
@@ -900,12 +941,7 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
     if (expand(P, node) < 0)
         return -1;
     const int32_t eoff = P->n_eoff[node], ecnt = P->n_ecnt[node];
-    double hx[3 * MAXTOT + MAXTOT + 2 + 64];
-    int prog[(3 * MAXTOT + 64) * 3];
-    if (dims + kmax + 2 > (int)(sizeof(hx) / sizeof(hx[0])) || dims * 3 > (int)(sizeof(prog) / sizeof(prog[0]))) {
-        PyErr_SetString(PyExc_ValueError, "the kernel does not take this caution limit");
-        return -1;
-    }
+    double lossk[MAXTOT];
     for (int32_t j = eoff; j < eoff + ecnt; j++) {
         const int mv = P->e_move[j];
         const int32_t child = P->e_child[j];
@@ -919,54 +955,42 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
                 return -1;
             tpool = P->n_sc[child];
         }
-        /* solve._one_program */
-        for (int k = 0; k <= kmax; k++) {
-            int base = k * limit;
-            for (int c = 0; c < limit; c++) {
-                int a = c + m, lose = dims + k, *pr = &prog[(base + c) * 3];
-                if (a >= limit) {
-                    pr[0] = lose;
-                    pr[1] = lose;
-                    pr[2] = never;
-                } else {
-                    pr[0] = base + a;
-                    pr[1] = a + 1 >= limit ? lose : base + a + 1;
-                    pr[2] = k < kmax ? base + limit + a : never;
-                }
-            }
-        }
-        /* the losses of control for k = 0..kmax, then "never" */
-        for (int k = 0; k <= kmax; k++) {
-            double lv;
-            if (loss(P, to, c2, g2, left[k], &lv) < 0)
+        /* the losses of control for k = 0..kmax (solve.par's `ext`, then "never": BIG) */
+        for (int k = 0; k <= kmax; k++)
+            if (loss(P, to, c2, g2, left[k], &lossk[k]) < 0)
                 return -1;
-            hx[dims + k] = lv;
-        }
-        hx[dims + kmax + 1] = BIG;
+        const double done_sec = P->sec[g2];
         for (int32_t i = 0; i < tcnt; i++) {
-            if (child >= 0) {
-                const Entry *en = &P->pools[tpool].e[toff + i];
-                const double *tv = P->pools[tpool].v + en->voff;
-                memcpy(hx, tv, sizeof(double) * (size_t)dims);
-            } else {
-                for (int c = 0; c < dims; c++)
-                    hx[c] = P->sec[g2];
-            }
             int32_t tdice = child >= 0 ? P->pools[tpool].e[toff + i].dice : 0;
             if (push_cand(P, dims, tdice + 1, ncand++, mv, 0, child, i, f, &at) < 0)
                 return -1;
+            const double *tv = child >= 0 ? P->pools[tpool].v + P->pools[tpool].e[toff + i].voff : NULL;
             double *vec = P->cv + P->cand[at].voff;
             const double *stopvec = stopoff >= 0 ? P->cv + stopoff : NULL;
-            for (int c = 0; c < dims; c++) {
-                const int *pr = &prog[c * 3];
-                double v = q * hx[pr[0]] + p * hx[pr[1]];
-                double x2 = hx[pr[2]];
-                double nv = v < x2 ? v : x2;
-                if (stopvec != NULL) {
-                    double b = stopvec[c];
-                    nv = b < nv ? b : nv;
+            /* solve._one_program applied: component (k, c) rolls q * x[i0] + p * x[i1], or takes
+             * the secured die's x[i2] when that is less; x is the tail's vector (every
+             * component sec[g2] when the die finishes) extended by the losses and "never" */
+            for (int k = 0; k <= kmax; k++) {
+                const int base = k * limit;
+                for (int c = 0; c < limit; c++) {
+                    const int a = c + m;
+                    double x0, x1, x2;
+                    if (a >= limit) {
+                        x0 = x1 = lossk[k];
+                        x2 = BIG;
+                    } else {
+                        x0 = tv ? tv[base + a] : done_sec;
+                        x1 = a + 1 >= limit ? lossk[k] : (tv ? tv[base + a + 1] : done_sec);
+                        x2 = k < kmax ? (tv ? tv[base + limit + a] : done_sec) : BIG;
+                    }
+                    double v = q * x0 + p * x1;
+                    double nv = v < x2 ? v : x2;
+                    if (stopvec != NULL) {
+                        double b = stopvec[base + c];
+                        nv = b < nv ? b : nv;
+                    }
+                    vec[base + c] = nv;
                 }
-                vec[c] = nv;
             }
         }
     }

@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "697c64dee357bb3b471ab640bf0bdc1938c8f1869d15fdb4c75f0b15fc078dbd"
+SOURCE_SHA256 = "8c810072179f157d4d2904cf7aba1ed263b26b271df045e64a655e5598716d24"
 
 _LOADED: list = []
 

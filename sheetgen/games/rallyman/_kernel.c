@@ -55,12 +55,16 @@ static int grow_to(void **ptr, size_t *cap, size_t need, size_t elem)
 /* ------------------------------------------------------------------ a hash map u64 x u64 -> i64 */
 
 typedef struct {
-    uint64_t *k1, *k2; /* k1 stored + 1: 0 marks an empty slot */
-    int64_t *val;
+    uint64_t k1, k2; /* k1 stored + 1: 0 marks an empty slot */
+    int64_t val;
+} MapSlot;
+
+typedef struct {
+    MapSlot *s;
     size_t cap, n;
 } Map;
 
-static uint64_t mix(uint64_t a, uint64_t b)
+static inline uint64_t mix(uint64_t a, uint64_t b)
 {
     uint64_t h = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (a << 6) + (a >> 2));
     h ^= h >> 31;
@@ -71,21 +75,17 @@ static uint64_t mix(uint64_t a, uint64_t b)
 
 static void map_free(Map *m)
 {
-    free(m->k1);
-    free(m->k2);
-    free(m->val);
+    free(m->s);
     memset(m, 0, sizeof(*m));
 }
 
 static int map_init(Map *m, size_t cap)
 {
-    memset(m, 0, sizeof(*m));
+    m->n = 0;
     m->cap = cap;
-    m->k1 = calloc(cap, sizeof(uint64_t));
-    m->k2 = calloc(cap, sizeof(uint64_t));
-    m->val = calloc(cap, sizeof(int64_t));
-    if (!m->k1 || !m->k2 || !m->val) {
-        map_free(m);
+    m->s = calloc(cap, sizeof(MapSlot));
+    if (m->s == NULL) {
+        m->cap = 0;
         PyErr_NoMemory();
         return -1;
     }
@@ -93,12 +93,12 @@ static int map_init(Map *m, size_t cap)
 }
 
 /* the value kept under (a, b), or -1 */
-static int64_t map_get(const Map *m, uint64_t a, uint64_t b)
+static inline int64_t map_get(const Map *m, uint64_t a, uint64_t b)
 {
     size_t mask = m->cap - 1, i = (size_t)mix(a, b) & mask;
-    while (m->k1[i]) {
-        if (m->k1[i] == a + 1 && m->k2[i] == b)
-            return m->val[i];
+    while (m->s[i].k1) {
+        if (m->s[i].k1 == a + 1 && m->s[i].k2 == b)
+            return m->s[i].val;
         i = (i + 1) & mask;
     }
     return -1;
@@ -112,8 +112,8 @@ static int map_rehash(Map *m)
     if (map_init(&bigger, m->cap * 2) < 0)
         return -1;
     for (size_t i = 0; i < m->cap; i++)
-        if (m->k1[i])
-            map_put(&bigger, m->k1[i] - 1, m->k2[i], m->val[i]);
+        if (m->s[i].k1)
+            map_put(&bigger, m->s[i].k1 - 1, m->s[i].k2, m->s[i].val);
     map_free(m);
     *m = bigger;
     return 0;
@@ -124,16 +124,16 @@ static int map_put(Map *m, uint64_t a, uint64_t b, int64_t v)
     if ((m->n + 1) * 2 > m->cap && map_rehash(m) < 0)
         return -1;
     size_t mask = m->cap - 1, i = (size_t)mix(a, b) & mask;
-    while (m->k1[i]) {
-        if (m->k1[i] == a + 1 && m->k2[i] == b) {
-            m->val[i] = v;
+    while (m->s[i].k1) {
+        if (m->s[i].k1 == a + 1 && m->s[i].k2 == b) {
+            m->s[i].val = v;
             return 0;
         }
         i = (i + 1) & mask;
     }
-    m->k1[i] = a + 1;
-    m->k2[i] = b;
-    m->val[i] = v;
+    m->s[i].k1 = a + 1;
+    m->s[i].k2 = b;
+    m->s[i].val = v;
     m->n++;
     return 0;
 }
@@ -470,7 +470,7 @@ typedef struct {
     long long tot[MAXTOT];
     int nsc; /* (cell, crossings) slots: cross * ncells + cell */
     /* nodes: partial plans (slot, gear, dice used) */
-    Map nodes;
+    Map *nodes; /* [nsc] the slot's partial plans (a map each: the slots a turn spans stay in the caches) */
     int32_t *n_sc, *n_gear, *n_eoff, *n_ecnt, *n_next; /* n_next: the next node of the same slot */
     uint64_t *n_used;
     size_t nn, cap_sc, cap_gear, cap_eoff, cap_ecnt, cap_next, cap_used;
@@ -520,7 +520,11 @@ static void par_free(Par *P)
     free(P->sec);
     free(P->losssec);
     free(P->kmax_of);
-    map_free(&P->nodes);
+    if (P->nodes) {
+        for (int i = 0; i < P->nsc; i++)
+            map_free(&P->nodes[i]);
+        free(P->nodes);
+    }
     free(P->n_sc);
     free(P->n_gear);
     free(P->n_eoff);
@@ -561,13 +565,15 @@ static void par_free(Par *P)
 /* the node of (slot, gear, used), made if new: its id, or -1 on an error */
 static int32_t node_of(Par *P, int sc, int gear, uint64_t used)
 {
-    uint64_t k2 = ((uint64_t)sc << 8) | (uint64_t)gear;
+    uint64_t k2 = (uint64_t)gear;
     if (used == 0) {
         int32_t r = P->root[sc * P->T.G + gear];
         if (r >= 0)
             return r;
     } else {
-        int64_t hit = map_get(&P->nodes, used, k2);
+        if (P->nodes[sc].cap == 0 && map_init(&P->nodes[sc], 64) < 0)
+            return -1;
+        int64_t hit = map_get(&P->nodes[sc], used, k2);
         if (hit >= 0)
             return (int32_t)hit;
     }
@@ -595,7 +601,7 @@ static int32_t node_of(Par *P, int sc, int gear, uint64_t used)
     P->nn = need;
     if (used == 0)
         P->root[sc * P->T.G + gear] = (int32_t)id;
-    else if (map_put(&P->nodes, used, k2, (int64_t)id) < 0)
+    else if (map_put(&P->nodes[sc], used, k2, (int64_t)id) < 0)
         return -1;
     return (int32_t)id;
 }
@@ -1176,8 +1182,11 @@ static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
         P.sc_first[i] = -1;
     for (int i = 0; i < P.nsc * T->G; i++)
         P.root[i] = -1;
-    if (map_init(&P.nodes, 1 << 16) < 0)
+    P.nodes = calloc((size_t)P.nsc, sizeof(Map));
+    if (P.nodes == NULL) {
+        PyErr_NoMemory();
         goto done;
+    }
 
     /* the race order, furthest first: (pos, cell, crossings) */
     PyObject *order = get_item(spec, "order");

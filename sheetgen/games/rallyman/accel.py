@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "8c810072179f157d4d2904cf7aba1ed263b26b271df045e64a655e5598716d24"
+SOURCE_SHA256 = "929038f306ec660216710d318401ee58fb83a5127006ca34982d1856e95b2721"
 
 _LOADED: list = []
 

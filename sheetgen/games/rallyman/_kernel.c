@@ -446,12 +446,23 @@ typedef struct {
     int32_t next_node, next_k, next_t;
 } Entry;
 
+/* an entry as a pool keeps it (its vector beside its front's others, its tie-break done with) */
 typedef struct {
-    Entry *e;
+    int32_t dice, step, next_node, next_k;
+    int16_t e, next_t;
+} PEntry;
+
+typedef struct {
+    PEntry *e;
     size_t n, cap;
     double *v;
     size_t vn, vcap;
 } Pool;
+
+/* a front: its entries' offset in the pool, their vectors' offset, their count (-1: none) */
+typedef struct {
+    int32_t off, voff, cnt;
+} Front;
 
 /* a candidate to sort: its vector's first component kept beside it (most comparisons end there) */
 typedef struct {
@@ -479,10 +490,9 @@ typedef struct {
     /* edges */
     int32_t *e_move, *e_child;
     size_t ne, cap_emove, cap_echild;
-    /* fronts: [node * C1 + t] offset and count in the node's slot's pool, count -1: none */
-    int64_t *flat_off, *one_off;
-    int32_t *flat_cnt, *one_cnt;
-    size_t cap_foff, cap_fcnt, cap_ooff, cap_ocnt;
+    /* fronts: [node * C1 + t], in the node's slot's pool */
+    Front *flat_m, *one_m;
+    size_t cap_fm, cap_om;
     Pool *pools; /* [nsc] */
     /* values: [(slot * G + gear) * C1 + f] */
     double *val;
@@ -535,10 +545,8 @@ static void par_free(Par *P)
     free(P->root);
     free(P->e_move);
     free(P->e_child);
-    free(P->flat_off);
-    free(P->one_off);
-    free(P->flat_cnt);
-    free(P->one_cnt);
+    free(P->flat_m);
+    free(P->one_m);
     if (P->pools) {
         for (int i = 0; i < P->nsc; i++) {
             free(P->pools[i].e);
@@ -580,8 +588,7 @@ static int32_t node_of(Par *P, int sc, int gear, uint64_t used)
     size_t id = P->nn, need = id + 1;
     if (GROW(P->n_sc, P->cap_sc, need) < 0 || GROW(P->n_gear, P->cap_gear, need) < 0 || GROW(P->n_eoff, P->cap_eoff, need) < 0 ||
         GROW(P->n_ecnt, P->cap_ecnt, need) < 0 || GROW(P->n_next, P->cap_next, need) < 0 || GROW(P->n_used, P->cap_used, need) < 0 ||
-        GROW(P->flat_off, P->cap_foff, need * P->C1) < 0 || GROW(P->flat_cnt, P->cap_fcnt, need * P->C1) < 0 ||
-        GROW(P->one_off, P->cap_ooff, need * P->C1) < 0 || GROW(P->one_cnt, P->cap_ocnt, need * P->C1) < 0)
+        GROW(P->flat_m, P->cap_fm, need * P->C1) < 0 || GROW(P->one_m, P->cap_om, need * P->C1) < 0)
         return -1;
     if (id > 0x7FFFFFF0) {
         PyErr_SetString(PyExc_MemoryError, "too many partial plans for the kernel");
@@ -595,8 +602,8 @@ static int32_t node_of(Par *P, int sc, int gear, uint64_t used)
     P->n_next[id] = P->sc_first[sc];
     P->sc_first[sc] = (int32_t)id;
     for (int t = 0; t < P->C1; t++) {
-        P->flat_cnt[id * P->C1 + t] = -1;
-        P->one_cnt[id * P->C1 + t] = -1;
+        P->flat_m[id * P->C1 + t].cnt = -1;
+        P->one_m[id * P->C1 + t].cnt = -1;
     }
     P->nn = need;
     if (used == 0)
@@ -734,7 +741,7 @@ static void sort_keys(const Par *P, Key *a, Key *tmp, size_t n)
 /* the candidates [cbase, cn) sorted and filtered to their Pareto front (a candidate is left
  * out when one kept before it is no more than it plus 1e-12 in every component and, with
  * `with_e`, earns as many tokens), stored in the slot's pool: *off, *cnt */
-static int finish_front(Par *P, size_t cbase, int dims, int with_e, int sc, int64_t *off, int32_t *cnt)
+static int finish_front(Par *P, size_t cbase, int dims, int with_e, int sc, Front *out)
 {
     size_t n = P->cn - cbase;
     if (GROW(P->keys, P->keyscap, 2 * n + 1) < 0 || GROW(P->front, P->frontcap, n + 1) < 0 || GROW(P->top_, P->topcap, (size_t)dims) < 0 ||
@@ -799,13 +806,23 @@ static int finish_front(Par *P, size_t cbase, int dims, int with_e, int sc, int6
     Pool *pool = &P->pools[sc];
     if (GROW(pool->e, pool->cap, pool->n + nf) < 0 || GROW(pool->v, pool->vcap, pool->vn + nf * (size_t)dims) < 0)
         return -1;
-    *off = (int64_t)pool->n;
-    *cnt = (int32_t)nf;
+    if (pool->vn + nf * (size_t)dims > 0x7FFFFFF0) {
+        PyErr_SetString(PyExc_MemoryError, "a pool too large for the kernel");
+        return -1;
+    }
+    out->off = (int32_t)pool->n;
+    out->voff = (int32_t)pool->vn;
+    out->cnt = (int32_t)nf;
     memcpy(pool->v + pool->vn, fv, sizeof(double) * nf * (size_t)dims);
     for (size_t i = 0; i < nf; i++) {
-        Entry *d = &pool->e[pool->n + i];
-        *d = P->cand[P->front[i]];
-        d->voff = (int64_t)(pool->vn + i * (size_t)dims);
+        const Entry *c = &P->cand[P->front[i]];
+        PEntry *d = &pool->e[pool->n + i];
+        d->dice = c->dice;
+        d->step = c->step;
+        d->next_node = c->next_node;
+        d->next_k = c->next_k;
+        d->e = (int16_t)c->e;
+        d->next_t = (int16_t)c->next_t;
     }
     pool->n += nf;
     pool->vn += nf * (size_t)dims;
@@ -814,12 +831,11 @@ static int finish_front(Par *P, size_t cbase, int dims, int with_e, int sc, int6
 
 /* flat out (solve.par's `flat`): the Pareto front of a partial plan's continuations, its
  * dice so far bringing the tokens to t */
-static int flat(Par *P, int32_t node, int t, int64_t *off_out, int32_t *cnt_out)
+static int flat(Par *P, int32_t node, int t, Front *out)
 {
     size_t slot = (size_t)node * P->C1 + t;
-    if (P->flat_cnt[slot] >= 0) {
-        *off_out = P->flat_off[slot];
-        *cnt_out = P->flat_cnt[slot];
+    if (P->flat_m[slot].cnt >= 0) {
+        *out = P->flat_m[slot];
         return 0;
     }
     Track *T = &P->T;
@@ -857,31 +873,25 @@ static int flat(Par *P, int32_t node, int t, int64_t *off_out, int32_t *cnt_out)
         const int a = (int)P->earns[d];
         const double p = P->p[d], q = P->q[d];
         int t2 = t + a < cap ? t + a : cap;
-        int64_t toff = 0;
-        int32_t tcnt = 1, tpool = -1;
+        Front tail = {0, 0, 1};
+        int32_t tpool = -1;
         if (child >= 0) {
-            if (flat(P, child, t2, &toff, &tcnt) < 0)
+            if (flat(P, child, t2, &tail) < 0)
                 return -1;
             tpool = P->n_sc[child];
         }
-        for (int32_t i = 0; i < tcnt; i++) {
-            int te = child >= 0 ? P->pools[tpool].e[toff + i].e : 0;
+        for (int32_t i = 0; i < tail.cnt; i++) {
+            int te = child >= 0 ? P->pools[tpool].e[tail.off + i].e : 0;
             int e = a + te < room ? a + te : room;
             double lose;
             if (loss(P, to, c2, g2, t + e, &lose) < 0)
                 return -1;
-            /* the tail's vector extended by the loss (solve.par's `ext`) */
-            const double *tv = NULL;
-            int32_t tdice = 0;
-            if (child >= 0) {
-                const Entry *en = &P->pools[tpool].e[toff + i];
-                tv = P->pools[tpool].v + en->voff;
-                tdice = en->dice;
-            }
+            /* the tail's vector extended by the loss (solve.par's `ext`); the pools may have
+             * moved in the loss's solve, not in push_cand's (it grows the scratch only) */
+            int32_t tdice = child >= 0 ? P->pools[tpool].e[tail.off + i].dice : 0;
             if (push_cand(P, limit, tdice + 1, ncand++, mv, e, child, i, t2, &at) < 0)
                 return -1;
-            if (child >= 0) /* (the pools did not move: push_cand grows the scratch only) */
-                tv = P->pools[tpool].v + P->pools[tpool].e[toff + i].voff;
+            const double *tv = child >= 0 ? P->pools[tpool].v + tail.voff + (size_t)i * limit : NULL;
             double *vec = P->cv + P->cand[at].voff;
             const double done_sec = P->sec[g2];
             for (int c = 0; c < limit; c++) {
@@ -892,27 +902,23 @@ static int flat(Par *P, int32_t node, int t, int64_t *off_out, int32_t *cnt_out)
             }
         }
     }
-    int64_t off;
-    int32_t cnt;
-    if (finish_front(P, cbase, limit, 1, sc, &off, &cnt) < 0)
+    Front front;
+    if (finish_front(P, cbase, limit, 1, sc, &front) < 0)
         return -1;
     P->cn = cbase;
     P->cvn = dbase;
-    P->flat_off[slot] = off;
-    P->flat_cnt[slot] = cnt;
-    *off_out = off;
-    *cnt_out = cnt;
+    P->flat_m[slot] = front;
+    *out = front;
     return 0;
 }
 
 /* one at a time (solve.par's `one`): the Pareto front of a partial plan's continuations
  * from a turn begun with f tokens, vectors over (dice secured k, cautions c) */
-static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
+static int one(Par *P, int32_t node, int f, Front *out)
 {
     size_t slot = (size_t)node * P->C1 + f;
-    if (P->one_cnt[slot] >= 0) {
-        *off_out = P->one_off[slot];
-        *cnt_out = P->one_cnt[slot];
+    if (P->one_m[slot].cnt >= 0) {
+        *out = P->one_m[slot];
         return 0;
     }
     Track *T = &P->T;
@@ -954,10 +960,10 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
         const int d = T->mv_die[mv], m = T->mv_marks[mv], g2 = T->mv_gear[mv], to = T->mv_to[mv];
         const int c2 = cross + T->mv_inc[mv];
         const double p = P->p[d], q = P->q[d];
-        int64_t toff = 0;
-        int32_t tcnt = 1, tpool = -1;
+        Front tail = {0, 0, 1};
+        int32_t tpool = -1;
         if (child >= 0) {
-            if (one(P, child, f, &toff, &tcnt) < 0)
+            if (one(P, child, f, &tail) < 0)
                 return -1;
             tpool = P->n_sc[child];
         }
@@ -966,11 +972,11 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
             if (loss(P, to, c2, g2, left[k], &lossk[k]) < 0)
                 return -1;
         const double done_sec = P->sec[g2];
-        for (int32_t i = 0; i < tcnt; i++) {
-            int32_t tdice = child >= 0 ? P->pools[tpool].e[toff + i].dice : 0;
+        for (int32_t i = 0; i < tail.cnt; i++) {
+            int32_t tdice = child >= 0 ? P->pools[tpool].e[tail.off + i].dice : 0;
             if (push_cand(P, dims, tdice + 1, ncand++, mv, 0, child, i, f, &at) < 0)
                 return -1;
-            const double *tv = child >= 0 ? P->pools[tpool].v + P->pools[tpool].e[toff + i].voff : NULL;
+            const double *tv = child >= 0 ? P->pools[tpool].v + tail.voff + (size_t)i * dims : NULL;
             double *vec = P->cv + P->cand[at].voff;
             const double *stopvec = stopoff >= 0 ? P->cv + stopoff : NULL;
             /* solve._one_program applied: component (k, c) rolls q * x[i0] + p * x[i1], or takes
@@ -1000,16 +1006,13 @@ static int one(Par *P, int32_t node, int f, int64_t *off_out, int32_t *cnt_out)
             }
         }
     }
-    int64_t off;
-    int32_t cnt;
-    if (finish_front(P, cbase, dims, 0, sc, &off, &cnt) < 0)
+    Front front;
+    if (finish_front(P, cbase, dims, 0, sc, &front) < 0)
         return -1;
     P->cn = cbase;
     P->cvn = dbase;
-    P->one_off[slot] = off;
-    P->one_cnt[slot] = cnt;
-    *off_out = off;
-    *cnt_out = cnt;
+    P->one_m[slot] = front;
+    *out = front;
     return 0;
 }
 
@@ -1033,24 +1036,22 @@ static int V(Par *P, int sc, int gear, int f, double *out)
     double best = BIG;
     int32_t first = -1; /* the plan chosen: its place in the front of its mode */
     int mode = 0;
-    int64_t off;
-    int32_t cnt;
-    if (flat(P, node, f, &off, &cnt) < 0)
+    Front fr;
+    if (flat(P, node, f, &fr) < 0)
         return -1;
-    for (int32_t i = 0; i < cnt; i++) {
-        const Entry *en = &P->pools[sc].e[off + i];
-        double v0 = P->pools[sc].v[en->voff];
+    for (int32_t i = 0; i < fr.cnt; i++) {
+        double v0 = P->pools[sc].v[fr.voff + (size_t)i * P->limit];
         if (v0 < best) {
             best = v0;
             first = i;
         }
     }
     if (P->one_at_a_time) {
-        if (one(P, node, f, &off, &cnt) < 0)
+        if (one(P, node, f, &fr) < 0)
             return -1;
-        for (int32_t i = 0; i < cnt; i++) {
-            const Entry *en = &P->pools[sc].e[off + i];
-            double v0 = P->pools[sc].v[en->voff];
+        const size_t dims = (size_t)P->limit * (size_t)(P->kmax_of[f] + 1);
+        for (int32_t i = 0; i < fr.cnt; i++) {
+            double v0 = P->pools[sc].v[fr.voff + (size_t)i * dims];
             if (v0 < best - ONE_EPS) {
                 best = v0;
                 first = i;
@@ -1067,14 +1068,14 @@ static int V(Par *P, int sc, int gear, int f, double *out)
         P->vplan_off[k] = (int32_t)P->plans_n;
         int32_t len = 0, nd = node, kk = first, tt = f;
         for (;;) {
-            if ((mode ? one(P, nd, tt, &off, &cnt) : flat(P, nd, tt, &off, &cnt)) < 0)
+            if ((mode ? one(P, nd, tt, &fr) : flat(P, nd, tt, &fr)) < 0)
                 return -1;
-            const Entry *en = &P->pools[P->n_sc[nd]].e[off + kk];
+            const PEntry *en = &P->pools[P->n_sc[nd]].e[fr.off + kk];
             if (en->step < 0)
                 break;
             if (GROW(P->plans, P->plans_cap, P->plans_n + 1) < 0)
                 return -1;
-            en = &P->pools[P->n_sc[nd]].e[off + kk];
+            en = &P->pools[P->n_sc[nd]].e[fr.off + kk];
             P->plans[P->plans_n++] = P->T.mv_local[en->step];
             len++;
             if (en->next_node < 0)
@@ -1099,8 +1100,8 @@ static void drop_slot(Par *P, int sc)
     memset(pool, 0, sizeof(*pool));
     for (int32_t n = P->sc_first[sc]; n >= 0; n = P->n_next[n])
         for (int t = 0; t < P->C1; t++) {
-            P->flat_cnt[(size_t)n * P->C1 + t] = -1;
-            P->one_cnt[(size_t)n * P->C1 + t] = -1;
+            P->flat_m[(size_t)n * P->C1 + t].cnt = -1;
+            P->one_m[(size_t)n * P->C1 + t].cnt = -1;
         }
 }
 

@@ -104,6 +104,22 @@ class _Moves:
         return hit
 
 
+#: the last stage's moves, (stage, _Moves): its par and its safe route, solved one after the
+#: other (`analyze`, the printouts' figures), ask the engine for its dice once
+_MOVES_KEPT: list = []
+
+
+def _moves_of(stage: Stage) -> _Moves:
+    """The stage's `_Moves`, shared by the solves of the same stage (a Stage compares by
+    identity) one after the other."""
+    kept = _MOVES_KEPT[:1]
+    if kept and kept[0][0] is stage:
+        return kept[0][1]
+    moves = _Moves(stage)
+    _MOVES_KEPT[:] = [(stage, moves)]
+    return moves
+
+
 # --------------------------------------------------------------------------- par time
 
 #: the focus tokens the par policy counts: enough to secure two dice in one turn (1 + 2) with one to spare;
@@ -419,7 +435,7 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
     choice: dict = {}  # (cell, cross, gear, tokens) -> (mode, plan)
     flat_sets: dict = {}  # (cell, cross) -> {(gear, used, tokens): Pareto front}
     one_sets: dict = {}  # (cell, cross) -> {(gear, used, tokens): Pareto front}
-    moves = _Moves(stage)
+    moves = _moves_of(stage)
     loss_memo: dict = {}
     programs: dict = {}
     ext_memo: dict = {}  # (cell, cross, gear, tokens) -> the losses of control for k = 0..kmax, then 'never'
@@ -783,7 +799,7 @@ def _safe_route(stage: Stage, focus_cap: int) -> Safe | None:
     _board, counts, gear_free = rules.pool(stage, car, stage.weather)
     dice = _Dice(stage, counts, gear_free)
     canonical = _canonical(stage, dice)
-    moves = _Moves(stage)
+    moves = _moves_of(stage)
     laps_needed = moves.laps_needed
     secs = {int(g): v for g, v in ruleset.time_per_turn if g.isdigit()}
     costs = ruleset.focus

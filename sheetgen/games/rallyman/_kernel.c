@@ -26,6 +26,12 @@
 #define KERNEL_SOURCE_SHA256 "unknown"
 #endif
 
+#if defined(__GNUC__) || defined(__clang__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
+
 #define BIG 1000000000.0 /* 10.0 ** 9: a state no plan leaves */
 #define EPS 1e-12
 #define ONE_EPS 1e-9    /* a tie between the modes goes to flat out */
@@ -495,8 +501,7 @@ typedef struct {
     size_t cap_fm, cap_om;
     Pool *pools; /* [nsc] */
     /* values: [(slot * G + gear) * C1 + f] */
-    double *val;
-    signed char *vstate; /* 0: not asked, 1: being solved, 2: solved */
+    double *val; /* NaN: not asked yet; BIG while being solved */
     signed char *vmode;  /* -1: no plan, 0: flat out, 1: one at a time */
     int32_t *vplan_off, *vplan_len;
     int32_t *plans;
@@ -555,7 +560,6 @@ static void par_free(Par *P)
         free(P->pools);
     }
     free(P->val);
-    free(P->vstate);
     free(P->vmode);
     free(P->vplan_off);
     free(P->vplan_len);
@@ -865,6 +869,18 @@ static int flat(Par *P, int32_t node, int t, Front *out)
     if (expand(P, node) < 0)
         return -1;
     const int32_t eoff = P->n_eoff[node], ecnt = P->n_ecnt[node];
+    /* (what the dice ask for next, asked of the memory ahead: the tails' fronts, the losses' values) */
+    for (int32_t j = eoff; j < eoff + ecnt; j++) {
+        const int mv = P->e_move[j];
+        const int32_t child = P->e_child[j];
+        const int a = (int)P->earns[T->mv_die[mv]];
+        if (child >= 0)
+            PREFETCH(&P->flat_m[(size_t)child * P->C1 + (t + a < cap ? t + a : cap)]);
+        const int c2 = cross + T->mv_inc[mv];
+        if (c2 < T->laps)
+            PREFETCH(&P->val[((size_t)(c2 * T->ncells + T->mv_to[mv]) * T->G) * P->C1 + t]);
+    }
+    double lose_by_e[65];
     for (int32_t j = eoff; j < eoff + ecnt; j++) {
         const int mv = P->e_move[j];
         const int32_t child = P->e_child[j];
@@ -880,12 +896,17 @@ static int flat(Par *P, int32_t node, int t, Front *out)
                 return -1;
             tpool = P->n_sc[child];
         }
+        for (int e = 0; e <= room; e++)
+            lose_by_e[e] = Py_NAN;
         for (int32_t i = 0; i < tail.cnt; i++) {
             int te = child >= 0 ? P->pools[tpool].e[tail.off + i].e : 0;
             int e = a + te < room ? a + te : room;
-            double lose;
-            if (loss(P, to, c2, g2, t + e, &lose) < 0)
-                return -1;
+            double lose = lose_by_e[e];
+            if (lose != lose) { /* (asked the first time for these tokens: the solve's order of asking kept) */
+                if (loss(P, to, c2, g2, t + e, &lose) < 0)
+                    return -1;
+                lose_by_e[e] = lose;
+            }
             /* the tail's vector extended by the loss (solve.par's `ext`); the pools may have
              * moved in the loss's solve, not in push_cand's (it grows the scratch only) */
             int32_t tdice = child >= 0 ? P->pools[tpool].e[tail.off + i].dice : 0;
@@ -953,6 +974,15 @@ static int one(Par *P, int32_t node, int f, Front *out)
     if (expand(P, node) < 0)
         return -1;
     const int32_t eoff = P->n_eoff[node], ecnt = P->n_ecnt[node];
+    for (int32_t j = eoff; j < eoff + ecnt; j++) {
+        const int mv = P->e_move[j];
+        const int32_t child = P->e_child[j];
+        if (child >= 0)
+            PREFETCH(&P->one_m[(size_t)child * P->C1 + f]);
+        const int c2 = cross + T->mv_inc[mv];
+        if (c2 < T->laps)
+            PREFETCH(&P->val[((size_t)(c2 * T->ncells + T->mv_to[mv]) * T->G) * P->C1 + left[kmax]]);
+    }
     double lossk[MAXTOT];
     for (int32_t j = eoff; j < eoff + ecnt; j++) {
         const int mv = P->e_move[j];
@@ -1021,11 +1051,10 @@ static int one(Par *P, int32_t node, int f, Front *out)
 static int V(Par *P, int sc, int gear, int f, double *out)
 {
     size_t k = ((size_t)sc * P->T.G + gear) * P->C1 + f;
-    if (P->vstate[k]) {
+    if (P->val[k] == P->val[k]) {
         *out = P->val[k]; /* (BIG while being solved: a state that leads back to itself is never chosen) */
         return 0;
     }
-    P->vstate[k] = 1;
     P->val[k] = BIG;
     if (GROW(P->vorder, P->vorder_cap, P->vorder_n + 1) < 0)
         return -1;
@@ -1060,7 +1089,6 @@ static int V(Par *P, int sc, int gear, int f, double *out)
         }
     }
     P->val[k] = best;
-    P->vstate[k] = 2;
     P->vmode[k] = -1;
     if (first >= 0) {
         /* the plan: the steps of the entries it continues with (solve.par's `chain`) */
@@ -1171,11 +1199,10 @@ static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
     P.root = malloc(sizeof(int32_t) * (size_t)P.nsc * T->G);
     P.pools = calloc((size_t)P.nsc, sizeof(Pool));
     P.val = malloc(sizeof(double) * nv);
-    P.vstate = calloc(nv, 1);
     P.vmode = malloc(nv);
     P.vplan_off = malloc(sizeof(int32_t) * nv);
     P.vplan_len = malloc(sizeof(int32_t) * nv);
-    if (!P.sc_first || !P.root || !P.pools || !P.val || !P.vstate || !P.vmode || !P.vplan_off || !P.vplan_len) {
+    if (!P.sc_first || !P.root || !P.pools || !P.val || !P.vmode || !P.vplan_off || !P.vplan_len) {
         PyErr_NoMemory();
         goto done;
     }
@@ -1183,6 +1210,8 @@ static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
         P.sc_first[i] = -1;
     for (int i = 0; i < P.nsc * T->G; i++)
         P.root[i] = -1;
+    for (size_t i = 0; i < nv; i++)
+        P.val[i] = Py_NAN;
     P.nodes = calloc((size_t)P.nsc, sizeof(Map));
     if (P.nodes == NULL) {
         PyErr_NoMemory();

@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "5e4e6d2de4464b73d9e1e861aba7c68cb567e87e0f57a7097e5d9cbea65c4fb5"
+SOURCE_SHA256 = "6506f309cd5e9e5ca84b4b28de0da5b1dc2ffabf5de84f5ed6d41d43808877eb"
 
 _LOADED: list = []
 

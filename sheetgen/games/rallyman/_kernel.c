@@ -56,7 +56,7 @@ static int grow_to(void **ptr, size_t *cap, size_t need, size_t elem)
     return 0;
 }
 
-#define GROW(arr, capv, need) grow_to((void **)&(arr), &(capv), (size_t)(need), sizeof(*(arr)))
+#define GROW(arr, capv, need) ((size_t)(need) <= (capv) ? 0 : grow_to((void **)&(arr), &(capv), (size_t)(need), sizeof(*(arr))))
 
 /* ------------------------------------------------------------------ a hash map u64 x u64 -> i64 */
 
@@ -659,6 +659,17 @@ static int expand(Par *P, int32_t node)
 
 static int V(Par *P, int sc, int gear, int f, double *out);
 
+/* V, its memo looked at first (inline: most askings find the value solved) */
+static inline int Vmemo(Par *P, int sc, int gear, int f, double *out)
+{
+    double v = P->val[((size_t)sc * P->T.G + gear) * P->C1 + f];
+    if (v == v) {
+        *out = v;
+        return 0;
+    }
+    return V(P, sc, gear, f, out);
+}
+
 /* the seconds of a loss of control in `gear` onto slot (cell, c2), tokens then held
  * (solve.par's `loss`) */
 static inline int loss(Par *P, int cell, int c2, int gear, int tokens, double *out)
@@ -669,14 +680,14 @@ static inline int loss(Par *P, int cell, int c2, int gear, int tokens, double *o
         return 0;
     }
     double v;
-    if (V(P, c2 * P->T.ncells + cell, 0, tokens, &v) < 0)
+    if (Vmemo(P, c2 * P->T.ncells + cell, 0, tokens, &v) < 0)
         return -1;
     *out = t + v;
     return 0;
 }
 
 /* push a candidate with a vector of `dims` doubles (left to be filled): its index */
-static int push_cand(Par *P, int dims, int32_t dice, int32_t order, int32_t step, int32_t e, int32_t next_node, int32_t next_k, int32_t next_t,
+static inline int push_cand(Par *P, int dims, int32_t dice, int32_t order, int32_t step, int32_t e, int32_t next_node, int32_t next_k, int32_t next_t,
                      size_t *at)
 {
     if (GROW(P->cand, P->ccap, P->cn + 1) < 0 || GROW(P->cv, P->cvcap, P->cvn + (size_t)dims) < 0)
@@ -849,13 +860,14 @@ static int flat(Par *P, int32_t node, int t, Front *out)
     const uint64_t used = P->n_used[node];
     size_t cbase = P->cn, dbase = P->cvn, at;
     int32_t ncand = 0;
+    double stop = 0.0;
     if (used) {
-        double stop = P->sec[gear];
+        stop = P->sec[gear];
         if (cross >= T->laps) {
             stop = stop + 0.0;
         } else {
             double v;
-            if (V(P, sc, gear, t, &v) < 0)
+            if (Vmemo(P, sc, gear, t, &v) < 0)
                 return -1;
             stop = stop + v;
         }
@@ -921,6 +933,20 @@ static int flat(Par *P, int32_t node, int t, Front *out)
                 double x1 = i1 < limit ? (tv ? tv[i1] : done_sec) : lose;
                 vec[c] = q * x0 + p * x1;
             }
+            /* A candidate no better than the stop in any component, and earning no token,
+             * could never be kept: the stop comes before it in the order (a smaller vector,
+             * or the same with fewer dice), and beats it, or is beaten by a kept one that
+             * then beats it too (rounding is monotone: b <= s + eps <= c + eps). Left out
+             * before the sort, it changes nothing but the work. */
+            if (used && e == 0) {
+                int c = 0;
+                while (c < limit && stop <= vec[c])
+                    c++;
+                if (c == limit) {
+                    P->cn--;
+                    P->cvn -= (size_t)limit;
+                }
+            }
         }
     }
     Front front;
@@ -959,16 +985,18 @@ static int one(Par *P, int32_t node, int f, Front *out)
         if (push_cand(P, dims, 0, ncand++, -1, 0, -1, -1, -1, &at) < 0)
             return -1;
         stopoff = P->cand[at].voff;
-        for (int j = 0; j < dims; j++) {
+        for (int k = 0; k <= kmax; k++) {
+            /* (asked once for the limit's components of k: the first asking in the same order) */
             double v = 0.0, s;
             if (cross >= T->laps) {
                 s = P->sec[gear] + 0.0;
             } else {
-                if (V(P, sc, gear, left[j / limit], &v) < 0)
+                if (Vmemo(P, sc, gear, left[k], &v) < 0)
                     return -1;
                 s = P->sec[gear] + v;
             }
-            P->cv[stopoff + j] = s;
+            for (int c = 0; c < limit; c++)
+                P->cv[stopoff + k * limit + c] = s;
         }
     }
     if (expand(P, node) < 0)
@@ -1012,6 +1040,13 @@ static int one(Par *P, int32_t node, int f, Front *out)
             /* solve._one_program applied: component (k, c) rolls q * x[i0] + p * x[i1], or takes
              * the secured die's x[i2] when that is less; x is the tail's vector (every
              * component sec[g2] when the die finishes) extended by the losses and "never" */
+            double x[3 * MAXTOT + 2 * 64 + 2];
+            if (tv != NULL)
+                for (int c = 0; c < dims; c++)
+                    x[c] = tv[c];
+            else
+                for (int c = 0; c < dims; c++)
+                    x[c] = done_sec;
             for (int k = 0; k <= kmax; k++) {
                 const int base = k * limit;
                 for (int c = 0; c < limit; c++) {
@@ -1021,9 +1056,9 @@ static int one(Par *P, int32_t node, int f, Front *out)
                         x0 = x1 = lossk[k];
                         x2 = BIG;
                     } else {
-                        x0 = tv ? tv[base + a] : done_sec;
-                        x1 = a + 1 >= limit ? lossk[k] : (tv ? tv[base + a + 1] : done_sec);
-                        x2 = k < kmax ? (tv ? tv[base + limit + a] : done_sec) : BIG;
+                        x0 = x[base + a];
+                        x1 = a + 1 >= limit ? lossk[k] : x[base + a + 1];
+                        x2 = k < kmax ? x[base + limit + a] : BIG;
                     }
                     double v = q * x0 + p * x1;
                     double nv = v < x2 ? v : x2;
@@ -1032,6 +1067,18 @@ static int one(Par *P, int32_t node, int f, Front *out)
                         nv = b < nv ? b : nv;
                     }
                     vec[base + c] = nv;
+                }
+            }
+            /* Each component is at most the stop's: one no better than it in any is the
+             * stop's vector, which could never be kept (the stop, with no dice, comes before
+             * it; see flat). Left out before the sort. */
+            if (stopvec != NULL) {
+                int c = 0;
+                while (c < dims && vec[c] == stopvec[c])
+                    c++;
+                if (c == dims) {
+                    P->cn--;
+                    P->cvn -= (size_t)dims;
                 }
             }
         }

@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "6506f309cd5e9e5ca84b4b28de0da5b1dc2ffabf5de84f5ed6d41d43808877eb"
+SOURCE_SHA256 = "95a201ea7b73f87340ecb47cedb4915987b55053e81c1aee5103f9a55018df5e"
 
 _LOADED: list = []
 

@@ -212,6 +212,22 @@ def test_the_kernel_gives_the_references_par_for_other_caps_and_modes(cap, one, 
 
 
 @needs_kernel
+def test_the_kernel_does_the_policys_forward_pass_itself(monkeypatch):
+    """The losses of control by cell, the expected turns and the turns by mode come from the
+    kernel's own forward pass (solve._forward is the reference's), the same figures."""
+    stages = [Stage(load_spec(BUNDLED / "compact_hillclimb.yaml").model, GT, damage=False), Stage(hex_ring(3), GT, damage=False)]
+    refs = [reference(monkeypatch, solve.par, stage) for stage in stages]
+
+    def not_called(result):
+        raise AssertionError("the reference's forward pass ran")
+
+    monkeypatch.setattr(solve, "_forward", not_called)
+    for stage, ref in zip(stages, refs):
+        assert_same_par(solve.par(stage), ref)
+        assert ref.turns_by_mode[solve.ONE] > 0  # (one at a time is played: the OneTable arithmetic is compared)
+
+
+@needs_kernel
 @pytest.mark.parametrize("cap", [0, 1, 2, 5])
 def test_the_kernel_gives_the_references_safe_route_for_other_caps(cap, monkeypatch):
     for seed in range(4):

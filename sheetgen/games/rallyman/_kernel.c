@@ -504,8 +504,8 @@ typedef struct {
     double *val; /* NaN: not asked yet; BIG while being solved */
     signed char *vmode;  /* -1: no plan, 0: flat out, 1: one at a time */
     int32_t *vplan_off, *vplan_len;
-    int32_t *plans;
-    size_t plans_n, plans_cap;
+    int32_t *plans, *plans_g; /* the plans' moves: indices into their (cell, gear)'s list; the moves */
+    size_t plans_n, plans_cap, plans_g_cap;
     int32_t *vorder; /* the states in the order first asked */
     size_t vorder_n, vorder_cap;
     /* scratch: candidates (a stack: a solve inside a solve pushes above and pops back) */
@@ -564,6 +564,7 @@ static void par_free(Par *P)
     free(P->vplan_off);
     free(P->vplan_len);
     free(P->plans);
+    free(P->plans_g);
     free(P->vorder);
     free(P->cand);
     free(P->cv);
@@ -1148,9 +1149,10 @@ static int V(Par *P, int sc, int gear, int f, double *out)
             const PEntry *en = &P->pools[P->n_sc[nd]].e[fr.off + kk];
             if (en->step < 0)
                 break;
-            if (GROW(P->plans, P->plans_cap, P->plans_n + 1) < 0)
+            if (GROW(P->plans, P->plans_cap, P->plans_n + 1) < 0 || GROW(P->plans_g, P->plans_g_cap, P->plans_n + 1) < 0)
                 return -1;
             en = &P->pools[P->n_sc[nd]].e[fr.off + kk];
+            P->plans_g[P->plans_n] = en->step;
             P->plans[P->plans_n++] = P->T.mv_local[en->step];
             len++;
             if (en->next_node < 0)
@@ -1178,6 +1180,464 @@ static void drop_slot(Par *P, int sc)
             P->flat_m[(size_t)n * P->C1 + t].cnt = -1;
             P->one_m[(size_t)n * P->C1 + t].cnt = -1;
         }
+}
+
+/* ================================================================== the policy's forward pass */
+
+/* What solve._forward works out from the solved policy (through Par.outcomes, OneTable and
+ * plan_outcomes): the chance of losing control on each cell, the expected turns and the
+ * turns rolled in each mode, the same operations in the same order (the dictionaries'
+ * orders of insertion kept as lists). Returns 1 when a value it needs was not solved (the
+ * reference would raise: the caller runs it instead), -1 on an error. */
+
+typedef struct {
+    int64_t next; /* the next state (an index of the values), -1: the stage is over */
+    double q;
+    int32_t at; /* the cell where control was lost, -1 */
+    int32_t turns;
+} Outcome;
+
+typedef struct {
+    Outcome *o;
+    size_t n, cap;
+    int32_t *off, *cnt; /* per state: its outcomes, cnt -1: not worked out yet */
+    /* the Python `sum` (plan_outcomes sums its chances with it: the same on every version) */
+    PyObject *sum;
+    double *ot_sec, *ot_losssec; /* OneTable's seconds: a turn ended in gear g, a loss in gear g */
+    long long *loss_out;          /* a loss in gear g goes to gear 00 (a turn lost) */
+} Fwd;
+
+/* the value of a solved state, or NaN */
+static inline double solved_value(const Par *P, int cell, int cross, int gear, int f)
+{
+    return P->val[((size_t)(cross * P->T.ncells + cell) * P->T.G + gear) * P->C1 + f];
+}
+
+static inline int64_t state_index(const Par *P, int cell, int cross, int gear, int f)
+{
+    return (int64_t)(((size_t)(cross * P->T.ncells + cell) * P->T.G + gear) * P->C1 + f);
+}
+
+static int add_outcome(Fwd *W, int64_t next, double q, int32_t at, int32_t turns)
+{
+    if (GROW(W->o, W->cap, W->n + 1) < 0)
+        return -1;
+    W->o[W->n].next = next;
+    W->o[W->n].q = q;
+    W->o[W->n].at = at;
+    W->o[W->n].turns = turns;
+    W->n++;
+    return 0;
+}
+
+/* Par.outcomes(key) flat out (plan_outcomes) */
+static int flat_outcomes(Par *P, Fwd *W, size_t k, int cell, int cross, int f)
+{
+    const Track *T = &P->T;
+    const int limit = P->limit, n = P->vplan_len[k];
+    const int32_t *plan = P->plans_g + P->vplan_off[k];
+    double dist[64], nxt[64], losses[256];
+    if (n > 256)
+        return 1;
+    int earned = 0;
+    for (int i = 0; i < n; i++)
+        earned += (int)P->earns[T->mv_die[plan[i]]];
+    const int tokens = f + earned < P->cap ? f + earned : P->cap;
+    dist[0] = 1.0;
+    for (int c = 1; c < limit; c++)
+        dist[c] = 0.0;
+    for (int i = 0; i < n; i++) {
+        const int mv = plan[i], marks = T->mv_marks[mv];
+        const double p = P->p[T->mv_die[mv]];
+        const double pr[2] = {1 - p, p};
+        double lost = 0.0;
+        for (int c = 0; c < limit; c++)
+            nxt[c] = 0.0;
+        for (int c = 0; c < limit; c++) {
+            const double q = dist[c];
+            if (q == 0.0)
+                continue;
+            for (int extra = 0; extra < 2; extra++) {
+                const int a = c + marks + extra;
+                if (a >= limit)
+                    lost += q * pr[extra];
+                else
+                    nxt[a] += q * pr[extra];
+            }
+        }
+        losses[i] = lost;
+        for (int c = 0; c < limit; c++)
+            dist[c] = nxt[c];
+    }
+    /* P(no loss): Python's sum of the chances left (its own rounding, whatever the version) */
+    PyObject *list = PyList_New(limit);
+    if (list == NULL)
+        return -1;
+    for (int c = 0; c < limit; c++) {
+        PyObject *x = PyFloat_FromDouble(dist[c]);
+        if (x == NULL) {
+            Py_DECREF(list);
+            return -1;
+        }
+        PyList_SET_ITEM(list, c, x);
+    }
+    PyObject *total = PyObject_CallFunctionObjArgs(W->sum, list, NULL);
+    Py_DECREF(list);
+    if (total == NULL)
+        return -1;
+    const double ok = PyFloat_AsDouble(total);
+    Py_DECREF(total);
+    if (ok == -1.0 && PyErr_Occurred())
+        return -1;
+    int c = cross, last_to = cell, last_gear = 0;
+    for (int i = 0; i < n; i++) {
+        const int mv = plan[i];
+        c += T->mv_inc[mv];
+        last_to = T->mv_to[mv];
+        last_gear = T->mv_gear[mv];
+        if (losses[i] != 0.0) {
+            const int g = T->mv_gear[mv];
+            /* a loss to gear 00 costs the next turn too, unless it finishes (RG-27) */
+            if (add_outcome(W, c >= T->laps ? -1 : state_index(P, last_to, c, 0, tokens), losses[i], last_to,
+                            W->loss_out[g] && c < T->laps ? 2 : 1) < 0)
+                return -1;
+        }
+    }
+    return add_outcome(W, c >= T->laps ? -1 : state_index(P, last_to, c, last_gear, tokens), ok, -1, 1);
+}
+
+/* a small dictionary kept in its order of insertion, (cautions, dice secured) -> mass */
+typedef struct {
+    int cc[512], k[512];
+    double m[512];
+    int n;
+} MassMap;
+
+static int mass_add(MassMap *M, int cc, int k, double x)
+{
+    for (int i = 0; i < M->n; i++)
+        if (M->cc[i] == cc && M->k[i] == k) {
+            M->m[i] = M->m[i] + x;
+            return 0;
+        }
+    if (M->n >= 512)
+        return 1;
+    M->cc[M->n] = cc;
+    M->k[M->n] = k;
+    M->m[M->n] = 0.0 + x;
+    M->n++;
+    return 0;
+}
+
+/* OneTable.outcomes' dictionary: (next state, cell, turns) -> chance, in order of insertion */
+typedef struct {
+    int64_t next[256];
+    int32_t at[256], turns[256];
+    double q[256];
+    int n;
+} OutMap;
+
+static int out_add(OutMap *O, int64_t next, double q, int32_t at, int32_t turns)
+{
+    for (int i = 0; i < O->n; i++)
+        if (O->next[i] == next && O->at[i] == at && O->turns[i] == turns) {
+            O->q[i] = O->q[i] + q;
+            return 0;
+        }
+    if (O->n >= 256)
+        return 1;
+    O->next[O->n] = next;
+    O->at[O->n] = at;
+    O->turns[O->n] = turns;
+    O->q[O->n] = 0.0 + q;
+    O->n++;
+    return 0;
+}
+
+enum { ROLL, SECURE, STOP };
+
+/* Par.outcomes(key) one at a time (OneTable: its decisions, then its outcomes) */
+static int one_outcomes(Par *P, Fwd *W, size_t k, int cross, int f)
+{
+    const Track *T = &P->T;
+    const int limit = P->limit, n = P->vplan_len[k];
+    const int32_t *plan = P->plans_g + P->vplan_off[k];
+    int kmax = 0;
+    while (kmax + 1 < MAXTOT && P->tot[kmax + 1] <= f)
+        kmax++;
+    if (kmax + 1 >= MAXTOT || n < 1 || n > 64 || limit * (kmax + 1) > 64)
+        return 1; /* (beyond the kernel's sizes: the reference works it out) */
+    int to[64], c2s[64], gear[64], marks[64];
+    double p[64];
+    int c = cross;
+    for (int i = 0; i < n; i++) {
+        const int mv = plan[i];
+        c += T->mv_inc[mv];
+        c2s[i] = c;
+        to[i] = T->mv_to[mv];
+        gear[i] = T->mv_gear[mv];
+        marks[i] = T->mv_marks[mv];
+        p[i] = P->p[T->mv_die[mv]];
+    }
+    const int L = T->laps;
+#define STOPV(i, kk, out)                                                                       \
+    do {                                                                                       \
+        double v_ = 0.0;                                                                       \
+        if (c2s[i] < L) {                                                                      \
+            v_ = solved_value(P, to[i], c2s[i], gear[i], f - (int)P->tot[kk]);                 \
+            if (v_ != v_)                                                                      \
+                return 1;                                                                      \
+        }                                                                                      \
+        (out) = W->ot_sec[gear[i]] + v_;                                                       \
+    } while (0)
+    /* u[i][cc, k] before die i, and the decision there: [i][k * limit + cc] */
+    static double u[65][64];
+    static signed char decide[64][64];
+    for (int kk = 0; kk <= kmax; kk++) {
+        double st;
+        STOPV(n - 1, kk, st);
+        for (int cc = 0; cc < limit; cc++)
+            u[n][kk * limit + cc] = st;
+    }
+    for (int i = n - 1; i >= 0; i--) {
+        const double *after = u[i + 1];
+        for (int kk = 0; kk <= kmax; kk++) {
+            double lk = 0.0;
+            if (c2s[i] < L) {
+                lk = solved_value(P, to[i], c2s[i], 0, f - (int)P->tot[kk]);
+                if (lk != lk)
+                    return 1;
+            }
+            lk = W->ot_losssec[gear[i]] + lk;
+            for (int cc = 0; cc < limit; cc++) {
+                const int a = cc + marks[i];
+                double best;
+                int d;
+                if (a >= limit) {
+                    best = lk;
+                    d = ROLL;
+                } else {
+                    best = (1 - p[i]) * after[kk * limit + a] + p[i] * (a + 1 >= limit ? lk : after[kk * limit + a + 1]);
+                    d = ROLL;
+                    if (kk < kmax && after[(kk + 1) * limit + a] < best - 1e-12) {
+                        best = after[(kk + 1) * limit + a];
+                        d = SECURE;
+                    }
+                }
+                if (i > 0) {
+                    double st;
+                    STOPV(i - 1, kk, st);
+                    if (st <= best + 1e-12) {
+                        best = st;
+                        d = STOP;
+                    }
+                }
+                u[i][kk * limit + cc] = best;
+                decide[i][kk * limit + cc] = (signed char)d;
+            }
+        }
+    }
+#undef STOPV
+    /* the end of the turn over every roll the policy may see */
+    static OutMap out;
+    static MassMap mass, nxt;
+    out.n = 0;
+    mass.n = 0;
+    if (mass_add(&mass, 0, 0, 1.0))
+        return 1;
+    mass.m[0] = 1.0;
+    for (int i = 0; i < n; i++) {
+        const int lost = c2s[i] < L; /* (a loss of control leads to a state) */
+        const int turns = W->loss_out[gear[i]] && lost ? 2 : 1; /* (RG-27) */
+        nxt.n = 0;
+        for (int j = 0; j < mass.n; j++) {
+            const int cc = mass.cc[j], kk = mass.k[j];
+            const double m = mass.m[j];
+            const int d = decide[i][kk * limit + cc];
+            if (d == STOP) {
+                const int e = i - 1;
+                if (out_add(&out, c2s[e] >= L ? -1 : state_index(P, to[e], c2s[e], gear[e], f - (int)P->tot[kk]), m, -1, 1))
+                    return 1;
+                continue;
+            }
+            const int a = cc + marks[i];
+            const int64_t lk = lost ? state_index(P, to[i], c2s[i], 0, f - (int)P->tot[kk]) : -1;
+            if (a >= limit) {
+                if (out_add(&out, lk, m, to[i], turns))
+                    return 1;
+            } else if (d == SECURE) {
+                if (mass_add(&nxt, a, kk + 1, m))
+                    return 1;
+            } else {
+                if (mass_add(&nxt, a, kk, m * (1 - p[i])))
+                    return 1;
+                if (a + 1 >= limit) {
+                    if (out_add(&out, lk, m * p[i], to[i], turns))
+                        return 1;
+                } else if (mass_add(&nxt, a + 1, kk, m * p[i])) {
+                    return 1;
+                }
+            }
+        }
+        mass = nxt;
+    }
+    for (int j = 0; j < mass.n; j++) {
+        const int e = n - 1, kk = mass.k[j];
+        if (out_add(&out, c2s[e] >= L ? -1 : state_index(P, to[e], c2s[e], gear[e], f - (int)P->tot[kk]), mass.m[j], -1, 1))
+            return 1;
+    }
+    for (int j = 0; j < out.n; j++)
+        if (out.q[j] != 0.0 && add_outcome(W, out.next[j], out.q[j], out.at[j], out.turns[j]) < 0)
+            return -1;
+    return 0;
+}
+
+/* the outcomes of state k under the policy (solve._forward's `succ`): worked out once */
+static int successors(Par *P, Fwd *W, size_t k)
+{
+    if (W->cnt[k] >= 0)
+        return 0;
+    size_t start = W->n;
+    if (P->vmode[k] >= 0 && P->val[k] == P->val[k]) {
+        const int f = (int)(k % P->C1);
+        const size_t sg = k / P->C1;
+        const int sc = (int)(sg / P->T.G);
+        const int cell = sc % P->T.ncells, cross = sc / P->T.ncells;
+        int rc = P->vmode[k] == 0 ? flat_outcomes(P, W, k, cell, cross, f) : one_outcomes(P, W, k, cross, f);
+        if (rc != 0)
+            return rc;
+    }
+    W->off[k] = (int32_t)start;
+    W->cnt[k] = (int32_t)(W->n - start);
+    return 0;
+}
+
+/* solve._forward: the DFS order of policy_order, then the mass carried forward. The result:
+ * (the cells' chances of losing control, in the order first met, as (cell, chance); the
+ * expected turns; the turns rolled flat out; the turns rolled one at a time) */
+static PyObject *forward(Par *P, PyObject *spec, int64_t start)
+{
+    const size_t nv = (size_t)P->nsc * P->T.G * P->C1;
+    Fwd W;
+    memset(&W, 0, sizeof(W));
+    PyObject *result = NULL;
+    int64_t *stack = NULL;
+    size_t sn = 0, scap = 0;
+    int64_t *order = NULL;
+    size_t on = 0, ocap = 0;
+    char *seen = calloc(nv, 1);
+    double *mass = calloc(nv, sizeof(double));
+    double *danger = calloc((size_t)P->T.ncells, sizeof(double));
+    char *met = calloc((size_t)P->T.ncells, 1);
+    int32_t *met_order = malloc(sizeof(int32_t) * (size_t)P->T.ncells);
+    size_t nmet = 0;
+    W.off = malloc(sizeof(int32_t) * nv);
+    W.cnt = malloc(sizeof(int32_t) * nv);
+    W.ot_sec = malloc(sizeof(double) * P->T.G);
+    W.ot_losssec = malloc(sizeof(double) * P->T.G);
+    W.loss_out = malloc(sizeof(long long) * P->T.G);
+    if (!seen || !mass || !danger || !met || !met_order || !W.off || !W.cnt || !W.ot_sec || !W.ot_losssec || !W.loss_out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    if (get_doubles(spec, "ot_sec", P->T.G, W.ot_sec) < 0 || get_doubles(spec, "ot_losssec", P->T.G, W.ot_losssec) < 0 ||
+        get_ints(spec, "loss_out", P->T.G, W.loss_out) < 0)
+        goto done;
+    W.sum = PyDict_GetItemString(PyEval_GetBuiltins(), "sum"); /* borrowed */
+    if (W.sum == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "no builtin sum");
+        goto done;
+    }
+    for (size_t i = 0; i < nv; i++)
+        W.cnt[i] = -1;
+    /* policy_order: a depth-first walk, each state after every state it leads to, reversed */
+    if (GROW(stack, scap, 1) < 0)
+        goto done;
+    stack[sn++] = start * 2;
+    while (sn) {
+        const int64_t top = stack[--sn];
+        const int64_t k = top >> 1;
+        if (top & 1) {
+            if (GROW(order, ocap, on + 1) < 0)
+                goto done;
+            order[on++] = k;
+            continue;
+        }
+        if (seen[k])
+            continue;
+        seen[k] = 1;
+        if (GROW(stack, scap, sn + 1) < 0)
+            goto done;
+        stack[sn++] = k * 2 + 1;
+        int rc = successors(P, &W, (size_t)k);
+        if (rc < 0)
+            goto done;
+        if (rc > 0) {
+            result = Py_None;
+            Py_INCREF(result);
+            goto done;
+        }
+        for (int32_t j = W.off[k]; j < W.off[k] + W.cnt[k]; j++) {
+            const Outcome *o = &W.o[j];
+            if (o->next >= 0 && o->q != 0.0 && !seen[o->next]) {
+                if (GROW(stack, scap, sn + 1) < 0)
+                    goto done;
+                stack[sn++] = o->next * 2;
+            }
+        }
+    }
+    /* the mass carried forward in that order */
+    double turns = 0.0, by_mode[2] = {0.0, 0.0};
+    mass[start] = 1.0;
+    for (size_t x = on; x-- > 0;) {
+        const int64_t k = order[x];
+        const double m = mass[k];
+        if (m == 0.0 || P->vmode[k] < 0)
+            continue;
+        by_mode[P->vmode[k]] += m;
+        for (int32_t j = W.off[k]; j < W.off[k] + W.cnt[k]; j++) {
+            const Outcome *o = &W.o[j];
+            turns += m * o->q * o->turns;
+            if (o->at >= 0) {
+                if (!met[o->at]) {
+                    met[o->at] = 1;
+                    met_order[nmet++] = o->at;
+                    danger[o->at] = 0.0 + m * o->q;
+                } else {
+                    danger[o->at] = danger[o->at] + m * o->q;
+                }
+            }
+            if (o->next >= 0)
+                mass[o->next] = mass[o->next] + m * o->q;
+        }
+    }
+    PyObject *cells = PyList_New((Py_ssize_t)nmet);
+    if (cells == NULL)
+        goto done;
+    for (size_t i = 0; i < nmet; i++) {
+        PyObject *item = Py_BuildValue("(id)", met_order[i], danger[met_order[i]]);
+        if (item == NULL) {
+            Py_DECREF(cells);
+            goto done;
+        }
+        PyList_SET_ITEM(cells, (Py_ssize_t)i, item);
+    }
+    result = Py_BuildValue("(Nddd)", cells, turns, by_mode[0], by_mode[1]);
+done:
+    free(stack);
+    free(order);
+    free(seen);
+    free(mass);
+    free(danger);
+    free(met);
+    free(met_order);
+    free(W.o);
+    free(W.off);
+    free(W.cnt);
+    free(W.ot_sec);
+    free(W.ot_losssec);
+    free(W.loss_out);
+    return result;
 }
 
 static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
@@ -1247,6 +1707,8 @@ static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
     P.pools = calloc((size_t)P.nsc, sizeof(Pool));
     P.val = malloc(sizeof(double) * nv);
     P.vmode = malloc(nv);
+    if (P.vmode != NULL)
+        memset(P.vmode, -1, nv);
     P.vplan_off = malloc(sizeof(int32_t) * nv);
     P.vplan_len = malloc(sizeof(int32_t) * nv);
     if (!P.sc_first || !P.root || !P.pools || !P.val || !P.vmode || !P.vplan_off || !P.vplan_len) {
@@ -1337,8 +1799,8 @@ static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
 
     /* the answer: (cell, crossings, gear, tokens, value, mode or None, the plan's moves
      * as indices into each (cell, gear)'s list) per state, in the order first asked */
-    result = PyList_New((Py_ssize_t)P.vorder_n);
-    if (result == NULL)
+    PyObject *states = PyList_New((Py_ssize_t)P.vorder_n);
+    if (states == NULL)
         goto done;
     for (size_t i = 0; i < P.vorder_n; i++) {
         size_t k = (size_t)P.vorder[i];
@@ -1352,14 +1814,14 @@ static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
         } else {
             plan = PyTuple_New(P.vplan_len[k]);
             if (plan == NULL) {
-                Py_CLEAR(result);
+                Py_DECREF(states);
                 goto done;
             }
             for (int32_t j = 0; j < P.vplan_len[k]; j++) {
                 PyObject *x = PyLong_FromLong(P.plans[P.vplan_off[k] + j]);
                 if (x == NULL) {
                     Py_DECREF(plan);
-                    Py_CLEAR(result);
+                    Py_DECREF(states);
                     goto done;
                 }
                 PyTuple_SET_ITEM(plan, j, x);
@@ -1367,11 +1829,18 @@ static PyObject *kernel_par(PyObject *Py_UNUSED(self), PyObject *args)
         }
         PyObject *item = Py_BuildValue("(iiiidiN)", sc % T->ncells, sc / T->ncells, gear, f, P.val[k], (int)P.vmode[k], plan);
         if (item == NULL) {
-            Py_CLEAR(result);
+            Py_DECREF(states);
             goto done;
         }
-        PyList_SET_ITEM(result, (Py_ssize_t)i, item);
+        PyList_SET_ITEM(states, (Py_ssize_t)i, item);
     }
+    /* the policy's forward pass (None: one the kernel leaves to the reference) */
+    PyObject *fwd = forward(&P, spec, state_index(&P, (int)start[0], (int)start[1], (int)start[2], (int)start[3]));
+    if (fwd == NULL) {
+        Py_DECREF(states);
+        goto done;
+    }
+    result = Py_BuildValue("(NN)", states, fwd);
 done:
     par_free(&P);
     return result;

@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "95a201ea7b73f87340ecb47cedb4915987b55053e81c1aee5103f9a55018df5e"
+SOURCE_SHA256 = "7b10681d104822cdb99da253debf3de23aacaa8a3bcd3c39cfc4e1dde029a74f"
 
 _LOADED: list = []
 
@@ -81,12 +81,14 @@ def _dice_tables(stage, dice, top: int) -> dict | None:
 
 
 def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one_at_a_time: bool, secs: dict, sec: dict,
-               earns: dict, tot_all: list, kmax_of: list, window: int, order: list, start: tuple, modes: tuple[str, str]) -> tuple[dict, dict] | None:
-    """solve.par's `value` and `choice` tables solved by the kernel, or None when it is not
-    available or does not take this stage (the caller solves in Python then). The arguments
-    are those par() has worked out: `moves` its `_Moves`, `dice` its `_Dice`, `canonical`
-    whether its `_canonical` marks unreachable gear dice used, `order` its `_race_order`,
-    `modes` its names of flat out and one at a time."""
+               earns: dict, tot_all: list, kmax_of: list, window: int, order: list, start: tuple, modes: tuple[str, str]) -> tuple | None:
+    """solve.par's `value` and `choice` tables solved by the kernel, and what its forward pass
+    works out from them (`_forward`: the losses of control by cell, the expected turns, the
+    turns by mode; None where the kernel leaves that pass to the reference), or None when the
+    kernel is not available or does not take this stage (the caller solves in Python then).
+    The arguments are those par() has worked out: `moves` its `_Moves`, `dice` its `_Dice`,
+    `canonical` whether its `_canonical` marks unreachable gear dice used, `order` its
+    `_race_order`, `modes` its names of flat out and one at a time."""
     module = kernel()
     if module is None:
         return None
@@ -106,6 +108,14 @@ def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one
     except KeyError:
         return None
     laps = moves.laps_needed
+    # OneTable's seconds (its own table: the ruleset's, as floats) and the losses to gear 00
+    ot_secs = {g: float(s) for g, s in ruleset.time_per_turn}
+    try:
+        ot_sec = [0.0] + [ot_secs[str(g)] for g in range(1, top + 1)]
+        ot_losssec = [0.0] + [ot_secs[rules.loss_end(ruleset, g)] for g in range(1, top + 1)]
+    except KeyError:
+        return None
+    loss_out = [0] + [1 if rules.loss_end(ruleset, g) == rules.OUT else 0 for g in range(1, top + 1)]
     if not all(h in index for _pos, h, _c in order) or start[0] not in index:
         return None
 
@@ -133,11 +143,14 @@ def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one
         "tot": tot_all[:12],
         "order": [(pos, index[h], cross) for pos, h, cross in order],
         "start": (index[start[0]], start[1], start[2], start[3]),
+        "ot_sec": ot_sec,
+        "ot_losssec": ot_losssec,
+        "loss_out": loss_out,
     }
     if len(spec["tot"]) != 12 or limit < 1 or limit * (max(kmax_of) + 1) > 64 or cap > 64:
         return None
     try:
-        solved = module.par(spec, moves_of)
+        solved, forward = module.par(spec, moves_of)
     except ValueError:
         return None  # (a stage beyond the kernel's fixed sizes: the reference solves it)
     value: dict = {}
@@ -153,7 +166,10 @@ def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one
                 steps.append(s)
                 at, c, g = s.to, c2, s.gear
             choice[key] = (modes[mode], tuple(steps))
-    return value, choice
+    if forward is not None:
+        cells, turns, flat_turns, one_turns = forward
+        forward = ({hexes[c]: q for c, q in cells}, turns, {modes[0]: flat_turns, modes[1]: one_turns})
+    return value, choice, forward
 
 
 def safe_route_plans(stage, *, moves, dice, canonical: bool, limit: int, kmax: int, focus_cap: int, secs: dict, risky: dict,

@@ -618,8 +618,9 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
     solved = accel.par_tables(stage, moves=moves, dice=dice, canonical=_canonical_marks(stage, dice), limit=limit, cap=cap,
                               one_at_a_time=one_at_a_time, secs=secs, sec=sec, earns=earns, tot_all=tot_all, kmax_of=kmax_of,
                               window=window, order=order, start=start, modes=(FLAT, ONE))
+    forward = None
     if solved is not None:
-        value, choice = solved
+        value, choice, forward = solved
     else:
         behind: deque = deque()
         for pos, h, cross in order:
@@ -636,7 +637,10 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
     # (not at the cyclic collector's next full pass)
     V = flat = one = loss = follow = None  # noqa: F841
     result = Par(stage, start, value, choice, cap, limit)
-    _forward(result)
+    if forward is not None:  # (the kernel's forward pass: _forward's figures)
+        result.danger, result.expected_turns, result.turns_by_mode = forward
+    else:
+        _forward(result)
     return result
 
 

@@ -28,13 +28,15 @@ flying start. They use the engine's per-die rules only (:func:`rules.next_dice`)
 
 from __future__ import annotations
 
+import gc
 import heapq
 from collections import deque
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from operator import le
 from typing import Any
 
-from sheetgen.games.rallyman import rules
+from sheetgen.games.rallyman import accel, rules
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules import CarState, Stage, Step
 
@@ -99,6 +101,22 @@ class _Moves:
                 hit.append((s, c2, done, p, 1 - p))
             self.memo[key] = hit
         return hit
+
+
+#: the last stage's moves, (stage, _Moves): its par and its safe route, solved one after the
+#: other (`analyze`, the printouts' figures), ask the engine for its dice once
+_MOVES_KEPT: list = []
+
+
+def _moves_of(stage: Stage) -> _Moves:
+    """The stage's `_Moves`, shared by the solves of the same stage (a Stage compares by
+    identity) one after the other."""
+    kept = _MOVES_KEPT[:1]
+    if kept and kept[0][0] is stage:
+        return kept[0][1]
+    moves = _Moves(stage)
+    _MOVES_KEPT[:] = [(stage, moves)]
+    return moves
 
 
 # --------------------------------------------------------------------------- par time
@@ -358,12 +376,38 @@ def _canonical(stage: Stage, dice: _Dice) -> Any:
     return canonical
 
 
+def _canonical_marks(stage: Stage, dice: _Dice) -> bool:
+    """Whether :func:`_canonical` marks the gear dice no plan can reach (else it is the
+    identity)."""
+    return dice.gear_free >= sum(1 for n in stage.ruleset.die_names if n.isdigit())
+
+
+@contextmanager
+def _collector_paused():
+    """Python's cyclic garbage collector off for a solve (it makes millions of tuples and
+    frees them by reference counting: the collector's passes over them were about a quarter
+    of the par's time), on again after it as it was."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) -> Par:
     """The best solo policy's expected stage time (see the module): dynamic programming over
     (cell, finish crossings, gear, focus tokens held up to `focus_cap`), each turn's plan of
     dice and path and its rolling mode chosen, one at a time with the securing and stopping
     chosen die by die. `one_at_a_time=False` with `focus_cap=0` is the flat-out policy of
-    earlier versions (RG-30)."""
+    earlier versions (RG-30). Solved by the compiled kernel where it is built
+    (:mod:`accel`: the same figures), else here."""
+    with _collector_paused():
+        return _par(stage, focus_cap, one_at_a_time)
+
+
+def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
     if stage.flying_start or stage.damage:
         raise ValueError("the par time is for a stage without damage or flying start (Stage(damage=False))")
     track = stage.track
@@ -390,7 +434,7 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     choice: dict = {}  # (cell, cross, gear, tokens) -> (mode, plan)
     flat_sets: dict = {}  # (cell, cross) -> {(gear, used, tokens): Pareto front}
     one_sets: dict = {}  # (cell, cross) -> {(gear, used, tokens): Pareto front}
-    moves = _Moves(stage)
+    moves = _moves_of(stage)
     loss_memo: dict = {}
     programs: dict = {}
     ext_memo: dict = {}  # (cell, cross, gear, tokens) -> the losses of control for k = 0..kmax, then 'never'
@@ -568,19 +612,34 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     # are dropped, so memory stays that of a turn's window; a front asked for again is
     # computed again, the same).
     window = sum(counts.values()) + 2
-    behind: deque = deque()
-    for pos, h, cross in _race_order(track, laps_needed):
-        for f in range(cap + 1):
-            V(h, cross, 0, f)
-        behind.append((pos, h, cross))
-        while behind[0][0] > pos + window:
-            _p, h2, c2 = behind.popleft()
-            flat_sets.pop((h2, c2), None)
-            one_sets.pop((h2, c2), None)
-            succ_sets.pop((h2, c2), None)
-    V(*start)
+    order = _race_order(track, laps_needed)
+    # the compiled kernel, where it is built: the same programme, the same figures (accel)
+    solved = accel.par_tables(stage, moves=moves, dice=dice, canonical=_canonical_marks(stage, dice), limit=limit, cap=cap,
+                              one_at_a_time=one_at_a_time, secs=secs, sec=sec, earns=earns, tot_all=tot_all, kmax_of=kmax_of,
+                              window=window, order=order, start=start, modes=(FLAT, ONE))
+    forward = None
+    if solved is not None:
+        value, choice, forward = solved
+    else:
+        behind: deque = deque()
+        for pos, h, cross in order:
+            for f in range(cap + 1):
+                V(h, cross, 0, f)
+            behind.append((pos, h, cross))
+            while behind[0][0] > pos + window:
+                _p, h2, c2 = behind.popleft()
+                flat_sets.pop((h2, c2), None)
+                one_sets.pop((h2, c2), None)
+                succ_sets.pop((h2, c2), None)
+        V(*start)
+    # the solver's functions refer to each other: let them go now, and their fronts with them
+    # (not at the cyclic collector's next full pass)
+    V = flat = one = loss = follow = None  # noqa: F841
     result = Par(stage, start, value, choice, cap, limit)
-    _forward(result)
+    if forward is not None:  # (the kernel's forward pass: _forward's figures)
+        result.danger, result.expected_turns, result.turns_by_mode = forward
+    else:
+        _forward(result)
     return result
 
 
@@ -730,14 +789,20 @@ class Safe:
 
 def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     """The least time over turns that cannot lose control (see the module); None when the
-    finish cannot be reached so."""
+    finish cannot be reached so. Searched by the compiled kernel where it is built
+    (:mod:`accel`: the same route), else here."""
+    with _collector_paused():
+        return _safe_route(stage, focus_cap)
+
+
+def _safe_route(stage: Stage, focus_cap: int) -> Safe | None:
     ruleset = stage.ruleset
     car = CarState(cell=stage.track.starts[0].hex)
     limit = stage.dashboard("asphalt", stage.weather).caution_limit
     _board, counts, gear_free = rules.pool(stage, car, stage.weather)
     dice = _Dice(stage, counts, gear_free)
     canonical = _canonical(stage, dice)
-    moves = _Moves(stage)
+    moves = _moves_of(stage)
     laps_needed = moves.laps_needed
     secs = {int(g): v for g, v in ruleset.time_per_turn if g.isdigit()}
     costs = ruleset.focus
@@ -798,6 +863,13 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     share_laps = max(steps.values()) + 1 > sum(counts.values()) + 1  # no turn goes round twice
     grid = rules._grid(stage.track)
     start = (grid[0], 0, 0, 0)
+    # the compiled kernel, where it is built: the same search, the same route (accel)
+    found = accel.safe_route_plans(stage, moves=moves, dice=dice, canonical=_canonical_marks(stage, dice), limit=limit, kmax=kmax,
+                                   focus_cap=focus_cap, secs=secs, risky=risky, earns=earns, total=total, share_laps=share_laps,
+                                   start=grid[0], modes=("flat", "one"))
+    if found is not None:
+        route = found[0]
+        return None if route is None else Safe(route[0], len(route[1]), route[1])
     dist = {start: 0}
     back: dict = {}
     heap = [(0, 0, start)]

@@ -1,0 +1,238 @@
+"""The compiled kernel of the Rallyman GT solvers (sheetgen/games/rallyman/_kernel.c, driven by
+accel.py) against the pure-Python reference, bit for bit: `==` on every figure the analysis
+and the printouts use (the par time, its expected turns and turns by mode, the losses of
+control by cell, the safe route's seconds, turns and plans), on the whole value and choice
+tables of the par, and on the first plan and mode; on every bundled GT track (the three
+large ones in the slow suite: their reference solves take a minute or more) and on seeded
+random tracks: compact strips of one lap and hexagonal rings of one to three laps.
+
+The reference runs with `SHEETGEN_ACCEL=off`, the switch that turns the kernel off. Where the
+kernel is not built (it is optional) the comparisons are skipped; the rest of the suite then
+runs the reference.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from pathlib import Path
+
+import pytest
+
+from sheetgen.games.rallyman import accel, solve
+from sheetgen.games.rallyman.hexgrid import DIRECTIONS, Hex
+from sheetgen.games.rallyman.model import Cell, Track, Variant
+from sheetgen.games.rallyman.rules import RulesError, Stage
+from sheetgen.games.rallyman.ruleset import default, ruleset_of
+from sheetgen.registry import load_spec
+
+ROOT = Path(__file__).resolve().parent.parent
+BUNDLED = ROOT / "track_specs" / "rallyman"
+GT = default("gt")
+
+needs_kernel = pytest.mark.skipif(not accel.available(), reason="the compiled kernel is not built here (or SHEETGEN_ACCEL=off)")
+
+
+def bundled_gt() -> list[str]:
+    names = []
+    for path in sorted(BUNDLED.glob("*.yaml")):
+        model = load_spec(path).model
+        if getattr(model, "variant", None) is Variant.GT and getattr(model, "cells", None):
+            names.append(path.stem)
+    return names
+
+
+#: the bundled GT tracks whose reference solves take a minute or more (the slow suite)
+LARGE = {"gt_col_sprint", "gt_hexagon_ring", "gt_wide_boulevard"}
+
+
+def reference(monkeypatch, function, *args, **kwargs):
+    """`function` run by the pure-Python solver (the kernel switched off)."""
+    with monkeypatch.context() as m:
+        m.setenv("SHEETGEN_ACCEL", "off")
+        assert accel.kernel() is None
+        return function(*args, **kwargs)
+
+
+def assert_same_par(kernel: solve.Par, ref: solve.Par) -> None:
+    assert kernel.time == ref.time
+    assert kernel.start == ref.start
+    assert kernel.choice[kernel.start] == ref.choice[ref.start]  # the first plan and its mode
+    assert kernel.value == ref.value
+    assert list(kernel.value) == list(ref.value)  # (the states, in the order the solve asked for them)
+    assert kernel.choice == ref.choice
+    assert kernel.expected_turns == ref.expected_turns
+    assert kernel.turns_by_mode == ref.turns_by_mode
+    assert kernel.danger == ref.danger
+    assert (kernel.focus_cap, kernel.limit) == (ref.focus_cap, ref.limit)
+
+
+def assert_same_solutions(monkeypatch, track, ruleset) -> None:
+    """The par and the safe route: every figure the analysis and the printouts read comes
+    from these two (test_..._analysis_and_printouts checks that path too)."""
+    stage = Stage(track, ruleset, damage=False)
+    assert_same_par(solve.par(stage), reference(monkeypatch, solve.par, stage))
+    assert solve.safe_route(stage) == reference(monkeypatch, solve.safe_route, stage)
+
+
+def test_the_kernel_named_is_the_source_shipped():
+    """accel.py names the SHA-256 of the C source (so the figures cache's key, which reads
+    accel.py's source, changes with the kernel); a build of another source is not used."""
+    source = ROOT / "sheetgen" / "games" / "rallyman" / "_kernel.c"
+    assert accel.SOURCE_SHA256 == hashlib.sha256(source.read_bytes()).hexdigest()
+    from sheetgen import cache
+    from sheetgen.games.rallyman.figures import SOLVER
+
+    assert "sheetgen.games.rallyman.accel" in cache.solver_modules(SOLVER)
+    if accel.available():
+        assert accel.kernel().SOURCE_SHA256 == accel.SOURCE_SHA256
+
+
+def test_the_switch_turns_the_kernel_off(monkeypatch):
+    monkeypatch.setenv("SHEETGEN_ACCEL", "off")
+    assert accel.kernel() is None and not accel.available()
+    stage = Stage(load_spec(BUNDLED / "tiny.yaml").model, GT, damage=False)
+    assert solve.par(stage).time == pytest.approx(215 / 9, rel=1e-12)  # the reference, by hand (test_rallyman_par)
+
+
+@needs_kernel
+@pytest.mark.parametrize("name", [n if n not in LARGE else pytest.param(n, marks=pytest.mark.slow) for n in bundled_gt()])
+def test_the_kernel_gives_the_references_figures_on_the_bundled_tracks(name, monkeypatch):
+    track = load_spec(BUNDLED / f"{name}.yaml").model
+    assert_same_solutions(monkeypatch, track, ruleset_of(track))
+
+
+@needs_kernel
+@pytest.mark.parametrize("track", [pytest.param(lambda: load_spec(BUNDLED / "tiny.yaml").model, id="tiny"), pytest.param(lambda: compact_strip(1), id="strip1")])
+def test_the_kernel_gives_the_references_analysis_and_printouts(track, monkeypatch):
+    """`sheetgen analyze`'s report and the figures the map and time sheet print, as they
+    are made (the figures cache left out)."""
+    track = track()
+    ruleset = ruleset_of(track)
+    assert solve.analyze_track(track, ruleset) == reference(monkeypatch, solve.analyze_track, track, ruleset)
+    assert solve.solve_track(track, ruleset) == reference(monkeypatch, solve.solve_track, track, ruleset)
+
+
+def test_the_bundled_gt_tracks_are_the_ones_compared():
+    assert set(bundled_gt()) == {"tiny", "compact_hillclimb"} | LARGE
+
+
+# --------------------------------------------------------------------------- random tracks
+
+
+def compact_strip(seed: int):
+    """A one-lap strip in the compact form: 1 or 2 lanes, straights and corners of random
+    limits (some in caution triangles), or None when its layout is refused."""
+    from sheetgen.games.rallyman.spec import load
+    from sheetgen.yamlsrc import load_text
+
+    rng = random.Random(seed)
+    lanes = rng.choice((1, 2))
+    segments = [f"straight {rng.randint(2, 3)}"]
+    for _ in range(rng.randint(2, 3)):
+        side = rng.choice(("left", "right"))
+        angle = rng.choice(("", " 120"))
+        top = rng.randint(1, 4)
+        limits = "/".join(str(min(6, top + i)) for i in range(lanes))
+        caution = " caution" if rng.random() < 0.4 else ""
+        segments.append(f"corner {side}{angle} limit {limits}{caution}")
+        segments.append(f"straight {rng.randint(1, 3)}")
+    text = (f"game: rallyman\nvariant: gt\nname: Strip {seed}\npath:\n  lanes: {lanes}\n  from: {{q: 0, r: 0, heading: 0}}\n"
+            "  segments:\n" + "".join(f"    - {s}\n" for s in segments))
+    try:
+        return load(load_text(text, f"strip{seed}.yaml"))
+    except Exception:  # noqa: BLE001 (a layout that overlaps itself: another seed)
+        return None
+
+
+def hex_ring(seed: int) -> Track:
+    """A single-lane hexagonal ring of radius 2 or 3 round (0, 0), driven clockwise, 1 to 3
+    laps: random corner limits (some in caution triangles) on the cells, the start and the
+    finish line on random cells (the finish a few cells before the start, or after it)."""
+    rng = random.Random(seed)
+    radius = rng.choice((2, 3))
+    h = Hex(0, 0)
+    for _ in range(radius):
+        h = h.neighbour(4)
+    seq = []
+    for d in range(6):
+        for _ in range(radius):
+            seq.append(h)
+            h = h.neighbour(d)
+    n = len(seq)
+    start = rng.randrange(n)
+    finish = (start + rng.choice((-1, -2, 2, 3))) % n
+    cells = []
+    for i, here in enumerate(seq):
+        ahead = seq[(i + 1) % n] - here
+        heading = next(j for j in range(6) if tuple(DIRECTIONS[j]) == tuple(ahead))
+        kw = {}
+        if rng.random() < 0.3:
+            kw["limit"] = rng.randint(2, 5)
+            kw["caution"] = rng.random() < 0.3
+        cells.append(Cell(here, heading, 1, start=i == start, finish=i == finish, **kw))
+    return Track(f"ring{seed}", Variant.GT, tuple(cells), laps=rng.randint(1, 3))
+
+
+def random_tracks() -> list:
+    """Six strips of at most 25 cells, and rings of 1, 2 and 3 laps (a few seconds of the
+    reference's each; larger ones in the slow suite)."""
+    out = []
+    seed = 0
+    while len(out) < 6:
+        track = compact_strip(seed)
+        if track is not None and len(track.cells) <= 25:
+            out.append(pytest.param(("strip", seed), id=f"strip{seed}"))
+        seed += 1
+    out += [pytest.param(("ring", seed), id=f"ring{seed}") for seed in (3, 4, 6)]
+    out += [pytest.param(("strip", seed), id=f"strip{seed}", marks=pytest.mark.slow) for seed in (0, 7, 9)]
+    out += [pytest.param(("ring", seed), id=f"ring{seed}", marks=pytest.mark.slow) for seed in (0, 1, 2, 5, 7)]
+    return out
+
+
+@needs_kernel
+@pytest.mark.parametrize("which", random_tracks())
+def test_the_kernel_gives_the_references_figures_on_random_tracks(which, monkeypatch):
+    kind, seed = which
+    track = compact_strip(seed) if kind == "strip" else hex_ring(seed)
+    if solve.loop_reason(track) is not None:
+        pytest.skip("its moves loop")
+    try:
+        Stage(track, GT, damage=False)
+    except RulesError:
+        pytest.skip("the rules cannot race it")
+    assert_same_solutions(monkeypatch, track, GT)
+
+
+@needs_kernel
+@pytest.mark.parametrize("cap,one", [(0, False), (0, True), (1, True), (3, True), (6, True), (2, False)])
+def test_the_kernel_gives_the_references_par_for_other_caps_and_modes(cap, one, monkeypatch):
+    """The par's options (the tokens counted, one at a time allowed or not) on a two-lap ring
+    and a strip."""
+    for track in (hex_ring(4), compact_strip(1)):
+        stage = Stage(track, GT, damage=False)
+        assert_same_par(solve.par(stage, focus_cap=cap, one_at_a_time=one), reference(monkeypatch, solve.par, stage, focus_cap=cap, one_at_a_time=one))
+
+
+@needs_kernel
+def test_the_kernel_does_the_policys_forward_pass_itself(monkeypatch):
+    """The losses of control by cell, the expected turns and the turns by mode come from the
+    kernel's own forward pass (solve._forward is the reference's), the same figures."""
+    stages = [Stage(load_spec(BUNDLED / "compact_hillclimb.yaml").model, GT, damage=False), Stage(hex_ring(3), GT, damage=False)]
+    refs = [reference(monkeypatch, solve.par, stage) for stage in stages]
+
+    def not_called(result):
+        raise AssertionError("the reference's forward pass ran")
+
+    monkeypatch.setattr(solve, "_forward", not_called)
+    for stage, ref in zip(stages, refs):
+        assert_same_par(solve.par(stage), ref)
+        assert ref.turns_by_mode[solve.ONE] > 0  # (one at a time is played: the OneTable arithmetic is compared)
+
+
+@needs_kernel
+@pytest.mark.parametrize("cap", [0, 1, 2, 5])
+def test_the_kernel_gives_the_references_safe_route_for_other_caps(cap, monkeypatch):
+    for seed in range(4):
+        stage = Stage(hex_ring(seed), GT, damage=False)
+        assert solve.safe_route(stage, focus_cap=cap) == reference(monkeypatch, solve.safe_route, stage, focus_cap=cap)

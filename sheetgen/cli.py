@@ -55,7 +55,9 @@ def main() -> None:
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--strict", is_flag=True, help="also refuse what cannot be played: a race that cannot be finished (as build does)")
+@click.option(
+    "--strict", is_flag=True, help="also refuse what cannot be played: a race that cannot be finished (as build does)"
+)
 @reports_errors
 def validate(specs: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check spec files; exit 1 with FILE:LINE:COL lines when any is invalid.
@@ -163,7 +165,9 @@ def _spec_files(specs: tuple[str, ...]) -> list[str]:
     or given and also found in a folder given, is built once."""
     if not specs:
         if not os.path.isdir(DEFAULT_SPECS):
-            raise SheetgenError(f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs")
+            raise SheetgenError(
+                f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs"
+            )
         specs = (DEFAULT_SPECS,)
     files: list[str] = []
     seen: set[str] = set()
@@ -183,7 +187,9 @@ def _template_inputs(template: str | None) -> list[str]:
     return [template] if template and is_template_file(template) else []
 
 
-def _build_one(spec: registry.Spec, *, paper: str | None, ink: str, template: str | None) -> tuple[list, bytes | None, int]:
+def _build_one(
+    spec: registry.Spec, *, paper: str | None, ink: str, template: str | None
+) -> tuple[list, bytes | None, int]:
     """What `build` makes of one loaded spec, in a worker process: the problems that make it
     unplayable (as `validate --strict`), else its PDF and page count (None when its game prints
     nothing of this kind)."""
@@ -236,7 +242,18 @@ def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | N
         problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
     except SpecError as exc:  # found after the load (a bad --template file): its problems
         problems, data, pages = list(exc.problems), None, 0
-    return _Built(spec.path, None, None, spec.game.title, can_render(spec), spec.sources, tuple(problems), data, pages, time.perf_counter() - started)
+    return _Built(
+        spec.path,
+        None,
+        None,
+        spec.game.title,
+        can_render(spec),
+        spec.sources,
+        tuple(problems),
+        data,
+        pages,
+        time.perf_counter() - started,
+    )
 
 
 def _output_name(spec_path: str) -> str:
@@ -245,15 +262,37 @@ def _output_name(spec_path: str) -> str:
 
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, type=click.Path(path_type=str))
-@click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(path_type=str), help="folder for the PDFs")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    default=DEFAULT_OUTPUT,
+    show_default=True,
+    type=click.Path(path_type=str),
+    help="folder for the PDFs",
+)
 @PAPER
 @INK
 @TEMPLATE
 @click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="processes checking and rendering the specs (default: every CPU); the files are the same whatever it is")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="processes checking and rendering the specs (default: every CPU); the files are the same whatever it is",
+)
 @FORCE
 @reports_errors
-def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str | None, quiet: bool, jobs: int | None, force: bool) -> None:
+def build(
+    specs: tuple[str, ...],
+    out_dir: str,
+    paper: str | None,
+    ink: str,
+    template: str | None,
+    quiet: bool,
+    jobs: int | None,
+    force: bool,
+) -> None:
     """Validate, analyse and render every spec (default: track_specs/ into output/).
 
     Nothing is written unless every spec is valid and every PDF rendered.
@@ -299,13 +338,26 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     for result in built:
         if not result.printable and not quiet:
             click.echo(f"{result.path}: valid; no printable sheets for {result.title} yet", err=True)
-    rendered = [(os.path.join(out_dir, _output_name(result.path)), result.data, result.pages) for result in built if result.data is not None]
+    rendered = [
+        (os.path.join(out_dir, _output_name(result.path)), result.data, result.pages)
+        for result in built
+        if result.data is not None
+    ]
     inputs = [source for result in built for source in result.sources] + _template_inputs(template)
     pages = sum(p for _t, _d, p in rendered)
     count = len(rendered)
-    said = f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/"
+    said = (
+        f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} "
+        f"file{'s' if count != 1 else ''} written to {out_dir}/"
+    )
     # said before the files are put in place: when standard output fails, nothing is written
-    write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=inputs, force=force, announce=lambda: click.echo(said))
+    write_files(
+        [(target, data) for target, data, _pages in rendered],
+        folder=out_dir,
+        inputs=inputs,
+        force=force,
+        announce=lambda: click.echo(said),
+    )
 
 
 # -- analyze / simulate / tables ---------------------------------------------------------
@@ -339,7 +391,9 @@ def analyze(spec: str, fmt: str, **given) -> None:
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="simulate")
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)")
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)"
+)
 @reports_errors
 def simulate(spec: str, seed: int | None, **given) -> None:
     """Play the race with seeded dice and print it turn by turn, the way a player fills the sheet.
@@ -364,7 +418,13 @@ def simulate(spec: str, seed: int | None, **given) -> None:
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="tables", before="fmt")
 @click.argument("game", type=GameName("tables"))
-@click.option("--spec", "spec_path", type=click.Path(path_type=str), default=None, help="a race spec whose own tables replace the house tables")
+@click.option(
+    "--spec",
+    "spec_path",
+    type=click.Path(path_type=str),
+    default=None,
+    help="a race spec whose own tables replace the house tables",
+)
 @FORMAT
 @reports_errors
 def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
@@ -378,7 +438,10 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
     chosen = registry.game(game)
     loaded = registry.load_spec(spec_path) if spec_path else None
     if loaded is not None and loaded.game.name != chosen.name:
-        raise loaded.wrong(f"a {loaded.game.title} spec, not a {chosen.title} one: --spec takes a {chosen.title} race whose own tables replace the house tables")
+        raise loaded.wrong(
+            f"a {loaded.game.title} spec, not a {chosen.title} one: --spec takes a {chosen.title} race whose own "
+            "tables replace the house tables"
+        )
     options = option_values("tables", chosen, given)
     echo_report(chosen.tables(loaded, options), fmt)
 
@@ -392,7 +455,11 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
 @PAPER
 @INK
 @TEMPLATE
-@click.option("--draft", is_flag=True, help="render a spec that cannot be played (validate --strict's problems) all the same, saying them as warnings")
+@click.option(
+    "--draft",
+    is_flag=True,
+    help="render a spec that cannot be played (validate --strict's problems) all the same, saying them as warnings",
+)
 @FORCE
 @reports_errors
 def render(spec: str, target: str, paper: str | None, ink: str, template: str | None, draft: bool, force: bool) -> None:
@@ -428,8 +495,20 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="generate", before="target")
 @click.argument("game", type=GameName("generator"))
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="random seed (default: pick one and print it on standard error)")
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="random seed (default: pick one and print it on standard error)",
+)
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    type=click.Path(path_type=str),
+    default=None,
+    help="spec file to write (default, or -: standard output)",
+)
 @click.option("--render", "pdf", type=click.Path(path_type=str), default=None, help="also write its printable PDF here")
 @FORCE
 @reports_errors
@@ -458,7 +537,9 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     refuse_pdf_on_terminal(pdf, "--render FILE")
     from sheetgen.output import check_targets
 
-    check_targets([path for path in (target, pdf) if path not in (None, "-")], force=force)  # at once, not after the work
+    check_targets(
+        [path for path in (target, pdf) if path not in (None, "-")], force=force
+    )  # at once, not after the work
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)

@@ -19,12 +19,27 @@ from sheetgen.errors import OptionError, SheetgenError, SpecError, printable_nam
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 #: Options several commands share.
-PAPER = click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
-INK = click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
+PAPER = click.option(
+    "--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)"
+)
+INK = click.option(
+    "--ink",
+    type=click.Choice(["normal", "low"]),
+    default="normal",
+    show_default=True,
+    help="low: no filled areas, thin lines",
+)
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-FORCE = click.option("--force", is_flag=True, help="replace an output file that is write-protected (refused otherwise, as a shell refuses it)")
+FORCE = click.option(
+    "--force",
+    is_flag=True,
+    help="replace an output file that is write-protected (refused otherwise, as a shell refuses it)",
+)
 TEMPLATE = click.option(
-    "--template", "template", default=None, help="built-in template name or a template file path (default: the game's own)"
+    "--template",
+    "template",
+    default=None,
+    help="built-in template name or a template file path (default: the game's own)",
 )
 
 

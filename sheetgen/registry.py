@@ -333,4 +333,13 @@ def _spec_of(doc: Document) -> Spec:
     where = doc.where(("kind",) if "kind" in data else ("game",))
     # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
     sources = tuple(dict.fromkeys((doc.file, *doc.reads)))
-    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where, sources=sources, document=doc)
+    return Spec(
+        path=doc.file,
+        game=chosen,
+        model=model,
+        sha256=doc.sha256,
+        kind=kind,
+        where=where,
+        sources=sources,
+        document=doc,
+    )

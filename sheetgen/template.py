@@ -32,7 +32,18 @@ _WIDTH = {"type": "number", "minimum": 0.05, "maximum": 5}
 _INK = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["text", "line", "track_fill", "corner", "box_fill", "shade", "line_width", "thin_width", "corner_width", "fill"],
+    "required": [
+        "text",
+        "line",
+        "track_fill",
+        "corner",
+        "box_fill",
+        "shade",
+        "line_width",
+        "thin_width",
+        "corner_width",
+        "fill",
+    ],
     "properties": {
         "text": _COLOUR,
         "line": _COLOUR,
@@ -189,13 +200,20 @@ def load_template(name_or_path: str = "race_sheet", sizes: Iterable[TemplateSize
         doc = load_file(name_or_path)
     else:
         if name_or_path not in builtin_names():
-            raise OptionError(f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)")
+            raise OptionError(
+                f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)"
+            )
         raw = _templates().joinpath(f"{name_or_path}.yaml").read_bytes()
         doc = load_bytes(raw, f"templates/{name_or_path}.yaml")
     problems = check(doc, _schema(tuple(sizes) if sizes is not None else None))
     kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
     if not problems and kind not in builtin_names():
-        problems = [doc.problem(("kind",), f"unknown template kind {kind!r} (the sheets it is made for: one of {', '.join(builtin_names())})")]
+        problems = [
+            doc.problem(
+                ("kind",),
+                f"unknown template kind {kind!r} (the sheets it is made for: one of {', '.join(builtin_names())})",
+            )
+        ]
     if problems:
         raise SpecError(problems)
     data = doc.data

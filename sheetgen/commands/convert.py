@@ -24,7 +24,9 @@ class FormatName(click.ParamType):
     def choices(self) -> list[str]:
         from sheetgen import registry
 
-        return sorted({c.format for g in registry.games() for c in g.converters if getattr(c, self.direction) is not None})
+        return sorted(
+            {c.format for g in registry.games() for c in g.converters if getattr(c, self.direction) is not None}
+        )
 
     def get_metavar(self, param, ctx=None) -> str:
         return "{" + "|".join(self.choices()) + "}"
@@ -32,14 +34,25 @@ class FormatName(click.ParamType):
     def convert(self, value, param, ctx):
         choices = self.choices()
         if value not in choices:
-            self.fail(f"{value!r} is not one of {', '.join(map(repr, choices)) or 'the formats (none is registered)'}.", param, ctx)
+            self.fail(
+                f"{value!r} is not one of {', '.join(map(repr, choices)) or 'the formats (none is registered)'}.",
+                param,
+                ctx,
+            )
         return value
 
 
 @click.command("import", context_settings=CONTEXT, cls=GameCommand, game_command="import", before="target")
 @click.argument("fmt", metavar="FORMAT", type=FormatName("read"))
 @click.argument("source", metavar="FILE", type=click.Path(path_type=str))
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    type=click.Path(path_type=str),
+    default=None,
+    help="spec file to write (default, or -: standard output)",
+)
 @FORCE
 @reports_errors
 def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> None:
@@ -75,7 +88,14 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
 @click.command("export", context_settings=CONTEXT, cls=GameCommand, game_command="export", before="target")
 @click.argument("fmt", metavar="FORMAT", type=FormatName("write"))
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="file to write (default, or -: standard output)")
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    type=click.Path(path_type=str),
+    default=None,
+    help="file to write (default, or -: standard output)",
+)
 @FORCE
 @reports_errors
 def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> None:

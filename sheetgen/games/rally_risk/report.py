@@ -77,7 +77,8 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
     out = [
         f"Race: {analysis.name} ({kind}, zone {analysis.zone}, {analysis.sections} sections, {analysis.spaces} spaces)",
         f"Elimination priced at {analysis.penalty:g} rounds; {verdict} "
-        f"(P(elimination) {_pct(analysis.best.elimination_probability)} with {analysis.best.assistance.value} assistance, "
+        f"(P(elimination) {_pct(analysis.best.elimination_probability)} with {analysis.best.assistance.value} "
+        "assistance, "
         f"limit {_pct(analysis.threshold)})",
         "",
     ]
@@ -95,7 +96,16 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
                 r.tyres.value,
             ]
         )
-    header = ["Assistance", "Rounds", "Elim", "Rounds (no mech.)", "Elim (no mech.)", "Finish p10/50/90", "Mechanics on", "Tyres"]
+    header = [
+        "Assistance",
+        "Rounds",
+        "Elim",
+        "Rounds (no mech.)",
+        "Elim (no mech.)",
+        "Finish p10/50/90",
+        "Mechanics on",
+        "Tyres",
+    ]
     out += _table(header, rows, left=frozenset({0, 6, 7}))
     for r in analysis.results:
         out += ["", f"{r.assistance.value} assistance: most dangerous spaces"]
@@ -103,10 +113,19 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
             out.append("  none: the policy never goes off the road")
         else:
             drows = [
-                [str(d.space), f"{d.section} {d.section_space}", str(d.factor) + (" ford" if d.ford else ""), _pct(d.damage_probability), _pct(d.elimination_probability)]
+                [
+                    str(d.space),
+                    f"{d.section} {d.section_space}",
+                    str(d.factor) + (" ford" if d.ford else ""),
+                    _pct(d.damage_probability),
+                    _pct(d.elimination_probability),
+                ]
                 for d in r.dangerous
             ]
-            out += ["  " + x for x in _table(["Space", "Section", "Factor", "Off road", "Eliminated"], drows, left=frozenset({1, 2}))]
+            out += [
+                "  " + x
+                for x in _table(["Space", "Section", "Factor", "Off road", "Eliminated"], drows, left=frozenset({1, 2}))
+            ]
         if r.mechanic_help:
             spots = ", ".join(f"space {s} ({g:.2f})" for s, g in r.mechanic_help)
             out.append(f"  one mechanic helps most on: {spots} rounds saved")
@@ -169,7 +188,9 @@ def format_race_run(run: RaceRun) -> list[str]:
         elif kind == "halt":
             flush()
             _, _rnd, car, left = event
-            out.append(f"  car {car + 1}: at a halt" + (f" ({left} more turn{'s' if left != 1 else ''})" if left else ""))
+            out.append(
+                f"  car {car + 1}: at a halt" + (f" ({left} more turn{'s' if left != 1 else ''})" if left else "")
+            )
         elif kind == "risk":
             flush()
             _, _rnd, car, gear, die, risk = event

@@ -519,7 +519,9 @@ def check_tree(
     moves: tuple[Move, ...],
     weather: Weather,
     exact: bool = True,
-) -> tuple[tuple[tuple[int, int, tuple[tuple[Outcome, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]]:
+) -> tuple[
+    tuple[tuple[int, int, tuple[tuple[Outcome, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]
+]:
     """The damage checks of several moves from one state (no passing), folded as
     :func:`move_outcomes` folds them, for solvers: moves that make the same checks on the
     same spaces share them, so each check is folded once however many moves (lengths,
@@ -595,14 +597,19 @@ def move_outcome_tree(
     moves: tuple[Move, ...],
     weather: Weather,
     exact: bool = True,
-) -> tuple[tuple[tuple[int, tuple[tuple[MoveResult, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]]:
+) -> tuple[
+    tuple[tuple[int, tuple[tuple[MoveResult, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]
+]:
     """:func:`check_tree` with the car's results: steps[i] = (parent, ((MoveResult,
     probability), ...)). The outcomes of moves[j] (:func:`move_outcomes`, exactly: the
     same numbers in the same order) are the results of the steps from 0 to its step, in
     order, then its end when there is one."""
     steps, ends = check_tree(course, state, risk, moves, weather, exact)
     return (
-        tuple((parent, tuple((check_result(course, car, space, rolled), p) for rolled, p in damages)) for parent, space, damages in steps),
+        tuple(
+            (parent, tuple((check_result(course, car, space, rolled), p) for rolled, p in damages))
+            for parent, space, damages in steps
+        ),
         ends,
     )
 
@@ -610,7 +617,9 @@ def move_outcome_tree(
 # --------------------------------------------------------------------------- after the move
 
 
-def service_options(course: Course, car: Car, state: CarState, gear: int, result: MoveResult) -> tuple[Tyres | None, ...]:
+def service_options(
+    course: Course, car: Car, state: CarState, gear: int, result: MoveResult
+) -> tuple[Tyres | None, ...]:
     """Tyre choices after a move (ruling 9): None keeps the tyres and does not stop."""
     if result.kind == "moved":
         if gear > 2 or not car.in_reach(result.position):
@@ -655,7 +664,9 @@ def apply_turn(
     """One whole turn with the dice given: (result, new state, (space, difference, rolled)
     of each damage check made). Checks legality; raises RulesError otherwise."""
     if gear not in legal_gears(state):
-        raise RulesError(f"gear {gear} is not legal after gear {state.gear} (R.P.M. card {'kept' if state.rpm_card else 'used'})")
+        raise RulesError(
+            f"gear {gear} is not legal after gear {state.gear} (R.P.M. card {'kept' if state.rpm_card else 'used'})"
+        )
     risk = risk_factor(course.tables, gear, die, car.assistance, weather)
     if move not in legal_moves(course, car, state, gear, weather):
         lo, hi = movement_range(course, car, state, gear, weather)
@@ -776,7 +787,10 @@ class RaceState:
         if self.phase == MOVE:
             return legal_moves(self.course, self.cars[self.turn], state, self.gear, self.weather())
         if self.phase == SERVICE:
-            return tuple(ServiceAction(t) for t in service_options(self.course, self.cars[self.turn], state, self.gear, self.result))
+            return tuple(
+                ServiceAction(t)
+                for t in service_options(self.course, self.cars[self.turn], state, self.gear, self.result)
+            )
         return ()
 
     # -- transitions
@@ -830,7 +844,9 @@ class RaceState:
     def _on_risk(self, die: int) -> RaceState:
         car = self.cars[self.turn]
         risk = risk_factor(self.course.tables, self.gear, die, car.assistance, self.weather())
-        return replace(self, phase=MOVE, die=die, risk=risk, log=self._note("risk", self.round, self.turn, self.gear, die, risk))
+        return replace(
+            self, phase=MOVE, die=die, risk=risk, log=self._note("risk", self.round, self.turn, self.gear, die, risk)
+        )
 
     def _on_move(self, move: Move) -> RaceState:
         state = self.states[self.turn]

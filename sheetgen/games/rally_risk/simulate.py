@@ -100,7 +100,9 @@ class RaceRun:
 def play(course: Course, car: Car, policy: Policy, players: int, rng: random.Random) -> RaceState:
     """Play a race to the end: every car with the same set-up and policy, through the
     generic playout (:func:`sheetgen.engine.playout`); the race state keeps its own log."""
-    state = RaceState.start(course, tuple(car for _ in range(players)), tuple(policy.start_tyres for _ in range(players)))
+    state = RaceState.start(
+        course, tuple(car for _ in range(players)), tuple(policy.start_tyres for _ in range(players))
+    )
 
     def guard(_state: RaceState, _choice: object, after: RaceState) -> None:
         if not after.is_terminal() and after.round > MAX_ROUNDS:

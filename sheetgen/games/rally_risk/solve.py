@@ -211,7 +211,9 @@ class Solution:
         self._gear: list[list[int | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1)) for _ in range(contexts)]
         self._move: list[list[Move | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1) * nr) for _ in range(contexts)]
         self._end = [[]] + [[[0.0] * (n + 2) for _ in range(contexts)] for _g in GEARS]
-        self._end_tyres: list[list[list[Tyres | None]]] = [[]] + [[[None] * (n + 2) for _ in range(contexts)] for _g in GEARS]
+        self._end_tyres: list[list[list[Tyres | None]]] = [[]] + [
+            [[None] * (n + 2) for _ in range(contexts)] for _g in GEARS
+        ]
         self._off = [[0.0] * ((n + 1) * 8) + [self.penalty] for _ in range(contexts)]
         self._off_tyres: list[list[Tyres | None]] = [[None] * ((n + 1) * 8) for _ in range(contexts)]
         self._damage = [[0.0] * ((n + 1) * _OUTCOMES) for _ in range(contexts)]
@@ -222,7 +224,9 @@ class Solution:
             for k, rolled in enumerate(_OUTCOME_ORDER):
                 r = rules.check_result(course, car, q, rolled)
                 if r is not None:
-                    pairs.append((q * _OUTCOMES + k, eliminated if r.kind == "eliminated" else q * 8 + r.halt * 2 + r.repaired))
+                    pairs.append(
+                        (q * _OUTCOMES + k, eliminated if r.kind == "eliminated" else q * 8 + r.halt * 2 + r.repaired)
+                    )
             self._damages.append(tuple(pairs))
         # V = 1 + the weather's mix of the values after it: sum() of one or two terms, that
         # is (pa * x[wa] + pb * x[wb]); a marker that cannot move has pb = 0.0, and adding
@@ -276,7 +280,11 @@ class Solution:
     def _locate_move(self, key: tuple) -> tuple[list, int]:
         p, g2, t, c, w, risk = self._unpack(key, 6)
         ci = self._context(key, t, c, w)
-        if not (_whole(p, 0, self.course.length) and _whole(g2, 1, MAX_GEAR) and any(r == risk for r, _p in self.risks[(g2, w)])):
+        if not (
+            _whole(p, 0, self.course.length)
+            and _whole(g2, 1, MAX_GEAR)
+            and any(r == risk for r, _p in self.risks[(g2, w)])
+        ):
             raise KeyError(key)
         return self._move[ci], (p * (MAX_GEAR + 1) + g2) * len(self._risk_index) + self._risk_index[risk]
 
@@ -348,7 +356,9 @@ class Solution:
         key = (p, lo, hi)
         got = self._moves.get(key)
         if got is None:
-            got = self._moves[key] = rules.legal_moves(self.course, self.car, self.state(p, g2, t, 1), g2, self.sector[w])
+            got = self._moves[key] = rules.legal_moves(
+                self.course, self.car, self.state(p, g2, t, 1), g2, self.sector[w]
+            )
         return got
 
     def outcomes(self, p: int, t: Tyres, w: int, risk: int, move: Move, passing: dict | None = None) -> tuple:
@@ -360,14 +370,23 @@ class Solution:
             got = tuple(
                 (r.kind, r.position, r.halt, r.repaired, prob)
                 for r, prob in rules.move_outcomes(
-                    self.course, self.car, CarState(p, 1, 0, t), risk, move, self.sector[w].weather, passing, exact=False
+                    self.course,
+                    self.car,
+                    CarState(p, 1, 0, t),
+                    risk,
+                    move,
+                    self.sector[w].weather,
+                    passing,
+                    exact=False,
                 )
             )
             if not passing:
                 self._outcomes[key] = got
         return got
 
-    def tree(self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
+    def tree(
+        self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]
+    ) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
         """The moves from p in each of `gears` after rolling `risk` (tyres t, sector w),
         from the engine's :func:`rules.check_tree` of all of them, ready to price: (steps,
         leaves per gear, moves per gear). steps[i - 1] = (parent, (probability, ...),
@@ -383,7 +402,9 @@ class Solution:
             got = by_p[p] = self._build_tree(p, t, w, risk, gears)
         return got
 
-    def _build_tree(self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
+    def _build_tree(
+        self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]
+    ) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
         # Trees live as long as the course, so they are kept shallow: tuples of numbers
         # (a step's probabilities, its slots; a leaf) that the garbage collector stops
         # tracking as soon as it sees them, instead of walking them in every full collection.
@@ -468,7 +489,9 @@ class Solution:
         key = (q, halt, repaired, t, c, w)
         return self.OFF[key], self.off_choice[key]
 
-    def best_move(self, p: int, g2: int, t: Tyres, c: int, w: int, risk: int, passing: dict | None = None) -> tuple[float, Move]:
+    def best_move(
+        self, p: int, g2: int, t: Tyres, c: int, w: int, risk: int, passing: dict | None = None
+    ) -> tuple[float, Move]:
         """The move with the least expected cost after rolling `risk` (first of ties).
         `passing` (cars on the road per space) makes the engine price passing them."""
         if not passing:
@@ -739,7 +762,12 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
                                 edge(s, q, (g2, t, c2, w2) if t2 is None else (0, t2, c2, w2), pq)
                             elif kind == "off":
                                 t2 = off_tyres[q * 8 + halt * 2 + repaired]
-                                edge(s, q, (_gs(halt), t, c2, w2) if t2 is None else (_gs(halt + repaired), t2, c2, w2), pq)
+                                edge(
+                                    s,
+                                    q,
+                                    (_gs(halt), t, c2, w2) if t2 is None else (_gs(halt + repaired), t2, c2, w2),
+                                    pq,
+                                )
         pending[p] = set()
     size = len(ids)
     to = np.array([size if d == FINISH else ids[d] for d in dst], dtype=np.intp)  # size: the finish
@@ -771,10 +799,13 @@ def round_percentile(distribution: tuple[tuple[int, float], ...], q: float) -> i
             return r
     return None
 
+
 # --------------------------------------------------------------------------- mechanics
 
 
-def place_mechanics(gain: tuple[tuple[float, ...], ...], length: int, count: int = MAX_MECHANICS) -> tuple[tuple[int, ...], float]:
+def place_mechanics(
+    gain: tuple[tuple[float, ...], ...], length: int, count: int = MAX_MECHANICS
+) -> tuple[tuple[int, ...], float]:
     """The placement of `count` mechanics (spaces, ascending, on 1..length) with the most
     estimated gain, over every placement: gain[k][x] summed over the spaces x that k >= 1 of
     the mechanics reach. Among placements within :data:`TIE` of the most, the tightest group
@@ -845,7 +876,9 @@ def place_mechanics(gain: tuple[tuple[float, ...], ...], length: int, count: int
     elif count == 2:
         chosen = (a, a + d)
     else:
-        chosen = next((a, b, a + d) for b in range(a, a + d + 1) if _placement_gain(gain, n, (a, b, a + d)) >= top - TIE)
+        chosen = next(
+            (a, b, a + d) for b in range(a, a + d + 1) if _placement_gain(gain, n, (a, b, a + d)) >= top - TIE
+        )
     return chosen, _placement_gain(gain, n, chosen)
 
 
@@ -950,7 +983,12 @@ class RaceAnalysis:
         return next(r for r in self.results if r.assistance is a)
 
 
-def solve(race: Race | Course, assistance: Assistance | str = Assistance.PERMANENT, mechanics: tuple[int, ...] = (), penalty: float = DEFAULT_PENALTY) -> Solution:
+def solve(
+    race: Race | Course,
+    assistance: Assistance | str = Assistance.PERMANENT,
+    mechanics: tuple[int, ...] = (),
+    penalty: float = DEFAULT_PENALTY,
+) -> Solution:
     course = race if isinstance(race, Course) else Course.of(race)
     return Solution(course, Car(Assistance(assistance), tuple(sorted(mechanics))), penalty)
 
@@ -1052,6 +1090,7 @@ def finishability_problems(doc: Document, analysis: RaceAnalysis) -> list[Proble
         Problem(
             where,
             f"the race is not finishable: the best policy ({best.assistance.value} assistance, mechanics on {mech}) "
-            f"is eliminated with probability {_pct(best.elimination_probability)}; the limit is {_pct(analysis.threshold)}",
+            f"is eliminated with probability {_pct(best.elimination_probability)}; the limit is "
+            f"{_pct(analysis.threshold)}",
         )
     ]

@@ -44,8 +44,13 @@ def _tiles(counts: tuple[int, ...], name: str) -> TileSet:
     from sheetgen.games.rally_run.model import SIDES
 
     colours = ("red", "blue", "green", "yellow")
-    kinds = tuple(TileKind(word, frozenset(SIDES.index(c) for c in sides), n) for (word, sides), n in zip(SHAPES, counts) if n)
-    starts = tuple(StartFinish(corner, colour, f"{colour.capitalize()} flag", PATTERNS[k]) for k, (corner, colour) in enumerate(zip(CORNERS, colours)))
+    kinds = tuple(
+        TileKind(word, frozenset(SIDES.index(c) for c in sides), n) for (word, sides), n in zip(SHAPES, counts) if n
+    )
+    starts = tuple(
+        StartFinish(corner, colour, f"{colour.capitalize()} flag", PATTERNS[k])
+        for k, (corner, colour) in enumerate(zip(CORNERS, colours))
+    )
     trophies = tuple(Trophy(c, f"{c.capitalize()} trophy") for c in colours)
     assert all(c in COLOURS for c in colours)
     return TileSet(name=name, kinds=kinds, start_finish=starts, trophies=trophies)

@@ -340,7 +340,9 @@ class RunState:
     def _next(self, last_swap: tuple[int, ...] = ()) -> RunState:
         turns = self.turns + 1
         phase = OVER if turns >= self.table.cap else ACT
-        return replace(self, turns=turns, player=(self.player + 1) % self.table.players, last_swap=last_swap, phase=phase)
+        return replace(
+            self, turns=turns, player=(self.player + 1) % self.table.players, last_swap=last_swap, phase=phase
+        )
 
     @property
     def round(self) -> int:

@@ -5,10 +5,10 @@
   side the car came in by); a tile never seen counts as a crossing, a face-down tile seen
   before as its kind in any rotation, a face-up tile as it lies). It turns over or drives
   onto the place next door nearest its goal (on a tie, the legal actions' order: tiles to
-  turn over, then drives, each in place order) and turns the tile so that its road leads on to the place nearest the goal (the
-  first such turn on a tie). With no known way to its goal it switches a known dead end out
-  of the way when that opens one (`_unblocking_swap`), else drives anyway (exploring), else
-  switches the first two tiles it may (or passes).
+  turn over, then drives, each in place order) and turns the tile so that its road leads on
+  to the place nearest the goal (the first such turn on a tie). With no known way to its goal
+  it switches a known dead end out of the way when that opens one (`_unblocking_swap`), else
+  drives anyway (exploring), else switches the first two tiles it may (or passes).
 - **random**: a random legal player: drives (turns a tile over or drives onto one) or switches
   two tiles with equal chance when it may do both, then picks one such action at random, and
   turns a tile at random; it draws from the game's seeded generator.
@@ -134,7 +134,14 @@ def _unblocking_swap(state: RunState, goal: int, drives, links) -> Swap | None:
             kinds = list(state.kinds)
             kinds[a], kinds[b] = kinds[b], kinds[a]
             dist = distances(replace(state, kinds=tuple(kinds)), goal)
-            value = min((dist.get(_node(state, p, side, goal), FAR) for p, side in links if any(_target(d) == p for d in drives)), default=FAR)
+            value = min(
+                (
+                    dist.get(_node(state, p, side, goal), FAR)
+                    for p, side in links
+                    if any(_target(d) == p for d in drives)
+                ),
+                default=FAR,
+            )
             if value < best:
                 best, found = value, Swap(min(a, b), max(a, b))
     return found
@@ -244,7 +251,9 @@ class Game:
         return (self.end.turns - 1) // self.end.table.players + 1
 
 
-def play(tiles: TileSet, seed: int, players: int, policy: str = "greedy", rounds: int = DEFAULT_ROUNDS, keep: bool = True) -> Game:
+def play(
+    tiles: TileSet, seed: int, players: int, policy: str = "greedy", rounds: int = DEFAULT_ROUNDS, keep: bool = True
+) -> Game:
     """One seeded game of `players` under `policy`."""
     rng = random.Random(seed)
     chooser = greedy if policy == "greedy" else random_player(rng)

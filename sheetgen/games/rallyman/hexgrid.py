@@ -140,7 +140,10 @@ def corners(h: Hex, size: float = 1.0) -> tuple[tuple[float, float], ...]:
     """The six corners of cell `h` (pointy-top, circumradius `size`), clockwise on the page
     from the top one."""
     x, y = centre(h, size)
-    return tuple((x + size * math.cos(math.radians(-90 + 60 * i)), y + size * math.sin(math.radians(-90 + 60 * i))) for i in range(6))
+    return tuple(
+        (x + size * math.cos(math.radians(-90 + 60 * i)), y + size * math.sin(math.radians(-90 + 60 * i)))
+        for i in range(6)
+    )
 
 
 def _norm2(q: int, r: int) -> int:
@@ -262,7 +265,10 @@ class Frame:
         corner."""
         x, y = centre(self.tile_centre(q, r), size)
         big = self.span * size
-        return tuple((x + big * math.cos(math.radians(-90 + 60 * i)), y + big * math.sin(math.radians(-90 + 60 * i))) for i in range(6))
+        return tuple(
+            (x + big * math.cos(math.radians(-90 + 60 * i)), y + big * math.sin(math.radians(-90 + 60 * i)))
+            for i in range(6)
+        )
 
 
 #: the frame of sheetgen's first library and the default of every library: 4 cells across
@@ -286,7 +292,9 @@ def tile_centre(q: int, r: int, frame: Frame | str | None = None) -> Hex:
     return frame_of(frame).tile_centre(q, r)
 
 
-def tile_corners(q: int = 0, r: int = 0, size: float = 1.0, frame: Frame | str | None = None) -> tuple[tuple[float, float], ...]:
+def tile_corners(
+    q: int = 0, r: int = 0, size: float = 1.0, frame: Frame | str | None = None
+) -> tuple[tuple[float, float], ...]:
     """The six corners of the tile placed at tile coordinates `(q, r)` (default: a tile's own
     frame), in the cells' layout of circumradius `size`: a pointy-top hexagon of circumradius
     `span * size` round its centre cell, clockwise on the page from the top corner. In the

@@ -382,7 +382,9 @@ class Track:
             groups.append(group)
         out = []
         for number, group in enumerate(groups, 1):
-            cells = tuple(sorted((self.cell(h) for h in group), key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)))
+            cells = tuple(
+                sorted((self.cell(h) for h in group), key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q))
+            )
             lanes: dict[int, int] = {}
             for c in cells:
                 lanes[c.lane] = min(lanes.get(c.lane, MAX_LIMIT), c.limit)
@@ -390,7 +392,18 @@ class Track:
             members = set(group)
             lines = tuple(line for line in self.lines if line.a in members or line.b in members)
             turn, degrees = _turn(self, cells)
-            out.append(Corner(number, cells, turn, degrees, tuple(sorted(lanes.items())), caution, lines, min(steps.get(h, far) for h in group)))
+            out.append(
+                Corner(
+                    number,
+                    cells,
+                    turn,
+                    degrees,
+                    tuple(sorted(lanes.items())),
+                    caution,
+                    lines,
+                    min(steps.get(h, far) for h in group),
+                )
+            )
         return tuple(out)
 
     def notes(self) -> tuple[Note, ...]:
@@ -412,7 +425,9 @@ class Track:
         for order, (kind, test) in enumerate(tests.items(), 1):
             for group in self._groups(test):
                 step = min(steps.get(c.hex, far) for c in group)
-                values = [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                values = (
+                    [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                )
                 found.append((step, order, Note(kind, group, step, 0, value=min(values) if values else None)))
         found.sort(key=lambda item: (item[0], item[1]))
         out, previous = [], 0

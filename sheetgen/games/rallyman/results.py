@@ -61,7 +61,10 @@ RESULTS_SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "additionalProperties": False,
                         "required": ["name"],
-                        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80, **TEXT}, "track": {"type": "string", "minLength": 1}},
+                        "properties": {
+                            "name": {"type": "string", "minLength": 1, "maxLength": 80, **TEXT},
+                            "track": {"type": "string", "minLength": 1},
+                        },
                     },
                 ]
             },
@@ -74,7 +77,10 @@ RESULTS_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["name", "times"],
-                "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40, **TEXT}, "times": {"type": "array", "maxItems": MAX_STAGES, "items": _TIME}},
+                "properties": {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 40, **TEXT},
+                    "times": {"type": "array", "maxItems": MAX_STAGES, "items": _TIME},
+                },
             },
         },
     },
@@ -131,15 +137,27 @@ def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> li
 
     where = ("stages", index, "track")
     if not os.path.isfile(os.path.join(os.path.dirname(doc.file), stage.track)):
-        return [doc.problem(where, f"stage {stage.name!r}: no track file {stage.track!r} (a path from this file's folder)")]
+        return [
+            doc.problem(where, f"stage {stage.name!r}: no track file {stage.track!r} (a path from this file's folder)")
+        ]
     try:
         track = registry.spec_of(load_beside(doc, stage.track, where))
     except SpecError as exc:
         return list(exc.problems)
     if track.game.name != "rallyman" or track.kind_name != "track":
-        return [doc.problem(where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track")]
+        return [
+            doc.problem(
+                where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track"
+            )
+        ]
     if track.model.variant.value != variant:
-        return [doc.problem(where, f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are {variant.upper()} results")]
+        return [
+            doc.problem(
+                where,
+                f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are "
+                f"{variant.upper()} results",
+            )
+        ]
     return []
 
 
@@ -152,7 +170,9 @@ def load_results(doc: Document) -> Results:
     names: dict[str, int] = {}
     for i, s in enumerate(stages):
         if s.name in names:
-            problems.append(doc.problem(("stages", i), f"stage {s.name!r} is given twice (first as stage {names[s.name] + 1})"))
+            problems.append(
+                doc.problem(("stages", i), f"stage {s.name!r} is given twice (first as stage {names[s.name] + 1})")
+            )
         names.setdefault(s.name, i)
         if s.track is not None:
             problems += _track_problems(doc, i, s, data.get("variant", "dirt"))
@@ -239,7 +259,15 @@ def standings_to_json(st: Standings) -> dict:
         "stages_run": st.run,
         "stage_winners": [list(w) for w in st.stage_winners],
         "standings": [
-            {"place": r.place, "driver": r.driver, "total_seconds": r.total, "total": clock(r.total), "gap_seconds": r.gap, "stages_finished": r.finished, "times": list(r.times)}
+            {
+                "place": r.place,
+                "driver": r.driver,
+                "total_seconds": r.total,
+                "total": clock(r.total),
+                "gap_seconds": r.gap,
+                "stages_finished": r.finished,
+                "times": list(r.times),
+            }
             for r in st.rows
         ],
     }

@@ -311,7 +311,9 @@ class Step:
     finishes: bool = False
 
 
-def move_marks(track: Track, frm: Hex, to: Hex, gear: int, mud: tuple = (), car: int | None = None, limit: Callable | None = None) -> int | None:
+def move_marks(
+    track: Track, frm: Hex, to: Hex, gear: int, mud: tuple = (), car: int | None = None, limit: Callable | None = None
+) -> int | None:
     """The track's cautions for a move in `gear` from `frm` to `to`, or None when the move
     goes over a limit (a corner space's by the variant's limit rule `limit`, GT's printed one
     by default; a shortcut space's; an inside line's; RG-15, RG-16, RD-8)."""
@@ -360,14 +362,25 @@ class Others:
         return tuple(out)
 
 
-def next_dice(stage: Stage, car: CarState, plan: tuple[Step, ...], weather: str, others: Others = Others(), first_gear: int | None = None) -> tuple[Step, ...]:
+def next_dice(
+    stage: Stage,
+    car: CarState,
+    plan: tuple[Step, ...],
+    weather: str,
+    others: Others = Others(),
+    first_gear: int | None = None,
+) -> tuple[Step, ...]:
     """Every die that may be placed next after `plan` (RG-14 to RG-18, RG-21)."""
     if plan and plan[-1].finishes:
         return ()
     track = stage.track
     here = plan[-1].to if plan else car.cell
     gear = plan[-1].gear if plan else (car.gear if first_gear is None else first_gear)
-    fly = str(stage.ruleset.flying_start.to_gear if stage.ruleset.flying_start else 2) if not plan and gear == 0 and stage.flying_start else None
+    fly = (
+        str(stage.ruleset.flying_start.to_gear if stage.ruleset.flying_start else 2)
+        if not plan and gear == 0 and stage.flying_start
+        else None
+    )
     out = []
     for name, g in dice_left(stage, car, weather, plan, gear, fly):
         for move in track.moves(here):
@@ -385,7 +398,9 @@ def next_dice(stage: Stage, car: CarState, plan: tuple[Step, ...], weather: str,
     return tuple(out)
 
 
-def dice_left(stage: Any, car: Any, context: Any, plan: tuple, gear: int, fly: str | None = None) -> Iterator[tuple[str, int]]:
+def dice_left(
+    stage: Any, car: Any, context: Any, plan: tuple, gear: int, fly: str | None = None
+) -> Iterator[tuple[str, int]]:
     """The dice of the car's pool (the variant's dice pool rule, given the turn's `context`)
     that may be placed after `plan` (in the ruleset's order), each with the gear it puts the
     car in (RG-14): each die once a turn, at most the pool's free gear dice, within gears 1 to
@@ -593,7 +608,9 @@ class RaceState(RaceCore):
             raise RulesError(f"1 to 6 cars, got {n}")
         grid = _grid(stage.track)
         tyres = "asphalt" if stage.weather == "dry" else "rain"
-        cars = tuple(CarState(cell=grid[i] if i < len(grid) else grid[0], tyres=tyres, waiting=i >= len(grid)) for i in range(n))
+        cars = tuple(
+            CarState(cell=grid[i] if i < len(grid) else grid[0], tyres=tyres, waiting=i >= len(grid)) for i in range(n)
+        )
         s = RaceState(stage, cars, weather=stage.weather, bag=stage.ruleset.damage_bag.kinds(), round=0)
         return s._advance(len(s.order))
 
@@ -605,7 +622,11 @@ class RaceState(RaceCore):
         return "white" if self.round % 2 else "black"
 
     def others(self, i: int) -> Others:
-        cars = tuple((c.cell, c.gear, c.gear == 0 or c.out) for j, c in enumerate(self.cars) if j != i and not (c.finished or c.pit or c.waiting))
+        cars = tuple(
+            (c.cell, c.gear, c.gear == 0 or c.out)
+            for j, c in enumerate(self.cars)
+            if j != i and not (c.finished or c.pit or c.waiting)
+        )
         return Others(cars, self.yellow is not None and self.yellow != i)
 
     def next_dice(self) -> tuple[Step, ...]:
@@ -632,7 +653,9 @@ class RaceState(RaceCore):
         if self.phase == ONE and not self.rolling:
             return self._one_actions(self.car.focus, self.secured, self.placed)
         if self.phase == REALLOCATE:
-            return reallocations(self.stage, self.car, self.plan, self.rolled, self.limit(), self.weather, self.others(self.turn))
+            return reallocations(
+                self.stage, self.car, self.plan, self.rolled, self.limit(), self.weather, self.others(self.turn)
+            )
         if self.phase == PIT:
             return tuple(Pit(c) for c in PIT_CHOICES)
         return ()
@@ -667,7 +690,9 @@ class RaceState(RaceCore):
         if self.phase == FLAT:
             return self._flat(action)
         if self.phase == REALLOCATE:
-            return replace(self, log=self._note("reallocate", self.turn, action))._lose(action.to, action.gear, (), crossed=action.crossed)
+            return replace(self, log=self._note("reallocate", self.turn, action))._lose(
+                action.to, action.gear, (), crossed=action.crossed
+            )
         if self.phase == DAMAGE:
             return self._damage(action)
         return self._pit(action)
@@ -689,7 +714,11 @@ class RaceState(RaceCore):
         ruleset = self.stage.ruleset
         car = self.car
         earned = sum(1 for s in self.plan if ruleset.die(s.die).earns_token)
-        s = self._set(replace(car, focus=self._cap(car.focus + earned)), rolled=rolled, log=self._note("rolled", self.turn, rolled, earned))
+        s = self._set(
+            replace(car, focus=self._cap(car.focus + earned)),
+            rolled=rolled,
+            log=self._note("rolled", self.turn, rolled, earned),
+        )
         fly = self.stage.flying_start and car.gear == 0 and self.plan[0].gear == 2 and self.plan[0].die == "2"
         if fly and rolled[0]:
             return s._end_move(1, self.plan[0].to, 2)
@@ -708,9 +737,19 @@ class RaceState(RaceCore):
         the finish has finished all the same (RG-27)."""
         ruleset = self.stage.ruleset
         end = loss_end(ruleset, gear)
-        crossings = self.car.crossings + (_crossed(self.stage.track, self.car.cell, path, at) if crossed is None else crossed)
+        crossings = self.car.crossings + (
+            _crossed(self.stage.track, self.car.cell, path, at) if crossed is None else crossed
+        )
         finished = crossings >= self.stage.laps_needed
-        car = replace(self.car, cell=at, gear=0, out=end == OUT and not finished, crossings=crossings, finished=finished, pit=False)
+        car = replace(
+            self.car,
+            cell=at,
+            gear=0,
+            out=end == OUT and not finished,
+            crossings=crossings,
+            finished=finished,
+            pit=False,
+        )
         s = self._set(car, loss=(at, gear), log=self._note("lose", self.turn, at, gear, end))
         if self.stage.damage and s._tokens_due():
             return replace(s, phase=DAMAGE)
@@ -727,20 +766,30 @@ class RaceState(RaceCore):
         for kind, n in drawn:
             bag[kind] -= n
             if kind.startswith("lose_") and kind.endswith("_die"):
-                what = kind[len("lose_"):-len("_die")]
+                what = kind[len("lose_") : -len("_die")]
                 lost[what] = lost.get(what, 0) + n
             elif kind == "yellow_flag":
                 yellow = self.turn
             elif kind == "weather":
                 for _ in range(n):
                     weather = "wet" if weather == "dry" else "dry"
-        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), weather=weather, yellow=yellow, log=self._note("damage", self.turn, drawn))
+        s = self._set(
+            replace(car, lost=tuple(sorted(lost.items()))),
+            bag=tuple(bag.items()),
+            weather=weather,
+            yellow=yellow,
+            log=self._note("damage", self.turn, drawn),
+        )
         return s._end_turn(OUT if car.out else "0")
 
     def _end_move(self, placed: int, at: Hex, gear: int) -> RaceState:
         """The car ends its move on `at` in `gear` after `placed` dice, under control."""
         car = self.car
-        crossings = car.crossings + _crossed(self.stage.track, car.cell, self.plan[:placed - 1], at) if placed else car.crossings
+        crossings = (
+            car.crossings + _crossed(self.stage.track, car.cell, self.plan[: placed - 1], at)
+            if placed
+            else car.crossings
+        )
         finished = crossings >= self.stage.laps_needed
         car = replace(car, cell=at, gear=gear, out=False, crossings=crossings, finished=finished, pit=False)
         s = self._set(car, log=self._note("move", self.turn, placed, at, gear))
@@ -765,7 +814,18 @@ class RaceState(RaceCore):
         car = self.car
         seconds = self.stage.rules.seconds(self.stage, gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1)
-        s = self._set(car, plan=(), placed=0, cautions=0, secured=0, rolled=(), loss=None, rolling=False, phase=PLAN, log=self._note("turn", self.turn, gear, seconds, car.time))
+        s = self._set(
+            car,
+            plan=(),
+            placed=0,
+            cautions=0,
+            secured=0,
+            rolled=(),
+            loss=None,
+            rolling=False,
+            phase=PLAN,
+            log=self._note("turn", self.turn, gear, seconds, car.time),
+        )
         return s._advance(s.slot + 1)
 
     def _advance(self, slot: int) -> RaceState:
@@ -797,7 +857,15 @@ class RaceState(RaceCore):
                 cars[i] = replace(c, cell=free.pop(0), waiting=False)
         cars_t = tuple(cars)
         order = tuple(i for i in turn_order(self.stage, cars_t) if not cars_t[i].waiting)
-        return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self._note("round", r, "white" if r % 2 else "black", order))
+        return replace(
+            self,
+            cars=cars_t,
+            round=r,
+            order=order,
+            slot=0,
+            phase=PLAN,
+            log=self._note("round", r, "white" if r % 2 else "black", order),
+        )
 
 
 def start_grid(track: Track, rules: VariantRules | None = None) -> tuple[Hex, ...]:
@@ -805,7 +873,15 @@ def start_grid(track: Track, rules: VariantRules | None = None) -> tuple[Hex, ..
     the lane, then the variant's tie-break."""
     rules = rules or rules_for(track)
     steps = track.steps()
-    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == rules.inside_lane(track, c) else 1, c.lane) + rules.grid_tie(c)))
+    return tuple(
+        c.hex
+        for c in sorted(
+            track.starts,
+            key=lambda c: (
+                (-steps.get(c.hex, 0), 0 if c.lane == rules.inside_lane(track, c) else 1, c.lane) + rules.grid_tie(c)
+            ),
+        )
+    )
 
 
 def _grid(track: Track) -> tuple[Hex, ...]:
@@ -831,7 +907,15 @@ def _draws(bag: tuple[tuple[str, int], ...], n: int) -> tuple[tuple[tuple[tuple[
     return DamageBag(tuple(DamageToken(k, c) for k, c in bag if c)).draw(n)
 
 
-def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: tuple[bool, ...], limit: int, weather: str, others: Others = Others()) -> tuple[Reallocate, ...]:
+def reallocations(
+    stage: Stage,
+    car: CarState,
+    plan: tuple[Step, ...],
+    rolled: tuple[bool, ...],
+    limit: int,
+    weather: str,
+    others: Others = Others(),
+) -> tuple[Reallocate, ...]:
     """After a flat-out loss of control, every (cell, gear) the car can lose control in by
     placing some of the dice rolled, each with its result, in any legal order from the
     turn's start (RG-19): the cautions so far (dice and track) reach the limit on the last
@@ -871,7 +955,10 @@ def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: t
                 walk(move.to, g, used | 1 << j, c, depth + 1, cross)
 
     walk(car.cell, car.gear, 0, 0, 0, 0)
-    return tuple(Reallocate(h, g, n, x) for (h, g, x), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1], kv[0][2])))
+    return tuple(
+        Reallocate(h, g, n, x)
+        for (h, g, x), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1], kv[0][2]))
+    )
 
 
 GT_RULES = VariantRules(

@@ -386,7 +386,9 @@ def _targets(track: Track, here: Hex, slide: int) -> tuple[tuple[Hex, Hex, int],
     return tuple(out)
 
 
-def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()) -> tuple[DStep, ...]:
+def dirt_steps(
+    stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()
+) -> tuple[DStep, ...]:
     """Every die that may be placed next after `plan` (RD-7 to RD-11, RD-14)."""
     if plan and plan[-1].last:
         return ()
@@ -431,13 +433,26 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
                     if lm is None:
                         continue
                     fin = (to.finish or track.cell(land).finish) and not crossed
-                    out.append(DStep(name, land, g, marks + lm, fin, via=dest, air=air, entry=entry or (track.cell(land).shortcut is not None and to.shortcut is None)))
+                    out.append(
+                        DStep(
+                            name,
+                            land,
+                            g,
+                            marks + lm,
+                            fin,
+                            via=dest,
+                            air=air,
+                            entry=entry or (track.cell(land).shortcut is not None and to.shortcut is None),
+                        )
+                    )
                 continue
             out.append(DStep(name, dest, g, marks, to.finish and not crossed, entry=entry))
     return tuple(out)
 
 
-def _slide_step(stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic) -> DStep | None:
+def _slide_step(
+    stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic
+) -> DStep | None:
     """A die sliding into slide space `space` (RD-14): never onto a car (a sliding car fills
     its half), into a zone holding a car only sliding behind it, alongside a car only with a
     gear at least its gear."""
@@ -466,10 +481,20 @@ def _landings(track: Track, jump: Hex, spaces: int, traffic: Traffic) -> tuple[H
             here = track.cell(h)
             for turn in (-1, 1):
                 there = track.cell(h.neighbour(here.heading + turn))
-                if there is not None and there.corner and here.corner and there.heading in {(here.heading + d) % 6 for d in (-1, 0, 1)}:
+                if (
+                    there is not None
+                    and there.corner
+                    and here.corner
+                    and there.heading in {(here.heading + d) % 6 for d in (-1, 0, 1)}
+                ):
                     nxt.add(there.hex)
         frontier = nxt
-    return tuple(sorted((h for h in frontier if distance(h, jump) == spaces and not traffic.blocked(track, h)), key=lambda h: (h.q, h.r)))
+    return tuple(
+        sorted(
+            (h for h in frontier if distance(h, jump) == spaces and not traffic.blocked(track, h)),
+            key=lambda h: (h.q, h.r),
+        )
+    )
 
 
 # --------------------------------------------------------------------------- order of play
@@ -527,7 +552,12 @@ class DirtRace(RaceCore):
 
     def traffic(self, i: int) -> Traffic:
         on = [c for j, c in enumerate(self.cars) if j != i and c.entered and not c.finished and not c.crashed]
-        return Traffic(tuple((c.cell, c.gear, c.gear == 0) for c in on), self.mud, i, tuple((c.cell, c.slide) for c in on if c.slide))
+        return Traffic(
+            tuple((c.cell, c.gear, c.gear == 0) for c in on),
+            self.mud,
+            i,
+            tuple((c.cell, c.slide) for c in on if c.slide),
+        )
 
     def next_dice(self) -> tuple[DStep, ...]:
         return dirt_steps(self.stage, self.car, self.plan, self.slot == 0, self.traffic(self.turn))
@@ -563,7 +593,9 @@ class DirtRace(RaceCore):
             if not self.plan:
                 return self._end_turn(self.car.gear, None)
             if action.mode == "one":
-                return replace(self, phase=ONE, done=0, cautions=0, secured=0, rolling=False, log=self.log + (("one", self.turn),))
+                return replace(
+                    self, phase=ONE, done=0, cautions=0, secured=0, rolling=False, log=self.log + (("one", self.turn),)
+                )
             return replace(self, phase=FLAT)
         if self.phase == ONE:
             return self._one(action)
@@ -587,10 +619,20 @@ class DirtRace(RaceCore):
             cautions += s.marks + (1 if hit else 0)
             if cautions >= self.stage.limit or s.lose_always or (hit and s.lose_on_caution):
                 car = replace(car, cell=s.to, slide=s.slide, finished=car.finished or s.finishes)
-                return self._set(car, phase=ICON, done=i + 1, loss=(s.to, s.gear), log=self.log + (("rolled", self.turn, rolled), ("lose", self.turn, s.to, s.gear)))
+                return self._set(
+                    car,
+                    phase=ICON,
+                    done=i + 1,
+                    loss=(s.to, s.gear),
+                    log=self.log + (("rolled", self.turn, rolled), ("lose", self.turn, s.to, s.gear)),
+                )
         last = self.plan[-1]
         car = replace(car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(s.finishes for s in self.plan))
-        s = self._set(car, done=len(self.plan), log=self.log + (("rolled", self.turn, rolled), ("move", self.turn, last.to, last.gear)))
+        s = self._set(
+            car,
+            done=len(self.plan),
+            log=self.log + (("rolled", self.turn, rolled), ("move", self.turn, last.to, last.gear)),
+        )
         return s._after_move()
 
     def _one(self, action: Any) -> DirtRace:
@@ -608,10 +650,19 @@ class DirtRace(RaceCore):
         step = self.plan[self.done]
         done = self.done + 1
         cautions = self.cautions + step.marks + (1 if hit else 0)
-        s = replace(s, done=done, cautions=cautions, rolling=False, log=s.log + (("die", self.turn, step, hit, secured),))
+        s = replace(
+            s, done=done, cautions=cautions, rolling=False, log=s.log + (("die", self.turn, step, hit, secured),)
+        )
         if cautions >= self.stage.limit or step.lose_always or (hit and step.lose_on_caution):
-            car = replace(s.car, cell=step.to, slide=step.slide, finished=s.car.finished or any(x.finishes for x in self.plan[:done]))
-            return s._set(car, phase=ICON, loss=(step.to, step.gear), log=s.log + (("lose", self.turn, step.to, step.gear),))
+            car = replace(
+                s.car,
+                cell=step.to,
+                slide=step.slide,
+                finished=s.car.finished or any(x.finishes for x in self.plan[:done]),
+            )
+            return s._set(
+                car, phase=ICON, loss=(step.to, step.gear), log=s.log + (("lose", self.turn, step.to, step.gear),)
+            )
         if done == len(self.plan) or step.last:
             return s._moved(done)
         return s
@@ -619,8 +670,12 @@ class DirtRace(RaceCore):
     def _moved(self, done: int) -> DirtRace:
         """One at a time: the move ends under control after `done` dice."""
         last = self.plan[done - 1]
-        car = replace(self.car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(x.finishes for x in self.plan[:done]))
-        return self._set(car, done=done, rolling=False, log=self.log + (("move", self.turn, last.to, last.gear),))._after_move()
+        car = replace(
+            self.car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(x.finishes for x in self.plan[:done])
+        )
+        return self._set(
+            car, done=done, rolling=False, log=self.log + (("move", self.turn, last.to, last.gear),)
+        )._after_move()
 
     def _icon(self, icon: str) -> DirtRace:
         s = replace(self, icon=icon, log=self.log + (("icon", self.turn, icon),))
@@ -648,7 +703,11 @@ class DirtRace(RaceCore):
             what = {"gear": "gear", "brake": "brake", "coast_leader": "coast"}.get(kind)
             if what:
                 lost[what] = lost.get(what, 0) + n
-        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), log=self.log + (("damage", self.turn, drawn),))
+        s = self._set(
+            replace(car, lost=tuple(sorted(lost.items()))),
+            bag=tuple(bag.items()),
+            log=self.log + (("damage", self.turn, drawn),),
+        )
         return s._after_move()
 
     def _entries(self) -> int:
@@ -663,14 +722,22 @@ class DirtRace(RaceCore):
         n = self._entries()
         if self.stage.damage:
             return _side_draws(tuple((side or "ok", c) for (_k, side), c in self.bag), n)
-        return _side_draws(tuple((t.shortcut or "ok", t.count) for t in self.stage.ruleset.damage_bag.tokens), n, replace_=True)
+        return _side_draws(
+            tuple((t.shortcut or "ok", t.count) for t in self.stage.ruleset.damage_bag.tokens), n, replace_=True
+        )
 
     def _shortcut(self, drawn: tuple[tuple[str, int], ...]) -> DirtRace:
         car = self.car
         lost = dict(car.lost)
         bag = dict(self.bag)
         mud = list(self.mud)
-        tiles = [self.stage.track.cell(s.to if s.via is None or self.stage.track.cell(s.to).shortcut is not None else s.via).tile for s in self.plan[: self.done] if s.entry]
+        tiles = [
+            self.stage.track.cell(
+                s.to if s.via is None or self.stage.track.cell(s.to).shortcut is not None else s.via
+            ).tile
+            for s in self.plan[: self.done]
+            if s.entry
+        ]
         for side, n in drawn:
             if self.stage.damage:
                 for _ in range(n):
@@ -683,7 +750,12 @@ class DirtRace(RaceCore):
                     tile = tiles[min(j, len(tiles) - 1)]
                     if tile is not None:
                         mud.append((tile, self.turn))
-        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), mud=tuple(mud), log=self.log + (("shortcut", self.turn, drawn),))
+        s = self._set(
+            replace(car, lost=tuple(sorted(lost.items()))),
+            bag=tuple(bag.items()),
+            mud=tuple(mud),
+            log=self.log + (("shortcut", self.turn, drawn),),
+        )
         return s._finish_turn()
 
     def _finish_turn(self) -> DirtRace:
@@ -705,7 +777,18 @@ class DirtRace(RaceCore):
             card = (gear, None)
             seconds = self.stage.rules.seconds(self.stage, gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1, cards=car.cards + (card,))
-        s = self._set(car, plan=(), done=0, cautions=0, secured=0, rolling=False, loss=None, icon=None, phase=PLAN, log=self.log + (("turn", self.turn, card, seconds, car.time),))
+        s = self._set(
+            car,
+            plan=(),
+            done=0,
+            cautions=0,
+            secured=0,
+            rolling=False,
+            loss=None,
+            icon=None,
+            phase=PLAN,
+            log=self.log + (("turn", self.turn, card, seconds, car.time),),
+        )
         return s._advance(s.slot + 1)
 
     def _advance(self, slot: int) -> DirtRace:
@@ -730,7 +813,9 @@ class DirtRace(RaceCore):
                 break  # one car enters per round
         cars_t = tuple(cars)
         order = turn_order(self.stage, cars_t)
-        return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self.log + (("round", r, order),))
+        return replace(
+            self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self.log + (("round", r, order),)
+        )
 
 
 @lru_cache(maxsize=4096)

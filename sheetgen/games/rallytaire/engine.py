@@ -228,13 +228,19 @@ class AdvancedRules(Rules):
     def plan_options(self, stage: Stage, car: AdvancedState, move: AdvancedMove) -> PlanOptions:
         return adv.plan_options(stage, car, move)
 
-    def next_state(self, stage: Stage, car: AdvancedState, move: AdvancedMove, drift: int | None = None) -> AdvancedState:
+    def next_state(
+        self, stage: Stage, car: AdvancedState, move: AdvancedMove, drift: int | None = None
+    ) -> AdvancedState:
         return adv.next_state(stage, car, move, drift)
 
-    def faces(self, stage: Stage, car: AdvancedState, action: Action, outcome: Roll, rng: random.Random) -> tuple[int, ...]:
+    def faces(
+        self, stage: Stage, car: AdvancedState, action: Action, outcome: Roll, rng: random.Random
+    ) -> tuple[int, ...]:
         n = adv.dice_count(stage, car.tyres, action)
         rule = adv.tyre_rule(car.tyres, stage.surface)
-        return dice.faces_from_counts(rng, _face_table(n, rule, (outcome.speed - BASE_SPEED[action.gear], outcome.locks)))
+        return dice.faces_from_counts(
+            rng, _face_table(n, rule, (outcome.speed - BASE_SPEED[action.gear], outcome.locks))
+        )
 
 
 @cache
@@ -334,7 +340,9 @@ class RaceState:
         phase = self.phase
         race, variant, k = self.race, self.rules, self.stage_index
         if phase == GEAR:  # the rules check the action while they list its outcomes
-            return RaceState(race, variant, ROLL, k, self.car, action, outcomes=variant.outcomes(self.stage, self.car, action))
+            return RaceState(
+                race, variant, ROLL, k, self.car, action, outcomes=variant.outcomes(self.stage, self.car, action)
+            )
         if phase == ROLL:
             if not any(o == action for o, _ in self.chance_outcomes()):
                 raise RulesError(f"{action!r} is not a possible roll of {self.action!r}")

@@ -64,7 +64,10 @@ def corner_table(corners) -> list[str]:
     """The per-corner lines of a stage report (basic and advanced): crash and drift chances."""
     if not corners:
         return ["  no corners"]
-    rows = [[str(c.after), str(c.gear), str(c.zone), c.turn, _pct(c.crash_probability), _pct(c.drift_probability)] for c in corners]
+    rows = [
+        [str(c.after), str(c.gear), str(c.zone), c.turn, _pct(c.crash_probability), _pct(c.drift_probability)]
+        for c in corners
+    ]
     return ["  " + r for r in _table(["After", "Gear", "Zone", "Turn", "Crash", "Drift"], rows, left=frozenset({3}))]
 
 
@@ -228,7 +231,10 @@ def format_advanced_text(analysis: AdvancedRaceAnalysis) -> str:
         f"Race par: {analysis.race_par_time:.1f} s, DNF {_pct(analysis.dnf_probability)} "
         "(par includes the DNF charge; option columns are expected turns per race)"
     )
-    pcts = ", ".join(f"{name} {'-' if v is None else f'{v:.1f} s'}" for name, v in (("p10", analysis.p10), ("p50", analysis.p50), ("p90", analysis.p90)))
+    pcts = ", ".join(
+        f"{name} {'-' if v is None else f'{v:.1f} s'}"
+        for name, v in (("p10", analysis.p10), ("p50", analysis.p50), ("p90", analysis.p90))
+    )
     out.append(f"Race time: {pcts} (a car that goes out never finishes)")
     for k, s in enumerate(analysis.stages):
         if s.fix is None:

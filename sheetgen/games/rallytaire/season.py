@@ -50,8 +50,19 @@ _GENERATE = {
     "properties": {
         "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
         "stages": {"type": "integer", "minimum": 1, "maximum": 8},
-        "length": {"type": "array", "items": {"type": "integer", "minimum": 2, "maximum": 300}, "minItems": 2, "maxItems": 2, "description": "[min, max] spaces per stage"},
-        "surfaces": {"type": "array", "items": {"enum": ["asphalt", "gravel", "snow"]}, "minItems": 1, "uniqueItems": True},
+        "length": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 2, "maximum": 300},
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "[min, max] spaces per stage",
+        },
+        "surfaces": {
+            "type": "array",
+            "items": {"enum": ["asphalt", "gravel", "snow"]},
+            "minItems": 1,
+            "uniqueItems": True,
+        },
         "difficulty": {"enum": ["easy", "medium", "hard"]},
     },
 }
@@ -83,7 +94,13 @@ SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "additionalProperties": False,
                         "required": ["race"],
-                        "properties": {"race": {"type": "string", "minLength": 1, "description": "race spec file, relative to this file"}},
+                        "properties": {
+                            "race": {
+                                "type": "string",
+                                "minLength": 1,
+                                "description": "race spec file, relative to this file",
+                            }
+                        },
                     },
                     {
                         "type": "object",
@@ -133,14 +150,24 @@ def _entry_problems(doc: Document, i: int, raw: Any) -> list[Problem]:
         return check(doc, SCHEMA["properties"]["races"]["items"]["oneOf"][1], raw, base)
     if isinstance(raw, dict) and "race" in raw and "generate" not in raw:
         return check(doc, SCHEMA["properties"]["races"]["items"]["oneOf"][0], raw, base)
-    return [doc.problem(base, f"races[{i + 1}] must be a mapping with one key: 'race' (a race file) or 'generate' (options of a generated race)")]
+    return [
+        doc.problem(
+            base,
+            f"races[{i + 1}] must be a mapping with one key: 'race' (a race file) or 'generate' (options of a "
+            "generated race)",
+        )
+    ]
 
 
 def load_season(doc: Document) -> Season:
     data = doc.data
     if isinstance(data, dict) and data.get("kind") != "season":
-        raise SpecError([doc.problem(("kind",) if "kind" in data else (), "not a Rallytaire season: expected 'kind: season'")])
-    outline = dict(SCHEMA, properties=dict(SCHEMA["properties"], races={"type": "array", "minItems": 1, "maxItems": MAX_RACES}))
+        raise SpecError(
+            [doc.problem(("kind",) if "kind" in data else (), "not a Rallytaire season: expected 'kind: season'")]
+        )
+    outline = dict(
+        SCHEMA, properties=dict(SCHEMA["properties"], races={"type": "array", "minItems": 1, "maxItems": MAX_RACES})
+    )
     problems = check(doc, outline)
     races = data.get("races") if isinstance(data, dict) and isinstance(data.get("races"), list) else []
     for i, raw in enumerate(races):
@@ -157,7 +184,8 @@ def load_season(doc: Document) -> Season:
                 problems.append(
                     doc.problem(
                         ("races", i, "generate"),
-                        f"the season's generated races reach {budget} spaces here (stages x longest length); at most {MAX_GENERATED_SPACES} "
+                        f"the season's generated races reach {budget} spaces here (stages x longest length); at most "
+                        f"{MAX_GENERATED_SPACES} "
                         "are generated for a season: give fewer or shorter generated races, or race files",
                     )
                 )
@@ -179,7 +207,11 @@ def load_season(doc: Document) -> Season:
 
 def _opt(value: Any) -> str:
     if isinstance(value, list):
-        return "..".join(str(v) for v in value) if all(isinstance(v, int) for v in value) else "/".join(str(v) for v in value)
+        return (
+            "..".join(str(v) for v in value)
+            if all(isinstance(v, int) for v in value)
+            else "/".join(str(v) for v in value)
+        )
     return str(value)
 
 
@@ -195,7 +227,11 @@ def _race_file(doc: Document, i: int, rel: str) -> tuple[Race | None, list[Probl
         return None, list(exc.problems) + [doc.problem(where, f"race {rel!r} has errors (listed with its name)")]
     data = other.data
     if not isinstance(data, dict) or data.get("game") != "rallytaire" or "kind" in data:
-        what = f"game {data.get('game')!r}" + (f", kind {data.get('kind')!r}" if "kind" in data else "") if isinstance(data, dict) else "not a spec mapping"
+        what = (
+            f"game {data.get('game')!r}" + (f", kind {data.get('kind')!r}" if "kind" in data else "")
+            if isinstance(data, dict)
+            else "not a spec mapping"
+        )
         return None, [doc.problem(where, f"{rel!r} is not a Rallytaire race ({what})")]
     try:
         return race_spec.load(other), []
@@ -273,7 +309,10 @@ def season_to_json(season: Season, analyses: dict[int, Any] | None = None) -> di
 
 
 def format_season_text(season: Season, analyses: dict[int, Any] | None = None) -> str:
-    lines = [f"{season.name}: {len(season.races)} race{'s' if len(season.races) != 1 else ''}; times for: {', '.join(season.columns)}"]
+    lines = [
+        f"{season.name}: {len(season.races)} race{'s' if len(season.races) != 1 else ''}; times for: "
+        f"{', '.join(season.columns)}"
+    ]
     total = 0.0
     for k, entry in enumerate(season.races):
         analysis = (analyses or {}).get(k)
@@ -281,7 +320,9 @@ def format_season_text(season: Season, analyses: dict[int, Any] | None = None) -
         lines.append(f"  {k + 1}. {entry.race.name} ({entry.source}): {len(entry.race.stages)} stages{par}")
         for j, stage in enumerate(entry.race.stages):
             spar = f"  par {analysis.stages[j].par_time:.1f} s" if analysis else ""
-            lines.append(f"       {stage.name}: {stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners{spar}")
+            lines.append(
+                f"       {stage.name}: {stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners{spar}"
+            )
         total += analysis.par_time if analysis else 0.0
     if analyses:
         lines.append(f"  season par (basic game, optimal play): {total:.1f} s")

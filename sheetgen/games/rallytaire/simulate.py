@@ -129,7 +129,9 @@ class RaceRun:
         return self.tenths + self.dnf_tenths
 
 
-def corner_marks(stage: Stage, res: rules.MoveResult, pending_drift: int | None) -> tuple[int | None, int | None, tuple[int, ...]]:
+def corner_marks(
+    stage: Stage, res: rules.MoveResult, pending_drift: int | None
+) -> tuple[int | None, int | None, tuple[int, ...]]:
     """What a move writes beside the track: the corner crashed at (its after space) and the
     limit that was broken (+1 when planned D), and the corners drifted through."""
     crash_after = crash_limit = None
@@ -213,7 +215,15 @@ class Sheet:
         elif phase == TYRES:
             self.tyres = choice
 
-    def _write(self, state: RaceState, faces: tuple[int, ...], move: Any, drift: int | None, entered: tuple[int, ...], car_after: Any) -> None:
+    def _write(
+        self,
+        state: RaceState,
+        faces: tuple[int, ...],
+        move: Any,
+        drift: int | None,
+        entered: tuple[int, ...],
+        car_after: Any,
+    ) -> None:
         stage, car, variant = state.stage, state.car, state.rules
         sheet = self.stages[state.stage_index]
         res = variant.drive(move)
@@ -221,7 +231,14 @@ class Sheet:
         crash_after, crash_limit, drifted = corner_marks(stage, res, car.pending_drift)
         extra: dict[str, Any] = {}
         if isinstance(move, AdvancedMove):
-            extra = dict(last_gear=car.last_gear, locked=car.locked, checked=move.checked, left=car_after.left, locks=move.locks, out=move.out)
+            extra = dict(
+                last_gear=car.last_gear,
+                locked=car.locked,
+                checked=move.checked,
+                left=car_after.left,
+                locks=move.locks,
+                out=move.out,
+            )
         sheet.turns.append(
             TurnRecord(
                 turn=sheet.turn,
@@ -246,7 +263,9 @@ class Sheet:
         sheet.out = variant.out(move)
 
 
-def play_race(race: Race, variant: Rules, policy: Callable[[RaceState], Any], rng: random.Random) -> tuple[RaceState, Sheet]:
+def play_race(
+    race: Race, variant: Rules, policy: Callable[[RaceState], Any], rng: random.Random
+) -> tuple[RaceState, Sheet]:
     """Play `race` once under `variant` with an engine policy, drawing every random number
     from `rng`: the race's end and its sheet."""
     sheet = Sheet(rng)

@@ -9,9 +9,10 @@ exact expected values, one forward sweep gives the exact time distribution of a 
 Every transition comes from the engine's basic rule set
 (:data:`sheetgen.games.rallytaire.engine.BASIC`: its legal actions, then one
 :meth:`~sheetgen.games.rallytaire.engine.BasicRules.transitions` call per move, every exact
-outcome with its plans at once); the solver only indexes and caches what the engine returned. The plan choice (N/D) is taken after the dice
-are seen, so it is a min inside the expectation. Ties within 1e-12 go to the lower gear and
-to N (then to the corner earlier on the track), so results never depend on dict order.
+outcome with its plans at once); the solver only indexes and caches what the engine
+returned. The plan choice (N/D) is taken after the dice are seen, so it is a min inside the
+expectation. Ties within 1e-12 go to the lower gear and to N (then to the corner earlier on
+the track), so results never depend on dict order.
 """
 
 from __future__ import annotations
@@ -367,7 +368,14 @@ class CornerAnalysis:
 def corner_figures(stage: Stage, crash, drift) -> tuple[CornerAnalysis, ...]:
     """Per corner of `stage`, its crash and drift probabilities (sequences by corner index)."""
     return tuple(
-        CornerAnalysis(after=c.after, gear=c.gear, zone=c.zone, turn=c.turn.value, crash_probability=crash[i], drift_probability=drift[i])
+        CornerAnalysis(
+            after=c.after,
+            gear=c.gear,
+            zone=c.zone,
+            turn=c.turn.value,
+            crash_probability=crash[i],
+            drift_probability=drift[i],
+        )
         for i, c in enumerate(stage.corners)
     )
 

@@ -72,7 +72,10 @@ def normalise(stage: Any) -> tuple[str, int, tuple[RoadCorner, ...]]:
     no stage may be (a corner off the road, a gear outside 1..5, a zone after its corner)."""
     length = int(stage.length)
     corners = tuple(
-        sorted((RoadCorner(int(c.after), int(c.gear), int(c.zone), _turn_sign(c.turn)) for c in stage.corners), key=lambda c: c.after)
+        sorted(
+            (RoadCorner(int(c.after), int(c.gear), int(c.zone), _turn_sign(c.turn)) for c in stage.corners),
+            key=lambda c: c.after,
+        )
     )
     if length < 1:
         raise ValueError(f"stage length must be at least 1, got {length!r}")
@@ -112,7 +115,9 @@ def step(pose: tuple[float, float, float], angle: float, s: float) -> tuple[floa
     return (px + h * c2 + sg * h * s2, py + h * s2 - sg * h * c2, t2)
 
 
-def road_poses(start: tuple[float, float, float], angles: Sequence[float], s: float) -> list[tuple[float, float, float]]:
+def road_poses(
+    start: tuple[float, float, float], angles: Sequence[float], s: float
+) -> list[tuple[float, float, float]]:
     """The pose of every space from ``start`` on, joint angle after joint angle."""
     poses = [start]
     for a in angles:

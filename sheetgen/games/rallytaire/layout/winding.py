@@ -139,7 +139,9 @@ def too_dense(length: int, width: float, height: float, s: float) -> bool:
     return usable <= 0 or (length + 1) * s * s > _WIND_DENSITY * usable
 
 
-def try_winding(name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, sizes: Sequence[float]) -> StageLayout | None:
+def try_winding(
+    name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, sizes: Sequence[float]
+) -> StageLayout | None:
     """The stage as a winding road in the box with its marks placed, or None when the tries of
     _WIND_SCHEDULE find none; ``sizes`` are the space sizes allowed, largest first."""
     rng = random.Random(_seed(name, length, corners))
@@ -173,7 +175,9 @@ def try_winding(name: str, length: int, corners: tuple[RoadCorner, ...], width: 
             poses = _wind(length, corners, fixed, width, height, s, guide, sub, _BUDGET_PER_SPACE * length + 60)
             if poses is None:
                 continue
-            result = complete_layout(length, corners, _angles_from_poses(poses), guide.start, width, height, s, _WIND_CLEAR_MM, "winding")
+            result = complete_layout(
+                length, corners, _angles_from_poses(poses), guide.start, width, height, s, _WIND_CLEAR_MM, "winding"
+            )
             if result is not None:
                 return result
     return None
@@ -342,7 +346,9 @@ class _Guide:
 
     STEP = 2.0
 
-    def __init__(self, width: float, height: float, s: float, length: int, flip_x: bool, flip_y: bool, rng: random.Random) -> None:
+    def __init__(
+        self, width: float, height: float, s: float, length: int, flip_x: bool, flip_y: bool, rng: random.Random
+    ) -> None:
         mx = my = EDGE_MM + s / 2 + 2.0
         road = (length + 1) * s * _GUIDE_SLACK
         bands = 1
@@ -477,7 +483,8 @@ def _wind(
         for off in (-2, 2):
             near.setdefault(c.after + off, set()).add(c.sign)
     drifts_at = [
-        tuple(d for d in drifts if all(d * sg >= -gentle for sg in near[j])) if j in near else drifts for j in range(length + 1)
+        tuple(d for d in drifts if all(d * sg >= -gentle for sg in near[j])) if j in near else drifts
+        for j in range(length + 1)
     ]
     roll_at = [drifts_at[j] if j in near else roll for j in range(length + 1)]
     counts, g, ny, pad = grid.counts, grid.g, grid.ny, grid.pad
@@ -637,7 +644,15 @@ def _wind(
         rnd = noise[j]
         best = max(scores[d] for d in cands)
         # the preferred bend or drift unless it is clearly worse than another
-        cands.sort(key=lambda d: (scores[d] < best - _SLACK, -scores[d] if scores[d] < best - _SLACK else 0, abs(d - p), abs(d), (d > 0) != (rnd > 0.5)))
+        cands.sort(
+            key=lambda d: (
+                scores[d] < best - _SLACK,
+                -scores[d] if scores[d] < best - _SLACK else 0,
+                abs(d - p),
+                abs(d),
+                (d > 0) != (rnd > 0.5),
+            )
+        )
         if cands and scores[cands[0]] == _LOOKAHEAD:
             # the rest are only tried after backtracking: finish their scores lazily
             for d in options:

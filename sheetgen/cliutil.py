@@ -179,7 +179,10 @@ def _parsed(option: registry.Option):
 
 def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]]) -> click.Option:
     first = pairs[0][1]
-    shape = lambda o: (bool(o.choices), o.between is not None, o.parse is not None, o.multiple)
+
+    def shape(o: registry.Option) -> tuple[bool, bool, bool, bool]:
+        return (bool(o.choices), o.between is not None, o.parse is not None, o.multiple)
+
     if any(shape(o) != shape(first) for _g, o in pairs):
         raise RuntimeError(f"games declare --{name} differently: {', '.join(g.name for g, _o in pairs)}")
     help_text = "; ".join(f"{g.title}: {o.help}" for g, o in pairs)

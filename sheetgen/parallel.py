@@ -17,7 +17,8 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-from typing import Callable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")

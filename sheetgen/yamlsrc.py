@@ -141,7 +141,7 @@ class Document:
     #: loaded beside it: the inputs that no output may replace
     reads: list = field(default_factory=list, repr=False, compare=False)
     #: problems worded for this document so far by `schemacheck.check` (which stops past a limit)
-    tally: "Tally" = field(default_factory=lambda: Tally(), repr=False, compare=False)
+    tally: Tally = field(default_factory=lambda: Tally(), repr=False, compare=False)
     #: problems of single values found while loading a file `lenient`ly (each value is None):
     #: reported with the spec's own problems (`registry.spec_of`), never accepted
     pending: tuple = field(default=(), repr=False, compare=False)

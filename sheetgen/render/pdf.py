@@ -8,9 +8,9 @@ the content only, and viewers are asked not to scale the page when printing.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Callable, Iterable
 
 from reportlab.lib.colors import HexColor
 from reportlab.pdfbase import pdfmetrics

@@ -8,8 +8,8 @@ told by colour.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from sheetgen.render.common import BOX_PAD, EXTENT, TITLE_LEAST, draw_fitted, fit_text, fitted_text, text_box, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
@@ -210,7 +210,7 @@ def table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom
                 after=end,
             )
             cx += c.width
-        for label, first, span in table.groups:  # heavier lines around each group
+        for _label, first, span in table.groups:  # heavier lines around each group
             gx = x + sum(c.width for c in table.columns[:first])
             sheet.box(gx, y, sum(c.width for c in table.columns[first : first + span]), h, width=sheet.ink.line_width)
     return y, drawn

@@ -34,8 +34,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Sequence
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod

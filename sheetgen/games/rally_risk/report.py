@@ -15,7 +15,6 @@ from sheetgen.games.rally_risk.solve import Figures, RaceAnalysis
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
 
-
 # --------------------------------------------------------------------------- the analysis
 
 

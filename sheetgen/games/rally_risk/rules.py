@@ -78,9 +78,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement
-from typing import Any, Union
+from typing import Any
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk.model import (
@@ -359,7 +359,7 @@ def _moves(lo: int, hi: int, left: int) -> tuple[Move, ...]:
     return tuple(moves)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _move(spaces: int, brakes: tuple[int, ...]) -> Move:
     """One object per move, whatever range lists it: solvers can tell moves apart by
     identity, without hashing them."""
@@ -706,7 +706,7 @@ class ServiceAction:
     tyres: Tyres | None  # None: no stop
 
 
-Action = Union[GearAction, Move, ServiceAction]
+Action = GearAction | Move | ServiceAction
 
 WEATHER, GEAR, RISK, MOVE, DAMAGE, SERVICE, OVER = "weather", "gear", "risk", "move", "damage", "service", "over"
 

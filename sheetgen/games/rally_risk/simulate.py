@@ -135,7 +135,7 @@ def simulate(
     car = Car(analysis.assistance, analysis.mechanics)
     end = play(course, car, Policy(analysis.solution), players, random.Random(seed))
     rounds = []
-    for i, st in enumerate(end.states):
+    for i in range(len(end.states)):
         last = end.finish_rounds[i]
         if last is None:
             last = max(e[1] for e in end.log if e[0] in ("end", "halt") and e[2] == i)

@@ -88,7 +88,6 @@ from dataclasses import replace
 from typing import Any
 
 from sheetgen.errors import Problem, SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import structural_problems
 from sheetgen.games.rally_risk.layout import MAX_CARD_MM, MIN_CARD_MM, MIN_SPACE_MM, min_card_mm, road_kind
@@ -106,6 +105,7 @@ from sheetgen.games.rally_risk.model import (
     Tag,
     Zone,
 )
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 
@@ -799,7 +799,7 @@ def _course(
 def course_limit_problems(course: tuple[Leg, ...], limits: Limits, whose: str) -> list[str]:
     out = []
     marks = [limit_marks(leg.section) for leg in course]
-    for t, (key, tag, word) in enumerate(LIMIT_KEYS):
+    for t, (key, _tag, word) in enumerate(LIMIT_KEYS):
         n = sum(lo_m[t] for lo_m, _hi_m in marks)
         held = sum(hi_m[t] for _lo_m, hi_m in marks)
         lo, hi = getattr(limits, f"min_{key}"), getattr(limits, f"max_{key}")

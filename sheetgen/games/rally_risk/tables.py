@@ -147,9 +147,9 @@ def problems(data: dict) -> list[tuple[tuple, str]]:
         "tyres": _tyre_problems,
         "special_extra": _special_problems,
     }
-    for name, check in checks.items():
+    for name, problems in checks.items():
         if name in data:
-            out.extend(((name,) + path, message) for path, message in check(data[name]))
+            out.extend(((name,) + path, message) for path, message in problems(data[name]))
     return out
 
 

@@ -37,7 +37,6 @@ from collections import Counter
 from typing import Any
 
 from sheetgen.errors import SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rally_run.model import (
     COLOURS,
     CORNERS,
@@ -52,6 +51,7 @@ from sheetgen.games.rally_run.model import (
     TileSet,
     Trophy,
 )
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document
 

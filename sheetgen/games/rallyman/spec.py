@@ -44,7 +44,6 @@ from dataclasses import replace
 from typing import Any
 
 from sheetgen.errors import Problem, SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rallyman import compact
 from sheetgen.games.rallyman.hexgrid import (
     DEFAULT_FRAME,
@@ -73,6 +72,7 @@ from sheetgen.games.rallyman.model import (
     Track,
     Variant,
 )
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 

@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from typing import Any, ClassVar, TypeVar, Union
+from typing import Any, ClassVar, TypeVar
 
 from sheetgen import dice
 from sheetgen.games.rallytaire import rules
@@ -44,9 +44,9 @@ from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedMove, Advan
 TYRES, GEAR, ROLL, PLAN, FIX, OVER = "tyres", "gear", "roll", "plan", "fix", "over"
 
 #: A car between two turns: the basic game's State, or the advanced game's (boxes, tyres...).
-Car = Union[State, AdvancedState]
+Car = State | AdvancedState
 #: What one move did: the basic game's MoveResult, or the advanced game's AdvancedMove.
-Move = Union[MoveResult, AdvancedMove]
+Move = MoveResult | AdvancedMove
 
 _T = TypeVar("_T")
 

@@ -34,8 +34,8 @@ import functools
 import gc
 import math
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire import SPACE_MM
@@ -99,7 +99,7 @@ BANDS: dict[str, Band] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def straight_par(length: int) -> float:
     """Par time of a stage of `length` spaces without corners (the surface does not matter in
     the basic game)."""
@@ -635,7 +635,10 @@ def _failure(difficulty: str, length: tuple[int, int], tally: _Tally) -> str:
 def describe_band(band: Band) -> str:
     def part(label: str, rng_: tuple[float, float | None], scale: float, unit: str) -> str | None:
         lo, hi = rng_
-        fmt = lambda v: f"{v * scale:g}{unit}"
+
+        def fmt(v: float) -> str:
+            return f"{v * scale:g}{unit}"
+
         if lo > 0 and hi is not None:
             return f"{label} {fmt(lo)} to under {fmt(hi)}"
         if lo > 0:

@@ -21,7 +21,6 @@ from sheetgen.games.rallytaire.solve_advanced import AdvancedRaceAnalysis
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
 
-
 # --------------------------------------------------------------------------- analyses
 
 
@@ -236,7 +235,7 @@ def format_advanced_text(analysis: AdvancedRaceAnalysis) -> str:
         for name, v in (("p10", analysis.p10), ("p50", analysis.p50), ("p90", analysis.p90))
     )
     out.append(f"Race time: {pcts} (a car that goes out never finishes)")
-    for k, s in enumerate(analysis.stages):
+    for s in analysis.stages:
         if s.fix is None:
             continue
         f = s.fix

@@ -28,7 +28,6 @@ from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire.model import BASE_SPEED, MAX_GEAR, MIN_GEAR, Stage
 from sheetgen.games.rallytaire.timetable import TURN_TENTHS, finish_tenths
 
-
 _T = TypeVar("_T")
 
 

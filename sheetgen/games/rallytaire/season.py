@@ -26,9 +26,9 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from sheetgen.errors import Location, Problem, SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rallytaire import spec as race_spec
 from sheetgen.games.rallytaire.model import Race
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, check_fits, layout_stage, needed_height
 from sheetgen.games.rallytaire import SPACE_MM
+from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, check_fits, layout_stage, needed_height
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED
 from sheetgen.template import MM, PAPERS, Template

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from sheetgen.errors import SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rallytaire.graph import structural_problems
 from sheetgen.games.rallytaire.model import MAX_GEAR, MIN_GEAR, Boxes, Corner, Race, Stage, Surface, Turn
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document
 

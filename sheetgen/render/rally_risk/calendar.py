@@ -7,7 +7,7 @@ score sheet, which the standings sheet prints filled in.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, limits_text, tag_counts
 from sheetgen.games.rally_risk.graph import layout_graph

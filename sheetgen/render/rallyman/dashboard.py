@@ -450,7 +450,10 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     width = right - x
     two = [d.name for d in ruleset.dice if d.cautions == 2 and d.faces == 6]
     one = [d.name for d in ruleset.dice if d.cautions == 1 and d.faces == 6]
-    words = lambda names: ", ".join(f"gear {n}" if n.isdigit() else n for n in names)
+
+    def words(names: list[str]) -> str:
+        return ", ".join(f"gear {n}" if n.isdigit() else n for n in names)
+
     y = _title(
         sheet,
         x,

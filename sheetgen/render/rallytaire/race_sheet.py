@@ -9,11 +9,10 @@ start tick, surfaces have a label and a line pattern, the finish line is chequer
 
 from __future__ import annotations
 
-
 from reportlab.lib.colors import HexColor
 
+from sheetgen.games.rallytaire.layout import StageLayout, end_label
 from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
-from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
 from sheetgen.games.rallytaire.rules_advanced import fix_points
 from sheetgen.games.rallytaire.sheet import (
     FOOTER_MM,
@@ -26,7 +25,7 @@ from sheetgen.games.rallytaire.sheet import (
     plan_race,
     table_height,
 )
-from sheetgen.games.rallytaire.layout import StageLayout, end_label
+from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
 from sheetgen.render.common import draw_fitted, fit_text, fitted_text
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf

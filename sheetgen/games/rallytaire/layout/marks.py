@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from sheetgen.games.rallytaire.layout.result import CornerLayout, Space, StageLayout
 from sheetgen.games.rallytaire.layout.road import EDGE_MM, Board, RoadCorner, road_poses

@@ -18,9 +18,10 @@ the line is a whole shared edge, and the corner's bend is spread over the joints
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from sheetgen.geometry import Point, convex_overlap, cos_sin, known_cos_sin, point_square_distance, square_corners
 

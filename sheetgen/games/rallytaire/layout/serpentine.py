@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from sheetgen.games.rallytaire.layout.marks import centred, complete_layout
 from sheetgen.games.rallytaire.layout.result import StageLayout

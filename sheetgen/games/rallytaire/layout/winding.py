@@ -24,7 +24,7 @@ import bisect
 import hashlib
 import math
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from sheetgen.games.rallytaire.layout.marks import complete_layout
 from sheetgen.games.rallytaire.layout.result import StageLayout

@@ -54,7 +54,7 @@ def _simulate(loaded: Any, options: Options):
     return lambda seed: transcript(play(tiles, seed, players, options["policy"], options["rounds"]))
 
 
-def _strict(spec: Any) -> list:
+def _strict(spec: Any, figures: Any = None) -> list:
     """A set that cannot make a road (no road tile joins two sides, so no car ever leaves its
     start-finish tile) cannot be finished, whatever the shuffle: refused at its tiles."""
     tiles = spec.model

@@ -295,7 +295,7 @@ def polygon(
         (path.moveTo if k == 0 else path.lineTo)(*pt(x0, y0, p))
     path.close()
     filled = fill is not None and sheet.ink.fill
-    if filled:
+    if filled and fill is not None:
         sheet.fill(fill)
     sheet.stroke(colour=colour, width=width)
     sheet.c.drawPath(path, stroke=1, fill=1 if filled else 0)

@@ -281,21 +281,27 @@ def lay_out_numbered(
             for k in range(1, reach[lane] + shift):
                 put(number, seg, Cell(heads[lane] + DIRECTIONS[h].scaled(k), h, lane + 1))
             corner = pivot + DIRECTIONS[ray].scaled(d)
-            marks = {"limit": limit_of[lane], "caution": seg.caution}
+            limit, caution = limit_of[lane], seg.caution
             heading_now = h
             for j in range(1, steps + 1):
                 heading_now = (h + sign * j) % 6
-                put(number, seg, Cell(corner, heading_now, lane + 1, **marks))
+                put(number, seg, Cell(corner, heading_now, lane + 1, limit=limit, caution=caution))
                 if j < steps:
                     for k in range(1, d):
                         put(
                             number,
                             seg,
-                            Cell(corner + DIRECTIONS[heading_now].scaled(k), heading_now, lane + 1, **marks),
+                            Cell(
+                                corner + DIRECTIONS[heading_now].scaled(k),
+                                heading_now,
+                                lane + 1,
+                                limit=limit,
+                                caution=caution,
+                            ),
                         )
                     corner = corner + DIRECTIONS[heading_now].scaled(d)
             last = corner + DIRECTIONS[heading_now]
-            put(number, seg, Cell(last, heading_now, lane + 1, **marks))
+            put(number, seg, Cell(last, heading_now, lane + 1, limit=limit, caution=caution))
             heads[lane] = last
         h = (h + sign * steps) % 6
     return tuple(order), tuple(numbers)

@@ -55,7 +55,7 @@ def track_graph(track: Track) -> nx.DiGraph:
         )
     for c in track.cells:
         for move in track.moves(c.hex):
-            there = track.cell(move.to)
+            there = track.at(move.to)
             graph.add_edge(
                 move.frm,
                 move.to,
@@ -98,7 +98,8 @@ def where(doc: Document | None, track: Track, h: Hex, explicit: dict | None = No
 def explicit_cells(doc: Document | None) -> dict:
     """(q, r) -> index in the spec's `cells` of its explicit cells."""
     data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
-    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    given = data.get("cells")
+    cells = given if isinstance(given, list) else []
     return {(raw.get("q"), raw.get("r")): j for j, raw in reversed(list(enumerate(cells))) if isinstance(raw, dict)}
 
 

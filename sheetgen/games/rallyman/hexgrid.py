@@ -165,13 +165,20 @@ class Frame:
     of three tile centres). Immutable; `FRAMES` holds the two a library may name."""
 
     __slots__ = ("_set", "_sides", "cells", "halves", "name", "span")
+    name: str
+    span: int
+    cells: tuple[Hex, ...]
+    halves: frozenset[Hex]
+    _set: frozenset[Hex]
+    _sides: dict[int, tuple[Hex, ...]]
 
     def __init__(self, name: str, span: int) -> None:
         if span % 3 == 0 or span < 2:
             raise ValueError(f"a tile span of {span} puts cells on tile corners")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "span", span)
-        cells, halves = [], set()
+        cells: list[Hex] = []
+        halves: set[Hex] = set()
         for q in range(-span, span + 1):
             for r in range(-span, span + 1):
                 owners = self.tile_of(Hex(q, r))
@@ -184,7 +191,7 @@ class Frame:
         object.__setattr__(self, "_set", frozenset(cells))
         object.__setattr__(self, "_sides", {})
 
-    def __setattr__(self, name, value):  # frozen
+    def __setattr__(self, name: str, value: object) -> None:  # frozen
         raise AttributeError(f"a Frame is immutable: cannot set {name!r}")
 
     def __repr__(self) -> str:

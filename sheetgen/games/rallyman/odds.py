@@ -244,7 +244,7 @@ def one_at_a_time(plan: Plan, ruleset: Ruleset, focus: int = 0) -> OneAtATime:
     # the states the policy reaches, in play order
     frontier = {(plan.extra, 0)} if plan.extra < limit else set()
     for i, planned in enumerate(plan.dice):
-        nxt = set()
+        nxt: set[tuple[int, int]] = set()
         for c, k in sorted(frontier):
             if choice.get((i, c, k)):
                 secures.append(Decision(i + 1, planned.die.name, c, k, ruleset.focus.cost(k + 1)))

@@ -145,7 +145,7 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
             entry += f", tokens: [{shown}]"
         lines.append(entry + "}")
     text = "\n".join(lines) + "\n"
-    line_paths = [
+    line_paths: list[tuple[str | int, ...]] = [
         ("title",) if line.startswith("name:") else ("author",) if line.startswith("author:") else () for line in lines
     ]
     line_paths[len(line_paths) - len(data["tiles"]) :] = [("tiles", i) for i in range(len(data["tiles"]))]
@@ -268,7 +268,9 @@ def _not_held(doc: Document | None) -> list:
     """What the track spec `doc` says that Rekee's files have no place for (title, author and
     tiles placed with their tokens is all they hold): its laps, inside lines of its own, cells
     that replace a tile's and its own box's values. Refused rather than lost."""
-    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    if doc is None or not isinstance(doc.data, dict):
+        return []
+    data = doc.data
     problems = []
     if data.get("laps", 1) != 1:
         problems.append(
@@ -278,7 +280,8 @@ def _not_held(doc: Document | None) -> list:
                 "one lap)",
             )
         )
-    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    given = data.get("cells")
+    cells = given if isinstance(given, list) else []
     for j, raw in enumerate(cells):
         if isinstance(raw, dict) and raw.get("replace"):
             problems.append(

@@ -136,12 +136,13 @@ def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> li
     from sheetgen.yamlsrc import load_beside
 
     where = ("stages", index, "track")
-    if not os.path.isfile(os.path.join(os.path.dirname(doc.file), stage.track)):
-        return [
-            doc.problem(where, f"stage {stage.name!r}: no track file {stage.track!r} (a path from this file's folder)")
-        ]
+    rel = stage.track
+    if rel is None:  # a stage run without naming its track: nothing to check
+        return []
+    if not os.path.isfile(os.path.join(os.path.dirname(doc.file), rel)):
+        return [doc.problem(where, f"stage {stage.name!r}: no track file {rel!r} (a path from this file's folder)")]
     try:
-        track = registry.spec_of(load_beside(doc, stage.track, where))
+        track = registry.spec_of(load_beside(doc, rel, where))
     except SpecError as exc:
         return list(exc.problems)
     if track.game.name != "rallyman" or track.kind_name != "track":
@@ -229,16 +230,16 @@ def standings(results: Results) -> Standings:
     classified = sorted((r for r in rows if r[3]), key=lambda r: (r[1], r[0].name))
     others = sorted((r for r in rows if not r[3]), key=lambda r: (-r[2], r[1], r[0].name))
     out = []
-    lead = classified[0][1] if classified else None
     prev_total, prev_place = None, 0
     for i, (d, total, fin, _ok) in enumerate(classified, 1):
         place = prev_place if total == prev_total else i
         prev_total, prev_place = total, place
-        out.append(Row(place, d.name, total, fin, d.times, total - lead))
+        out.append(Row(place, d.name, total, fin, d.times, total - classified[0][1]))
     out += [Row(None, d.name, total, fin, d.times, None) for d, total, fin, _ok in others]
     winners = []
     for j in range(run):
-        best = min((d.times[j] for d in results.drivers if isinstance(d.times[j], int)), default=None)
+        times = [d.times[j] for d in results.drivers]
+        best = min((t for t in times if isinstance(t, int)), default=None)
         winners.append(tuple(d.name for d in results.drivers if best is not None and d.times[j] == best))
     return Standings(results, run, tuple(out), tuple(winners))
 
@@ -248,6 +249,8 @@ def clock(seconds: int | str | None) -> str:
         return "-"
     if seconds == DNF:
         return "DNF"
+    if isinstance(seconds, str):
+        raise ValueError(f"not a stage time: {seconds!r}")
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallyman.hexgrid import Hex, neighbours
@@ -197,7 +197,9 @@ class Stage:
     #: draw damage tokens on a loss of control (the solver's model does not)
     damage: bool = True
 
-    rules = property(lambda self: GT_RULES)
+    @property
+    def rules(self) -> VariantRules:
+        return GT_RULES
 
     def __post_init__(self) -> None:
         check_stage(self)
@@ -288,8 +290,9 @@ def die_gear(ruleset: Ruleset, name: str, gear: int) -> int | None:
     die one up or one down, a coast the same (not from 0), a brake one down (to 1 at the
     lowest), a boost one up."""
     kind = ruleset.die(name)
-    if kind.effect is Effect.GEAR:
-        return kind.gear if abs(kind.gear - gear) == 1 else None
+    die = kind.gear  # a gear die's (Effect.GEAR), None for the others
+    if die is not None:
+        return die if abs(die - gear) == 1 else None
     if gear < 1:
         return None
     if kind.effect is Effect.STAY:
@@ -317,7 +320,7 @@ def move_marks(
     """The track's cautions for a move in `gear` from `frm` to `to`, or None when the move
     goes over a limit (a corner space's by the variant's limit rule `limit`, GT's printed one
     by default; a shortcut space's; an inside line's; RG-15, RG-16, RD-8)."""
-    cell = track.cell(to)
+    cell = track.at(to)
     marks = 0
     top = cell.limit if limit is None else limit(track, cell, mud, car)
     if top is not None:
@@ -432,7 +435,7 @@ def _crossed(track: Track, start: Hex, plan: tuple[Step, ...], to: Hex) -> int:
     that is not one."""
     n, prev = 0, start
     for h in [s.to for s in plan] + [to]:
-        if track.cell(h).finish and not track.cell(prev).finish:
+        if track.at(h).finish and not track.at(prev).finish:
             n += 1
         prev = h
     return n
@@ -477,7 +480,7 @@ def order_key(stage: Stage, i: int, car: CarState) -> tuple:
     loop = max(steps.values()) + 1
     distance = car.crossings * loop + steps.get(car.cell, 0) if stage.track.laps > 1 else steps.get(car.cell, 0)
     speed = -1 if car.out else car.gear
-    return (-speed, -distance, on_inside(track, track.cell(car.cell), GT_RULES), i)
+    return (-speed, -distance, on_inside(track, track.at(car.cell), GT_RULES), i)
 
 
 def turn_order(stage: Any, cars: tuple) -> tuple[int, ...]:
@@ -492,12 +495,42 @@ def turn_order(stage: Any, cars: tuple) -> tuple[int, ...]:
 # --------------------------------------------------------------------------- the race
 
 
+class RaceStage(Protocol):
+    """What the shared race machinery reads of a stage (GT's :class:`Stage`, DIRT's
+    `DirtStage`)."""
+
+    @property
+    def track(self) -> Track: ...
+    @property
+    def ruleset(self) -> Ruleset: ...
+    @property
+    def rules(self) -> VariantRules: ...
+
+
 class RaceCore:
     """The race machinery both variants share (mixed into GT's :class:`RaceState` and DIRT's
     `DirtRace`, frozen dataclasses with `stage`, `cars`, `order`, `slot`, `phase`, `plan` and
     `rolling`): whose turn it is, applying an action (checked against the chance outcomes or
     the legal actions), the dice's chances flat out and one at a time, one at a time's
     choices, the damage tokens a loss of control draws."""
+
+    if TYPE_CHECKING:  # what each variant's dataclass has (its fields) and defines
+        __dataclass_fields__: ClassVar[dict[str, Any]]
+        stage: RaceStage
+        cars: tuple[Any, ...]
+        round: int
+        order: tuple[int, ...]
+        slot: int
+        phase: str
+        plan: tuple[Any, ...]
+        rolling: bool
+        loss: tuple[Hex, int] | None
+        log: tuple[Any, ...]
+
+        def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]: ...
+        def legal_actions(self) -> tuple[Any, ...]: ...
+        def _apply(self, action: Any) -> Any: ...
+        def _new_round(self, r: int) -> Any: ...
 
     @property
     def turn(self) -> int:
@@ -568,8 +601,10 @@ class RaceCore:
     def _damage_due(self, left: int) -> int:
         """The damage tokens a loss of control on `self.loss` draws (by its gear and the
         tile's colour), at most the `left` in the bag."""
+        if self.loss is None:
+            raise self.stage.rules.error(f"no loss of control to draw damage for in phase {self.phase}")
         at, gear = self.loss
-        colour = self.stage.track.cell(at).danger.value
+        colour = self.stage.track.at(at).danger.value
         return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), left)
 
 
@@ -793,7 +828,7 @@ class RaceState(RaceCore):
         finished = crossings >= self.stage.laps_needed
         car = replace(car, cell=at, gear=gear, out=False, crossings=crossings, finished=finished, pit=False)
         s = self._set(car, log=self._note("move", self.turn, placed, at, gear))
-        cell = self.stage.track.cell(at)
+        cell = self.stage.track.at(at)
         if not finished and gear == 1 and cell.pit and not cell.corner:
             return replace(s, phase=PIT)
         return s._end_turn(str(gear))
@@ -945,7 +980,7 @@ def reallocations(
                     continue
                 marks = move_marks(track, at, move.to, g)
                 c = cautions + (1 if hit else 0) + (marks or 0)
-                cross = crossed + (1 if track.cell(move.to).finish and not track.cell(at).finish else 0)
+                cross = crossed + (1 if track.at(move.to).finish and not track.at(at).finish else 0)
                 if marks is None or c >= limit:
                     k = (move.to, g, cross)
                     found[k] = min(found.get(k, 99), depth + 1)

@@ -68,6 +68,7 @@ from sheetgen.games.rallyman.rules import (
     RulesError,
     Secure,
     Stop,
+    VariantRules,
     dice_left,
     move_marks,
     on_inside,
@@ -78,6 +79,7 @@ from sheetgen.games.rallyman.ruleset import (
     DamageToken,
     Effect,
     Ruleset,
+    TimeCards,
     default,
 )
 
@@ -118,7 +120,9 @@ class DirtStage:
     car_class: str = "R2"
     damage: bool = True
 
-    rules = property(lambda self: DIRT_RULES)
+    @property
+    def rules(self) -> VariantRules:
+        return DIRT_RULES
 
     def __post_init__(self) -> None:
         rules.check_stage(self)
@@ -141,14 +145,22 @@ class DirtStage:
         inside lane of the first corner."""
         return start_spaces(self.track)[0]
 
+    @property
+    def time_cards(self) -> TimeCards:
+        """The ruleset's time cards (every DIRT ruleset has them)."""
+        cards = self.ruleset.time_cards
+        if cards is None:
+            raise DirtRulesError("a DIRT stage needs a ruleset with time cards")
+        return cards
+
     def seconds(self, gear: int) -> int:
         """The seconds of the time card of `gear` (gear 0: a card can only be a loss)."""
         if gear < 1:
-            return self.ruleset.time_cards.loss_seconds
-        return self.ruleset.time_cards.card(gear).seconds
+            return self.time_cards.loss_seconds
+        return self.time_cards.card(gear).seconds
 
     def icons(self, gear: int) -> tuple[tuple[str, Fraction], ...]:
-        return self.ruleset.time_cards.loss_outcomes(max(gear, 1))
+        return self.time_cards.loss_outcomes(max(gear, 1))
 
     def shortcut_sides(self) -> tuple[tuple[str, Fraction], ...]:
         """The chance of each shortcut side drawn from a full bag."""
@@ -333,7 +345,7 @@ class Traffic:
 
 def _group_of(track: Track, h: Hex) -> frozenset[Hex] | None:
     """The cells of the corner or slide zone `h` is in (None: neither)."""
-    cell = track.cell(h)
+    cell = track.at(h)
     if cell.corner:
         corner = next((c for c in track.corners() if any(x.hex == h for x in c.cells)), None)
         return None if corner is None else frozenset(x.hex for x in corner.cells)
@@ -359,7 +371,7 @@ def _follow_refused(track: Track, to: Hex, traffic: Traffic, space: int = 0) -> 
             if not (space and h in sliding and space < sliding[h]):
                 return True
             continue
-        if track.cell(to).lane != track.cell(h).lane or steps.get(to, 0) >= steps.get(h, 0):
+        if track.at(to).lane != track.at(h).lane or steps.get(to, 0) >= steps.get(h, 0):
             return True
     return False
 
@@ -377,7 +389,7 @@ def _targets(track: Track, here: Hex, slide: int) -> tuple[tuple[Hex, Hex, int],
     out, entered = [], []
     for move in track.moves(here):
         zone = zones.get(move.to)
-        if zone is not None and here in zone.cells and track.cell(here).lane != track.cell(move.to).lane:
+        if zone is not None and here in zone.cells and track.at(here).lane != track.at(move.to).lane:
             continue  # entered normally: the lane is kept through the zone
         out.append((here, move.to, 0))
         if zone is not None and zone.playable and here not in zone.cells and zone not in entered:
@@ -396,7 +408,7 @@ def dirt_steps(
     here = plan[-1].to if plan else car.cell
     gear = plan[-1].gear if plan else car.gear
     slide = plan[-1].slide if plan else car.slide
-    crossed = any(track.cell(s.to).finish for s in plan)
+    crossed = any(track.at(s.to).finish for s in plan)
     others = traffic.others()
     targets = _targets(track, here, slide)
     out = []
@@ -409,7 +421,7 @@ def dirt_steps(
                 if step is not None:
                     out.append(step)
                 continue
-            to = track.cell(dest)
+            to = track.at(dest)
             if dest in seen or traffic.blocked(track, dest) or _follow_refused(track, dest, traffic):
                 continue
             beside = others.alongside(track, dest)
@@ -419,7 +431,7 @@ def dirt_steps(
             if marks is None:
                 continue
             seen.add(dest)
-            entry = to.shortcut is not None and track.cell(frm).shortcut is None
+            entry = to.shortcut is not None and track.at(frm).shortcut is None
             if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
                 # RD-10: the move ends on the water, in the gear before this die
                 m2 = dirt_marks(track, frm, dest, gear, traffic.mud, traffic.me) if gear >= 1 else marks
@@ -432,7 +444,7 @@ def dirt_steps(
                     lm = dirt_marks(track, dest, land, g, traffic.mud, traffic.me)
                     if lm is None:
                         continue
-                    fin = (to.finish or track.cell(land).finish) and not crossed
+                    fin = (to.finish or track.at(land).finish) and not crossed
                     out.append(
                         DStep(
                             name,
@@ -442,7 +454,7 @@ def dirt_steps(
                             fin,
                             via=dest,
                             air=air,
-                            entry=entry or (track.cell(land).shortcut is not None and to.shortcut is None),
+                            entry=entry or (track.at(land).shortcut is not None and to.shortcut is None),
                         )
                     )
                 continue
@@ -478,7 +490,7 @@ def _landings(track: Track, jump: Hex, spaces: int, traffic: Traffic) -> tuple[H
             for move in track.moves(h):
                 nxt.add(move.to)
             # the lane of a corner is picked on landing: a lane-changing diagonal is allowed
-            here = track.cell(h)
+            here = track.at(h)
             for turn in (-1, 1):
                 there = track.cell(h.neighbour(here.heading + turn))
                 if (
@@ -503,7 +515,7 @@ def _landings(track: Track, jump: Hex, spaces: int, traffic: Traffic) -> tuple[H
 def order_key(stage: DirtStage, i: int, car: DirtCar) -> tuple:
     """RD-6: distance, speed (gear), the inside lane of the current or next corner, number."""
     track = stage.track
-    return (-track.steps().get(car.cell, 0), -car.gear, on_inside(track, track.cell(car.cell), DIRT_RULES), i)
+    return (-track.steps().get(car.cell, 0), -car.gear, on_inside(track, track.at(car.cell), DIRT_RULES), i)
 
 
 def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
@@ -566,6 +578,8 @@ class DirtRace(RaceCore):
         if self.phase in (FLAT, ONE):
             return self._dice_outcomes(self.done)
         if self.phase == ICON:
+            if self.loss is None:
+                raise DirtRulesError("no loss of control to draw an icon for")
             return self.stage.icons(self.loss[1])
         if self.phase == DAMAGE:
             return _crash_draws(self._kinds(), self._tokens_due())
@@ -732,8 +746,8 @@ class DirtRace(RaceCore):
         bag = dict(self.bag)
         mud = list(self.mud)
         tiles = [
-            self.stage.track.cell(
-                s.to if s.via is None or self.stage.track.cell(s.to).shortcut is not None else s.via
+            self.stage.track.at(
+                s.to if s.via is None or self.stage.track.at(s.to).shortcut is not None else s.via
             ).tile
             for s in self.plan[: self.done]
             if s.entry
@@ -762,10 +776,11 @@ class DirtRace(RaceCore):
         car = self.car
         if self.loss is not None:
             _at, gear = self.loss
+            card: tuple[int, str | None]
             if self.icon == SISU:
                 seconds, end, card = self.stage.seconds(gear), gear, (gear, SISU)
             else:
-                seconds, end, card = self.stage.ruleset.time_cards.loss_seconds, 0, (gear, self.icon)
+                seconds, end, card = self.stage.time_cards.loss_seconds, 0, (gear, self.icon)
             car = replace(car, gear=end, crashed=self.icon == CRASH and not car.finished)
             return self._set(car)._end_turn(end, card, seconds)
         return self._end_turn(car.gear, None)

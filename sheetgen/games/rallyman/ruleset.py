@@ -413,7 +413,7 @@ def _dirt() -> Ruleset:
         "R2": {**_gear_pool(6), "coast": 2, "leader": 1, "brake": 2, "boost": 0},
         "R5": {**_gear_pool(6), "coast": 2, "leader": 1, "brake": 2, "boost": 1},
     }
-    boards = {("gravel", "dry"): ({}, 3)}
+    boards: dict[tuple[str, str], tuple[dict[str, int], int]] = {("gravel", "dry"): ({}, 3)}
     # house (RD-4): 48 tokens, 12 of each kind; on the shortcut side half are OK, a quarter
     # coast-die damage and a quarter mud
     bag = DamageBag(
@@ -726,18 +726,18 @@ def _check(m: dict, variant: str, out: list[tuple[tuple, str]]) -> None:
         cards = m["time_cards"]
         need(("time_cards", "loss_seconds"), cards["loss_seconds"], 1, MAX_SECONDS, "the seconds of a spin or crash")
         for gear, card in cards["gears"].items():
-            where = ("time_cards", "gears", gear)
-            ok = need(where + ("seconds",), card["seconds"], 1, MAX_SECONDS, f"the seconds of a gear-{gear} card")
+            deck = ("time_cards", "gears", gear)
+            seconds_ok = need(deck + ("seconds",), card["seconds"], 1, MAX_SECONDS, f"the seconds of a gear-{gear} card")
             counts = [
-                need(where + (icon,), card[icon], 0, MAX_BAG, f"the gear-{gear} cards showing {icon}")
+                need(deck + (icon,), card[icon], 0, MAX_BAG, f"the gear-{gear} cards showing {icon}")
                 for icon in ("sisu", "spin", "crash")
             ]
             if all(counts) and card["sisu"] + card["spin"] + card["crash"] < 1:
-                out.append((where, f"gear {gear}'s deck needs at least one card"))
-            if ok and _is_int(cards["loss_seconds"]) and card["seconds"] > cards["loss_seconds"]:
+                out.append((deck, f"gear {gear}'s deck needs at least one card"))
+            if seconds_ok and _is_int(cards["loss_seconds"]) and card["seconds"] > cards["loss_seconds"]:
                 out.append(
                     (
-                        where + ("seconds",),
+                        deck + ("seconds",),
                         f"a loss of control must cost more than any gear: gear {gear} counts {card['seconds']} s, a "
                         f"spin {cards['loss_seconds']} s",
                     )
@@ -770,7 +770,7 @@ def _build(m: dict, base: Ruleset, replaced: tuple[str, ...], whole: tuple[str, 
     )
     loc = m["loss_of_control"]
     damage = tuple((int(g), tuple(row.items())) for g, row in sorted(loc["damage"].items(), key=lambda kv: int(kv[0])))
-    tokens = []
+    tokens: list[DamageToken] = []
     for kind, count in m["damage_bag"].items():
         if isinstance(count, dict):
             tokens.extend(DamageToken(kind, n, side) for side, n in count.items())

@@ -113,9 +113,9 @@ def race_lines(final: DirtRace) -> list[str]:
                 parts.append(f"{t['cautions']} caution{'s' if t['cautions'] != 1 else ''}")
             if "lose" in t:
                 at, g = t["lose"]
-                parts.append(
-                    f"LOST CONTROL at ({at.q}, {at.r}) in gear {g}: {ICON_WORDS.get(t.get('icon'), t.get('icon'))}"
-                )
+                icon = t.get("icon")
+                words = None if icon is None else ICON_WORDS.get(icon, icon)
+                parts.append(f"LOST CONTROL at ({at.q}, {at.r}) in gear {g}: {words}")
             if t.get("damage"):
                 parts.append("damage: " + ", ".join(k + (f" x{m}" if m > 1 else "") for k, m in t["damage"]))
             if t.get("shortcut"):

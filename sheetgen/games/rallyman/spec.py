@@ -503,7 +503,11 @@ def load_track(doc: Document) -> Track:
                 if previous is not None:
                     other = origin[cell.hex]
                     owners = set(tile_of(cell.hex, placement.frame))
-                    if (placement.q, placement.r) in owners and _pos(placements, previous.tile) in owners:
+                    if (
+                        previous.tile is not None  # (every cell laid so far is a tile's)
+                        and (placement.q, placement.r) in owners
+                        and _pos(placements, previous.tile) in owners
+                    ):
                         # RM-2: a half cell is as dangerous as the more dangerous of its tiles,
                         # and has the surface and lane number of the tile listed first (lane
                         # counts that differ are the tile edge check's to report)

@@ -6,6 +6,8 @@ printable; `sheetgen standings -o` prints the same sheet.
 
 from __future__ import annotations
 
+import functools
+
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
 from sheetgen.games.rally_risk.standings import departure_text, standings
@@ -158,7 +160,7 @@ def render_standings(
     races = sum(len(r.races) for r in st.rallies)
     subtitle = f"{len(st.players)} drivers, {plural(races, 'race')} run; score A per race, points per rally (score B)"
 
-    def pages_of(sheet: Sheet, pages: int, table) -> int:
+    def pages_of(sheet: Sheet, pages: int, table: Table) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
             return page_header(
                 s,
@@ -182,7 +184,7 @@ def render_standings(
     # rows as tall as still let the sheet fit one page (down to 4.4 mm), else 6 mm rows
     for row_mm in (6.0, 5.6, 5.2, 4.8, 4.4, 6.0):
         table = score_table(width - 2 * template.margin_mm * MM, st.players, row_mm * MM)
-        pages = count_pages(template, paper, lambda sheet, table=table: pages_of(sheet, 1, table))
+        pages = count_pages(template, paper, functools.partial(pages_of, pages=1, table=table))
         if pages == 1:
             break
     meta = Meta(
@@ -190,7 +192,11 @@ def render_standings(
         subject="Rally Risk championship standings and score sheet",
         keywords=("rally risk", "standings") + keywords,
     )
-    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages, table) and None)
+
+    def draw(sheet: Sheet) -> None:
+        pages_of(sheet, pages, table)
+
+    return render_pdf(template, ink, paper, meta, draw)
 
 
 def print_standings(

@@ -83,7 +83,7 @@ def hexagon(
         (path.moveTo if i == 0 else path.lineTo)(x, y)
     path.close()
     filled = fill is not None and sheet.ink.fill
-    if filled:
+    if filled and fill is not None:
         sheet.fill(fill)
     sheet.stroke(colour=colour, width=width, dash=dash)
     sheet.c.drawPath(path, stroke=1, fill=1 if filled else 0)

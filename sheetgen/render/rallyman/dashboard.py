@@ -407,7 +407,7 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
             ["gear", "seconds", "SISU", "Spin", "Crash", "cards"],
             rows,
         )
-        loss = ruleset.time_cards.loss_seconds if ruleset.time_cards else 60
+        lost = ruleset.time_cards.loss_seconds if ruleset.time_cards else 60
         ry = _notes(
             sheet,
             rx,
@@ -416,8 +416,8 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
             [
                 "Each gear's deck: the cards showing each icon on the gear-0 side, turned up by a loss of control in "
                 "that gear.",
-                f"SISU: the card's own seconds, no damage, next turn in that gear. Spin: {loss} s, no damage, next "
-                f"turn in gear 0. Crash: {loss} s, damage (table above), off the track until your turn, next turn in "
+                f"SISU: the card's own seconds, no damage, next turn in that gear. Spin: {lost} s, no damage, next "
+                f"turn in gear 0. Crash: {lost} s, damage (table above), off the track until your turn, next turn in "
                 "gear 0.",
             ],
         )

@@ -79,7 +79,7 @@ def _corner(track: Track, corner: Corner) -> tuple[str, list[str]]:
         what = f"limit {line.limit}" if line.limit is not None else ""
         if line.caution:
             what = f"{what} + caution" if what else "caution"
-        la, lb = (track.cell(h).lane if track.cell(h) else "?" for h in (line.a, line.b))
+        la, lb = ("?" if (lane_cell := track.cell(h)) is None else lane_cell.lane for h in (line.a, line.b))
         where = f"in lane {la}" if la == lb else f"between lanes {la} and {lb}"
         details.append(f"inside line {where}: {what or 'dotted'}")
     if track.variant is Variant.DIRT and _shortcut_tiles(track) & {c.tile for c in corner.cells if c.tile is not None}:
@@ -108,13 +108,13 @@ def _shortcut_details(track: Track, cells: tuple[Cell, ...], limit: int | None) 
     steps = track.steps()
     group = {c.hex for c in cells}
     entries_ = [
-        (steps.get(m.frm, 0), track.cell(m.frm).lane)
+        (steps.get(m.frm, 0), track.at(m.frm).lane)
         for c in track.cells
         if c.hex not in group
         for m in track.moves(c.hex)
         if m.to in group
     ]
-    exits = [(steps.get(m.to, 0), track.cell(m.to).lane) for h in group for m in track.moves(h) if m.to not in group]
+    exits = [(steps.get(m.to, 0), track.at(m.to).lane) for h in group for m in track.moves(h) if m.to not in group]
     out = [
         f"limit {limit} (mud never lowers it)",
         f"enter from {_places(track, entries_)}; leave to {_places(track, exits)}; never from or to a corner space",
@@ -229,7 +229,7 @@ def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, in
     width = _widths(sheet)
     detail_w = width[4] * MM - 2 * MM
     size = sheet.t.sizes["body"]
-    rows = []
+    rows: list[tuple[int, Entry, int, list[str]]] = []
     previous = 0
     for i, note in enumerate(entries(track), 1):
         lines = []
@@ -238,7 +238,9 @@ def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, in
         rows.append((i, note, note.step - previous, lines))
         previous = note.step
     room = (sheet.top - sheet.bottom) / MM - 30
-    pages, page, used = [], [], 0.0
+    pages: list[list[tuple[int, Entry, int, list[str]]]] = []
+    page: list[tuple[int, Entry, int, list[str]]] = []
+    used = 0.0
     for row in rows:
         h = _row_height(row)
         if page and used + h > room:

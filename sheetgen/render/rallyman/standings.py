@@ -80,7 +80,11 @@ def render_standings(
         subject=f"{game} rally standings",
         keywords=("rallyman", "standings") + keywords,
     )
-    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
+
+    def draw(sheet: Sheet) -> None:
+        pages_of(sheet, pages)
+
+    return render_pdf(template, ink, paper, meta, draw)
 
 
 def print_standings(

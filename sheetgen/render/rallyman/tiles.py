@@ -252,7 +252,7 @@ def render_tiles(
 
     def draw(sheet: Sheet) -> None:
         if plan.halves is not None:
-            draw_halves(sheet)
+            draw_halves(sheet, plan.halves)
             return
         for number, page in enumerate(pages, 1):
             top = sheet.top
@@ -283,10 +283,10 @@ def render_tiles(
             )
             sheet.end_page()
 
-    def draw_halves(sheet: Sheet) -> None:
+    def draw_halves(sheet: Sheet, halves: tuple[tuple[float, float], tuple[float, float]]) -> None:
         count = 2 * len(tiles)
         for i, tile in enumerate(tiles):
-            for j, (side, (x, y)) in enumerate(zip(("left", "right"), plan.halves)):
+            for j, (side, (x, y)) in enumerate(zip(("left", "right"), halves)):
                 number = 2 * i + j + 1
                 top = sheet.top
                 kind = f"Spaces {template.size(HEX_MM):g} mm across flats. Rallyman tiles, page {number} of {count}"

@@ -103,7 +103,8 @@ def _tick_box(sheet: Sheet, cx: float, cy: float) -> None:
 
 def _ranges(total: int, per_page: int) -> list[tuple[int, int]]:
     """Turn numbers per page: (first, last), from 1, until `total` turns have room."""
-    out, first = [], 1
+    out: list[tuple[int, int]] = []
+    first = 1
     while first <= total or not out:
         out.append((first, first + per_page - 1))
         first += per_page

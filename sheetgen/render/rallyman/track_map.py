@@ -418,7 +418,8 @@ def draw_assembly_page(
     c.restoreState()
     w, h = view.mm(plan.width), view.mm(plan.height)
     size = min(18.0, h * 0.3, w * 0.3)
-    labels = {}  # each printed page's label: its place, off the S and F letters and the other labels
+    # each printed page's label: its place, off the S and F letters and the other labels
+    labels: dict[str, tuple[float, float, float, float]] = {}
     for page in plan.pages:
         if page.printed:
             x0, y0 = view.at(page.x0, page.y0)
@@ -473,7 +474,7 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
     }
     view = View(0, 0, 0, 0)
     for key, words in legend_items(cells):
-        words = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"]), words
+        fitted = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"])
         if key in symbol:
             shape, value = symbol[key]
             _badge(sheet, view, (x + 3 * MM) / MM, -(y + 1 * MM) / MM, shape, value, 4.2)
@@ -485,7 +486,7 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
                 for k in range(ring):
                     hexagon(sheet, view, cx, cy, 2.2 * (0.75 - 0.2 * k), width=sheet.ink.thin_width)
         lx = x + (15 * MM if key == "danger" else 8 * MM)
-        sheet.text(lx, y, words[1], size=words[0])
+        sheet.text(lx, y, words, size=fitted)
         y -= LEGEND_ROW_MM * MM
     return y
 

@@ -46,7 +46,7 @@ class Option:
     commands: tuple[str, ...]  # analyze, simulate, generate, timetable, tables
     choices: tuple[str, ...] = ()
     between: tuple[int, int] | None = None
-    parse: Callable[[str], Any] | None = None
+    parse: Callable[[Any], Any] | None = None  # gets the str given (a tuple of them when `multiple`)
     metavar: str | None = None
     multiple: bool = False  # may be given several times: `parse` gets them all
     default: Any = None

@@ -113,8 +113,8 @@ def _figures(spec: Any) -> dict | None:
         return {"analysis": analyze_race(spec.model), "advanced": sheet_figures(spec.model)}
     if isinstance(spec.model, Season):
         season = expand_season(spec.model)
-        analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
-        advanced = {k: sheet_figures(entry.race) for k, entry in enumerate(season.races) if entry.generate}
+        analyses = {k: analyze_race(entry.made) for k, entry in enumerate(season.races)}
+        advanced = {k: sheet_figures(entry.made) for k, entry in enumerate(season.races) if entry.generate}
         return {"season": season, "analyses": analyses, "advanced": advanced}
     return None
 

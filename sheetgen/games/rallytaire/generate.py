@@ -36,6 +36,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TypeVar
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire import SPACE_MM
@@ -210,7 +211,10 @@ def _flavour(profile: _Profile, surface: Surface, tilt: float = 0.0) -> _Profile
     )
 
 
-def _pick(rng: random.Random, weighted: Sequence[tuple]) -> object:
+_T = TypeVar("_T")
+
+
+def _pick(rng: random.Random, weighted: Sequence[tuple[_T, float]]) -> _T:
     items = [item for item, w in weighted if w > 0]
     weights = [w for _, w in weighted if w > 0]
     return rng.choices(items, weights=weights)[0]

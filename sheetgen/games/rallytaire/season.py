@@ -25,7 +25,7 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sheetgen.errors import Location, Problem, SpecError
+from sheetgen.errors import Location, Problem, SheetgenError, SpecError
 from sheetgen.games.rallytaire import spec as race_spec
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.glyphs import TEXT
@@ -130,6 +130,13 @@ class SeasonRace:
     def stage_count(self) -> int:
         return len(self.race.stages) if self.race is not None else dict(self.generate).get("stages", DEFAULT_STAGES)
 
+    @property
+    def made(self) -> Race:
+        """The race, once made: every race of a season `expand_season` gave."""
+        if self.race is None:
+            raise SheetgenError(f"{self.source}: the race is not generated yet (expand the season first)")
+        return self.race
+
 
 @dataclass(frozen=True)
 class Season:
@@ -169,7 +176,8 @@ def load_season(doc: Document) -> Season:
         SCHEMA, properties=dict(SCHEMA["properties"], races={"type": "array", "minItems": 1, "maxItems": MAX_RACES})
     )
     problems = check(doc, outline)
-    races = data.get("races") if isinstance(data, dict) and isinstance(data.get("races"), list) else []
+    given = data.get("races") if isinstance(data, dict) else None
+    races = given if isinstance(given, list) else []
     for i, raw in enumerate(races):
         problems.extend(_entry_problems(doc, i, raw))
     if problems:
@@ -257,7 +265,6 @@ def _made(make: Any, seed: int, options: tuple[tuple[str, Any], ...]) -> Race:
 def expand_season(season: Season) -> Season:
     """The season with every generated race made, as `sheetgen generate rallytaire` makes it
     for the same options; a race that cannot be made is a problem at its `generate:` entry."""
-    from sheetgen.errors import SheetgenError
     from sheetgen.games.rallytaire import generate
 
     entries, problems = [], []
@@ -272,6 +279,8 @@ def expand_season(season: Season) -> Season:
             try:
                 entry = replace(entry, race=_generated(options["seed"], tuple(sorted(kwargs.items()))))
             except SheetgenError as exc:
+                if entry.where is None:  # (a generated entry always has its place)
+                    raise
                 # the entry's own keys, not the command line's options
                 message = str(exc).replace(generate.TRY_ANOTHER, "try another 'length' or 'difficulty'")
                 problems.append(Problem(entry.where, f"cannot generate this race: {message}"))
@@ -285,7 +294,7 @@ def season_to_json(season: Season, analyses: dict[int, Any] | None = None) -> di
     """The season: its races and stages, with the basic game's par times when analysed."""
     out = []
     for k, entry in enumerate(season.races):
-        race = entry.race
+        race = entry.made
         analysis = (analyses or {}).get(k)
         out.append(
             {
@@ -317,8 +326,9 @@ def format_season_text(season: Season, analyses: dict[int, Any] | None = None) -
     for k, entry in enumerate(season.races):
         analysis = (analyses or {}).get(k)
         par = f", par {analysis.par_time:.1f} s" if analysis else ""
-        lines.append(f"  {k + 1}. {entry.race.name} ({entry.source}): {len(entry.race.stages)} stages{par}")
-        for j, stage in enumerate(entry.race.stages):
+        race = entry.made
+        lines.append(f"  {k + 1}. {race.name} ({entry.source}): {len(race.stages)} stages{par}")
+        for j, stage in enumerate(race.stages):
             spar = f"  par {analysis.stages[j].par_time:.1f} s" if analysis else ""
             lines.append(
                 f"       {stage.name}: {stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners{spar}"

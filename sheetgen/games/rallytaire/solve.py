@@ -127,8 +127,8 @@ def _build_graph(stage: Stage) -> _Graph:
                 risky.append(crashes)
             per_gear.append(pair)
         legal.append(tuple(per_gear))
-    for s, per_gear in enumerate(legal):  # guard the acyclicity argument instead of trusting it
-        for _, m in per_gear:
+    for s, gear_moves in enumerate(legal):  # guard the acyclicity argument instead of trusting it
+        for _, m in gear_moves:
             if lowest[m] <= rank[s]:
                 raise AssertionError(f"state graph of stage {stage.name!r} has a cycle")
     topo = sorted(range(len(states)), key=rank.__getitem__)  # stable: ties keep id order
@@ -316,11 +316,16 @@ def evaluate_policy(policy: StagePolicy) -> PolicyEvaluation:
                 f"{policy.name} policy reaches a state with no gear: {graph.states[s]!r}"
             )
         m = graph.move_of(s, gear)
-        for (_, p, tenths, crash, choices), pick in zip(graph.moves[m], policy.chosen[m]):
+        picks = policy.chosen[m]
+        if picks is None:  # (a move the policy drives has its choices)
+            raise rules.RulesError(f"{policy.name} policy drives a move it never chose for: {graph.states[s]!r}")
+        for (_, p, tenths, crash, choices), pick in zip(graph.moves[m], picks):
             if crash is not None:
                 corner_crash[crash] += total * p
                 crashed += clean[s] * p
             if choices:
+                if pick is None:  # (an outcome that does not finish has its choice)
+                    raise rules.RulesError(f"{policy.name} policy has no plan for an outcome of {graph.states[s]!r}")
                 drift, nid = pick
                 if drift is not None:
                     corner_drift[drift] += total * p

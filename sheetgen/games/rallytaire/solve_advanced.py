@@ -778,16 +778,16 @@ def _forward_fix(
             sums[4] += w * (fix.tyres is not None)
     if reach > 0:
         best = min(by_fix.items(), key=lambda kv: (-kv[1], -kv[0].points, repr(kv[0])))
-        expected = tuple(s / reach for s in sums)
+        engine, brakes, gearbox, car, tyres = (s / reach for s in sums)
         tally = _FixTally(
             reach,
-            expected,  # type: ignore[arg-type]
+            (engine, brakes, gearbox, car, tyres),
             best[0],
             best[1] / reach,
             tuple((t, tyres_after[t] / reach) for t in race.tyres if tyres_after[t] > 0),
         )
     else:
-        tally = _FixTally(0.0, (0.0,) * 5, Fix(), 0.0, ())  # type: ignore[arg-type]
+        tally = _FixTally(0.0, (0.0,) * 5, Fix(), 0.0, ())
     return start, tally
 
 

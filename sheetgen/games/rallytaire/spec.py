@@ -141,8 +141,10 @@ def from_data(data: dict) -> Race:
     """Build the model from schema-valid data (no semantic checks; see `validate`)."""
     stages = tuple(_stage(s) for s in data["stages"])
     boxes = Boxes(**data.get("boxes", {}))
-    tyres = tuple(Surface(t) for t in data["tyres"]) if "tyres" in data else Race.__dataclass_fields__["tyres"].default
-    return Race(name=data["name"], stages=stages, boxes=boxes, tyres=tyres)
+    if "tyres" in data:
+        tyres = tuple(Surface(t) for t in data["tyres"])
+        return Race(name=data["name"], stages=stages, boxes=boxes, tyres=tyres)
+    return Race(name=data["name"], stages=stages, boxes=boxes)  # the default tyres
 
 
 def _stage(s: dict) -> Stage:

@@ -407,9 +407,10 @@ def _place_unit(
                     marks.rects.append(Rect(bx, by, w, h))
                     return (label, *_pair(bx, by, horizontal))
             marks.rects.pop()
-    label = _place_label(marks, anchor, out, fwd, own, others)
-    if label is None:
+    found = _place_label(marks, anchor, out, fwd, own, others)
+    if found is None:
         return None
+    label = found
     marks.rects.append(label)
     boxes = _place_boxes(marks, label, anchor, out, own, others)
     if boxes is None:
@@ -574,7 +575,7 @@ def complete_layout(
         )
 
     spaces = tuple(
-        Space(number=k + 1, centre=(p[0], p[1]), heading=math.degrees(p[2]) % 360.0, side=s, corners=board.polys[k])  # type: ignore[arg-type]
+        Space(number=k + 1, centre=(p[0], p[1]), heading=math.degrees(p[2]) % 360.0, side=s, corners=board.polys[k])
         for k, p in enumerate(poses)
     )
     xs: list[float] = []
@@ -620,7 +621,8 @@ def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None
         return Rect(r.x + dx, r.y + dy, r.width, r.height)
 
     def mvs(sp: Space) -> Space:
-        return Space(sp.number, mv(sp.centre), sp.heading, sp.side, tuple(mv(q) for q in sp.corners))  # type: ignore[arg-type]
+        a, b, c, d = sp.corners
+        return Space(sp.number, mv(sp.centre), sp.heading, sp.side, (mv(a), mv(b), mv(c), mv(d)))
 
     spaces = tuple(mvs(sp) for sp in lay.spaces)
     invisible = mvs(lay.invisible)
@@ -673,7 +675,8 @@ def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float
         fx, fy = -fx, -fy
     mx = (line[0][0] + line[1][0]) / 2
     my = (line[0][1] + line[1][1]) / 2
-    obstacles: list[tuple[Point, ...]] = [s.corners for s in layout.spaces] + [layout.invisible.corners]
+    obstacles: list[tuple[Point, ...]] = [s.corners for s in layout.spaces]
+    obstacles.append(layout.invisible.corners)
     for corner in layout.corners:
         obstacles += [corner.label.corners, corner.n_box.corners, corner.d_box.corners]
         if corner.zone_mark is not None:

@@ -36,8 +36,10 @@ class LayoutError(SheetgenError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # keyword fields survive pickling (a process pool sends errors back to its parent)
-        fields = {"stage_name": self.stage_name, "need_mm": self.need_mm, "stage_index": self.stage_index}
-        return (functools.partial(LayoutError, **fields), (str(self),))
+        make = functools.partial(
+            LayoutError, stage_name=self.stage_name, need_mm=self.need_mm, stage_index=self.stage_index
+        )
+        return (make, (str(self),))
 
 
 

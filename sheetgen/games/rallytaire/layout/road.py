@@ -141,7 +141,7 @@ class Board:
         self.cell = 2.0 * s
         self.cells: dict[tuple[int, int], list[int]] = {}
         self.poses: list[tuple[float, float, float]] = []
-        self.polys: list[tuple[Point, ...]] = []
+        self.polys: list[tuple[Point, Point, Point, Point]] = []  # each space's square
         self.keys: list[list[tuple[int, int]]] = []
         self.badges: list[tuple[float, float, float]] = []
         self.reach = (s / 2) * math.sqrt(2.0)
@@ -212,7 +212,7 @@ class Board:
                     return False
         return True
 
-    def add(self, pose: tuple[float, float, float], poly: Sequence[Point] | None = None) -> None:
+    def add(self, pose: tuple[float, float, float], poly: tuple[Point, Point, Point, Point] | None = None) -> None:
         if poly is None:
             poly = square_corners(pose[0], pose[1], pose[2], self.s)
         idx = len(self.poses)
@@ -221,7 +221,7 @@ class Board:
         for key in keys:
             self.cells.setdefault(key, []).append(idx)
         self.poses.append(pose)
-        self.polys.append(tuple(poly))
+        self.polys.append(poly)
         self.keys.append(keys)
         self.grown.append(None)
 

@@ -95,7 +95,11 @@ def _load(doc: Any) -> Library | Race | Calendar | Results:
         from sheetgen.games.rally_risk.results import load_results
 
         return load_results(doc)
-    return {"library": load_library, "race": load_race, "calendar": load_calendar}[kind](doc)
+    if kind == "library":
+        return load_library(doc)
+    if kind == "race":
+        return load_race(doc)
+    return load_calendar(doc)
 
 
 def _schema() -> dict:

@@ -36,6 +36,7 @@ import random
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from dataclasses import field as dataclass_field
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod
@@ -385,7 +386,7 @@ class _Slot:
     spare: list  # solutions skipped because another race had them
     failed: int = 0
     best_failed: RaceCheck | None = None
-    rejected: set = None  # type: ignore[assignment] - courses the check refused
+    rejected: set = dataclass_field(default_factory=set)  # courses the check refused
 
     def restart(self, library: Library, limits: Limits) -> None:
         """After a refused course, search afresh in a new order: the next course differs
@@ -443,10 +444,8 @@ def _compute_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs:
     # longest races first, so that no worker is left with a long one at the end
     order = sorted(range(len(races)), key=lambda k: (-races[k].length, k))
     done = parallel.run(check, [races[k] for k in order], jobs)
-    out: list[RaceCheck] = [None] * len(races)  # type: ignore[list-item]
-    for k, result in zip(order, done):
-        out[k] = result
-    return out
+    by_race = dict(zip(order, done))
+    return [by_race[k] for k in range(len(races))]
 
 
 def default_jobs() -> int:

@@ -417,7 +417,7 @@ def course_map(
                 break
             if whole is None:
                 whole = cut = found
-            elif found[0] > whole[0] * PIECE_GAIN ** (pieces - 1) and found[0] > cut[0]:
+            elif cut is not None and found[0] > whole[0] * PIECE_GAIN ** (pieces - 1) and found[0] > cut[0]:
                 cut = found
         wholes.append(whole)
         cuts.append(cut)

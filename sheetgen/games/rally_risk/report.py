@@ -9,7 +9,7 @@ log round by round).
 from __future__ import annotations
 
 from sheetgen.games.rally_risk.model import Outcome, Tyres
-from sheetgen.games.rally_risk.rules import MoveResult
+from sheetgen.games.rally_risk.rules import MoveResult, RulesError
 from sheetgen.games.rally_risk.simulate import RaceRun
 from sheetgen.games.rally_risk.solve import Figures, RaceAnalysis
 from sheetgen.textfmt import pct as _pct
@@ -151,6 +151,8 @@ def _result_words(result: MoveResult, tyres: Tyres | None) -> str:
         return f"ELIMINATED on space {result.position}"
     words = []
     if result.kind == "off":
+        if result.result is None:  # (damage that stops the car has a result)
+            raise RulesError(f"a car off the road on {result.position} without its damage")
         what = _DAMAGE_WORDS[result.result]
         if result.repaired:
             what += " after the mechanics"

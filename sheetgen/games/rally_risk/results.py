@@ -236,7 +236,7 @@ def _departure(
     if "departure" not in raw:
         if previous is None and not broken:
             return players, []
-        if groups is None:
+        if groups is None or previous is None:  # (groups come from the race before)
             return None, []
         tied = [g for g in groups if len(g) > 1]
         if tied:
@@ -262,7 +262,7 @@ def _departure(
         )
     if found:
         return None, found
-    if groups is not None:
+    if groups is not None and previous is not None:
         rank = {p: r for r, g in enumerate(groups) for p in g}
         scores = dict(zip(previous.departure, score_a(previous.finish)))
         for k in range(1, len(departure)):

@@ -352,7 +352,7 @@ def legal_moves(course: Course, car: Car, state: CarState, gear: int, weather: W
 @lru_cache(maxsize=4096)
 def _moves(lo: int, hi: int, left: int) -> tuple[Move, ...]:
     """The moves of a range (lo, hi) with `left` spaces to the finish (the finish counts)."""
-    moves = []
+    moves: list[Move] = []
     for k in range(min(hi, left), 0, -1):
         needed = 0 if k == left else max(0, lo - k)
         moves.extend(_move(k, plan) for plan in brake_plans(k, needed))
@@ -598,10 +598,11 @@ def move_outcome_tree(
     weather: Weather,
     exact: bool = True,
 ) -> tuple[
-    tuple[tuple[int, tuple[tuple[MoveResult, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]
+    tuple[tuple[int, tuple[tuple[MoveResult | None, Any], ...]], ...],
+    tuple[tuple[int, tuple[MoveResult, Any] | None], ...],
 ]:
-    """:func:`check_tree` with the car's results: steps[i] = (parent, ((MoveResult,
-    probability), ...)). The outcomes of moves[j] (:func:`move_outcomes`, exactly: the
+    """:func:`check_tree` with the car's results: steps[i] = (parent, ((MoveResult or None
+    when the car goes on, probability), ...)). The outcomes of moves[j] (:func:`move_outcomes`, exactly: the
     same numbers in the same order) are the results of the steps from 0 to its step, in
     order, then its end when there is one."""
     steps, ends = check_tree(course, state, risk, moves, weather, exact)
@@ -781,17 +782,31 @@ class RaceState:
         return ()
 
     def legal_actions(self) -> tuple[Action, ...]:
-        state = self.states[self.turn] if self.turn >= 0 else None
+        if self.phase not in (GEAR, MOVE, SERVICE):
+            return ()
+        if self.turn < 0:
+            raise RulesError(f"no car's turn in phase {self.phase}")
+        state = self.states[self.turn]
         if self.phase == GEAR:
             return tuple(GearAction(g) for g in legal_gears(state))
         if self.phase == MOVE:
             return legal_moves(self.course, self.cars[self.turn], state, self.gear, self.weather())
-        if self.phase == SERVICE:
-            return tuple(
-                ServiceAction(t)
-                for t in service_options(self.course, self.cars[self.turn], state, self.gear, self.result)
-            )
-        return ()
+        return tuple(
+            ServiceAction(t)
+            for t in service_options(self.course, self.cars[self.turn], state, self.gear, self.move_result())
+        )
+
+    def driven_move(self) -> Move:
+        """The move being driven (phases DAMAGE and SERVICE)."""
+        if self.move is None:
+            raise RulesError(f"no move in phase {self.phase}")
+        return self.move
+
+    def move_result(self) -> MoveResult:
+        """What the move did (phase SERVICE)."""
+        if self.result is None:
+            raise RulesError(f"no move result in phase {self.phase}")
+        return self.result
 
     # -- transitions
 
@@ -869,7 +884,7 @@ class RaceState:
             return s._moved(result)
         if rest:
             return s
-        return s._moved(end_of_move(self.course, self.states[self.turn], self.move))
+        return s._moved(end_of_move(self.course, self.states[self.turn], self.driven_move()))
 
     def _moved(self, result: MoveResult) -> RaceState:
         s = replace(self, result=result, checks=())
@@ -880,10 +895,11 @@ class RaceState:
 
     def _on_service(self, action: ServiceAction) -> RaceState:
         i = self.turn
-        new = next_state(self.states[i], self.gear, self.result, action.tyres)
+        result = self.move_result()
+        new = next_state(self.states[i], self.gear, result, action.tyres)
         s = self._set(i, new)
-        s = replace(s, log=s._note("end", s.round, i, self.result, action.tyres))
-        if self.result.kind == "finished":
+        s = replace(s, log=s._note("end", s.round, i, result, action.tyres))
+        if result.kind == "finished":
             s = replace(s, finish_rounds=s.finish_rounds[:i] + (s.round,) + s.finish_rounds[i + 1 :])
         s = replace(s, move=None, result=None, gear=0, die=0, risk=0)
         return s._next_car()

@@ -78,7 +78,7 @@ class Policy:
             return GearAction(self.gear(me, race.sector))
         if race.phase == rules.MOVE:
             return self.move(me, race.gear, race.risk, race.sector, race.passing(race.turn))
-        return ServiceAction(self.service(me, race.gear, race.result, race.sector))
+        return ServiceAction(self.service(me, race.gear, race.move_result(), race.sector))
 
 
 @dataclass(frozen=True)

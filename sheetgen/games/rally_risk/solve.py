@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from sheetgen.errors import Problem
 from sheetgen.games.rally_risk import rules
@@ -107,7 +108,7 @@ def _pick(sums: list[float], leaves: tuple, end: list[float]) -> tuple[float, in
     return best_v, best_i
 
 
-def _whole(x: object, lo: int, hi: int) -> bool:
+def _whole(x: object, lo: int, hi: int) -> TypeGuard[int]:
     return isinstance(x, int) and lo <= x <= hi
 
 
@@ -210,7 +211,7 @@ class Solution:
         self._v = [[0.0] * ((n + 1) * _SLOTS) for _ in range(contexts)]
         self._gear: list[list[int | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1)) for _ in range(contexts)]
         self._move: list[list[Move | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1) * nr) for _ in range(contexts)]
-        self._end = [[]] + [[[0.0] * (n + 2) for _ in range(contexts)] for _g in GEARS]
+        self._end: list[list[list[float]]] = [[]] + [[[0.0] * (n + 2) for _ in range(contexts)] for _g in GEARS]
         self._end_tyres: list[list[list[Tyres | None]]] = [[]] + [
             [[None] * (n + 2) for _ in range(contexts)] for _g in GEARS
         ]
@@ -465,11 +466,11 @@ class Solution:
                         end_tyres[ci][q] = choice
                     off, off_tyres = offf[ci], self._off_tyres[ci]
                     k = q * 8
-                    for slot, stop in offs:
+                    for slot, stop_slot in offs:
                         best, choice = mine[slot], None
-                        if stop is not None:
+                        if stop_slot is not None:
                             for t2, vs in alts:
-                                v = vs[stop]
+                                v = vs[stop_slot]
                                 if v < best - TIE:
                                     best, choice = v, t2
                         off[k] = best
@@ -514,6 +515,8 @@ class Solution:
                     v += prob * penalty
             if v < best_v - TIE:
                 best_v, best_m = v, move
+        if best_m is None:  # (every gear has a move)
+            raise rules.RulesError(f"no move in gear {g2} from space {p}")
         return best_v, best_m
 
     def _engine_gear_options(self, g: int, c: int) -> tuple[tuple[int, int], ...]:
@@ -537,7 +540,7 @@ class Solution:
         inf = math.inf
         for p in range(course.length, -1, -1):
             # q_bar[g2][ci]: expected cost of a turn in gear g2, before the risk die
-            q_bar = [[]] + [[0.0] * contexts for _g in GEARS]
+            q_bar: list[list[float]] = [[]] + [[0.0] * contexts for _g in GEARS]
             for ti, t in enumerate(TYRES):
                 for w in W:
                     # both card states play the same moves: one pass prices the two
@@ -611,6 +614,8 @@ class Solution:
             v = self.V[(0, 0, t, 1, w0)]
             if v < best_v - TIE:
                 best_t, best_v = t, v
+        if best_t is None:  # (a start value is finite)
+            raise rules.RulesError("no tyres to start with")
         return best_t, best_v
 
 
@@ -716,9 +721,9 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
     nw, nr, gears = sol.nsectors, len(sol._risk_index), MAX_GEAR + 1
     ids: dict[tuple, int] = {}  # (p, gs, tyres, card, sector) -> state id, in forward order
     src: list[int] = []
-    dst: list[int] = []
+    dst: list[tuple] = []  # (q, gs, tyres, card, sector), or FINISH
     prob: list[float] = []
-    FINISH = -1
+    FINISH = ()
     pending: list[set[tuple]] = [set() for _ in range(n + 2)]
     pending[0].add((0, sol.start_tyres, 1, course.chart.start))
     order = (_gs(3), _gs(2), _gs(1)) + tuple(range(MAX_GEAR + 1))
@@ -726,7 +731,7 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
     def edge(s: int, q: int, key: tuple, pq: float) -> None:
         pending[q].add(key)
         src.append(s)
-        dst.append((q,) + key)  # type: ignore[arg-type]
+        dst.append((q,) + key)
         prob.append(pq)
 
     for p in range(n + 1):
@@ -741,7 +746,7 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
                         nk = (_gs(gs - _HALT0), t, c, w2)
                         bucket.add(nk)
                         src.append(s)
-                        dst.append((p,) + nk)  # type: ignore[arg-type]
+                        dst.append((p,) + nk)
                         prob.append(pw)
                     continue
                 for w2, pw in sol.wnext[w]:
@@ -755,7 +760,7 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
                             pq = pw * pr * pm
                             if kind == "finished":
                                 src.append(s)
-                                dst.append(FINISH)  # type: ignore[arg-type]
+                                dst.append(FINISH)
                                 prob.append(pq)
                             elif kind == "moved":
                                 t2 = end_tyres[q]
@@ -773,7 +778,7 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
     to = np.array([size if d == FINISH else ids[d] for d in dst], dtype=np.intp)  # size: the finish
     frm = np.array(src, dtype=np.intp)
     weight = np.array(prob)
-    mass = np.zeros(size + 1)
+    mass: np.ndarray = np.zeros(size + 1)
     mass[0] = 1.0
     out = []
     r = 0

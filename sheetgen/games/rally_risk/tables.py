@@ -27,6 +27,7 @@ checked for shape and monotonicity: a higher gear or a higher roll never gives a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sheetgen.errors import Problem
@@ -139,7 +140,7 @@ def problems(data: dict) -> list[tuple[tuple, str]]:
     """Shape, range and monotonicity problems of schema-valid `tables:` data, as
     (path within the tables mapping, message)."""
     out: list[tuple[tuple, str]] = []
-    checks = {
+    checks: dict[str, Callable[[Any], list[tuple[tuple, str]]]] = {
         "gear_chart": _gear_chart_problems,
         "risk": _risk_problems,
         "damage": _damage_problems,
@@ -156,7 +157,7 @@ def problems(data: dict) -> list[tuple[tuple, str]]:
 def _rows(
     rows: list, count: int | None, what: str, row_word: str, cells: int, cell_word: str
 ) -> list[tuple[tuple, str]]:
-    out = []
+    out: list[tuple[tuple, str]] = []
     if count is not None and len(rows) != count:
         out.append(((), f"{what} needs {count} rows ({row_word}), got {len(rows)}"))
     for i, row in enumerate(rows):
@@ -232,6 +233,14 @@ def outcome_of(cell: Any) -> Outcome | None:
         return None
 
 
+def _outcome(cell: Any) -> Outcome:
+    """A cell of a Damages Table already checked (`_damage_problems`)."""
+    outcome = outcome_of(cell)
+    if outcome is None:
+        raise ValueError(f"a damage result must be one of {', '.join(_OUTCOMES)}; got {cell!r}")
+    return outcome
+
+
 def _damage_problems(rows: list) -> list[tuple[tuple, str]]:
     out = []
     if not 1 <= len(rows) <= MAX_DAMAGE_ROWS:
@@ -245,7 +254,7 @@ def _damage_problems(rows: list) -> list[tuple[tuple, str]]:
                 out.append(((i, j), f"a damage result must be one of {', '.join(_OUTCOMES)}; got {cell!r}"))
     if out:
         return out
-    grid = [[outcome_of(c) for c in row] for row in rows]
+    grid = [[_outcome(c) for c in row] for row in rows]
     for i, row in enumerate(grid):
         for j in range(1, 6):
             if row[j].severity < row[j - 1].severity:
@@ -286,8 +295,16 @@ def parse_sector(text: str) -> WeatherSector | str:
     return WeatherSector(weather, modifier)
 
 
+def _sector(text: str) -> WeatherSector:
+    """A sector of a weather chart already checked (`_weather_problems`)."""
+    parsed = parse_sector(text)
+    if isinstance(parsed, str):
+        raise ValueError(parsed)
+    return parsed
+
+
 def _weather_problems(charts: dict) -> list[tuple[tuple, str]]:
-    out = []
+    out: list[tuple[tuple, str]] = []
     for zone, chart in charts.items():
         sectors = chart["sectors"]
         if not 2 <= len(sectors) <= MAX_SECTORS:
@@ -343,12 +360,12 @@ def build(overrides: dict | None = None) -> Tables:
         gear_chart=tuple((lo, hi) for lo, hi in data["gear_chart"]),
         assistance=tuple((Assistance(k), v) for k, v in ASSISTANCE_BONUS.items()),
         risk=tuple(tuple(row) for row in data["risk"]),
-        damage=tuple(tuple(outcome_of(c) for c in row) for row in data["damage"]),
+        damage=tuple(tuple(_outcome(c) for c in row) for row in data["damage"]),
         weather=tuple(
             (
                 zone,
                 WeatherChart(
-                    tuple(parse_sector(s) for s in weather[zone.value]["sectors"]),
+                    tuple(_sector(s) for s in weather[zone.value]["sectors"]),
                     weather[zone.value].get("start", 1) - 1,
                 ),
             )

@@ -432,7 +432,9 @@ class Track:
             for group in self._groups(test):
                 step = min(steps.get(c.hex, far) for c in group)
                 # (a jump's or a shortcut's spaces all have the value: `test` picked them by it)
-                picked = [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                picked = (
+                    [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                )
                 values = [v for v in picked if v is not None]
                 found.append((step, order, Note(kind, group, step, 0, value=min(values) if values else None)))
         found.sort(key=lambda item: (item[0], item[1]))

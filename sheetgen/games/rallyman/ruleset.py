@@ -727,7 +727,9 @@ def _check(m: dict, variant: str, out: list[tuple[tuple, str]]) -> None:
         need(("time_cards", "loss_seconds"), cards["loss_seconds"], 1, MAX_SECONDS, "the seconds of a spin or crash")
         for gear, card in cards["gears"].items():
             deck = ("time_cards", "gears", gear)
-            seconds_ok = need(deck + ("seconds",), card["seconds"], 1, MAX_SECONDS, f"the seconds of a gear-{gear} card")
+            seconds_ok = need(
+                deck + ("seconds",), card["seconds"], 1, MAX_SECONDS, f"the seconds of a gear-{gear} card"
+            )
             counts = [
                 need(deck + (icon,), card[icon], 0, MAX_BAG, f"the gear-{gear} cards showing {icon}")
                 for icon in ("sisu", "spin", "crash")

@@ -421,7 +421,7 @@ def calendar_pdf(
     import os
 
     cal = built.calendar
-    own = (f"spec-sha256:{loaded.sha256}",)
+    own: tuple[str, ...] = (f"spec-sha256:{loaded.sha256}",)
     if cal.library:
         with open(os.path.join(os.path.dirname(loaded.path), cal.library), "rb") as handle:
             own += (f"library-sha256:{hashlib.sha256(handle.read()).hexdigest()}",)

@@ -111,8 +111,9 @@ def course_plan(race: Race, page_w: float, page_h: float, margin: float, analysi
     bottom = margin + FOOTER_MM
     tracker_top = bottom + TRACKER_MM
     players_top = tracker_top + GAP_MM + _players_height()
-    strip_top: float | None = players_top + GAP_MM + _strip_height(strip.rows)
-    middle_bottom = strip_top + GAP_MM
+    strip_here = players_top + GAP_MM + _strip_height(strip.rows)
+    strip_top: float | None = strip_here
+    middle_bottom = strip_here + GAP_MM
     need = max(side_panel_height(race, analysis), MIN_MAP_MM + MAP_TITLE_MM)
     per_page = int((page_h - 2 * margin - RUNNING_HEADER_MM - FOOTER_MM - TITLE_ROW_MM) // STRIP_ROW_MM)
     extra = 0
@@ -142,7 +143,7 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
     cmap = plan.map
     x0, y0 = plan.map_x * MM, plan.map_y * MM
     spaces = race.spaces
-    numbers: list[tuple[int, ...]] = []
+    numbers: list[tuple[int | None, ...]] = []  # (None: a number left out)
     first = 0
     for leg in race.course:
         n = len(leg.section.factors)
@@ -159,7 +160,7 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
     ]
     factor_size = min(fitting_factor_size(road) for road in roads)  # one size all over the map
     if map_numbers_thinned(race, cmap.cell, sheet.text_width(str(race.length), size=small) / MM):
-        numbers = [tuple(n if n == 1 or n % 5 == 0 else None for n in row) for row in numbers]
+        numbers = [tuple(n if n is not None and (n == 1 or n % 5 == 0) else None for n in row) for row in numbers]
     for square, road in zip(cmap.squares, roads):
         leg = race.course[square.leg]
         sx, sy = x0 + square.x * MM, y0 + square.y * MM
@@ -205,10 +206,10 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
     else:
         edge_label(sheet, last_road, last_road.exit, last_road.exit, "FINISH", size, lx, ly, inset=0.8)
     # a cut map: where a piece ends the road runs on at the next piece's letter
-    for letter, leg in zip("ABCDEFGH", cmap.breaks):
+    for letter, after in zip("ABCDEFGH", cmap.breaks):
         for sq, road, side, word in (
-            (cmap.squares[leg - 1], roads[leg - 1], roads[leg - 1].exit, f"on at {letter}"),
-            (cmap.squares[leg], roads[leg], roads[leg].entry, f"{letter}, from section {leg}"),
+            (cmap.squares[after - 1], roads[after - 1], roads[after - 1].exit, f"on at {letter}"),
+            (cmap.squares[after], roads[after], roads[after].entry, f"{letter}, from section {after}"),
         ):
             sx, sy = x0 + sq.x * MM, y0 + sq.y * MM
             heading = side if word.startswith("on") else side.opposite
@@ -292,9 +293,9 @@ def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int,
     step = CAP * size * 1.6
     top = cy * MM + (len(lines) - 1) * step / 2
     for k, line in enumerate(lines):
-        fitted = fit_size(sheet, line, width * MM, size, True, least=4.0)
-        line = cut(sheet, line, (width + spare) * MM, fitted, True)
-        centred(sheet, sx + cx * MM, sy + top - k * step, line, fitted, True)
+        line_size = fit_size(sheet, line, width * MM, size, True, least=4.0)
+        line = cut(sheet, line, (width + spare) * MM, line_size, True)
+        centred(sheet, sx + cx * MM, sy + top - k * step, line, line_size, True)
 
 
 def _chequer(sheet: Sheet, line, heading: Side, x0: float, y0: float, outside: bool = False) -> float:
@@ -722,10 +723,10 @@ def draw_course_sheet(
     plan = course_plan(race, sheet.width / MM, sheet.height / MM, sheet.margin / MM, analysis)
     danger = _heavy_spaces(analysis)
     def label(k: int) -> tuple[str, str]:
+        if page_label is None:
+            return ("", f"page {page + k} of {pages}" if pages else "")
         name, end = page_label if isinstance(page_label, tuple) else ("", page_label)
-        if page_label is not None:
-            return (name, end if k == 0 else f"{end} (continued)")
-        return ("", f"page {page + k} of {pages}" if pages else "")
+        return (name, end if k == 0 else f"{end} (continued)")
 
     draw_course_header(sheet, race, label(0))
     cmap = plan.map

@@ -255,8 +255,8 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
     for kind, effects in tables.tyres:
         got = {w.value: e for w, e in effects}
         cells = []
-        for w in weathers:
-            e = got.get(w)
+        for weather in weathers:
+            e = got.get(weather)
             bits = []
             if e is not None and e.move:
                 bits.append(f"move {e.move:+d}")

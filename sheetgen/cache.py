@@ -50,7 +50,9 @@ def _source_digest(module: str) -> str:
     if module not in _SOURCES:
         spec = importlib.util.find_spec(module)
         origin = spec.origin if spec is not None else None
-        with open(origin, "rb") as handle:  # (a module without a file has no place in a key)
+        if origin is None:  # a module without a file has no place in a key
+            raise TypeError(f"module {module!r} has no source file to key an entry by")
+        with open(origin, "rb") as handle:
             _SOURCES[module] = hashlib.sha256(handle.read()).hexdigest()
     return _SOURCES[module]
 

@@ -31,7 +31,7 @@ from sheetgen.cliutil import (
     stdout_bytes,
     write_pdf,
 )
-from sheetgen.errors import OptionError, SheetgenError, SpecError
+from sheetgen.errors import OptionError, Problem, SheetgenError, SpecError
 from sheetgen.output import same_target, write_files
 
 DEFAULT_SPECS = "track_specs"
@@ -129,6 +129,8 @@ def timetable(game: str | None, fmt: str, **given) -> None:
     else:
         chosen = registry.game(game)
     options = option_values("timetable", chosen, given)
+    if chosen.timetable is None:  # (GameName offers the games that have time tables)
+        raise SheetgenError(f"{chosen.title} has no time tables")
     echo_report(chosen.timetable(options), fmt, indent=None)
 
 
@@ -149,6 +151,8 @@ def odds(game: str, fmt: str, **given) -> None:
     """
     chosen = registry.game(game)
     options = option_values("odds", chosen, given)
+    if chosen.odds is None:  # (GameName offers the games that have odds)
+        raise SheetgenError(f"{chosen.title} has no odds")
     echo_report(chosen.odds(options), fmt)
 
 
@@ -319,7 +323,7 @@ def build(
         built.append(result)
     # every problem at once, in the specs' order: those of the specs that do not load and
     # those that make a loaded one unplayable
-    problems = []
+    problems: list[Problem] = []
     for result in built:
         if result.failed is not None:
             raise result.failed
@@ -443,6 +447,8 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
             "tables replace the house tables"
         )
     options = option_values("tables", chosen, given)
+    if chosen.tables is None:  # (GameName offers the games that have tables)
+        raise SheetgenError(f"{chosen.title} has no tables")
     echo_report(chosen.tables(loaded, options), fmt)
 
 
@@ -537,21 +543,22 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     refuse_pdf_on_terminal(pdf, "--render FILE")
     from sheetgen.output import check_targets
 
-    check_targets(
-        [path for path in (target, pdf) if path not in (None, "-")], force=force
-    )  # at once, not after the work
+    # at once, not after the work
+    check_targets([path for path in (target, pdf) if path not in (None, "-")], force=force)
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
     folder = (os.path.dirname(target) or ".") if target is not None else "."  # where the spec goes
+    if chosen.generator is None:  # (GameName offers the games that have a generator)
+        raise SheetgenError(f"{chosen.title} has no generator")
     text = chosen.generator.make(seed, options, folder)
     data = text.encode("utf-8")
-    files = [path for path in (target, pdf) if path not in (None, "-")]
+    named = [path for path in (target, pdf) if path not in (None, "-")]
     # the new spec loaded back from its bytes, as any spec file is: the files it refers to (a
     # library the generator drew from) are inputs, which no output may replace
-    spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if files or pdf else None
-    inputs = tuple(spec.document.reads) if spec is not None else ()
-    pdf_bytes = _render_generated(spec) if pdf else None
+    spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if named or pdf else None
+    inputs = tuple(spec.document.reads) if spec is not None and spec.document is not None else ()
+    pdf_bytes = _render_generated(spec) if pdf and spec is not None else None
     out = stdout_bytes() if target is None or pdf == "-" else None
     streamed = data if target is None else pdf_bytes
 
@@ -562,7 +569,11 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
 
     # everything is made before anything is written, and the files are written together:
     # both or neither (sheetgen.output)
-    files = [(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")]
+    files = [
+        (path, content)
+        for path, content in ((target, data), (pdf, pdf_bytes))
+        if path is not None and path != "-" and content is not None
+    ]
     write_files(files, inputs=inputs, force=force, announce=announce)
 
 

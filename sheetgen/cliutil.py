@@ -10,6 +10,8 @@ import functools
 import json
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -163,14 +165,14 @@ def _declared(command: str) -> dict[str, list[tuple[registry.Game, registry.Opti
     return found
 
 
-def _parsed(option: registry.Option):
-    """A click callback giving `option.parse`'s value, a ValueError as click's usage error."""
+def _parsed(parse: Callable[[Any], Any]):
+    """A click callback giving an option's `parse` value, a ValueError as click's usage error."""
 
     def callback(ctx, param, value):
         if value is None or value == ():
             return None
         try:
-            return option.parse(value)
+            return parse(value)
         except ValueError as exc:
             raise click.BadParameter(str(exc), ctx, param) from None
 
@@ -190,9 +192,10 @@ def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]])
     if first.choices:
         kwargs["type"] = click.Choice(list(dict.fromkeys(c for _g, o in pairs for c in o.choices)))
     elif first.between is not None:
-        kwargs["type"] = click.IntRange(min(o.between[0] for _g, o in pairs), max(o.between[1] for _g, o in pairs))
+        ranges = [o.between for _g, o in pairs if o.between is not None]  # (every one: the shapes agree)
+        kwargs["type"] = click.IntRange(min(lo for lo, _hi in ranges), max(hi for _lo, hi in ranges))
     elif first.parse is not None:
-        kwargs["callback"] = _parsed(first)
+        kwargs["callback"] = _parsed(first.parse)
     if first.metavar:
         kwargs["metavar"] = first.metavar
     return click.Option([f"--{name}", first.key], **kwargs)

@@ -373,7 +373,7 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: 
         allowed = sorted(error.schema.get("properties", {}))
         patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
         listing = f" (expected one of: {', '.join(allowed)})"
-        problems = []
+        problems: list[Problem] = []
         for key in value:
             if key in allowed or any(p.search(key) for p in patterns):
                 continue

@@ -17,6 +17,7 @@ import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sheetgen.errors import OptionError, SpecError
 
@@ -66,7 +67,7 @@ _INK = {
 #: small text the right margin of the Rallytaire time table's legend
 FONT_SIZES = {"title": (4, 20), "heading": (4, 11.5), "body": (4, 9.5), "small": (4, 7), "space": (3, 12)}
 _SIZE = {key: {"type": "number", "minimum": low, "maximum": high} for key, (low, high) in FONT_SIZES.items()}
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "sheetgen page template",
     "type": "object",
@@ -159,12 +160,12 @@ def _templates():
     from importlib import resources
 
     tree = resources.files("sheetgen").joinpath("..")
-    if tree.joinpath("pyproject.toml").is_file() and tree.joinpath("templates", "race_sheet.yaml").is_file():
+    if tree.joinpath("pyproject.toml").is_file() and tree.joinpath("templates").joinpath("race_sheet.yaml").is_file():
         return tree.joinpath("templates")
     try:
         return resources.files("sheetgen.templates")
     except ModuleNotFoundError:
-        return resources.files("sheetgen").joinpath("..", "templates")
+        return resources.files("sheetgen").joinpath("..").joinpath("templates")
 
 
 def builtin_names() -> list[str]:

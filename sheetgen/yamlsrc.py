@@ -34,6 +34,7 @@ import re
 import select
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,13 +49,16 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-try:
-    from yaml.cyaml import CParser as _CParser
-except ImportError:  # PyYAML built without libyaml: the pure-Python parser alone
-    _CParser = None
-
 from sheetgen.errors import Location, Problem, SpecError
 from sheetgen.glyphs import CONTROL
+
+_CParser: Callable[[str], Any] | None
+try:
+    from yaml._yaml import CParser  # what yaml.cyaml holds: libyaml's parser
+except ImportError:  # PyYAML built without libyaml: the pure-Python parser alone
+    _CParser = None
+else:
+    _CParser = CParser
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
@@ -399,7 +403,7 @@ def _char_problem(name: str, text: str, index: int, code: int) -> Problem:
     )
 
 
-def _refused_by_libyaml(exc: Exception, name: str, text: str) -> list[Problem]:
+def _refused_by_libyaml(exc: yaml.YAMLError | UnicodeEncodeError | _BadEscape, name: str, text: str) -> list[Problem]:
     """libyaml's own wording, for a file too large to read again with the Python parser."""
     if isinstance(exc, UnicodeEncodeError):
         return [_char_problem(name, text, exc.start, ord(text[exc.start]))]
@@ -518,6 +522,7 @@ class _Builder:
         if self.depth > MAX_DEPTH:
             self.problems.append(Problem(where, f"nesting is too deep (the limit is {MAX_DEPTH} levels)"))
             raise _Stop
+        result: dict | list
         if isinstance(event, MappingStartEvent):
             if event.tag not in (None, "!", _MAP):
                 self._bad_tag(event.tag, where)
@@ -525,11 +530,12 @@ class _Builder:
         else:
             if event.tag not in (None, "!", _SEQ):
                 self._bad_tag(event.tag, where)
-            result = []
+            items: list = []
             for event in self.events:
                 if isinstance(event, SequenceEndEvent):
                     break
-                result.append(self.build(event, path + (len(result),)))
+                items.append(self.build(event, path + (len(items),)))
+            result = items
         self.depth -= 1
         return result
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from sheetgen.cliutil import CONTEXT, FORCE, GameCommand, option_values, reports_errors, stdout_bytes
+from sheetgen.errors import SheetgenError
 
 
 class FormatName(click.ParamType):
@@ -71,6 +72,8 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
     if target == "-":
         target = None
     written_as = target or "<stdout>"
+    if converter.read is None:  # (registry.converter gives one that reads)
+        raise SheetgenError(f"the {fmt} format cannot be read")
     text, inputs = converter.read(source, written_as, options)
     inputs = (source, *inputs)
     if target is not None:
@@ -117,6 +120,8 @@ def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> Non
         target = None
     if target is not None:
         check_targets([target], inputs=loaded.sources, force=force)
+    if converter.write is None:  # (registry.converter gives one that writes)
+        raise SheetgenError(f"the {fmt} format cannot be written")
     data = converter.write(loaded, options)
     if target is None:
         out = stdout_bytes()

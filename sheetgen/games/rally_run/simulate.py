@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, replace
+from typing import Any
 
 from sheetgen.engine import playout
 from sheetgen.games.rally_run.model import TileSet, opposite
@@ -54,7 +55,7 @@ def distances(state: RunState, goal: int) -> dict:
     enter = [pit_open if road is None else frozenset().union(*road) for road in roads]
     out: list[list] = []  # per cell and side: the node a car leaving by that side comes to
     for cell in range(n):
-        ahead = []
+        ahead: list[int | str | tuple[int, int] | None] = []
         for d in range(4):
             there = t.beyond[cell][d]
             if there is None or (there >= n and there != goal):
@@ -68,12 +69,13 @@ def distances(state: RunState, goal: int) -> dict:
         out.append(ahead)
     back: dict = {}
     for cell in range(n):
-        if cell == t.pit:
+        road = roads[cell]
+        if road is None:  # the pit stop's cell
             for d in pit_open:
                 if out[cell][d] is not None:
                     back.setdefault(out[cell][d], []).append("pit")
             continue
-        for e, d in _pairs(t, roads[cell]):
+        for e, d in _pairs(t, road):
             nxt = out[cell][d]
             if nxt is not None:
                 back.setdefault(nxt, []).append((cell, e))
@@ -230,7 +232,7 @@ def random_player(rng: random.Random):
 @dataclass(frozen=True)
 class Step:
     state: RunState
-    choice: object
+    choice: Any  # the engine's: a chance outcome or an action (sheetgen.engine)
     after: RunState
 
 

@@ -105,7 +105,7 @@ def _from_json(data: dict[str, Any]):
                 without_mechanics=Figures(*r["without_mechanics"]),
                 dangerous=tuple(SpaceRisk(*d) for d in r["dangerous"]),
                 mechanic_help=tuple((int(s), g) for s, g in r["mechanic_help"]),
-                solution=None,  # type: ignore[arg-type]
+                solution=None,
                 finish_rounds=tuple((int(k), p) for k, p in r["finish_rounds"]),
             )
             for r in data["results"]

@@ -131,6 +131,8 @@ def simulate(
             analysis = analyze_rally_risk_race(race, penalty=penalty).best
         else:
             analysis = analyze_assistance(race, assistance, penalty=penalty)
+    if analysis.solution is None:
+        raise rules.RulesError("an analysis read back from the figures cache cannot play: it keeps no solution")
     course = Course.of(race)
     car = Car(analysis.assistance, analysis.mechanics)
     end = play(course, car, Policy(analysis.solution), players, random.Random(seed))

@@ -935,7 +935,8 @@ class AssistanceAnalysis:
     without_mechanics: Figures
     dangerous: tuple[SpaceRisk, ...]
     mechanic_help: tuple[tuple[int, float], ...]
-    solution: Solution = field(repr=False, compare=False)
+    #: None in an analysis read back from the figures cache (kept.py): it prints, it cannot play
+    solution: Solution | None = field(repr=False, compare=False)
     finish_rounds: tuple[tuple[int, float], ...] = ()
 
     @property

@@ -63,6 +63,7 @@ class Hex(NamedTuple):
     def s(self) -> int:
         return -self.q - self.r
 
+    # a vector sum, not tuple's concatenation: a NamedTuple cannot take tuple's signature for it
     def __add__(self, other: Hex) -> Hex:  # type: ignore[override]
         return Hex(self.q + other[0], self.r + other[1])
 

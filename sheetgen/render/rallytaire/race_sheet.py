@@ -273,7 +273,10 @@ def _poly(sheet: Sheet, points, x0: float, y0: float, fill: bool, dash=None, wid
 def draw_track(sheet: Sheet, stage: Stage, lay: StageLayout, x0: float, y0: float) -> None:
     c = sheet.c
     ink = sheet.ink
-    P = lambda p: (x0 + p[0] * MM, y0 + p[1] * MM)  # noqa: E731 - a local coordinate map
+
+    def P(p: tuple[float, float]) -> tuple[float, float]:  # a local coordinate map: layout mm to page points
+        return (x0 + p[0] * MM, y0 + p[1] * MM)
+
     # spaces
     sheet.fill(ink.track_fill)
     for space in lay.spaces:

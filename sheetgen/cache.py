@@ -50,7 +50,9 @@ def _source_digest(module: str) -> str:
     if module not in _SOURCES:
         spec = importlib.util.find_spec(module)
         origin = spec.origin if spec is not None else None
-        with open(origin, "rb") as handle:  # (a module without a file has no place in a key)
+        if origin is None:  # a module without a file has no place in a key
+            raise TypeError(f"module {module!r} has no source file to key an entry by")
+        with open(origin, "rb") as handle:
             _SOURCES[module] = hashlib.sha256(handle.read()).hexdigest()
     return _SOURCES[module]
 
@@ -64,7 +66,9 @@ def _is_module(name: str) -> bool:
 
 #: an import statement, at a line's start (inside a function too): `import a.b, c` or
 #: `from a.b import c, d` (its names in parentheses over several lines too)
-_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.M)
+_IMPORT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n#;]*)|import[ \t]+([^\n#;]*))", re.M
+)
 
 
 def _imports(module: str) -> set[str]:
@@ -164,7 +168,9 @@ def cached(name: str, compute: Callable[[], Any], valid: Callable[[Any], bool] |
     return value
 
 
-def figures(kind: str, subject: str, solver: str, compute: Callable[[], Any], valid: Callable[[Any], bool] | None = None) -> Any:
+def figures(
+    kind: str, subject: str, solver: str, compute: Callable[[], Any], valid: Callable[[Any], bool] | None = None
+) -> Any:
     """The one way a game keeps solved figures: `compute()`'s JSON value, kept under `kind`,
     `subject` (the canonical text of what the solver reads, without names) and the sources
     of `solver`'s import graph (:func:`solver_modules`); see :func:`cached` for `valid`."""

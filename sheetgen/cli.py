@@ -31,7 +31,7 @@ from sheetgen.cliutil import (
     stdout_bytes,
     write_pdf,
 )
-from sheetgen.errors import OptionError, SheetgenError, SpecError
+from sheetgen.errors import OptionError, Problem, SheetgenError, SpecError
 from sheetgen.output import same_target, write_files
 
 DEFAULT_SPECS = "track_specs"
@@ -55,7 +55,9 @@ def main() -> None:
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=str))
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--strict", is_flag=True, help="also refuse what cannot be played: a race that cannot be finished (as build does)")
+@click.option(
+    "--strict", is_flag=True, help="also refuse what cannot be played: a race that cannot be finished (as build does)"
+)
 @reports_errors
 def validate(specs: tuple[str, ...], fmt: str, strict: bool) -> None:
     """Check spec files; exit 1 with FILE:LINE:COL lines when any is invalid.
@@ -127,6 +129,8 @@ def timetable(game: str | None, fmt: str, **given) -> None:
     else:
         chosen = registry.game(game)
     options = option_values("timetable", chosen, given)
+    if chosen.timetable is None:  # (GameName offers the games that have time tables)
+        raise SheetgenError(f"{chosen.title} has no time tables")
     echo_report(chosen.timetable(options), fmt, indent=None)
 
 
@@ -147,6 +151,8 @@ def odds(game: str, fmt: str, **given) -> None:
     """
     chosen = registry.game(game)
     options = option_values("odds", chosen, given)
+    if chosen.odds is None:  # (GameName offers the games that have odds)
+        raise SheetgenError(f"{chosen.title} has no odds")
     echo_report(chosen.odds(options), fmt)
 
 
@@ -163,7 +169,9 @@ def _spec_files(specs: tuple[str, ...]) -> list[str]:
     or given and also found in a folder given, is built once."""
     if not specs:
         if not os.path.isdir(DEFAULT_SPECS):
-            raise SheetgenError(f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs")
+            raise SheetgenError(
+                f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs"
+            )
         specs = (DEFAULT_SPECS,)
     files: list[str] = []
     seen: set[str] = set()
@@ -183,7 +191,9 @@ def _template_inputs(template: str | None) -> list[str]:
     return [template] if template and is_template_file(template) else []
 
 
-def _build_one(spec: registry.Spec, *, paper: str | None, ink: str, template: str | None) -> tuple[list, bytes | None, int]:
+def _build_one(
+    spec: registry.Spec, *, paper: str | None, ink: str, template: str | None
+) -> tuple[list, bytes | None, int]:
     """What `build` makes of one loaded spec, in a worker process: the problems that make it
     unplayable (as `validate --strict`), else its PDF and page count (None when its game prints
     nothing of this kind)."""
@@ -236,7 +246,18 @@ def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | N
         problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
     except SpecError as exc:  # found after the load (a bad --template file): its problems
         problems, data, pages = list(exc.problems), None, 0
-    return _Built(spec.path, None, None, spec.game.title, can_render(spec), spec.sources, tuple(problems), data, pages, time.perf_counter() - started)
+    return _Built(
+        spec.path,
+        None,
+        None,
+        spec.game.title,
+        can_render(spec),
+        spec.sources,
+        tuple(problems),
+        data,
+        pages,
+        time.perf_counter() - started,
+    )
 
 
 def _output_name(spec_path: str) -> str:
@@ -245,15 +266,37 @@ def _output_name(spec_path: str) -> str:
 
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, type=click.Path(path_type=str))
-@click.option("-o", "--output", "out_dir", default=DEFAULT_OUTPUT, show_default=True, type=click.Path(path_type=str), help="folder for the PDFs")
+@click.option(
+    "-o",
+    "--output",
+    "out_dir",
+    default=DEFAULT_OUTPUT,
+    show_default=True,
+    type=click.Path(path_type=str),
+    help="folder for the PDFs",
+)
 @PAPER
 @INK
 @TEMPLATE
 @click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
-@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="processes checking and rendering the specs (default: every CPU); the files are the same whatever it is")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="processes checking and rendering the specs (default: every CPU); the files are the same whatever it is",
+)
 @FORCE
 @reports_errors
-def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, template: str | None, quiet: bool, jobs: int | None, force: bool) -> None:
+def build(
+    specs: tuple[str, ...],
+    out_dir: str,
+    paper: str | None,
+    ink: str,
+    template: str | None,
+    quiet: bool,
+    jobs: int | None,
+    force: bool,
+) -> None:
     """Validate, analyse and render every spec (default: track_specs/ into output/).
 
     Nothing is written unless every spec is valid and every PDF rendered.
@@ -280,7 +323,7 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
         built.append(result)
     # every problem at once, in the specs' order: those of the specs that do not load and
     # those that make a loaded one unplayable
-    problems = []
+    problems: list[Problem] = []
     for result in built:
         if result.failed is not None:
             raise result.failed
@@ -299,13 +342,26 @@ def build(specs: tuple[str, ...], out_dir: str, paper: str | None, ink: str, tem
     for result in built:
         if not result.printable and not quiet:
             click.echo(f"{result.path}: valid; no printable sheets for {result.title} yet", err=True)
-    rendered = [(os.path.join(out_dir, _output_name(result.path)), result.data, result.pages) for result in built if result.data is not None]
+    rendered = [
+        (os.path.join(out_dir, _output_name(result.path)), result.data, result.pages)
+        for result in built
+        if result.data is not None
+    ]
     inputs = [source for result in built for source in result.sources] + _template_inputs(template)
     pages = sum(p for _t, _d, p in rendered)
     count = len(rendered)
-    said = f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} file{'s' if count != 1 else ''} written to {out_dir}/"
+    said = (
+        f"built {count} spec{'s' if count != 1 else ''}: {pages} page{'s' if pages != 1 else ''}, {count} "
+        f"file{'s' if count != 1 else ''} written to {out_dir}/"
+    )
     # said before the files are put in place: when standard output fails, nothing is written
-    write_files([(target, data) for target, data, _pages in rendered], folder=out_dir, inputs=inputs, force=force, announce=lambda: click.echo(said))
+    write_files(
+        [(target, data) for target, data, _pages in rendered],
+        folder=out_dir,
+        inputs=inputs,
+        force=force,
+        announce=lambda: click.echo(said),
+    )
 
 
 # -- analyze / simulate / tables ---------------------------------------------------------
@@ -339,7 +395,9 @@ def analyze(spec: str, fmt: str, **given) -> None:
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="simulate")
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)")
+@click.option(
+    "--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="dice seed (default: pick one and print it)"
+)
 @reports_errors
 def simulate(spec: str, seed: int | None, **given) -> None:
     """Play the race with seeded dice and print it turn by turn, the way a player fills the sheet.
@@ -364,7 +422,13 @@ def simulate(spec: str, seed: int | None, **given) -> None:
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="tables", before="fmt")
 @click.argument("game", type=GameName("tables"))
-@click.option("--spec", "spec_path", type=click.Path(path_type=str), default=None, help="a race spec whose own tables replace the house tables")
+@click.option(
+    "--spec",
+    "spec_path",
+    type=click.Path(path_type=str),
+    default=None,
+    help="a race spec whose own tables replace the house tables",
+)
 @FORMAT
 @reports_errors
 def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
@@ -378,8 +442,13 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
     chosen = registry.game(game)
     loaded = registry.load_spec(spec_path) if spec_path else None
     if loaded is not None and loaded.game.name != chosen.name:
-        raise loaded.wrong(f"a {loaded.game.title} spec, not a {chosen.title} one: --spec takes a {chosen.title} race whose own tables replace the house tables")
+        raise loaded.wrong(
+            f"a {loaded.game.title} spec, not a {chosen.title} one: --spec takes a {chosen.title} race whose own "
+            "tables replace the house tables"
+        )
     options = option_values("tables", chosen, given)
+    if chosen.tables is None:  # (GameName offers the games that have tables)
+        raise SheetgenError(f"{chosen.title} has no tables")
     echo_report(chosen.tables(loaded, options), fmt)
 
 
@@ -392,7 +461,11 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
 @PAPER
 @INK
 @TEMPLATE
-@click.option("--draft", is_flag=True, help="render a spec that cannot be played (validate --strict's problems) all the same, saying them as warnings")
+@click.option(
+    "--draft",
+    is_flag=True,
+    help="render a spec that cannot be played (validate --strict's problems) all the same, saying them as warnings",
+)
 @FORCE
 @reports_errors
 def render(spec: str, target: str, paper: str | None, ink: str, template: str | None, draft: bool, force: bool) -> None:
@@ -428,8 +501,20 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
 
 @main.command(context_settings=CONTEXT, cls=GameCommand, game_command="generate", before="target")
 @click.argument("game", type=GameName("generator"))
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="random seed (default: pick one and print it on standard error)")
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=None,
+    help="random seed (default: pick one and print it on standard error)",
+)
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    type=click.Path(path_type=str),
+    default=None,
+    help="spec file to write (default, or -: standard output)",
+)
 @click.option("--render", "pdf", type=click.Path(path_type=str), default=None, help="also write its printable PDF here")
 @FORCE
 @reports_errors
@@ -458,19 +543,22 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     refuse_pdf_on_terminal(pdf, "--render FILE")
     from sheetgen.output import check_targets
 
-    check_targets([path for path in (target, pdf) if path not in (None, "-")], force=force)  # at once, not after the work
+    # at once, not after the work
+    check_targets([path for path in (target, pdf) if path not in (None, "-")], force=force)
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
     folder = (os.path.dirname(target) or ".") if target is not None else "."  # where the spec goes
+    if chosen.generator is None:  # (GameName offers the games that have a generator)
+        raise SheetgenError(f"{chosen.title} has no generator")
     text = chosen.generator.make(seed, options, folder)
     data = text.encode("utf-8")
-    files = [path for path in (target, pdf) if path not in (None, "-")]
+    named = [path for path in (target, pdf) if path not in (None, "-")]
     # the new spec loaded back from its bytes, as any spec file is: the files it refers to (a
     # library the generator drew from) are inputs, which no output may replace
-    spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if files or pdf else None
-    inputs = tuple(spec.document.reads) if spec is not None else ()
-    pdf_bytes = _render_generated(spec) if pdf else None
+    spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if named or pdf else None
+    inputs = tuple(spec.document.reads) if spec is not None and spec.document is not None else ()
+    pdf_bytes = _render_generated(spec) if pdf and spec is not None else None
     out = stdout_bytes() if target is None or pdf == "-" else None
     streamed = data if target is None else pdf_bytes
 
@@ -481,7 +569,11 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
 
     # everything is made before anything is written, and the files are written together:
     # both or neither (sheetgen.output)
-    files = [(path, content) for path, content in ((target, data), (pdf, pdf_bytes)) if path not in (None, "-")]
+    files = [
+        (path, content)
+        for path, content in ((target, data), (pdf, pdf_bytes))
+        if path is not None and path != "-" and content is not None
+    ]
     write_files(files, inputs=inputs, force=force, announce=announce)
 
 

@@ -10,6 +10,8 @@ import functools
 import json
 import os
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -19,12 +21,27 @@ from sheetgen.errors import OptionError, SheetgenError, SpecError, printable_nam
 CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 #: Options several commands share.
-PAPER = click.option("--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)")
-INK = click.option("--ink", type=click.Choice(["normal", "low"]), default="normal", show_default=True, help="low: no filled areas, thin lines")
+PAPER = click.option(
+    "--paper", type=click.Choice(["a4", "letter"]), default=None, help="paper size (default: the template's, A4)"
+)
+INK = click.option(
+    "--ink",
+    type=click.Choice(["normal", "low"]),
+    default="normal",
+    show_default=True,
+    help="low: no filled areas, thin lines",
+)
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
-FORCE = click.option("--force", is_flag=True, help="replace an output file that is write-protected (refused otherwise, as a shell refuses it)")
+FORCE = click.option(
+    "--force",
+    is_flag=True,
+    help="replace an output file that is write-protected (refused otherwise, as a shell refuses it)",
+)
 TEMPLATE = click.option(
-    "--template", "template", default=None, help="built-in template name or a template file path (default: the game's own)"
+    "--template",
+    "template",
+    default=None,
+    help="built-in template name or a template file path (default: the game's own)",
 )
 
 
@@ -188,14 +205,14 @@ def _declared(command: str) -> dict[str, list[tuple[registry.Game, registry.Opti
     return found
 
 
-def _parsed(option: registry.Option):
-    """A click callback giving `option.parse`'s value, a ValueError as click's usage error."""
+def _parsed(parse: Callable[[Any], Any]):
+    """A click callback giving an option's `parse` value, a ValueError as click's usage error."""
 
     def callback(ctx, param, value):
         if value is None or value == ():
             return None
         try:
-            return option.parse(value)
+            return parse(value)
         except ValueError as exc:
             raise click.BadParameter(str(exc), ctx, param) from None
 
@@ -204,7 +221,10 @@ def _parsed(option: registry.Option):
 
 def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]]) -> click.Option:
     first = pairs[0][1]
-    shape = lambda o: (bool(o.choices), o.between is not None, o.parse is not None, o.multiple)
+
+    def shape(o: registry.Option) -> tuple[bool, bool, bool, bool]:
+        return (bool(o.choices), o.between is not None, o.parse is not None, o.multiple)
+
     if any(shape(o) != shape(first) for _g, o in pairs):
         raise RuntimeError(f"games declare --{name} differently: {', '.join(g.name for g, _o in pairs)}")
     help_text = "; ".join(f"{g.title}: {o.help}" for g, o in pairs)
@@ -212,9 +232,10 @@ def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]])
     if first.choices:
         kwargs["type"] = click.Choice(list(dict.fromkeys(c for _g, o in pairs for c in o.choices)))
     elif first.between is not None:
-        kwargs["type"] = click.IntRange(min(o.between[0] for _g, o in pairs), max(o.between[1] for _g, o in pairs))
+        ranges = [o.between for _g, o in pairs if o.between is not None]  # (every one: the shapes agree)
+        kwargs["type"] = click.IntRange(min(lo for lo, _hi in ranges), max(hi for _lo, hi in ranges))
     elif first.parse is not None:
-        kwargs["callback"] = _parsed(first)
+        kwargs["callback"] = _parsed(first.parse)
     if first.metavar:
         kwargs["metavar"] = first.metavar
     return click.Option([f"--{name}", first.key], **kwargs)

@@ -16,7 +16,7 @@ Two levels:
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from fractions import Fraction
 from functools import cache
 from math import comb, factorial
@@ -99,7 +99,7 @@ def outcome_distribution(
     for counts, prob in face_counts(n, sides):
         key = outcome(counts)
         merged[key] = merged.get(key, Fraction(0)) + prob
-    return tuple(sorted(merged.items()))  # type: ignore[type-var]
+    return tuple(sorted(merged.items()))
 
 
 def count_faces(faces: frozenset[int]) -> Callable[[tuple[int, ...]], int]:
@@ -108,7 +108,7 @@ def count_faces(faces: frozenset[int]) -> Callable[[tuple[int, ...]], int]:
     return lambda counts: sum(counts[f - 1] for f in wanted)
 
 
-def to_float(dist: tuple[tuple[T, Fraction], ...]) -> tuple[tuple[T, float], ...]:
+def to_float(dist: Sequence[tuple[T, Fraction | float]]) -> tuple[tuple[T, float], ...]:
     """Float probabilities for solvers (exact whenever the Fraction is dyadic, e.g. p = 1/2)."""
     return tuple((k, float(p)) for k, p in dist)
 

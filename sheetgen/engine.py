@@ -16,9 +16,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
 from sheetgen import dice
+
+if TYPE_CHECKING:
+    from typing_extensions import Self  # (typing.Self from Python 3.11)
 
 
 @runtime_checkable
@@ -38,7 +41,7 @@ class EngineState(Protocol):
         """At a decision node every legal action, in the engine's order; empty otherwise."""
         ...
 
-    def apply(self, action: Any) -> EngineState:
+    def apply(self, action: Any) -> Self:
         """The state after a chance outcome or a legal action (refused otherwise)."""
         ...
 

@@ -75,7 +75,10 @@ def omitted(file: str, count: int, note: str = "") -> Omitted:
     if not count:
         message = note
     else:
-        message = f"and {count} more problem{plural} (only the first {MAX_SHOWN} of this file are listed{'; ' + note if note else ''})"
+        message = (
+            f"and {count} more problem{plural} (only the first {MAX_SHOWN} of this file are "
+            f"listed{'; ' + note if note else ''})"
+        )
     return Omitted(Location(file, 1, 1), message, count, note)
 
 

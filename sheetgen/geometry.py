@@ -8,8 +8,8 @@ and no game in sight: a game's layout (``games.rallytaire.layout``) builds on th
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 Point = tuple[float, float]
 Segment = tuple[Point, Point]

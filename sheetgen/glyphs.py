@@ -50,7 +50,8 @@ _WHY = {
 @functools.cache
 def _coverage() -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The fonts' ranges of code points: their first and last code points, in order."""
-    text = resources.files("sheetgen").joinpath("data", "fonts", "coverage.txt").read_text(encoding="ascii")
+    fonts = resources.files("sheetgen").joinpath("data").joinpath("fonts")
+    text = fonts.joinpath("coverage.txt").read_text(encoding="ascii")
     firsts, lasts = [], []
     for line in text.splitlines():
         if line and not line.startswith("#"):

@@ -109,7 +109,9 @@ def descriptor(target: str) -> int | None:
         if found is not None:
             pid, fd = found.group(1), int(found.group(2))
             if pid not in ("self", "thread-self") and int(pid) != os.getpid():
-                raise OutputError(f"refusing to write {target}: it is an open file of another process; name the file itself")
+                raise OutputError(
+                    f"refusing to write {target}: it is an open file of another process; name the file itself"
+                )
             try:
                 os.fstat(fd)
             except OSError:
@@ -137,10 +139,14 @@ def _check_target(target: str, inputs: Iterable[str], force: bool = False) -> bo
     if not target:
         raise OutputError("cannot write an output file with an empty name")
     if target.endswith(("/", os.sep)) and not os.path.isdir(target):
-        raise OutputError(f"cannot write {target}: a name ending in '/' is a folder, and there is no such folder; give a file name")
+        raise OutputError(
+            f"cannot write {target}: a name ending in '/' is a folder, and there is no such folder; give a file name"
+        )
     for source in inputs:
         if _same_file(target, source):
-            raise OutputError(f"refusing to write {target}: it is an input of this command ({source}); choose another output file")
+            raise OutputError(
+                f"refusing to write {target}: it is an input of this command ({source}); choose another output file"
+            )
     if descriptor(target) is not None:
         return True
     try:
@@ -157,7 +163,10 @@ def _check_target(target: str, inputs: Iterable[str], force: bool = False) -> bo
     if mode is not None and (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode)):
         return True
     if mode is not None and not force and _write_protected(target, mode):
-        raise OutputError(f"refusing to write {target}: it is write-protected (mode {stat.S_IMODE(mode):04o}); give --force to replace it")
+        raise OutputError(
+            f"refusing to write {target}: it is write-protected (mode {stat.S_IMODE(mode):04o}); give --force to "
+            "replace it"
+        )
     folder = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(folder):
         what = "is not a folder" if os.path.exists(folder) else "does not exist"
@@ -265,7 +274,7 @@ def check_targets(targets: Iterable[PathLike], *, inputs: Iterable[PathLike] = (
     folder, an input, a socket, a write-protected file): a command says so at once, not after
     its analysis."""
     sources = [os.fspath(p) for p in inputs]
-    for target in map(os.fspath, targets):
+    for target in [os.fspath(t) for t in targets]:
         if _check_target(target, sources, force) and descriptor(target) is None and target not in _HELD:
             try:
                 is_pipe = stat.S_ISFIFO(os.stat(target).st_mode)
@@ -305,7 +314,9 @@ def write_files(
             try:
                 import tempfile  # here, not at the top: a command that writes nothing starts without it
 
-                fd, temp = tempfile.mkstemp(prefix=".sheetgen-", suffix=".tmp", dir=os.path.dirname(os.path.realpath(target)))
+                fd, temp = tempfile.mkstemp(
+                    prefix=".sheetgen-", suffix=".tmp", dir=os.path.dirname(os.path.realpath(target))
+                )
             except OSError as exc:
                 raise OutputError(f"cannot write {target}: {_reason(exc)}") from None
             temps.append(temp)

@@ -20,7 +20,8 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
-from typing import Callable, Iterator, Sequence, TypeVar
+from collections.abc import Callable, Iterator, Sequence
+from typing import TypeVar
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -49,15 +50,22 @@ def _backend(name: str | None):
         yield
         return
     if name not in BACKENDS:
-        raise _setting_error(f"{BACKEND_VARIABLE}={name!r} is not a backend sheetgen knows; use one of: {', '.join(BACKENDS)}")
+        raise _setting_error(
+            f"{BACKEND_VARIABLE}={name!r} is not a backend sheetgen knows; use one of: {', '.join(BACKENDS)}"
+        )
     if name == "dask":
         address = os.environ.get(SCHEDULER_VARIABLE)
         if not address:
-            raise _setting_error(f"{BACKEND_VARIABLE}=dask needs {SCHEDULER_VARIABLE}, the address of a running Dask scheduler (tcp://host:8786)")
+            raise _setting_error(
+                f"{BACKEND_VARIABLE}=dask needs {SCHEDULER_VARIABLE}, the address of a running Dask scheduler (tcp://host:8786)"
+            )
         try:
             from dask.distributed import Client
         except ImportError:
-            raise _setting_error(f"{BACKEND_VARIABLE}=dask needs Dask's distributed scheduler installed (pip install 'dask[distributed]')") from None
+            raise _setting_error(
+                f"{BACKEND_VARIABLE}=dask needs Dask's distributed scheduler installed "
+                "(pip install 'dask[distributed]')"
+            ) from None
         try:
             client = Client(address, timeout="10s", set_as_default=True)
         except (OSError, TimeoutError, ValueError) as exc:

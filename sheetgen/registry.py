@@ -15,8 +15,9 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from sheetgen.errors import Location, OptionError, Problem, SpecError, UsageError
 from sheetgen.yamlsrc import Document, load_file
@@ -27,7 +28,7 @@ _MODULES = {
     "rally_run": "sheetgen.games.rally_run",
     "rallyman": "sheetgen.games.rallyman",
 }
-_REGISTERED: dict[str, "Game"] = {}
+_REGISTERED: dict[str, Game] = {}
 
 Options = Mapping[str, Any]
 
@@ -45,7 +46,7 @@ class Option:
     commands: tuple[str, ...]  # analyze, simulate, generate, timetable, tables
     choices: tuple[str, ...] = ()
     between: tuple[int, int] | None = None
-    parse: Callable[[str], Any] | None = None
+    parse: Callable[[Any], Any] | None = None  # gets the str given (a tuple of them when `multiple`)
     metavar: str | None = None
     multiple: bool = False  # may be given several times: `parse` gets them all
     default: Any = None
@@ -115,7 +116,7 @@ class Converter:
     help: str  # one line: what the format is
     suffix: str  # the foreign file's usual ending: ".json"
     read: Callable[[str, str, Options], tuple[str, tuple[str, ...]]] | None = None
-    write: Callable[["Spec", Options], bytes] | None = None
+    write: Callable[[Spec, Options], bytes] | None = None
 
 
 @dataclass(frozen=True)
@@ -131,24 +132,24 @@ class Game:
     #: problems beyond validity (e.g. a race that cannot be finished), for `validate --strict`
     #: and `build`: called with the loaded Spec and its `Figures` (solved on first use),
     #: returns a list of Problems
-    strict: Callable[["Spec", "Figures"], list] | None = None
+    strict: Callable[[Spec, Figures], list] | None = None
     #: the solved figures of a spec (a race's par times and risks, a track's par), or None
     #: when the game solves nothing for it: computed once by a command (`Figures`), kept in
     #: the one figures cache (`sheetgen.cache.figures`), handed to `strict` and to the printable
-    figures: Callable[["Spec"], Any] | None = None
+    figures: Callable[[Spec], Any] | None = None
     #: every option the game's commands take
     options: tuple[Option, ...] = ()
     #: the model `analyze` and `simulate` work on (a race), or the located error of a file
     #: they cannot use (`spec.wrong(...)`)
-    subject: Callable[["Spec"], Any] | None = None
-    analyze: Callable[["Spec", Options], Report] | None = None
+    subject: Callable[[Spec], Any] | None = None
+    analyze: Callable[[Spec, Options], Report] | None = None
     #: checks the options before anything runs (say, before a seed is picked), then plays:
     #: `simulate(spec, options)` returns `play(seed) -> lines`
-    simulate: Callable[["Spec", Options], Callable[[int], list[str]]] | None = None
+    simulate: Callable[[Spec, Options], Callable[[int], list[str]]] | None = None
     printables: tuple[Printable, ...] = ()
     generator: Generator | None = None
     #: the reference tables in effect (house tables, or those a spec gives): (spec or None, options)
-    tables: Callable[["Spec | None", Options], Report] | None = None
+    tables: Callable[[Spec | None, Options], Report] | None = None
     #: time tables: (options) -> Report with text, data and csv
     timetable: Callable[[Options], Report] | None = None
     #: exact odds of a plan of dice, from the options alone (no spec): (options) -> Report
@@ -157,7 +158,7 @@ class Game:
     converters: tuple[Converter, ...] = ()
     #: scores a results file (kind `results`): its standings as data and text, for
     #: `sheetgen standings` (whose -o prints the kind's printable)
-    standings: Callable[["Spec", Options], Report] | None = None
+    standings: Callable[[Spec, Options], Report] | None = None
     #: the sizes its sheets read from a template (`sheetgen.template.TemplateSize`: a key
     #: ending in `_mm`, its range and default); a template a user gives with a size no game
     #: declares, or one out of its range, is refused where it says so
@@ -333,4 +334,13 @@ def _spec_of(doc: Document) -> Spec:
     where = doc.where(("kind",) if "kind" in data else ("game",))
     # the hash of the very bytes loaded (a second read could see another file: a pipe, an edit)
     sources = tuple(dict.fromkeys((doc.file, *doc.reads)))
-    return Spec(path=doc.file, game=chosen, model=model, sha256=doc.sha256, kind=kind, where=where, sources=sources, document=doc)
+    return Spec(
+        path=doc.file,
+        game=chosen,
+        model=model,
+        sha256=doc.sha256,
+        kind=kind,
+        where=where,
+        sources=sources,
+        document=doc,
+    )

@@ -96,7 +96,9 @@ def _validator_class():
         "number",
         lambda _checker, value: isinstance(value, (int, float)) and not isinstance(value, bool),
     )
-    return jsonschema.validators.extend(Draft202012Validator, validators={"uniqueItems": _unique_items, "pattern": _pattern_rule}, type_checker=types)
+    return jsonschema.validators.extend(
+        Draft202012Validator, validators={"uniqueItems": _unique_items, "pattern": _pattern_rule}, type_checker=types
+    )
 
 
 @functools.cache
@@ -346,7 +348,10 @@ def _trimmed(schema: Any, data: Any, path: tuple, cut: dict) -> Any:
         return data
     properties = schema.get("properties")
     if isinstance(data, dict) and isinstance(properties, dict):
-        new_data = {key: _trimmed(properties[key], item, path + (key,), cut) if key in properties else item for key, item in data.items()}
+        new_data = {
+            key: _trimmed(properties[key], item, path + (key,), cut) if key in properties else item
+            for key, item in data.items()
+        }
         if any(new_data[key] is not item for key, item in data.items()):
             return new_data
     return data
@@ -368,11 +373,15 @@ def _word(doc: Document, error: jsonschema.ValidationError, path: tuple, hints: 
         allowed = sorted(error.schema.get("properties", {}))
         patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
         listing = f" (expected one of: {', '.join(allowed)})"
-        problems = []
+        problems: list[Problem] = []
         for key in value:
             if key in allowed or any(p.search(key) for p in patterns):
                 continue
-            near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6) if hints and len(problems) < MAX_SHOWN else None
+            near = (
+                difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
+                if hints and len(problems) < MAX_SHOWN
+                else None
+            )
             hint = f", did you mean {near[0]!r}?" if near else listing
             problems.append(doc.problem(path + (key,), f"unknown key {_shown(key)}{hint}", key=True))
         return problems

@@ -17,6 +17,7 @@ import functools
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from sheetgen.errors import OptionError, SpecError
 
@@ -32,7 +33,18 @@ _WIDTH = {"type": "number", "minimum": 0.05, "maximum": 5}
 _INK = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["text", "line", "track_fill", "corner", "box_fill", "shade", "line_width", "thin_width", "corner_width", "fill"],
+    "required": [
+        "text",
+        "line",
+        "track_fill",
+        "corner",
+        "box_fill",
+        "shade",
+        "line_width",
+        "thin_width",
+        "corner_width",
+        "fill",
+    ],
     "properties": {
         "text": _COLOUR,
         "line": _COLOUR,
@@ -55,7 +67,7 @@ _INK = {
 #: small text the right margin of the Rallytaire time table's legend
 FONT_SIZES = {"title": (4, 20), "heading": (4, 11.5), "body": (4, 9.5), "small": (4, 7), "space": (3, 12)}
 _SIZE = {key: {"type": "number", "minimum": low, "maximum": high} for key, (low, high) in FONT_SIZES.items()}
-SCHEMA = {
+SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "sheetgen page template",
     "type": "object",
@@ -148,12 +160,12 @@ def _templates():
     from importlib import resources
 
     tree = resources.files("sheetgen").joinpath("..")
-    if tree.joinpath("pyproject.toml").is_file() and tree.joinpath("templates", "race_sheet.yaml").is_file():
+    if tree.joinpath("pyproject.toml").is_file() and tree.joinpath("templates").joinpath("race_sheet.yaml").is_file():
         return tree.joinpath("templates")
     try:
         return resources.files("sheetgen.templates")
     except ModuleNotFoundError:
-        return resources.files("sheetgen").joinpath("..", "templates")
+        return resources.files("sheetgen").joinpath("..").joinpath("templates")
 
 
 def builtin_names() -> list[str]:
@@ -189,13 +201,20 @@ def load_template(name_or_path: str = "race_sheet", sizes: Iterable[TemplateSize
         doc = load_file(name_or_path)
     else:
         if name_or_path not in builtin_names():
-            raise OptionError(f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)")
+            raise OptionError(
+                f"unknown template {name_or_path!r} (built in: {', '.join(builtin_names())}; or give a path)"
+            )
         raw = _templates().joinpath(f"{name_or_path}.yaml").read_bytes()
         doc = load_bytes(raw, f"templates/{name_or_path}.yaml")
     problems = check(doc, _schema(tuple(sizes) if sizes is not None else None))
     kind = doc.data.get("kind") if isinstance(doc.data, dict) else None
     if not problems and kind not in builtin_names():
-        problems = [doc.problem(("kind",), f"unknown template kind {kind!r} (the sheets it is made for: one of {', '.join(builtin_names())})")]
+        problems = [
+            doc.problem(
+                ("kind",),
+                f"unknown template kind {kind!r} (the sheets it is made for: one of {', '.join(builtin_names())})",
+            )
+        ]
     if problems:
         raise SpecError(problems)
     data = doc.data

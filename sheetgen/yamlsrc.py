@@ -34,6 +34,7 @@ import re
 import select
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,13 +49,16 @@ from yaml.events import (
     StreamEndEvent,
 )
 
-try:
-    from yaml.cyaml import CParser as _CParser
-except ImportError:  # PyYAML built without libyaml: the pure-Python parser alone
-    _CParser = None
-
 from sheetgen.errors import Location, Problem, SpecError
 from sheetgen.glyphs import CONTROL
+
+_CParser: Callable[[str], Any] | None
+try:
+    from yaml._yaml import CParser  # what yaml.cyaml holds: libyaml's parser
+except ImportError:  # PyYAML built without libyaml: the pure-Python parser alone
+    _CParser = None
+else:
+    _CParser = CParser
 
 MAX_BYTES = 1024 * 1024
 MAX_DEPTH = 64
@@ -141,7 +145,7 @@ class Document:
     #: loaded beside it: the inputs that no output may replace
     reads: list = field(default_factory=list, repr=False, compare=False)
     #: problems worded for this document so far by `schemacheck.check` (which stops past a limit)
-    tally: "Tally" = field(default_factory=lambda: Tally(), repr=False, compare=False)
+    tally: Tally = field(default_factory=lambda: Tally(), repr=False, compare=False)
     #: problems of single values found while loading a file `lenient`ly (each value is None):
     #: reported with the spec's own problems (`registry.spec_of`), never accepted
     pending: tuple = field(default=(), repr=False, compare=False)
@@ -203,7 +207,9 @@ def load_file(path: str | os.PathLike, *, lenient: bool = False) -> Document:
     try:
         check_kind(os.stat(name).st_mode)
         # O_NONBLOCK: a named pipe is opened without waiting for a writer
-        fd = os.open(name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0))
+        fd = os.open(
+            name, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_BINARY", 0)
+        )
         try:
             info = os.fstat(fd)
             check_kind(info.st_mode)
@@ -272,9 +278,25 @@ def load_beside(doc: Document, rel: str, where: Path = ()) -> Document:
     if real in doc.chain:
         start = doc.chain.index(real)
         circle = " -> ".join(os.path.basename(f) for f in (*doc.chain[start:], real))
-        raise SpecError([doc.problem(where, f"{rel!r} leads back to a file that refers to it ({circle}): files cannot refer to each other in a cycle")])
+        raise SpecError(
+            [
+                doc.problem(
+                    where,
+                    f"{rel!r} leads back to a file that refers to it ({circle}): files cannot refer to each other in "
+                    "a cycle",
+                )
+            ]
+        )
     if len(doc.chain) >= MAX_REFERENCE_DEPTH:
-        raise SpecError([doc.problem(where, f"{rel!r}: references nested too deep (a file naming a file naming a file ... over {MAX_REFERENCE_DEPTH} levels)")])
+        raise SpecError(
+            [
+                doc.problem(
+                    where,
+                    f"{rel!r}: references nested too deep (a file naming a file naming a file ... over "
+                    f"{MAX_REFERENCE_DEPTH} levels)",
+                )
+            ]
+        )
     other = load_file(path)
     doc.reads.append(other.file)
     return dataclasses.replace(other, reads=doc.reads, chain=(*doc.chain, real))
@@ -282,7 +304,9 @@ def load_beside(doc: Document, rel: str, where: Path = ()) -> Document:
 
 def load_bytes(raw: bytes, name: str, *, lenient: bool = False) -> Document:
     if len(raw) > MAX_BYTES:
-        raise SpecError([Problem(Location(name, 1, 1), f"file is too large: over {MAX_BYTES} bytes (the limit is 1 MiB)")])
+        raise SpecError(
+            [Problem(Location(name, 1, 1), f"file is too large: over {MAX_BYTES} bytes (the limit is 1 MiB)")]
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -374,10 +398,12 @@ def _python_events(text: str):
 
 def _char_problem(name: str, text: str, index: int, code: int) -> Problem:
     line, col = _line_col(text, min(index, len(text)))
-    return Problem(Location(name, line, col), f"invalid YAML: character {chr(code)!r} (U+{code:04X}) is not allowed in a spec")
+    return Problem(
+        Location(name, line, col), f"invalid YAML: character {chr(code)!r} (U+{code:04X}) is not allowed in a spec"
+    )
 
 
-def _refused_by_libyaml(exc: Exception, name: str, text: str) -> list[Problem]:
+def _refused_by_libyaml(exc: yaml.YAMLError | UnicodeEncodeError | _BadEscape, name: str, text: str) -> list[Problem]:
     """libyaml's own wording, for a file too large to read again with the Python parser."""
     if isinstance(exc, UnicodeEncodeError):
         return [_char_problem(name, text, exc.start, ord(text[exc.start]))]
@@ -386,7 +412,9 @@ def _refused_by_libyaml(exc: Exception, name: str, text: str) -> list[Problem]:
     if isinstance(exc, yaml.reader.ReaderError):
         # libyaml counts the position in bytes of UTF-8
         index = len(text.encode("utf-8")[: exc.position].decode("utf-8", "ignore"))
-        return [_char_problem(name, text, index, exc.character if isinstance(exc.character, int) else ord(exc.character))]
+        return [
+            _char_problem(name, text, index, exc.character if isinstance(exc.character, int) else ord(exc.character))
+        ]
     mark = getattr(exc, "problem_mark", None)
     if mark is not None and "invalid Unicode character escape" in str(getattr(exc, "problem", "")):
         # libyaml refuses a surrogate escape itself: say so as the Python path does (its mark
@@ -417,7 +445,10 @@ _BEYOND = "invalid YAML: an escape names a code point beyond \\U0010FFFF; it is 
 
 
 def _surrogate_message(shown: str) -> str:
-    return f"a lone surrogate {shown!r} is not a character (it is half of a UTF-16 pair); write the character itself or its 8-digit \\U escape"
+    return (
+        f"a lone surrogate {shown!r} is not a character (it is half of a UTF-16 pair); write the character itself or "
+        "its 8-digit \\U escape"
+    )
 
 
 class _Stop(Exception):
@@ -451,7 +482,10 @@ class _Builder:
                     self.documents += 1
                     if self.documents > 1:
                         self.problems.append(
-                            Problem(self._loc(event), "invalid YAML: several YAML documents in one file; a spec is one document")
+                            Problem(
+                                self._loc(event),
+                                "invalid YAML: several YAML documents in one file; a spec is one document",
+                            )
                         )
                         return
                     self.data = self.build(next(self.events), ())
@@ -467,7 +501,10 @@ class _Builder:
         self.count += 1
         if self.count > MAX_VALUES:
             self.problems.append(
-                Problem(where, f"too many values: a spec holds at most {MAX_VALUES} (list items, mapping entries, at any depth)")
+                Problem(
+                    where,
+                    f"too many values: a spec holds at most {MAX_VALUES} (list items, mapping entries, at any depth)",
+                )
             )
             raise _Stop
         self.values[path] = where
@@ -485,6 +522,7 @@ class _Builder:
         if self.depth > MAX_DEPTH:
             self.problems.append(Problem(where, f"nesting is too deep (the limit is {MAX_DEPTH} levels)"))
             raise _Stop
+        result: dict | list
         if isinstance(event, MappingStartEvent):
             if event.tag not in (None, "!", _MAP):
                 self._bad_tag(event.tag, where)
@@ -492,11 +530,12 @@ class _Builder:
         else:
             if event.tag not in (None, "!", _SEQ):
                 self._bad_tag(event.tag, where)
-            result = []
+            items: list = []
             for event in self.events:
                 if isinstance(event, SequenceEndEvent):
                     break
-                result.append(self.build(event, path + (len(result),)))
+                items.append(self.build(event, path + (len(items),)))
+            result = items
         self.depth -= 1
         return result
 
@@ -510,7 +549,9 @@ class _Builder:
             key = None
             if isinstance(key_event, ScalarEvent):
                 if key_event.anchor is not None:
-                    self.problems.append(Problem(key_loc, f"YAML anchors are not allowed (&{key_event.anchor}); write the value out"))
+                    self.problems.append(
+                        Problem(key_loc, f"YAML anchors are not allowed (&{key_event.anchor}); write the value out")
+                    )
                 key = key_event.value
                 if _tag_of(key_event) != _STR:
                     self.problems.append(Problem(key_loc, f"mapping keys must be plain names, got {key!r}"))
@@ -518,7 +559,9 @@ class _Builder:
                 elif not self._text_ok(key, key_loc):
                     key = None
             elif isinstance(key_event, AliasEvent):
-                self.problems.append(Problem(key_loc, f"YAML aliases are not allowed (*{key_event.anchor}); write the value out"))
+                self.problems.append(
+                    Problem(key_loc, f"YAML aliases are not allowed (*{key_event.anchor}); write the value out")
+                )
             else:
                 self.problems.append(Problem(key_loc, "mapping keys must be plain names, got 'a collection'"))
                 self._skip(key_event)
@@ -555,7 +598,11 @@ class _Builder:
         if found is not None:
             char = found.group()
             self.problems.append(
-                Problem(where, f"control character {char!r} (U+{ord(char):04X}) in a text; a spec's text holds no control characters but tab and newline")
+                Problem(
+                    where,
+                    f"control character {char!r} (U+{ord(char):04X}) in a text; a spec's text holds no control "
+                    "characters but tab and newline",
+                )
             )
             return False
         return True
@@ -584,7 +631,11 @@ class _Builder:
                     return None
                 return value
         except ValueError:
-            shown = repr(text) if len(text) <= 40 else f"{text[:20]!r}... ({len(text)} characters; at most {MAX_INT_DIGITS} digits)"
+            shown = (
+                repr(text)
+                if len(text) <= 40
+                else f"{text[:20]!r}... ({len(text)} characters; at most {MAX_INT_DIGITS} digits)"
+            )
             self.problems.append(Problem(where, f"not a valid {tag.rsplit(':', 1)[-1]}: {shown}"))
             return None
         self._bad_tag(tag, where)
@@ -597,7 +648,11 @@ class _Builder:
             value = int(text[2:], 8 if text[1] == "o" else 16)
             if value >= _INT_TOO_LARGE:
                 self.problems.append(
-                    Problem(where, f"not a valid int: {text[:20]!r}... ({len(text)} characters; over {MAX_INT_DIGITS} decimal digits)")
+                    Problem(
+                        where,
+                        f"not a valid int: {text[:20]!r}... ({len(text)} characters; over {MAX_INT_DIGITS} decimal "
+                        "digits)",
+                    )
                 )
                 return None
             return value

@@ -13,7 +13,6 @@ import shutil
 from pathlib import Path
 
 from conftest import SPECS
-
 from sheetgen.yamlsrc import dump, load_text
 
 WORDS = " Rallye International des Cevennes et de la Montagne Noire et du Mont Lozere 24 heures"

@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 
 from sheetgen.games.rallytaire.model import Boxes, Corner, Race, Stage, Surface, Turn
 
+
 def _printable() -> list[str]:
     """Every character a name may hold: the ones the sheets print (sheetgen/glyphs.py)."""
     from sheetgen import glyphs

@@ -9,6 +9,7 @@ import shutil
 import stat
 
 import pytest
+
 from conftest import SPECS
 
 

@@ -14,7 +14,13 @@ from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
 from conftest import SPECS, files_under
-from sheetgen.games.rally_risk.championship import RaceCheck, build_calendar, calendar_to_json, calendar_yaml, CalendarError
+from sheetgen.games.rally_risk.championship import (
+    CalendarError,
+    RaceCheck,
+    build_calendar,
+    calendar_to_json,
+    calendar_yaml,
+)
 from sheetgen.games.rally_risk.model import Assistance, Calendar, Results
 from sheetgen.games.rally_risk.scoring import championship_points, last_to_arrive, score_a
 from sheetgen.games.rally_risk.spec import calendar_to_data, load_calendar

@@ -18,9 +18,9 @@ from itertools import product
 
 import pytest
 
+from conftest import SPECS
 from sheetgen.engine import EngineState, playout
 from sheetgen.registry import load_spec
-from conftest import SPECS
 
 HEADS = Fraction(1, 4)
 

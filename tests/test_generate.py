@@ -13,7 +13,7 @@ import os
 import subprocess
 import sys
 from concurrent.futures import ProcessPoolExecutor
-from functools import lru_cache
+from functools import cache
 
 import pytest
 
@@ -46,7 +46,7 @@ DOCUMENTED = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def straight_par(length: int) -> float:
     return analyze_stage(Stage("straight", Surface.GRAVEL, length)).par_time
 
@@ -67,10 +67,9 @@ def in_band(values, band) -> bool:
 
 def _check_race(job: tuple[str, int]) -> dict:
     """Generate one race and check it in this (worker) process; return what the test asserts."""
-    from test_layout import check
-
     from sheetgen.games.rallytaire.sheet import pages_wanted, plan_race
     from sheetgen.template import MM, load_template
+    from test_layout import check
 
     difficulty, seed = job
     race = generate_race(seed, stages=1 + seed % 2, difficulty=difficulty)
@@ -162,7 +161,7 @@ def test_corners_come_in_believable_sequences(generated):
 
     shared = hairpins = after_straight = 0
     gears: dict[str, list[int]] = {d: [] for d in DOCUMENTED}
-    for (difficulty, seed), result in generated.items():
+    for (difficulty, _seed), result in generated.items():
         race = load_race(load_bytes(result["text"].encode("utf-8"), "x.yaml"))
         for stage in race.stages:
             previous = None
@@ -238,11 +237,10 @@ def test_the_stage_that_fits_no_page_is_named_by_its_index():
 def test_stages_too_long_to_wind_print_as_rows_with_u_turns(difficulty):
     """A stage too long to wind on a page at all is accepted as the renderer's serpentine (rows
     with U-turns), on both papers and without overlap; a stage that could wind must wind."""
-    from test_layout import check
-
     from sheetgen.games.rallytaire.layout import can_wind
     from sheetgen.games.rallytaire.sheet import plan_pages, track_box
     from sheetgen.template import MM, load_template
+    from test_layout import check
 
     template = load_template()
     race = generate_race(3, stages=2, length=(150, 170), difficulty=difficulty)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from conftest import SPECS, VALID
 from fontcoverage import FONTS, coverage_text, covered
+from sheetgen import glyphs
 from test_imports import heavy_imports
 from test_loading import errors_of
-
-from sheetgen import glyphs
 
 
 def test_the_coverage_file_is_what_the_fonts_cover():

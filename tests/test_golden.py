@@ -159,7 +159,7 @@ class _State:
         self.size = self.char_space = self.word_space = self.leading = self.rise = 0.0
         self.hscale = 1.0
 
-    def copy(self) -> "_State":
+    def copy(self) -> _State:
         twin = _State.__new__(_State)
         twin.__dict__.update(self.__dict__)
         return twin

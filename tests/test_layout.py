@@ -490,7 +490,6 @@ def test_zone_lines_are_broken_and_marked():
     another zone, its first space marked by a box next to the line's end; every corner's gear
     label has its N and D pair right next to it."""
     from conftest import RALLYTAIRE_SPECS
-
     from sheetgen.games.rallytaire.layout.marks import ZONE_BREAK_MM
     from sheetgen.games.rallytaire.sheet import plan_race
     from sheetgen.registry import load_spec

@@ -64,7 +64,7 @@ def test_refused_with_located_message(run, write, text, expected):
     path = write(text)
     errors = errors_of(run("validate", path))
     line, col, message = expected
-    assert any((l, c) == (line, col) and m.startswith(message) for l, c, m in errors), errors
+    assert any((ln, c) == (line, col) and m.startswith(message) for ln, c, m in errors), errors
 
 
 def test_file_name_leads_every_line(run, write):

@@ -12,9 +12,9 @@ not the layout code): every bundled race and a sample of generated ones, on A4 a
 from __future__ import annotations
 
 import pytest
+
 from conftest import RALLYTAIRE_SPECS
 from pdfgeom import MM, box_segment_distance, polyline_distance, read_pages
-
 from sheetgen.games.rallytaire.generate import generate_race
 from sheetgen.games.rallytaire.sheet import pages_wanted
 from sheetgen.registry import load_spec

@@ -9,7 +9,6 @@ from fractions import Fraction
 
 import pytest
 
-from test_rally_risk_tables import CLEAR, HOUSE, course
 from sheetgen.games.rally_risk import rules
 from sheetgen.games.rally_risk.model import Assistance, Outcome, Tyres, Weather, WeatherChart, WeatherSector
 from sheetgen.games.rally_risk.rules import (
@@ -22,6 +21,7 @@ from sheetgen.games.rally_risk.rules import (
     RulesError,
     ServiceAction,
 )
+from test_rally_risk_tables import CLEAR, HOUSE, course
 
 RAIN = WeatherSector(Weather.RAIN, 1)
 

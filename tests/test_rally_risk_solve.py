@@ -9,11 +9,10 @@ import math
 
 import pytest
 
-from test_rally_risk_tables import CLEAR, course
 from sheetgen.games.rally_risk import rules
 from sheetgen.games.rally_risk.model import Assistance, Tyres, Weather, WeatherSector
-from sheetgen.games.rally_risk.rules import Car, RaceState
 from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text, format_race_run
+from sheetgen.games.rally_risk.rules import Car, RaceState
 from sheetgen.games.rally_risk.simulate import simulate
 from sheetgen.games.rally_risk.solve import (
     DEFAULT_PENALTY,
@@ -28,6 +27,7 @@ from sheetgen.games.rally_risk.solve import (
 )
 from sheetgen.registry import load_spec
 from test_rally_risk_spec import RACES, RR
+from test_rally_risk_tables import CLEAR, course
 
 RAIN = WeatherSector(Weather.RAIN, 1)
 SNOW = WeatherSector(Weather.SNOW, 2)

@@ -17,7 +17,6 @@ from itertools import combinations_with_replacement
 
 import pytest
 
-from test_rally_risk_tables import CLEAR, course
 from sheetgen.games.rally_risk import rules
 from sheetgen.games.rally_risk.model import (
     DIE,
@@ -35,6 +34,7 @@ from sheetgen.games.rally_risk.rules import Car, CarState, Course, Move
 from sheetgen.games.rally_risk.solve import TIE, Evaluation, Figures, Solution, evaluate, place_mechanics
 from sheetgen.registry import load_spec
 from test_rally_risk_spec import RR
+from test_rally_risk_tables import CLEAR, course
 
 CLOUDY = WeatherSector(Weather.CLOUDY)
 RAIN = WeatherSector(Weather.RAIN, 1)

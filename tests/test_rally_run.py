@@ -12,10 +12,10 @@ from dataclasses import replace
 from fractions import Fraction
 
 import pytest
-from conftest import SPECS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import SPECS
 from sheetgen.games.rally_run.graph import board_of, reachability
 from sheetgen.games.rally_run.rules import (
     DOWN,
@@ -401,9 +401,8 @@ def _tile_squares(page, side: float) -> list[tuple[float, float]]:
 @pytest.mark.parametrize("flip", ["long_edge", "short_edge"])
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 def test_tile_size_and_duplex_backs(run, write, tmp_path, flip, paper):
-    from test_golden import describe_pdf
-
     from sheetgen.template import MM, PAPERS
+    from test_golden import describe_pdf
 
     path = write(GOOD.replace("duplex: long_edge", f"duplex: {flip}").replace("tile_mm: 60", "tile_mm: 55"))
     target = tmp_path / "tiles.pdf"
@@ -426,9 +425,8 @@ def test_tile_size_and_duplex_backs(run, write, tmp_path, flip, paper):
 
 
 def test_the_printed_tile_is_60_mm_by_default(run, tmp_path):
-    from test_golden import describe_pdf
-
     from sheetgen.template import MM
+    from test_golden import describe_pdf
 
     target = tmp_path / "tiles.pdf"
     assert run("render", str(HOUSE), "-o", str(target)).exit_code == 0
@@ -489,9 +487,8 @@ def test_cut_marks_stay_outside_the_tiles_and_inside_the_margins(run, write, tmp
     """30 mm tiles: all 33 on one page of 36 places, its last row short. Every cut mark is
     outside every tile and inside the 10 mm margins, and each tile corner has a mark on its
     cut lines."""
-    from test_golden import describe_pdf
-
     from sheetgen.template import MM, PAPERS
+    from test_golden import describe_pdf
 
     path = write(GOOD.replace("tile_mm: 60", "tile_mm: 30"))
     target = tmp_path / "tiles.pdf"

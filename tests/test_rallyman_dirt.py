@@ -319,11 +319,13 @@ def _monte_carlo(st: rd.DirtStage, solved: sd.DirtPar, runs: int, seed: int = 7)
             oc = s.chance_outcomes()
             if oc:
                 r, acc = rng.random(), 0.0
+                chosen = oc[-1][0]  # the last outcome when rounding leaves r above the sum
                 for o, p in oc:
                     acc += float(p)
                     if r < acc:
+                        chosen = o
                         break
-                s = s.apply(o)
+                s = s.apply(chosen)
             else:
                 s = s.apply(act(s))
         times.append(s.cars[0].time)

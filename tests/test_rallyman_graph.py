@@ -7,10 +7,10 @@ import shutil
 from dataclasses import replace
 
 import pytest
-from conftest import SPECS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conftest import SPECS
 from sheetgen.games.rallyman import hexgrid as g
 from sheetgen.games.rallyman.graph import crossing_cells, track_graph
 from sheetgen.games.rallyman.hexgrid import Hex

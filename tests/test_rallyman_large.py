@@ -10,10 +10,10 @@ import math
 import shutil
 
 import pytest
-from conftest import SPECS
 from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
+from conftest import SPECS
 from sheetgen.games.rallyman import hexgrid as g
 from sheetgen.games.rallyman.graph import (
     crossing_cells,

@@ -8,8 +8,8 @@ import shutil
 
 import jsonschema
 import pytest
-from conftest import SPECS
 
+from conftest import SPECS
 from sheetgen.games.rallyman.graph import track_graph
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.registry import load_spec

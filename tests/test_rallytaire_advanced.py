@@ -15,13 +15,14 @@ from math import comb
 import numpy as np
 import pytest
 
+from conftest import RALLYTAIRE_SPECS
 from sheetgen import dice, registry
 from sheetgen.games.rallytaire import rules
 from sheetgen.games.rallytaire import rules_advanced as adv
 from sheetgen.games.rallytaire.model import BASE_SPEED, Boxes, Corner, Race, Stage, Surface, Turn
+from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_run, format_advanced_text
 from sheetgen.games.rallytaire.rules import RulesError, State
 from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedState, Fix, Option, Roll
-from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_run, format_advanced_text
 from sheetgen.games.rallytaire.simulate import play_race_advanced, simulate_race_advanced
 from sheetgen.games.rallytaire.solve import analyze_race
 from sheetgen.games.rallytaire.solve_advanced import (
@@ -33,8 +34,6 @@ from sheetgen.games.rallytaire.solve_advanced import (
     race_time_percentiles,
     solve_race,
 )
-
-from conftest import RALLYTAIRE_SPECS
 
 A, G, S = Surface.ASPHALT, Surface.GRAVEL, Surface.SNOW
 HALF = Fraction(1, 2)

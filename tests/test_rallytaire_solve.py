@@ -14,8 +14,8 @@ from hypothesis import strategies as st
 
 from sheetgen.games.rallytaire import rules
 from sheetgen.games.rallytaire.model import Corner, Race, Stage, Surface, Turn
-from sheetgen.games.rallytaire.rules import State
 from sheetgen.games.rallytaire.report import analysis_to_json, format_analysis_text, format_race_run
+from sheetgen.games.rallytaire.rules import State
 from sheetgen.games.rallytaire.simulate import play_stage, simulate_race
 from sheetgen.games.rallytaire.solve import (
     RaceAnalysis,

@@ -38,7 +38,7 @@ def all_text(pdf: PdfReader) -> str:
 
 @pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
 def test_page_sizes(bundled, paper, size):
-    for (name, p), (_spec, data) in bundled.items():
+    for (_name, p), (_spec, data) in bundled.items():
         if p != paper:
             continue
         for page in reader(data).pages:
@@ -136,7 +136,7 @@ def test_render_command_writes_and_streams(run, write, tmp_path):
 
 
 def test_render_failure_leaves_existing_file_untouched(run, write, tmp_path):
-    spec = write(VALID)
+    write(VALID)
     target = tmp_path / "race.pdf"
     target.write_bytes(b"old")
     bad = write(VALID.replace("gear: 3,", "gear: 6,"), "bad.yaml")
@@ -234,7 +234,17 @@ def test_same_pages_and_tracks_on_a4_and_letter():
     """One league, two papers: every race prints the same stages on the same pages with the same
     track, laid out in the room both papers have and fitting inside each page; each race of up
     to four stages on one sheet (two pages), the time table on its last page."""
-    from sheetgen.games.rallytaire.sheet import FOOTER_MM, HEADER_MM, PANEL_GAP_MM, PANEL_HEAD_MM, RUNNING_HEADER_MM, plan_race, table_height, max_speed, track_box
+    from sheetgen.games.rallytaire.sheet import (
+        FOOTER_MM,
+        HEADER_MM,
+        PANEL_GAP_MM,
+        PANEL_HEAD_MM,
+        RUNNING_HEADER_MM,
+        max_speed,
+        plan_race,
+        table_height,
+        track_box,
+    )
     from sheetgen.template import MM, PAPERS, load_template
 
     template = load_template("race_sheet")

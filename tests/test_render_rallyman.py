@@ -14,10 +14,10 @@ from pypdf import PdfReader
 from pypdf.generic import ContentStream
 
 from conftest import SPECS, files_under
+from sheetgen.games.rallyman import HEX_MM
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
 from sheetgen.render.rallyman.roadbook import entries
-from sheetgen.games.rallyman import HEX_MM
 from sheetgen.template import MM, load_template
 
 RM = SPECS / "rallyman"

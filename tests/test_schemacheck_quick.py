@@ -10,10 +10,9 @@ import random
 import pytest
 import yaml
 
+from conftest import SPECS
 from sheetgen import registry
 from sheetgen.schemacheck import _surely_valid, _validator
-
-from conftest import SPECS
 
 BUNDLED = sorted(p for p in SPECS.rglob("*.yaml"))
 ODD_VALUES = [None, True, False, 0, 1, 1.0, 3.0, -1, 2.5, 10**9, "", "x", "asphalt", "\u6771\u4eac", "Col\tde", "\u03a9mega", [], [1, 1], [{}], {}, {"zz": 1}]

@@ -19,10 +19,10 @@ import re
 from pathlib import Path
 
 import pytest
+
 from conftest import ROOT, SPECS
 from longnames import WIDE, WORDS, lengthen
 from pdfgeom import MM, read_pages
-
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
 from sheetgen.render.common import ELLIPSIS, fit_text

@@ -8,10 +8,14 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import click
 
 
-def all_commands() -> list:
-    found = []
+def all_commands() -> list[click.Command]:
+    found: list[click.Command] = []
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
         module = importlib.import_module(f"{__name__}.{info.name}")
         found.extend(getattr(module, "COMMANDS", ()))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import click
 
 from sheetgen.cliutil import CONTEXT, FORCE, GameCommand, option_values, reports_errors, stdout_bytes
+from sheetgen.errors import SheetgenError
 
 
 class FormatName(click.ParamType):
@@ -24,7 +25,9 @@ class FormatName(click.ParamType):
     def choices(self) -> list[str]:
         from sheetgen import registry
 
-        return sorted({c.format for g in registry.games() for c in g.converters if getattr(c, self.direction) is not None})
+        return sorted(
+            {c.format for g in registry.games() for c in g.converters if getattr(c, self.direction) is not None}
+        )
 
     def get_metavar(self, param, ctx=None) -> str:
         return "{" + "|".join(self.choices()) + "}"
@@ -32,14 +35,25 @@ class FormatName(click.ParamType):
     def convert(self, value, param, ctx):
         choices = self.choices()
         if value not in choices:
-            self.fail(f"{value!r} is not one of {', '.join(map(repr, choices)) or 'the formats (none is registered)'}.", param, ctx)
+            self.fail(
+                f"{value!r} is not one of {', '.join(map(repr, choices)) or 'the formats (none is registered)'}.",
+                param,
+                ctx,
+            )
         return value
 
 
 @click.command("import", context_settings=CONTEXT, cls=GameCommand, game_command="import", before="target")
 @click.argument("fmt", metavar="FORMAT", type=FormatName("read"))
 @click.argument("source", metavar="FILE", type=click.Path(path_type=str))
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="spec file to write (default, or -: standard output)")
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    type=click.Path(path_type=str),
+    default=None,
+    help="spec file to write (default, or -: standard output)",
+)
 @FORCE
 @reports_errors
 def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> None:
@@ -58,6 +72,8 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
     if target == "-":
         target = None
     written_as = target or "<stdout>"
+    if converter.read is None:  # (registry.converter gives one that reads)
+        raise SheetgenError(f"the {fmt} format cannot be read")
     text, inputs = converter.read(source, written_as, options)
     inputs = (source, *inputs)
     if target is not None:
@@ -75,7 +91,14 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
 @click.command("export", context_settings=CONTEXT, cls=GameCommand, game_command="export", before="target")
 @click.argument("fmt", metavar="FORMAT", type=FormatName("write"))
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="file to write (default, or -: standard output)")
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    type=click.Path(path_type=str),
+    default=None,
+    help="file to write (default, or -: standard output)",
+)
 @FORCE
 @reports_errors
 def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> None:
@@ -97,6 +120,8 @@ def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> Non
         target = None
     if target is not None:
         check_targets([target], inputs=loaded.sources, force=force)
+    if converter.write is None:  # (registry.converter gives one that writes)
+        raise SheetgenError(f"the {fmt} format cannot be written")
     data = converter.write(loaded, options)
     if target is None:
         out = stdout_bytes()

@@ -24,7 +24,12 @@ def _function(printable: Printable):
 
 
 def build_outputs(
-    spec: Spec, *, paper: str | None = None, ink: str = "normal", template: str | None = None, figures: Figures | None = None
+    spec: Spec,
+    *,
+    paper: str | None = None,
+    ink: str = "normal",
+    template: str | None = None,
+    figures: Figures | None = None,
 ) -> tuple[bytes, int]:
     """The PDF bytes and page count `build` and `render` write for one spec; `template`
     None draws with the game's own built-in template. `figures`: the spec's solved figures
@@ -35,9 +40,14 @@ def build_outputs(
     printable = spec.game.printable_for(spec.kind_name)
     if printable is None:
         raise UsageError(f"{spec.path}: sheetgen cannot print {spec.game.title} {_what(spec)} yet")
-    chosen = load_template(template if template is not None else spec.game.template, sizes=[size for game in registry.games() for size in game.template_sizes])
+    chosen = load_template(
+        template if template is not None else spec.game.template,
+        sizes=[size for game in registry.games() for size in game.template_sizes],
+    )
     solved = (figures if figures is not None else Figures(spec)).get()
-    return _function(printable)(spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",), figures=solved)
+    return _function(printable)(
+        spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",), figures=solved
+    )
 
 
 def _what(spec: Spec) -> str:

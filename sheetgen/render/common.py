@@ -115,7 +115,9 @@ def fit_text(
         at = size
         while at >= least - 1e-9:
             wrapped = wrap(sheet, whole, width, at, bold)
-            if len(wrapped) <= most(at) and all(sheet.text_width(line, bold=bold, size=at) <= width for line in wrapped):
+            if len(wrapped) <= most(at) and all(
+                sheet.text_width(line, bold=bold, size=at) <= width for line in wrapped
+            ):
                 return Fitted(tuple(wrapped), at)
             at -= 0.25
     # at the floor: the lines as they wrap (a word too long for a line broken where the
@@ -188,7 +190,18 @@ def fitted_text(
     (x, y) in at most `width` points (left, centred on x or right-aligned at x), at the
     template's `size_key` size or `size`, shrunk, wrapped or cut to keep to it; returns how
     it was laid out."""
-    fitted = fit_text(sheet, value, width, sheet.t.sizes[size_key] if size is None else size, bold=bold, least=least, lines=lines, single=single, height=height, after=after)
+    fitted = fit_text(
+        sheet,
+        value,
+        width,
+        sheet.t.sizes[size_key] if size is None else size,
+        bold=bold,
+        least=least,
+        lines=lines,
+        single=single,
+        height=height,
+        after=after,
+    )
     draw_fitted(sheet, x, y, fitted, bold=bold, align=align)
     return fitted
 
@@ -238,7 +251,18 @@ def text_box(
     sheet.box(x, y, w, h, shaded=shaded, width=sheet.ink.thin_width if width is None else width)
     if not value and not after:
         return None
-    fitted = fit_text(sheet, value, w - pad, size or sheet.t.sizes["small"], bold=bold, lines=lines, least=least, single=single, height=h - BOX_PAD, after=after)
+    fitted = fit_text(
+        sheet,
+        value,
+        w - pad,
+        size or sheet.t.sizes["small"],
+        bold=bold,
+        lines=lines,
+        least=least,
+        single=single,
+        height=h - BOX_PAD,
+        after=after,
+    )
     ty = y + h / 2 - fitted.height / 2 + (len(fitted.lines) - 1) * fitted.leading
     if align == "left":
         draw_fitted(sheet, x + 1 * MM, ty, fitted, bold=bold)
@@ -254,7 +278,16 @@ def pt(x0: float, y0: float, p) -> tuple[float, float]:
     return x0 + p[0] * MM, y0 + p[1] * MM
 
 
-def polygon(sheet: Sheet, points, x0: float, y0: float, *, fill: str | None = None, width: float | None = None, colour: str | None = None) -> None:
+def polygon(
+    sheet: Sheet,
+    points,
+    x0: float,
+    y0: float,
+    *,
+    fill: str | None = None,
+    width: float | None = None,
+    colour: str | None = None,
+) -> None:
     """The outline of layout points (mm) from origin (x0, y0), filled with `fill` when the
     ink mode fills areas."""
     path = sheet.c.beginPath()
@@ -262,7 +295,7 @@ def polygon(sheet: Sheet, points, x0: float, y0: float, *, fill: str | None = No
         (path.moveTo if k == 0 else path.lineTo)(*pt(x0, y0, p))
     path.close()
     filled = fill is not None and sheet.ink.fill
-    if filled:
+    if filled and fill is not None:
         sheet.fill(fill)
     sheet.stroke(colour=colour, width=width)
     sheet.c.drawPath(path, stroke=1, fill=1 if filled else 0)

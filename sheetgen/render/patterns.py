@@ -71,7 +71,9 @@ def draw_pattern(sheet: Sheet, surface: str, x: float, y: float, w: float, h: fl
 CAR_PATTERNS = ("stripes", "bars", "diagonals", "grid", "dots", "zigzag")
 
 
-def draw_car_pattern(sheet: Sheet, car: int, x: float, y: float, w: float, h: float, hole: tuple[float, float, float] | None = None) -> None:
+def draw_car_pattern(
+    sheet: Sheet, car: int, x: float, y: float, w: float, h: float, hole: tuple[float, float, float] | None = None
+) -> None:
     """Fill the rectangle with car `car`'s pattern (1-6, :data:`CAR_PATTERNS`), clipped to
     it and left out of the circle `hole` (x, y, radius) where a number goes; thin lines,
     no outline, nothing filled."""

@@ -8,9 +8,9 @@ the content only, and viewers are asked not to scale the page when printing.
 from __future__ import annotations
 
 import io
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
-from typing import Callable, Iterable
 
 from reportlab.lib.colors import HexColor
 from reportlab.pdfbase import pdfmetrics
@@ -79,7 +79,16 @@ class Sheet:
         self.c.setFillColor(HexColor(self.ink.text))
         return points
 
-    def text(self, x: float, y: float, value: str, size_key: str = "body", bold: bool = False, align: str = "left", size: float | None = None) -> None:
+    def text(
+        self,
+        x: float,
+        y: float,
+        value: str,
+        size_key: str = "body",
+        bold: bool = False,
+        align: str = "left",
+        size: float | None = None,
+    ) -> None:
         self.font(size_key, bold, size)
         if align == "center":
             self.c.drawCentredString(x, y, value)
@@ -92,7 +101,9 @@ class Sheet:
         points = size if size is not None else self.t.sizes[size_key]
         return pdfmetrics.stringWidth(value, self.t.font_bold if bold else self.t.font_regular, points)
 
-    def stroke(self, colour: str | None = None, width: float | None = None, dash: Iterable[float] | None = None) -> None:
+    def stroke(
+        self, colour: str | None = None, width: float | None = None, dash: Iterable[float] | None = None
+    ) -> None:
         self.c.setStrokeColor(HexColor(colour or self.ink.line))
         self.c.setLineWidth(self.ink.line_width if width is None else width)
         self.c.setDash(list(dash) if dash else [])

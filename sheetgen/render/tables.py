@@ -8,8 +8,8 @@ told by colour.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from sheetgen.render.common import BOX_PAD, EXTENT, TITLE_LEAST, draw_fitted, fit_text, fitted_text, text_box, wrap
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
@@ -19,7 +19,14 @@ HEADER_MM = 17.0
 FOOTER_MM = 7.0
 
 
-def page_header(sheet: Sheet, title: str | tuple[str, str], subtitle: str | tuple[str, str], kind: str | tuple[str, str], page: int, pages: int) -> float:
+def page_header(
+    sheet: Sheet,
+    title: str | tuple[str, str],
+    subtitle: str | tuple[str, str],
+    kind: str | tuple[str, str],
+    page: int,
+    pages: int,
+) -> float:
     """Title block; returns the y (points) below it. Each of `title`, `subtitle` and `kind`
     is a text, or (name, end): a name cut short when it must be, then the rest whole."""
     x, top, right = sheet.left, sheet.top, sheet.right
@@ -47,11 +54,17 @@ def page_footer(sheet: Sheet, note: str = "") -> None:
     sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
     if note:
         taken = sheet.left + 52 * MM + sheet.text_width(SCALE_LABEL, "small") + 6 * MM
-        y = sheet.bottom + 1.5 * MM if sheet.right - sheet.text_width(note, "small") > taken else sheet.bottom + 5.5 * MM
+        y = (
+            sheet.bottom + 1.5 * MM
+            if sheet.right - sheet.text_width(note, "small") > taken
+            else sheet.bottom + 5.5 * MM
+        )
         sheet.text(sheet.right, y, note, "small", align="right")
 
 
-def paragraphs(sheet: Sheet, x: float, y: float, width: float, texts: Sequence[str], size_key: str = "small", leading: float = 3.3) -> float:
+def paragraphs(
+    sheet: Sheet, x: float, y: float, width: float, texts: Sequence[str], size_key: str = "small", leading: float = 3.3
+) -> float:
     """Wrapped paragraphs from y down, `leading` mm apart; returns the y below them."""
     size = sheet.t.sizes[size_key]
     for text in texts:
@@ -114,14 +127,38 @@ def table_head(sheet: Sheet, table: Table, y: float) -> float:
         for label, first, span in table.groups:
             w = starts[first + span] - starts[first]
             if label:  # (a name: in two lines when one does not hold it)
-                text_box(sheet, starts[first], y - gh, w, gh, label, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width, lines=2)
+                text_box(
+                    sheet,
+                    starts[first],
+                    y - gh,
+                    w,
+                    gh,
+                    label,
+                    bold=True,
+                    shaded=True,
+                    size=sheet.t.sizes["body"],
+                    width=sheet.ink.line_width,
+                    lines=2,
+                )
             else:  # a name to write in
                 sheet.box(starts[first], y - gh, w, gh, shaded=True, width=sheet.ink.line_width)
         y -= gh
     for k, c in enumerate(table.columns):
         if "\n" not in c.head:
             single = sheet.t.sizes["small"] if table.head_lines > 1 else None
-            text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, c.head, bold=True, shaded=True, align=c.align if c.align == "left" else "center", lines=table.head_lines, single=single)
+            text_box(
+                sheet,
+                starts[k],
+                y - table.head_h,
+                c.width,
+                table.head_h,
+                c.head,
+                bold=True,
+                shaded=True,
+                align=c.align if c.align == "left" else "center",
+                lines=table.head_lines,
+                single=single,
+            )
             continue
         # a head of two lines: the second in plain type (what a total row holds there)
         text_box(sheet, starts[k], y - table.head_h, c.width, table.head_h, shaded=True)
@@ -129,7 +166,14 @@ def table_head(sheet: Sheet, table: Table, y: float) -> float:
         for n, line in enumerate(c.head.split("\n")[:2]):
             fitted = fit_text(sheet, line, c.width - 1.2 * MM, size, bold=n == 0, least=4.0)
             ly = y - table.head_h / 2 + (1.4 * MM if n == 0 else -1.4 * MM)
-            sheet.text(starts[k] + c.width / 2, ly - 0.729 * fitted.size / 2, fitted.lines[0], bold=n == 0, size=fitted.size, align="center")
+            sheet.text(
+                starts[k] + c.width / 2,
+                ly - 0.729 * fitted.size / 2,
+                fitted.lines[0],
+                bold=n == 0,
+                size=fitted.size,
+                align="center",
+            )
     return y - table.head_h
 
 
@@ -151,9 +195,22 @@ def table_rows(sheet: Sheet, table: Table, y: float, rows: Sequence[Row], bottom
         cx = x
         for c, value in zip(table.columns, row.values):
             name, end = value if isinstance(value, tuple) else (value, "")
-            text_box(sheet, cx, y, c.width, h, name, align=c.align, bold=heavy, size=sheet.t.sizes["body"], width=sheet.ink.line_width if heavy else None, lines=c.lines, after=end)
+            text_box(
+                sheet,
+                cx,
+                y,
+                c.width,
+                h,
+                name,
+                align=c.align,
+                bold=heavy,
+                size=sheet.t.sizes["body"],
+                width=sheet.ink.line_width if heavy else None,
+                lines=c.lines,
+                after=end,
+            )
             cx += c.width
-        for label, first, span in table.groups:  # heavier lines around each group
+        for _label, first, span in table.groups:  # heavier lines around each group
             gx = x + sum(c.width for c in table.columns[:first])
             sheet.box(gx, y, sum(c.width for c in table.columns[first : first + span]), h, width=sheet.ink.line_width)
     return y, drawn

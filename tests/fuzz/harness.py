@@ -36,9 +36,10 @@ import signal
 import stat
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "track_specs"
@@ -927,7 +928,7 @@ def _judge(outcome: Outcome, result, before: dict, after: dict, inputs: set, com
     if "Traceback" in output:
         add(("tracebacks", "'Traceback' in the output"))
     if "internal error" in output:
-        line = next((l for l in output.splitlines() if "internal error" in l), "")
+        line = next((text for text in output.splitlines() if "internal error" in text), "")
         add(("internal errors", line[:400]))
     if code == 1:
         bad = [line for line in outcome.stderr.splitlines() if not (LOCATED.match(line) or GENERAL.match(line))]

@@ -32,7 +32,10 @@ def _summary(model: Library | Race | Calendar) -> str:
         return f"calendar, {n} rall{'ies' if n != 1 else 'y'}, {races} race{'s' if races != 1 else ''}{laid}"
     if isinstance(model, Results):
         races = sum(len(r.races) for r in model.rallies)
-        return f"results, {len(model.players)} drivers, {len(model.rallies)} rall{'ies' if len(model.rallies) != 1 else 'y'}, {races} race{'s' if races != 1 else ''}"
+        return (
+            f"results, {len(model.players)} drivers, {len(model.rallies)} "
+            f"rall{'ies' if len(model.rallies) != 1 else 'y'}, {races} race{'s' if races != 1 else ''}"
+        )
     kind = "special race" if model.special else "race"
     n = len(model.course)
     return f"{kind}, zone {model.zone.value}, {n} section{'s' if n != 1 else ''}, {model.length} spaces"
@@ -62,7 +65,10 @@ def _strict(loaded, figures) -> list:
     if isinstance(loaded.model, Calendar) and loaded.model.sections is not None:
         from sheetgen.games.rally_risk.championship import count_problems
 
-        return [loaded.document.problem(path, message) for path, message in count_problems(loaded.model, loaded.model.sections)]
+        return [
+            loaded.document.problem(path, message)
+            for path, message in count_problems(loaded.model, loaded.model.sections)
+        ]
     if not isinstance(loaded.model, Race):
         return []
     from sheetgen.games.rally_risk.solve import finishability_problems
@@ -89,7 +95,11 @@ def _load(doc: Any) -> Library | Race | Calendar | Results:
         from sheetgen.games.rally_risk.results import load_results
 
         return load_results(doc)
-    return {"library": load_library, "race": load_race, "calendar": load_calendar}[kind](doc)
+    if kind == "library":
+        return load_library(doc)
+    if kind == "race":
+        return load_race(doc)
+    return load_calendar(doc)
 
 
 def _schema() -> dict:
@@ -136,7 +146,10 @@ def _generate(seed: int, options: Options, folder: str = ".") -> str:
         raise loaded.wrong(f"{loaded.described('rally_risk')}; --library takes a Rally Risk library (kind: library)")
     path = generate.library_path(options["library"], folder)
     race = generate.generate_race(loaded.model, path, seed, sections=options["sections"], zone=Zone(options["zone"]))
-    command = f"sheetgen generate rally_risk --library {options['library']} --seed {seed} --sections {options['sections']} --zone {options['zone']}"
+    command = (
+        f"sheetgen generate rally_risk --library {options['library']} --seed {seed} --sections {options['sections']} "
+        f"--zone {options['zone']}"
+    )
     return generate.spec_text(race, command)
 
 
@@ -163,16 +176,31 @@ GAME = Game(
     strict=_strict,
     figures=_figures,
     options=(
-        Option("assistance", "the assistance type (default: all three, the best one used)", ("analyze", "simulate"), choices=("permanent", "rapid", "normal")),
-        Option("players", "cars, with staggered starts and passing (default: 1)", ("simulate",), between=(1, 6), default=1),
-        Option("library", "the library of road sections the course is drawn from (needed)", ("generate",), parse=str, metavar="LIBRARY"),
+        Option(
+            "assistance",
+            "the assistance type (default: all three, the best one used)",
+            ("analyze", "simulate"),
+            choices=("permanent", "rapid", "normal"),
+        ),
+        Option(
+            "players", "cars, with staggered starts and passing (default: 1)", ("simulate",), between=(1, 6), default=1
+        ),
+        Option(
+            "library",
+            "the library of road sections the course is drawn from (needed)",
+            ("generate",),
+            parse=str,
+            metavar="LIBRARY",
+        ),
         Option("sections", "road sections in the race (default: 6)", ("generate",), between=(2, 8), default=6),
         Option("zone", "the weather zone (default: EC)", ("generate",), choices=("EC", "EN", "A"), default="EC"),
     ),
     analyze=_analyze,
     simulate=_simulate,
     printables=(
-        Printable("section cards and reference card", ("library",), "sheetgen.render.rally_risk.section_cards:print_library"),
+        Printable(
+            "section cards and reference card", ("library",), "sheetgen.render.rally_risk.section_cards:print_library"
+        ),
         Printable("course sheet and reference card", ("race",), "sheetgen.render.rally_risk.course_sheet:print_race"),
         Printable("calendar", ("calendar",), "sheetgen.render.rally_risk.calendar:print_calendar"),
         Printable("standings sheet", ("results",), "sheetgen.render.rally_risk.standings:print_standings"),

@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Sequence
+from dataclasses import field as dataclass_field
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod
@@ -99,8 +100,14 @@ def laid_out(calendar: Calendar, checks: bool = False, jobs: int = 1) -> BuiltCa
     print; with `checks`, each race's finishability figures too."""
     if not calendar.built:
         raise SheetgenError(f"calendar {calendar.name!r} does not give every race as a course")
-    figures = iter(_run_checks([race for r in calendar.rallies for race in r.courses], check_race, jobs)) if checks else None
-    return BuiltCalendar(calendar, None, tuple(tuple(next(figures) if figures else None for _race in r.courses) for r in calendar.rallies))
+    figures = (
+        iter(_run_checks([race for r in calendar.rallies for race in r.courses], check_race, jobs)) if checks else None
+    )
+    return BuiltCalendar(
+        calendar,
+        None,
+        tuple(tuple(next(figures) if figures else None for _race in r.courses) for r in calendar.rallies),
+    )
 
 
 def check_race(race: Race) -> RaceCheck:
@@ -132,7 +139,10 @@ def _solve_check(race: Race) -> list[float]:
 
 def _bounds(limits: Limits) -> tuple[tuple[int, ...], tuple[float, ...]]:
     lo = tuple(getattr(limits, f"min_{key}") or 0 for key, _t, _w in LIMIT_KEYS)
-    hi = tuple(float("inf") if getattr(limits, f"max_{key}") is None else getattr(limits, f"max_{key}") for key, _t, _w in LIMIT_KEYS)
+    hi = tuple(
+        float("inf") if getattr(limits, f"max_{key}") is None else getattr(limits, f"max_{key}")
+        for key, _t, _w in LIMIT_KEYS
+    )
     return lo, hi
 
 
@@ -193,7 +203,13 @@ def count_problems(calendar: Calendar, library: Library) -> list[tuple[tuple, st
     problems: list[tuple[tuple, str]] = []
     starts = [s for s in library.sections if is_start(s)]
     if not starts:
-        return [(("library",), f"no section of library {calendar.library!r} has factor 0 on every space, and every race must start on one")]
+        return [
+            (
+                ("library",),
+                f"no section of library {calendar.library!r} has factor 0 on every space, and every race must start "
+                "on one",
+            )
+        ]
     total = sum(s.copies for s in library.sections)
     shortest = min(len(s.factors) for s in library.sections)
     for i, rally in enumerate(calendar.rallies):
@@ -202,8 +218,10 @@ def count_problems(calendar: Calendar, library: Library) -> list[tuple[tuple, st
                 problems.append(
                     (
                         ("rallies", i, field),
-                        f"rally {rally.id!r} has races of {max(sizes)} sections: even the library's shortest sections ({shortest} spaces) "
-                        f"make {max(sizes) * shortest} spaces, and sheetgen analyses races of at most {MAX_RACE_SPACES}",
+                        f"rally {rally.id!r} has races of {max(sizes)} sections: even the library's shortest sections "
+                        f"({shortest} spaces) "
+                        f"make {max(sizes) * shortest} spaces, and sheetgen analyses races of at most "
+                        f"{MAX_RACE_SPACES}",
                     )
                 )
         lo, hi = _bounds(rally.limits)
@@ -232,7 +250,12 @@ def count_problems(calendar: Calendar, library: Library) -> list[tuple[tuple, st
             for j, n in enumerate(sizes):
                 what = ("race" if field == "races" else "special") + f" {j + 1}"
                 if n > total:
-                    found.append(((("rallies", i, field, j)), f"rally {rally.id!r}: {what} has {n} sections, but the library holds {total} in all"))
+                    found.append(
+                        (
+                            (("rallies", i, field, j)),
+                            f"rally {rally.id!r}: {what} has {n} sections, but the library holds {total} in all",
+                        )
+                    )
                     continue
                 for t, (key, tag, word) in enumerate(LIMIT_KEYS):
                     room = n if any(tag in s.tags for s in starts) else n - 1
@@ -241,7 +264,8 @@ def count_problems(calendar: Calendar, library: Library) -> list[tuple[tuple, st
                         found.append(
                             (
                                 ("rallies", i, "limits", f"min_{key}"),
-                                f"rally {rally.id!r} asks for at least {_plural(lo[t], word)} per race, but its {what} has "
+                                f"rally {rally.id!r} asks for at least {_plural(lo[t], word)} per race, but its {what} "
+                                "has "
                                 f"{_plural(n, 'section')}{why}",
                             )
                         )
@@ -249,7 +273,8 @@ def count_problems(calendar: Calendar, library: Library) -> list[tuple[tuple, st
                     found.append(
                         (
                             ("rallies", i, "limits") if rally.limits != Limits() else ("rallies", i, field, j),
-                            f"rally {rally.id!r}: no {n} sections of the library (copies counted, the first a factor-0 section) "
+                            f"rally {rally.id!r}: no {n} sections of the library (copies counted, the first a factor-0 "
+                            "section) "
                             f"meet its limits ({limits_text(rally.limits)})",
                         )
                     )
@@ -277,7 +302,9 @@ def _draw_order(rng: random.Random, candidates: list[Section], left: Counter) ->
     return [s for _w, _k, s in keyed]
 
 
-def search_courses(library: Library, n: int, limits: Limits, rng: random.Random, max_nodes: int = MAX_NODES) -> Iterator[tuple[Leg, ...]]:
+def search_courses(
+    library: Library, n: int, limits: Limits, rng: random.Random, max_nodes: int = MAX_NODES
+) -> Iterator[tuple[Leg, ...]]:
     """Every course of n sections that meets the rules above (finishability aside), in an
     order drawn from `rng`; raises _GaveUp after `max_nodes` search steps."""
     lo, hi = _bounds(limits)
@@ -359,7 +386,7 @@ class _Slot:
     spare: list  # solutions skipped because another race had them
     failed: int = 0
     best_failed: RaceCheck | None = None
-    rejected: set = None  # type: ignore[assignment] - courses the check refused
+    rejected: set = dataclass_field(default_factory=set)  # courses the check refused
 
     def restart(self, library: Library, limits: Limits) -> None:
         """After a refused course, search afresh in a new order: the next course differs
@@ -383,10 +410,17 @@ def _next_course(slot: _Slot, taken: set) -> tuple[Leg, ...] | None:
 
 
 def _check_key(race: Race) -> tuple:
-    return (race.zone, race.special, race.tables, tuple((leg.section.factors, leg.section.fords) for leg in race.course))
+    return (
+        race.zone,
+        race.special,
+        race.tables,
+        tuple((leg.section.factors, leg.section.fords) for leg in race.course),
+    )
 
 
-def _run_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs: int, memo: dict | None = None) -> list[RaceCheck]:
+def _run_checks(
+    races: list[Race], check: Callable[[Race], RaceCheck], jobs: int, memo: dict | None = None
+) -> list[RaceCheck]:
     """`check` of every race, the longest first on up to `jobs` processes (see
     `sheetgen.parallel`). `memo` holds the results of `check_race` by what the analysis
     depends on, so that a race met again in one build (a retried or repeated course) is not
@@ -410,10 +444,8 @@ def _compute_checks(races: list[Race], check: Callable[[Race], RaceCheck], jobs:
     # longest races first, so that no worker is left with a long one at the end
     order = sorted(range(len(races)), key=lambda k: (-races[k].length, k))
     done = parallel.run(check, [races[k] for k in order], jobs)
-    out: list[RaceCheck] = [None] * len(races)  # type: ignore[list-item]
-    for k, result in zip(order, done):
-        out[k] = result
-    return out
+    by_race = dict(zip(order, done))
+    return [by_race[k] for k in range(len(races))]
 
 
 def default_jobs() -> int:
@@ -459,7 +491,13 @@ def build_calendar(
             try:
                 course = _next_course(slot, taken)
             except _GaveUp:
-                problems.append((slot.path, f"rally {rally.id!r}: gave up after {MAX_NODES} search steps without a course for {_what(slot)}"))
+                problems.append(
+                    (
+                        slot.path,
+                        f"rally {rally.id!r}: gave up after {MAX_NODES} search steps without a course for "
+                        f"{_what(slot)}",
+                    )
+                )
                 continue
             if course is None:
                 if slot.failed:
@@ -468,7 +506,8 @@ def build_calendar(
                     problems.append(
                         (
                             slot.path,
-                            f"rally {rally.id!r}: no {slot.size} sections of the library meeting its limits ({limits_text(rally.limits)}) "
+                            f"rally {rally.id!r}: no {slot.size} sections of the library meeting its limits "
+                            f"({limits_text(rally.limits)}) "
                             f"lay out on the table without overlapping (every arrangement tried) for {_what(slot)}",
                         )
                     )
@@ -486,7 +525,11 @@ def build_calendar(
         if problems:
             raise CalendarError(problems)
         order = list(proposals)
-        results = _run_checks([proposals[k] for k in order], check, jobs, checked) if check is not None else [None] * len(order)
+        results = (
+            _run_checks([proposals[k] for k in order], check, jobs, checked)
+            if check is not None
+            else [None] * len(order)
+        )
         pending = []
         for index, result in zip(order, results):
             slot = slots[index]
@@ -554,7 +597,8 @@ def calendar_finishability_problems(doc, calendar: Calendar, jobs: int | None = 
         problems.append(
             Problem(
                 doc.where(("rallies", i, "courses", j, "course"), key=True),
-                f"{race.name} is not finishable: with {CHECK_ASSISTANCE.value} assistance and no mechanics the best play is eliminated "
+                f"{race.name} is not finishable: with {CHECK_ASSISTANCE.value} assistance and no mechanics the best "
+                "play is eliminated "
                 f"with probability {result.elimination_probability:.1%}; the limit is {THRESHOLD:.0%}",
             )
         )
@@ -583,7 +627,9 @@ def calendar_yaml(calendar: Calendar, header: str = "") -> str:
         pass
 
     Dumper.add_representer(Flow, lambda d, v: d.represent_sequence("tag:yaml.org,2002:seq", v, flow_style=True))
-    Dumper.add_representer(FlowMap, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v.items(), flow_style=True))
+    Dumper.add_representer(
+        FlowMap, lambda d, v: d.represent_mapping("tag:yaml.org,2002:map", v.items(), flow_style=True)
+    )
     data = calendar_to_data(calendar)
     for rally in data["rallies"]:
         for key in ("races", "specials"):
@@ -645,14 +691,24 @@ def format_calendar_text(built: BuiltCalendar) -> str:
     cal = built.calendar
     races = sum(len(r.courses) for r in cal.rallies)
     seed = "as given in the spec" if built.seed is None else f"seed {built.seed}"
-    lines = [f"{cal.name}: {_plural(len(cal.rallies), 'rally').replace('rallys', 'rallies')}, {_plural(races, 'race')} ({seed})"]
+    lines = [
+        f"{cal.name}: {_plural(len(cal.rallies), 'rally').replace('rallys', 'rallies')}, {_plural(races, 'race')} "
+        f"({seed})"
+    ]
     for rally, checks in zip(cal.rallies, built.checks):
         lines.append("")
         lines.append(f"{rally.name} ({rally.zone.value}): {limits_text(rally.limits)}")
         for race, check in zip(rally.courses, checks):
             figure = f", {check.expected_rounds:.1f} rounds" if check is not None else ""
             label = race.name.split(", ", 1)[-1]
-            lines.append(f"  {label:<10} {len(race.course)} sections, {race.length} spaces{figure}: " + " ".join(leg.section.id for leg in race.course))
+            lines.append(
+                f"  {label:<10} {len(race.course)} sections, {race.length} spaces{figure}: "
+                + " ".join(leg.section.id for leg in race.course)
+            )
     if any(c is not None for checks in built.checks for c in checks):
-        lines += ["", f"rounds: expected rounds of the best driving with {CHECK_ASSISTANCE.value} assistance and no mechanics; every race is finished with probability over {1 - THRESHOLD:.0%}"]
+        lines += [
+            "",
+            f"rounds: expected rounds of the best driving with {CHECK_ASSISTANCE.value} assistance and no mechanics; "
+            f"every race is finished with probability over {1 - THRESHOLD:.0%}",
+        ]
     return "\n".join(lines) + "\n"

@@ -76,7 +76,9 @@ def course_graph(course: tuple[Leg, ...]) -> nx.DiGraph:
     graph = nx.DiGraph(length=len(spaces))
     graph.add_node(START, kind="start")
     for s in spaces:
-        graph.add_node(s.number, kind="space", factor=s.factor, ford=s.ford, leg=s.leg, section=s.section, index=s.index)
+        graph.add_node(
+            s.number, kind="space", factor=s.factor, ford=s.ford, leg=s.leg, section=s.section, index=s.index
+        )
     graph.add_node(finish, kind="finish")
     nx.add_path(graph, range(START, finish + 1))
     return graph
@@ -92,7 +94,10 @@ def structural_problems(course: tuple[Leg, ...]) -> list[tuple[tuple, str]]:
     if bad:
         i, f = bad[0]
         problems.append(
-            (("course", 0, "section"), f"the first road section must have factor 0 on every space; {first.id!r} has factor {f} on space {i}")
+            (
+                ("course", 0, "section"),
+                f"the first road section must have factor 0 on every space; {first.id!r} has factor {f} on space {i}",
+            )
         )
     connected = True
     for i in range(1, len(course)):
@@ -102,7 +107,8 @@ def structural_problems(course: tuple[Leg, ...]) -> list[tuple[tuple, str]]:
             problems.append(
                 (
                     ("course", i, "heading"),
-                    f"section {i + 1} {course[i].section.id!r} is entered heading {course[i].heading.value}, but section {i} "
+                    f"section {i + 1} {course[i].section.id!r} is entered heading {course[i].heading.value}, but "
+                    f"section {i} "
                     f"{course[i - 1].section.id!r} leaves heading {leaves.value}: the sections do not connect",
                 )
             )

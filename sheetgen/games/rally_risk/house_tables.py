@@ -43,7 +43,10 @@ HOUSE_TABLES: dict = {
     # One chart per weather zone; the marker starts on sector `start` (1-based).
     "weather": {
         "EC": {"start": 3, "sectors": ["clear", "clear", "cloudy", "cloudy", "rain+1", "rain+1", "storm+2", "storm+3"]},
-        "EN": {"start": 2, "sectors": ["cloudy", "cloudy", "rain+1", "snow+2", "snow+2", "storm+2", "snow+3", "snow+3"]},
+        "EN": {
+            "start": 2,
+            "sectors": ["cloudy", "cloudy", "rain+1", "snow+2", "snow+2", "storm+2", "snow+3", "snow+3"],
+        },
         "A": {"start": 2, "sectors": ["clear", "clear", "clear", "cloudy", "cloudy", "rain+1", "storm+2", "storm+3"]},
     },
     # Special tyres: `factor` is added to every space's factor, `move` to the minimum and

@@ -28,7 +28,9 @@ def race_figures(race: Race):
     from sheetgen import cache
 
     subject = repr((replace(race, name=""), np.__version__))
-    kept = cache.figures("rally-risk-race", subject, "sheetgen.games.rally_risk.solve", lambda: _to_json(_analyse(race)))
+    kept = cache.figures(
+        "rally-risk-race", subject, "sheetgen.games.rally_risk.solve", lambda: _to_json(_analyse(race))
+    )
     return replace(_from_json(kept), name=race.name)
 
 
@@ -59,7 +61,16 @@ def _to_json(a) -> dict[str, Any]:
                 "figures": _figures(r.figures),
                 "without_mechanics": _figures(r.without_mechanics),
                 "dangerous": [
-                    [d.space, d.section, d.section_space, d.factor, d.ford, d.damage_probability, d.elimination_probability] for d in r.dangerous
+                    [
+                        d.space,
+                        d.section,
+                        d.section_space,
+                        d.factor,
+                        d.ford,
+                        d.damage_probability,
+                        d.elimination_probability,
+                    ]
+                    for d in r.dangerous
                 ],
                 "mechanic_help": [list(h) for h in r.mechanic_help],
                 "finish_rounds": [list(fr) for fr in r.finish_rounds],
@@ -94,7 +105,7 @@ def _from_json(data: dict[str, Any]):
                 without_mechanics=Figures(*r["without_mechanics"]),
                 dangerous=tuple(SpaceRisk(*d) for d in r["dangerous"]),
                 mechanic_help=tuple((int(s), g) for s, g in r["mechanic_help"]),
-                solution=None,  # type: ignore[arg-type]
+                solution=None,
                 finish_rounds=tuple((int(k), p) for k, p in r["finish_rounds"]),
             )
             for r in data["results"]

@@ -103,7 +103,11 @@ def _canonical(kind: str, exit_: Side, size: float) -> list:
         return [_Arc((0.0, 0.0), h, 0.0, math.pi / 2)]
     r = SHARP_RADIUS * size
     if right:
-        return [_Line((h, 0.0), (h, h - r)), _Arc((h + r, h - r), r, math.pi, math.pi / 2), _Line((h + r, h), (size, h))]
+        return [
+            _Line((h, 0.0), (h, h - r)),
+            _Arc((h + r, h - r), r, math.pi, math.pi / 2),
+            _Line((h + r, h), (size, h)),
+        ]
     return [_Line((h, 0.0), (h, h - r)), _Arc((h - r, h - r), r, 0.0, math.pi / 2), _Line((h - r, h), (0.0, h))]
 
 
@@ -168,7 +172,9 @@ class RoadShape:
         return {Side.N: (h, self.size), Side.S: (h, 0.0), Side.E: (self.size, h), Side.W: (0.0, h)}[side]
 
 
-def road_shape(section: Section, size: float, quarter: int = 0, samples: int = 8, width_share: float = ROAD_WIDTH) -> RoadShape:
+def road_shape(
+    section: Section, size: float, quarter: int = 0, samples: int = 8, width_share: float = ROAD_WIDTH
+) -> RoadShape:
     """The road of `section` drawn in a square of side `size`, turned `quarter` times
     clockwise (0: as printed, north up); the road is `width_share` of the side wide."""
     to_canonical = next(t for t in range(4) if section.entry.turned(t) is Side.S)
@@ -220,7 +226,9 @@ def road_shape(section: Section, size: float, quarter: int = 0, samples: int = 8
     outline = tuple([offset(p, t, half) for p, t in many] + [offset(p, t, -half) for p, t in reversed(many)])
     entry = section.entry.turned(quarter)
     exit_ = section.exit.turned(quarter)
-    return RoadShape(size, width, kind, entry, exit_, outline, tuple(spaces), tuple(dividers), _free_corner(kind, entry, exit_))
+    return RoadShape(
+        size, width, kind, entry, exit_, outline, tuple(spaces), tuple(dividers), _free_corner(kind, entry, exit_)
+    )
 
 
 def _free_corner(kind: str, entry: Side, exit_: Side) -> tuple[Side, Side]:
@@ -290,7 +298,17 @@ class CardGrid:
         return tuple(out)
 
 
-def card_grid(page_w: float, page_h: float, margin: float, card: float, *, header: float, footer: float, mark_gap: float = 1.0, mark_len: float = 3.5) -> CardGrid:
+def card_grid(
+    page_w: float,
+    page_h: float,
+    margin: float,
+    card: float,
+    *,
+    header: float,
+    footer: float,
+    mark_gap: float = 1.0,
+    mark_len: float = 3.5,
+) -> CardGrid:
     """As many cards of side `card` as fit between the header and footer inside the
     margins, with room for the cut marks around them; the grid is centred across."""
     room = mark_gap + mark_len
@@ -365,7 +383,9 @@ def _splits(n: int, pieces: int):
         yield (0, *cuts, n)
 
 
-def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: float = 40.0, gap: float = PIECE_GAP_MM) -> CourseMap:
+def course_map(
+    course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: float = 40.0, gap: float = PIECE_GAP_MM
+) -> CourseMap:
     """The course's squares fitted into max_w x max_h: north up, or turned a quarter when
     that draws the squares at least 10% larger. A course that, whole, would cover less
     than MIN_FILL of the frame is cut into up to MAX_PIECES pieces (side by side, or one
@@ -397,7 +417,7 @@ def course_map(course: tuple[Leg, ...], max_w: float, max_h: float, max_cell: fl
                 break
             if whole is None:
                 whole = cut = found
-            elif found[0] > whole[0] * PIECE_GAIN ** (pieces - 1) and found[0] > cut[0]:
+            elif cut is not None and found[0] > whole[0] * PIECE_GAIN ** (pieces - 1) and found[0] > cut[0]:
                 cut = found
         wholes.append(whole)
         cuts.append(cut)
@@ -485,7 +505,9 @@ class KitLayout:
         return tuple(p for p in self.pieces if p.kind == kind)
 
 
-def kit_layout(page_w: float, page_h: float, margin: float, *, header: float, cars: int = 6, mechanics: int = 3, weather: int = 2) -> KitLayout:
+def kit_layout(
+    page_w: float, page_h: float, margin: float, *, header: float, cars: int = 6, mechanics: int = 3, weather: int = 2
+) -> KitLayout:
     """The kit on one page: a row of car tokens and the weather markers, a row of each
     car's mechanics, and an R.P.M. card per car, three to a row. Pieces of a group touch
     (one cut between two), and everything stays inside the margins below the header."""

@@ -9,12 +9,11 @@ log round by round).
 from __future__ import annotations
 
 from sheetgen.games.rally_risk.model import Outcome, Tyres
-from sheetgen.games.rally_risk.rules import MoveResult
+from sheetgen.games.rally_risk.rules import MoveResult, RulesError
 from sheetgen.games.rally_risk.simulate import RaceRun
 from sheetgen.games.rally_risk.solve import Figures, RaceAnalysis
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
-
 
 # --------------------------------------------------------------------------- the analysis
 
@@ -77,7 +76,8 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
     out = [
         f"Race: {analysis.name} ({kind}, zone {analysis.zone}, {analysis.sections} sections, {analysis.spaces} spaces)",
         f"Elimination priced at {analysis.penalty:g} rounds; {verdict} "
-        f"(P(elimination) {_pct(analysis.best.elimination_probability)} with {analysis.best.assistance.value} assistance, "
+        f"(P(elimination) {_pct(analysis.best.elimination_probability)} with {analysis.best.assistance.value} "
+        "assistance, "
         f"limit {_pct(analysis.threshold)})",
         "",
     ]
@@ -95,7 +95,16 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
                 r.tyres.value,
             ]
         )
-    header = ["Assistance", "Rounds", "Elim", "Rounds (no mech.)", "Elim (no mech.)", "Finish p10/50/90", "Mechanics on", "Tyres"]
+    header = [
+        "Assistance",
+        "Rounds",
+        "Elim",
+        "Rounds (no mech.)",
+        "Elim (no mech.)",
+        "Finish p10/50/90",
+        "Mechanics on",
+        "Tyres",
+    ]
     out += _table(header, rows, left=frozenset({0, 6, 7}))
     for r in analysis.results:
         out += ["", f"{r.assistance.value} assistance: most dangerous spaces"]
@@ -103,10 +112,19 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
             out.append("  none: the policy never goes off the road")
         else:
             drows = [
-                [str(d.space), f"{d.section} {d.section_space}", str(d.factor) + (" ford" if d.ford else ""), _pct(d.damage_probability), _pct(d.elimination_probability)]
+                [
+                    str(d.space),
+                    f"{d.section} {d.section_space}",
+                    str(d.factor) + (" ford" if d.ford else ""),
+                    _pct(d.damage_probability),
+                    _pct(d.elimination_probability),
+                ]
                 for d in r.dangerous
             ]
-            out += ["  " + x for x in _table(["Space", "Section", "Factor", "Off road", "Eliminated"], drows, left=frozenset({1, 2}))]
+            out += [
+                "  " + x
+                for x in _table(["Space", "Section", "Factor", "Off road", "Eliminated"], drows, left=frozenset({1, 2}))
+            ]
         if r.mechanic_help:
             spots = ", ".join(f"space {s} ({g:.2f})" for s, g in r.mechanic_help)
             out.append(f"  one mechanic helps most on: {spots} rounds saved")
@@ -133,6 +151,8 @@ def _result_words(result: MoveResult, tyres: Tyres | None) -> str:
         return f"ELIMINATED on space {result.position}"
     words = []
     if result.kind == "off":
+        if result.result is None:  # (damage that stops the car has a result)
+            raise RulesError(f"a car off the road on {result.position} without its damage")
         what = _DAMAGE_WORDS[result.result]
         if result.repaired:
             what += " after the mechanics"
@@ -169,7 +189,9 @@ def format_race_run(run: RaceRun) -> list[str]:
         elif kind == "halt":
             flush()
             _, _rnd, car, left = event
-            out.append(f"  car {car + 1}: at a halt" + (f" ({left} more turn{'s' if left != 1 else ''})" if left else ""))
+            out.append(
+                f"  car {car + 1}: at a halt" + (f" ({left} more turn{'s' if left != 1 else ''})" if left else "")
+            )
         elif kind == "risk":
             flush()
             _, _rnd, car, gear, die, risk = event

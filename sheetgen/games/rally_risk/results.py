@@ -79,14 +79,23 @@ def _finish_problems(doc: Document, data: dict) -> list[Problem]:
         races = rally.get("races") if isinstance(rally, dict) else None
         for j, race in enumerate(races if isinstance(races, list) else ()):
             finish = race.get("finish") if isinstance(race, dict) else None
-            for player, value in (finish.items() if isinstance(finish, dict) else ()):
-                ok = value in DESTROYED if isinstance(value, str) else isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_FINISH_ROUND
+            for player, value in finish.items() if isinstance(finish, dict) else ():
+                ok = (
+                    value in DESTROYED
+                    if isinstance(value, str)
+                    else isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= MAX_FINISH_ROUND
+                )
                 if not ok:
-                    shown = repr(value) if not isinstance(value, (dict, list)) else "a " + ("mapping" if isinstance(value, dict) else "list")
+                    shown = (
+                        repr(value)
+                        if not isinstance(value, (dict, list))
+                        else "a " + ("mapping" if isinstance(value, dict) else "list")
+                    )
                     found.append(
                         doc.problem(
                             ("rallies", i, "races", j, "finish", player),
-                            f"{player!r} must have the round the car finished in (1 to {MAX_FINISH_ROUND}) or destroyed / eliminated, got {shown}",
+                            f"{player!r} must have the round the car finished in (1 to {MAX_FINISH_ROUND}) or "
+                            f"destroyed / eliminated, got {shown}",
                         )
                     )
     return found
@@ -112,13 +121,25 @@ def load_results(doc: Document) -> Results:
         base = ("rallies", i)
         key = raw_rally["rally"]
         if key in seen:
-            problems.append(doc.problem(base + ("rally",), f"rally {key!r} is listed twice (also rally entry {seen[key] + 1}): give all its races in one entry"))
+            problems.append(
+                doc.problem(
+                    base + ("rally",),
+                    f"rally {key!r} is listed twice (also rally entry {seen[key] + 1}): give all its races in one "
+                    "entry",
+                )
+            )
         seen.setdefault(key, i)
         rally: Rally | None = None
         if calendar is not None:
             rally = calendar.get(key)
             if rally is None:
-                problems.append(doc.problem(base + ("rally",), f"unknown rally {key!r}{_near(key, [r.id for r in calendar.rallies], 'rallies of the calendar')}"))
+                problems.append(
+                    doc.problem(
+                        base + ("rally",),
+                        "unknown rally "
+                        f"{key!r}{_near(key, [r.id for r in calendar.rallies], 'rallies of the calendar')}",
+                    )
+                )
         name = raw_rally.get("name") or (rally.name if rally else key)
         races: list[RaceResult] = []
         numbers = {False: 0, True: 0}
@@ -129,10 +150,18 @@ def load_results(doc: Document) -> Results:
                 special = j >= len(rally.races)
                 if j >= len(rally.races) + len(rally.specials):
                     found.append(
-                        doc.problem(where, f"rally {rally.id!r} has {len(rally.races)} races and {len(rally.specials)} specials; this is its entry {j + 1}")
+                        doc.problem(
+                            where,
+                            f"rally {rally.id!r} has {len(rally.races)} races and {len(rally.specials)} specials; "
+                            f"this is its entry {j + 1}",
+                        )
                     )
                 if "special" in raw and raw["special"] != special:
-                    what = "a special (it follows the rally's normal races)" if special else f"normal race {j + 1} of the rally"
+                    what = (
+                        "a special (it follows the rally's normal races)"
+                        if special
+                        else f"normal race {j + 1} of the rally"
+                    )
                     found.append(doc.problem(where + ("special",), f"with the calendar, this entry is {what}"))
             else:
                 special = raw.get("special", False)
@@ -145,21 +174,39 @@ def load_results(doc: Document) -> Results:
             finish = raw["finish"]
             for player in finish:
                 if player not in players:
-                    found.append(doc.problem(where + ("finish", player), f"unknown player {player!r}{_near(player, players, 'players')}", key=True))
+                    found.append(
+                        doc.problem(
+                            where + ("finish", player),
+                            f"unknown player {player!r}{_near(player, players, 'players')}",
+                            key=True,
+                        )
+                    )
             for player in players:
                 if player not in finish:
-                    found.append(doc.problem(where + ("finish",), f"no result for {player!r}: give the round {player} finished in, or destroyed"))
+                    found.append(
+                        doc.problem(
+                            where + ("finish",),
+                            f"no result for {player!r}: give the round {player} finished in, or destroyed",
+                        )
+                    )
             chosen = raw.get("assistance", {})
             for player, value in chosen.items():
                 if player not in players:
-                    found.append(doc.problem(where + ("assistance", player), f"unknown player {player!r}{_near(player, players, 'players')}", key=True))
+                    found.append(
+                        doc.problem(
+                            where + ("assistance", player),
+                            f"unknown player {player!r}{_near(player, players, 'players')}",
+                            key=True,
+                        )
+                    )
                     continue
                 before = assisted.get(player)
                 if before is not None and before[0] is Assistance.PERMANENT and value == Assistance.NORMAL.value:
                     found.append(
                         doc.problem(
                             where + ("assistance", player),
-                            f"{player} had permanent assistance in {before[1]}: it may change between races, but not from permanent to normal",
+                            f"{player} had permanent assistance in {before[1]}: it may change between races, but not "
+                            "from permanent to normal",
                         )
                     )
                 assisted[player] = (Assistance(value), race_title)
@@ -189,27 +236,33 @@ def _departure(
     if "departure" not in raw:
         if previous is None and not broken:
             return players, []
-        if groups is None:
+        if groups is None or previous is None:  # (groups come from the race before)
             return None, []
         tied = [g for g in groups if len(g) > 1]
         if tied:
             scores = dict(zip(previous.departure, score_a(previous.finish)))
             words = "; ".join(f"{' and '.join(g)} (score {scores[g[0]]:+d})" for g in tied)
             return None, [
-                doc.problem(where, f"tied in {previous.name}: {words}; give this race's 'departure' (the rulebook draws lots)")
+                doc.problem(
+                    where, f"tied in {previous.name}: {words}; give this race's 'departure' (the rulebook draws lots)"
+                )
             ]
         return tuple(p for g in groups for p in g), []
     departure = tuple(raw["departure"])
     found = []
     for k, player in enumerate(departure):
         if player not in players:
-            found.append(doc.problem(where + ("departure", k), f"unknown player {player!r}{_near(player, players, 'players')}"))
+            found.append(
+                doc.problem(where + ("departure", k), f"unknown player {player!r}{_near(player, players, 'players')}")
+            )
     missing = [p for p in players if p not in departure]
     if missing:
-        found.append(doc.problem(where + ("departure",), f"the departure order leaves out {', '.join(repr(p) for p in missing)}"))
+        found.append(
+            doc.problem(where + ("departure",), f"the departure order leaves out {', '.join(repr(p) for p in missing)}")
+        )
     if found:
         return None, found
-    if groups is not None:
+    if groups is not None and previous is not None:
         rank = {p: r for r, g in enumerate(groups) for p in g}
         scores = dict(zip(previous.departure, score_a(previous.finish)))
         for k in range(1, len(departure)):
@@ -218,7 +271,8 @@ def _departure(
                 return None, [
                     doc.problem(
                         where + ("departure", k - 1),
-                        f"{a!r} leaves before {b!r} but arrived after them in {previous.name} (score {scores[a]:+d} against "
+                        f"{a!r} leaves before {b!r} but arrived after them in {previous.name} (score {scores[a]:+d} "
+                        "against "
                         f"{scores[b]:+d}): a race leaves in the order of arrival of the race before",
                     )
                 ]

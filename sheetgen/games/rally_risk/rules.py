@@ -78,9 +78,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import combinations_with_replacement
-from typing import Any, Union
+from typing import Any
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk.model import (
@@ -352,14 +352,14 @@ def legal_moves(course: Course, car: Car, state: CarState, gear: int, weather: W
 @lru_cache(maxsize=4096)
 def _moves(lo: int, hi: int, left: int) -> tuple[Move, ...]:
     """The moves of a range (lo, hi) with `left` spaces to the finish (the finish counts)."""
-    moves = []
+    moves: list[Move] = []
     for k in range(min(hi, left), 0, -1):
         needed = 0 if k == left else max(0, lo - k)
         moves.extend(_move(k, plan) for plan in brake_plans(k, needed))
     return tuple(moves)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _move(spaces: int, brakes: tuple[int, ...]) -> Move:
     """One object per move, whatever range lists it: solvers can tell moves apart by
     identity, without hashing them."""
@@ -519,7 +519,9 @@ def check_tree(
     moves: tuple[Move, ...],
     weather: Weather,
     exact: bool = True,
-) -> tuple[tuple[tuple[int, int, tuple[tuple[Outcome, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]]:
+) -> tuple[
+    tuple[tuple[int, int, tuple[tuple[Outcome, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]
+]:
     """The damage checks of several moves from one state (no passing), folded as
     :func:`move_outcomes` folds them, for solvers: moves that make the same checks on the
     same spaces share them, so each check is folded once however many moves (lengths,
@@ -595,14 +597,20 @@ def move_outcome_tree(
     moves: tuple[Move, ...],
     weather: Weather,
     exact: bool = True,
-) -> tuple[tuple[tuple[int, tuple[tuple[MoveResult, Any], ...]], ...], tuple[tuple[int, tuple[MoveResult, Any] | None], ...]]:
-    """:func:`check_tree` with the car's results: steps[i] = (parent, ((MoveResult,
-    probability), ...)). The outcomes of moves[j] (:func:`move_outcomes`, exactly: the
+) -> tuple[
+    tuple[tuple[int, tuple[tuple[MoveResult | None, Any], ...]], ...],
+    tuple[tuple[int, tuple[MoveResult, Any] | None], ...],
+]:
+    """:func:`check_tree` with the car's results: steps[i] = (parent, ((MoveResult or None
+    when the car goes on, probability), ...)). The outcomes of moves[j] (:func:`move_outcomes`, exactly: the
     same numbers in the same order) are the results of the steps from 0 to its step, in
     order, then its end when there is one."""
     steps, ends = check_tree(course, state, risk, moves, weather, exact)
     return (
-        tuple((parent, tuple((check_result(course, car, space, rolled), p) for rolled, p in damages)) for parent, space, damages in steps),
+        tuple(
+            (parent, tuple((check_result(course, car, space, rolled), p) for rolled, p in damages))
+            for parent, space, damages in steps
+        ),
         ends,
     )
 
@@ -610,7 +618,9 @@ def move_outcome_tree(
 # --------------------------------------------------------------------------- after the move
 
 
-def service_options(course: Course, car: Car, state: CarState, gear: int, result: MoveResult) -> tuple[Tyres | None, ...]:
+def service_options(
+    course: Course, car: Car, state: CarState, gear: int, result: MoveResult
+) -> tuple[Tyres | None, ...]:
     """Tyre choices after a move (ruling 9): None keeps the tyres and does not stop."""
     if result.kind == "moved":
         if gear > 2 or not car.in_reach(result.position):
@@ -655,7 +665,9 @@ def apply_turn(
     """One whole turn with the dice given: (result, new state, (space, difference, rolled)
     of each damage check made). Checks legality; raises RulesError otherwise."""
     if gear not in legal_gears(state):
-        raise RulesError(f"gear {gear} is not legal after gear {state.gear} (R.P.M. card {'kept' if state.rpm_card else 'used'})")
+        raise RulesError(
+            f"gear {gear} is not legal after gear {state.gear} (R.P.M. card {'kept' if state.rpm_card else 'used'})"
+        )
     risk = risk_factor(course.tables, gear, die, car.assistance, weather)
     if move not in legal_moves(course, car, state, gear, weather):
         lo, hi = movement_range(course, car, state, gear, weather)
@@ -695,7 +707,7 @@ class ServiceAction:
     tyres: Tyres | None  # None: no stop
 
 
-Action = Union[GearAction, Move, ServiceAction]
+Action = GearAction | Move | ServiceAction
 
 WEATHER, GEAR, RISK, MOVE, DAMAGE, SERVICE, OVER = "weather", "gear", "risk", "move", "damage", "service", "over"
 
@@ -770,14 +782,31 @@ class RaceState:
         return ()
 
     def legal_actions(self) -> tuple[Action, ...]:
-        state = self.states[self.turn] if self.turn >= 0 else None
+        if self.phase not in (GEAR, MOVE, SERVICE):
+            return ()
+        if self.turn < 0:
+            raise RulesError(f"no car's turn in phase {self.phase}")
+        state = self.states[self.turn]
         if self.phase == GEAR:
             return tuple(GearAction(g) for g in legal_gears(state))
         if self.phase == MOVE:
             return legal_moves(self.course, self.cars[self.turn], state, self.gear, self.weather())
-        if self.phase == SERVICE:
-            return tuple(ServiceAction(t) for t in service_options(self.course, self.cars[self.turn], state, self.gear, self.result))
-        return ()
+        return tuple(
+            ServiceAction(t)
+            for t in service_options(self.course, self.cars[self.turn], state, self.gear, self.move_result())
+        )
+
+    def driven_move(self) -> Move:
+        """The move being driven (phases DAMAGE and SERVICE)."""
+        if self.move is None:
+            raise RulesError(f"no move in phase {self.phase}")
+        return self.move
+
+    def move_result(self) -> MoveResult:
+        """What the move did (phase SERVICE)."""
+        if self.result is None:
+            raise RulesError(f"no move result in phase {self.phase}")
+        return self.result
 
     # -- transitions
 
@@ -830,7 +859,9 @@ class RaceState:
     def _on_risk(self, die: int) -> RaceState:
         car = self.cars[self.turn]
         risk = risk_factor(self.course.tables, self.gear, die, car.assistance, self.weather())
-        return replace(self, phase=MOVE, die=die, risk=risk, log=self._note("risk", self.round, self.turn, self.gear, die, risk))
+        return replace(
+            self, phase=MOVE, die=die, risk=risk, log=self._note("risk", self.round, self.turn, self.gear, die, risk)
+        )
 
     def _on_move(self, move: Move) -> RaceState:
         state = self.states[self.turn]
@@ -853,7 +884,7 @@ class RaceState:
             return s._moved(result)
         if rest:
             return s
-        return s._moved(end_of_move(self.course, self.states[self.turn], self.move))
+        return s._moved(end_of_move(self.course, self.states[self.turn], self.driven_move()))
 
     def _moved(self, result: MoveResult) -> RaceState:
         s = replace(self, result=result, checks=())
@@ -864,10 +895,11 @@ class RaceState:
 
     def _on_service(self, action: ServiceAction) -> RaceState:
         i = self.turn
-        new = next_state(self.states[i], self.gear, self.result, action.tyres)
+        result = self.move_result()
+        new = next_state(self.states[i], self.gear, result, action.tyres)
         s = self._set(i, new)
-        s = replace(s, log=s._note("end", s.round, i, self.result, action.tyres))
-        if self.result.kind == "finished":
+        s = replace(s, log=s._note("end", s.round, i, result, action.tyres))
+        if result.kind == "finished":
             s = replace(s, finish_rounds=s.finish_rounds[:i] + (s.round,) + s.finish_rounds[i + 1 :])
         s = replace(s, move=None, result=None, gear=0, die=0, risk=0)
         return s._next_car()

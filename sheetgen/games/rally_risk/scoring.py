@@ -35,7 +35,8 @@ def score_a(finish_rounds: Sequence[int | None]) -> tuple[int, ...]:
         None if r is None else (r - first) - order for order, r in enumerate(finish_rounds, start=1)
     ]
     last = last_to_arrive(finish_rounds)
-    base = max(scores[i] for i in last) if finished else 0  # type: ignore[type-var]
+    # (the last to arrive finished, so each has a score)
+    base = max(s for i in last if (s := scores[i]) is not None) if finished else 0
     return tuple(base + ELIMINATION_HANDICAP if s is None else s for s in scores)
 
 

@@ -78,7 +78,7 @@ class Policy:
             return GearAction(self.gear(me, race.sector))
         if race.phase == rules.MOVE:
             return self.move(me, race.gear, race.risk, race.sector, race.passing(race.turn))
-        return ServiceAction(self.service(me, race.gear, race.result, race.sector))
+        return ServiceAction(self.service(me, race.gear, race.move_result(), race.sector))
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,9 @@ class RaceRun:
 def play(course: Course, car: Car, policy: Policy, players: int, rng: random.Random) -> RaceState:
     """Play a race to the end: every car with the same set-up and policy, through the
     generic playout (:func:`sheetgen.engine.playout`); the race state keeps its own log."""
-    state = RaceState.start(course, tuple(car for _ in range(players)), tuple(policy.start_tyres for _ in range(players)))
+    state = RaceState.start(
+        course, tuple(car for _ in range(players)), tuple(policy.start_tyres for _ in range(players))
+    )
 
     def guard(_state: RaceState, _choice: object, after: RaceState) -> None:
         if not after.is_terminal() and after.round > MAX_ROUNDS:
@@ -129,11 +131,13 @@ def simulate(
             analysis = analyze_rally_risk_race(race, penalty=penalty).best
         else:
             analysis = analyze_assistance(race, assistance, penalty=penalty)
+    if analysis.solution is None:
+        raise rules.RulesError("an analysis read back from the figures cache cannot play: it keeps no solution")
     course = Course.of(race)
     car = Car(analysis.assistance, analysis.mechanics)
     end = play(course, car, Policy(analysis.solution), players, random.Random(seed))
     rounds = []
-    for i, st in enumerate(end.states):
+    for i in range(len(end.states)):
         last = end.finish_rounds[i]
         if last is None:
             last = max(e[1] for e in end.log if e[0] in ("end", "halt") and e[2] == i)

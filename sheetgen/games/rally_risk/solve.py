@@ -31,6 +31,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import TypeGuard
 
 from sheetgen.errors import Problem
 from sheetgen.games.rally_risk import rules
@@ -107,7 +108,7 @@ def _pick(sums: list[float], leaves: tuple, end: list[float]) -> tuple[float, in
     return best_v, best_i
 
 
-def _whole(x: object, lo: int, hi: int) -> bool:
+def _whole(x: object, lo: int, hi: int) -> TypeGuard[int]:
     return isinstance(x, int) and lo <= x <= hi
 
 
@@ -210,8 +211,10 @@ class Solution:
         self._v = [[0.0] * ((n + 1) * _SLOTS) for _ in range(contexts)]
         self._gear: list[list[int | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1)) for _ in range(contexts)]
         self._move: list[list[Move | None]] = [[None] * ((n + 1) * (MAX_GEAR + 1) * nr) for _ in range(contexts)]
-        self._end = [[]] + [[[0.0] * (n + 2) for _ in range(contexts)] for _g in GEARS]
-        self._end_tyres: list[list[list[Tyres | None]]] = [[]] + [[[None] * (n + 2) for _ in range(contexts)] for _g in GEARS]
+        self._end: list[list[list[float]]] = [[]] + [[[0.0] * (n + 2) for _ in range(contexts)] for _g in GEARS]
+        self._end_tyres: list[list[list[Tyres | None]]] = [[]] + [
+            [[None] * (n + 2) for _ in range(contexts)] for _g in GEARS
+        ]
         self._off = [[0.0] * ((n + 1) * 8) + [self.penalty] for _ in range(contexts)]
         self._off_tyres: list[list[Tyres | None]] = [[None] * ((n + 1) * 8) for _ in range(contexts)]
         self._damage = [[0.0] * ((n + 1) * _OUTCOMES) for _ in range(contexts)]
@@ -222,7 +225,9 @@ class Solution:
             for k, rolled in enumerate(_OUTCOME_ORDER):
                 r = rules.check_result(course, car, q, rolled)
                 if r is not None:
-                    pairs.append((q * _OUTCOMES + k, eliminated if r.kind == "eliminated" else q * 8 + r.halt * 2 + r.repaired))
+                    pairs.append(
+                        (q * _OUTCOMES + k, eliminated if r.kind == "eliminated" else q * 8 + r.halt * 2 + r.repaired)
+                    )
             self._damages.append(tuple(pairs))
         # V = 1 + the weather's mix of the values after it: sum() of one or two terms, that
         # is (pa * x[wa] + pb * x[wb]); a marker that cannot move has pb = 0.0, and adding
@@ -276,7 +281,11 @@ class Solution:
     def _locate_move(self, key: tuple) -> tuple[list, int]:
         p, g2, t, c, w, risk = self._unpack(key, 6)
         ci = self._context(key, t, c, w)
-        if not (_whole(p, 0, self.course.length) and _whole(g2, 1, MAX_GEAR) and any(r == risk for r, _p in self.risks[(g2, w)])):
+        if not (
+            _whole(p, 0, self.course.length)
+            and _whole(g2, 1, MAX_GEAR)
+            and any(r == risk for r, _p in self.risks[(g2, w)])
+        ):
             raise KeyError(key)
         return self._move[ci], (p * (MAX_GEAR + 1) + g2) * len(self._risk_index) + self._risk_index[risk]
 
@@ -348,7 +357,9 @@ class Solution:
         key = (p, lo, hi)
         got = self._moves.get(key)
         if got is None:
-            got = self._moves[key] = rules.legal_moves(self.course, self.car, self.state(p, g2, t, 1), g2, self.sector[w])
+            got = self._moves[key] = rules.legal_moves(
+                self.course, self.car, self.state(p, g2, t, 1), g2, self.sector[w]
+            )
         return got
 
     def outcomes(self, p: int, t: Tyres, w: int, risk: int, move: Move, passing: dict | None = None) -> tuple:
@@ -360,14 +371,23 @@ class Solution:
             got = tuple(
                 (r.kind, r.position, r.halt, r.repaired, prob)
                 for r, prob in rules.move_outcomes(
-                    self.course, self.car, CarState(p, 1, 0, t), risk, move, self.sector[w].weather, passing, exact=False
+                    self.course,
+                    self.car,
+                    CarState(p, 1, 0, t),
+                    risk,
+                    move,
+                    self.sector[w].weather,
+                    passing,
+                    exact=False,
                 )
             )
             if not passing:
                 self._outcomes[key] = got
         return got
 
-    def tree(self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
+    def tree(
+        self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]
+    ) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
         """The moves from p in each of `gears` after rolling `risk` (tyres t, sector w),
         from the engine's :func:`rules.check_tree` of all of them, ready to price: (steps,
         leaves per gear, moves per gear). steps[i - 1] = (parent, (probability, ...),
@@ -383,7 +403,9 @@ class Solution:
             got = by_p[p] = self._build_tree(p, t, w, risk, gears)
         return got
 
-    def _build_tree(self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
+    def _build_tree(
+        self, p: int, t: Tyres, w: int, risk: int, gears: tuple[int, ...]
+    ) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
         # Trees live as long as the course, so they are kept shallow: tuples of numbers
         # (a step's probabilities, its slots; a leaf) that the garbage collector stops
         # tracking as soon as it sees them, instead of walking them in every full collection.
@@ -444,11 +466,11 @@ class Solution:
                         end_tyres[ci][q] = choice
                     off, off_tyres = offf[ci], self._off_tyres[ci]
                     k = q * 8
-                    for slot, stop in offs:
+                    for slot, stop_slot in offs:
                         best, choice = mine[slot], None
-                        if stop is not None:
+                        if stop_slot is not None:
                             for t2, vs in alts:
-                                v = vs[stop]
+                                v = vs[stop_slot]
                                 if v < best - TIE:
                                     best, choice = v, t2
                         off[k] = best
@@ -468,7 +490,9 @@ class Solution:
         key = (q, halt, repaired, t, c, w)
         return self.OFF[key], self.off_choice[key]
 
-    def best_move(self, p: int, g2: int, t: Tyres, c: int, w: int, risk: int, passing: dict | None = None) -> tuple[float, Move]:
+    def best_move(
+        self, p: int, g2: int, t: Tyres, c: int, w: int, risk: int, passing: dict | None = None
+    ) -> tuple[float, Move]:
         """The move with the least expected cost after rolling `risk` (first of ties).
         `passing` (cars on the road per space) makes the engine price passing them."""
         if not passing:
@@ -491,6 +515,8 @@ class Solution:
                     v += prob * penalty
             if v < best_v - TIE:
                 best_v, best_m = v, move
+        if best_m is None:  # (every gear has a move)
+            raise rules.RulesError(f"no move in gear {g2} from space {p}")
         return best_v, best_m
 
     def _engine_gear_options(self, g: int, c: int) -> tuple[tuple[int, int], ...]:
@@ -514,7 +540,7 @@ class Solution:
         inf = math.inf
         for p in range(course.length, -1, -1):
             # q_bar[g2][ci]: expected cost of a turn in gear g2, before the risk die
-            q_bar = [[]] + [[0.0] * contexts for _g in GEARS]
+            q_bar: list[list[float]] = [[]] + [[0.0] * contexts for _g in GEARS]
             for ti, t in enumerate(TYRES):
                 for w in W:
                     # both card states play the same moves: one pass prices the two
@@ -588,6 +614,8 @@ class Solution:
             v = self.V[(0, 0, t, 1, w0)]
             if v < best_v - TIE:
                 best_t, best_v = t, v
+        if best_t is None:  # (a start value is finite)
+            raise rules.RulesError("no tyres to start with")
         return best_t, best_v
 
 
@@ -693,9 +721,9 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
     nw, nr, gears = sol.nsectors, len(sol._risk_index), MAX_GEAR + 1
     ids: dict[tuple, int] = {}  # (p, gs, tyres, card, sector) -> state id, in forward order
     src: list[int] = []
-    dst: list[int] = []
+    dst: list[tuple] = []  # (q, gs, tyres, card, sector), or FINISH
     prob: list[float] = []
-    FINISH = -1
+    FINISH = ()
     pending: list[set[tuple]] = [set() for _ in range(n + 2)]
     pending[0].add((0, sol.start_tyres, 1, course.chart.start))
     order = (_gs(3), _gs(2), _gs(1)) + tuple(range(MAX_GEAR + 1))
@@ -703,7 +731,7 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
     def edge(s: int, q: int, key: tuple, pq: float) -> None:
         pending[q].add(key)
         src.append(s)
-        dst.append((q,) + key)  # type: ignore[arg-type]
+        dst.append((q,) + key)
         prob.append(pq)
 
     for p in range(n + 1):
@@ -718,7 +746,7 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
                         nk = (_gs(gs - _HALT0), t, c, w2)
                         bucket.add(nk)
                         src.append(s)
-                        dst.append((p,) + nk)  # type: ignore[arg-type]
+                        dst.append((p,) + nk)
                         prob.append(pw)
                     continue
                 for w2, pw in sol.wnext[w]:
@@ -732,20 +760,25 @@ def finishing_rounds(sol: Solution, tail: float = ROUNDS_TAIL) -> tuple[tuple[in
                             pq = pw * pr * pm
                             if kind == "finished":
                                 src.append(s)
-                                dst.append(FINISH)  # type: ignore[arg-type]
+                                dst.append(FINISH)
                                 prob.append(pq)
                             elif kind == "moved":
                                 t2 = end_tyres[q]
                                 edge(s, q, (g2, t, c2, w2) if t2 is None else (0, t2, c2, w2), pq)
                             elif kind == "off":
                                 t2 = off_tyres[q * 8 + halt * 2 + repaired]
-                                edge(s, q, (_gs(halt), t, c2, w2) if t2 is None else (_gs(halt + repaired), t2, c2, w2), pq)
+                                edge(
+                                    s,
+                                    q,
+                                    (_gs(halt), t, c2, w2) if t2 is None else (_gs(halt + repaired), t2, c2, w2),
+                                    pq,
+                                )
         pending[p] = set()
     size = len(ids)
     to = np.array([size if d == FINISH else ids[d] for d in dst], dtype=np.intp)  # size: the finish
     frm = np.array(src, dtype=np.intp)
     weight = np.array(prob)
-    mass = np.zeros(size + 1)
+    mass: np.ndarray = np.zeros(size + 1)
     mass[0] = 1.0
     out = []
     r = 0
@@ -771,10 +804,13 @@ def round_percentile(distribution: tuple[tuple[int, float], ...], q: float) -> i
             return r
     return None
 
+
 # --------------------------------------------------------------------------- mechanics
 
 
-def place_mechanics(gain: tuple[tuple[float, ...], ...], length: int, count: int = MAX_MECHANICS) -> tuple[tuple[int, ...], float]:
+def place_mechanics(
+    gain: tuple[tuple[float, ...], ...], length: int, count: int = MAX_MECHANICS
+) -> tuple[tuple[int, ...], float]:
     """The placement of `count` mechanics (spaces, ascending, on 1..length) with the most
     estimated gain, over every placement: gain[k][x] summed over the spaces x that k >= 1 of
     the mechanics reach. Among placements within :data:`TIE` of the most, the tightest group
@@ -845,7 +881,9 @@ def place_mechanics(gain: tuple[tuple[float, ...], ...], length: int, count: int
     elif count == 2:
         chosen = (a, a + d)
     else:
-        chosen = next((a, b, a + d) for b in range(a, a + d + 1) if _placement_gain(gain, n, (a, b, a + d)) >= top - TIE)
+        chosen = next(
+            (a, b, a + d) for b in range(a, a + d + 1) if _placement_gain(gain, n, (a, b, a + d)) >= top - TIE
+        )
     return chosen, _placement_gain(gain, n, chosen)
 
 
@@ -897,7 +935,8 @@ class AssistanceAnalysis:
     without_mechanics: Figures
     dangerous: tuple[SpaceRisk, ...]
     mechanic_help: tuple[tuple[int, float], ...]
-    solution: Solution = field(repr=False, compare=False)
+    #: None in an analysis read back from the figures cache (kept.py): it prints, it cannot play
+    solution: Solution | None = field(repr=False, compare=False)
     finish_rounds: tuple[tuple[int, float], ...] = ()
 
     @property
@@ -950,7 +989,12 @@ class RaceAnalysis:
         return next(r for r in self.results if r.assistance is a)
 
 
-def solve(race: Race | Course, assistance: Assistance | str = Assistance.PERMANENT, mechanics: tuple[int, ...] = (), penalty: float = DEFAULT_PENALTY) -> Solution:
+def solve(
+    race: Race | Course,
+    assistance: Assistance | str = Assistance.PERMANENT,
+    mechanics: tuple[int, ...] = (),
+    penalty: float = DEFAULT_PENALTY,
+) -> Solution:
     course = race if isinstance(race, Course) else Course.of(race)
     return Solution(course, Car(Assistance(assistance), tuple(sorted(mechanics))), penalty)
 
@@ -1052,6 +1096,7 @@ def finishability_problems(doc: Document, analysis: RaceAnalysis) -> list[Proble
         Problem(
             where,
             f"the race is not finishable: the best policy ({best.assistance.value} assistance, mechanics on {mech}) "
-            f"is eliminated with probability {_pct(best.elimination_probability)}; the limit is {_pct(analysis.threshold)}",
+            f"is eliminated with probability {_pct(best.elimination_probability)}; the limit is "
+            f"{_pct(analysis.threshold)}",
         )
     ]

@@ -88,7 +88,6 @@ from dataclasses import replace
 from typing import Any
 
 from sheetgen.errors import Problem, SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import structural_problems
 from sheetgen.games.rally_risk.layout import MAX_CARD_MM, MIN_CARD_MM, MIN_SPACE_MM, min_card_mm, road_kind
@@ -106,6 +105,7 @@ from sheetgen.games.rally_risk.model import (
     Tag,
     Zone,
 )
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 
@@ -171,7 +171,12 @@ _SECTION = {
             "items": {"type": "integer", "minimum": 0, "maximum": MAX_FACTOR},
             "description": "speed and safety factor of each space in driving order",
         },
-        "fords": {"type": "array", "items": {"type": "integer", "minimum": 1}, "uniqueItems": True, "description": "ford spaces, 1-based"},
+        "fords": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1},
+            "uniqueItems": True,
+            "description": "ford spaces, 1-based",
+        },
         "copies": {"type": "integer", "minimum": 1, "maximum": 20},
     },
 }
@@ -247,8 +252,16 @@ _RALLY = {
         "id": _ID,
         "name": _NAME,
         "zone": _ZONE,
-        "races": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE}, "description": "sections per normal race"},
-        "specials": {"type": "array", "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE}, "description": "sections per special race"},
+        "races": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE},
+            "description": "sections per normal race",
+        },
+        "specials": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": MAX_COURSE},
+            "description": "sections per special race",
+        },
         "limits": _LIMITS,
         "courses": {
             "type": "array",
@@ -306,7 +319,13 @@ RESULTS_SCHEMA: dict[str, Any] = {
                 "additionalProperties": False,
                 "required": ["rally", "races"],
                 "properties": {
-                    "rally": {"type": "string", "minLength": 1, "maxLength": 60, **TEXT, "description": "the calendar's rally id (or any name without a calendar)"},
+                    "rally": {
+                        "type": "string",
+                        "minLength": 1,
+                        "maxLength": 60,
+                        **TEXT,
+                        "description": "the calendar's rally id (or any name without a calendar)",
+                    },
                     "name": _NAME,
                     "races": {
                         "type": "array",
@@ -319,12 +338,24 @@ RESULTS_SCHEMA: dict[str, Any] = {
                             "properties": {
                                 "name": _NAME,
                                 "special": {"type": "boolean"},
-                                "departure": {"type": "array", "uniqueItems": True, "items": _PLAYER, "description": "players in departure order"},
-                                "finish": {"type": "object", "additionalProperties": _FINISH, "description": "player: finishing round"},
+                                "departure": {
+                                    "type": "array",
+                                    "uniqueItems": True,
+                                    "items": _PLAYER,
+                                    "description": "players in departure order",
+                                },
+                                "finish": {
+                                    "type": "object",
+                                    "additionalProperties": _FINISH,
+                                    "description": "player: finishing round",
+                                },
                                 "assistance": {
                                     "type": "object",
                                     "additionalProperties": {"enum": [a.value for a in Assistance]},
-                                    "description": "player: the assistance chosen for this race (it may change between races, never from permanent to normal)",
+                                    "description": (
+                                        "player: the assistance chosen for this race (it may change between races, "
+                                        "never from permanent to normal)"
+                                    ),
                                 },
                             },
                         },
@@ -347,7 +378,12 @@ SCHEMA: dict[str, Any] = {
 
 def load_library(doc: Document) -> Library:
     data = doc.data
-    outline = dict(LIBRARY_SCHEMA, properties=dict(LIBRARY_SCHEMA["properties"], sections={"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS}))
+    outline = dict(
+        LIBRARY_SCHEMA,
+        properties=dict(
+            LIBRARY_SCHEMA["properties"], sections={"type": "array", "minItems": 1, "maxItems": MAX_SECTIONS}
+        ),
+    )
     problems = check(doc, outline)
     card_ok = not check(doc, {"properties": {"card_mm": LIBRARY_SCHEMA["properties"]["card_mm"]}})
     card = float(data["card_mm"]) if card_ok and "card_mm" in data else DEFAULT_CARD_MM
@@ -357,7 +393,11 @@ def load_library(doc: Document) -> Library:
         found = check(doc, _SECTION, raw, base)
         if isinstance(raw, dict) and isinstance(raw.get("id"), str):
             if raw["id"] in ids:
-                problems.append(doc.problem(base + ("id",), f"duplicate section id {raw['id']!r} (also section {ids[raw['id']] + 1})"))
+                problems.append(
+                    doc.problem(
+                        base + ("id",), f"duplicate section id {raw['id']!r} (also section {ids[raw['id']] + 1})"
+                    )
+                )
             else:
                 ids[raw["id"]] = i
         if not found:
@@ -379,7 +419,8 @@ def card_problem(section: Section, card_mm: float) -> str | None:
         return None
     shape = {"straight": "straight road", "curve": "curve", "sharp": "sharp curve"}[road_kind(section)]
     return (
-        f"section {section.id!r} has {len(section.factors)} spaces on a {shape}: on a card of {card_mm:g} mm each space would "
+        f"section {section.id!r} has {len(section.factors)} spaces on a {shape}: on a card of {card_mm:g} mm each "
+        "space would "
         f"be under {MIN_SPACE_MM:g} mm long; give the library card_mm: {math.ceil(need)} or more"
     )
 
@@ -404,16 +445,35 @@ def validate_section(section: Section) -> list[tuple[tuple, str]]:
         problems.append((("exit",), f"a section cannot be entered and left by the same side ({section.exit.value})"))
     for index, ford in enumerate(section.fords):
         if ford > len(section.factors):
-            problems.append((("fords", index), f"ford space {ford} is beyond the section's {len(section.factors)} spaces"))
+            problems.append(
+                (("fords", index), f"ford space {ford} is beyond the section's {len(section.factors)} spaces")
+            )
     tags = set(section.tags)
     if section.entry != section.exit:
         curved = bool(tags & {Tag.CURVE, Tag.SHARP_CURVE})
         if section.turns and not curved:
-            problems.append((("tags",), f"the road turns ({section.entry.value} to {section.exit.value}): tag the section 'curve' or 'sharp_curve'"))
+            problems.append(
+                (
+                    ("tags",),
+                    f"the road turns ({section.entry.value} to {section.exit.value}): tag the section 'curve' or "
+                    "'sharp_curve'",
+                )
+            )
         if not section.turns and curved:
-            problems.append((("tags",), f"the road goes straight through ({section.entry.value} to {section.exit.value}): a section tagged 'curve' or 'sharp_curve' must turn"))
+            problems.append(
+                (
+                    ("tags",),
+                    f"the road goes straight through ({section.entry.value} to {section.exit.value}): a section "
+                    "tagged 'curve' or 'sharp_curve' must turn",
+                )
+            )
         if section.turns and Tag.STRAIGHT in tags:
-            problems.append((("tags",), f"the road turns ({section.entry.value} to {section.exit.value}): it cannot be tagged 'straight'"))
+            problems.append(
+                (
+                    ("tags",),
+                    f"the road turns ({section.entry.value} to {section.exit.value}): it cannot be tagged 'straight'",
+                )
+            )
     if Tag.CURVE in tags and Tag.SHARP_CURVE in tags:
         problems.append((("tags",), "a section is a 'curve' or a 'sharp_curve', not both"))
     if section.fords and Tag.FORD not in tags:
@@ -430,22 +490,45 @@ def load_calendar(doc: Document) -> Calendar:
     for i, raw in enumerate(data.get("rallies") if isinstance(data.get("rallies"), list) else []):
         if isinstance(raw, dict) and isinstance(raw.get("id"), str):
             if raw["id"] in ids:
-                problems.append(doc.problem(("rallies", i, "id"), f"duplicate rally id {raw['id']!r} (also rally {ids[raw['id']] + 1})"))
+                problems.append(
+                    doc.problem(
+                        ("rallies", i, "id"), f"duplicate rally id {raw['id']!r} (also rally {ids[raw['id']] + 1})"
+                    )
+                )
             else:
                 ids[raw["id"]] = i
         if isinstance(raw, dict) and isinstance(raw.get("limits"), dict):
             problems.extend(doc.problem(("rallies", i, "limits") + p, m) for p, m in limit_problems(raw["limits"]))
         if isinstance(raw, dict) and not raw.get("races") and not raw.get("specials"):
             problems.append(doc.problem(("rallies", i), "a rally needs at least one race in 'races' or 'specials'"))
-        if isinstance(raw, dict) and isinstance(raw.get("races", []), list) and isinstance(raw.get("specials", []), list):
+        if (
+            isinstance(raw, dict)
+            and isinstance(raw.get("races", []), list)
+            and isinstance(raw.get("specials", []), list)
+        ):
             count = len(raw.get("races", [])) + len(raw.get("specials", []))
             if count > MAX_RALLY_RACES:  # a laid-out calendar lists them all under 'courses'
                 where = ("rallies", i, "races" if "races" in raw else "specials")
-                problems.append(doc.problem(where, f"a rally has at most {MAX_RALLY_RACES} races and specials together, got {count}"))
+                problems.append(
+                    doc.problem(
+                        where, f"a rally has at most {MAX_RALLY_RACES} races and specials together, got {count}"
+                    )
+                )
     rallies = data.get("rallies") if isinstance(data.get("rallies"), list) else []
-    races = sum(len(r.get("races", [])) + len(r.get("specials", [])) for r in rallies if isinstance(r, dict) and isinstance(r.get("races", []), list) and isinstance(r.get("specials", []), list))
+    races = sum(
+        len(r.get("races", [])) + len(r.get("specials", []))
+        for r in rallies
+        if isinstance(r, dict) and isinstance(r.get("races", []), list) and isinstance(r.get("specials", []), list)
+    )
     if races > MAX_CALENDAR_RACES:
-        problems.append(doc.problem(("rallies",), f"the calendar has {races} races and specials; at most {MAX_CALENDAR_RACES} (each is analysed when the calendar is built)", key=True))
+        problems.append(
+            doc.problem(
+                ("rallies",),
+                f"the calendar has {races} races and specials; at most {MAX_CALENDAR_RACES} (each is analysed when "
+                "the calendar is built)",
+                key=True,
+            )
+        )
     if problems:
         raise SpecError(problems)
     library = None
@@ -462,7 +545,12 @@ def load_calendar(doc: Document) -> Calendar:
             limits=Limits(**r.get("limits", {})),
         )
         if r.get("courses") and "library" not in data:
-            problems.append(doc.problem(("rallies", i, "courses"), "'courses' need the calendar's 'library': the file of the road sections they use"))
+            problems.append(
+                doc.problem(
+                    ("rallies", i, "courses"),
+                    "'courses' need the calendar's 'library': the file of the road sections they use",
+                )
+            )
         elif r.get("courses") and library is not None:
             courses, found = _rally_courses(doc, i, rally, r["courses"], library, data["library"])
             problems.extend(found)
@@ -480,20 +568,28 @@ def race_name(rally: Rally, special: bool, number: int) -> str:
     return f"{rally.name}, special" if len(rally.specials) == 1 else f"{rally.name}, special {number}"
 
 
-def _rally_courses(doc: Document, i: int, rally: Rally, raws: list, library: Library, library_path: str) -> tuple[tuple[Race, ...], list[Problem]]:
+def _rally_courses(
+    doc: Document, i: int, rally: Rally, raws: list, library: Library, library_path: str
+) -> tuple[tuple[Race, ...], list[Problem]]:
     """A rally's races given as courses, checked like race files and against the rally."""
     problems: list[Problem] = []
     base = ("rallies", i, "courses")
     kinds = [bool(raw.get("special", False)) for raw in raws]
     for j in range(1, len(kinds)):
         if kinds[j - 1] and not kinds[j]:
-            problems.append(doc.problem(base + (j,), "a normal race cannot follow a special: list the normal races first, then the specials"))
+            problems.append(
+                doc.problem(
+                    base + (j,), "a normal race cannot follow a special: list the normal races first, then the specials"
+                )
+            )
             break
     given = (kinds.count(False), kinds.count(True))
     wanted = (len(rally.races), len(rally.specials))
     if given != wanted:
         problems.append(
-            doc.problem(base, f"rally {rally.id!r} has {_races_word(*wanted)}; 'courses' gives {_races_word(*given)}", key=True)
+            doc.problem(
+                base, f"rally {rally.id!r} has {_races_word(*wanted)}; 'courses' gives {_races_word(*given)}", key=True
+            )
         )
     races: list[Race] = []
     numbers = {False: 0, True: 0}
@@ -507,11 +603,19 @@ def _rally_courses(doc: Document, i: int, rally: Rally, raws: list, library: Lib
         if k <= len(sizes) and len(raw["course"]) != sizes[k - 1]:
             what = "special" if special else "race"
             problems.append(
-                doc.problem(base + (j, "course"), f"{what} {k} of rally {rally.id!r} has {sizes[k - 1]} sections; this course has {len(raw['course'])}", key=True)
+                doc.problem(
+                    base + (j, "course"),
+                    f"{what} {k} of rally {rally.id!r} has {sizes[k - 1]} sections; this course has "
+                    f"{len(raw['course'])}",
+                    key=True,
+                )
             )
         if course is None:
             continue
-        problems.extend(doc.problem(base + (j, "course"), m, key=True) for m in course_limit_problems(course, rally.limits, f"rally {rally.id!r}"))
+        problems.extend(
+            doc.problem(base + (j, "course"), m, key=True)
+            for m in course_limit_problems(course, rally.limits, f"rally {rally.id!r}")
+        )
         races.append(
             Race(
                 name=raw.get("name", race_name(rally, special, k)),
@@ -546,7 +650,9 @@ def require_race(spec: Any) -> Race:
     if isinstance(spec.model, Race):
         return spec.model
     hint = f" (`sheetgen standings {spec.path}` gives its standings)" if spec.kind_name == "results" else ""
-    raise spec.wrong(f"{spec.described('rally_risk')}, not a race: analysis and simulation need a race (kind: race){hint}")
+    raise spec.wrong(
+        f"{spec.described('rally_risk')}, not a race: analysis and simulation need a race (kind: race){hint}"
+    )
 
 
 def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]:
@@ -562,7 +668,9 @@ def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]
         return None, list(exc.problems) + [doc.problem((key,), f"{kind} {rel!r} has errors (listed with its name)")]
     data = other.data
     if not isinstance(data, dict) or data.get("game") != "rally_risk" or data.get("kind") != kind:
-        what = f"game {data.get('game')!r}, kind {data.get('kind')!r}" if isinstance(data, dict) else "not a spec mapping"
+        what = (
+            f"game {data.get('game')!r}, kind {data.get('kind')!r}" if isinstance(data, dict) else "not a spec mapping"
+        )
         return None, [doc.problem((key,), f"{rel!r} is not a Rally Risk {kind} ({what})")]
     try:
         return (load_library if kind == "library" else load_calendar)(other), []
@@ -573,7 +681,10 @@ def _load_other(doc: Document, key: str, kind: str) -> tuple[Any, list[Problem]]
 def load_race(doc: Document) -> Race:
     data = doc.data
     props = RACE_SCHEMA["properties"]
-    outline = dict(RACE_SCHEMA, properties=dict(props, course=dict(props["course"], items={"type": "object"}), tables={"type": "object"}))
+    outline = dict(
+        RACE_SCHEMA,
+        properties=dict(props, course=dict(props["course"], items={"type": "object"}), tables={"type": "object"}),
+    )
     problems = check(doc, outline)
     for i, raw in enumerate(data.get("course") if isinstance(data.get("course"), list) else []):
         problems.extend(check(doc, _LEG, raw, ("course", i)))
@@ -591,7 +702,9 @@ def load_race(doc: Document) -> Race:
         calendar, found = _load_other(doc, "calendar", "calendar")
         problems.extend(found)
         if calendar is not None and "rally" not in data:
-            problems.append(doc.problem(("calendar",), "'calendar' needs 'rally': which of its rallies this race belongs to"))
+            problems.append(
+                doc.problem(("calendar",), "'calendar' needs 'rally': which of its rallies this race belongs to")
+            )
         elif calendar is not None:
             rally = calendar.get(data["rally"])
             if rally is None:
@@ -611,13 +724,23 @@ def load_race(doc: Document) -> Race:
     special = data.get("special", False)
     if rally is not None:
         if rally.zone.value != data["zone"]:
-            problems.append(doc.problem(("zone",), f"rally {rally.id!r} is run in weather zone {rally.zone.value}, not {data['zone']}"))
+            problems.append(
+                doc.problem(
+                    ("zone",), f"rally {rally.id!r} is run in weather zone {rally.zone.value}, not {data['zone']}"
+                )
+            )
         allowed = rally.specials if special else rally.races
         what = "special races" if special else "races"
         if len(course) not in allowed:
             counts = " or ".join(str(n) for n in sorted(set(allowed))) if allowed else "no"
-            problems.append(doc.problem(("course",), f"rally {rally.id!r} has {what} of {counts} sections; this course has {len(course)}"))
-        problems.extend(doc.problem(("rally",), m) for m in course_limit_problems(course, rally.limits, f"rally {rally.id!r}"))
+            problems.append(
+                doc.problem(
+                    ("course",), f"rally {rally.id!r} has {what} of {counts} sections; this course has {len(course)}"
+                )
+            )
+        problems.extend(
+            doc.problem(("rally",), m) for m in course_limit_problems(course, rally.limits, f"rally {rally.id!r}")
+        )
     if problems:
         raise SpecError(problems)
     return Race(
@@ -632,7 +755,9 @@ def load_race(doc: Document) -> Race:
     )
 
 
-def _course(doc: Document, base: tuple, raw_course: list, library: Library) -> tuple[tuple[Leg, ...] | None, list[Problem]]:
+def _course(
+    doc: Document, base: tuple, raw_course: list, library: Library
+) -> tuple[tuple[Leg, ...] | None, list[Problem]]:
     """The legs of a course written at `base` + ("course",) (None when a section is
     unknown), with the problems of its sections: unknown ids, copies, structure."""
     problems: list[Problem] = []
@@ -650,7 +775,9 @@ def _course(doc: Document, base: tuple, raw_course: list, library: Library) -> t
         used[section.id] += 1
         if used[section.id] == section.copies + 1:
             copies = f"{section.copies} cop{'y' if section.copies == 1 else 'ies'}"
-            problems.append(doc.problem(where, f"section {section.id!r} is used more often than the library has copies ({copies})"))
+            problems.append(
+                doc.problem(where, f"section {section.id!r} is used more often than the library has copies ({copies})")
+            )
         legs.append(Leg(section, Side(raw["heading"])))
     if len(legs) != len(raw_course):
         return None, problems
@@ -658,21 +785,34 @@ def _course(doc: Document, base: tuple, raw_course: list, library: Library) -> t
     problems.extend(doc.problem(base + p, m) for p, m in structural_problems(course))
     spaces = sum(len(leg.section.factors) for leg in course)
     if spaces > MAX_RACE_SPACES:
-        problems.append(doc.problem(base + ("course",), f"the course has {spaces} spaces; sheetgen analyses and prints races of at most {MAX_RACE_SPACES} spaces", key=True))
+        problems.append(
+            doc.problem(
+                base + ("course",),
+                f"the course has {spaces} spaces; sheetgen analyses and prints races of at most {MAX_RACE_SPACES} "
+                "spaces",
+                key=True,
+            )
+        )
     return course, problems
 
 
 def course_limit_problems(course: tuple[Leg, ...], limits: Limits, whose: str) -> list[str]:
     out = []
     marks = [limit_marks(leg.section) for leg in course]
-    for t, (key, tag, word) in enumerate(LIMIT_KEYS):
+    for t, (key, _tag, word) in enumerate(LIMIT_KEYS):
         n = sum(lo_m[t] for lo_m, _hi_m in marks)
         held = sum(hi_m[t] for _lo_m, hi_m in marks)
         lo, hi = getattr(limits, f"min_{key}"), getattr(limits, f"max_{key}")
         if lo is not None and n < lo:
-            out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} ask{'s' if not whose.startswith('the') else ''} for at least {lo}")
+            out.append(
+                f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} "
+                f"ask{'s' if not whose.startswith('the') else ''} for at least {lo}"
+            )
         if hi is not None and n > hi:
-            out.append(f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} allow{'s' if not whose.startswith('the') else ''} at most {hi}")
+            out.append(
+                f"the course has {n} {word} section{'s' if n != 1 else ''}; {whose} "
+                f"allow{'s' if not whose.startswith('the') else ''} at most {hi}"
+            )
         elif hi is not None and held > hi:
             out.append(
                 f"the course has {held} {word}s on the table ({n} {word} section{'s' if n != 1 else ''}); "
@@ -733,7 +873,9 @@ def tables_to_spec(t) -> dict:
         "risk": [list(row) for row in t.risk],
         "damage": [[o.value for o in row] for row in t.damage],
         "weather": {z.value: {"start": c.start + 1, "sectors": [str(s) for s in c.sectors]} for z, c in t.weather},
-        "tyres": {k.value: {w.value: {"move": e.move, "factor": e.factor} for w, e in effects} for k, effects in t.tyres},
+        "tyres": {
+            k.value: {w.value: {"move": e.move, "factor": e.factor} for w, e in effects} for k, effects in t.tyres
+        },
         "special_extra": list(t.special_extra),
     }
     return {name: full[name] for name in t.overridden}

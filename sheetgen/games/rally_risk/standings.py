@@ -87,7 +87,13 @@ def standings(results: Results) -> Standings:
     score_totals = tuple(sum(r.totals[k] for r in rallies) for k in range(len(players)))
     places = _places(points, fewest_first=False)
     rows = [
-        TableRow(places[k], p, points[k], tuple(r.points[k] if r.points is not None else None for r in rallies), score_totals[k])
+        TableRow(
+            places[k],
+            p,
+            points[k],
+            tuple(r.points[k] if r.points is not None else None for r in rallies),
+            score_totals[k],
+        )
         for k, p in enumerate(players)
     ]
     rows.sort(key=lambda row: (row.place, row.score_total, players.index(row.player)))
@@ -98,7 +104,16 @@ def standings(results: Results) -> Standings:
     else:
         next_departure = last.arrival
         chooses = tuple(last.race.departure[i] for i in last_to_arrive(last.race.finish))
-    return Standings(results.name, players, tuple(rallies), tuple(rows), next_departure, chooses, _remaining(results), results.championship)
+    return Standings(
+        results.name,
+        players,
+        tuple(rallies),
+        tuple(rows),
+        next_departure,
+        chooses,
+        _remaining(results),
+        results.championship,
+    )
 
 
 def _remaining(results: Results) -> tuple[str, ...]:
@@ -150,7 +165,8 @@ def standings_to_json(s: Standings) -> dict:
             for r in s.rallies
         ],
         "championship": [
-            {"place": row.place, "player": row.player, "points": row.points, "score_a_total": row.score_total} for row in s.table
+            {"place": row.place, "player": row.player, "points": row.points, "score_a_total": row.score_total}
+            for row in s.table
         ],
         "next_departure": [list(g) for g in s.next_departure],
         "draw_lots": s.draw_lots,
@@ -174,7 +190,10 @@ def format_standings_text(s: Standings) -> str:
         state = "" if r.result.complete else " (in progress: no points yet)"
         lines.append(f"{r.result.name}{state}")
         for rs in r.races:
-            cells = "  ".join(f"{p} {_signed(rs.score(p))}" + (" (destroyed)" if rs.race.round_of(p) is None else "") for p in s.players)
+            cells = "  ".join(
+                f"{p} {_signed(rs.score(p))}" + (" (destroyed)" if rs.race.round_of(p) is None else "")
+                for p in s.players
+            )
             label = rs.race.name.split(", ", 1)[-1] if rs.race.name.startswith(r.result.name + ", ") else rs.race.name
             lines.append(f"  {label}: {cells}")
         for k, p in enumerate(s.players):
@@ -182,7 +201,10 @@ def format_standings_text(s: Standings) -> str:
             lines.append(f"    {p:<{width}}  total {_signed(r.totals[k]):>4}  place {r.places[k]}{pts}")
     lines += ["", "Championship (9, 6, 4, 3, 2, 1 points per rally; ties share the better place)"]
     for row in s.table:
-        lines.append(f"  {row.place:>2}. {row.player:<{width}}  {row.points:>3} points   (score A over all races {_signed(row.score_total)})")
+        lines.append(
+            f"  {row.place:>2}. {row.player:<{width}}  {row.points:>3} points   (score A over all races "
+            f"{_signed(row.score_total)})"
+        )
     lines += ["", f"Next race leaves in this order: {departure_text(s.next_departure)}"]
     if s.chooses_next:
         lines.append(f"It is chosen by the last to arrive: {' or '.join(s.chooses_next)}")

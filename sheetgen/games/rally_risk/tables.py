@@ -27,6 +27,7 @@ checked for shape and monotonicity: a higher gear or a higher roll never gives a
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from sheetgen.errors import Problem
@@ -74,7 +75,11 @@ _CHART = {
     "required": ["sectors"],
     "properties": {
         "start": {"type": "integer", "description": "sector the marker starts on (1-based; default 1)"},
-        "sectors": {"type": "array", "items": {"type": "string"}, "description": "e.g. clear, cloudy, rain+1, storm+2, snow+3"},
+        "sectors": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "e.g. clear, cloudy, rain+1, storm+2, snow+3",
+        },
     },
 }
 _INT_ROWS = {"type": "array", "items": {"type": "array", "items": {"type": "integer"}}}
@@ -135,7 +140,7 @@ def problems(data: dict) -> list[tuple[tuple, str]]:
     """Shape, range and monotonicity problems of schema-valid `tables:` data, as
     (path within the tables mapping, message)."""
     out: list[tuple[tuple, str]] = []
-    checks = {
+    checks: dict[str, Callable[[Any], list[tuple[tuple, str]]]] = {
         "gear_chart": _gear_chart_problems,
         "risk": _risk_problems,
         "damage": _damage_problems,
@@ -143,14 +148,16 @@ def problems(data: dict) -> list[tuple[tuple, str]]:
         "tyres": _tyre_problems,
         "special_extra": _special_problems,
     }
-    for name, check in checks.items():
+    for name, problems in checks.items():
         if name in data:
-            out.extend(((name,) + path, message) for path, message in check(data[name]))
+            out.extend(((name,) + path, message) for path, message in problems(data[name]))
     return out
 
 
-def _rows(rows: list, count: int | None, what: str, row_word: str, cells: int, cell_word: str) -> list[tuple[tuple, str]]:
-    out = []
+def _rows(
+    rows: list, count: int | None, what: str, row_word: str, cells: int, cell_word: str
+) -> list[tuple[tuple, str]]:
+    out: list[tuple[tuple, str]] = []
     if count is not None and len(rows) != count:
         out.append(((), f"{what} needs {count} rows ({row_word}), got {len(rows)}"))
     for i, row in enumerate(rows):
@@ -175,7 +182,11 @@ def _gear_chart_problems(rows: list) -> list[tuple[tuple, str]]:
         for j, word in ((0, "minimum"), (1, "maximum")):
             if rows[i][j] < rows[i - 1][j]:
                 out.append(
-                    ((i, j), f"a higher gear must not move less: {_ORD[i + 1]} gear's {word} is {rows[i][j]}, {_ORD[i]} gear's is {rows[i - 1][j]}")
+                    (
+                        (i, j),
+                        f"a higher gear must not move less: {_ORD[i + 1]} gear's {word} is {rows[i][j]}, {_ORD[i]} "
+                        f"gear's is {rows[i - 1][j]}",
+                    )
                 )
     return out
 
@@ -194,13 +205,21 @@ def _risk_problems(rows: list) -> list[tuple[tuple, str]]:
         for j in range(1, 6):
             if row[j] > row[j - 1]:
                 out.append(
-                    ((i, j), f"the Table of Risks must not get safer with a higher roll: {_ORD[i + 1]} gear gives {row[j]} on die {j + 1} but {row[j - 1]} on die {j}")
+                    (
+                        (i, j),
+                        f"the Table of Risks must not get safer with a higher roll: {_ORD[i + 1]} gear gives {row[j]} "
+                        f"on die {j + 1} but {row[j - 1]} on die {j}",
+                    )
                 )
     for i in range(1, len(rows)):
         for j in range(6):
             if rows[i][j] > rows[i - 1][j]:
                 out.append(
-                    ((i, j), f"the Table of Risks must not get safer in a higher gear: die {j + 1} gives {rows[i][j]} in {_ORD[i + 1]} gear but {rows[i - 1][j]} in {_ORD[i]}")
+                    (
+                        (i, j),
+                        f"the Table of Risks must not get safer in a higher gear: die {j + 1} gives {rows[i][j]} in "
+                        f"{_ORD[i + 1]} gear but {rows[i - 1][j]} in {_ORD[i]}",
+                    )
                 )
     return out
 
@@ -212,6 +231,14 @@ def outcome_of(cell: Any) -> Outcome | None:
         return Outcome(text)
     except ValueError:
         return None
+
+
+def _outcome(cell: Any) -> Outcome:
+    """A cell of a Damages Table already checked (`_damage_problems`)."""
+    outcome = outcome_of(cell)
+    if outcome is None:
+        raise ValueError(f"a damage result must be one of {', '.join(_OUTCOMES)}; got {cell!r}")
+    return outcome
 
 
 def _damage_problems(rows: list) -> list[tuple[tuple, str]]:
@@ -227,18 +254,26 @@ def _damage_problems(rows: list) -> list[tuple[tuple, str]]:
                 out.append(((i, j), f"a damage result must be one of {', '.join(_OUTCOMES)}; got {cell!r}"))
     if out:
         return out
-    grid = [[outcome_of(c) for c in row] for row in rows]
+    grid = [[_outcome(c) for c in row] for row in rows]
     for i, row in enumerate(grid):
         for j in range(1, 6):
             if row[j].severity < row[j - 1].severity:
                 out.append(
-                    ((i, j), f"the Damages Table must not get lighter with a higher roll: difference {i + 1} gives {row[j].value!r} on die {j + 1} but {row[j - 1].value!r} on die {j}")
+                    (
+                        (i, j),
+                        f"the Damages Table must not get lighter with a higher roll: difference {i + 1} gives "
+                        f"{row[j].value!r} on die {j + 1} but {row[j - 1].value!r} on die {j}",
+                    )
                 )
     for i in range(1, len(grid)):
         for j in range(6):
             if grid[i][j].severity < grid[i - 1][j].severity:
                 out.append(
-                    ((i, j), f"the Damages Table must not get lighter with a bigger difference: die {j + 1} gives {grid[i][j].value!r} at difference {i + 1} but {grid[i - 1][j].value!r} at {i}")
+                    (
+                        (i, j),
+                        f"the Damages Table must not get lighter with a bigger difference: die {j + 1} gives "
+                        f"{grid[i][j].value!r} at difference {i + 1} but {grid[i - 1][j].value!r} at {i}",
+                    )
                 )
     return out
 
@@ -247,7 +282,10 @@ def parse_sector(text: str) -> WeatherSector | str:
     """A weather sector as written (`clear`, `rain+1`, `storm (+3)`), or a message."""
     match = _SECTOR.match(text)
     if not match or match[1] not in _WEATHERS:
-        return f"a weather sector must be clear, cloudy, rain, storm or snow, with +N for rain, storms and snow (e.g. 'rain+1'); got {text!r}"
+        return (
+            "a weather sector must be clear, cloudy, rain, storm or snow, with +N for rain, storms and snow (e.g. "
+            f"'rain+1'); got {text!r}"
+        )
     weather = Weather(match[1])
     modifier = int(match[2]) if match[2] else 0
     if modifier and not weather.negative:
@@ -257,8 +295,16 @@ def parse_sector(text: str) -> WeatherSector | str:
     return WeatherSector(weather, modifier)
 
 
+def _sector(text: str) -> WeatherSector:
+    """A sector of a weather chart already checked (`_weather_problems`)."""
+    parsed = parse_sector(text)
+    if isinstance(parsed, str):
+        raise ValueError(parsed)
+    return parsed
+
+
 def _weather_problems(charts: dict) -> list[tuple[tuple, str]]:
-    out = []
+    out: list[tuple[tuple, str]] = []
     for zone, chart in charts.items():
         sectors = chart["sectors"]
         if not 2 <= len(sectors) <= MAX_SECTORS:
@@ -287,7 +333,11 @@ def _tyre_problems(tyres: dict) -> list[tuple[tuple, str]]:
 def _special_problems(extra: list) -> list[tuple[tuple, str]]:
     if len(extra) != MAX_GEAR:
         return [((), f"'special_extra' needs 5 numbers (gears 1st to 5th), got {len(extra)}")]
-    out = [((i,), f"extra movement must be between 0 and {MAX_MOVE}, got {v}") for i, v in enumerate(extra) if not 0 <= v <= MAX_MOVE]
+    out = [
+        ((i,), f"extra movement must be between 0 and {MAX_MOVE}, got {v}")
+        for i, v in enumerate(extra)
+        if not 0 <= v <= MAX_MOVE
+    ]
     if extra[0] != 0:
         out.append(((0,), f"1st gear always moves 1 space: its extra movement must be 0, got {extra[0]}"))
     return out
@@ -310,12 +360,12 @@ def build(overrides: dict | None = None) -> Tables:
         gear_chart=tuple((lo, hi) for lo, hi in data["gear_chart"]),
         assistance=tuple((Assistance(k), v) for k, v in ASSISTANCE_BONUS.items()),
         risk=tuple(tuple(row) for row in data["risk"]),
-        damage=tuple(tuple(outcome_of(c) for c in row) for row in data["damage"]),
+        damage=tuple(tuple(_outcome(c) for c in row) for row in data["damage"]),
         weather=tuple(
             (
                 zone,
                 WeatherChart(
-                    tuple(parse_sector(s) for s in weather[zone.value]["sectors"]),
+                    tuple(_sector(s) for s in weather[zone.value]["sectors"]),
                     weather[zone.value].get("start", 1) - 1,
                 ),
             )
@@ -405,7 +455,8 @@ def format_tables_text(data: dict) -> str:
     lines += ["", "Weather charts (even roll: one sector forward; odd: one back; stays at the ends)"]
     for zone, chart in data["weather"].items():
         cells = [
-            ("*" if i == chart["start"] else "") + (f"{s['weather']}+{s['modifier']}" if s["modifier"] else s["weather"])
+            ("*" if i == chart["start"] else "")
+            + (f"{s['weather']}+{s['modifier']}" if s["modifier"] else s["weather"])
             for i, s in enumerate(chart["sectors"], start=1)
         ]
         lines.append(f"  {zone:<3} " + "  ".join(cells))

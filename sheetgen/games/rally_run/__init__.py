@@ -26,13 +26,23 @@ def _schema() -> dict:
 def _summary(tiles) -> str:
     board = ", fixed board" if tiles.board is not None else ""
     house = ", house set" if tiles.house_set else ""
-    return f"tile set, {tiles.road_tiles} road tiles in {len(tiles.kinds)} kinds, {tiles.size}x{tiles.size} grid{board}{house}"
+    return (
+        f"tile set, {tiles.road_tiles} road tiles in {len(tiles.kinds)} kinds, {tiles.size}x{tiles.size} "
+        f"grid{board}{house}"
+    )
 
 
 def _analyze(loaded: Any, options: Options) -> Report:
     from sheetgen.games.rally_run.report import analyze_set, format_analysis_text
 
-    data = analyze_set(loaded.model, seed=options["seed"], games=options["games"], players=options["players"], policy=options["policy"], rounds=options["rounds"])
+    data = analyze_set(
+        loaded.model,
+        seed=options["seed"],
+        games=options["games"],
+        players=options["players"],
+        policy=options["policy"],
+        rounds=options["rounds"],
+    )
     return Report(data, format_analysis_text(data))
 
 
@@ -50,7 +60,13 @@ def _strict(spec: Any, figures: Any = None) -> list:
     tiles = spec.model
     if any(len(kind.openings) >= 2 and kind.count > 0 for kind in tiles.kinds):
         return []
-    return [spec.document.problem(("tiles",), "no game on this set can be finished: no road tile joins two sides (give some straights or curves, e.g. openings: NS)")]
+    return [
+        spec.document.problem(
+            ("tiles",),
+            "no game on this set can be finished: no road tile joins two sides (give some straights or curves, e.g. "
+            "openings: NS)",
+        )
+    ]
 
 
 def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no path in the spec: `folder` unused)
@@ -68,16 +84,51 @@ GAME = Game(
     kinds=(Kind("set", "a set of road tiles, the pit stop, start-finish and trophy tiles", "tile set"),),
     template="rally_risk",  # the built-in template of tiles and cards (any template draws any game)
     options=(
-        Option("players", "cars in the game, 2 to 4 (default: analyze plays 2, 3 and 4; simulate 2; generate 3)", ("analyze", "simulate", "generate"), between=(2, 4)),
-        Option("policy", "how the players play: greedy drivers or random legal players (default: greedy)", ("analyze", "simulate"), choices=("greedy", "random"), default="greedy"),
-        Option("games", "games played per number of players, at most 100 (default: 30)", ("analyze",), between=(1, 100), default=30),
+        Option(
+            "players",
+            "cars in the game, 2 to 4 (default: analyze plays 2, 3 and 4; simulate 2; generate 3)",
+            ("analyze", "simulate", "generate"),
+            between=(2, 4),
+        ),
+        Option(
+            "policy",
+            "how the players play: greedy drivers or random legal players (default: greedy)",
+            ("analyze", "simulate"),
+            choices=("greedy", "random"),
+            default="greedy",
+        ),
+        Option(
+            "games",
+            "games played per number of players, at most 100 (default: 30)",
+            ("analyze",),
+            between=(1, 100),
+            default=30,
+        ),
         Option("seed", "the seed of the games analysed (default: 1)", ("analyze",), between=(0, 2**31 - 1), default=1),
-        Option("rounds", "rounds before a game ends unfinished (default: 100)", ("analyze", "simulate"), between=(5, 1000), default=100),
-        Option("target-turns", "the median rounds a game should last (default: 14)", ("generate",), between=(6, 60), default=14),
+        Option(
+            "rounds",
+            "rounds before a game ends unfinished (default: 100)",
+            ("analyze", "simulate"),
+            between=(5, 1000),
+            default=100,
+        ),
+        Option(
+            "target-turns",
+            "the median rounds a game should last (default: 14)",
+            ("generate",),
+            between=(6, 60),
+            default=14,
+        ),
     ),
     strict=_strict,
     analyze=_analyze,
     simulate=_simulate,
-    printables=(Printable("road, pit stop, start-finish and trophy tiles, with backs and a rules summary", ("set",), "sheetgen.render.rally_run.tiles:print_set"),),
+    printables=(
+        Printable(
+            "road, pit stop, start-finish and trophy tiles, with backs and a rules summary",
+            ("set",),
+            "sheetgen.render.rally_run.tiles:print_set",
+        ),
+    ),
     generator=Generator(_generate, "a new tile set whose simulated median game length is near --target-turns"),
 )

@@ -44,8 +44,13 @@ def _tiles(counts: tuple[int, ...], name: str) -> TileSet:
     from sheetgen.games.rally_run.model import SIDES
 
     colours = ("red", "blue", "green", "yellow")
-    kinds = tuple(TileKind(word, frozenset(SIDES.index(c) for c in sides), n) for (word, sides), n in zip(SHAPES, counts) if n)
-    starts = tuple(StartFinish(corner, colour, f"{colour.capitalize()} flag", PATTERNS[k]) for k, (corner, colour) in enumerate(zip(CORNERS, colours)))
+    kinds = tuple(
+        TileKind(word, frozenset(SIDES.index(c) for c in sides), n) for (word, sides), n in zip(SHAPES, counts) if n
+    )
+    starts = tuple(
+        StartFinish(corner, colour, f"{colour.capitalize()} flag", PATTERNS[k])
+        for k, (corner, colour) in enumerate(zip(CORNERS, colours))
+    )
     trophies = tuple(Trophy(c, f"{c.capitalize()} trophy") for c in colours)
     assert all(c in COLOURS for c in colours)
     return TileSet(name=name, kinds=kinds, start_finish=starts, trophies=trophies)
@@ -54,17 +59,22 @@ def _tiles(counts: tuple[int, ...], name: str) -> TileSet:
 def median_rounds(tiles: TileSet, players: int, seed: int) -> float:
     """The median rounds to win of `GAMES` greedy games (an unfinished game counts as the cap)."""
     lengths = [play(tiles, seed * 1000 + k, players, "greedy", ROUNDS, keep=False).rounds for k in range(GAMES)]
-    return percentile(lengths, 0.5)
+    median = percentile(lengths, 0.5)
+    if median is None:  # (GAMES games are played)
+        raise ValueError("no game played")
+    return median
 
 
 def generate_set(seed: int, *, players: int = 3, target: int = 14) -> str:
     rng = random.Random(seed)
-    best = None
+    best: tuple[tuple[int, ...], float] | None = None
     for k in range(CANDIDATES):
         counts = _mix(rng)
         median = median_rounds(_tiles(counts, "candidate"), players, seed * CANDIDATES + k)
         if best is None or abs(median - target) < abs(best[1] - target):
             best = (counts, median)
+    if best is None:  # (CANDIDATES sets are drawn)
+        raise ValueError("no set drawn")
     counts, median = best
     command = f"sheetgen generate rally_run --seed {seed} --players {players} --target-turns {target}"
     return spec_text(counts, f"Generated set {seed}", command, median, players)

@@ -120,7 +120,11 @@ def reachability(tiles: TileSet, board: dict[tuple[int, int], Laid]) -> tuple[St
     from_pit = nx.descendants(graph, "pit")
     out = []
     for k, sf in enumerate(tiles.start_finish):
-        out.append(StartReach(CORNERS[k], sf.colour, sf.name, nx.has_path(graph, ("start", k), "pit"), ("finish", k) in from_pit))
+        out.append(
+            StartReach(
+                CORNERS[k], sf.colour, sf.name, nx.has_path(graph, ("start", k), "pit"), ("finish", k) in from_pit
+            )
+        )
     return tuple(out)
 
 

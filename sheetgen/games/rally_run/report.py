@@ -47,7 +47,15 @@ def sealed_share(tiles: TileSet, deals: int, seed: int) -> float:
     return round(sealed / (4 * deals), 4)
 
 
-def analyze_set(tiles: TileSet, *, seed: int = 1, games: int = 30, players: int | None = None, policy: str = "greedy", rounds: int = 100) -> dict:
+def analyze_set(
+    tiles: TileSet,
+    *,
+    seed: int = 1,
+    games: int = 30,
+    players: int | None = None,
+    policy: str = "greedy",
+    rounds: int = 100,
+) -> dict:
     counts = [players] if players else [2, 3, 4]
     blocks = []
     all_rounds: list[int] = []
@@ -84,7 +92,13 @@ def analyze_set(tiles: TileSet, *, seed: int = 1, games: int = 30, players: int 
     }
     if tiles.board is not None:
         data["starts"] = [
-            {"corner": r.corner, "colour": r.colour, "name": r.name, "reaches_pit": r.reaches_pit, "reaches_finish": r.reaches_finish}
+            {
+                "corner": r.corner,
+                "colour": r.colour,
+                "name": r.name,
+                "reaches_pit": r.reaches_pit,
+                "reaches_finish": r.reaches_finish,
+            }
             for r in reachability(tiles, board_of(tiles))
         ]
     return data
@@ -107,13 +121,21 @@ def format_analysis_text(data: dict) -> str:
     if data["house_set"]:
         lines.append(f"  ({HOUSE_NOTE})")
     t = data["turns"]
-    lines.append(f"{data['games']} games, {data['policy']} drivers, seed {data['seed']}, at most {data['turn_cap']} rounds:")
-    lines.append(f"  finished {_share(data['finished_share'])}; rounds to win p10 {_n(t['p10'])}, median {_n(t['p50'])}, p90 {_n(t['p90'])}")
+    lines.append(
+        f"{data['games']} games, {data['policy']} drivers, seed {data['seed']}, at most {data['turn_cap']} rounds:"
+    )
+    lines.append(
+        f"  finished {_share(data['finished_share'])}; rounds to win p10 {_n(t['p10'])}, median {_n(t['p50'])}, p90 "
+        f"{_n(t['p90'])}"
+    )
     lines.append(f"  a start sealed off on the dealt board: {_share(data['sealed_start_share'])} of starts")
     for block in data["by_players"]:
         t = block["turns"]
         seats = ", ".join(f"seat {k + 1} {_share(s)}" for k, s in enumerate(block["seat_win_share"]))
-        lines.append(f"  {block['players']} players: finished {_share(block['finished_share'])}, median {_n(t['p50'])} rounds; wins: {seats}")
+        lines.append(
+            f"  {block['players']} players: finished {_share(block['finished_share'])}, median {_n(t['p50'])} rounds; "
+            f"wins: {seats}"
+        )
     if data["starts"] is not None:
         lines.append("Fixed board, with the rotations the players choose (no switching):")
         for s in data["starts"]:

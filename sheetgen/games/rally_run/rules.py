@@ -246,7 +246,9 @@ class RunState:
 
     def entries(self) -> set[int]:
         """The sides of the pending tile a road from the car's place comes in by."""
-        return {side for there, side in self.links(self.cars[self.player]) if there == self.pending}
+        # (the pending tile is on the board: a road into it has a side, never None)
+        links = self.links(self.cars[self.player])
+        return {side for there, side in links if there == self.pending and side is not None}
 
     @cached_property
     def rotations(self) -> tuple:
@@ -340,7 +342,9 @@ class RunState:
     def _next(self, last_swap: tuple[int, ...] = ()) -> RunState:
         turns = self.turns + 1
         phase = OVER if turns >= self.table.cap else ACT
-        return replace(self, turns=turns, player=(self.player + 1) % self.table.players, last_swap=last_swap, phase=phase)
+        return replace(
+            self, turns=turns, player=(self.player + 1) % self.table.players, last_swap=last_swap, phase=phase
+        )
 
     @property
     def round(self) -> int:

@@ -5,10 +5,10 @@
   side the car came in by); a tile never seen counts as a crossing, a face-down tile seen
   before as its kind in any rotation, a face-up tile as it lies). It turns over or drives
   onto the place next door nearest its goal (on a tie, the legal actions' order: tiles to
-  turn over, then drives, each in place order) and turns the tile so that its road leads on to the place nearest the goal (the
-  first such turn on a tie). With no known way to its goal it switches a known dead end out
-  of the way when that opens one (`_unblocking_swap`), else drives anyway (exploring), else
-  switches the first two tiles it may (or passes).
+  turn over, then drives, each in place order) and turns the tile so that its road leads on
+  to the place nearest the goal (the first such turn on a tie). With no known way to its goal
+  it switches a known dead end out of the way when that opens one (`_unblocking_swap`), else
+  drives anyway (exploring), else switches the first two tiles it may (or passes).
 - **random**: a random legal player: drives (turns a tile over or drives onto one) or switches
   two tiles with equal chance when it may do both, then picks one such action at random, and
   turns a tile at random; it draws from the game's seeded generator.
@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, replace
+from typing import Any
 
 from sheetgen.engine import playout
 from sheetgen.games.rally_run.model import TileSet, opposite
@@ -54,7 +55,7 @@ def distances(state: RunState, goal: int) -> dict:
     enter = [pit_open if road is None else frozenset().union(*road) for road in roads]
     out: list[list] = []  # per cell and side: the node a car leaving by that side comes to
     for cell in range(n):
-        ahead = []
+        ahead: list[int | str | tuple[int, int] | None] = []
         for d in range(4):
             there = t.beyond[cell][d]
             if there is None or (there >= n and there != goal):
@@ -68,12 +69,13 @@ def distances(state: RunState, goal: int) -> dict:
         out.append(ahead)
     back: dict = {}
     for cell in range(n):
-        if cell == t.pit:
+        road = roads[cell]
+        if road is None:  # the pit stop's cell
             for d in pit_open:
                 if out[cell][d] is not None:
                     back.setdefault(out[cell][d], []).append("pit")
             continue
-        for e, d in _pairs(t, roads[cell]):
+        for e, d in _pairs(t, road):
             nxt = out[cell][d]
             if nxt is not None:
                 back.setdefault(nxt, []).append((cell, e))
@@ -134,7 +136,14 @@ def _unblocking_swap(state: RunState, goal: int, drives, links) -> Swap | None:
             kinds = list(state.kinds)
             kinds[a], kinds[b] = kinds[b], kinds[a]
             dist = distances(replace(state, kinds=tuple(kinds)), goal)
-            value = min((dist.get(_node(state, p, side, goal), FAR) for p, side in links if any(_target(d) == p for d in drives)), default=FAR)
+            value = min(
+                (
+                    dist.get(_node(state, p, side, goal), FAR)
+                    for p, side in links
+                    if any(_target(d) == p for d in drives)
+                ),
+                default=FAR,
+            )
             if value < best:
                 best, found = value, Swap(min(a, b), max(a, b))
     return found
@@ -223,7 +232,7 @@ def random_player(rng: random.Random):
 @dataclass(frozen=True)
 class Step:
     state: RunState
-    choice: object
+    choice: Any  # the engine's: a chance outcome or an action (sheetgen.engine)
     after: RunState
 
 
@@ -244,7 +253,9 @@ class Game:
         return (self.end.turns - 1) // self.end.table.players + 1
 
 
-def play(tiles: TileSet, seed: int, players: int, policy: str = "greedy", rounds: int = DEFAULT_ROUNDS, keep: bool = True) -> Game:
+def play(
+    tiles: TileSet, seed: int, players: int, policy: str = "greedy", rounds: int = DEFAULT_ROUNDS, keep: bool = True
+) -> Game:
     """One seeded game of `players` under `policy`."""
     rng = random.Random(seed)
     chooser = greedy if policy == "greedy" else random_player(rng)

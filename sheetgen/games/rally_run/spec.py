@@ -37,7 +37,6 @@ from collections import Counter
 from typing import Any
 
 from sheetgen.errors import SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rally_run.model import (
     COLOURS,
     CORNERS,
@@ -52,6 +51,7 @@ from sheetgen.games.rally_run.model import (
     TileSet,
     Trophy,
 )
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document
 
@@ -60,7 +60,11 @@ MIN_TILE_MM, MAX_TILE_MM = 30, 90
 MAX_KINDS = 40
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": 40, **TEXT}
-_OPENINGS = {"type": "string", "maxLength": 8, "description": "the sides the road leaves by, north up: letters of NESW, e.g. NS, NE, NEW"}
+_OPENINGS = {
+    "type": "string",
+    "maxLength": 8,
+    "description": "the sides the road leaves by, north up: letters of NESW, e.g. NS, NE, NEW",
+}
 _COLOUR = {"enum": sorted(COLOURS)}
 
 _TILE = {
@@ -73,7 +77,12 @@ _START = {
     "type": "object",
     "additionalProperties": False,
     "required": ["corner", "colour"],
-    "properties": {"corner": {"enum": list(CORNERS)}, "colour": _COLOUR, "name": _NAME, "pattern": {"enum": list(PATTERNS)}},
+    "properties": {
+        "corner": {"enum": list(CORNERS)},
+        "colour": _COLOUR,
+        "name": _NAME,
+        "pattern": {"enum": list(PATTERNS)},
+    },
 }
 _TROPHY = {
     "type": "object",
@@ -105,9 +114,22 @@ SCHEMA: dict[str, Any] = {
         "kind": {"const": "set"},
         "name": dict(_NAME, maxLength=60),
         "house_set": {"type": "boolean", "description": "the counts are sheetgen's own, not a published box's"},
-        "size": {"type": "integer", "minimum": MIN_SIZE, "maximum": MAX_SIZE, "description": f"the grid's side in tiles, odd (default {DEFAULT_SIZE})"},
-        "tile_mm": {"type": "number", "minimum": MIN_TILE_MM, "maximum": MAX_TILE_MM, "description": f"side of a printed tile in mm (default {DEFAULT_TILE_MM:g})"},
-        "duplex": {"enum": list(FLIPS), "description": "the edge the printer flips the sheet on for the backs (default long_edge)"},
+        "size": {
+            "type": "integer",
+            "minimum": MIN_SIZE,
+            "maximum": MAX_SIZE,
+            "description": f"the grid's side in tiles, odd (default {DEFAULT_SIZE})",
+        },
+        "tile_mm": {
+            "type": "number",
+            "minimum": MIN_TILE_MM,
+            "maximum": MAX_TILE_MM,
+            "description": f"side of a printed tile in mm (default {DEFAULT_TILE_MM:g})",
+        },
+        "duplex": {
+            "enum": list(FLIPS),
+            "description": "the edge the printer flips the sheet on for the backs (default long_edge)",
+        },
         "tiles": {"type": "array", "minItems": 1, "maxItems": MAX_KINDS, "items": _TILE},
         "pit_stop": {
             "type": "object",
@@ -150,17 +172,36 @@ def load_set(doc: Document) -> TileSet:
     names: dict[str, int] = {}
     for i, raw in enumerate(data["tiles"]):
         if raw["name"] in names:
-            problems.append(doc.problem(("tiles", i, "name"), f"duplicate tile name {raw['name']!r} (also tile {names[raw['name']] + 1})"))
+            problems.append(
+                doc.problem(
+                    ("tiles", i, "name"), f"duplicate tile name {raw['name']!r} (also tile {names[raw['name']] + 1})"
+                )
+            )
         names.setdefault(raw["name"], i)
-        kinds.append(TileKind(raw["name"], _openings(doc, ("tiles", i, "openings"), raw["openings"], problems), raw["count"]))
+        kinds.append(
+            TileKind(raw["name"], _openings(doc, ("tiles", i, "openings"), raw["openings"], problems), raw["count"])
+        )
     wanted = size * size - 1
     total = sum(k.count for k in kinds)
     if total != wanted and size % 2:
-        problems.append(doc.problem(("tiles",), f"the tile counts add up to {total}; a {size}x{size} grid around the pit stop needs {wanted} road tiles", key=True))
+        problems.append(
+            doc.problem(
+                ("tiles",),
+                f"the tile counts add up to {total}; a {size}x{size} grid around the pit stop needs {wanted} road "
+                "tiles",
+                key=True,
+            )
+        )
     pit = data.get("pit_stop", {})
-    pit_openings = _openings(doc, ("pit_stop", "openings"), pit["openings"], problems) if "openings" in pit else frozenset(range(4))
+    pit_openings = (
+        _openings(doc, ("pit_stop", "openings"), pit["openings"], problems)
+        if "openings" in pit
+        else frozenset(range(4))
+    )
     if "openings" in pit and pit["openings"] == "":
-        problems.append(doc.problem(("pit_stop", "openings"), "the pit stop needs at least one opening: no car could reach it"))
+        problems.append(
+            doc.problem(("pit_stop", "openings"), "the pit stop needs at least one opening: no car could reach it")
+        )
     starts: dict[str, StartFinish] = {}
     used_patterns: dict[str, int] = {}
     colours: dict[str, int] = {}
@@ -169,12 +210,23 @@ def load_set(doc: Document) -> TileSet:
         if raw["corner"] in starts:
             problems.append(doc.problem(base + ("corner",), f"two start-finish tiles at corner {raw['corner']!r}"))
         if raw["colour"] in colours:
-            problems.append(doc.problem(base + ("colour",), f"colour {raw['colour']!r} is already start-finish tile {colours[raw['colour']] + 1}'s"))
+            problems.append(
+                doc.problem(
+                    base + ("colour",),
+                    f"colour {raw['colour']!r} is already start-finish tile {colours[raw['colour']] + 1}'s",
+                )
+            )
         colours.setdefault(raw["colour"], i)
         pattern = raw.get("pattern", PATTERNS[i])
         if pattern in used_patterns:
             where = base + ("pattern",) if "pattern" in raw else base
-            problems.append(doc.problem(where, f"pattern {pattern!r} is already start-finish tile {used_patterns[pattern] + 1}'s (each colour needs its own pattern)"))
+            problems.append(
+                doc.problem(
+                    where,
+                    f"pattern {pattern!r} is already start-finish tile {used_patterns[pattern] + 1}'s (each colour "
+                    "needs its own pattern)",
+                )
+            )
         used_patterns.setdefault(pattern, i)
         name = raw.get("name", f"{raw['colour'].capitalize()} start-finish")
         starts.setdefault(raw["corner"], StartFinish(raw["corner"], raw["colour"], name, pattern))
@@ -183,14 +235,26 @@ def load_set(doc: Document) -> TileSet:
     for i, raw in enumerate(data["trophies"]):
         colour = raw["colour"]
         if colour not in colours:
-            problems.append(doc.problem(("trophies", i, "colour"), f"no start-finish tile is {colour!r}: a trophy's colour names the finish to reach"))
+            problems.append(
+                doc.problem(
+                    ("trophies", i, "colour"),
+                    f"no start-finish tile is {colour!r}: a trophy's colour names the finish to reach",
+                )
+            )
         if colour in seen:
-            problems.append(doc.problem(("trophies", i, "colour"), f"colour {colour!r} is already trophy {seen[colour] + 1}'s"))
+            problems.append(
+                doc.problem(("trophies", i, "colour"), f"colour {colour!r} is already trophy {seen[colour] + 1}'s")
+            )
         seen.setdefault(colour, i)
         trophies.append(Trophy(colour, raw.get("name", f"{colour.capitalize()} trophy")))
     for colour, i in colours.items():
         if colour not in seen:
-            problems.append(doc.problem(("start_finish", i, "colour"), f"no trophy is {colour!r}: add one to 'trophies' (each start-finish colour has its trophy)"))
+            problems.append(
+                doc.problem(
+                    ("start_finish", i, "colour"),
+                    f"no trophy is {colour!r}: add one to 'trophies' (each start-finish colour has its trophy)",
+                )
+            )
     board = _board(doc, data, size, kinds, names, problems) if "board" in data else None
     if problems:
         raise SpecError(problems)
@@ -209,7 +273,9 @@ def load_set(doc: Document) -> TileSet:
     )
 
 
-def _board(doc: Document, data: dict, size: int, kinds: list[TileKind], names: dict[str, int], problems: list) -> tuple[Placed, ...]:
+def _board(
+    doc: Document, data: dict, size: int, kinds: list[TileKind], names: dict[str, int], problems: list
+) -> tuple[Placed, ...]:
     placed: list[Placed] = []
     where: dict[tuple[int, int], int] = {}
     centre = size // 2
@@ -226,19 +292,39 @@ def _board(doc: Document, data: dict, size: int, kinds: list[TileKind], names: d
             problems.append(doc.problem(base, f"row {raw['row']}, column {raw['column']} is the pit stop's place"))
             continue
         if (row, column) in where:
-            problems.append(doc.problem(base, f"row {raw['row']}, column {raw['column']} is already board entry {where[(row, column)] + 1}'s"))
+            problems.append(
+                doc.problem(
+                    base,
+                    f"row {raw['row']}, column {raw['column']} is already board entry {where[(row, column)] + 1}'s",
+                )
+            )
             continue
         where[(row, column)] = i
         if raw["tile"] not in names:
-            problems.append(doc.problem(base + ("tile",), f"unknown tile {raw['tile']!r}{_near(raw['tile'], list(names))}"))
+            problems.append(
+                doc.problem(base + ("tile",), f"unknown tile {raw['tile']!r}{_near(raw['tile'], list(names))}")
+            )
             continue
-        placed.append(Placed(row, column, names[raw["tile"]], raw.get("turn", 0) // 90, raw.get("face", "down") == "up"))
+        placed.append(
+            Placed(row, column, names[raw["tile"]], raw.get("turn", 0) // 90, raw.get("face", "down") == "up")
+        )
     if problems:
         return tuple(placed)
     laid = Counter(p.kind for p in placed)
     for k, kind in enumerate(kinds):
         if laid[k] != kind.count:
-            problems.append(doc.problem(("board",), f"the board lays {laid[k]} {kind.name!r} tile{'s' if laid[k] != 1 else ''}; the set has {kind.count}", key=True))
+            problems.append(
+                doc.problem(
+                    ("board",),
+                    f"the board lays {laid[k]} {kind.name!r} tile{'s' if laid[k] != 1 else ''}; the set has "
+                    f"{kind.count}",
+                    key=True,
+                )
+            )
     if not problems and len(placed) != size * size - 1:
-        problems.append(doc.problem(("board",), f"the board places {len(placed)} tiles; the grid has {size * size - 1} places", key=True))
+        problems.append(
+            doc.problem(
+                ("board",), f"the board places {len(placed)} tiles; the grid has {size * size - 1} places", key=True
+            )
+        )
     return tuple(sorted(placed, key=lambda p: (p.row, p.column)))

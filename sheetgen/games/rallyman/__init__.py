@@ -47,7 +47,10 @@ def _summary(model: Any) -> str:
     from sheetgen.games.rallyman.results import Results
 
     if isinstance(model, Results):  # results hook (rmdirt)
-        return f"results of {len(model.drivers)} driver{'s' if len(model.drivers) != 1 else ''} over {len(model.stages)} stage{'s' if len(model.stages) != 1 else ''}"
+        return (
+            f"results of {len(model.drivers)} driver{'s' if len(model.drivers) != 1 else ''} over {len(model.stages)} "
+            f"stage{'s' if len(model.stages) != 1 else ''}"
+        )
     if isinstance(model, Library):
         n = len(model.tiles)
         which = f"{model.variant.value.upper()} " if model.variant else ""
@@ -55,7 +58,10 @@ def _summary(model: Any) -> str:
     tiles = f", {len(model.placements)} tile{'s' if len(model.placements) != 1 else ''}" if model.placements else ""
     corners = len(model.corners())
     laps = f", {model.laps} laps" if model.laps > 1 else ""
-    return f"{model.variant.value.upper()} track, {len(model.cells)} cell{'s' if len(model.cells) != 1 else ''}{tiles}, {corners} corner{'s' if corners != 1 else ''}{laps}"
+    return (
+        f"{model.variant.value.upper()} track, {len(model.cells)} cell{'s' if len(model.cells) != 1 else ''}{tiles}, "
+        f"{corners} corner{'s' if corners != 1 else ''}{laps}"
+    )
 
 
 def _strict(spec: Any, figures: Any = None) -> list:
@@ -90,7 +96,9 @@ def _subject(spec: Any) -> Any:
     if isinstance(model, Results):  # results hook (rmdirt): analyze gives the standings
         return model
     if not isinstance(model, Track):
-        raise spec.wrong(f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT or DIRT track")
+        raise spec.wrong(
+            f"{spec.described('rallyman')}, not a track: analyze and simulate take a Rallyman GT or DIRT track"
+        )
     # a track that cannot be finished (a dead end, no start...) is refused with the located
     # problems `validate --strict` gives, before any solver runs on it
     from sheetgen.errors import SpecError
@@ -137,7 +145,11 @@ def _analyze(spec: Any, options: Any):
     from sheetgen.games.rallyman.figures import solved
 
     kept = solved(track)  # the figures cache: a build's solve, or a renamed track's
-    data = {"track": track.name, **kept["analysis"]} if kept is not None and kept["analysis"] is not None else analyze_track(track, track.ruleset)
+    data = (
+        {"track": track.name, **kept["analysis"]}
+        if kept is not None and kept["analysis"] is not None
+        else analyze_track(track, track.ruleset)
+    )
     return Report(data, format_analysis_text(data))
 
 
@@ -173,7 +185,9 @@ def _simulate(spec: Any, options: Any):
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
         policy = options["driving"] or "par"
-        return lambda seed: simulate_dirt.race_lines(simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy))
+        return lambda seed: simulate_dirt.race_lines(
+            simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy)
+        )
     _refuse_unsolved(spec, track)
     ruleset = ruleset_of(track)
     solved = par(Stage(track, ruleset, damage=False))
@@ -207,23 +221,50 @@ GAME = Game(
     template="rallyman",
     template_sizes=(HEX_MM,),
     printables=(
-        Printable("track map, roadbook, dashboard reference card and time sheet", ("track",), "sheetgen.render.rallyman.printout:print_track"),
+        Printable(
+            "track map, roadbook, dashboard reference card and time sheet",
+            ("track",),
+            "sheetgen.render.rallyman.printout:print_track",
+        ),
         Printable("cut-out tiles", ("tiles",), "sheetgen.render.rallyman.tiles:print_tiles"),
         Printable("standings sheet", ("results",), "sheetgen.render.rallyman.standings:print_standings"),
     ),
     strict=_strict,
     figures=_figures,
     options=(
-        Option("tiles", "the tile library that says what each Rekee tile id holds (needed)", ("import",), parse=str, metavar="LIBRARY"),
-        Option("variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")),
+        Option(
+            "tiles",
+            "the tile library that says what each Rekee tile id holds (needed)",
+            ("import",),
+            parse=str,
+            metavar="LIBRARY",
+        ),
+        Option(
+            "variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")
+        ),
         *ODDS_OPTIONS,
         Option("cars", "cars in the race, 1 to 6 (default: 1)", ("simulate",), between=(1, 6), default=1),
-        Option("driving", "how the cars drive: par (the par policy: its plan, rolled flat out or one at a time as solved) or careful (the same plan always one at a time; default: par)", ("simulate",), choices=("par", "careful"), default="par"),
+        Option(
+            "driving",
+            "how the cars drive: par (the par policy: its plan, rolled flat out or one at a time as solved) or "
+            "careful (the same plan always one at a time; default: par)",
+            ("simulate",),
+            choices=("par", "careful"),
+            default="par",
+        ),
     ),
     odds=_odds,
     standings=_standings,
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,
-    converters=(Converter("rekee", "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)", ".json", _read_rekee, _write_rekee),),
+    converters=(
+        Converter(
+            "rekee",
+            "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)",
+            ".json",
+            _read_rekee,
+            _write_rekee,
+        ),
+    ),
 )

@@ -77,11 +77,35 @@ def _dice_tables(stage, dice, top: int) -> dict | None:
         for g in range(top + 1):
             g2 = rules.die_gear(ruleset, n, g)
             die_gear.append(-1 if g2 is None or g2 < 1 or g2 > top else g2)
-    return {"ndice": len(names), "bit": bit, "shift": shift, "die_cap": cap, "die_gear": die_gear, "gear_free": dice.gear_free}
+    return {
+        "ndice": len(names),
+        "bit": bit,
+        "shift": shift,
+        "die_cap": cap,
+        "die_gear": die_gear,
+        "gear_free": dice.gear_free,
+    }
 
 
-def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one_at_a_time: bool, secs: dict, sec: dict,
-               earns: dict, tot_all: list, kmax_of: list, window: int, order: list, start: tuple, modes: tuple[str, str]) -> tuple | None:
+def par_tables(
+    stage,
+    *,
+    moves,
+    dice,
+    canonical: bool,
+    limit: int,
+    cap: int,
+    one_at_a_time: bool,
+    secs: dict,
+    sec: dict,
+    earns: dict,
+    tot_all: list,
+    kmax_of: list,
+    window: int,
+    order: list,
+    start: tuple,
+    modes: tuple[str, str],
+) -> tuple | None:
     """solve.par's `value` and `choice` tables solved by the kernel, and what its forward pass
     works out from them (`_forward`: the losses of control by cell, the expected turns, the
     turns by mode; None where the kernel leaves that pass to the reference), or None when the
@@ -121,7 +145,9 @@ def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one
 
     def moves_of(cell: int, gear: int) -> list:
         """The engine's dice from (cell, gear): (to, die, gear after, marks, finish line crossed)."""
-        return [(index[s.to], die_index[s.die], s.gear, s.marks, c2) for s, c2, _done, _p, _q in moves(hexes[cell], 0, gear)]
+        return [
+            (index[s.to], die_index[s.die], s.gear, s.marks, c2) for s, c2, _done, _p, _q in moves(hexes[cell], 0, gear)
+        ]
 
     spec = {
         "ncells": len(hexes),
@@ -172,8 +198,23 @@ def par_tables(stage, *, moves, dice, canonical: bool, limit: int, cap: int, one
     return value, choice, forward
 
 
-def safe_route_plans(stage, *, moves, dice, canonical: bool, limit: int, kmax: int, focus_cap: int, secs: dict, risky: dict,
-                     earns: dict, total: list, share_laps: bool, start: Any, modes: tuple[str, str]) -> tuple | None:
+def safe_route_plans(
+    stage,
+    *,
+    moves,
+    dice,
+    canonical: bool,
+    limit: int,
+    kmax: int,
+    focus_cap: int,
+    secs: dict,
+    risky: dict,
+    earns: dict,
+    total: list,
+    share_laps: bool,
+    start: Any,
+    modes: tuple[str, str],
+) -> tuple | None:
     """solve.safe_route's search by the kernel: None when it is not available or does not
     take this stage (the caller searches in Python then), else a 1-tuple of the route: None
     when no safe route reaches the finish, or (seconds, ((mode, plan), ...)). The arguments
@@ -185,7 +226,9 @@ def safe_route_plans(stage, *, moves, dice, canonical: bool, limit: int, kmax: i
     ruleset = stage.ruleset
     top = stage.top_gear
     tables = _dice_tables(stage, dice, top)
-    if tables is None or any(not isinstance(secs.get(g), int) or isinstance(secs.get(g), bool) for g in range(1, top + 1)):
+    if tables is None or any(
+        not isinstance(secs.get(g), int) or isinstance(secs.get(g), bool) for g in range(1, top + 1)
+    ):
         return None
     hexes = [c.hex for c in track.cells]
     index = {h: i for i, h in enumerate(hexes)}
@@ -195,7 +238,9 @@ def safe_route_plans(stage, *, moves, dice, canonical: bool, limit: int, kmax: i
     die_index = {n: i for i, n in enumerate(names)}
 
     def moves_of(cell: int, gear: int) -> list:
-        return [(index[s.to], die_index[s.die], s.gear, s.marks, c2) for s, c2, _done, _p, _q in moves(hexes[cell], 0, gear)]
+        return [
+            (index[s.to], die_index[s.die], s.gear, s.marks, c2) for s, c2, _done, _p, _q in moves(hexes[cell], 0, gear)
+        ]
 
     spec = {
         "ncells": len(hexes),

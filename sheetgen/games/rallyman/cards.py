@@ -61,7 +61,10 @@ def loss_words(ruleset: Ruleset) -> str:
     if first is None or first > 6:
         return f"a loss of control ends the turn in gear 0 ({ruleset.seconds('0')} s)"
     below = f", below gear {first} in gear 0 ({ruleset.seconds('0')} s)" if first > 1 else ""
-    return f"a loss of control in gear {first} or more ends the turn in gear 00 ({ruleset.seconds('00')} s; the next turn is sat out, back in gear 0){below}"
+    return (
+        f"a loss of control in gear {first} or more ends the turn in gear 00 ({ruleset.seconds('00')} s; the next turn "
+        f"is sat out, back in gear 0){below}"
+    )
 
 
 def time_cards(ruleset: Ruleset) -> tuple[dict, ...]:

@@ -123,7 +123,9 @@ def parse_segment(text: str) -> Segment:
             fields["degrees"] = degrees
             rest = rest[1:]
         if len(rest) < 2 or rest[0] != "limit":
-            raise PathError(f"{text.strip()!r}: a corner needs its limit, e.g. 'limit 3' or 'limit 3/4' (inside lane first)")
+            raise PathError(
+                f"{text.strip()!r}: a corner needs its limit, e.g. 'limit 3' or 'limit 3/4' (inside lane first)"
+            )
         parts = rest[1].split("/")
         if not all(_is_number(x) for x in parts):
             raise PathError(f"{text.strip()!r}: the limit {rest[1]!r} is not a number or numbers joined by '/'")
@@ -134,7 +136,9 @@ def parse_segment(text: str) -> Segment:
         fields["limits"] = limits
         rest = rest[2:]
     else:
-        raise PathError(f"{text.strip()!r}: unknown segment {kind!r} (a segment is 'straight N' or 'corner left|right ... limit N')")
+        raise PathError(
+            f"{text.strip()!r}: unknown segment {kind!r} (a segment is 'straight N' or 'corner left|right ... limit N')"
+        )
     i = 0
     given: dict[str, str] = {}  # what a word sets -> the word that set it
     surfaces = {s.value for s in Surface}
@@ -143,7 +147,11 @@ def parse_segment(text: str) -> Segment:
         word = rest[i]
         what = "surface" if word in surfaces else "danger colour" if word in dangers else word
         if what in given:
-            again = f"{word!r} is given twice" if given[what] == word else f"two {what}s, {given[what]!r} and {word!r}: give one"
+            again = (
+                f"{word!r} is given twice"
+                if given[what] == word
+                else f"two {what}s, {given[what]!r} and {word!r}: give one"
+            )
             raise PathError(f"{text.strip()!r}: {again}")
         given[what] = word
         if word in ("radius", "jump"):
@@ -192,13 +200,17 @@ def _along(a: Hex, b: Hex, heading: int) -> int | None:
     return None
 
 
-def lay_out(start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger) -> tuple[Cell, ...]:
+def lay_out(
+    start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger
+) -> tuple[Cell, ...]:
     """The cells of a path, in laying order (per segment, lane by lane); raises PathError
     (with the segment's number) for a path that comes back over itself."""
     return lay_out_numbered(start, heading, lanes, segments, surface, danger)[0]
 
 
-def lay_out_numbered(start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
+def lay_out_numbered(
+    start: Hex, heading: int, lanes: int, segments: list[Segment], surface: Surface, danger: Danger
+) -> tuple[tuple[Cell, ...], tuple[int, ...]]:
     """As :func:`lay_out`, with the 1-based number of the segment that lays each cell."""
     if not 1 <= lanes <= MAX_LANES:
         raise PathError(f"a path has 1 to {MAX_LANES} lanes")
@@ -213,9 +225,13 @@ def lay_out_numbered(start: Hex, heading: int, lanes: int, segments: list[Segmen
 
     def put(number: int, seg: Segment, cell: Cell) -> None:
         if cell.hex in laid:
-            raise PathError(f"segment {number} comes back onto cell {cell.hex} (laid before): the path crosses itself", number)
+            raise PathError(
+                f"segment {number} comes back onto cell {cell.hex} (laid before): the path crosses itself", number
+            )
         if len(order) >= MAX_CELLS:
-            raise PathError(f"segment {number} lays cell {MAX_CELLS + 1}: a track holds at most {MAX_CELLS} cells", number)
+            raise PathError(
+                f"segment {number} lays cell {MAX_CELLS + 1}: a track holds at most {MAX_CELLS} cells", number
+            )
         cell = replace(
             cell,
             surface=seg.surface or surface,
@@ -237,7 +253,11 @@ def lay_out_numbered(start: Hex, heading: int, lanes: int, segments: list[Segmen
                 heads[lane] = heads[lane] + DIRECTIONS[h].scaled(seg.length)
             continue
         if len(seg.limits) not in (1, lanes):
-            raise PathError(f"segment {number}: {len(seg.limits)} limits for {lanes} lanes (give one limit, or one per lane from the inside lane out)", number)
+            raise PathError(
+                f"segment {number}: {len(seg.limits)} limits for {lanes} lanes (give one limit, or one per lane from "
+                "the inside lane out)",
+                number,
+            )
         right = seg.turn == "right"
         sign = 1 if right else -1
         steps = seg.degrees // 60
@@ -253,23 +273,35 @@ def lay_out_numbered(start: Hex, heading: int, lanes: int, segments: list[Segmen
             reach[lane] = t
         shift = 1 - min(reach.values())
         pivot = pivot + DIRECTIONS[h].scaled(shift)
-        limit_of = {lane: seg.limits[0] if len(seg.limits) == 1 else seg.limits[abs(lane - inside)] for lane in range(lanes)}
+        limit_of = {
+            lane: seg.limits[0] if len(seg.limits) == 1 else seg.limits[abs(lane - inside)] for lane in range(lanes)
+        }
         for lane in range(lanes):
             d = radius[lane]
             for k in range(1, reach[lane] + shift):
                 put(number, seg, Cell(heads[lane] + DIRECTIONS[h].scaled(k), h, lane + 1))
             corner = pivot + DIRECTIONS[ray].scaled(d)
-            marks = {"limit": limit_of[lane], "caution": seg.caution}
+            limit, caution = limit_of[lane], seg.caution
             heading_now = h
             for j in range(1, steps + 1):
                 heading_now = (h + sign * j) % 6
-                put(number, seg, Cell(corner, heading_now, lane + 1, **marks))
+                put(number, seg, Cell(corner, heading_now, lane + 1, limit=limit, caution=caution))
                 if j < steps:
                     for k in range(1, d):
-                        put(number, seg, Cell(corner + DIRECTIONS[heading_now].scaled(k), heading_now, lane + 1, **marks))
+                        put(
+                            number,
+                            seg,
+                            Cell(
+                                corner + DIRECTIONS[heading_now].scaled(k),
+                                heading_now,
+                                lane + 1,
+                                limit=limit,
+                                caution=caution,
+                            ),
+                        )
                     corner = corner + DIRECTIONS[heading_now].scaled(d)
             last = corner + DIRECTIONS[heading_now]
-            put(number, seg, Cell(last, heading_now, lane + 1, **marks))
+            put(number, seg, Cell(last, heading_now, lane + 1, limit=limit, caution=caution))
             heads[lane] = last
         h = (h + sign * steps) % 6
     return tuple(order), tuple(numbers)

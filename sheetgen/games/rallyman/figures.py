@@ -33,7 +33,13 @@ def solved(track: Any) -> dict | None:
     if track.variant is not Variant.GT or solve.too_large(track) is not None or solve.loop_reason(track) is not None:
         return None
     ruleset = ruleset_of(track)
-    return cache.figures("rallyman-gt", subject(track, ruleset), SOLVER, lambda: solve.solve_track(track, ruleset), valid=solve.kept_shape)
+    return cache.figures(
+        "rallyman-gt",
+        subject(track, ruleset),
+        SOLVER,
+        lambda: solve.solve_track(track, ruleset),
+        valid=solve.kept_shape,
+    )
 
 
 def track_figures(track: Any) -> dict | None:

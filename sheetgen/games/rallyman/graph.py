@@ -55,7 +55,7 @@ def track_graph(track: Track) -> nx.DiGraph:
         )
     for c in track.cells:
         for move in track.moves(c.hex):
-            there = track.cell(move.to)
+            there = track.at(move.to)
             graph.add_edge(
                 move.frm,
                 move.to,
@@ -98,7 +98,8 @@ def where(doc: Document | None, track: Track, h: Hex, explicit: dict | None = No
 def explicit_cells(doc: Document | None) -> dict:
     """(q, r) -> index in the spec's `cells` of its explicit cells."""
     data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
-    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+    given = data.get("cells")
+    cells = given if isinstance(given, list) else []
     return {(raw.get("q"), raw.get("r")): j for j, raw in reversed(list(enumerate(cells))) if isinstance(raw, dict)}
 
 
@@ -137,7 +138,8 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
         if c.start and c.finish:
             problem(
                 c.hex,
-                f"{_described(track, c.hex)} is both a starting space and a finish space: a car would finish before it moves "
+                f"{_described(track, c.hex)} is both a starting space and a finish space: a car would finish before it "
+                "moves "
                 "(a stage needs at least one move from the start to the finish, a circuit a loop back to its start)",
             )
     if not starts or not finishes:
@@ -146,10 +148,18 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
     far = None
     if not seen & finishes:
         far = _farthest(graph, starts)
-        problem(far, f"the track cannot be finished: no finish space is reached from the start; the road stops at {_described(track, far)}")
+        problem(
+            far,
+            "the track cannot be finished: no finish space is reached from the start; the road stops at "
+            f"{_described(track, far)}",
+        )
     for c in track.cells:
         if not c.finish and graph.out_degree(c.hex) == 0 and c.hex in seen and c.hex != far:
-            problem(c.hex, f"dead end: {_described(track, c.hex)} (heading {DIRECTION_NAMES[c.heading]}) has no forward move and is not a finish space")
+            problem(
+                c.hex,
+                f"dead end: {_described(track, c.hex)} (heading {DIRECTION_NAMES[c.heading]}) has no forward move and "
+                "is not a finish space",
+            )
     for c in track.in_order():
         if c.hex not in seen:
             problem(c.hex, f"{_described(track, c.hex)} cannot be reached from the start")
@@ -160,7 +170,9 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
         two = {n for h in one for n in graph.successors(h)}
         if not one or not two:
             ahead = "one move" if not one else "two moves"
-            problem(c.hex, f"the jump at {_described(track, c.hex)} (gear {c.jump}) lands nowhere: no cell {ahead} ahead")
+            problem(
+                c.hex, f"the jump at {_described(track, c.hex)} (gear {c.jump}) lands nowhere: no cell {ahead} ahead"
+            )
     for line in track.lines:
         if not (graph.has_edge(line.a, line.b) or graph.has_edge(line.b, line.a)):
             problem(line.a, f"the inside line between {line.a} and {line.b} is crossed by no forward move")
@@ -168,7 +180,11 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
         back = reached(graph, {n for f in finishes for n in graph.successors(f)})  # (at least one move)
         if not back & set(starts):
             first = min(finishes)
-            problem(first, f"a track of {track.laps} laps is a circuit, but no move leads from its finish (e.g. {first}) back to its start")
+            problem(
+                first,
+                f"a track of {track.laps} laps is a circuit, but no move leads from its finish (e.g. {first}) back to "
+                "its start",
+            )
     return problems
 
 
@@ -224,7 +240,8 @@ def tile_edge_problems(doc: Document | None, track: Track) -> list[Problem]:
             if mine != theirs:
                 o = track.placements[j]
                 message = (
-                    f"tiles do not meet: tile {p.tile!r} at ({p.q}, {p.r}) has {mine} lane{'s' if mine != 1 else ''} across its "
+                    f"tiles do not meet: tile {p.tile!r} at ({p.q}, {p.r}) has {mine} lane{'s' if mine != 1 else ''} "
+                    "across its "
                     f"{DIRECTION_NAMES[d]} side, tile {o.tile!r} at ({o.q}, {o.r}) has {theirs} across it"
                 )
                 if doc is None:

@@ -63,6 +63,7 @@ class Hex(NamedTuple):
     def s(self) -> int:
         return -self.q - self.r
 
+    # a vector sum, not tuple's concatenation: a NamedTuple cannot take tuple's signature for it
     def __add__(self, other: Hex) -> Hex:  # type: ignore[override]
         return Hex(self.q + other[0], self.r + other[1])
 
@@ -140,7 +141,10 @@ def corners(h: Hex, size: float = 1.0) -> tuple[tuple[float, float], ...]:
     """The six corners of cell `h` (pointy-top, circumradius `size`), clockwise on the page
     from the top one."""
     x, y = centre(h, size)
-    return tuple((x + size * math.cos(math.radians(-90 + 60 * i)), y + size * math.sin(math.radians(-90 + 60 * i))) for i in range(6))
+    return tuple(
+        (x + size * math.cos(math.radians(-90 + 60 * i)), y + size * math.sin(math.radians(-90 + 60 * i)))
+        for i in range(6)
+    )
 
 
 def _norm2(q: int, r: int) -> int:
@@ -162,13 +166,20 @@ class Frame:
     of three tile centres). Immutable; `FRAMES` holds the two a library may name."""
 
     __slots__ = ("_set", "_sides", "cells", "halves", "name", "span")
+    name: str
+    span: int
+    cells: tuple[Hex, ...]
+    halves: frozenset[Hex]
+    _set: frozenset[Hex]
+    _sides: dict[int, tuple[Hex, ...]]
 
     def __init__(self, name: str, span: int) -> None:
         if span % 3 == 0 or span < 2:
             raise ValueError(f"a tile span of {span} puts cells on tile corners")
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "span", span)
-        cells, halves = [], set()
+        cells: list[Hex] = []
+        halves: set[Hex] = set()
         for q in range(-span, span + 1):
             for r in range(-span, span + 1):
                 owners = self.tile_of(Hex(q, r))
@@ -181,7 +192,7 @@ class Frame:
         object.__setattr__(self, "_set", frozenset(cells))
         object.__setattr__(self, "_sides", {})
 
-    def __setattr__(self, name, value):  # frozen
+    def __setattr__(self, name: str, value: object) -> None:  # frozen
         raise AttributeError(f"a Frame is immutable: cannot set {name!r}")
 
     def __repr__(self) -> str:
@@ -262,7 +273,10 @@ class Frame:
         corner."""
         x, y = centre(self.tile_centre(q, r), size)
         big = self.span * size
-        return tuple((x + big * math.cos(math.radians(-90 + 60 * i)), y + big * math.sin(math.radians(-90 + 60 * i))) for i in range(6))
+        return tuple(
+            (x + big * math.cos(math.radians(-90 + 60 * i)), y + big * math.sin(math.radians(-90 + 60 * i)))
+            for i in range(6)
+        )
 
 
 #: the frame of sheetgen's first library and the default of every library: 4 cells across
@@ -286,7 +300,9 @@ def tile_centre(q: int, r: int, frame: Frame | str | None = None) -> Hex:
     return frame_of(frame).tile_centre(q, r)
 
 
-def tile_corners(q: int = 0, r: int = 0, size: float = 1.0, frame: Frame | str | None = None) -> tuple[tuple[float, float], ...]:
+def tile_corners(
+    q: int = 0, r: int = 0, size: float = 1.0, frame: Frame | str | None = None
+) -> tuple[tuple[float, float], ...]:
     """The six corners of the tile placed at tile coordinates `(q, r)` (default: a tile's own
     frame), in the cells' layout of circumradius `size`: a pointy-top hexagon of circumradius
     `span * size` round its centre cell, clockwise on the page from the top corner. In the

@@ -265,9 +265,9 @@ class Track:
     library: str | None = None  # the tile library file, as the spec names it
     #: the spec's own ruleset values (a `ruleset.Ruleset`; None: the variant's defaults)
     ruleset: object = field(default=None, compare=False, hash=False)
-    _index: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
+    _index: dict[Hex, Cell] = field(init=False, repr=False, compare=False, hash=False)  # set by __post_init__
     #: what `steps`, `corners` and `notes` work out, kept (the track never changes)
-    _cache: dict = field(default=None, init=False, repr=False, compare=False, hash=False)  # type: ignore[assignment]
+    _cache: dict = field(init=False, repr=False, compare=False, hash=False)  # set by __post_init__
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_index", {c.hex: c for c in self.cells})
@@ -277,6 +277,11 @@ class Track:
 
     def cell(self, h: Hex) -> Cell | None:
         return self._index.get(Hex(*h))
+
+    def at(self, h: Hex) -> Cell:
+        """The cell at `h`, which the caller knows is on the track (a move's end, a car's
+        space): a KeyError otherwise, a bug of the caller's."""
+        return self._index[Hex(*h)]
 
     def __contains__(self, h: object) -> bool:
         return h in self._index
@@ -382,15 +387,29 @@ class Track:
             groups.append(group)
         out = []
         for number, group in enumerate(groups, 1):
-            cells = tuple(sorted((self.cell(h) for h in group), key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q)))
+            cells = tuple(
+                sorted((self.at(h) for h in group), key=lambda c: (steps.get(c.hex, far), c.lane, c.hex.r, c.hex.q))
+            )
             lanes: dict[int, int] = {}
             for c in cells:
-                lanes[c.lane] = min(lanes.get(c.lane, MAX_LIMIT), c.limit)
+                if c.limit is not None:  # every one: the group holds corner spaces only
+                    lanes[c.lane] = min(lanes.get(c.lane, MAX_LIMIT), c.limit)
             caution = tuple(sorted({c.lane for c in cells if c.caution}))
             members = set(group)
             lines = tuple(line for line in self.lines if line.a in members or line.b in members)
             turn, degrees = _turn(self, cells)
-            out.append(Corner(number, cells, turn, degrees, tuple(sorted(lanes.items())), caution, lines, min(steps.get(h, far) for h in group)))
+            out.append(
+                Corner(
+                    number,
+                    cells,
+                    turn,
+                    degrees,
+                    tuple(sorted(lanes.items())),
+                    caution,
+                    lines,
+                    min(steps.get(h, far) for h in group),
+                )
+            )
         return tuple(out)
 
     def notes(self) -> tuple[Note, ...]:
@@ -412,7 +431,11 @@ class Track:
         for order, (kind, test) in enumerate(tests.items(), 1):
             for group in self._groups(test):
                 step = min(steps.get(c.hex, far) for c in group)
-                values = [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                # (a jump's or a shortcut's spaces all have the value: `test` picked them by it)
+                picked = (
+                    [c.jump if kind == "jump" else c.shortcut for c in group] if kind in ("jump", "shortcut") else []
+                )
+                values = [v for v in picked if v is not None]
                 found.append((step, order, Note(kind, group, step, 0, value=min(values) if values else None)))
         found.sort(key=lambda item: (item[0], item[1]))
         out, previous = [], 0
@@ -467,8 +490,8 @@ def _turn(track: Track, cells: tuple[Cell, ...]) -> tuple[str, int]:
     before = first.heading
     for n in track._neighbour_cells(first.hex):
         for m in track.moves(n):
-            if m.to == first.hex and not track.cell(n).corner:
-                before = track.cell(n).heading
+            if m.to == first.hex and not track.at(n).corner:
+                before = track.at(n).heading
     # the turn by steps along the lane (a hairpin turns three steps the same way), up to the
     # heading just after that lane's last space (of a corner of several lanes, the space
     # reached last from the start may be another lane's, still turning)
@@ -476,8 +499,8 @@ def _turn(track: Track, cells: tuple[Cell, ...]) -> tuple[str, int]:
     last = lane[-1]
     after = last.heading
     for m in track.moves(last.hex):
-        if not track.cell(m.to).corner:
-            after = track.cell(m.to).heading
+        if not track.at(m.to).corner:
+            after = track.at(m.to).heading
             break
     total = 0
     heading = before

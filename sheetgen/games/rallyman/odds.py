@@ -97,7 +97,10 @@ def parse_dice(text: str) -> tuple[tuple[str, int], ...]:
         marks = len(word) - len(name)
         name = ALIASES.get(name, name) or ""
         if name not in known:
-            raise ValueError(f"unknown die {raw.strip()!r}: the dice are {', '.join(known)} (white, red, green, orange for the colours; '!' after a die for a caution on its space)")
+            raise ValueError(
+                f"unknown die {raw.strip()!r}: the dice are {', '.join(known)} (white, red, green, orange for the "
+                "colours; '!' after a die for a caution on its space)"
+            )
         if marks > MAX_MARKS:
             raise ValueError(f"at most {MAX_MARKS} cautions on one space, got {raw.strip()!r}")
         out.append((name, marks))
@@ -212,7 +215,11 @@ def _solve(plan: Plan, limit: int, focus: int, costs) -> tuple[Value, dict]:
             return Value(v.complete, v.spent, v.dice + 1)
 
         hit, miss = after(c + 1 + planned.marks, k), after(c + planned.marks, k)
-        roll = Value(p * hit.complete + (1 - p) * miss.complete, p * hit.spent + (1 - p) * miss.spent, p * hit.dice + (1 - p) * miss.dice)
+        roll = Value(
+            p * hit.complete + (1 - p) * miss.complete,
+            p * hit.spent + (1 - p) * miss.spent,
+            p * hit.dice + (1 - p) * miss.dice,
+        )
         best, secure = roll, False
         cost = costs.cost(k + 1)
         if costs.total(k) + cost <= focus:
@@ -237,7 +244,7 @@ def one_at_a_time(plan: Plan, ruleset: Ruleset, focus: int = 0) -> OneAtATime:
     # the states the policy reaches, in play order
     frontier = {(plan.extra, 0)} if plan.extra < limit else set()
     for i, planned in enumerate(plan.dice):
-        nxt = set()
+        nxt: set[tuple[int, int]] = set()
         for c, k in sorted(frontier):
             if choice.get((i, c, k)):
                 secures.append(Decision(i + 1, planned.die.name, c, k, ruleset.focus.cost(k + 1)))
@@ -250,7 +257,10 @@ def one_at_a_time(plan: Plan, ruleset: Ruleset, focus: int = 0) -> OneAtATime:
                     outcomes.append((c + planned.marks + 1, k))
             nxt.update((cc, kk) for cc, kk in outcomes if cc < limit)
         frontier = nxt
-    by_dice = tuple(_solve(Plan(plan.dice[:j], plan.extra), limit, focus, ruleset.focus)[0].complete for j in range(1, len(plan.dice) + 1))
+    by_dice = tuple(
+        _solve(Plan(plan.dice[:j], plan.extra), limit, focus, ruleset.focus)[0].complete
+        for j in range(1, len(plan.dice) + 1)
+    )
     return OneAtATime(start.complete, start.dice, start.spent, tuple(secures), by_dice)
 
 
@@ -289,7 +299,11 @@ def odds(ruleset: Ruleset, dice: str | tuple, extra: int = 0, focus: int = 0) ->
     one = one_at_a_time(plan, ruleset, focus)
     names = list(dict.fromkeys(d.die.name for d in plan.dice))
     notes = []
-    doubled = [name for name in names if ruleset.die(name).effect is Effect.GEAR and sum(d.die.name == name for d in plan.dice) > 1]
+    doubled = [
+        name
+        for name in names
+        if ruleset.die(name).effect is Effect.GEAR and sum(d.die.name == name for d in plan.dice) > 1
+    ]
     if doubled:
         notes.append(f"a dashboard has one die of each gear; the plan uses gear {', '.join(doubled)} more than once")
     if any(d.die.name == "leader" for d in plan.dice) and ruleset.leader_first_player_only:
@@ -305,7 +319,9 @@ def odds(ruleset: Ruleset, dice: str | tuple, extra: int = 0, focus: int = 0) ->
         },
         "ruleset": {
             "caution_limit": ruleset.caution_limit,
-            "caution_faces": {name: {"cautions": ruleset.die(name).cautions, "faces": ruleset.die(name).faces} for name in names},
+            "caution_faces": {
+                name: {"cautions": ruleset.die(name).cautions, "faces": ruleset.die(name).faces} for name in names
+            },
             "token": ruleset.token,
             "focus_costs": [ruleset.focus.total(k) for k in range(1, 5)],
         },
@@ -323,8 +339,13 @@ def odds(ruleset: Ruleset, dice: str | tuple, extra: int = 0, focus: int = 0) ->
             "expected_dice_p": decimal(one.expected_dice),
             "expected_tokens_spent": _frac(one.expected_spent),
             "expected_tokens_spent_p": decimal(one.expected_spent),
-            "secure": [{"die": s.die, "name": s.name, "cautions": s.cautions, "secured_before": s.secured, "cost": s.cost} for s in one.secures],
-            "by_dice": [{"dice": j, "complete": _frac(v), "complete_p": decimal(v)} for j, v in enumerate(one.by_dice, start=1)],
+            "secure": [
+                {"die": s.die, "name": s.name, "cautions": s.cautions, "secured_before": s.secured, "cost": s.cost}
+                for s in one.secures
+            ],
+            "by_dice": [
+                {"dice": j, "complete": _frac(v), "complete_p": decimal(v)} for j, v in enumerate(one.by_dice, start=1)
+            ],
         },
         "notes": notes,
         "house": house_note(ruleset, ("dice", "caution_limit", "focus")),
@@ -336,7 +357,10 @@ def format_odds(data: dict) -> str:
     plan, rules, fo, one = data["plan"], data["ruleset"], data["flat_out"], data["one_at_a_time"]
     title = "Rallyman GT" if data["variant"] == GT else "Rallyman DIRT"
     shown = ", ".join(n + "!" * m for n, m in zip(plan["dice"], plan["marks"]))
-    faces = ", ".join(f"{_die_word(n)} {f['cautions']}" + (f" of {f['faces']}" if f["faces"] != 6 else "") for n, f in rules["caution_faces"].items())
+    faces = ", ".join(
+        f"{_die_word(n)} {f['cautions']}" + (f" of {f['faces']}" if f["faces"] != 6 else "")
+        for n, f in rules["caution_faces"].items()
+    )
     token = rules["token"]
     lines = [
         f"{title} odds for {shown}",
@@ -361,10 +385,17 @@ def format_odds(data: dict) -> str:
     if one["secure"]:
         for s in one["secure"]:
             before = f", {s['secured_before']} already secured" if s["secured_before"] else ""
-            lines.append(f"  secure die {s['die']} ({_die_word(s['name'])}) when you have {s['cautions']} caution{'s' if s['cautions'] != 1 else ''} so far{before}: {s['cost']} token{'s' if s['cost'] != 1 else ''}")
+            lines.append(
+                f"  secure die {s['die']} ({_die_word(s['name'])}) when you have {s['cautions']} "
+                f"caution{'s' if s['cautions'] != 1 else ''} so far{before}: {s['cost']} "
+                f"token{'s' if s['cost'] != 1 else ''}"
+            )
     else:
         lines.append("  roll every die: securing never helps here")
-    lines.append("  chance to place the first 1, 2, ... dice (to stop there): " + ", ".join(_short(b["complete"]) for b in one["by_dice"]))
+    lines.append(
+        "  chance to place the first 1, 2, ... dice (to stop there): "
+        + ", ".join(_short(b["complete"]) for b in one["by_dice"])
+    )
     for note in data["notes"]:
         lines.append(f"Note: {note}")
     if data.get("house"):
@@ -409,7 +440,12 @@ CARD_PLANS = (
 )
 
 
-def odds_table(ruleset: Ruleset | None = None, plans: tuple[str, ...] = CARD_PLANS, max_dice: int = 6, focus: tuple[int, ...] = (0, 1, 2, 3)) -> dict:
+def odds_table(
+    ruleset: Ruleset | None = None,
+    plans: tuple[str, ...] = CARD_PLANS,
+    max_dice: int = 6,
+    focus: tuple[int, ...] = (0, 1, 2, 3),
+) -> dict:
     """The dashboard reference card's odds table, as data.
 
     `by_count`: for n dice with two caution faces (gear 3-6, brake, boost) and m with one
@@ -425,7 +461,15 @@ def odds_table(ruleset: Ruleset | None = None, plans: tuple[str, ...] = CARD_PLA
         for n_two in range(total, -1, -1):
             plan = Plan(tuple([PlannedDie(two)] * n_two + [PlannedDie(one)] * (total - n_two)))
             lose = flat_out(plan, ruleset).lose_control
-            by_count.append({"dice": total, "two_caution_dice": n_two, "one_caution_dice": total - n_two, "lose_control": _frac(lose), "lose_control_p": decimal(lose)})
+            by_count.append(
+                {
+                    "dice": total,
+                    "two_caution_dice": n_two,
+                    "one_caution_dice": total - n_two,
+                    "lose_control": _frac(lose),
+                    "lose_control_p": decimal(lose),
+                }
+            )
     rows = []
     for text in plans:
         plan = plan_of(ruleset, text)
@@ -436,7 +480,9 @@ def odds_table(ruleset: Ruleset | None = None, plans: tuple[str, ...] = CARD_PLA
                 "dice": len(plan.dice),
                 "flat_out": {"lose_control": _frac(lose), "lose_control_p": decimal(lose)},
                 "one_at_a_time": {
-                    str(f): {"complete": _frac(c), "complete_p": decimal(c)} for f in focus for c in (one_at_a_time(plan, ruleset, f).complete,)
+                    str(f): {"complete": _frac(c), "complete_p": decimal(c)}
+                    for f in focus
+                    for c in (one_at_a_time(plan, ruleset, f).complete,)
                 },
             }
         )

@@ -24,6 +24,18 @@ ODDS_OPTIONS = (
         parse=_dice,
         metavar="DICE",
     ),
-    Option("extra-cautions", "cautions from the track counted before the first die (default: 0)", ("odds",), between=(0, 9), default=0),
-    Option("focus", "focus (GT) or second (DIRT) tokens to secure dice one at a time (default: 0)", ("odds",), between=(0, 99), default=0),
+    Option(
+        "extra-cautions",
+        "cautions from the track counted before the first die (default: 0)",
+        ("odds",),
+        between=(0, 9),
+        default=0,
+    ),
+    Option(
+        "focus",
+        "focus (GT) or second (DIRT) tokens to secure dice one at a time (default: 0)",
+        ("odds",),
+        between=(0, 99),
+        default=0,
+    ),
 )

@@ -67,7 +67,12 @@ REKEE_SCHEMA: dict[str, Any] = {
                             "type": "object",
                             "additionalProperties": False,
                             "required": ["id", "q", "r", "dir"],
-                            "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": _NUMBER, "r": _NUMBER, "dir": _NUMBER},
+                            "properties": {
+                                "id": {"type": "string", "minLength": 1, "maxLength": 60},
+                                "q": _NUMBER,
+                                "r": _NUMBER,
+                                "dir": _NUMBER,
+                            },
                         },
                     },
                 },
@@ -92,21 +97,30 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
     tiles_doc = load_file(library_path)
     kind = tiles_doc.data.get("kind") if isinstance(tiles_doc.data, dict) else None
     if not isinstance(tiles_doc.data, dict) or tiles_doc.data.get("game") != "rallyman" or kind != "tiles":
-        raise OptionError(f"--tiles {library_path}: not a Rallyman tile library (a file with game: rallyman and kind: tiles)")
+        raise OptionError(
+            f"--tiles {library_path}: not a Rallyman tile library (a file with game: rallyman and kind: tiles)"
+        )
     library = load_library(tiles_doc)
     data = doc.data
     missing = [
-        doc.problem(("tiles", i, "id"), f"tile {tile['id']!r} at ({tile['q']}, {tile['r']}) is not in the library {library_path!r}")
+        doc.problem(
+            ("tiles", i, "id"),
+            f"tile {tile['id']!r} at ({tile['q']}, {tile['r']}) is not in the library {library_path!r}",
+        )
         for i, tile in enumerate(data["tiles"])
         if library.get(tile["id"]) is None
     ]
     if missing:
         raise SpecError(missing)
     if options.get("variant") and library.variant is not None and options["variant"] != library.variant.value:
-        raise OptionError(f"--variant {options['variant']}: the library {library_path!r} holds {library.variant.value.upper()} tiles")
+        raise OptionError(
+            f"--variant {options['variant']}: the library {library_path!r} holds {library.variant.value.upper()} tiles"
+        )
     variant = options.get("variant") or (library.variant.value if library.variant else None)
     if variant is None:
-        raise OptionError(f"--variant gt or --variant dirt is needed: the library {library_path!r} holds tiles for either game")
+        raise OptionError(
+            f"--variant gt or --variant dirt is needed: the library {library_path!r} holds tiles for either game"
+        )
     base = os.path.dirname(os.path.abspath(target)) if target != "<stdout>" else os.getcwd()
     rel = os.path.relpath(os.path.abspath(library_path), base).replace(os.sep, "/")
     title = data.get("title") or os.path.splitext(os.path.basename(path))[0] or "Rekee track"
@@ -124,12 +138,16 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
         tokens = tile.get("tokens") or []
         if tokens:
             shown = ", ".join(
-                f"{{id: {json.dumps(t['id'], ensure_ascii=False)}, q: {_num(t['q'])}, r: {_num(t['r'])}, dir: {_num(t['dir'])}}}" for t in tokens
+                f"{{id: {json.dumps(t['id'], ensure_ascii=False)}, q: {_num(t['q'])}, r: {_num(t['r'])}, dir: "
+                f"{_num(t['dir'])}}}"
+                for t in tokens
             )
             entry += f", tokens: [{shown}]"
         lines.append(entry + "}")
     text = "\n".join(lines) + "\n"
-    line_paths = [("title",) if line.startswith("name:") else ("author",) if line.startswith("author:") else () for line in lines]
+    line_paths: list[tuple[str | int, ...]] = [
+        ("title",) if line.startswith("name:") else ("author",) if line.startswith("author:") else () for line in lines
+    ]
     line_paths[len(line_paths) - len(data["tiles"]) :] = [("tiles", i) for i in range(len(data["tiles"]))]
     _check_located_in_json(doc, text, target, line_paths)
     return text, (library_path,)
@@ -210,7 +228,9 @@ def load_json(path: str) -> Document:
     try:
         doc = load_text("".join(joined) + text[end:], path)
     except SpecError as exc:
-        raise _json_worded(SpecError([dataclasses.replace(p, location=back(p.location)) for p in exc.problems])) from None
+        raise _json_worded(
+            SpecError([dataclasses.replace(p, location=back(p.location)) for p in exc.problems])
+        ) from None
     return dataclasses.replace(
         doc,
         values={k: back(v) for k, v in doc.values.items()},
@@ -224,7 +244,12 @@ def _json_worded(exc: SpecError) -> SpecError:
     is written as JSON writes it (JSON has no \\U escape)."""
     return SpecError(
         [
-            dataclasses.replace(p, message=p.message.replace("or its 8-digit \\U escape", "or both halves of its pair, high then low (as \\ud83d\\ude00)"))
+            dataclasses.replace(
+                p,
+                message=p.message.replace(
+                    "or its 8-digit \\U escape", "or both halves of its pair, high then low (as \\ud83d\\ude00)"
+                ),
+            )
             if p.message.startswith(_LONE)
             else dataclasses.replace(p, message="invalid JSON: " + p.message.removeprefix("invalid YAML: "))
             if p.message.startswith("invalid YAML: ")
@@ -243,18 +268,41 @@ def _not_held(doc: Document | None) -> list:
     """What the track spec `doc` says that Rekee's files have no place for (title, author and
     tiles placed with their tokens is all they hold): its laps, inside lines of its own, cells
     that replace a tile's and its own box's values. Refused rather than lost."""
-    data = doc.data if doc is not None and isinstance(doc.data, dict) else {}
+    if doc is None or not isinstance(doc.data, dict):
+        return []
+    data = doc.data
     problems = []
     if data.get("laps", 1) != 1:
-        problems.append(doc.problem(("laps",), f"a track of {data['laps']} laps: Rekee's files have no place for laps (the track would come back as one lap)"))
-    cells = data.get("cells") if isinstance(data.get("cells"), list) else []
+        problems.append(
+            doc.problem(
+                ("laps",),
+                f"a track of {data['laps']} laps: Rekee's files have no place for laps (the track would come back as "
+                "one lap)",
+            )
+        )
+    given = data.get("cells")
+    cells = given if isinstance(given, list) else []
     for j, raw in enumerate(cells):
         if isinstance(raw, dict) and raw.get("replace"):
-            problems.append(doc.problem(("cells", j), f"cell ({raw.get('q')}, {raw.get('r')}) replaces a tile's: Rekee's files have no place for cells, only for tiles placed"))
+            problems.append(
+                doc.problem(
+                    ("cells", j),
+                    f"cell ({raw.get('q')}, {raw.get('r')}) replaces a tile's: Rekee's files have no place for cells, "
+                    "only for tiles placed",
+                )
+            )
     if data.get("lines"):
-        problems.append(doc.problem(("lines", 0), "the track's own inside lines: Rekee's files have no place for them (only tiles placed, with the lines of their tiles)"))
+        problems.append(
+            doc.problem(
+                ("lines", 0),
+                "the track's own inside lines: Rekee's files have no place for them (only tiles placed, with the "
+                "lines of their tiles)",
+            )
+        )
     if "ruleset" in data:
-        problems.append(doc.problem(("ruleset",), "the values of your own box ('ruleset'): Rekee's files have no place for them"))
+        problems.append(
+            doc.problem(("ruleset",), "the values of your own box ('ruleset'): Rekee's files have no place for them")
+        )
     return problems
 
 

@@ -61,7 +61,10 @@ RESULTS_SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "additionalProperties": False,
                         "required": ["name"],
-                        "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 80, **TEXT}, "track": {"type": "string", "minLength": 1}},
+                        "properties": {
+                            "name": {"type": "string", "minLength": 1, "maxLength": 80, **TEXT},
+                            "track": {"type": "string", "minLength": 1},
+                        },
                     },
                 ]
             },
@@ -74,7 +77,10 @@ RESULTS_SCHEMA: dict[str, Any] = {
                 "type": "object",
                 "additionalProperties": False,
                 "required": ["name", "times"],
-                "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 40, **TEXT}, "times": {"type": "array", "maxItems": MAX_STAGES, "items": _TIME}},
+                "properties": {
+                    "name": {"type": "string", "minLength": 1, "maxLength": 40, **TEXT},
+                    "times": {"type": "array", "maxItems": MAX_STAGES, "items": _TIME},
+                },
             },
         },
     },
@@ -130,16 +136,29 @@ def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> li
     from sheetgen.yamlsrc import load_beside
 
     where = ("stages", index, "track")
-    if not os.path.isfile(os.path.join(os.path.dirname(doc.file), stage.track)):
-        return [doc.problem(where, f"stage {stage.name!r}: no track file {stage.track!r} (a path from this file's folder)")]
+    rel = stage.track
+    if rel is None:  # a stage run without naming its track: nothing to check
+        return []
+    if not os.path.isfile(os.path.join(os.path.dirname(doc.file), rel)):
+        return [doc.problem(where, f"stage {stage.name!r}: no track file {rel!r} (a path from this file's folder)")]
     try:
-        track = registry.spec_of(load_beside(doc, stage.track, where))
+        track = registry.spec_of(load_beside(doc, rel, where))
     except SpecError as exc:
         return list(exc.problems)
     if track.game.name != "rallyman" or track.kind_name != "track":
-        return [doc.problem(where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track")]
+        return [
+            doc.problem(
+                where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track"
+            )
+        ]
     if track.model.variant.value != variant:
-        return [doc.problem(where, f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are {variant.upper()} results")]
+        return [
+            doc.problem(
+                where,
+                f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are "
+                f"{variant.upper()} results",
+            )
+        ]
     return []
 
 
@@ -152,7 +171,9 @@ def load_results(doc: Document) -> Results:
     names: dict[str, int] = {}
     for i, s in enumerate(stages):
         if s.name in names:
-            problems.append(doc.problem(("stages", i), f"stage {s.name!r} is given twice (first as stage {names[s.name] + 1})"))
+            problems.append(
+                doc.problem(("stages", i), f"stage {s.name!r} is given twice (first as stage {names[s.name] + 1})")
+            )
         names.setdefault(s.name, i)
         if s.track is not None:
             problems += _track_problems(doc, i, s, data.get("variant", "dirt"))
@@ -209,16 +230,16 @@ def standings(results: Results) -> Standings:
     classified = sorted((r for r in rows if r[3]), key=lambda r: (r[1], r[0].name))
     others = sorted((r for r in rows if not r[3]), key=lambda r: (-r[2], r[1], r[0].name))
     out = []
-    lead = classified[0][1] if classified else None
     prev_total, prev_place = None, 0
     for i, (d, total, fin, _ok) in enumerate(classified, 1):
         place = prev_place if total == prev_total else i
         prev_total, prev_place = total, place
-        out.append(Row(place, d.name, total, fin, d.times, total - lead))
+        out.append(Row(place, d.name, total, fin, d.times, total - classified[0][1]))
     out += [Row(None, d.name, total, fin, d.times, None) for d, total, fin, _ok in others]
     winners = []
     for j in range(run):
-        best = min((d.times[j] for d in results.drivers if isinstance(d.times[j], int)), default=None)
+        times = [d.times[j] for d in results.drivers]
+        best = min((t for t in times if isinstance(t, int)), default=None)
         winners.append(tuple(d.name for d in results.drivers if best is not None and d.times[j] == best))
     return Standings(results, run, tuple(out), tuple(winners))
 
@@ -228,6 +249,8 @@ def clock(seconds: int | str | None) -> str:
         return "-"
     if seconds == DNF:
         return "DNF"
+    if isinstance(seconds, str):
+        raise ValueError(f"not a stage time: {seconds!r}")
     return f"{seconds // 60}:{seconds % 60:02d}"
 
 
@@ -239,7 +262,15 @@ def standings_to_json(st: Standings) -> dict:
         "stages_run": st.run,
         "stage_winners": [list(w) for w in st.stage_winners],
         "standings": [
-            {"place": r.place, "driver": r.driver, "total_seconds": r.total, "total": clock(r.total), "gap_seconds": r.gap, "stages_finished": r.finished, "times": list(r.times)}
+            {
+                "place": r.place,
+                "driver": r.driver,
+                "total_seconds": r.total,
+                "total": clock(r.total),
+                "gap_seconds": r.gap,
+                "stages_finished": r.finished,
+                "times": list(r.times),
+            }
             for r in st.rows
         ],
     }

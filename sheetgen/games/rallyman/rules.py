@@ -55,7 +55,7 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import product
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallyman.hexgrid import Hex, neighbours
@@ -197,7 +197,9 @@ class Stage:
     #: draw damage tokens on a loss of control (the solver's model does not)
     damage: bool = True
 
-    rules = property(lambda self: GT_RULES)
+    @property
+    def rules(self) -> VariantRules:
+        return GT_RULES
 
     def __post_init__(self) -> None:
         check_stage(self)
@@ -287,8 +289,9 @@ def die_gear(ruleset: Ruleset, name: str, gear: int) -> int | None:
     die one up or one down, a coast the same (not from 0), a brake one down (to 1 at the
     lowest), a boost one up."""
     kind = ruleset.die(name)
-    if kind.effect is Effect.GEAR:
-        return kind.gear if abs(kind.gear - gear) == 1 else None
+    die = kind.gear  # a gear die's (Effect.GEAR), None for the others
+    if die is not None:
+        return die if abs(die - gear) == 1 else None
     if gear < 1:
         return None
     if kind.effect is Effect.STAY:
@@ -310,11 +313,13 @@ class Step:
     finishes: bool = False
 
 
-def move_marks(track: Track, frm: Hex, to: Hex, gear: int, mud: tuple = (), car: int | None = None, limit: Callable | None = None) -> int | None:
+def move_marks(
+    track: Track, frm: Hex, to: Hex, gear: int, mud: tuple = (), car: int | None = None, limit: Callable | None = None
+) -> int | None:
     """The track's cautions for a move in `gear` from `frm` to `to`, or None when the move
     goes over a limit (a corner space's by the variant's limit rule `limit`, GT's printed one
     by default; a shortcut space's; an inside line's; RG-15, RG-16, RD-8)."""
-    cell = track.cell(to)
+    cell = track.at(to)
     marks = 0
     top = cell.limit if limit is None else limit(track, cell, mud, car)
     if top is not None:
@@ -359,14 +364,25 @@ class Others:
         return tuple(out)
 
 
-def next_dice(stage: Stage, car: CarState, plan: tuple[Step, ...], weather: str, others: Others = Others(), first_gear: int | None = None) -> tuple[Step, ...]:
+def next_dice(
+    stage: Stage,
+    car: CarState,
+    plan: tuple[Step, ...],
+    weather: str,
+    others: Others = Others(),
+    first_gear: int | None = None,
+) -> tuple[Step, ...]:
     """Every die that may be placed next after `plan` (RG-14 to RG-18, RG-21)."""
     if plan and plan[-1].finishes:
         return ()
     track = stage.track
     here = plan[-1].to if plan else car.cell
     gear = plan[-1].gear if plan else (car.gear if first_gear is None else first_gear)
-    fly = str(stage.ruleset.flying_start.to_gear if stage.ruleset.flying_start else 2) if not plan and gear == 0 and stage.flying_start else None
+    fly = (
+        str(stage.ruleset.flying_start.to_gear if stage.ruleset.flying_start else 2)
+        if not plan and gear == 0 and stage.flying_start
+        else None
+    )
     out = []
     for name, g in dice_left(stage, car, weather, plan, gear, fly):
         for move in track.moves(here):
@@ -384,7 +400,9 @@ def next_dice(stage: Stage, car: CarState, plan: tuple[Step, ...], weather: str,
     return tuple(out)
 
 
-def dice_left(stage: Any, car: Any, context: Any, plan: tuple, gear: int, fly: str | None = None) -> Iterator[tuple[str, int]]:
+def dice_left(
+    stage: Any, car: Any, context: Any, plan: tuple, gear: int, fly: str | None = None
+) -> Iterator[tuple[str, int]]:
     """The dice of the car's pool (the variant's dice pool rule, given the turn's `context`)
     that may be placed after `plan` (in the ruleset's order), each with the gear it puts the
     car in (RG-14): each die once a turn, at most the pool's free gear dice, within gears 1 to
@@ -416,7 +434,7 @@ def _crossed(track: Track, start: Hex, plan: tuple[Step, ...], to: Hex) -> int:
     that is not one."""
     n, prev = 0, start
     for h in [s.to for s in plan] + [to]:
-        if track.cell(h).finish and not track.cell(prev).finish:
+        if track.at(h).finish and not track.at(prev).finish:
             n += 1
         prev = h
     return n
@@ -461,7 +479,7 @@ def order_key(stage: Stage, i: int, car: CarState) -> tuple:
     loop = max(steps.values()) + 1
     distance = car.crossings * loop + steps.get(car.cell, 0) if stage.track.laps > 1 else steps.get(car.cell, 0)
     speed = -1 if car.out else car.gear
-    return (-speed, -distance, on_inside(track, track.cell(car.cell), GT_RULES), i)
+    return (-speed, -distance, on_inside(track, track.at(car.cell), GT_RULES), i)
 
 
 def turn_order(stage: Any, cars: tuple) -> tuple[int, ...]:
@@ -476,12 +494,42 @@ def turn_order(stage: Any, cars: tuple) -> tuple[int, ...]:
 # --------------------------------------------------------------------------- the race
 
 
+class RaceStage(Protocol):
+    """What the shared race machinery reads of a stage (GT's :class:`Stage`, DIRT's
+    `DirtStage`)."""
+
+    @property
+    def track(self) -> Track: ...
+    @property
+    def ruleset(self) -> Ruleset: ...
+    @property
+    def rules(self) -> VariantRules: ...
+
+
 class RaceCore:
     """The race machinery both variants share (mixed into GT's :class:`RaceState` and DIRT's
     `DirtRace`, frozen dataclasses with `stage`, `cars`, `order`, `slot`, `phase`, `plan` and
     `rolling`): whose turn it is, applying an action (checked against the chance outcomes or
     the legal actions), the dice's chances flat out and one at a time, one at a time's
     choices, the damage tokens a loss of control draws."""
+
+    if TYPE_CHECKING:  # what each variant's dataclass has (its fields) and defines
+        __dataclass_fields__: ClassVar[dict[str, Any]]
+        stage: RaceStage
+        cars: tuple[Any, ...]
+        round: int
+        order: tuple[int, ...]
+        slot: int
+        phase: str
+        plan: tuple[Any, ...]
+        rolling: bool
+        loss: tuple[Hex, int] | None
+        log: tuple[Any, ...]
+
+        def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]: ...
+        def legal_actions(self) -> tuple[Any, ...]: ...
+        def _apply(self, action: Any) -> Any: ...
+        def _new_round(self, r: int) -> Any: ...
 
     @property
     def turn(self) -> int:
@@ -552,8 +600,10 @@ class RaceCore:
     def _damage_due(self, left: int) -> int:
         """The damage tokens a loss of control on `self.loss` draws (by its gear and the
         tile's colour), at most the `left` in the bag."""
+        if self.loss is None:
+            raise self.stage.rules.error(f"no loss of control to draw damage for in phase {self.phase}")
         at, gear = self.loss
-        colour = self.stage.track.cell(at).danger.value
+        colour = self.stage.track.at(at).danger.value
         return min(self.stage.ruleset.loss_of_control.tokens(gear, colour), left)
 
 
@@ -592,7 +642,9 @@ class RaceState(RaceCore):
             raise RulesError(f"1 to 6 cars, got {n}")
         grid = _grid(stage.track)
         tyres = "asphalt" if stage.weather == "dry" else "rain"
-        cars = tuple(CarState(cell=grid[i] if i < len(grid) else grid[0], tyres=tyres, waiting=i >= len(grid)) for i in range(n))
+        cars = tuple(
+            CarState(cell=grid[i] if i < len(grid) else grid[0], tyres=tyres, waiting=i >= len(grid)) for i in range(n)
+        )
         s = RaceState(stage, cars, weather=stage.weather, bag=stage.ruleset.damage_bag.kinds(), round=0)
         return s._advance(len(s.order))
 
@@ -604,7 +656,11 @@ class RaceState(RaceCore):
         return "white" if self.round % 2 else "black"
 
     def others(self, i: int) -> Others:
-        cars = tuple((c.cell, c.gear, c.gear == 0 or c.out) for j, c in enumerate(self.cars) if j != i and not (c.finished or c.pit or c.waiting))
+        cars = tuple(
+            (c.cell, c.gear, c.gear == 0 or c.out)
+            for j, c in enumerate(self.cars)
+            if j != i and not (c.finished or c.pit or c.waiting)
+        )
         return Others(cars, self.yellow is not None and self.yellow != i)
 
     def next_dice(self) -> tuple[Step, ...]:
@@ -631,7 +687,9 @@ class RaceState(RaceCore):
         if self.phase == ONE and not self.rolling:
             return self._one_actions(self.car.focus, self.secured, self.placed)
         if self.phase == REALLOCATE:
-            return reallocations(self.stage, self.car, self.plan, self.rolled, self.limit(), self.weather, self.others(self.turn))
+            return reallocations(
+                self.stage, self.car, self.plan, self.rolled, self.limit(), self.weather, self.others(self.turn)
+            )
         if self.phase == PIT:
             return tuple(Pit(c) for c in PIT_CHOICES)
         return ()
@@ -666,7 +724,9 @@ class RaceState(RaceCore):
         if self.phase == FLAT:
             return self._flat(action)
         if self.phase == REALLOCATE:
-            return replace(self, log=self._note("reallocate", self.turn, action))._lose(action.to, action.gear, (), crossed=action.crossed)
+            return replace(self, log=self._note("reallocate", self.turn, action))._lose(
+                action.to, action.gear, (), crossed=action.crossed
+            )
         if self.phase == DAMAGE:
             return self._damage(action)
         return self._pit(action)
@@ -688,7 +748,11 @@ class RaceState(RaceCore):
         ruleset = self.stage.ruleset
         car = self.car
         earned = sum(1 for s in self.plan if ruleset.die(s.die).earns_token)
-        s = self._set(replace(car, focus=self._cap(car.focus + earned)), rolled=rolled, log=self._note("rolled", self.turn, rolled, earned))
+        s = self._set(
+            replace(car, focus=self._cap(car.focus + earned)),
+            rolled=rolled,
+            log=self._note("rolled", self.turn, rolled, earned),
+        )
         fly = self.stage.flying_start and car.gear == 0 and self.plan[0].gear == 2 and self.plan[0].die == "2"
         if fly and rolled[0]:
             return s._end_move(1, self.plan[0].to, 2)
@@ -707,9 +771,19 @@ class RaceState(RaceCore):
         the finish has finished all the same (RG-27)."""
         ruleset = self.stage.ruleset
         end = loss_end(ruleset, gear)
-        crossings = self.car.crossings + (_crossed(self.stage.track, self.car.cell, path, at) if crossed is None else crossed)
+        crossings = self.car.crossings + (
+            _crossed(self.stage.track, self.car.cell, path, at) if crossed is None else crossed
+        )
         finished = crossings >= self.stage.laps_needed
-        car = replace(self.car, cell=at, gear=0, out=end == OUT and not finished, crossings=crossings, finished=finished, pit=False)
+        car = replace(
+            self.car,
+            cell=at,
+            gear=0,
+            out=end == OUT and not finished,
+            crossings=crossings,
+            finished=finished,
+            pit=False,
+        )
         s = self._set(car, loss=(at, gear), log=self._note("lose", self.turn, at, gear, end))
         if self.stage.damage and s._tokens_due():
             return replace(s, phase=DAMAGE)
@@ -726,26 +800,38 @@ class RaceState(RaceCore):
         for kind, n in drawn:
             bag[kind] -= n
             if kind.startswith("lose_") and kind.endswith("_die"):
-                what = kind[len("lose_"):-len("_die")]
+                what = kind[len("lose_") : -len("_die")]
                 lost[what] = lost.get(what, 0) + n
             elif kind == "yellow_flag":
                 yellow = self.turn
             elif kind == "weather":
                 for _ in range(n):
                     weather = "wet" if weather == "dry" else "dry"
-        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), weather=weather, yellow=yellow, log=self._note("damage", self.turn, drawn))
+        s = self._set(
+            replace(car, lost=tuple(sorted(lost.items()))),
+            bag=tuple(bag.items()),
+            weather=weather,
+            yellow=yellow,
+            log=self._note("damage", self.turn, drawn),
+        )
         # the loss's own end (00: 120 s), also for a car that finished on it and so is not
         # out for a next turn (RG-27)
-        return s._end_turn(loss_end(self.stage.ruleset, self.loss[1]) if self.loss is not None else OUT if car.out else "0")
+        return s._end_turn(
+            loss_end(self.stage.ruleset, self.loss[1]) if self.loss is not None else OUT if car.out else "0"
+        )
 
     def _end_move(self, placed: int, at: Hex, gear: int) -> RaceState:
         """The car ends its move on `at` in `gear` after `placed` dice, under control."""
         car = self.car
-        crossings = car.crossings + _crossed(self.stage.track, car.cell, self.plan[:placed - 1], at) if placed else car.crossings
+        crossings = (
+            car.crossings + _crossed(self.stage.track, car.cell, self.plan[: placed - 1], at)
+            if placed
+            else car.crossings
+        )
         finished = crossings >= self.stage.laps_needed
         car = replace(car, cell=at, gear=gear, out=False, crossings=crossings, finished=finished, pit=False)
         s = self._set(car, log=self._note("move", self.turn, placed, at, gear))
-        cell = self.stage.track.cell(at)
+        cell = self.stage.track.at(at)
         if not finished and gear == 1 and cell.pit and not cell.corner:
             return replace(s, phase=PIT)
         return s._end_turn(str(gear))
@@ -766,7 +852,18 @@ class RaceState(RaceCore):
         car = self.car
         seconds = self.stage.rules.seconds(self.stage, gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1)
-        s = self._set(car, plan=(), placed=0, cautions=0, secured=0, rolled=(), loss=None, rolling=False, phase=PLAN, log=self._note("turn", self.turn, gear, seconds, car.time))
+        s = self._set(
+            car,
+            plan=(),
+            placed=0,
+            cautions=0,
+            secured=0,
+            rolled=(),
+            loss=None,
+            rolling=False,
+            phase=PLAN,
+            log=self._note("turn", self.turn, gear, seconds, car.time),
+        )
         return s._advance(s.slot + 1)
 
     def _advance(self, slot: int) -> RaceState:
@@ -798,7 +895,15 @@ class RaceState(RaceCore):
                 cars[i] = replace(c, cell=free.pop(0), waiting=False)
         cars_t = tuple(cars)
         order = tuple(i for i in turn_order(self.stage, cars_t) if not cars_t[i].waiting)
-        return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self._note("round", r, "white" if r % 2 else "black", order))
+        return replace(
+            self,
+            cars=cars_t,
+            round=r,
+            order=order,
+            slot=0,
+            phase=PLAN,
+            log=self._note("round", r, "white" if r % 2 else "black", order),
+        )
 
 
 def start_grid(track: Track, rules: VariantRules | None = None) -> tuple[Hex, ...]:
@@ -806,7 +911,15 @@ def start_grid(track: Track, rules: VariantRules | None = None) -> tuple[Hex, ..
     the lane, then the variant's tie-break."""
     rules = rules or rules_for(track)
     steps = track.steps()
-    return tuple(c.hex for c in sorted(track.starts, key=lambda c: (-steps.get(c.hex, 0), 0 if c.lane == rules.inside_lane(track, c) else 1, c.lane) + rules.grid_tie(c)))
+    return tuple(
+        c.hex
+        for c in sorted(
+            track.starts,
+            key=lambda c: (
+                (-steps.get(c.hex, 0), 0 if c.lane == rules.inside_lane(track, c) else 1, c.lane) + rules.grid_tie(c)
+            ),
+        )
+    )
 
 
 def _grid(track: Track) -> tuple[Hex, ...]:
@@ -832,7 +945,15 @@ def _draws(bag: tuple[tuple[str, int], ...], n: int) -> tuple[tuple[tuple[tuple[
     return DamageBag(tuple(DamageToken(k, c) for k, c in bag if c)).draw(n)
 
 
-def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: tuple[bool, ...], limit: int, weather: str, others: Others = Others()) -> tuple[Reallocate, ...]:
+def reallocations(
+    stage: Stage,
+    car: CarState,
+    plan: tuple[Step, ...],
+    rolled: tuple[bool, ...],
+    limit: int,
+    weather: str,
+    others: Others = Others(),
+) -> tuple[Reallocate, ...]:
     """After a flat-out loss of control, every (cell, gear) the car can lose control in by
     placing some of the dice rolled, each with its result, in any legal order from the
     turn's start (RG-19): the cautions so far (dice and track) reach the limit on the last
@@ -862,7 +983,7 @@ def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: t
                     continue
                 marks = move_marks(track, at, move.to, g)
                 c = cautions + (1 if hit else 0) + (marks or 0)
-                cross = crossed + (1 if track.cell(move.to).finish and not track.cell(at).finish else 0)
+                cross = crossed + (1 if track.at(move.to).finish and not track.at(at).finish else 0)
                 if marks is None or c >= limit:
                     k = (move.to, g, cross)
                     found[k] = min(found.get(k, 99), depth + 1)
@@ -872,7 +993,10 @@ def reallocations(stage: Stage, car: CarState, plan: tuple[Step, ...], rolled: t
                 walk(move.to, g, used | 1 << j, c, depth + 1, cross)
 
     walk(car.cell, car.gear, 0, 0, 0, 0)
-    return tuple(Reallocate(h, g, n, x) for (h, g, x), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1], kv[0][2])))
+    return tuple(
+        Reallocate(h, g, n, x)
+        for (h, g, x), n in sorted(found.items(), key=lambda kv: (kv[0][0].q, kv[0][0].r, kv[0][1], kv[0][2]))
+    )
 
 
 GT_RULES = VariantRules(

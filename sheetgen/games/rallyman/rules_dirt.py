@@ -68,6 +68,7 @@ from sheetgen.games.rallyman.rules import (
     RulesError,
     Secure,
     Stop,
+    VariantRules,
     dice_left,
     move_marks,
     on_inside,
@@ -78,6 +79,7 @@ from sheetgen.games.rallyman.ruleset import (
     DamageToken,
     Effect,
     Ruleset,
+    TimeCards,
     default,
 )
 
@@ -118,7 +120,9 @@ class DirtStage:
     car_class: str = "R2"
     damage: bool = True
 
-    rules = property(lambda self: DIRT_RULES)
+    @property
+    def rules(self) -> VariantRules:
+        return DIRT_RULES
 
     def __post_init__(self) -> None:
         rules.check_stage(self)
@@ -141,14 +145,22 @@ class DirtStage:
         inside lane of the first corner."""
         return start_spaces(self.track)[0]
 
+    @property
+    def time_cards(self) -> TimeCards:
+        """The ruleset's time cards (every DIRT ruleset has them)."""
+        cards = self.ruleset.time_cards
+        if cards is None:
+            raise DirtRulesError("a DIRT stage needs a ruleset with time cards")
+        return cards
+
     def seconds(self, gear: int) -> int:
         """The seconds of the time card of `gear` (gear 0: a card can only be a loss)."""
         if gear < 1:
-            return self.ruleset.time_cards.loss_seconds
-        return self.ruleset.time_cards.card(gear).seconds
+            return self.time_cards.loss_seconds
+        return self.time_cards.card(gear).seconds
 
     def icons(self, gear: int) -> tuple[tuple[str, Fraction], ...]:
-        return self.ruleset.time_cards.loss_outcomes(max(gear, 1))
+        return self.time_cards.loss_outcomes(max(gear, 1))
 
     def shortcut_sides(self) -> tuple[tuple[str, Fraction], ...]:
         """The chance of each shortcut side drawn from a full bag."""
@@ -333,7 +345,7 @@ class Traffic:
 
 def _group_of(track: Track, h: Hex) -> frozenset[Hex] | None:
     """The cells of the corner or slide zone `h` is in (None: neither)."""
-    cell = track.cell(h)
+    cell = track.at(h)
     if cell.corner:
         corner = next((c for c in track.corners() if any(x.hex == h for x in c.cells)), None)
         return None if corner is None else frozenset(x.hex for x in corner.cells)
@@ -359,7 +371,7 @@ def _follow_refused(track: Track, to: Hex, traffic: Traffic, space: int = 0) -> 
             if not (space and h in sliding and space < sliding[h]):
                 return True
             continue
-        if track.cell(to).lane != track.cell(h).lane or steps.get(to, 0) >= steps.get(h, 0):
+        if track.at(to).lane != track.at(h).lane or steps.get(to, 0) >= steps.get(h, 0):
             return True
     return False
 
@@ -377,7 +389,7 @@ def _targets(track: Track, here: Hex, slide: int) -> tuple[tuple[Hex, Hex, int],
     out, entered = [], []
     for move in track.moves(here):
         zone = zones.get(move.to)
-        if zone is not None and here in zone.cells and track.cell(here).lane != track.cell(move.to).lane:
+        if zone is not None and here in zone.cells and track.at(here).lane != track.at(move.to).lane:
             continue  # entered normally: the lane is kept through the zone
         out.append((here, move.to, 0))
         if zone is not None and zone.playable and here not in zone.cells and zone not in entered:
@@ -386,7 +398,9 @@ def _targets(track: Track, here: Hex, slide: int) -> tuple[tuple[Hex, Hex, int],
     return tuple(out)
 
 
-def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()) -> tuple[DStep, ...]:
+def dirt_steps(
+    stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()
+) -> tuple[DStep, ...]:
     """Every die that may be placed next after `plan` (RD-7 to RD-11, RD-14)."""
     if plan and plan[-1].last:
         return ()
@@ -394,7 +408,7 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
     here = plan[-1].to if plan else car.cell
     gear = plan[-1].gear if plan else car.gear
     slide = plan[-1].slide if plan else car.slide
-    crossed = any(track.cell(s.to).finish for s in plan)
+    crossed = any(track.at(s.to).finish for s in plan)
     others = traffic.others()
     targets = _targets(track, here, slide)
     out = []
@@ -407,7 +421,7 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
                 if step is not None:
                     out.append(step)
                 continue
-            to = track.cell(dest)
+            to = track.at(dest)
             if dest in seen or traffic.blocked(track, dest) or _follow_refused(track, dest, traffic):
                 continue
             beside = others.alongside(track, dest)
@@ -417,7 +431,7 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
             if marks is None:
                 continue
             seen.add(dest)
-            entry = to.shortcut is not None and track.cell(frm).shortcut is None
+            entry = to.shortcut is not None and track.at(frm).shortcut is None
             if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
                 # RD-10: the move ends on the water, in the gear before this die
                 m2 = dirt_marks(track, frm, dest, gear, traffic.mud, traffic.me) if gear >= 1 else marks
@@ -430,14 +444,27 @@ def dirt_steps(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: b
                     lm = dirt_marks(track, dest, land, g, traffic.mud, traffic.me)
                     if lm is None:
                         continue
-                    fin = (to.finish or track.cell(land).finish) and not crossed
-                    out.append(DStep(name, land, g, marks + lm, fin, via=dest, air=air, entry=entry or (track.cell(land).shortcut is not None and to.shortcut is None)))
+                    fin = (to.finish or track.at(land).finish) and not crossed
+                    out.append(
+                        DStep(
+                            name,
+                            land,
+                            g,
+                            marks + lm,
+                            fin,
+                            via=dest,
+                            air=air,
+                            entry=entry or (track.at(land).shortcut is not None and to.shortcut is None),
+                        )
+                    )
                 continue
             out.append(DStep(name, dest, g, marks, to.finish and not crossed, entry=entry))
     return tuple(out)
 
 
-def _slide_step(stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic) -> DStep | None:
+def _slide_step(
+    stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic
+) -> DStep | None:
     """A die sliding into slide space `space` (RD-14): never onto a car (a sliding car fills
     its half), into a zone holding a car only sliding behind it, alongside a car only with a
     gear at least its gear."""
@@ -463,13 +490,23 @@ def _landings(track: Track, jump: Hex, spaces: int, traffic: Traffic) -> tuple[H
             for move in track.moves(h):
                 nxt.add(move.to)
             # the lane of a corner is picked on landing: a lane-changing diagonal is allowed
-            here = track.cell(h)
+            here = track.at(h)
             for turn in (-1, 1):
                 there = track.cell(h.neighbour(here.heading + turn))
-                if there is not None and there.corner and here.corner and there.heading in {(here.heading + d) % 6 for d in (-1, 0, 1)}:
+                if (
+                    there is not None
+                    and there.corner
+                    and here.corner
+                    and there.heading in {(here.heading + d) % 6 for d in (-1, 0, 1)}
+                ):
                     nxt.add(there.hex)
         frontier = nxt
-    return tuple(sorted((h for h in frontier if distance(h, jump) == spaces and not traffic.blocked(track, h)), key=lambda h: (h.q, h.r)))
+    return tuple(
+        sorted(
+            (h for h in frontier if distance(h, jump) == spaces and not traffic.blocked(track, h)),
+            key=lambda h: (h.q, h.r),
+        )
+    )
 
 
 # --------------------------------------------------------------------------- order of play
@@ -478,7 +515,7 @@ def _landings(track: Track, jump: Hex, spaces: int, traffic: Traffic) -> tuple[H
 def order_key(stage: DirtStage, i: int, car: DirtCar) -> tuple:
     """RD-6: distance, speed (gear), the inside lane of the current or next corner, number."""
     track = stage.track
-    return (-track.steps().get(car.cell, 0), -car.gear, on_inside(track, track.cell(car.cell), DIRT_RULES), i)
+    return (-track.steps().get(car.cell, 0), -car.gear, on_inside(track, track.at(car.cell), DIRT_RULES), i)
 
 
 def turn_order(stage: DirtStage, cars: tuple[DirtCar, ...]) -> tuple[int, ...]:
@@ -527,7 +564,12 @@ class DirtRace(RaceCore):
 
     def traffic(self, i: int) -> Traffic:
         on = [c for j, c in enumerate(self.cars) if j != i and c.entered and not c.finished and not c.crashed]
-        return Traffic(tuple((c.cell, c.gear, c.gear == 0) for c in on), self.mud, i, tuple((c.cell, c.slide) for c in on if c.slide))
+        return Traffic(
+            tuple((c.cell, c.gear, c.gear == 0) for c in on),
+            self.mud,
+            i,
+            tuple((c.cell, c.slide) for c in on if c.slide),
+        )
 
     def next_dice(self) -> tuple[DStep, ...]:
         return dirt_steps(self.stage, self.car, self.plan, self.slot == 0, self.traffic(self.turn))
@@ -536,6 +578,8 @@ class DirtRace(RaceCore):
         if self.phase in (FLAT, ONE):
             return self._dice_outcomes(self.done)
         if self.phase == ICON:
+            if self.loss is None:
+                raise DirtRulesError("no loss of control to draw an icon for")
             return self.stage.icons(self.loss[1])
         if self.phase == DAMAGE:
             return _crash_draws(self._kinds(), self._tokens_due())
@@ -563,7 +607,9 @@ class DirtRace(RaceCore):
             if not self.plan:
                 return self._end_turn(self.car.gear, None)
             if action.mode == "one":
-                return replace(self, phase=ONE, done=0, cautions=0, secured=0, rolling=False, log=self.log + (("one", self.turn),))
+                return replace(
+                    self, phase=ONE, done=0, cautions=0, secured=0, rolling=False, log=self.log + (("one", self.turn),)
+                )
             return replace(self, phase=FLAT)
         if self.phase == ONE:
             return self._one(action)
@@ -587,10 +633,20 @@ class DirtRace(RaceCore):
             cautions += s.marks + (1 if hit else 0)
             if cautions >= self.stage.limit or s.lose_always or (hit and s.lose_on_caution):
                 car = replace(car, cell=s.to, slide=s.slide, finished=car.finished or s.finishes)
-                return self._set(car, phase=ICON, done=i + 1, loss=(s.to, s.gear), log=self.log + (("rolled", self.turn, rolled), ("lose", self.turn, s.to, s.gear)))
+                return self._set(
+                    car,
+                    phase=ICON,
+                    done=i + 1,
+                    loss=(s.to, s.gear),
+                    log=self.log + (("rolled", self.turn, rolled), ("lose", self.turn, s.to, s.gear)),
+                )
         last = self.plan[-1]
         car = replace(car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(s.finishes for s in self.plan))
-        s = self._set(car, done=len(self.plan), log=self.log + (("rolled", self.turn, rolled), ("move", self.turn, last.to, last.gear)))
+        s = self._set(
+            car,
+            done=len(self.plan),
+            log=self.log + (("rolled", self.turn, rolled), ("move", self.turn, last.to, last.gear)),
+        )
         return s._after_move()
 
     def _one(self, action: Any) -> DirtRace:
@@ -608,10 +664,19 @@ class DirtRace(RaceCore):
         step = self.plan[self.done]
         done = self.done + 1
         cautions = self.cautions + step.marks + (1 if hit else 0)
-        s = replace(s, done=done, cautions=cautions, rolling=False, log=s.log + (("die", self.turn, step, hit, secured),))
+        s = replace(
+            s, done=done, cautions=cautions, rolling=False, log=s.log + (("die", self.turn, step, hit, secured),)
+        )
         if cautions >= self.stage.limit or step.lose_always or (hit and step.lose_on_caution):
-            car = replace(s.car, cell=step.to, slide=step.slide, finished=s.car.finished or any(x.finishes for x in self.plan[:done]))
-            return s._set(car, phase=ICON, loss=(step.to, step.gear), log=s.log + (("lose", self.turn, step.to, step.gear),))
+            car = replace(
+                s.car,
+                cell=step.to,
+                slide=step.slide,
+                finished=s.car.finished or any(x.finishes for x in self.plan[:done]),
+            )
+            return s._set(
+                car, phase=ICON, loss=(step.to, step.gear), log=s.log + (("lose", self.turn, step.to, step.gear),)
+            )
         if done == len(self.plan) or step.last:
             return s._moved(done)
         return s
@@ -619,8 +684,12 @@ class DirtRace(RaceCore):
     def _moved(self, done: int) -> DirtRace:
         """One at a time: the move ends under control after `done` dice."""
         last = self.plan[done - 1]
-        car = replace(self.car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(x.finishes for x in self.plan[:done]))
-        return self._set(car, done=done, rolling=False, log=self.log + (("move", self.turn, last.to, last.gear),))._after_move()
+        car = replace(
+            self.car, cell=last.to, gear=last.gear, slide=last.slide, finished=any(x.finishes for x in self.plan[:done])
+        )
+        return self._set(
+            car, done=done, rolling=False, log=self.log + (("move", self.turn, last.to, last.gear),)
+        )._after_move()
 
     def _icon(self, icon: str) -> DirtRace:
         s = replace(self, icon=icon, log=self.log + (("icon", self.turn, icon),))
@@ -648,7 +717,11 @@ class DirtRace(RaceCore):
             what = {"gear": "gear", "brake": "brake", "coast_leader": "coast"}.get(kind)
             if what:
                 lost[what] = lost.get(what, 0) + n
-        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), log=self.log + (("damage", self.turn, drawn),))
+        s = self._set(
+            replace(car, lost=tuple(sorted(lost.items()))),
+            bag=tuple(bag.items()),
+            log=self.log + (("damage", self.turn, drawn),),
+        )
         return s._after_move()
 
     def _entries(self) -> int:
@@ -663,14 +736,22 @@ class DirtRace(RaceCore):
         n = self._entries()
         if self.stage.damage:
             return _side_draws(tuple((side or "ok", c) for (_k, side), c in self.bag), n)
-        return _side_draws(tuple((t.shortcut or "ok", t.count) for t in self.stage.ruleset.damage_bag.tokens), n, replace_=True)
+        return _side_draws(
+            tuple((t.shortcut or "ok", t.count) for t in self.stage.ruleset.damage_bag.tokens), n, replace_=True
+        )
 
     def _shortcut(self, drawn: tuple[tuple[str, int], ...]) -> DirtRace:
         car = self.car
         lost = dict(car.lost)
         bag = dict(self.bag)
         mud = list(self.mud)
-        tiles = [self.stage.track.cell(s.to if s.via is None or self.stage.track.cell(s.to).shortcut is not None else s.via).tile for s in self.plan[: self.done] if s.entry]
+        tiles = [
+            self.stage.track.at(
+                s.to if s.via is None or self.stage.track.at(s.to).shortcut is not None else s.via
+            ).tile
+            for s in self.plan[: self.done]
+            if s.entry
+        ]
         for side, n in drawn:
             if self.stage.damage:
                 for _ in range(n):
@@ -683,17 +764,23 @@ class DirtRace(RaceCore):
                     tile = tiles[min(j, len(tiles) - 1)]
                     if tile is not None:
                         mud.append((tile, self.turn))
-        s = self._set(replace(car, lost=tuple(sorted(lost.items()))), bag=tuple(bag.items()), mud=tuple(mud), log=self.log + (("shortcut", self.turn, drawn),))
+        s = self._set(
+            replace(car, lost=tuple(sorted(lost.items()))),
+            bag=tuple(bag.items()),
+            mud=tuple(mud),
+            log=self.log + (("shortcut", self.turn, drawn),),
+        )
         return s._finish_turn()
 
     def _finish_turn(self) -> DirtRace:
         car = self.car
         if self.loss is not None:
             _at, gear = self.loss
+            card: tuple[int, str | None]
             if self.icon == SISU:
                 seconds, end, card = self.stage.seconds(gear), gear, (gear, SISU)
             else:
-                seconds, end, card = self.stage.ruleset.time_cards.loss_seconds, 0, (gear, self.icon)
+                seconds, end, card = self.stage.time_cards.loss_seconds, 0, (gear, self.icon)
             car = replace(car, gear=end, crashed=self.icon == CRASH and not car.finished)
             return self._set(car)._end_turn(end, card, seconds)
         return self._end_turn(car.gear, None)
@@ -705,7 +792,18 @@ class DirtRace(RaceCore):
             card = (gear, None)
             seconds = self.stage.rules.seconds(self.stage, gear)
         car = replace(car, time=car.time + seconds, turns=car.turns + 1, cards=car.cards + (card,))
-        s = self._set(car, plan=(), done=0, cautions=0, secured=0, rolling=False, loss=None, icon=None, phase=PLAN, log=self.log + (("turn", self.turn, card, seconds, car.time),))
+        s = self._set(
+            car,
+            plan=(),
+            done=0,
+            cautions=0,
+            secured=0,
+            rolling=False,
+            loss=None,
+            icon=None,
+            phase=PLAN,
+            log=self.log + (("turn", self.turn, card, seconds, car.time),),
+        )
         return s._advance(s.slot + 1)
 
     def _advance(self, slot: int) -> DirtRace:
@@ -730,7 +828,9 @@ class DirtRace(RaceCore):
                 break  # one car enters per round
         cars_t = tuple(cars)
         order = turn_order(self.stage, cars_t)
-        return replace(self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self.log + (("round", r, order),))
+        return replace(
+            self, cars=cars_t, round=r, order=order, slot=0, phase=PLAN, log=self.log + (("round", r, order),)
+        )
 
 
 @lru_cache(maxsize=4096)

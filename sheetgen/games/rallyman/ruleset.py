@@ -224,7 +224,11 @@ class TimeCards:
     def loss_outcomes(self, gear: int) -> tuple[tuple[str, Fraction], ...]:
         """The icon a loss of control in `gear` turns up, with its exact chance."""
         card = self.card(gear)
-        return tuple((icon, Fraction(n, card.cards)) for icon, n in (("sisu", card.sisu), ("spin", card.spin), ("crash", card.crash)) if n)
+        return tuple(
+            (icon, Fraction(n, card.cards))
+            for icon, n in (("sisu", card.sisu), ("spin", card.spin), ("crash", card.crash))
+            if n
+        )
 
 
 @dataclass(frozen=True)
@@ -309,7 +313,9 @@ def _gear_dice(cautions_1_2: int = 1, cautions_3_6: int = 2) -> tuple[DieKind, .
     return tuple(DieKind(str(g), "black", Effect.GEAR, cautions_1_2 if g <= 2 else cautions_3_6) for g in GEARS)
 
 
-def _dashboards(classes: Mapping[str, Mapping[str, int]], boards: Mapping[tuple[str, str], tuple[Mapping[str, int], int]]) -> tuple[Dashboard, ...]:
+def _dashboards(
+    classes: Mapping[str, Mapping[str, int]], boards: Mapping[tuple[str, str], tuple[Mapping[str, int], int]]
+) -> tuple[Dashboard, ...]:
     out = []
     for car_class, base in classes.items():
         for (tyres, weather), (extra, limit) in boards.items():
@@ -324,7 +330,17 @@ def _gear_pool(top: int) -> dict[str, int]:
 
 
 #: RULINGS.md "Rallyman GT and DIRT": damage tokens by (gear, tile colour); all others 0
-_HOBBY_GT_DAMAGE = {(3, "red"): 1, (4, "orange"): 1, (4, "red"): 2, (5, "yellow"): 1, (5, "orange"): 2, (5, "red"): 3, (6, "yellow"): 2, (6, "orange"): 3, (6, "red"): 4}
+_HOBBY_GT_DAMAGE = {
+    (3, "red"): 1,
+    (4, "orange"): 1,
+    (4, "red"): 2,
+    (5, "yellow"): 1,
+    (5, "orange"): 2,
+    (5, "red"): 3,
+    (6, "yellow"): 2,
+    (6, "orange"): 3,
+    (6, "red"): 4,
+}
 
 
 def _damage_grid(cells: Mapping[tuple[int, str], int]) -> tuple[tuple[int, tuple[tuple[str, int], ...]], ...]:
@@ -374,7 +390,12 @@ def _gt() -> Ruleset:
         focus=FocusCosts(1, 1),
         time_per_turn=times,
         flying_start=FlyingStart(),
-        sources=(("dashboards", "house"), ("time_per_turn", "hobby"), ("loss_of_control", "hobby"), ("damage_bag", "hobby")),
+        sources=(
+            ("dashboards", "house"),
+            ("time_per_turn", "hobby"),
+            ("loss_of_control", "hobby"),
+            ("damage_bag", "hobby"),
+        ),
     )
 
 
@@ -392,7 +413,7 @@ def _dirt() -> Ruleset:
         "R2": {**_gear_pool(6), "coast": 2, "leader": 1, "brake": 2, "boost": 0},
         "R5": {**_gear_pool(6), "coast": 2, "leader": 1, "brake": 2, "boost": 1},
     }
-    boards = {("gravel", "dry"): ({}, 3)}
+    boards: dict[tuple[str, str], tuple[dict[str, int], int]] = {("gravel", "dry"): ({}, 3)}
     # house (RD-4): 48 tokens, 12 of each kind; on the shortcut side half are OK, a quarter
     # coast-die damage and a quarter mud
     bag = DamageBag(
@@ -418,7 +439,12 @@ def _dirt() -> Ruleset:
         focus=FocusCosts(1, 1),
         time_cards=cards,
         leader_first_player_only=True,
-        sources=(("dashboards", "house"), ("loss_of_control", "house"), ("damage_bag", "house"), ("time_cards", "house")),
+        sources=(
+            ("dashboards", "house"),
+            ("loss_of_control", "house"),
+            ("damage_bag", "house"),
+            ("time_cards", "house"),
+        ),
     )
 
 
@@ -467,13 +493,20 @@ def to_mapping(ruleset: Ruleset) -> dict:
     if ruleset.time_cards is not None:
         out["time_cards"] = {
             "loss_seconds": ruleset.time_cards.loss_seconds,
-            "gears": {str(c.gear): {"seconds": c.seconds, "sisu": c.sisu, "spin": c.spin, "crash": c.crash} for c in ruleset.time_cards.cards},
+            "gears": {
+                str(c.gear): {"seconds": c.seconds, "sisu": c.sisu, "spin": c.spin, "crash": c.crash}
+                for c in ruleset.time_cards.cards
+            },
         }
     if ruleset.variant == DIRT:
         out["leader_first_player_only"] = ruleset.leader_first_player_only
     if ruleset.flying_start is not None:
         fs = ruleset.flying_start
-        out["flying_start"] = {"to_gear": fs.to_gear, "caution_moves": fs.caution_moves, "ignores_loss_of_control": fs.ignores_loss_of_control}
+        out["flying_start"] = {
+            "to_gear": fs.to_gear,
+            "caution_moves": fs.caution_moves,
+            "ignores_loss_of_control": fs.ignores_loss_of_control,
+        }
     return out
 
 
@@ -613,11 +646,17 @@ def _check(m: dict, variant: str, out: list[tuple[tuple, str]]) -> None:
             continue
         for tyres, by_weather in by_tyres.items():
             if not isinstance(by_weather, dict):
-                out.append((("dashboards", car_class, tyres), f"tyres must map weathers to dashboards, got {by_weather!r}"))
+                out.append(
+                    (("dashboards", car_class, tyres), f"tyres must map weathers to dashboards, got {by_weather!r}")
+                )
                 continue
             for weather, board in by_weather.items():
                 where = ("dashboards", car_class, tyres, weather)
-                if not isinstance(board, dict) or set(board) - {"dice", "caution_limit"} or not {"dice", "caution_limit"} <= set(board):
+                if (
+                    not isinstance(board, dict)
+                    or set(board) - {"dice", "caution_limit"}
+                    or not {"dice", "caution_limit"} <= set(board)
+                ):
                     out.append((where, f"a dashboard needs 'dice' and 'caution_limit' and nothing else, got {board!r}"))
                     continue
                 need(where + ("caution_limit",), board["caution_limit"], 1, MAX_LIMIT, "a dashboard's caution limit")
@@ -632,39 +671,79 @@ def _check(m: dict, variant: str, out: list[tuple[tuple, str]]) -> None:
                         need(where + ("dice", die), count, 0, MAX_POOL, f"the number of {_key(die)!r} dice")
     loc = m["loss_of_control"]
     if "gear_00_from" in loc and loc["gear_00_from"] is not None:
-        need(("loss_of_control", "gear_00_from"), loc["gear_00_from"], 1, 7, "the lowest gear that ends in 00 (7: none)")
+        need(
+            ("loss_of_control", "gear_00_from"), loc["gear_00_from"], 1, 7, "the lowest gear that ends in 00 (7: none)"
+        )
     for gear, row in loc["damage"].items():
         for colour, tokens in row.items():
-            need(("loss_of_control", "damage", gear, colour), tokens, 0, MAX_TOKENS, f"damage tokens in gear {gear} on {colour}")
+            need(
+                ("loss_of_control", "damage", gear, colour),
+                tokens,
+                0,
+                MAX_TOKENS,
+                f"damage tokens in gear {gear} on {colour}",
+            )
     total = 0
     for kind, count in m["damage_bag"].items():
         if isinstance(count, dict):
             for side, n in count.items():
-                if need(("damage_bag", kind, side), n, 0, MAX_BAG, f"the number of {kind!r} tokens with a {side!r} shortcut side"):
+                if need(
+                    ("damage_bag", kind, side),
+                    n,
+                    0,
+                    MAX_BAG,
+                    f"the number of {kind!r} tokens with a {side!r} shortcut side",
+                ):
                     total += n
         elif need(("damage_bag", kind), count, 0, MAX_BAG, f"the number of {kind!r} tokens"):
             total += count
     most = max((t for row in loc["damage"].values() for t in row.values() if _is_int(t)), default=0)
     if total < max(most, 1):
-        out.append((("damage_bag",), f"the damage bag must hold at least {max(most, 1)} tokens (the most a loss of control draws), got {total}"))
+        out.append(
+            (
+                ("damage_bag",),
+                f"the damage bag must hold at least {max(most, 1)} tokens (the most a loss of control draws), got "
+                f"{total}",
+            )
+        )
     if "time_per_turn" in m:
         times = m["time_per_turn"]
-        ok = [need(("time_per_turn", g), s, 1, MAX_SECONDS, f"the seconds of a turn in gear {g}") for g, s in times.items()]
+        ok = [
+            need(("time_per_turn", g), s, 1, MAX_SECONDS, f"the seconds of a turn in gear {g}")
+            for g, s in times.items()
+        ]
         if all(ok):
             for g in GEARS[:-1]:
                 if times[str(g + 1)] > times[str(g)]:
-                    out.append((("time_per_turn", str(g + 1)), f"a higher gear must not be slower: gear {g + 1} counts {times[str(g + 1)]} s, gear {g} {times[str(g)]} s"))
+                    out.append(
+                        (
+                            ("time_per_turn", str(g + 1)),
+                            f"a higher gear must not be slower: gear {g + 1} counts {times[str(g + 1)]} s, gear {g} "
+                            f"{times[str(g)]} s",
+                        )
+                    )
     if "time_cards" in m:
         cards = m["time_cards"]
         need(("time_cards", "loss_seconds"), cards["loss_seconds"], 1, MAX_SECONDS, "the seconds of a spin or crash")
         for gear, card in cards["gears"].items():
-            where = ("time_cards", "gears", gear)
-            ok = need(where + ("seconds",), card["seconds"], 1, MAX_SECONDS, f"the seconds of a gear-{gear} card")
-            counts = [need(where + (icon,), card[icon], 0, MAX_BAG, f"the gear-{gear} cards showing {icon}") for icon in ("sisu", "spin", "crash")]
+            deck = ("time_cards", "gears", gear)
+            seconds_ok = need(
+                deck + ("seconds",), card["seconds"], 1, MAX_SECONDS, f"the seconds of a gear-{gear} card"
+            )
+            counts = [
+                need(deck + (icon,), card[icon], 0, MAX_BAG, f"the gear-{gear} cards showing {icon}")
+                for icon in ("sisu", "spin", "crash")
+            ]
             if all(counts) and card["sisu"] + card["spin"] + card["crash"] < 1:
-                out.append((where, f"gear {gear}'s deck needs at least one card"))
-            if ok and _is_int(cards["loss_seconds"]) and card["seconds"] > cards["loss_seconds"]:
-                out.append((where + ("seconds",), f"a loss of control must cost more than any gear: gear {gear} counts {card['seconds']} s, a spin {cards['loss_seconds']} s"))
+                out.append((deck, f"gear {gear}'s deck needs at least one card"))
+            if seconds_ok and _is_int(cards["loss_seconds"]) and card["seconds"] > cards["loss_seconds"]:
+                out.append(
+                    (
+                        deck + ("seconds",),
+                        f"a loss of control must cost more than any gear: gear {gear} counts {card['seconds']} s, a "
+                        f"spin {cards['loss_seconds']} s",
+                    )
+                )
     for flag in ("leader_first_player_only",):
         if flag in m and not isinstance(m[flag], bool):
             out.append(((flag,), f"{flag!r} must be true or false, got {m[flag]!r}"))
@@ -673,11 +752,18 @@ def _check(m: dict, variant: str, out: list[tuple[tuple, str]]) -> None:
         need(("flying_start", "to_gear"), fs["to_gear"], 1, 6, "the flying start's gear")
         need(("flying_start", "caution_moves"), fs["caution_moves"], 0, 6, "the spaces a flying start's caution moves")
         if not isinstance(fs["ignores_loss_of_control"], bool):
-            out.append((("flying_start", "ignores_loss_of_control"), f"'ignores_loss_of_control' must be true or false, got {fs['ignores_loss_of_control']!r}"))
+            out.append(
+                (
+                    ("flying_start", "ignores_loss_of_control"),
+                    f"'ignores_loss_of_control' must be true or false, got {fs['ignores_loss_of_control']!r}",
+                )
+            )
 
 
 def _build(m: dict, base: Ruleset, replaced: tuple[str, ...], whole: tuple[str, ...]) -> Ruleset:
-    dice = tuple(replace(d, faces=m["dice"][d.name]["faces"], cautions=m["dice"][d.name]["cautions"]) for d in base.dice)
+    dice = tuple(
+        replace(d, faces=m["dice"][d.name]["faces"], cautions=m["dice"][d.name]["cautions"]) for d in base.dice
+    )
     boards = tuple(
         Dashboard(c, t, w, tuple((_key(k), v) for k, v in b["dice"].items()), b["caution_limit"])
         for c, by_t in m["dashboards"].items()
@@ -686,7 +772,7 @@ def _build(m: dict, base: Ruleset, replaced: tuple[str, ...], whole: tuple[str, 
     )
     loc = m["loss_of_control"]
     damage = tuple((int(g), tuple(row.items())) for g, row in sorted(loc["damage"].items(), key=lambda kv: int(kv[0])))
-    tokens = []
+    tokens: list[DamageToken] = []
     for kind, count in m["damage_bag"].items():
         if isinstance(count, dict):
             tokens.extend(DamageToken(kind, n, side) for side, n in count.items())
@@ -730,4 +816,7 @@ def house_note(ruleset: Ruleset, sections: tuple[str, ...] | None = None) -> str
     house = [s for s in ruleset.house if sections is None or s in sections]
     if not house:
         return None
-    return f"house values: {', '.join(s.replace('_', ' ') for s in house)} (not in the rulebook or any public source; replace them with your own box's)"
+    return (
+        f"house values: {', '.join(s.replace('_', ' ') for s in house)} (not in the rulebook or any public source; "
+        "replace them with your own box's)"
+    )

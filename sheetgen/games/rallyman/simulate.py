@@ -90,7 +90,10 @@ DAMAGE_WORDS = {
 def race_lines(final: RaceState) -> list[str]:
     """The race as the players record it, from the engine's log."""
     stage = final.stage
-    lines = [f"{stage.track.name}: {len(final.cars)} car{'s' if len(final.cars) != 1 else ''}, {stage.car_class}, weather {stage.weather}"]
+    lines = [
+        f"{stage.track.name}: {len(final.cars)} car{'s' if len(final.cars) != 1 else ''}, {stage.car_class}, weather "
+        f"{stage.weather}"
+    ]
     turn: dict[int, dict] = {}
     for event in final.log:
         kind = event[0]
@@ -137,7 +140,10 @@ def race_lines(final: RaceState) -> list[str]:
                 at, g, _end = t["lose"]
                 parts.append(f"LOST CONTROL at ({at.q}, {at.r}) in gear {g}")
                 if t.get("damage"):
-                    parts.append("damage: " + ", ".join(f"{DAMAGE_WORDS.get(k, k)}" + (f" x{n}" if n > 1 else "") for k, n in t["damage"]))
+                    parts.append(
+                        "damage: "
+                        + ", ".join(f"{DAMAGE_WORDS.get(k, k)}" + (f" x{n}" if n > 1 else "") for k, n in t["damage"])
+                    )
             if t.get("stuck"):
                 parts.append("no die can be placed: stopped")
             if t.get("pit"):

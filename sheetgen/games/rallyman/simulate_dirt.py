@@ -5,8 +5,8 @@ and the running total (docs/rallyman_dirt.md "Simulation").
 The stage is the DIRT engine's (:class:`rules_dirt.DirtRace`: the staggered start, the
 order of play, shortcuts and mud, jumps, water, damage), played by
 :func:`sheetgen.engine.playout` with ``random.Random(seed)``. Every car drives the par plan
-(solved for a car alone), flat out (`par`) or one at a time (`careful`); with other cars about (or dice lost) it drives the
-longest start of its plan that the rules allow, and the first legal die if none is.
+(solved for a car alone), flat out (`par`) or one at a time (`careful`); with other cars
+about (or dice lost) it drives the longest start of its plan that the rules allow, and the first legal die if none is.
 """
 
 from __future__ import annotations
@@ -106,12 +106,16 @@ def race_lines(final: DirtRace) -> list[str]:
             t = turn.pop(i, {"dice": []})
             parts = [f"  car {i + 1}: dice {describe_plan(tuple(t['dice'])) or '-'}"]
             if "one" in t:
-                parts.append(f"one at a time, {t['one']} rolled" + (f", {t['secured']} secured" if t.get("secured") else ""))
+                parts.append(
+                    f"one at a time, {t['one']} rolled" + (f", {t['secured']} secured" if t.get("secured") else "")
+                )
             if t.get("cautions"):
                 parts.append(f"{t['cautions']} caution{'s' if t['cautions'] != 1 else ''}")
             if "lose" in t:
                 at, g = t["lose"]
-                parts.append(f"LOST CONTROL at ({at.q}, {at.r}) in gear {g}: {ICON_WORDS.get(t.get('icon'), t.get('icon'))}")
+                icon = t.get("icon")
+                words = None if icon is None else ICON_WORDS.get(icon, icon)
+                parts.append(f"LOST CONTROL at ({at.q}, {at.r}) in gear {g}: {words}")
             if t.get("damage"):
                 parts.append("damage: " + ", ".join(k + (f" x{m}" if m > 1 else "") for k, m in t["damage"]))
             if t.get("shortcut"):
@@ -129,7 +133,9 @@ def race_lines(final: DirtRace) -> list[str]:
     return lines
 
 
-def simulate(stage: DirtStage, seed: int, cars: int = 1, solved: DirtPar | None = None, policy: str = "par") -> DirtRace:
+def simulate(
+    stage: DirtStage, seed: int, cars: int = 1, solved: DirtPar | None = None, policy: str = "par"
+) -> DirtRace:
     """One seeded stage (see the module); the final state holds the log."""
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r} (one of: {', '.join(POLICIES)})")

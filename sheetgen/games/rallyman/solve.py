@@ -634,7 +634,7 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
         V(*start)
     # the solver's functions refer to each other: let them go now, and their fronts with them
     # (not at the cyclic collector's next full pass)
-    V = flat = one = loss = follow = None  # noqa: F841
+    V = flat = one = loss = follow = None  # noqa: F811, F841 (dropped on purpose, see above)
     result = Par(stage, start, value, choice, cap, limit)
     if forward is not None:  # (the kernel's forward pass: _forward's figures)
         result.danger, result.expected_turns, result.turns_by_mode = forward

@@ -44,7 +44,6 @@ from dataclasses import replace
 from typing import Any
 
 from sheetgen.errors import Problem, SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rallyman import compact
 from sheetgen.games.rallyman.hexgrid import (
     DEFAULT_FRAME,
@@ -73,6 +72,7 @@ from sheetgen.games.rallyman.model import (
     Track,
     Variant,
 )
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 
@@ -85,20 +85,34 @@ MAX_COORD = 1000
 MAX_LAPS = 10
 
 _NAME = {"type": "string", "minLength": 1, "maxLength": 80, **TEXT}
-_TILE_ID = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$", "description": "letters, digits, _ . and - (Rekee's ids such as 117a or 205a-2)"}
+_TILE_ID = {
+    "type": "string",
+    "pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+    "description": "letters, digits, _ . and - (Rekee's ids such as 117a or 205a-2)",
+}
 _COORD = {"type": "integer", "minimum": -MAX_COORD, "maximum": MAX_COORD}
 _DIR = {"type": "integer", "minimum": 0, "maximum": 5}
 _LIMIT = {"type": "integer", "minimum": MIN_LIMIT, "maximum": MAX_LIMIT}
 _GEAR = {"type": "integer", "minimum": MIN_GEAR, "maximum": MAX_GEAR}
 _SURFACE = {"enum": [s.value for s in Surface]}
-_DANGER = {"enum": [d.value for d in Danger], "description": "the tile's danger colour: yellow (low), orange (medium), red (high)"}
+_DANGER = {
+    "enum": [d.value for d in Danger],
+    "description": "the tile's danger colour: yellow (low), orange (medium), red (high)",
+}
 _POINT = {"type": "array", "minItems": 2, "maxItems": 2, "items": _COORD, "description": "a cell: [q, r]"}
 
 _CELL_PROPS: dict[str, Any] = {
     "q": _COORD,
     "r": _COORD,
-    "heading": dict(_DIR, description="direction of travel: 0 east, 1 south-east, 2 south-west, 3 west, 4 north-west, 5 north-east"),
-    "lane": {"type": "integer", "minimum": 0, "maximum": 8, "description": "1 = leftmost lane in the direction of travel; 0 = a shortcut space"},
+    "heading": dict(
+        _DIR, description="direction of travel: 0 east, 1 south-east, 2 south-west, 3 west, 4 north-west, 5 north-east"
+    ),
+    "lane": {
+        "type": "integer",
+        "minimum": 0,
+        "maximum": 8,
+        "description": "1 = leftmost lane in the direction of travel; 0 = a shortcut space",
+    },
     "surface": _SURFACE,
     "danger": _DANGER,
     "limit": dict(_LIMIT, description="corner limit: the top gear on this space"),
@@ -112,13 +126,24 @@ _CELL_PROPS: dict[str, Any] = {
     "water": {"type": "boolean", "description": "DIRT: a water hazard"},
 }
 _CELL = {"type": "object", "additionalProperties": False, "required": ["q", "r", "heading"], "properties": _CELL_PROPS}
-_TRACK_CELL = dict(_CELL, properties=dict(_CELL_PROPS, replace={"type": "boolean", "description": "replaces a cell a tile or the path lays there"}))
+_TRACK_CELL = dict(
+    _CELL,
+    properties=dict(
+        _CELL_PROPS, replace={"type": "boolean", "description": "replaces a cell a tile or the path lays there"}
+    ),
+)
 _LINE = {
     "type": "object",
     "additionalProperties": False,
     "required": ["between"],
     "properties": {
-        "between": {"type": "array", "minItems": 2, "maxItems": 2, "items": _POINT, "description": "the two neighbouring cells"},
+        "between": {
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "items": _POINT,
+            "description": "the two neighbouring cells",
+        },
         "limit": dict(_LIMIT, description="the top gear of a move between them"),
         "caution": {"type": "boolean", "description": "a move between them adds one caution"},
     },
@@ -131,7 +156,12 @@ _TOKEN = {
     "additionalProperties": False,
     "required": ["id", "q", "r", "dir"],
     "description": "a Rekee token, kept for the round trip",
-    "properties": {"id": {"type": "string", "minLength": 1, "maxLength": 60}, "q": _TOKEN_NUMBER, "r": _TOKEN_NUMBER, "dir": _TOKEN_NUMBER},
+    "properties": {
+        "id": {"type": "string", "minLength": 1, "maxLength": 60},
+        "q": _TOKEN_NUMBER,
+        "r": _TOKEN_NUMBER,
+        "dir": _TOKEN_NUMBER,
+    },
 }
 _PLACED = {
     "type": "object",
@@ -150,7 +180,12 @@ _PATH = {
     "additionalProperties": False,
     "required": ["segments"],
     "properties": {
-        "lanes": {"type": "integer", "minimum": 1, "maximum": compact.MAX_LANES, "description": "lanes side by side (default 2)"},
+        "lanes": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": compact.MAX_LANES,
+            "description": "lanes side by side (default 2)",
+        },
         "from": {
             "type": "object",
             "additionalProperties": False,
@@ -161,7 +196,12 @@ _PATH = {
         "segments": {
             "oneOf": [
                 {"type": "string", "minLength": 1, "maxLength": 8000},
-                {"type": "array", "minItems": 1, "maxItems": compact.MAX_SEGMENTS, "items": {"type": "string", "minLength": 1, "maxLength": 200}},
+                {
+                    "type": "array",
+                    "minItems": 1,
+                    "maxItems": compact.MAX_SEGMENTS,
+                    "items": {"type": "string", "minLength": 1, "maxLength": 200},
+                },
             ],
             "description": "'straight 4, corner right limit 3/4, straight 2', or one segment per item",
         },
@@ -179,7 +219,12 @@ TRACK_SCHEMA: dict[str, Any] = {
         "kind": {"const": "track"},
         "name": _NAME,
         "author": {"type": "string", "maxLength": 80},
-        "laps": {"type": "integer", "minimum": 1, "maximum": MAX_LAPS, "description": "laps of a GT circuit (default 1; a DIRT stage is driven once: 1)"},
+        "laps": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_LAPS,
+            "description": "laps of a GT circuit (default 1; a DIRT stage is driven once: 1)",
+        },
         "surface": _SURFACE,
         "danger": _DANGER,
         "library": {"type": "string", "minLength": 1, "description": "tile library file, relative to this file"},
@@ -188,7 +233,10 @@ TRACK_SCHEMA: dict[str, Any] = {
         "cells": {"type": "array", "minItems": 1, "maxItems": MAX_CELLS, "items": _TRACK_CELL},
         "lines": {"type": "array", "maxItems": MAX_LINES, "items": _LINE},
         # ruleset hook (rmdirt): the values of a user's own box (ruleset.to_mapping's shape)
-        "ruleset": {"type": "object", "description": "values printed in your own box (time cards, dice...): ruleset.py's mapping"},
+        "ruleset": {
+            "type": "object",
+            "description": "values printed in your own box (time cards, dice...): ruleset.py's mapping",
+        },
     },
 }
 
@@ -217,7 +265,10 @@ TILES_SCHEMA: dict[str, Any] = {
         "variant": {"enum": [v.value for v in Variant], "description": "left out: tiles for either game"},
         "frame": {
             "enum": list(FRAMES),
-            "description": "the tiles' shape and lattice: standard (the default: 4 spaces across, tile (q, r) centred on cell (4q, 4r)) or large (7 across, on cell (7q, 7r))",
+            "description": (
+                "the tiles' shape and lattice: standard (the default: 4 spaces across, tile (q, r) centred on cell "
+                "(4q, 4r)) or large (7 across, on cell (7q, 7r))"
+            ),
         },
         "name": _NAME,
         "tiles": {"type": "array", "minItems": 1, "maxItems": MAX_LIBRARY, "items": _TILE},
@@ -273,7 +324,9 @@ def cell_problems(raw: dict, variant: Variant | None) -> list[tuple[tuple, str]]
     if raw.get("caution") and "limit" not in raw:
         out.append((("caution",), "'caution' marks a corner limit: give the cell a 'limit'"))
     if "shortcut" in raw and raw.get("lane", 1) != 0:
-        out.append((("lane",) if "lane" in raw else ("shortcut",), "a shortcut space is off the road: give it 'lane: 0'"))
+        out.append(
+            (("lane",) if "lane" in raw else ("shortcut",), "a shortcut space is off the road: give it 'lane: 0'")
+        )
     if "shortcut" not in raw and raw.get("lane", 1) == 0:
         out.append((("lane",), "lane 0 is for shortcut spaces; a road lane is 1 or more"))
     if "shortcut" in raw and "limit" in raw:
@@ -300,7 +353,9 @@ def _line_problems(raw: dict) -> list[tuple[tuple, str]]:
     a, b = (Hex(*p) for p in raw["between"])
     out = []
     if distance(a, b) != 1:
-        out.append((("between",), f"an inside line runs between neighbouring cells; {a} and {b} are {distance(a, b)} apart"))
+        out.append(
+            (("between",), f"an inside line runs between neighbouring cells; {a} and {b} are {distance(a, b)} apart")
+        )
     if "limit" not in raw and not raw.get("caution"):
         out.append((("between",), "an inside line has a 'limit' or 'caution: true' (or both)"))
     return out
@@ -311,7 +366,10 @@ def _line_problems(raw: dict) -> list[tuple[tuple, str]]:
 
 def load_library(doc: Document) -> Library:
     data = doc.data
-    outline = dict(TILES_SCHEMA, properties=dict(TILES_SCHEMA["properties"], tiles={"type": "array", "minItems": 1, "maxItems": MAX_LIBRARY}))
+    outline = dict(
+        TILES_SCHEMA,
+        properties=dict(TILES_SCHEMA["properties"], tiles={"type": "array", "minItems": 1, "maxItems": MAX_LIBRARY}),
+    )
     problems = check(doc, outline)
     variant = Variant(data["variant"]) if data.get("variant") in {v.value for v in Variant} else None
     frame = data["frame"] if data.get("frame") in FRAMES else DEFAULT_FRAME
@@ -322,7 +380,9 @@ def load_library(doc: Document) -> Library:
         found = check(doc, _TILE, raw, base)
         if isinstance(raw, dict) and isinstance(raw.get("id"), str):
             if raw["id"] in ids:
-                problems.append(doc.problem(base + ("id",), f"duplicate tile id {raw['id']!r} (also tile {ids[raw['id']] + 1})"))
+                problems.append(
+                    doc.problem(base + ("id",), f"duplicate tile id {raw['id']!r} (also tile {ids[raw['id']] + 1})")
+                )
             else:
                 ids[raw["id"]] = i
         if not found:
@@ -346,7 +406,9 @@ def _off_tile(h: Hex, frame: str) -> str:
     )
 
 
-def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None, frame: str = DEFAULT_FRAME) -> tuple[list[Problem], TileDef | None]:
+def _tile(
+    doc: Document, raw: dict, base: tuple, variant: Variant | None, frame: str = DEFAULT_FRAME
+) -> tuple[list[Problem], TileDef | None]:
     surface = Surface(raw.get("surface", "asphalt"))
     danger = Danger(raw.get("danger", "yellow"))
     problems: list[Problem] = []
@@ -373,9 +435,19 @@ def _tile(doc: Document, raw: dict, base: tuple, variant: Variant | None, frame:
             missing = [p for p in (parsed.a, parsed.b) if p not in cells]
             pair = frozenset((parsed.a, parsed.b))
             if missing:
-                problems.append(doc.problem(here + ("between",), f"an inside line joins two cells of the tile; {missing[0]} is not one"))
+                problems.append(
+                    doc.problem(
+                        here + ("between",), f"an inside line joins two cells of the tile; {missing[0]} is not one"
+                    )
+                )
             elif pair in given:
-                problems.append(doc.problem(here, f"an inside line between {parsed.a} and {parsed.b} is given twice in tile {raw['id']!r} (also its line {given[pair] + 1})"))
+                problems.append(
+                    doc.problem(
+                        here,
+                        f"an inside line between {parsed.a} and {parsed.b} is given twice in tile {raw['id']!r} (also "
+                        f"its line {given[pair] + 1})",
+                    )
+                )
             given.setdefault(pair, j)
             lines.append(parsed)
     if problems:
@@ -404,7 +476,13 @@ def load_track(doc: Document) -> Track:
     surface = Surface(data.get("surface", "asphalt"))
     danger = Danger(data.get("danger", "yellow"))
     if variant is Variant.DIRT and data.get("laps", 1) != 1:
-        problems.append(doc.problem(("laps",), f"a Rallyman DIRT stage is driven once, from its start to its finish: 'laps' must be 1 on a DIRT track, got {data['laps']}"))
+        problems.append(
+            doc.problem(
+                ("laps",),
+                "a Rallyman DIRT stage is driven once, from its start to its finish: 'laps' must be 1 on a DIRT "
+                f"track, got {data['laps']}",
+            )
+        )
     if not any(key in data for key in ("tiles", "path", "cells")):
         raise SpecError([*problems, doc.problem((), "a track needs 'tiles', 'path' or 'cells' (or several of them)")])
     laid: dict[Hex, Cell] = {}
@@ -425,24 +503,53 @@ def load_track(doc: Document) -> Track:
                 if previous is not None:
                     other = origin[cell.hex]
                     owners = set(tile_of(cell.hex, placement.frame))
-                    if (placement.q, placement.r) in owners and _pos(placements, previous.tile) in owners:
+                    if (
+                        previous.tile is not None  # (every cell laid so far is a tile's)
+                        and (placement.q, placement.r) in owners
+                        and _pos(placements, previous.tile) in owners
+                    ):
                         # RM-2: a half cell is as dangerous as the more dangerous of its tiles,
                         # and has the surface and lane number of the tile listed first (lane
                         # counts that differ are the tile edge check's to report)
                         danger = max(previous.danger, cell.danger, key=_DANGER_ORDER.index)
-                        mine = replace(cell, tile=previous.tile, danger=previous.danger, surface=previous.surface, lane=previous.lane)
+                        mine = replace(
+                            cell,
+                            tile=previous.tile,
+                            danger=previous.danger,
+                            surface=previous.surface,
+                            lane=previous.lane,
+                        )
                         if mine == previous and danger is not previous.danger:
                             laid[cell.hex] = replace(previous, danger=danger)
                             owner = placements[previous.tile]
-                            placements[previous.tile] = replace(owner, cells=tuple(laid[cell.hex] if c.hex == cell.hex else c for c in owner.cells))
+                            placements[previous.tile] = replace(
+                                owner, cells=tuple(laid[cell.hex] if c.hex == cell.hex else c for c in owner.cells)
+                            )
                         if mine != previous:
                             problems.append(
-                                doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) and {other[0]} disagree on their shared half cell {cell.hex} ({_differences(previous, mine)})")
+                                doc.problem(
+                                    where,
+                                    f"tile {placement.tile!r} at ({placement.q}, {placement.r}) and {other[0]} "
+                                    f"disagree on their shared half cell {cell.hex} ({_differences(previous, mine)})",
+                                )
                             )
-                        cells.append(replace(cell, danger=laid[cell.hex].danger, surface=laid[cell.hex].surface, lane=laid[cell.hex].lane))
+                        cells.append(
+                            replace(
+                                cell,
+                                danger=laid[cell.hex].danger,
+                                surface=laid[cell.hex].surface,
+                                lane=laid[cell.hex].lane,
+                            )
+                        )
                         continue
                     if not overlapped:
-                        problems.append(doc.problem(where, f"tile {placement.tile!r} at ({placement.q}, {placement.r}) overlaps {other[0]} on cell {cell.hex}"))
+                        problems.append(
+                            doc.problem(
+                                where,
+                                f"tile {placement.tile!r} at ({placement.q}, {placement.r}) overlaps {other[0]} on "
+                                f"cell {cell.hex}",
+                            )
+                        )
                     overlapped = True
                     continue
                 laid[cell.hex] = cell
@@ -460,7 +567,9 @@ def load_track(doc: Document) -> Track:
         if over:
             more = f" (and {len(over) - 1} more cells)" if len(over) > 1 else ""
             first, at = over[0]
-            problems.append(doc.problem(at, f"the path lays cell {first.hex}, which {origin[first.hex][0]} lays too{more}"))
+            problems.append(
+                doc.problem(at, f"the path lays cell {first.hex}, which {origin[first.hex][0]} lays too{more}")
+            )
         for cell in path_cells:
             if cell.hex in laid:
                 continue
@@ -482,7 +591,11 @@ def load_track(doc: Document) -> Track:
             problems.append(doc.problem(here, f"cell {cell.hex} is given twice (also {origin[cell.hex][0]})"))
             continue
         if previous is not None and not raw.get("replace"):
-            problems.append(doc.problem(here, f"cell {cell.hex} is laid by {origin[cell.hex][0]} already; say 'replace: true' to replace it"))
+            problems.append(
+                doc.problem(
+                    here, f"cell {cell.hex} is laid by {origin[cell.hex][0]} already; say 'replace: true' to replace it"
+                )
+            )
             continue
         if previous is None and raw.get("replace"):
             problems.append(doc.problem(here + ("replace",), f"'replace: true' but nothing else lays cell {cell.hex}"))
@@ -491,7 +604,9 @@ def load_track(doc: Document) -> Track:
             cell = replace(cell, tile=previous.tile)
             for i, p in enumerate(placements):  # both tiles of a half cell
                 if any(c.hex == cell.hex for c in p.cells):
-                    placements[i] = replace(p, cells=tuple(replace(cell, tile=i) if c.hex == cell.hex else c for c in p.cells))
+                    placements[i] = replace(
+                        p, cells=tuple(replace(cell, tile=i) if c.hex == cell.hex else c for c in p.cells)
+                    )
         laid[cell.hex] = cell
         origin[cell.hex] = (f"cell {j + 1} of 'cells'", here)
 
@@ -507,16 +622,29 @@ def load_track(doc: Document) -> Track:
             missing = [p for p in (line.a, line.b) if p not in laid]
             pair = frozenset((line.a, line.b))
             if missing:
-                found = [doc.problem(here + ("between",), f"an inside line runs between two cells of the track; {missing[0]} is not one")]
+                found = [
+                    doc.problem(
+                        here + ("between",),
+                        f"an inside line runs between two cells of the track; {missing[0]} is not one",
+                    )
+                ]
             elif pair in given:
-                found = [doc.problem(here, f"an inside line between {line.a} and {line.b} is given twice (also line {given[pair] + 1} of 'lines')")]
+                found = [
+                    doc.problem(
+                        here,
+                        f"an inside line between {line.a} and {line.b} is given twice (also line {given[pair] + 1} of "
+                        "'lines')",
+                    )
+                ]
             else:
                 given[pair] = j
                 lines.append(line)
         problems.extend(found)
 
     if not problems and len(laid) > MAX_CELLS:
-        problems.append(doc.problem(_first_form(data), f"the track has {len(laid)} cells: a track holds at most {MAX_CELLS}"))
+        problems.append(
+            doc.problem(_first_form(data), f"the track has {len(laid)} cells: a track holds at most {MAX_CELLS}")
+        )
     ruleset = None
     if "ruleset" in data:  # ruleset hook (rmdirt): a user's own values, located problems
         from sheetgen.games.rallyman.ruleset import (
@@ -566,12 +694,24 @@ def _shown(value: Any) -> str:
 
 def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tuple[Placement, tuple]], list[Problem]]:
     if "library" not in data:
-        return [], [doc.problem(("tiles",), key=True, message="tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)")]
+        return [], [
+            doc.problem(
+                ("tiles",),
+                key=True,
+                message="tiles are placed from a library: give 'library: FILE' (a file of kind: tiles)",
+            )
+        ]
     library, problems = library_beside(doc, ("library",), data["library"])
     if library is None:
         return [], problems
     if library.variant is not None and library.variant is not variant:
-        return [], [doc.problem(("library",), f"{data['library']!r} is a library of {library.variant.value.upper()} tiles; this is a {variant.value.upper()} track")]
+        return [], [
+            doc.problem(
+                ("library",),
+                f"{data['library']!r} is a library of {library.variant.value.upper()} tiles; this is a "
+                f"{variant.value.upper()} track",
+            )
+        ]
     placed = []
     seen: dict[tuple[int, int], int] = {}
     for i, raw in enumerate(data["tiles"]):
@@ -582,23 +722,47 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
             continue
         tile = library.get(raw["id"])
         if tile is None:
-            problems.append(doc.problem(here + ("id",), f"tile {raw['id']!r} is not in the library {data['library']!r}{_near(raw['id'], library)}"))
+            problems.append(
+                doc.problem(
+                    here + ("id",),
+                    f"tile {raw['id']!r} is not in the library {data['library']!r}{_near(raw['id'], library)}",
+                )
+            )
             continue
         pos = (raw["q"], raw["r"])
         if pos in seen:
-            problems.append(doc.problem(here, f"two tiles at ({pos[0]}, {pos[1]}): tile {seen[pos] + 1} is there already"))
+            problems.append(
+                doc.problem(here, f"two tiles at ({pos[0]}, {pos[1]}): tile {seen[pos] + 1} is there already")
+            )
             continue
         seen[pos] = i
         rotation = raw.get("rotation", 0)
         frame = library.frame
-        cells = tuple(replace(c, hex=place(c.hex, pos[0], pos[1], rotation, frame), heading=(c.heading + rotation) % 6) for c in tile.cells)
+        cells = tuple(
+            replace(c, hex=place(c.hex, pos[0], pos[1], rotation, frame), heading=(c.heading + rotation) % 6)
+            for c in tile.cells
+        )
         if variant is Variant.GT:
-            dirt = next((c for c in tile.cells if c.slide or c.shortcut is not None or c.jump is not None or c.water), None)
+            dirt = next(
+                (c for c in tile.cells if c.slide or c.shortcut is not None or c.jump is not None or c.water), None
+            )
             if dirt is not None:
-                problems.append(doc.problem(here + ("id",), f"tile {tile.id!r} has DIRT spaces ({', '.join(dirt.marks())} at {dirt.hex}); this is a GT track"))
+                problems.append(
+                    doc.problem(
+                        here + ("id",),
+                        f"tile {tile.id!r} has DIRT spaces ({', '.join(dirt.marks())} at {dirt.hex}); this is a GT "
+                        "track",
+                    )
+                )
                 continue
         lines = tuple(
-            InsideLine(place(line.a, pos[0], pos[1], rotation, frame), place(line.b, pos[0], pos[1], rotation, frame), line.limit, line.caution) for line in tile.lines
+            InsideLine(
+                place(line.a, pos[0], pos[1], rotation, frame),
+                place(line.b, pos[0], pos[1], rotation, frame),
+                line.limit,
+                line.caution,
+            )
+            for line in tile.lines
         )
         tokens = tuple(Token(t["id"], float(t["q"]), float(t["r"]), float(t["dir"])) for t in raw.get("tokens", ()))
         placed.append((Placement(tile.id, pos[0], pos[1], rotation, cells, lines, tokens, frame), here))
@@ -622,7 +786,9 @@ def library_beside(doc: Document, where: tuple, name: str) -> tuple[Library | No
         return None, list(exc.problems)
     data = other.data
     if not isinstance(data, dict) or data.get("game") != "rallyman" or data.get("kind") != "tiles":
-        return None, [doc.problem(where, f"{name!r} is not a Rallyman tile library (a file with game: rallyman and kind: tiles)")]
+        return None, [
+            doc.problem(where, f"{name!r} is not a Rallyman tile library (a file with game: rallyman and kind: tiles)")
+        ]
     try:
         return load_library(other), []
     except SpecError as exc:
@@ -639,7 +805,9 @@ def _segment_marks(segment: compact.Segment) -> dict:
     return marks
 
 
-def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, variant: Variant) -> tuple[tuple[Cell, ...], tuple[tuple, ...], list[Problem]]:
+def _path_cells(
+    doc: Document, raw: dict, surface: Surface, danger: Danger, variant: Variant
+) -> tuple[tuple[Cell, ...], tuple[tuple, ...], list[Problem]]:
     """The cells the path lays, where each one's segment is written (a list item, or the
     segments' string), and the path's problems, each at the segment it names."""
     segments = raw["segments"]
@@ -649,7 +817,15 @@ def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, vari
     else:
         texts = [(text, ("path", "segments", i)) for i, text in enumerate(segments)]
     if len(texts) > compact.MAX_SEGMENTS:
-        return (), (), [doc.problem(("path", "segments"), f"a path has at most {compact.MAX_SEGMENTS} segments, got {len(texts)}")]
+        return (
+            (),
+            (),
+            [
+                doc.problem(
+                    ("path", "segments"), f"a path has at most {compact.MAX_SEGMENTS} segments, got {len(texts)}"
+                )
+            ],
+        )
     parsed, problems = [], []
     for number, (text, where) in enumerate(texts, 1):
         try:
@@ -658,13 +834,18 @@ def _path_cells(doc: Document, raw: dict, surface: Surface, danger: Danger, vari
             problems.append(doc.problem(where, f"path segment {number}: {exc}"))
             continue
         # the checks of an explicit cell, for the cells the segment lays (its marks)
-        problems.extend(doc.problem(where, f"path segment {number}: {text.strip()!r}: {m}") for _p, m in cell_problems(_segment_marks(segment), variant))
+        problems.extend(
+            doc.problem(where, f"path segment {number}: {text.strip()!r}: {m}")
+            for _p, m in cell_problems(_segment_marks(segment), variant)
+        )
         parsed.append(segment)
     if problems:
         return (), (), problems
     start = raw.get("from", {"q": 0, "r": 0, "heading": 0})
     try:
-        cells, numbers = compact.lay_out_numbered(Hex(start["q"], start["r"]), start["heading"], raw.get("lanes", 2), parsed, surface, danger)
+        cells, numbers = compact.lay_out_numbered(
+            Hex(start["q"], start["r"]), start["heading"], raw.get("lanes", 2), parsed, surface, danger
+        )
     except compact.PathError as exc:
         where = texts[exc.segment - 1][1] if exc.segment is not None else ("path", "segments")
         return (), (), [doc.problem(where, f"path: {exc}")]

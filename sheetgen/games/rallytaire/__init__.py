@@ -37,7 +37,15 @@ def _load(doc: Document) -> Any:
             return load_season(doc)
         near = difflib.get_close_matches(str(data["kind"]), KINDS, n=1)
         hint = f", did you mean {near[0]!r}?" if near else ""
-        raise SpecError([doc.problem(("kind",), f"unknown kind {data['kind']!r}{hint} (a Rallytaire race has no 'kind' key, a season has 'kind: season')")])
+        raise SpecError(
+            [
+                doc.problem(
+                    ("kind",),
+                    f"unknown kind {data['kind']!r}{hint} (a Rallytaire race has no 'kind' key, a season has 'kind: "
+                    "season')",
+                )
+            ]
+        )
     return spec.load(doc)
 
 
@@ -62,7 +70,10 @@ def require_race(spec: Any) -> Any:
 
     if isinstance(spec.model, Race):
         return spec.model
-    raise spec.wrong(f"a Rallytaire {spec.kind}, not a race: analysis and simulation need a race file (`sheetgen season {spec.path}` gives a season's par times)")
+    raise spec.wrong(
+        f"a Rallytaire {spec.kind}, not a race: analysis and simulation need a race file (`sheetgen season "
+        f"{spec.path}` gives a season's par times)"
+    )
 
 
 def _schema() -> dict:
@@ -102,8 +113,8 @@ def _figures(spec: Any) -> dict | None:
         return {"analysis": analyze_race(spec.model), "advanced": sheet_figures(spec.model)}
     if isinstance(spec.model, Season):
         season = expand_season(spec.model)
-        analyses = {k: analyze_race(entry.race) for k, entry in enumerate(season.races)}
-        advanced = {k: sheet_figures(entry.race) for k, entry in enumerate(season.races) if entry.generate}
+        analyses = {k: analyze_race(entry.made) for k, entry in enumerate(season.races)}
+        advanced = {k: sheet_figures(entry.made) for k, entry in enumerate(season.races) if entry.generate}
         return {"season": season, "analyses": analyses, "advanced": advanced}
     return None
 
@@ -159,14 +170,18 @@ def _timetable(options: Options) -> Report:
     csv += [f"{speed}," + ",".join(f"{t / 10:.1f}" for t in cells) for speed, cells in enumerate(rows, start=1)]
     width = 5
     text = ["speed" + "".join(f"{m:>{width}}" for m in range(1, max_speed + 1)) + "   (spaces moved)"]
-    text += [f"{speed:>5}" + "".join(f"{t / 10:>{width}.1f}" for t in cells) for speed, cells in enumerate(rows, start=1)]
+    text += [
+        f"{speed:>5}" + "".join(f"{t / 10:>{width}.1f}" for t in cells) for speed, cells in enumerate(rows, start=1)
+    ]
     return Report(data, "\n".join(text), "\n".join(csv))
 
 
 def _tables(spec: Any, options: Options) -> Report:
     """Rallytaire plays with one table, the finishing turn's time table, the same for every race."""
     if spec is not None:
-        raise OptionError("--spec: a Rallytaire race has no tables of its own; its time table is the same for every race")
+        raise OptionError(
+            "--spec: a Rallytaire race has no tables of its own; its time table is the same for every race"
+        )
     return _timetable(options)
 
 
@@ -201,7 +216,12 @@ def _surfaces(values: tuple[str, ...]) -> tuple[str, ...]:
 def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no path in the spec: `folder` unused)
     from sheetgen.games.rallytaire.generate import generate_race, spec_text
 
-    stages, length, surfaces, difficulty = options["stages"], options["length"], options["surface"], options["difficulty"]
+    stages, length, surfaces, difficulty = (
+        options["stages"],
+        options["length"],
+        options["surface"],
+        options["difficulty"],
+    )
     race = generate_race(seed, stages=stages, length=length, surfaces=surfaces or None, difficulty=difficulty)
     words = [f"--seed {seed}", f"--stages {stages}", f"--length {length[0]}..{length[1]}"]
     if surfaces:
@@ -211,15 +231,49 @@ def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no pat
 
 
 OPTIONS = (
-    Option("rules", "advanced: boxes, tyres, push/brake/skip and fix-points, solved for the whole race (default: basic)", ("analyze", "simulate"), choices=("basic", "advanced"), default="basic"),
-    Option("policy", "cautious: never risk a crash (basic rules only; default: optimal)", ("simulate",), choices=("optimal", "cautious"), default="optimal"),
+    Option(
+        "rules",
+        "advanced: boxes, tyres, push/brake/skip and fix-points, solved for the whole race (default: basic)",
+        ("analyze", "simulate"),
+        choices=("basic", "advanced"),
+        default="basic",
+    ),
+    Option(
+        "policy",
+        "cautious: never risk a crash (basic rules only; default: optimal)",
+        ("simulate",),
+        choices=("optimal", "cautious"),
+        default="optimal",
+    ),
     Option("stages", "stages in the race (default: 4)", ("generate",), between=(1, 8), default=4),
-    Option("length", "spaces per stage, MIN..MAX (2..300; default: 40..70)", ("generate",), parse=_length, metavar="MIN..MAX", default=(40, 70)),
-    Option("surface", "surfaces the stages may have: asphalt, gravel, snow (default: all three, mixed)", ("generate",), parse=_surfaces, metavar="SURFACE[,SURFACE...]", multiple=True, default=()),
-    Option("difficulty", "the band every stage must fall in (see docs/rallytaire.md; default: medium)", ("generate",), choices=("easy", "medium", "hard"), default="medium"),
+    Option(
+        "length",
+        "spaces per stage, MIN..MAX (2..300; default: 40..70)",
+        ("generate",),
+        parse=_length,
+        metavar="MIN..MAX",
+        default=(40, 70),
+    ),
+    Option(
+        "surface",
+        "surfaces the stages may have: asphalt, gravel, snow (default: all three, mixed)",
+        ("generate",),
+        parse=_surfaces,
+        metavar="SURFACE[,SURFACE...]",
+        multiple=True,
+        default=(),
+    ),
+    Option(
+        "difficulty",
+        "the band every stage must fall in (see docs/rallytaire.md; default: medium)",
+        ("generate",),
+        choices=("easy", "medium", "hard"),
+        default="medium",
+    ),
     Option(
         "max-speed",
-        f"highest speed row ({BASIC_MAX_SPEED} in the basic game, {PUSH_MAX_SPEED} when pushing the engine; default: {BASIC_MAX_SPEED})",
+        f"highest speed row ({BASIC_MAX_SPEED} in the basic game, {PUSH_MAX_SPEED} when pushing the engine; default: "
+        f"{BASIC_MAX_SPEED})",
         ("timetable", "tables"),
         between=(1, PUSH_MAX_SPEED),
         default=BASIC_MAX_SPEED,
@@ -237,7 +291,10 @@ GAME = Game(
     schema=_schema,
     load=_load,
     summary=_summary,
-    kinds=(Kind("race", "one race sheet of up to 8 stages (a file without 'kind')"), Kind("season", "races from files or generated by seed, and the drivers")),
+    kinds=(
+        Kind("race", "one race sheet of up to 8 stages (a file without 'kind')"),
+        Kind("season", "races from files or generated by seed, and the drivers"),
+    ),
     template="race_sheet",
     template_sizes=(SPACE_MM,),
     strict=_strict,
@@ -249,7 +306,9 @@ GAME = Game(
         Printable("race sheets", ("race",), "sheetgen.render.rallytaire.race_sheet:print_race"),
         Printable("season sheet", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season"),
     ),
-    generator=Generator(_generate, "a new race: every stage valid, in its difficulty band and laid out on A4 and Letter"),
+    generator=Generator(
+        _generate, "a new race: every stage valid, in its difficulty band and laid out on A4 and Letter"
+    ),
     timetable=_timetable,
     tables=_tables,
 )

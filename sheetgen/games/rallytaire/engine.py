@@ -32,7 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import cache
-from typing import Any, ClassVar, TypeVar, Union
+from typing import Any, ClassVar, Generic, TypeVar, overload
 
 from sheetgen import dice
 from sheetgen.games.rallytaire import rules
@@ -44,16 +44,21 @@ from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedMove, Advan
 TYRES, GEAR, ROLL, PLAN, FIX, OVER = "tyres", "gear", "roll", "plan", "fix", "over"
 
 #: A car between two turns: the basic game's State, or the advanced game's (boxes, tyres...).
-Car = Union[State, AdvancedState]
+Car = State | AdvancedState
 #: What one move did: the basic game's MoveResult, or the advanced game's AdvancedMove.
-Move = Union[MoveResult, AdvancedMove]
+Move = MoveResult | AdvancedMove
 
 _T = TypeVar("_T")
+#: the car (a `Car`) and the move (a `Move`) of one rule set
+_C = TypeVar("_C", bound=Car)
+_M = TypeVar("_M", bound=Move)
 
 
-class Rules(ABC):
+class Rules(ABC, Generic[_C, _M]):
     """One rule set of Rallytaire: what a turn may do, what a roll means, what the car keeps
-    from stage to stage. Every method is the rules engine's; none keeps state."""
+    from stage to stage. Every method is the rules engine's; none keeps state. A rule set
+    has its own car and move types (`_C`, `_M`): :class:`BasicRules` the basic game's State
+    and MoveResult, :class:`AdvancedRules` the advanced game's."""
 
     name: ClassVar[str]
 
@@ -67,11 +72,11 @@ class Rules(ABC):
         return ()
 
     @abstractmethod
-    def start(self, race: Race, tyres: Surface | None) -> Car:
+    def start(self, race: Race, tyres: Surface | None) -> _C:
         """The car behind the first stage's start line."""
 
     @abstractmethod
-    def stage_start(self, stage: Stage, car: Car | None = None) -> Car:
+    def stage_start(self, stage: Stage, car: _C | None = None) -> _C:
         """The car behind the start line of `stage`, keeping from `car` (the car at the end of
         the stage before) what the rules carry from stage to stage."""
 
@@ -79,50 +84,50 @@ class Rules(ABC):
         """Fix-points to spend after stage `stage_index` (0: none, no FIX decision)."""
         return 0
 
-    def fix_options(self, race: Race, stage_index: int, car: Car) -> tuple[Fix, ...]:
+    def fix_options(self, race: Race, stage_index: int, car: _C) -> tuple[Fix, ...]:
         """Every way to spend the fix-points after stage `stage_index`; () when there are none."""
         return ()
 
-    def apply_fix(self, race: Race, stage_index: int, car: Car, fix: Fix) -> Car:
+    def apply_fix(self, race: Race, stage_index: int, car: _C, fix: Fix) -> _C:
         raise RulesError(f"the {self.name} rules have no fix-points")
 
     # -- a turn
 
     @abstractmethod
-    def actions(self, stage: Stage, car: Car) -> tuple[Action, ...]:
+    def actions(self, stage: Stage, car: _C) -> tuple[Action, ...]:
         """Every legal action, in the order solvers break ties."""
 
     @abstractmethod
-    def outcomes(self, stage: Stage, car: Car, action: Action) -> tuple[tuple[Any, Fraction], ...]:
+    def outcomes(self, stage: Stage, car: _C, action: Action) -> tuple[tuple[Any, Fraction], ...]:
         """The roll of a legal `action` as exact ``(outcome, probability)`` pairs, ascending."""
 
     @abstractmethod
-    def move(self, stage: Stage, car: Car, action: Action, outcome: Any) -> Move:
+    def move(self, stage: Stage, car: _C, action: Action, outcome: Any) -> _M:
         """Drive `action` with the dice showing `outcome` (checked)."""
 
     @abstractmethod
-    def drive(self, move: Move) -> MoveResult:
+    def drive(self, move: _M) -> MoveResult:
         """The basic engine's part of a move: positions, corners crossed, crash, finish."""
 
-    def out(self, move: Move) -> bool:
+    def out(self, move: _M) -> bool:
         """The move put the car out of the race."""
         return False
 
     @abstractmethod
-    def plan_options(self, stage: Stage, car: Car, move: Move) -> PlanOptions:
+    def plan_options(self, stage: Stage, car: _C, move: _M) -> PlanOptions:
         """The corners to plan after `move` from `car`, and the legal D choices."""
 
     @abstractmethod
-    def next_state(self, stage: Stage, car: Car, move: Move, drift: int | None = None) -> Car:
+    def next_state(self, stage: Stage, car: _C, move: _M, drift: int | None = None) -> _C:
         """The car after `move` and its plans (`drift`: one of the plan options' choices)."""
 
     @abstractmethod
-    def faces(self, stage: Stage, car: Car, action: Action, outcome: Any, rng: random.Random) -> tuple[int, ...]:
+    def faces(self, stage: Stage, car: _C, action: Action, outcome: Any, rng: random.Random) -> tuple[int, ...]:
         """Concrete dice faces for a roll already known to give `outcome`, drawn from `rng`
         with their probability given it: only so that a sheet reads like a real one."""
 
 
-class BasicRules(Rules):
+class BasicRules(Rules[State, MoveResult]):
     """The basic game: a gear (one down, the same or one up; 1st when forced), as many dice as
     the gear, one space more per 4, 5 or 6. Outcomes are speeds."""
 
@@ -133,7 +138,7 @@ class BasicRules(Rules):
             raise RulesError("the basic rules have no tyres")
         return rules.initial_state(race.stages[0])
 
-    def stage_start(self, stage: Stage, car: Car | None = None) -> State:
+    def stage_start(self, stage: Stage, car: State | None = None) -> State:
         return rules.initial_state(stage)
 
     def actions(self, stage: Stage, car: State) -> tuple[Action, ...]:
@@ -166,9 +171,17 @@ class BasicRules(Rules):
             rules.success_faces(stage),
         )
 
+    @overload
     def transitions(
-        self, stage: Stage, car: State, action: Action, make: Callable[[int, int | None, int | None], _T] = State
-    ) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, _T], ...]], ...]:
+        self, stage: Stage, car: State, action: Action
+    ) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, State], ...]], ...]: ...
+    @overload
+    def transitions(
+        self, stage: Stage, car: State, action: Action, make: Callable[[int, int | None, int | None], _T]
+    ) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, _T], ...]], ...]: ...
+    def transitions(
+        self, stage: Stage, car: State, action: Action, make: Callable[[int, int | None, int | None], Any] = State
+    ) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, Any], ...]], ...]:
         """Every outcome of `action` with its plan phase at once (:func:`rules.transitions`):
         what the exact solver walks, without building a move per outcome."""
         if action.option is not None or action.skip:
@@ -176,7 +189,7 @@ class BasicRules(Rules):
         return rules.transitions(stage, car, action.gear, make)
 
 
-class AdvancedRules(Rules):
+class AdvancedRules(Rules[AdvancedState, AdvancedMove]):
     """The advanced game: tyres, push / brake / skip a gear (each checks a box), three-of-a-kind
     locks, Car boxes (the last one checked puts the car out) and fix-points between stages.
     Outcomes are :class:`Roll` (speed, locks)."""
@@ -228,13 +241,19 @@ class AdvancedRules(Rules):
     def plan_options(self, stage: Stage, car: AdvancedState, move: AdvancedMove) -> PlanOptions:
         return adv.plan_options(stage, car, move)
 
-    def next_state(self, stage: Stage, car: AdvancedState, move: AdvancedMove, drift: int | None = None) -> AdvancedState:
+    def next_state(
+        self, stage: Stage, car: AdvancedState, move: AdvancedMove, drift: int | None = None
+    ) -> AdvancedState:
         return adv.next_state(stage, car, move, drift)
 
-    def faces(self, stage: Stage, car: AdvancedState, action: Action, outcome: Roll, rng: random.Random) -> tuple[int, ...]:
+    def faces(
+        self, stage: Stage, car: AdvancedState, action: Action, outcome: Roll, rng: random.Random
+    ) -> tuple[int, ...]:
         n = adv.dice_count(stage, car.tyres, action)
         rule = adv.tyre_rule(car.tyres, stage.surface)
-        return dice.faces_from_counts(rng, _face_table(n, rule, (outcome.speed - BASE_SPEED[action.gear], outcome.locks)))
+        return dice.faces_from_counts(
+            rng, _face_table(n, rule, (outcome.speed - BASE_SPEED[action.gear], outcome.locks))
+        )
 
 
 @cache
@@ -257,10 +276,10 @@ def _face_table(n: int, rule: TyreRule, key: tuple[int, bool]) -> tuple:
 
 BASIC = BasicRules()
 ADVANCED = AdvancedRules()
-VARIANTS: dict[str, Rules] = {r.name: r for r in (BASIC, ADVANCED)}
+VARIANTS: dict[str, Rules[Any, Any]] = {r.name: r for r in (BASIC, ADVANCED)}
 
 
-def rules_named(name: str) -> Rules:
+def rules_named(name: str) -> Rules[Any, Any]:
     """The rule set called `name` ("basic" or "advanced")."""
     try:
         return VARIANTS[name]
@@ -278,7 +297,7 @@ class RaceState:
     across the last finish line, or out on stage `stage_index`."""
 
     race: Race
-    rules: Rules
+    rules: Rules[Any, Any]
     phase: str
     stage_index: int = 0
     car: Car | None = None
@@ -289,7 +308,7 @@ class RaceState:
     outcomes: tuple[tuple[Any, Fraction], ...] = field(default=(), compare=False, repr=False)
 
     @staticmethod
-    def start(race: Race, rules: Rules | str = "basic") -> RaceState:
+    def start(race: Race, rules: Rules[Any, Any] | str = "basic") -> RaceState:
         variant = rules if isinstance(rules, Rules) else rules_named(rules)
         if not race.stages:
             raise RulesError(f"race {race.name!r} has no stages")
@@ -312,14 +331,38 @@ class RaceState:
     def chance_outcomes(self) -> tuple[tuple[Any, Fraction], ...]:
         if self.outcomes or self.phase != ROLL:
             return self.outcomes
-        return self.rules.outcomes(self.stage, self.car, self.action)  # a ROLL state made by hand
+        return self.rules.outcomes(self.stage, self.car, self.turn_action())  # a ROLL state made by hand
+
+    def turn_action(self) -> Action:
+        """The turn's action, which a ROLL or PLAN state has."""
+        if self.action is None:
+            raise RulesError(f"a {self.phase} state without the turn's action")
+        return self.action
+
+    def turn_move(self) -> Move:
+        """What the turn's move did, which a PLAN state has."""
+        if self.move is None:
+            raise RulesError(f"a {self.phase} state without the turn's move")
+        return self.move
+
+    def move_plans(self) -> PlanOptions:
+        """The plans the move calls for, which a PLAN state has."""
+        if self.plan is None:
+            raise RulesError(f"a {self.phase} state without the move's plan options")
+        return self.plan
+
+    def race_car(self) -> Car:
+        """The car, which every state has once the tyres are chosen."""
+        if self.car is None:
+            raise RulesError(f"a {self.phase} state without its car")
+        return self.car
 
     def legal_actions(self) -> tuple[Any, ...]:
         phase = self.phase
         if phase == GEAR:
             return self.rules.actions(self.stage, self.car)
         if phase == PLAN:
-            return self.plan.drift_choices
+            return self.move_plans().drift_choices
         if phase == TYRES:
             return self.rules.tyre_choices(self.race)
         if phase == FIX:
@@ -334,14 +377,17 @@ class RaceState:
         phase = self.phase
         race, variant, k = self.race, self.rules, self.stage_index
         if phase == GEAR:  # the rules check the action while they list its outcomes
-            return RaceState(race, variant, ROLL, k, self.car, action, outcomes=variant.outcomes(self.stage, self.car, action))
+            return RaceState(
+                race, variant, ROLL, k, self.car, action, outcomes=variant.outcomes(self.stage, self.car, action)
+            )
         if phase == ROLL:
             if not any(o == action for o, _ in self.chance_outcomes()):
                 raise RulesError(f"{action!r} is not a possible roll of {self.action!r}")
             return self._rolled(action)
         if phase == PLAN:
-            if action not in self.plan.drift_choices:
-                raise RulesError(f"{action!r} is not a plan after this move (one of {self.plan.drift_choices!r})")
+            choices = self.move_plans().drift_choices
+            if action not in choices:
+                raise RulesError(f"{action!r} is not a plan after this move (one of {choices!r})")
             return RaceState(race, variant, GEAR, k, variant.next_state(self.stage, self.car, self.move, action))
         if phase == FIX:  # the rules check the fix while they apply it
             return self._next_stage(variant.apply_fix(race, k, self.car, action))
@@ -353,7 +399,7 @@ class RaceState:
 
     def _rolled(self, outcome: Any) -> RaceState:
         race, variant, k, stage, car = self.race, self.rules, self.stage_index, self.stage, self.car
-        move = variant.move(stage, car, self.action, outcome)
+        move = variant.move(stage, car, self.turn_action(), outcome)
         if move.finished or variant.out(move):
             end = variant.next_state(stage, car, move)
             if variant.out(move) or k == len(race.stages) - 1:

@@ -34,8 +34,9 @@ import functools
 import gc
 import math
 import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
+from typing import TypeVar
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire import SPACE_MM
@@ -99,7 +100,7 @@ BANDS: dict[str, Band] = {
 }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def straight_par(length: int) -> float:
     """Par time of a stage of `length` spaces without corners (the surface does not matter in
     the basic game)."""
@@ -140,7 +141,14 @@ class _Profile:
 
 PROFILES: dict[str, _Profile] = {
     "easy": _Profile(
-        features=(("corner", 5.0), ("kink", 1.5), ("chicane", 1.0), ("esses", 1.0), ("hairpin", 0.6), ("switchback", 0.0)),
+        features=(
+            ("corner", 5.0),
+            ("kink", 1.5),
+            ("chicane", 1.0),
+            ("esses", 1.0),
+            ("hairpin", 0.6),
+            ("switchback", 0.0),
+        ),
         gears=((1, 0.2), (2, 1.0), (3, 3.0), (4, 3.0), (5, 1.5)),
         gap=(6, 10),
         zone=(5, 8),
@@ -148,14 +156,28 @@ PROFILES: dict[str, _Profile] = {
         tilt=-1.0,
     ),
     "medium": _Profile(
-        features=(("corner", 5.0), ("kink", 1.5), ("chicane", 1.5), ("esses", 1.0), ("hairpin", 1.2), ("switchback", 0.8)),
+        features=(
+            ("corner", 5.0),
+            ("kink", 1.5),
+            ("chicane", 1.5),
+            ("esses", 1.0),
+            ("hairpin", 1.2),
+            ("switchback", 0.8),
+        ),
         gears=((1, 0.6), (2, 2.0), (3, 3.0), (4, 2.5), (5, 1.0)),
         gap=(5, 10),
         zone=(4, 8),
         tilt=-0.8,
     ),
     "hard": _Profile(
-        features=(("corner", 4.0), ("kink", 1.0), ("chicane", 2.0), ("esses", 1.0), ("hairpin", 2.0), ("switchback", 1.5)),
+        features=(
+            ("corner", 4.0),
+            ("kink", 1.0),
+            ("chicane", 2.0),
+            ("esses", 1.0),
+            ("hairpin", 2.0),
+            ("switchback", 1.5),
+        ),
         gears=((1, 1.2), (2, 3.0), (3, 3.0), (4, 1.5), (5, 0.6)),
         gap=(5, 9),
         zone=(4, 7),
@@ -182,12 +204,17 @@ def _flavour(profile: _Profile, surface: Surface, tilt: float = 0.0) -> _Profile
     lean = _SURFACE_FEATURES[surface]
     return replace(
         profile,
-        features=tuple((k, w * lean.get(k, 1.0) * math.exp(0.4 * tilt * _FEATURE_TILT.get(k, 0.0))) for k, w in profile.features),
+        features=tuple(
+            (k, w * lean.get(k, 1.0) * math.exp(0.4 * tilt * _FEATURE_TILT.get(k, 0.0))) for k, w in profile.features
+        ),
         gears=tuple((g, w * math.exp(-0.4 * tilt * (g - 3))) for g, w in profile.gears),
     )
 
 
-def _pick(rng: random.Random, weighted: Sequence[tuple]) -> object:
+_T = TypeVar("_T")
+
+
+def _pick(rng: random.Random, weighted: Sequence[tuple[_T, float]]) -> _T:
     items = [item for item, w in weighted if w > 0]
     weights = [w for _, w in weighted if w > 0]
     return rng.choices(items, weights=weights)[0]
@@ -230,7 +257,9 @@ def _feature(rng: random.Random, kind: str, profile: _Profile) -> _Feature:
         return _Feature(rng.randint(12, 20), (0,), (gear,), False, rng.randint(max(zlo, 6), max(zhi, 8)), False)
     if kind == "switchback":  # a bend straight into a hairpin: one zone for both
         first = rng.choice((2, 2, 3))
-        return _Feature(rng.randint(lo, hi), (0, rng.randint(3, 5)), (first, 1), True, rng.randint(max(zlo, 5), zhi), True)
+        return _Feature(
+            rng.randint(lo, hi), (0, rng.randint(3, 5)), (first, 1), True, rng.randint(max(zlo, 5), zhi), True
+        )
     raise ValueError(f"unknown feature {kind!r}")
 
 
@@ -317,12 +346,38 @@ _PLACES: dict[Surface, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]]
     Surface.GRAVEL: (
         ("", "", "", "", "Ano ", "Kato "),
         ("Jy", "Ou", "Pa", "Ha", "Ruu", "Ki", "Mä", "La", "Lo", "Ko", "Pe", "Vaa", "Ta", "Sa", "Hi"),
-        ("vaskylä", "ninpohja", "ijala", "himaki", "kkola", "ntaus", "holahti", "rvela", "ssini", "litsa", "ssala", "ikkala"),
+        (
+            "vaskylä",
+            "ninpohja",
+            "ijala",
+            "himaki",
+            "kkola",
+            "ntaus",
+            "holahti",
+            "rvela",
+            "ssini",
+            "litsa",
+            "ssala",
+            "ikkala",
+        ),
     ),
     Surface.SNOW: (
         ("", "", "", "Norra ", "Södra ", "Övre "),
         ("Vä", "Ha", "Sa", "To", "Bi", "Mo", "Fa", "Ry", "Kö", "Lju", "Ni", "Sve", "Öst", "Tra"),
-        ("rmland", "gfors", "lsjön", "rsby", "rkeberg", "lnas", "ttjärn", "dalen", "hammar", "vallen", "berget", "rsta"),
+        (
+            "rmland",
+            "gfors",
+            "lsjön",
+            "rsby",
+            "rkeberg",
+            "lnas",
+            "ttjärn",
+            "dalen",
+            "hammar",
+            "vallen",
+            "berget",
+            "rsta",
+        ),
     ),
 }
 _RACE_WORDS = ("Rally", "Rally", "Rallye", "Classic", "Stages", "Trophy")
@@ -416,9 +471,14 @@ class RaceSheetFit:
             for placed in page:
                 if placed.layout.shared_lanes:
                     return placed.index
-        if all(s.length <= self._sheet.PAIR_LENGTH for s in race.stages) and plan.page_count > self._sheet.pages_wanted(len(race.stages)):
+        if all(s.length <= self._sheet.PAIR_LENGTH for s in race.stages) and plan.page_count > self._sheet.pages_wanted(
+            len(race.stages)
+        ):
             width = self.box(False)[0]
-            return max(range(len(race.stages)), key=lambda i: needed_height(race.stages[i], width, self._sheet.MIN_SPACE_MM) or 0.0)
+            return max(
+                range(len(race.stages)),
+                key=lambda i: needed_height(race.stages[i], width, self._sheet.MIN_SPACE_MM) or 0.0,
+            )
         return None
 
 
@@ -441,7 +501,9 @@ def _parse_surfaces(surfaces: Sequence[Surface | str] | None) -> tuple[Surface, 
         try:
             surface = Surface(s)
         except ValueError:
-            raise GenerateError(f"unknown surface {s!r} (expected one of: {', '.join(x.value for x in Surface)})") from None
+            raise GenerateError(
+                f"unknown surface {s!r} (expected one of: {', '.join(x.value for x in Surface)})"
+            ) from None
         if surface not in chosen:
             chosen.append(surface)
     return tuple(s for s in Surface if s in chosen)  # one order: the same set, the same race
@@ -454,7 +516,9 @@ def _check_options(stages: int, length: tuple[int, int], difficulty: str) -> Non
         raise GenerateError(f"a race has 1 to {MAX_STAGES} stages, got {stages}")
     lo, hi = length
     if not MIN_LENGTH <= lo <= hi <= MAX_LENGTH:
-        raise GenerateError(f"stage length must be MIN..MAX with {MIN_LENGTH} <= MIN <= MAX <= {MAX_LENGTH}, got {lo}..{hi}")
+        raise GenerateError(
+            f"stage length must be MIN..MAX with {MIN_LENGTH} <= MIN <= MAX <= {MAX_LENGTH}, got {lo}..{hi}"
+        )
 
 
 @dataclass
@@ -485,7 +549,11 @@ def _direction(band: Band, f: Figures) -> int:
 def _distance(band: Band, f: Figures) -> float:
     """How far figures are outside a band (0 inside), each figure scaled by a typical size."""
     total = 0.0
-    for value, (lo, hi), scale in ((f.delay, band.delay, 0.2), (f.daring, band.daring, 0.01), (f.crash, band.crash, 0.03)):
+    for value, (lo, hi), scale in (
+        (f.delay, band.delay, 0.2),
+        (f.daring, band.daring, 0.01),
+        (f.crash, band.crash, 0.03),
+    ):
         if value < lo:
             total += (lo - value) / scale
         elif hi is not None and value >= hi:
@@ -510,7 +578,9 @@ def generate_stage(
     for _ in range(attempts):
         tally.proposals += 1
         spaces = rng.randint(*length)
-        stage = Stage(name=name, surface=surface, length=spaces, corners=propose_corners(rng, spaces, difficulty, surface, tilt))
+        stage = Stage(
+            name=name, surface=surface, length=spaces, corners=propose_corners(rng, spaces, difficulty, surface, tilt)
+        )
         if validate_stage(stage):  # a bug in the proposals, never the user's doing
             raise AssertionError(f"invalid proposal {stage!r}: {validate_stage(stage)}")
         if len(stage.corners) < spaces // 10:  # see propose_corners
@@ -549,19 +619,30 @@ def _failure(difficulty: str, length: tuple[int, int], tally: _Tally) -> str:
         reason = f"{tally.band} fell outside the {difficulty} band ({describe_band(BANDS[difficulty])})"
         if tally.closest is not None:
             c = tally.closest
-            reason += f"; the closest had delay {c.delay:.2f} s/space, daring {100 * c.daring:.1f}%, crash {100 * c.crash:.1f}%"
+            reason += (
+                f"; the closest had delay {c.delay:.2f} s/space, daring {100 * c.daring:.1f}%, crash "
+                f"{100 * c.crash:.1f}%"
+            )
         reasons.append(reason)
     if tally.sparse:
         reasons.append(f"{tally.sparse} had fewer than one corner per 10 spaces")
     if tally.sheet:
         reasons.append(f"{tally.sheet} in the band did not fit on the race sheet (A4 and Letter)")
-    return f"cannot generate {article} {difficulty} stage of {where} in {tally.proposals} tries: " + "; ".join(reasons) + "; " + TRY_ANOTHER
+    return (
+        f"cannot generate {article} {difficulty} stage of {where} in {tally.proposals} tries: "
+        + "; ".join(reasons)
+        + "; "
+        + TRY_ANOTHER
+    )
 
 
 def describe_band(band: Band) -> str:
     def part(label: str, rng_: tuple[float, float | None], scale: float, unit: str) -> str | None:
         lo, hi = rng_
-        fmt = (lambda v: f"{v * scale:g}{unit}")
+
+        def fmt(v: float) -> str:
+            return f"{v * scale:g}{unit}"
+
         if lo > 0 and hi is not None:
             return f"{label} {fmt(lo)} to under {fmt(hi)}"
         if lo > 0:
@@ -656,7 +737,10 @@ def _generate_race(
             return race
         built[bad] = make(bad)
         race = Race(name=race_name, stages=tuple(built))
-    raise GenerateError(f"cannot lay out race {race_name!r} on the race sheet after {RACE_RETRIES} new tries of its stages; try shorter stages")
+    raise GenerateError(
+        f"cannot lay out race {race_name!r} on the race sheet after {RACE_RETRIES} new tries of its stages; try "
+        "shorter stages"
+    )
 
 
 # --------------------------------------------------------------------------- the spec file

@@ -58,7 +58,9 @@ def structural_problems(stage: Stage) -> list[tuple[tuple, str]]:
             across[corner.after] = index
     for index, corner in enumerate(stage.corners):
         if across.get(corner.after) != index:
-            problems.append((("corners", index, "after"), f"corner after space {corner.after} does not lie across the track"))
+            problems.append(
+                (("corners", index, "after"), f"corner after space {corner.after} does not lie across the track")
+            )
             continue
         if not START <= corner.zone <= finish:  # no such node: networkx's own error, as ever
             import networkx as nx
@@ -66,6 +68,9 @@ def structural_problems(stage: Stage) -> list[tuple[tuple, str]]:
             nx.has_path(stage_graph(stage), corner.zone, corner.after)
         if not corner.zone <= corner.after:
             problems.append(
-                (("corners", index, "zone"), f"planning zone from space {corner.zone} does not lead to its corner after space {corner.after}")
+                (
+                    ("corners", index, "zone"),
+                    f"planning zone from space {corner.zone} does not lead to its corner after space {corner.after}",
+                )
             )
     return problems

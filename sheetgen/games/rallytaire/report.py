@@ -12,15 +12,17 @@ charge); :func:`format_run` picks by the run's rules.
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 from sheetgen.games.rallytaire import rules_advanced as adv
 from sheetgen.games.rallytaire.model import Boxes
+from sheetgen.games.rallytaire.rules import RulesError
 from sheetgen.games.rallytaire.rules_advanced import Fix, Option
 from sheetgen.games.rallytaire.simulate import RaceRun, TurnRecord
 from sheetgen.games.rallytaire.solve import CornerAnalysis, RaceAnalysis
 from sheetgen.games.rallytaire.solve_advanced import AdvancedRaceAnalysis
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
-
 
 # --------------------------------------------------------------------------- analyses
 
@@ -64,7 +66,10 @@ def corner_table(corners) -> list[str]:
     """The per-corner lines of a stage report (basic and advanced): crash and drift chances."""
     if not corners:
         return ["  no corners"]
-    rows = [[str(c.after), str(c.gear), str(c.zone), c.turn, _pct(c.crash_probability), _pct(c.drift_probability)] for c in corners]
+    rows = [
+        [str(c.after), str(c.gear), str(c.zone), c.turn, _pct(c.crash_probability), _pct(c.drift_probability)]
+        for c in corners
+    ]
     return ["  " + r for r in _table(["After", "Gear", "Zone", "Turn", "Crash", "Drift"], rows, left=frozenset({3}))]
 
 
@@ -228,9 +233,12 @@ def format_advanced_text(analysis: AdvancedRaceAnalysis) -> str:
         f"Race par: {analysis.race_par_time:.1f} s, DNF {_pct(analysis.dnf_probability)} "
         "(par includes the DNF charge; option columns are expected turns per race)"
     )
-    pcts = ", ".join(f"{name} {'-' if v is None else f'{v:.1f} s'}" for name, v in (("p10", analysis.p10), ("p50", analysis.p50), ("p90", analysis.p90)))
+    pcts = ", ".join(
+        f"{name} {'-' if v is None else f'{v:.1f} s'}"
+        for name, v in (("p10", analysis.p10), ("p50", analysis.p50), ("p90", analysis.p90))
+    )
     out.append(f"Race time: {pcts} (a car that goes out never finishes)")
-    for k, s in enumerate(analysis.stages):
+    for s in analysis.stages:
         if s.fix is None:
             continue
         f = s.fix
@@ -308,18 +316,27 @@ def format_race_run(run: RaceRun) -> list[str]:
 
 # --------------------------------------------------------------------------- the advanced game
 
+_T = TypeVar("_T")
+
+
+def _advanced(value: _T | None, what: str) -> _T:
+    """A field that every record of an advanced game's run has."""
+    if value is None:
+        raise RulesError(f"not a run of the advanced game: no {what}")
+    return value
+
 
 def _gear_text(t: TurnRecord) -> str:
     a = t.action
     text = f"gear {a.gear}"
     if a.skip:
-        text += f" (skip from {t.last_gear}: gearbox box checked, {t.left.gearbox} left)"
+        text += f" (skip from {t.last_gear}: gearbox box checked, {_advanced(t.left, 'boxes').gearbox} left)"
     elif t.locked:
         text += " (locked)"
     if a.option is Option.PUSH:
-        text += f" + push (engine box checked, {t.left.engine} left)"
+        text += f" + push (engine box checked, {_advanced(t.left, 'boxes').engine} left)"
     elif a.option is Option.BRAKE:
-        text += f" + brake (brakes box checked, {t.left.brakes} left)"
+        text += f" + brake (brakes box checked, {_advanced(t.left, 'boxes').brakes} left)"
     return text
 
 
@@ -337,7 +354,7 @@ def format_advanced_turn(t: TurnRecord, length: int) -> list[str]:
         if t.out:
             notes.append("last car box checked: OUT of the race (DNF)")
         else:
-            notes.append(f"car box checked, {t.left.car} left")
+            notes.append(f"car box checked, {_advanced(t.left, 'boxes').car} left")
     if t.locks:
         notes.append("three of a kind: gear locked next turn")
     if t.finished:
@@ -356,11 +373,12 @@ def format_advanced_run(run: RaceRun) -> list[str]:
     """The run as sheet lines: tyres, every turn, each stage's time and fix-points, then the
     race time (with the DNF charge when the car went out)."""
     seed = "" if run.seed is None else f", seed {run.seed}"
-    out = [f"race {run.race!r}{seed}, advanced rules, tyres: {run.tyres.value}"]
+    out = [f"race {run.race!r}{seed}, advanced rules, tyres: {_advanced(run.tyres, 'tyres').value}"]
     for n, s in enumerate(run.stages, 1):
+        surface, tyres = _advanced(s.surface, "surface"), _advanced(s.tyres, "tyres")
         out.append(
-            f"stage {n}: {s.name} ({s.surface.value}, {s.length} spaces), tyres {s.tyres.value}, "
-            f"boxes left: {format_boxes(s.left_at_start)}"
+            f"stage {n}: {s.name} ({surface.value}, {s.length} spaces), tyres {tyres.value}, "
+            f"boxes left: {format_boxes(_advanced(s.left_at_start, 'boxes'))}"
         )
         for t in s.turns:
             out += ["  " + line for line in format_advanced_turn(t, s.length)]
@@ -377,9 +395,10 @@ def format_advanced_run(run: RaceRun) -> list[str]:
                 f"boxes left: {format_boxes(s.left_after)}, tyres {s.tyres_after.value}"
             )
     if run.out:
+        dnf = _advanced(run.dnf, "DNF rule")
         out.append(
             f"race: OUT (DNF) on stage {len(run.stages)}: driven {format_seconds(run.tenths)}"
-            f" + DNF charge {run.dnf.penalty:g} s + {run.dnf.space_seconds:g} s x "
+            f" + DNF charge {dnf.penalty:g} s + {dnf.space_seconds:g} s x "
             f"{run.dnf_spaces} spaces not reached = {format_seconds(run.race_tenths)}"
         )
     else:

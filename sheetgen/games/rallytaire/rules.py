@@ -21,13 +21,12 @@ from bisect import bisect_left
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from typing import TypeVar
+from typing import Any, TypeVar, overload
 
 from sheetgen import dice
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire.model import BASE_SPEED, MAX_GEAR, MIN_GEAR, Stage
 from sheetgen.games.rallytaire.timetable import TURN_TENTHS, finish_tenths
-
 
 _T = TypeVar("_T")
 
@@ -353,9 +352,17 @@ def _settle(
     return position, None if crash is not None else gear, drift if drift is not None else pending
 
 
+@overload
 def transitions(
-    stage: Stage, state: State, gear: int, make: Callable[[int, int | None, int | None], _T] = State
-) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, _T], ...]], ...]:
+    stage: Stage, state: State, gear: int
+) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, State], ...]], ...]: ...
+@overload
+def transitions(
+    stage: Stage, state: State, gear: int, make: Callable[[int, int | None, int | None], _T]
+) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, _T], ...]], ...]: ...
+def transitions(
+    stage: Stage, state: State, gear: int, make: Callable[[int, int | None, int | None], Any] = State
+) -> tuple[tuple[int, float, int, int | None, tuple[tuple[int | None, Any], ...]], ...]:
     """Every dice outcome of driving `gear` from `state`, with the plan phase after it: what
     an exact solver needs, without the objects a player's turn builds.
 
@@ -373,7 +380,8 @@ def transitions(
     if start >= t.finish:
         raise RulesError(f"stage {stage.name!r} is already finished")
     pending = state.pending_drift
-    out = []
+    out: list[tuple[int, float, int, int | None, tuple[tuple[int | None, Any], ...]]] = []
+    choices: tuple[tuple[int | None, Any], ...]
     rows = _moves(t, start, pending, gear, [speed for speed, _ in dist])
     last: _Row | None = None
     for (speed, prob), row in zip(dist, rows):

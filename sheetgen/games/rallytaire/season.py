@@ -25,10 +25,10 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Any
 
-from sheetgen.errors import Location, Problem, SpecError
-from sheetgen.glyphs import TEXT
+from sheetgen.errors import Location, Problem, SheetgenError, SpecError
 from sheetgen.games.rallytaire import spec as race_spec
 from sheetgen.games.rallytaire.model import Race
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 
@@ -50,8 +50,19 @@ _GENERATE = {
     "properties": {
         "seed": {"type": "integer", "minimum": 0, "maximum": 2**63 - 1},
         "stages": {"type": "integer", "minimum": 1, "maximum": 8},
-        "length": {"type": "array", "items": {"type": "integer", "minimum": 2, "maximum": 300}, "minItems": 2, "maxItems": 2, "description": "[min, max] spaces per stage"},
-        "surfaces": {"type": "array", "items": {"enum": ["asphalt", "gravel", "snow"]}, "minItems": 1, "uniqueItems": True},
+        "length": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 2, "maximum": 300},
+            "minItems": 2,
+            "maxItems": 2,
+            "description": "[min, max] spaces per stage",
+        },
+        "surfaces": {
+            "type": "array",
+            "items": {"enum": ["asphalt", "gravel", "snow"]},
+            "minItems": 1,
+            "uniqueItems": True,
+        },
         "difficulty": {"enum": ["easy", "medium", "hard"]},
     },
 }
@@ -83,7 +94,13 @@ SCHEMA: dict[str, Any] = {
                         "type": "object",
                         "additionalProperties": False,
                         "required": ["race"],
-                        "properties": {"race": {"type": "string", "minLength": 1, "description": "race spec file, relative to this file"}},
+                        "properties": {
+                            "race": {
+                                "type": "string",
+                                "minLength": 1,
+                                "description": "race spec file, relative to this file",
+                            }
+                        },
                     },
                     {
                         "type": "object",
@@ -113,6 +130,13 @@ class SeasonRace:
     def stage_count(self) -> int:
         return len(self.race.stages) if self.race is not None else dict(self.generate).get("stages", DEFAULT_STAGES)
 
+    @property
+    def made(self) -> Race:
+        """The race, once made: every race of a season `expand_season` gave."""
+        if self.race is None:
+            raise SheetgenError(f"{self.source}: the race is not generated yet (expand the season first)")
+        return self.race
+
 
 @dataclass(frozen=True)
 class Season:
@@ -133,16 +157,27 @@ def _entry_problems(doc: Document, i: int, raw: Any) -> list[Problem]:
         return check(doc, SCHEMA["properties"]["races"]["items"]["oneOf"][1], raw, base)
     if isinstance(raw, dict) and "race" in raw and "generate" not in raw:
         return check(doc, SCHEMA["properties"]["races"]["items"]["oneOf"][0], raw, base)
-    return [doc.problem(base, f"races[{i + 1}] must be a mapping with one key: 'race' (a race file) or 'generate' (options of a generated race)")]
+    return [
+        doc.problem(
+            base,
+            f"races[{i + 1}] must be a mapping with one key: 'race' (a race file) or 'generate' (options of a "
+            "generated race)",
+        )
+    ]
 
 
 def load_season(doc: Document) -> Season:
     data = doc.data
     if isinstance(data, dict) and data.get("kind") != "season":
-        raise SpecError([doc.problem(("kind",) if "kind" in data else (), "not a Rallytaire season: expected 'kind: season'")])
-    outline = dict(SCHEMA, properties=dict(SCHEMA["properties"], races={"type": "array", "minItems": 1, "maxItems": MAX_RACES}))
+        raise SpecError(
+            [doc.problem(("kind",) if "kind" in data else (), "not a Rallytaire season: expected 'kind: season'")]
+        )
+    outline = dict(
+        SCHEMA, properties=dict(SCHEMA["properties"], races={"type": "array", "minItems": 1, "maxItems": MAX_RACES})
+    )
     problems = check(doc, outline)
-    races = data.get("races") if isinstance(data, dict) and isinstance(data.get("races"), list) else []
+    given = data.get("races") if isinstance(data, dict) else None
+    races = given if isinstance(given, list) else []
     for i, raw in enumerate(races):
         problems.extend(_entry_problems(doc, i, raw))
     if problems:
@@ -157,7 +192,8 @@ def load_season(doc: Document) -> Season:
                 problems.append(
                     doc.problem(
                         ("races", i, "generate"),
-                        f"the season's generated races reach {budget} spaces here (stages x longest length); at most {MAX_GENERATED_SPACES} "
+                        f"the season's generated races reach {budget} spaces here (stages x longest length); at most "
+                        f"{MAX_GENERATED_SPACES} "
                         "are generated for a season: give fewer or shorter generated races, or race files",
                     )
                 )
@@ -179,7 +215,11 @@ def load_season(doc: Document) -> Season:
 
 def _opt(value: Any) -> str:
     if isinstance(value, list):
-        return "..".join(str(v) for v in value) if all(isinstance(v, int) for v in value) else "/".join(str(v) for v in value)
+        return (
+            "..".join(str(v) for v in value)
+            if all(isinstance(v, int) for v in value)
+            else "/".join(str(v) for v in value)
+        )
     return str(value)
 
 
@@ -195,7 +235,11 @@ def _race_file(doc: Document, i: int, rel: str) -> tuple[Race | None, list[Probl
         return None, list(exc.problems) + [doc.problem(where, f"race {rel!r} has errors (listed with its name)")]
     data = other.data
     if not isinstance(data, dict) or data.get("game") != "rallytaire" or "kind" in data:
-        what = f"game {data.get('game')!r}" + (f", kind {data.get('kind')!r}" if "kind" in data else "") if isinstance(data, dict) else "not a spec mapping"
+        what = (
+            f"game {data.get('game')!r}" + (f", kind {data.get('kind')!r}" if "kind" in data else "")
+            if isinstance(data, dict)
+            else "not a spec mapping"
+        )
         return None, [doc.problem(where, f"{rel!r} is not a Rallytaire race ({what})")]
     try:
         return race_spec.load(other), []
@@ -221,7 +265,6 @@ def _made(make: Any, seed: int, options: tuple[tuple[str, Any], ...]) -> Race:
 def expand_season(season: Season) -> Season:
     """The season with every generated race made, as `sheetgen generate rallytaire` makes it
     for the same options; a race that cannot be made is a problem at its `generate:` entry."""
-    from sheetgen.errors import SheetgenError
     from sheetgen.games.rallytaire import generate
 
     entries, problems = [], []
@@ -236,6 +279,8 @@ def expand_season(season: Season) -> Season:
             try:
                 entry = replace(entry, race=_generated(options["seed"], tuple(sorted(kwargs.items()))))
             except SheetgenError as exc:
+                if entry.where is None:  # (a generated entry always has its place)
+                    raise
                 # the entry's own keys, not the command line's options
                 message = str(exc).replace(generate.TRY_ANOTHER, "try another 'length' or 'difficulty'")
                 problems.append(Problem(entry.where, f"cannot generate this race: {message}"))
@@ -249,7 +294,7 @@ def season_to_json(season: Season, analyses: dict[int, Any] | None = None) -> di
     """The season: its races and stages, with the basic game's par times when analysed."""
     out = []
     for k, entry in enumerate(season.races):
-        race = entry.race
+        race = entry.made
         analysis = (analyses or {}).get(k)
         out.append(
             {
@@ -273,15 +318,21 @@ def season_to_json(season: Season, analyses: dict[int, Any] | None = None) -> di
 
 
 def format_season_text(season: Season, analyses: dict[int, Any] | None = None) -> str:
-    lines = [f"{season.name}: {len(season.races)} race{'s' if len(season.races) != 1 else ''}; times for: {', '.join(season.columns)}"]
+    lines = [
+        f"{season.name}: {len(season.races)} race{'s' if len(season.races) != 1 else ''}; times for: "
+        f"{', '.join(season.columns)}"
+    ]
     total = 0.0
     for k, entry in enumerate(season.races):
         analysis = (analyses or {}).get(k)
         par = f", par {analysis.par_time:.1f} s" if analysis else ""
-        lines.append(f"  {k + 1}. {entry.race.name} ({entry.source}): {len(entry.race.stages)} stages{par}")
-        for j, stage in enumerate(entry.race.stages):
+        race = entry.made
+        lines.append(f"  {k + 1}. {race.name} ({entry.source}): {len(race.stages)} stages{par}")
+        for j, stage in enumerate(race.stages):
             spar = f"  par {analysis.stages[j].par_time:.1f} s" if analysis else ""
-            lines.append(f"       {stage.name}: {stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners{spar}")
+            lines.append(
+                f"       {stage.name}: {stage.surface.value}, {stage.length} spaces, {len(stage.corners)} corners{spar}"
+            )
         total += analysis.par_time if analysis else 0.0
     if analyses:
         lines.append(f"  season par (basic game, optimal play): {total:.1f} s")

@@ -17,8 +17,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, check_fits, layout_stage, needed_height
 from sheetgen.games.rallytaire import SPACE_MM
+from sheetgen.games.rallytaire.layout import LayoutError, StageLayout, check_fits, layout_stage, needed_height
 from sheetgen.games.rallytaire.model import Race
 from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED
 from sheetgen.template import MM, PAPERS, Template
@@ -131,7 +131,12 @@ def plan_race(race: Race, template: Template, page_h_mm: float) -> Plan:
 
     def used(first: int, last: int, table: bool) -> float:
         count = last - first + 1
-        return sum(low[first : last + 1]) + count * PANEL_HEAD_MM + (count - 1) * PANEL_GAP_MM + (table_h if table else 0.0)
+        return (
+            sum(low[first : last + 1])
+            + count * PANEL_HEAD_MM
+            + (count - 1) * PANEL_GAP_MM
+            + (table_h if table else 0.0)
+        )
 
     groups = _group(len(stages), low, high, used, lambda first_page: _room(template, common, first_page), table_h)
     table_page = next((k for k, g in enumerate(groups) if g[2]), len(groups))
@@ -141,7 +146,12 @@ def plan_race(race: Race, template: Template, page_h_mm: float) -> Plan:
     for number, (first, last, table) in enumerate(groups):
         top = HEADER_MM if number == 0 else RUNNING_HEADER_MM
         count = last - first + 1
-        tracks = _room(template, common, number == 0) - count * PANEL_HEAD_MM - (count - 1) * PANEL_GAP_MM - (table_h if table else 0.0)
+        tracks = (
+            _room(template, common, number == 0)
+            - count * PANEL_HEAD_MM
+            - (count - 1) * PANEL_GAP_MM
+            - (table_h if table else 0.0)
+        )
         heights = _heights(low[first : last + 1], high[first : last + 1], tracks)
         # this paper's spare room, shared out between the panels (the tracks stay the same)
         extra = (_room(template, page_h_mm, number == 0) - _room(template, common, number == 0)) / count
@@ -224,7 +234,12 @@ def unprintable(race: Race, template: Template) -> list[tuple[int, str]]:
     found = []
     for i, stage in enumerate(race.stages):
         try:
-            check_fits(stage, *track_box(template, i == 0), space_mm=template.size(SPACE_MM), min_space_mm=min(MIN_SPACE_MM, template.size(SPACE_MM)))
+            check_fits(
+                stage,
+                *track_box(template, i == 0),
+                space_mm=template.size(SPACE_MM),
+                min_space_mm=min(MIN_SPACE_MM, template.size(SPACE_MM)),
+            )
         except LayoutError as exc:
             found.append((i, str(exc)))
     return found

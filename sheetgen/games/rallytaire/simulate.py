@@ -22,9 +22,10 @@ from typing import Any
 
 from sheetgen.engine import playout
 from sheetgen.games.rallytaire import rules
-from sheetgen.games.rallytaire.engine import ADVANCED, BASIC, FIX, GEAR, PLAN, ROLL, TYRES, RaceState, Rules
+from sheetgen.games.rallytaire.engine import ADVANCED, BASIC, FIX, GEAR, PLAN, ROLL, TYRES, Car, RaceState, Rules
 from sheetgen.games.rallytaire.model import Boxes, Race, Stage, Surface
-from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedMove, Fix
+from sheetgen.games.rallytaire.rules import MoveResult, State
+from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedMove, AdvancedState, Fix
 from sheetgen.games.rallytaire.solve import PolicyName, RaceAnalysis, StagePolicy, analyze_race
 from sheetgen.games.rallytaire.solve_advanced import (
     DEFAULT_DNF_PENALTY,
@@ -129,7 +130,9 @@ class RaceRun:
         return self.tenths + self.dnf_tenths
 
 
-def corner_marks(stage: Stage, res: rules.MoveResult, pending_drift: int | None) -> tuple[int | None, int | None, tuple[int, ...]]:
+def corner_marks(
+    stage: Stage, res: rules.MoveResult, pending_drift: int | None
+) -> tuple[int | None, int | None, tuple[int, ...]]:
     """What a move writes beside the track: the corner crashed at (its after space) and the
     limit that was broken (+1 when planned D), and the corners drifted through."""
     crash_after = crash_limit = None
@@ -196,36 +199,53 @@ class Sheet:
                 car = state.car
                 self.stages.append(_StageSheet(state.stage, getattr(car, "tyres", None), getattr(car, "left", None)))
         elif phase == ROLL:
-            faces = state.rules.faces(state.stage, state.car, state.action, choice, self.rng)
+            faces = state.rules.faces(state.stage, state.car, state.turn_action(), choice, self.rng)
             if after.phase == PLAN:
                 self._faces = faces
             else:  # the move finished the stage or put the car out: no plans
                 variant = state.rules
-                move = variant.move(state.stage, state.car, state.action, choice)
+                move = variant.move(state.stage, state.car, state.turn_action(), choice)
                 self._write(state, faces, move, None, (), variant.next_state(state.stage, state.car, move))
         elif phase == PLAN:
-            self._write(state, self._faces, state.move, choice, state.plan.entered, after.car)
+            self._write(state, self._faces, state.move, choice, state.move_plans().entered, after.car)
         elif phase == FIX:
             sheet = self.stages[state.stage_index]
             sheet.fix_points = state.rules.fix_points(state.race, state.stage_index)
             sheet.fix = choice
-            sheet.left_after, sheet.tyres_after = after.car.left, after.car.tyres
+            car_after = _advanced(after.car)  # (fix-points are the advanced game's)
+            sheet.left_after, sheet.tyres_after = car_after.left, car_after.tyres
         elif phase == TYRES:
             self.tyres = choice
 
-    def _write(self, state: RaceState, faces: tuple[int, ...], move: Any, drift: int | None, entered: tuple[int, ...], car_after: Any) -> None:
-        stage, car, variant = state.stage, state.car, state.rules
+    def _write(
+        self,
+        state: RaceState,
+        faces: tuple[int, ...],
+        move: Any,
+        drift: int | None,
+        entered: tuple[int, ...],
+        car_after: Any,
+    ) -> None:
+        stage, car, variant = state.stage, state.race_car(), state.rules
         sheet = self.stages[state.stage_index]
         res = variant.drive(move)
         plans = tuple((stage.corners[i].after, "D" if i == drift else "N") for i in entered)
         crash_after, crash_limit, drifted = corner_marks(stage, res, car.pending_drift)
         extra: dict[str, Any] = {}
         if isinstance(move, AdvancedMove):
-            extra = dict(last_gear=car.last_gear, locked=car.locked, checked=move.checked, left=car_after.left, locks=move.locks, out=move.out)
+            car = _advanced(car)
+            extra = dict(
+                last_gear=car.last_gear,
+                locked=car.locked,
+                checked=move.checked,
+                left=car_after.left,
+                locks=move.locks,
+                out=move.out,
+            )
         sheet.turns.append(
             TurnRecord(
                 turn=sheet.turn,
-                action=state.action,
+                action=state.turn_action(),
                 dice=faces,
                 speed=res.speed,
                 start=res.start,
@@ -246,7 +266,23 @@ class Sheet:
         sheet.out = variant.out(move)
 
 
-def play_race(race: Race, variant: Rules, policy: Callable[[RaceState], Any], rng: random.Random) -> tuple[RaceState, Sheet]:
+def _advanced(car: Car | None) -> AdvancedState:
+    """The car of an advanced game's state."""
+    if not isinstance(car, AdvancedState):
+        raise rules.RulesError(f"an advanced game's car, not {car!r}")
+    return car
+
+
+def _basic(car: Car | None) -> State:
+    """The car of a basic game's state."""
+    if not isinstance(car, State):
+        raise rules.RulesError(f"a basic game's car, not {car!r}")
+    return car
+
+
+def play_race(
+    race: Race, variant: Rules[Any, Any], policy: Callable[[RaceState], Any], rng: random.Random
+) -> tuple[RaceState, Sheet]:
     """Play `race` once under `variant` with an engine policy, drawing every random number
     from `rng`: the race's end and its sheet."""
     sheet = Sheet(rng)
@@ -263,9 +299,12 @@ def basic_policy(policies: Sequence[StagePolicy]) -> Callable[[RaceState], Any]:
     def decide(state: RaceState) -> Any:
         policy = policies[state.stage_index]
         if state.phase == GEAR:
-            return Action(policy.gear(state.car))
+            return Action(policy.gear(_basic(state.car)))
         if state.phase == PLAN:
-            return policy.plan(state.car, state.action.gear, state.move.speed)
+            move = state.turn_move()
+            if not isinstance(move, MoveResult):
+                raise rules.RulesError(f"a basic game's move, not {move!r}")
+            return policy.plan(_basic(state.car), state.turn_action().gear, move.speed)
         raise rules.RulesError(f"the basic game has no decision in phase {state.phase}")
 
     return decide
@@ -312,15 +351,19 @@ def advanced_policy(policy: AdvancedPolicy) -> Callable[[RaceState], Any]:
     """The engine policy of a solved advanced race: tyres, actions, plans and fix-points."""
 
     def decide(state: RaceState) -> Any:
-        k, car = state.stage_index, state.car
+        k = state.stage_index
+        if state.phase == TYRES:
+            return policy.tyres()
+        car = _advanced(state.car)
         if state.phase == GEAR:
             return policy.action(k, car)
         if state.phase == PLAN:
-            return policy.plan(k, car, state.move)
+            move = state.turn_move()
+            if not isinstance(move, AdvancedMove):
+                raise rules.RulesError(f"an advanced game's move, not {move!r}")
+            return policy.plan(k, car, move)
         if state.phase == FIX:
             return policy.fix(k, car.left, car.tyres)
-        if state.phase == TYRES:
-            return policy.tyres()
         raise rules.RulesError(f"the advanced game has no decision in phase {state.phase}")
 
     return decide
@@ -332,8 +375,9 @@ def play_race_advanced(race: Race, policy: AdvancedPolicy, rng: random.Random, s
     if policy.race != race:
         raise ValueError(f"policy was solved for race {policy.race.name!r}, not {race.name!r}")
     end, sheet = play_race(race, ADVANCED, advanced_policy(policy), rng)
-    out = end.car.out
-    k, at = end.stage_index, end.car.position
+    car = _advanced(end.car)
+    out = car.out
+    k, at = end.stage_index, car.position
     return RaceRun(
         race=race.name,
         seed=seed,

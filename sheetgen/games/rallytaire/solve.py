@@ -9,9 +9,10 @@ exact expected values, one forward sweep gives the exact time distribution of a 
 Every transition comes from the engine's basic rule set
 (:data:`sheetgen.games.rallytaire.engine.BASIC`: its legal actions, then one
 :meth:`~sheetgen.games.rallytaire.engine.BasicRules.transitions` call per move, every exact
-outcome with its plans at once); the solver only indexes and caches what the engine returned. The plan choice (N/D) is taken after the dice
-are seen, so it is a min inside the expectation. Ties within 1e-12 go to the lower gear and
-to N (then to the corner earlier on the track), so results never depend on dict order.
+outcome with its plans at once); the solver only indexes and caches what the engine
+returned. The plan choice (N/D) is taken after the dice are seen, so it is a min inside the
+expectation. Ties within 1e-12 go to the lower gear and to N (then to the corner earlier on
+the track), so results never depend on dict order.
 """
 
 from __future__ import annotations
@@ -126,8 +127,8 @@ def _build_graph(stage: Stage) -> _Graph:
                 risky.append(crashes)
             per_gear.append(pair)
         legal.append(tuple(per_gear))
-    for s, per_gear in enumerate(legal):  # guard the acyclicity argument instead of trusting it
-        for _, m in per_gear:
+    for s, gear_moves in enumerate(legal):  # guard the acyclicity argument instead of trusting it
+        for _, m in gear_moves:
             if lowest[m] <= rank[s]:
                 raise AssertionError(f"state graph of stage {stage.name!r} has a cycle")
     topo = sorted(range(len(states)), key=rank.__getitem__)  # stable: ties keep id order
@@ -315,11 +316,16 @@ def evaluate_policy(policy: StagePolicy) -> PolicyEvaluation:
                 f"{policy.name} policy reaches a state with no gear: {graph.states[s]!r}"
             )
         m = graph.move_of(s, gear)
-        for (_, p, tenths, crash, choices), pick in zip(graph.moves[m], policy.chosen[m]):
+        picks = policy.chosen[m]
+        if picks is None:  # (a move the policy drives has its choices)
+            raise rules.RulesError(f"{policy.name} policy drives a move it never chose for: {graph.states[s]!r}")
+        for (_, p, tenths, crash, choices), pick in zip(graph.moves[m], picks):
             if crash is not None:
                 corner_crash[crash] += total * p
                 crashed += clean[s] * p
             if choices:
+                if pick is None:  # (an outcome that does not finish has its choice)
+                    raise rules.RulesError(f"{policy.name} policy has no plan for an outcome of {graph.states[s]!r}")
                 drift, nid = pick
                 if drift is not None:
                     corner_drift[drift] += total * p
@@ -367,7 +373,14 @@ class CornerAnalysis:
 def corner_figures(stage: Stage, crash, drift) -> tuple[CornerAnalysis, ...]:
     """Per corner of `stage`, its crash and drift probabilities (sequences by corner index)."""
     return tuple(
-        CornerAnalysis(after=c.after, gear=c.gear, zone=c.zone, turn=c.turn.value, crash_probability=crash[i], drift_probability=drift[i])
+        CornerAnalysis(
+            after=c.after,
+            gear=c.gear,
+            zone=c.zone,
+            turn=c.turn.value,
+            crash_probability=crash[i],
+            drift_probability=drift[i],
+        )
         for i, c in enumerate(stage.corners)
     )
 

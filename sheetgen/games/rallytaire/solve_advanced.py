@@ -300,7 +300,9 @@ def _gear_dice(stage: Stage, rep: AdvancedState, gear: int, dice_of: dict[int, t
         for v, (_, dist) in variants.items():
             for roll, prob in dist:
                 probs[v, col[roll]] += prob
-        rolled_by = {roll: next(a for a, dist in variants.values() if any(r == roll for r, _ in dist)) for roll in rolls}
+        rolled_by = {
+            roll: next(a for a, dist in variants.values() if any(r == roll for r, _ in dist)) for roll in rolls
+        }
         got = dice_of[gear] = (rolls, probs, probs.tolist(), rolled_by)
     return got
 
@@ -629,23 +631,21 @@ def solve_race(race: Race, dnf: DnfRule | None = None) -> AdvancedPolicy:
         moves: dict[tuple, tuple] = {}  # the stage's moves, shared by its tyres
         built: list[_StageGraph] = []  # the stage's graphs built so far, for other tyres
         for t in race.tyres:
-            graph = next((g for g in (_reweighted_graph(stage, t, race.boxes, b) for b in built) if g is not None), None)
+            graph = next(
+                (g for g in (_reweighted_graph(stage, t, race.boxes, b) for b in built) if g is not None), None
+            )
             if graph is None:
                 graph = _build_stage_graph(stage, t, race.boxes, moves)
                 built.append(graph)
             stages[k][t] = _solve_stage(graph, grid, end_value[t], charges[k])
         if k > 0:
-            fp, end_value = _solve_fix(
-                race, grid, k - 1, {t: stages[k][t].start_value for t in race.tyres}
-            )
+            fp, end_value = _solve_fix(race, grid, k - 1, {t: stages[k][t].start_value for t in race.tyres})
             fixes[k - 1] = fp
     full = grid.full
     start_values = np.array([stages[0][t].start_value[full] for t in race.tyres])
     _, best = _argmin(start_values[:, None])
     start_tyres = race.tyres[int(best[0])]
-    return AdvancedPolicy(
-        race, dnf, grid, start_tyres, tuple(stages), tuple(f for f in fixes if f is not None)
-    )
+    return AdvancedPolicy(race, dnf, grid, start_tyres, tuple(stages), tuple(f for f in fixes if f is not None))
 
 
 # --------------------------------------------------------------------------- forward figures
@@ -778,16 +778,16 @@ def _forward_fix(
             sums[4] += w * (fix.tyres is not None)
     if reach > 0:
         best = min(by_fix.items(), key=lambda kv: (-kv[1], -kv[0].points, repr(kv[0])))
-        expected = tuple(s / reach for s in sums)
+        engine, brakes, gearbox, car, tyres = (s / reach for s in sums)
         tally = _FixTally(
             reach,
-            expected,  # type: ignore[arg-type]
+            (engine, brakes, gearbox, car, tyres),
             best[0],
             best[1] / reach,
             tuple((t, tyres_after[t] / reach) for t in race.tyres if tyres_after[t] > 0),
         )
     else:
-        tally = _FixTally(0.0, (0.0,) * 5, Fix(), 0.0, ())  # type: ignore[arg-type]
+        tally = _FixTally(0.0, (0.0,) * 5, Fix(), 0.0, ())
     return start, tally
 
 
@@ -886,7 +886,9 @@ class _Push:
     probs: tuple[float, float, float]  # per variant (none, push, brake)
 
 
-def _pushes(graph: _StageGraph, cache: dict[tuple[int, int, int], list[_Push]], p: int, d: int, gear: int) -> list[_Push]:
+def _pushes(
+    graph: _StageGraph, cache: dict[tuple[int, int, int], list[_Push]], p: int, d: int, gear: int
+) -> list[_Push]:
     tkey = (p, d, gear)
     got = cache.get(tkey)
     if got is None:

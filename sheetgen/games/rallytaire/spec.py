@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from sheetgen.errors import SpecError
-from sheetgen.glyphs import TEXT
 from sheetgen.games.rallytaire.graph import structural_problems
 from sheetgen.games.rallytaire.model import MAX_GEAR, MIN_GEAR, Boxes, Corner, Race, Stage, Surface, Turn
+from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document
 
@@ -27,7 +27,12 @@ _CORNER = {
     "required": ["after", "gear", "zone", "turn"],
     "properties": {
         "after": {"type": "integer", "minimum": 1, "description": "the corner line follows this space"},
-        "gear": {"type": "integer", "minimum": MIN_GEAR, "maximum": MAX_GEAR, "description": "highest safe gear (one more when planned D)"},
+        "gear": {
+            "type": "integer",
+            "minimum": MIN_GEAR,
+            "maximum": MAX_GEAR,
+            "description": "highest safe gear (one more when planned D)",
+        },
         "zone": {"type": "integer", "minimum": 1, "description": "first space of the planning zone"},
         "turn": {"enum": [t.value for t in Turn]},
     },
@@ -40,7 +45,12 @@ _STAGE = {
     "properties": {
         "name": {"type": "string", "minLength": 1, "maxLength": 60, **TEXT},
         "surface": {"enum": _SURFACES},
-        "length": {"type": "integer", "minimum": MIN_LENGTH, "maximum": MAX_LENGTH, "description": "spaces; the finish line follows the last one"},
+        "length": {
+            "type": "integer",
+            "minimum": MIN_LENGTH,
+            "maximum": MAX_LENGTH,
+            "description": "spaces; the finish line follows the last one",
+        },
         "corners": {"type": "array", "items": _CORNER, "description": "in track order"},
         "service_park": {"type": "boolean", "description": "a service park follows this stage (advanced game)"},
     },
@@ -98,7 +108,9 @@ def load(doc: Document) -> Race:
         name = raw.get("name")
         if isinstance(name, str) and name:
             if name in names:
-                problems.append(doc.problem(base + ("name",), f"duplicate stage name {name!r} (also stage {names[name] + 1})"))
+                problems.append(
+                    doc.problem(base + ("name",), f"duplicate stage name {name!r} (also stage {names[name] + 1})")
+                )
             else:
                 names[name] = i
         stage_problems = check(doc, _STAGE, raw, base)
@@ -114,7 +126,12 @@ def load(doc: Document) -> Race:
     from sheetgen.template import load_template
 
     for i, reason in unprintable(race, load_template(SHEET_TEMPLATE)):
-        problems.append(doc.problem(("stages", i, "length"), f"cannot be printed on the race sheet: {reason}; shorten the stage or space its corners out"))
+        problems.append(
+            doc.problem(
+                ("stages", i, "length"),
+                f"cannot be printed on the race sheet: {reason}; shorten the stage or space its corners out",
+            )
+        )
     if problems:
         raise SpecError(problems)
     return race
@@ -124,8 +141,10 @@ def from_data(data: dict) -> Race:
     """Build the model from schema-valid data (no semantic checks; see `validate`)."""
     stages = tuple(_stage(s) for s in data["stages"])
     boxes = Boxes(**data.get("boxes", {}))
-    tyres = tuple(Surface(t) for t in data["tyres"]) if "tyres" in data else Race.__dataclass_fields__["tyres"].default
-    return Race(name=data["name"], stages=stages, boxes=boxes, tyres=tyres)
+    if "tyres" in data:
+        tyres = tuple(Surface(t) for t in data["tyres"])
+        return Race(name=data["name"], stages=stages, boxes=boxes, tyres=tyres)
+    return Race(name=data["name"], stages=stages, boxes=boxes)  # the default tyres
 
 
 def _stage(s: dict) -> Stage:
@@ -133,7 +152,9 @@ def _stage(s: dict) -> Stage:
         name=s["name"],
         surface=Surface(s["surface"]),
         length=s["length"],
-        corners=tuple(Corner(after=c["after"], gear=c["gear"], zone=c["zone"], turn=Turn(c["turn"])) for c in s.get("corners", [])),
+        corners=tuple(
+            Corner(after=c["after"], gear=c["gear"], zone=c["zone"], turn=Turn(c["turn"])) for c in s.get("corners", [])
+        ),
         service_park=s.get("service_park", False),
     )
 
@@ -150,7 +171,9 @@ def to_data(race: Race) -> dict:
             "name": stage.name,
             "surface": stage.surface.value,
             "length": stage.length,
-            "corners": [{"after": c.after, "gear": c.gear, "zone": c.zone, "turn": c.turn.value} for c in stage.corners],
+            "corners": [
+                {"after": c.after, "gear": c.gear, "zone": c.zone, "turn": c.turn.value} for c in stage.corners
+            ],
             "service_park": stage.service_park,
         }
         for stage in race.stages
@@ -165,7 +188,9 @@ def validate(race: Race) -> list[tuple[tuple, str]]:
     for i, stage in enumerate(race.stages):
         base = ("stages", i)
         if stage.name in names:
-            problems.append((base + ("name",), f"duplicate stage name {stage.name!r} (also stage {names[stage.name] + 1})"))
+            problems.append(
+                (base + ("name",), f"duplicate stage name {stage.name!r} (also stage {names[stage.name] + 1})")
+            )
         else:
             names[stage.name] = i
         problems.extend((base + path, message) for path, message in validate_stage(stage))
@@ -182,17 +207,26 @@ def validate_stage(stage: Stage) -> list[tuple[tuple, str]]:
         if not 1 <= corner.after <= stage.length - 1:
             in_range = False
             problems.append(
-                (here + ("after",), f"'after' must be between 1 and {stage.length - 1} (the stage has {stage.length} spaces), got {corner.after}")
+                (
+                    here + ("after",),
+                    f"'after' must be between 1 and {stage.length - 1} (the stage has {stage.length} spaces), got "
+                    f"{corner.after}",
+                )
             )
         if corner.zone > corner.after:
             in_range = False
-            problems.append((here + ("zone",), f"'zone' must be between 1 and 'after' ({corner.after}), got {corner.zone}"))
+            problems.append(
+                (here + ("zone",), f"'zone' must be between 1 and 'after' ({corner.after}), got {corner.zone}")
+            )
         if previous is not None and corner.after <= previous.after:
             in_range = False
             if corner.after == previous.after:
                 message = f"two corners after space {corner.after}; each corner needs its own line"
             else:
-                message = f"corners must be in track order: after space {corner.after} comes before the previous corner's {previous.after}"
+                message = (
+                    f"corners must be in track order: after space {corner.after} comes before the previous corner's "
+                    f"{previous.after}"
+                )
             problems.append((here + ("after",), message))
         previous = corner
     if in_range:

@@ -7,7 +7,7 @@ score sheet, which the standings sheet prints filled in.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, limits_text, tag_counts
 from sheetgen.games.rally_risk.graph import layout_graph
@@ -18,7 +18,17 @@ from sheetgen.render.common import CAP, fit_size, fitted_text, plural, text_box
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.common import ARROW, ZONE_NAMES, race_label
 from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
-from sheetgen.render.tables import FOOTER_MM, HEADER_MM, Column, Row, Table, count_pages, draw_table_pages, page_footer, page_header
+from sheetgen.render.tables import (
+    FOOTER_MM,
+    HEADER_MM,
+    Column,
+    Row,
+    Table,
+    count_pages,
+    draw_table_pages,
+    page_footer,
+    page_header,
+)
 from sheetgen.template import MM, Template
 
 
@@ -34,17 +44,29 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
     cal = built.calendar
     races = sum(len(r.courses) for r in cal.rallies)
     subtitle = f"{len(cal.rallies)} rallies, {races} races; " + (
-        f"sections chosen by sheetgen calendar, seed {built.seed}, from {library_name}" if built.seed is not None else f"sections from {library_name}"
+        f"sections chosen by sheetgen calendar, seed {built.seed}, from {library_name}"
+        if built.seed is not None
+        else f"sections from {library_name}"
     )
     width = sheet.right - sheet.left
     checked = any(c is not None for cs in built.checks for c in cs)
     heads = [("zone", 11), ("sections", 15), ("spaces", 13), ("sharp", 12), ("fords", 12), ("fast", 12)]
     heads += [("rounds*", 15)] if checked else []
     heads += [("date", 24), ("done", 11)]
-    columns = [Column("rally / race", width - sum(w for _h, w in heads) * MM, "left")] + [Column(h, w * MM) for h, w in heads]
+    columns = [Column("rally / race", width - sum(w for _h, w in heads) * MM, "left")] + [
+        Column(h, w * MM) for h, w in heads
+    ]
     rows: list[Row] = []
     for rally, checks in zip(cal.rallies, built.checks):
-        rows.append(Row("title", label=f"{rally.name} ({rally.zone.value}, {ZONE_NAMES[rally.zone]}): {_rally_words(rally)}; {limits_text(rally.limits)}"))
+        rows.append(
+            Row(
+                "title",
+                label=(
+                    f"{rally.name} ({rally.zone.value}, {ZONE_NAMES[rally.zone]}): {_rally_words(rally)}; "
+                    f"{limits_text(rally.limits)}"
+                ),
+            )
+        )
         for race, check in zip(rally.courses, checks):
             counts = tag_counts(race)
             values = [
@@ -59,22 +81,36 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
             values += ["" if check is None else f"{check.expected_rounds:.1f}"] if checked else []
             rows.append(Row("row", tuple(values + ["", ""])))
     notes = [
-        "Limits hold for every race of the rally, specials included; sections are counted by kind (a sharp curve, a ford, a fast road). "
-        "Every race starts on a section with factor 0 on every space; its sections connect and lie on the table without overlapping, "
+        "Limits hold for every race of the rally, specials included; sections are counted by kind (a sharp curve, a "
+        "ford, a fast road). "
+        "Every race starts on a section with factor 0 on every space; its sections connect and lie on the table "
+        "without overlapping, "
         "and no race uses a section more often than the box has it (each race is laid out from the whole box).",
-        "Special races come after the normal races of their rally: no speed limits in 3rd, 4th and 5th gear (optional rule; the drivers "
-        "decide before the championship whether to run them). Weather zones: EC Central Europe, EN Northern Europe, A Africa.",
-        "The last to arrive in a race chooses the next one (rulebook). The section lists of every race follow, then each race's course sheet.",
+        "Special races come after the normal races of their rally: no speed limits in 3rd, 4th and 5th gear (optional "
+        "rule; the drivers "
+        "decide before the championship whether to run them). Weather zones: EC Central Europe, EN Northern Europe, A "
+        "Africa.",
+        "The last to arrive in a race chooses the next one (rulebook). The section lists of every race follow, then "
+        "each race's course sheet.",
     ]
     if checked:
         notes.insert(
             1,
-            f"* rounds: expected rounds of one car driven as well as possible with {CHECK_ASSISTANCE.value} assistance and no mechanics "
-            f"(sheetgen's exact solver, house tables); every race was checked to be finished with probability over {1 - THRESHOLD:.0%}.",
+            f"* rounds: expected rounds of one car driven as well as possible with {CHECK_ASSISTANCE.value} assistance "
+            "and no mechanics "
+            "(sheetgen's exact solver, house tables); every race was checked to be finished with probability over "
+            f"{1 - THRESHOLD:.0%}.",
         )
 
     def header(s: Sheet, page: int, continued: bool) -> float:
-        return page_header(s, (cal.name, ": calendar" + (" (continued)" if continued else "")), subtitle, "Rally Risk championship calendar", page, pages)
+        return page_header(
+            s,
+            (cal.name, ": calendar" + (" (continued)" if continued else "")),
+            subtitle,
+            "Rally Risk championship calendar",
+            page,
+            pages,
+        )
 
     table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
     return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes)
@@ -115,7 +151,9 @@ def _mini_map(sheet: Sheet, race: Race, x: float, top: float, width: float, heig
     size = min(sheet.t.sizes["small"], side / MM * 1.6)
     for i in graph:
         mx, my = centre[i]
-        sheet.text(mx + side * 0.25, my + side * 0.25 - CAP * size / 2, str(i + 1), bold=True, size=size, align="center")
+        sheet.text(
+            mx + side * 0.25, my + side * 0.25 - CAP * size / 2, str(i + 1), bold=True, size=size, align="center"
+        )
     # start: a bar across the first square's entry; finish: two bars across the last exit
     ends = ((0, "entry", (0.0,)), (len(centre) - 1, "exit", (0.0, -0.09)))
     sheet.stroke(width=sheet.ink.line_width * 2.0)
@@ -139,14 +177,18 @@ def _race_block_height(race: Race) -> float:
 RALLY_HEAD_MM = 10.0
 
 
-def draw_section_list_page(sheet: Sheet, built: BuiltCalendar, blocks: Sequence[tuple[int, int]], page: int, pages: int, first: bool) -> None:
+def draw_section_list_page(
+    sheet: Sheet, built: BuiltCalendar, blocks: Sequence[tuple[int, int]], page: int, pages: int, first: bool
+) -> None:
     """A page of section lists, shared by the rallies: for each block (rally, race) the
     race's sections in driving order (take them from the box and lay each entered heading
     as shown) and a small map of the course; each rally's name, zone and limits above its
     first race on the page."""
     cal = built.calendar
     title = (cal.name, ": section lists" + ("" if first else " (continued)"))
-    subtitle = "each race's road sections in driving order: take them from the box and lay each one entered heading as shown"
+    subtitle = (
+        "each race's road sections in driving order: take them from the box and lay each one entered heading as shown"
+    )
     y = page_header(sheet, title, subtitle, (cal.name, ": Rally Risk calendar"), page, pages)
     x, right = sheet.left, sheet.right
     width = right - x
@@ -162,18 +204,45 @@ def draw_section_list_page(sheet: Sheet, built: BuiltCalendar, blocks: Sequence[
         if ri != shown:
             shown = ri
             y -= 6.5 * MM
-            fitted_text(sheet, x, y, rally.name, 70 * MM, bold=True, size=sheet.t.sizes["title"] - 3, after="" if k == 0 else " (continued)")
-            words = f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; {limits_text(rally.limits)}"
+            fitted_text(
+                sheet,
+                x,
+                y,
+                rally.name,
+                70 * MM,
+                bold=True,
+                size=sheet.t.sizes["title"] - 3,
+                after="" if k == 0 else " (continued)",
+            )
+            words = (
+                f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; "
+                f"{limits_text(rally.limits)}"
+            )
             sheet.text(x + 72 * MM, y, words, size=fit_size(sheet, words, width - 72 * MM, sheet.t.sizes["body"]))
             sheet.stroke(width=sheet.ink.line_width)
             sheet.c.line(x, y - 1.6 * MM, right, y - 1.6 * MM)
             y -= RALLY_HEAD_MM * MM - 6.5 * MM
         y -= 6 * MM
-        fitted_text(sheet, x, y, race.name, width, "heading", bold=True, after="  (SPECIAL RACE: no speed limits)" if race.special else "")
+        fitted_text(
+            sheet,
+            x,
+            y,
+            race.name,
+            width,
+            "heading",
+            bold=True,
+            after="  (SPECIAL RACE: no speed limits)" if race.special else "",
+        )
         counts = tag_counts(race)
-        facts = f"{plural(len(race.course), 'section')}, {plural(race.length, 'space')}; sharp curves {counts['sharp_curves']}, fords {counts['fords']}, fast roads {counts['fast_roads']}"
+        facts = (
+            f"{plural(len(race.course), 'section')}, {plural(race.length, 'space')}; sharp curves "
+            f"{counts['sharp_curves']}, fords {counts['fords']}, fast roads {counts['fast_roads']}"
+        )
         if check is not None:
-            facts += f"; {check.expected_rounds:.1f} rounds expected, P(elimination) {100 * check.elimination_probability:.1f}% ({CHECK_ASSISTANCE.value} assistance, no mechanics)"
+            facts += (
+                f"; {check.expected_rounds:.1f} rounds expected, P(elimination) "
+                f"{100 * check.elimination_probability:.1f}% ({CHECK_ASSISTANCE.value} assistance, no mechanics)"
+            )
         sheet.text(x, y - 4 * MM, facts, "small", size=fit_size(sheet, facts, width, sheet.t.sizes["small"]))
         y -= 5.5 * MM
         row = 4.6 * MM
@@ -187,10 +256,26 @@ def draw_section_list_page(sheet: Sheet, built: BuiltCalendar, blocks: Sequence[
             y -= row
             numbers = [s.number for s in spaces if s.leg == n - 1]
             tags = ", ".join(t.value.replace("_", " ") for t in leg.section.tags)
-            values = [str(n), leg.section.name, f"{ARROW[leg.heading]} {leg.heading.value}", f"{numbers[0]}-{numbers[-1]}", _factor_text(leg), tags]
+            values = [
+                str(n),
+                leg.section.name,
+                f"{ARROW[leg.heading]} {leg.heading.value}",
+                f"{numbers[0]}-{numbers[-1]}",
+                _factor_text(leg),
+                tags,
+            ]
             cx = x
             for (h, w), value in zip(cols, values):
-                text_box(sheet, cx, y - row, w * MM, row, value, align="left" if h in ("section", "kind", "factors (* ford)") else "center", bold=h == "#")
+                text_box(
+                    sheet,
+                    cx,
+                    y - row,
+                    w * MM,
+                    row,
+                    value,
+                    align="left" if h in ("section", "kind", "factors (* ford)") else "center",
+                    bold=h == "#",
+                )
                 cx += w * MM
         y -= row
         _mini_map(sheet, race, right - map_w, top, map_w, top - y)
@@ -219,13 +304,18 @@ def section_list_pages(room: float, cal: Calendar) -> list[list[tuple[int, int]]
 
 
 SCORING_NOTES = (
-    "Per race (score A): score = rounds behind the first car home - your place in the starting order (1st to start: 1). "
-    "Fewest is best. Rulebook example: players 2 and 3 finish together, player 1 two rounds later, player 4 four rounds later: "
+    "Per race (score A): score = rounds behind the first car home - your place in the starting order (1st to start: "
+    "1). "
+    "Fewest is best. Rulebook example: players 2 and 3 finish together, player 1 two rounds later, player 4 four "
+    "rounds later: "
     "player 3 scores 0 - 3 = -3, player 2 0 - 2 = -2, player 4 4 - 4 = 0, player 1 2 - 1 = +1.",
-    f"A destroyed or eliminated car scores the last arrival's score + {ELIMINATION_HANDICAP}. The next race starts in the order of arrival "
+    f"A destroyed or eliminated car scores the last arrival's score + {ELIMINATION_HANDICAP}. The next race starts in "
+    "the order of arrival "
     "(best score first); ties draw lots. The last to arrive chooses the next race.",
-    f"Per rally (score B): the fewest total of score A wins; places earn {', '.join(str(p) for p in CHAMPIONSHIP_POINTS)} championship "
-    "points. Tied drivers share the better place and the next place is skipped (two seconds: the next driver is fourth).",
+    "Per rally (score B): the fewest total of score A wins; places earn "
+    f"{', '.join(str(p) for p in CHAMPIONSHIP_POINTS)} championship "
+    "points. Tied drivers share the better place and the next place is skipped (two seconds: the next driver is "
+    "fourth).",
 )
 
 
@@ -246,7 +336,11 @@ def race_names(rally: Rally) -> list[str]:
     """The names the calendar gives a rally's races, after the rally's own: "race 1", ...,
     "special"."""
     counts = ((False, len(rally.races)), (True, len(rally.specials)))
-    return [race_name(rally, special, k + 1).removeprefix(f"{rally.name}, ") for special, count in counts for k in range(count)]
+    return [
+        race_name(rally, special, k + 1).removeprefix(f"{rally.name}, ")
+        for special, count in counts
+        for k in range(count)
+    ]
 
 
 def blank_score_rows(cal: Calendar) -> list[Row]:
@@ -261,7 +355,15 @@ def blank_score_rows(cal: Calendar) -> list[Row]:
     return rows
 
 
-def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = (), library_name: str = "") -> tuple[bytes, int]:
+def render_calendar(
+    built: BuiltCalendar,
+    template: Template,
+    *,
+    paper: str | None = None,
+    ink: str = "normal",
+    keywords: tuple[str, ...] = (),
+    library_name: str = "",
+) -> tuple[bytes, int]:
     """The calendar's PDF: overview, the section lists, each race's course sheet, then the
     championship score sheet."""
     cal = built.calendar
@@ -276,7 +378,14 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
 
     def score_pages(sheet: Sheet, first: int, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, (title[0], title[1] + (" (continued)" if continued else "")), subtitle, "Rally Risk championship score sheet", page, pages)
+            return page_header(
+                s,
+                (title[0], title[1] + (" (continued)" if continued else "")),
+                subtitle,
+                "Rally Risk championship score sheet",
+                page,
+                pages,
+            )
 
         return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES)
 
@@ -303,14 +412,16 @@ def render_calendar(built: BuiltCalendar, template: Template, *, paper: str | No
     return render_pdf(template, ink, paper, meta, draw)
 
 
-def calendar_pdf(loaded, built: BuiltCalendar, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def calendar_pdf(
+    loaded, built: BuiltCalendar, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...] = ()
+) -> tuple[bytes, int]:
     """The calendar's PDF as `sheetgen calendar -o` writes it: keyed by the calendar spec's
     and its library's SHA-256 (`keywords` add to them), the library named by its name."""
     import hashlib
     import os
 
     cal = built.calendar
-    own = (f"spec-sha256:{loaded.sha256}",)
+    own: tuple[str, ...] = (f"spec-sha256:{loaded.sha256}",)
     if cal.library:
         with open(os.path.join(os.path.dirname(loaded.path), cal.library), "rb") as handle:
             own += (f"library-sha256:{hashlib.sha256(handle.read()).hexdigest()}",)
@@ -319,7 +430,9 @@ def calendar_pdf(loaded, built: BuiltCalendar, template: Template, *, paper: str
     return render_calendar(built, template, paper=paper, ink=ink, keywords=own + extra, library_name=name or "")
 
 
-def print_calendar(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
+def print_calendar(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None
+) -> tuple[bytes, int]:
     """The printable of a Rally Risk calendar file (`build`, `render`): a calendar that gives
     every race as a course is printed as it is; one that gives the races' sizes is built
     first with seed :data:`~sheetgen.games.rally_risk.championship.BUILD_SEED`, so that the

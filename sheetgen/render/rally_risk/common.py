@@ -20,7 +20,14 @@ BOX_PAD = 1.2 * MM  # text in a box leaves this much of the box's width free
 ZONE_NAMES = {Zone.EC: "Central Europe", Zone.EN: "Northern Europe", Zone.A: "Africa"}
 ORDINAL = {1: "1st", 2: "2nd", 3: "3rd", 4: "4th", 5: "5th"}
 ARROW = {Side.N: "\u2191", Side.E: "\u2192", Side.S: "\u2193", Side.W: "\u2190"}
-DISPLAY = {"gear_chart": "gear chart", "risk": "Table of Risks", "damage": "Damages Table", "weather": "weather charts", "tyres": "tyres", "special_extra": "special races"}
+DISPLAY = {
+    "gear_chart": "gear chart",
+    "risk": "Table of Risks",
+    "damage": "Damages Table",
+    "weather": "weather charts",
+    "tyres": "tyres",
+    "special_extra": "special races",
+}
 
 
 def race_label(race: Race) -> str:
@@ -79,10 +86,24 @@ def draw_road(
             reach = half + min(2.0, road.width * (0.06 if beside else 0.12))
             for sign in (1, -1):
                 mx, my = cx + tx * along * sign, cy + ty * along * sign
-                wave(sheet, (mx - nx * reach, my - ny * reach), (mx + nx * reach, my + ny * reach), x0, y0, amplitude=amplitude)
+                wave(
+                    sheet,
+                    (mx - nx * reach, my - ny * reach),
+                    (mx + nx * reach, my + ny * reach),
+                    x0,
+                    y0,
+                    amplitude=amplitude,
+                )
         if space.index in heavy:  # a heavy outline and a thin one inside it: told apart by shape too
             polygon(sheet, space.polygon, x0, y0, width=ink.corner_width, colour=ink.corner)
-            polygon(sheet, inset(space.polygon, space.centre, DOUBLE_LINE_MM), x0, y0, width=ink.thin_width, colour=ink.corner)
+            polygon(
+                sheet,
+                inset(space.polygon, space.centre, DOUBLE_LINE_MM),
+                x0,
+                y0,
+                width=ink.thin_width,
+                colour=ink.corner,
+            )
         centred(sheet, *pt(x0, y0, space.centre), str(space.factor), size, bold=True)
         value = numbers[space.index - 1] if numbers else space.index
         if value is None:
@@ -139,7 +160,17 @@ def fitting_factor_size(road: RoadShape) -> float:
     return min(16.0, 0.5 * length / (CAP * 25.4 / 72), 0.42 * road.width / (CAP * 25.4 / 72))
 
 
-def edge_label(sheet: Sheet, road: RoadShape, side: Side, heading: Side, text: str, size: float, x0: float, y0: float, inset: float = 1.4) -> None:
+def edge_label(
+    sheet: Sheet,
+    road: RoadShape,
+    side: Side,
+    heading: Side,
+    text: str,
+    size: float,
+    x0: float,
+    y0: float,
+    inset: float = 1.4,
+) -> None:
     """`text` by the road where it meets `side`, on the right-hand side of travel."""
     w = sheet.text_width(text, bold=True, size=size) / MM
     h = CAP * size * 25.4 / 72

@@ -19,9 +19,33 @@ from sheetgen.games.rally_risk.layout import CourseMap, RoadShape, course_map, r
 from sheetgen.games.rally_risk.model import GEARS, MAX_MECHANICS, MECHANIC_RANGE, Race, Side
 from sheetgen.games.rally_risk.scoring import ELIMINATION_HANDICAP
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
-from sheetgen.render.common import CAP, TITLE_LEAST, centred, cut, draw_fitted, fit_size, fit_text, fitted_text, plural, polygon, pt, text_box, wave, wrap
+from sheetgen.render.common import (
+    CAP,
+    TITLE_LEAST,
+    centred,
+    cut,
+    draw_fitted,
+    fit_size,
+    fit_text,
+    fitted_text,
+    plural,
+    polygon,
+    pt,
+    text_box,
+    wave,
+    wrap,
+)
 from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
-from sheetgen.render.rally_risk.common import BOX_PAD, DISPLAY, ORDINAL, ZONE_NAMES, draw_road, edge_label, fitting_factor_size, ford_text
+from sheetgen.render.rally_risk.common import (
+    BOX_PAD,
+    DISPLAY,
+    ORDINAL,
+    ZONE_NAMES,
+    draw_road,
+    edge_label,
+    fitting_factor_size,
+    ford_text,
+)
 from sheetgen.render.rally_risk.reference_card import draw_reference_card
 from sheetgen.template import MM, Template
 
@@ -87,8 +111,9 @@ def course_plan(race: Race, page_w: float, page_h: float, margin: float, analysi
     bottom = margin + FOOTER_MM
     tracker_top = bottom + TRACKER_MM
     players_top = tracker_top + GAP_MM + _players_height()
-    strip_top: float | None = players_top + GAP_MM + _strip_height(strip.rows)
-    middle_bottom = strip_top + GAP_MM
+    strip_here = players_top + GAP_MM + _strip_height(strip.rows)
+    strip_top: float | None = strip_here
+    middle_bottom = strip_here + GAP_MM
     need = max(side_panel_height(race, analysis), MIN_MAP_MM + MAP_TITLE_MM)
     per_page = int((page_h - 2 * margin - RUNNING_HEADER_MM - FOOTER_MM - TITLE_ROW_MM) // STRIP_ROW_MM)
     extra = 0
@@ -102,7 +127,9 @@ def course_plan(race: Race, page_w: float, page_h: float, margin: float, analysi
     map_x = margin + (map_w - cmap.width) / 2
     map_y = middle_bottom + (room_h - cmap.height) / 2
     rounds = int(width // 6.4) - 3
-    return CoursePlan(cmap, map_x, map_y, top, middle_bottom, strip_top, players_top, tracker_top, rounds, per_page, extra)
+    return CoursePlan(
+        cmap, map_x, map_y, top, middle_bottom, strip_top, players_top, tracker_top, rounds, per_page, extra
+    )
 
 
 def _heavy_spaces(analysis) -> dict[int, float]:
@@ -116,7 +143,7 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
     cmap = plan.map
     x0, y0 = plan.map_x * MM, plan.map_y * MM
     spaces = race.spaces
-    numbers: list[tuple[int, ...]] = []
+    numbers: list[tuple[int | None, ...]] = []  # (None: a number left out)
     first = 0
     for leg in race.course:
         n = len(leg.section.factors)
@@ -128,15 +155,27 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
         sheet.c.rect(sx, sy, cmap.cell * MM, cmap.cell * MM, stroke=1, fill=0)
         sheet.stroke()
     small = sheet.t.sizes["space"]
-    roads = [road_shape(race.course[sq.leg].section, cmap.cell, sq.quarter, width_share=MAP_ROAD) for sq in cmap.squares]
+    roads = [
+        road_shape(race.course[sq.leg].section, cmap.cell, sq.quarter, width_share=MAP_ROAD) for sq in cmap.squares
+    ]
     factor_size = min(fitting_factor_size(road) for road in roads)  # one size all over the map
     if map_numbers_thinned(race, cmap.cell, sheet.text_width(str(race.length), size=small) / MM):
-        numbers = [tuple(n if n == 1 or n % 5 == 0 else None for n in row) for row in numbers]
+        numbers = [tuple(n if n is not None and (n == 1 or n % 5 == 0) else None for n in row) for row in numbers]
     for square, road in zip(cmap.squares, roads):
         leg = race.course[square.leg]
         sx, sy = x0 + square.x * MM, y0 + square.y * MM
         heavy = frozenset(i + 1 for i, number in enumerate(numbers[square.leg]) if number in danger)
-        draw_road(sheet, road, sx, sy, numbers=numbers[square.leg], heavy=heavy, number_size=small, factor_size=factor_size, beside=True)
+        draw_road(
+            sheet,
+            road,
+            sx,
+            sy,
+            numbers=numbers[square.leg],
+            heavy=heavy,
+            number_size=small,
+            factor_size=factor_size,
+            beside=True,
+        )
         _map_label(sheet, road, sx, sy, square.leg + 1, leg.section.name)
     # start: a heavy bar where the road enters the first section; finish: chequered
     first_sq, last_sq = cmap.squares[0], cmap.squares[-1]
@@ -167,10 +206,10 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
     else:
         edge_label(sheet, last_road, last_road.exit, last_road.exit, "FINISH", size, lx, ly, inset=0.8)
     # a cut map: where a piece ends the road runs on at the next piece's letter
-    for letter, leg in zip("ABCDEFGH", cmap.breaks):
+    for letter, after in zip("ABCDEFGH", cmap.breaks):
         for sq, road, side, word in (
-            (cmap.squares[leg - 1], roads[leg - 1], roads[leg - 1].exit, f"on at {letter}"),
-            (cmap.squares[leg], roads[leg], roads[leg].entry, f"{letter}, from section {leg}"),
+            (cmap.squares[after - 1], roads[after - 1], roads[after - 1].exit, f"on at {letter}"),
+            (cmap.squares[after], roads[after], roads[after].entry, f"{letter}, from section {after}"),
         ):
             sx, sy = x0 + sq.x * MM, y0 + sq.y * MM
             heading = side if word.startswith("on") else side.opposite
@@ -180,7 +219,9 @@ def draw_course_map(sheet: Sheet, race: Race, plan: CoursePlan, danger: dict[int
                 edge_label(sheet, road, side, heading, word, size, sx, sy, inset=0.8)
 
 
-def _end_word(sheet: Sheet, road: RoadShape, side: Side, word: str, size: float, x0: float, y0: float, gap: float) -> None:
+def _end_word(
+    sheet: Sheet, road: RoadShape, side: Side, word: str, size: float, x0: float, y0: float, gap: float
+) -> None:
     """`word` just beyond the road's end on `side`, outside its square, centred on the
     road; along a vertical edge it reads upward."""
     ex, ey = road.edge_point(side)
@@ -238,14 +279,23 @@ def _map_label(sheet: Sheet, road: RoadShape, sx: float, sy: float, number: int,
     # (in a bend's corner more than the two asked for, at the smallest size)
     held = max(most, 1 + int(2 * (2.9 * MM - CAP * size / 2) / (CAP * size * 1.6)))
     if len(lines) > held:  # a name too long for the square: the lines it holds, cut short
-        fitted = fit_text(sheet, text, (width + spare) * MM, sheet.t.sizes["small"], bold=True, lines=held, least=4.0, single=sheet.t.sizes["small"])
+        fitted = fit_text(
+            sheet,
+            text,
+            (width + spare) * MM,
+            sheet.t.sizes["small"],
+            bold=True,
+            lines=held,
+            least=4.0,
+            single=sheet.t.sizes["small"],
+        )
         lines, size = list(fitted.lines), fitted.size
     step = CAP * size * 1.6
     top = cy * MM + (len(lines) - 1) * step / 2
     for k, line in enumerate(lines):
-        fitted = fit_size(sheet, line, width * MM, size, True, least=4.0)
-        line = cut(sheet, line, (width + spare) * MM, fitted, True)
-        centred(sheet, sx + cx * MM, sy + top - k * step, line, fitted, True)
+        line_size = fit_size(sheet, line, width * MM, size, True, least=4.0)
+        line = cut(sheet, line, (width + spare) * MM, line_size, True)
+        centred(sheet, sx + cx * MM, sy + top - k * step, line, line_size, True)
 
 
 def _chequer(sheet: Sheet, line, heading: Side, x0: float, y0: float, outside: bool = False) -> float:
@@ -262,9 +312,16 @@ def _chequer(sheet: Sheet, line, heading: Side, x0: float, y0: float, outside: b
         shift = (row - 1) * depth if outside else -row * depth
         for k in range(cells):
             ox, oy = ax + ux * k * size + hx * shift, ay + uy * k * size + hy * shift
-            pts = [(ox, oy), (ox + ux * size, oy + uy * size), (ox + ux * size + hx * depth, oy + uy * size + hy * depth), (ox + hx * depth, oy + hy * depth)]
+            pts = [
+                (ox, oy),
+                (ox + ux * size, oy + uy * size),
+                (ox + ux * size + hx * depth, oy + uy * size + hy * depth),
+                (ox + hx * depth, oy + hy * depth),
+            ]
             dark = (k + row) % 2 == 0
-            polygon(sheet, pts, x0, y0, fill=sheet.ink.box_fill if not dark else sheet.ink.line, width=sheet.ink.thin_width)
+            polygon(
+                sheet, pts, x0, y0, fill=sheet.ink.box_fill if not dark else sheet.ink.line, width=sheet.ink.thin_width
+            )
             if dark and not sheet.ink.fill:
                 sheet.c.line(*pt(x0, y0, pts[0]), *pt(x0, y0, pts[2]))
                 sheet.c.line(*pt(x0, y0, pts[1]), *pt(x0, y0, pts[3]))
@@ -282,10 +339,24 @@ def draw_course_header(sheet: Sheet, race: Race, page_label: tuple[str, str]) ->
     x, top, right = sheet.left, sheet.top, sheet.right
     kind = "Rally Risk course sheet"
     # the page's label may name a calendar: at most half the width, the title in what is left
-    label = fit_text(sheet, page_label[0], (right - x) / 2, sheet.t.sizes["small"], after=page_label[1]) if any(page_label) else None
+    label = (
+        fit_text(sheet, page_label[0], (right - x) / 2, sheet.t.sizes["small"], after=page_label[1])
+        if any(page_label)
+        else None
+    )
     taken = max(sheet.text_width(kind, "small"), sheet.text_width(label.lines[0], size=label.size) if label else 0.0)
     name, end = _name_parts(race)
-    fitted_text(sheet, x, top - 6 * MM, name, min((right - x) - 62 * MM, right - x - taken - 4 * MM), "title", bold=True, least=TITLE_LEAST, after=end)
+    fitted_text(
+        sheet,
+        x,
+        top - 6 * MM,
+        name,
+        min((right - x) - 62 * MM, right - x - taken - 4 * MM),
+        "title",
+        bold=True,
+        least=TITLE_LEAST,
+        after=end,
+    )
     sheet.text(right, top - 3.5 * MM, kind, "small", align="right")
     if label:
         draw_fitted(sheet, right, top - 7 * MM, label, align="right")
@@ -343,9 +414,13 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
     # weather chart of the zone
     chart = tables.chart(race.zone)
     own = "weather" in tables.overridden
-    fitted_text(sheet, x, y - 3.2 * MM, f"Weather, zone {race.zone.value} ({ZONE_NAMES[race.zone]})", width, "body", bold=True)
+    fitted_text(
+        sheet, x, y - 3.2 * MM, f"Weather, zone {race.zone.value} ({ZONE_NAMES[race.zone]})", width, "body", bold=True
+    )
     y -= 5 * MM
-    sheet.text(x, y - 2.6 * MM, f"{'your box' if own else 'house'} chart; each round: even roll forward, odd back", "small")
+    sheet.text(
+        x, y - 2.6 * MM, f"{'your box' if own else 'house'} chart; each round: even roll forward, odd back", "small"
+    )
     y -= 4.5 * MM
     row = WEATHER_ROW_MM * MM
     rows = _weather_rows(len(chart.sectors))
@@ -430,7 +505,8 @@ def draw_space_strip(sheet: Sheet, race: Race, top: float, danger: dict[int, flo
     sheet.text(
         x + 14 * MM,
         top - 3.3 * MM,
-        f"number (for placing mechanics, {MECHANIC_RANGE} spaces' reach either way) and factor; ~ ford; heavy box: most dangerous; | new section",
+        f"number (for placing mechanics, {MECHANIC_RANGE} spaces' reach either way) and factor; ~ ford; heavy box: "
+        "most dangerous; | new section",
         "small",
     )
     y = top - TITLE_ROW_MM * MM
@@ -443,19 +519,44 @@ def draw_space_strip(sheet: Sheet, race: Race, top: float, danger: dict[int, flo
         for col, space in enumerate(row_spaces):
             cx = x + col * cell
             if space.index == 1 or col == 0:
-                room = min(len(race.course[space.leg].section.factors) - space.index + 1, len(row_spaces) - col) * cell - 1 * MM
-                name = f"{space.leg + 1} {race.course[space.leg].section.name}" + ("" if space.index == 1 else " (cont.)")
+                room = (
+                    min(len(race.course[space.leg].section.factors) - space.index + 1, len(row_spaces) - col) * cell
+                    - 1 * MM
+                )
+                name = f"{space.leg + 1} {race.course[space.leg].section.name}" + (
+                    "" if space.index == 1 else " (cont.)"
+                )
                 if sheet.text_width(name, bold=True, size=4.5) > room:
                     name = f"{space.leg + 1}"
                 size = fit_size(sheet, name, room, sheet.t.sizes["small"], True, least=4.0)
                 sheet.text(cx + 0.6 * MM, label_y + 0.4 * MM, name, bold=True, size=size)
-            text_box(sheet, cx, num_y, cell, 3.8 * MM, str(space.number), size=sheet.t.sizes["small"], shaded=True, pad=BOX_PAD)
+            text_box(
+                sheet,
+                cx,
+                num_y,
+                cell,
+                3.8 * MM,
+                str(space.number),
+                size=sheet.t.sizes["small"],
+                shaded=True,
+                pad=BOX_PAD,
+            )
             sheet.box(cx, fac_y, cell, 5.0 * MM, width=sheet.ink.thin_width)
             lift = 0.7 * MM if space.ford else 0.0
-            centred(sheet, cx + cell / 2, fac_y + 2.5 * MM + lift, str(space.factor), sheet.t.sizes["body"] + 1, bold=True)
+            centred(
+                sheet, cx + cell / 2, fac_y + 2.5 * MM + lift, str(space.factor), sheet.t.sizes["body"] + 1, bold=True
+            )
             if space.ford:
                 sheet.stroke(width=sheet.ink.thin_width)
-                wave(sheet, (cx / MM + 0.8, fac_y / MM + 0.9), (cx / MM + strip.cell - 0.8, fac_y / MM + 0.9), 0, 0, amplitude=0.3, wavelength=1.4)
+                wave(
+                    sheet,
+                    (cx / MM + 0.8, fac_y / MM + 0.9),
+                    (cx / MM + strip.cell - 0.8, fac_y / MM + 0.9),
+                    0,
+                    0,
+                    amplitude=0.3,
+                    wavelength=1.4,
+                )
             if space.number in danger:  # a heavy box round the number and the factor together
                 sheet.stroke(colour=sheet.ink.corner, width=sheet.ink.corner_width)
                 sheet.c.rect(cx + 0.5, fac_y + 0.5, cell - 1, 8.8 * MM - 1, stroke=1, fill=0)
@@ -471,8 +572,22 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
     """One row per car (up to 6): driver, departure, assistance, mechanics, tyres, result."""
     x, right = sheet.left, sheet.right
     sheet.text(x, top - 3.3 * MM, "Drivers", "body", bold=True)
-    sheet.text(x + 17 * MM, top - 3.3 * MM, "car k departs in round k; tick assistance and tyres (rub out and tick again after a change)", "small")
-    fixed = [("Car", 8), ("Start order", 11), ("Assistance P R N", 27), ("Mechanics on spaces", 28), ("Tyres N R S", 27), ("R.P.M. card used", 12), ("Finish round", 14), ("Score", 14)]
+    sheet.text(
+        x + 17 * MM,
+        top - 3.3 * MM,
+        "car k departs in round k; tick assistance and tyres (rub out and tick again after a change)",
+        "small",
+    )
+    fixed = [
+        ("Car", 8),
+        ("Start order", 11),
+        ("Assistance P R N", 27),
+        ("Mechanics on spaces", 28),
+        ("Tyres N R S", 27),
+        ("R.P.M. card used", 12),
+        ("Finish round", 14),
+        ("Score", 14),
+    ]
     driver = (right - x) / MM - sum(w for _h, w in fixed)
     columns = fixed[:1] + [("Driver", driver)] + fixed[1:]
     head_h, row_h = PLAYER_HEAD_MM * MM, PLAYER_ROW_MM * MM
@@ -503,12 +618,19 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
             elif head.startswith("Mechanics"):
                 bw = (cw - 2.4 * MM) / MAX_MECHANICS
                 for k in range(MAX_MECHANICS):
-                    sheet.box(cx + 0.6 * MM + k * (bw + 0.6 * MM), y + 0.9 * MM, bw, row_h - 1.8 * MM, width=sheet.ink.thin_width)
+                    sheet.box(
+                        cx + 0.6 * MM + k * (bw + 0.6 * MM),
+                        y + 0.9 * MM,
+                        bw,
+                        row_h - 1.8 * MM,
+                        width=sheet.ink.thin_width,
+                    )
             elif head.startswith("R.P.M."):
                 _checkbox(sheet, cx + cw / 2 - 1.5 * MM, y + row_h / 2 - 1.5 * MM)
             cx += cw
     key = (
-        "P permanent, R rapid, N normal assistance; tyres N normal, R rain, S snow. Score: rounds behind the first arrival minus the start order "
+        "P permanent, R rapid, N normal assistance; tyres N normal, R rain, S snow. Score: rounds behind the first "
+        "arrival minus the start order "
         f"(eliminated: the last arrival's + {ELIMINATION_HANDICAP})."
     )
     sheet.text(x, y - 3 * MM, key, size=fit_size(sheet, key, right - x, sheet.t.sizes["small"], least=4.0))
@@ -517,12 +639,41 @@ def draw_players(sheet: Sheet, race: Race, top: float) -> None:
 def draw_round_tracker(sheet: Sheet, top: float, rounds: int) -> None:
     x, right = sheet.left, sheet.right
     sheet.text(x, top - 3.3 * MM, "Rounds", "body", bold=True)
-    sheet.text(x + 15 * MM, top - 3.3 * MM, "cross off each round; write the weather sector the first player's roll gives", "small")
+    sheet.text(
+        x + 15 * MM,
+        top - 3.3 * MM,
+        "cross off each round; write the weather sector the first player's roll gives",
+        "small",
+    )
     head = 13 * MM
     cell = (right - x - head) / rounds
     y = top - TITLE_ROW_MM * MM - 4.2 * MM
-    text_box(sheet, x, y, head, 4.2 * MM, "round", size=sheet.t.sizes["small"], bold=True, shaded=True, align="left", pad=BOX_PAD)
-    text_box(sheet, x, y - 6.0 * MM, head, 6.0 * MM, "weather", size=sheet.t.sizes["small"], bold=True, shaded=True, align="left", pad=BOX_PAD)
+    text_box(
+        sheet,
+        x,
+        y,
+        head,
+        4.2 * MM,
+        "round",
+        size=sheet.t.sizes["small"],
+        bold=True,
+        shaded=True,
+        align="left",
+        pad=BOX_PAD,
+    )
+    text_box(
+        sheet,
+        x,
+        y - 6.0 * MM,
+        head,
+        6.0 * MM,
+        "weather",
+        size=sheet.t.sizes["small"],
+        bold=True,
+        shaded=True,
+        align="left",
+        pad=BOX_PAD,
+    )
     for k in range(rounds):
         cx = x + head + k * cell
         text_box(sheet, cx, y, cell, 4.2 * MM, str(k + 1), size=sheet.t.sizes["small"], shaded=True, pad=BOX_PAD)
@@ -547,7 +698,15 @@ def course_sheet_pages(race: Race, analysis, page_w_mm: float, page_h_mm: float,
     return course_plan(race, page_w_mm, page_h_mm, margin_mm, analysis).pages
 
 
-def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1, pages: int | None = None, page_label: str | tuple[str, str] | None = None) -> int:
+def draw_course_sheet(
+    sheet: Sheet,
+    race: Race,
+    analysis=None,
+    *,
+    page: int = 1,
+    pages: int | None = None,
+    page_label: str | tuple[str, str] | None = None,
+) -> int:
     """A race's course sheet from the current page of `sheet`; every page it draws is
     ended with ``sheet.end_page()``. Returns the number of pages (see
     :func:`course_sheet_pages`; 1 unless the course is very long).
@@ -564,16 +723,22 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
     plan = course_plan(race, sheet.width / MM, sheet.height / MM, sheet.margin / MM, analysis)
     danger = _heavy_spaces(analysis)
     def label(k: int) -> tuple[str, str]:
+        if page_label is None:
+            return ("", f"page {page + k} of {pages}" if pages else "")
         name, end = page_label if isinstance(page_label, tuple) else ("", page_label)
-        if page_label is not None:
-            return (name, end if k == 0 else f"{end} (continued)")
-        return ("", f"page {page + k} of {pages}" if pages else "")
+        return (name, end if k == 0 else f"{end} (continued)")
 
     draw_course_header(sheet, race, label(0))
     cmap = plan.map
-    north = {Side.N: "north up", Side.E: "north to the right", Side.S: "north down", Side.W: "north to the left"}[cmap.north]
+    north = {Side.N: "north up", Side.E: "north to the right", Side.S: "north down", Side.W: "north to the left"}[
+        cmap.north
+    ]
     small = sheet.t.sizes["space"]
-    every = " (every 5th)" if map_numbers_thinned(race, cmap.cell, sheet.text_width(str(race.length), size=small) / MM) else ""
+    every = (
+        " (every 5th)"
+        if map_numbers_thinned(race, cmap.cell, sheet.text_width(str(race.length), size=small) / MM)
+        else ""
+    )
     sheet.text(sheet.left, plan.middle_top * MM - 3.5 * MM, "Course", "body", bold=True)
     legend = f"as laid on the table, a square per section, {north}; bold: factor, small: space number{every}"
     if cmap.pieces > 1:
@@ -592,7 +757,11 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
         draw_space_strip(sheet, race, plan.strip_top * MM, danger)
     draw_players(sheet, race, plan.players_top * MM)
     draw_round_tracker(sheet, plan.tracker_top * MM, plan.rounds)
-    tables = "house tables" if not race.tables.overridden else "own tables: " + ", ".join(DISPLAY[n] for n in race.tables.overridden)
+    tables = (
+        "house tables"
+        if not race.tables.overridden
+        else "own tables: " + ", ".join(DISPLAY[n] for n in race.tables.overridden)
+    )
     if plan.strip_top is None:
         tables = "every space by number: next page" + ("s" if plan.extra_pages > 1 else "") + "; " + tables
     _footer(sheet, tables)
@@ -600,18 +769,51 @@ def draw_course_sheet(sheet: Sheet, race: Race, analysis=None, *, page: int = 1,
     rows = space_strip(race.length, (sheet.right - sheet.left) / MM).rows
     for k in range(plan.extra_pages):
         name, end = label(k + 1)
-        kind = fit_text(sheet, "Rally Risk course sheet, " + name, (sheet.right - sheet.left) / 2, sheet.t.sizes["small"], after=end) if name or end else fit_text(sheet, "Rally Risk course sheet", sheet.right, sheet.t.sizes["small"])
+        kind = (
+            fit_text(
+                sheet,
+                "Rally Risk course sheet, " + name,
+                (sheet.right - sheet.left) / 2,
+                sheet.t.sizes["small"],
+                after=end,
+            )
+            if name or end
+            else fit_text(sheet, "Rally Risk course sheet", sheet.right, sheet.t.sizes["small"])
+        )
         room = sheet.right - sheet.left - sheet.text_width(kind.lines[0], size=kind.size) - 4 * MM
-        fitted_text(sheet, sheet.left, sheet.top - 4.5 * MM, _name_parts(race)[0], room, "heading", bold=True, after=_name_parts(race)[1])
+        fitted_text(
+            sheet,
+            sheet.left,
+            sheet.top - 4.5 * MM,
+            _name_parts(race)[0],
+            room,
+            "heading",
+            bold=True,
+            after=_name_parts(race)[1],
+        )
         draw_fitted(sheet, sheet.right, sheet.top - 4.5 * MM, kind, align="right")
         first = k * plan.strip_rows_per_page
-        draw_space_strip(sheet, race, sheet.top - RUNNING_HEADER_MM * MM, danger, range(first, min(first + plan.strip_rows_per_page, rows)))
+        draw_space_strip(
+            sheet,
+            race,
+            sheet.top - RUNNING_HEADER_MM * MM,
+            danger,
+            range(first, min(first + plan.strip_rows_per_page, rows)),
+        )
         _footer(sheet)
         sheet.end_page()
     return plan.pages
 
 
-def render_race(race: Race, template: Template, *, analysis=None, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def render_race(
+    race: Race,
+    template: Template,
+    *,
+    analysis=None,
+    paper: str | None = None,
+    ink: str = "normal",
+    keywords: tuple[str, ...] = (),
+) -> tuple[bytes, int]:
     """A race's printable PDF: its course sheet, then the reference card of its tables."""
     meta = Meta(
         title=f"{race.name}: Rally Risk course sheet",
@@ -629,7 +831,9 @@ def render_race(race: Race, template: Template, *, analysis=None, paper: str | N
     return render_pdf(template, ink, paper, meta, draw)
 
 
-def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures) -> tuple[bytes, int]:
+def print_race(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures
+) -> tuple[bytes, int]:
     """The printable of a Rally Risk race: its course sheet with the analysis (`figures`,
     the game's), and the reference card of its tables."""
     return render_race(spec.model, template, analysis=figures, paper=paper, ink=ink, keywords=keywords)

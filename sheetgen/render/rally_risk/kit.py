@@ -20,7 +20,9 @@ KIT_HEADER_MM = 12.0
 TITLES = {
     "cars": "Cars: a token per car, its number on its own pattern",
     "weather": "Weather",
-    "mechanics": f"Mechanics: up to {MAX_MECHANICS} per car, each on a numbered space (reach {MECHANIC_RANGE} spaces either way)",
+    "mechanics": (
+        f"Mechanics: up to {MAX_MECHANICS} per car, each on a numbered space (reach {MECHANIC_RANGE} spaces either way)"
+    ),
     "rpm": "R.P.M.'s too high: a card per driver at the start of every race",
 }
 RPM_TEXT = (  # the rulebook's "R.P.M.'s Too High", as docs/rulings.md RR-5 reads it
@@ -40,11 +42,28 @@ def draw_kit(sheet: Sheet, title: str, page: int, pages: int) -> None:
     """The kit page; then ``sheet.end_page()``."""
     top = sheet.top
     kind = f"Rally Risk print-and-play kit, page {page} of {pages}"
-    fitted_text(sheet, sheet.left, top - 4 * MM, title, sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM, "heading", bold=True)
+    fitted_text(
+        sheet,
+        sheet.left,
+        top - 4 * MM,
+        title,
+        sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
+        "heading",
+        bold=True,
+    )
     sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
     note = "Cut along the lines. " + ", ".join(f"car {k + 1} {CAR_PATTERNS[k]}" for k in range(MAX_PLAYERS)) + "."
-    sheet.text(sheet.left, top - 8.6 * MM, note, size=fit_size(sheet, note, sheet.right - sheet.left, sheet.t.sizes["small"]))
-    kit = kit_layout(sheet.width / MM, sheet.height / MM, sheet.margin / MM, header=KIT_HEADER_MM, cars=MAX_PLAYERS, mechanics=MAX_MECHANICS)
+    sheet.text(
+        sheet.left, top - 8.6 * MM, note, size=fit_size(sheet, note, sheet.right - sheet.left, sheet.t.sizes["small"])
+    )
+    kit = kit_layout(
+        sheet.width / MM,
+        sheet.height / MM,
+        sheet.margin / MM,
+        header=KIT_HEADER_MM,
+        cars=MAX_PLAYERS,
+        mechanics=MAX_MECHANICS,
+    )
     for group, x, y in kit.titles:
         text = TITLES[group]
         room = (sheet.right - x * MM) if group != "cars" else (kit.of("weather")[0].x - x - 2) * MM

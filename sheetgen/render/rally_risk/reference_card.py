@@ -33,20 +33,44 @@ def _weather_text(tables: Tables) -> str:
         for sector in chart.sectors:
             if sector.modifier:
                 found.setdefault(sector.weather, set()).add(sector.modifier)
-    return ", ".join(f"{w.value} " + " or ".join(f"+{m}" for m in sorted(found[w])) for w in Weather if w in found) or "nothing"
+    return (
+        ", ".join(f"{w.value} " + " or ".join(f"+{m}" for m in sorted(found[w])) for w in Weather if w in found)
+        or "nothing"
+    )
 
 
 def _table_title(sheet: Sheet, x: float, y: float, width: float, title: str, source: str) -> float:
     sheet.text(x, y - 3.6 * MM, title, "heading", bold=True)
-    sheet.text(x + width, y - 3.6 * MM, source.upper() if source == "house table" else source, "small", bold=True, align="right")
+    sheet.text(
+        x + width,
+        y - 3.6 * MM,
+        source.upper() if source == "house table" else source,
+        "small",
+        bold=True,
+        align="right",
+    )
     return y - 5.5 * MM
 
 
-def _grid(sheet: Sheet, x: float, y: float, head_w: float, cell_w: float, row_h: float, header: list[str], rows: list[tuple[str, list[str]]], corner: str = "") -> float:
+def _grid(
+    sheet: Sheet,
+    x: float,
+    y: float,
+    head_w: float,
+    cell_w: float,
+    row_h: float,
+    header: list[str],
+    rows: list[tuple[str, list[str]]],
+    corner: str = "",
+) -> float:
     size = sheet.t.sizes["body"]
-    text_box(sheet, x, y - row_h, head_w, row_h, corner, size=sheet.t.sizes["small"], bold=True, shaded=True, pad=BOX_PAD)
+    text_box(
+        sheet, x, y - row_h, head_w, row_h, corner, size=sheet.t.sizes["small"], bold=True, shaded=True, pad=BOX_PAD
+    )
     for k, h in enumerate(header):
-        text_box(sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, h, size=size, bold=True, shaded=True, pad=BOX_PAD)
+        text_box(
+            sheet, x + head_w + k * cell_w, y - row_h, cell_w, row_h, h, size=size, bold=True, shaded=True, pad=BOX_PAD
+        )
     y -= row_h
     for label, cells in rows:
         text_box(sheet, x, y - row_h, head_w, row_h, label, size=size, bold=True, shaded=True, pad=BOX_PAD)
@@ -74,12 +98,23 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
     title = "Rally Risk reference card"
     sheet.text(x, top - 6 * MM, title, "title", bold=True)
     if subtitle:  # right of the title (it may name a race or a library)
-        fitted_text(sheet, right, top - 5 * MM, subtitle, right - x - sheet.text_width(title, "title", bold=True) - 4 * MM, "small", align="right")
+        fitted_text(
+            sheet,
+            right,
+            top - 5 * MM,
+            subtitle,
+            right - x - sheet.text_width(title, "title", bold=True) - 4 * MM,
+            "small",
+            align="right",
+        )
     own = [DISPLAY[n] for n in tables.overridden]
     if own:
         note = f"From your box (given in the race spec): {', '.join(own)}. Every other table is a sheetgen house table."
     else:
-        note = f"HOUSE TABLES: {HOUSE_LABEL}. They reproduce every worked example of the rulebook; a race spec can give your box's own."
+        note = (
+            f"HOUSE TABLES: {HOUSE_LABEL}. They reproduce every worked example of the rulebook; a race spec can give "
+            "your box's own."
+        )
     y = top - 10 * MM
     lines = wrap(sheet, note, right - x - 4 * MM, sheet.t.sizes["body"], True)
     h = (len(lines) * 3.6 + 2.4) * MM
@@ -103,15 +138,30 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         cells.append(f"+{extra}" if extra else "-")
         rows.append((ORDINAL[g], cells))
     head_w = 16 * MM
-    ly = _grid(sheet, left_x, ly, head_w, (col_w - head_w) / 4, row_h, ["permanent", "rapid", "normal", "special"], rows, "gear")
+    ly = _grid(
+        sheet,
+        left_x,
+        ly,
+        head_w,
+        (col_w - head_w) / 4,
+        row_h,
+        ["permanent", "rapid", "normal", "special"],
+        rows,
+        "gear",
+    )
     ly = _notes(
         sheet,
         left_x,
         ly - 1 * MM,
         col_w,
         [
-            f"Spaces moved, minimum-maximum, by assistance ({_assistance_text(tables)}; 1st gear always 1). Special races add the last column to the maximum (" + _source(tables, "special_extra") + ").",
-            "Shift one gear at a time; the R.P.M. card (once a race) allows one shift down by two. Start, and restart after going off or a mechanic's stop, in 1st gear. Braking: one space less per braking, +1 to the factor of the space braked on.",
+            f"Spaces moved, minimum-maximum, by assistance ({_assistance_text(tables)}; 1st gear always 1). Special "
+            "races add the last column to the maximum ("
+            + _source(tables, "special_extra")
+            + ").",
+            "Shift one gear at a time; the R.P.M. card (once a race) allows one shift down by two. Start, and restart "
+            "after going off or a mechanic's stop, in 1st gear. Braking: one space less per braking, +1 to the factor "
+            "of the space braked on.",
         ],
     )
     # table of risks
@@ -123,7 +173,10 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         left_x,
         ly - 1 * MM,
         col_w,
-        ["The highest factor the car takes safely this round. Die + assistance + weather, never above 6. Each space entered with a higher factor is checked on the Damages Table."],
+        [
+            "The highest factor the car takes safely this round. Die + assistance + weather, never above 6. Each space "
+            "entered with a higher factor is checked on the Damages Table."
+        ],
     )
     # damages table
     ly = _table_title(sheet, left_x, ly - 3 * MM, col_w, "Damages Table", _source(tables, "damage"))
@@ -136,7 +189,8 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         ly - 1 * MM,
         col_w,
         [
-            "Row: the space's factor minus the risk factor. - none; tc tail spin (stop, go on next round); 1, 2, 3: stop and sit out that many rounds; e eliminated. Any damage stops the car on that space.",
+            "Row: the space's factor minus the risk factor. - none; tc tail spin (stop, go on next round); 1, 2, 3: "
+            "stop and sit out that many rounds; e eliminated. Any damage stops the car on that space.",
         ],
     )
     ly -= 3 * MM
@@ -147,16 +201,28 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         ly - 5.5 * MM,
         col_w,
         [
-            "The first player rolls for the weather. Then every car that has started moves, in departure order (car k first moves in round k): "
+            "The first player rolls for the weather. Then every car that has started moves, in departure order (car k "
+            "first moves in round k): "
             "set the gear, roll the die, read the risk factor, move between the gear's minimum and maximum.",
-            "Scores: rounds behind the first arrival minus the start order, fewest wins; a destroyed car scores the last arrival's + "
-            f"{ELIMINATION_HANDICAP}. A rally's places earn {', '.join(str(p) for p in CHAMPIONSHIP_POINTS)} championship points.",
+            "Scores: rounds behind the first arrival minus the start order, fewest wins; a destroyed car scores the "
+            "last arrival's + "
+            f"{ELIMINATION_HANDICAP}. A rally's places earn {', '.join(str(p) for p in CHAMPIONSHIP_POINTS)} "
+            "championship points.",
         ],
         "body",
     )
     # weather charts
     ry = _table_title(sheet, right_x, y, col_w, "Weather charts", _source(tables, "weather"))
-    ry = _notes(sheet, right_x, ry, col_w, ["The first player rolls each round: even, the marker moves one sector forward; odd, one back (it stays at either end). Bold box: start sector."])
+    ry = _notes(
+        sheet,
+        right_x,
+        ry,
+        col_w,
+        [
+            "The first player rolls each round: even, the marker moves one sector forward; odd, one back (it stays at "
+            "either end). Bold box: start sector."
+        ],
+    )
     for zone in Zone:
         chart = tables.chart(zone)
         ry -= 1.5 * MM
@@ -175,7 +241,13 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
             centred(sheet, cx + w / 2, cy - 2.6 * MM, word, size, bold=i == chart.start)
             centred(sheet, cx + w / 2, cy - 5.6 * MM, f"+{sector.modifier}" if sector.modifier else "", size)
         ry -= h * math.ceil(n / per_row)
-    ry = _notes(sheet, right_x, ry - 1.5 * MM, col_w, [f"+N: added to the risk roll. A ford's factor: {ford_text(tables)} (rulebook)."])
+    ry = _notes(
+        sheet,
+        right_x,
+        ry - 1.5 * MM,
+        col_w,
+        [f"+N: added to the risk roll. A ford's factor: {ford_text(tables)} (rulebook)."],
+    )
     # tyres
     ry = _table_title(sheet, right_x, ry - 3 * MM, col_w, "Special tyres", _source(tables, "tyres"))
     weathers = [w for w in ("clear", "cloudy", "rain", "storm", "snow")]
@@ -183,8 +255,8 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
     for kind, effects in tables.tyres:
         got = {w.value: e for w, e in effects}
         cells = []
-        for w in weathers:
-            e = got.get(w)
+        for weather in weathers:
+            e = got.get(weather)
             bits = []
             if e is not None and e.move:
                 bits.append(f"move {e.move:+d}")
@@ -193,7 +265,13 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
             cells.append(" ".join(bits) or "-")
         rows.append((f"{kind.value}", cells))
     ry = _grid(sheet, right_x, ry, 14 * MM, (col_w - 14 * MM) / 5, row_h, weathers, rows, "tyres")
-    ry = _notes(sheet, right_x, ry - 1 * MM, col_w, ["Chosen before the start; changed only at a mechanic's stop. Movement never below 1, factors never below 0."])
+    ry = _notes(
+        sheet,
+        right_x,
+        ry - 1 * MM,
+        col_w,
+        ["Chosen before the start; changed only at a mechanic's stop. Movement never below 1, factors never below 0."],
+    )
     # modifiers summary
     ry -= 3 * MM
     sheet.text(right_x, ry - 3.6 * MM, "Summary of the modifying factors", "heading", bold=True)
@@ -204,9 +282,13 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         ry,
         col_w,
         [
-            f"Roll of the die for the risk factor: assistance {_assistance_text(tables)}; weather {_weather_text(tables)} (as the chart says).",
-            "Speed and safety factors: passing +1 for each car passed; weather changes fords; rain or snow tyres -1 in their weather; braking +1 per braking on that space.",
-            f"Mechanics (1-{MAX_MECHANICS} per car, placed before the start on numbered spaces) reach {MECHANIC_RANGE} spaces either way: k mechanics together turn damage of degree k or less into tc; 3rd degree within one mechanic's reach becomes 2nd. Stop at a mechanic in 1st or 2nd gear.",
+            f"Roll of the die for the risk factor: assistance {_assistance_text(tables)}; weather "
+            f"{_weather_text(tables)} (as the chart says).",
+            "Speed and safety factors: passing +1 for each car passed; weather changes fords; rain or snow tyres -1 "
+            "in their weather; braking +1 per braking on that space.",
+            f"Mechanics (1-{MAX_MECHANICS} per car, placed before the start on numbered spaces) reach "
+            f"{MECHANIC_RANGE} spaces either way: k mechanics together turn damage of degree k or less into tc; 3rd "
+            "degree within one mechanic's reach becomes 2nd. Stop at a mechanic in 1st or 2nd gear.",
         ],
         "body",
     )

@@ -21,7 +21,13 @@ from sheetgen.template import MM, Template
 CARD_HEADER_MM = 10.0  # library name, page number, card size note and the scale bar
 MARK_GAP_MM = 1.0
 MARK_LEN_MM = 3.5
-TAG_WORDS = {Tag.STRAIGHT: "straight", Tag.FAST_ROAD: "fast road", Tag.CURVE: "curve", Tag.SHARP_CURVE: "sharp curve", Tag.FORD: "ford"}
+TAG_WORDS = {
+    Tag.STRAIGHT: "straight",
+    Tag.FAST_ROAD: "fast road",
+    Tag.CURVE: "curve",
+    Tag.SHARP_CURVE: "sharp curve",
+    Tag.FORD: "ford",
+}
 
 
 def card_text(section: Section) -> list[tuple[str, bool]]:
@@ -29,11 +35,21 @@ def card_text(section: Section) -> list[tuple[str, bool]]:
     tags = ", ".join(TAG_WORDS[t] for t in section.tags) or ("curve" if section.turns else "straight")
     lines = [(section.name, True), (tags, False), ("factors " + " ".join(str(f) for f in section.factors), False)]
     if section.fords:
-        lines.append(((("fords: spaces " if len(section.fords) > 1 else "ford: space ") + ", ".join(str(f) for f in section.fords)), False))
+        lines.append(
+            (
+                (
+                    ("fords: spaces " if len(section.fords) > 1 else "ford: space ")
+                    + ", ".join(str(f) for f in section.fords)
+                ),
+                False,
+            )
+        )
     return lines
 
 
-def draw_section_card(sheet: Sheet, section: Section, x: float, y: float, size_mm: float, copy: int = 1, copies: int = 1) -> None:
+def draw_section_card(
+    sheet: Sheet, section: Section, x: float, y: float, size_mm: float, copy: int = 1, copies: int = 1
+) -> None:
     """One road-section card of side `size_mm`, its bottom-left at (x, y) points."""
     road = road_shape(section, size_mm)
     sheet.box(x, y, size_mm * MM, size_mm * MM, width=sheet.ink.thin_width)
@@ -67,21 +83,42 @@ def draw_section_card(sheet: Sheet, section: Section, x: float, y: float, size_m
         ty -= step * 0.18
 
 
-def card_plan(library: Library, template: Template, paper: str | None = None) -> tuple[CardGrid, list[list[tuple[Section, int]]]]:
+def card_plan(
+    library: Library, template: Template, paper: str | None = None
+) -> tuple[CardGrid, list[list[tuple[Section, int]]]]:
     """The card grid of a page and the cards (section, copy number) on each page: every
     section as many times as the box has it, in library order."""
     width_pt, height_pt = template.page_size(paper)
-    grid = card_grid(width_pt / MM, height_pt / MM, template.margin_mm, library.card_mm, header=CARD_HEADER_MM, footer=0.0, mark_gap=MARK_GAP_MM, mark_len=MARK_LEN_MM)
+    grid = card_grid(
+        width_pt / MM,
+        height_pt / MM,
+        template.margin_mm,
+        library.card_mm,
+        header=CARD_HEADER_MM,
+        footer=0.0,
+        mark_gap=MARK_GAP_MM,
+        mark_len=MARK_LEN_MM,
+    )
     cards = [(section, k) for section in library.sections for k in range(1, section.copies + 1)]
     pages = [cards[i : i + grid.per_page] for i in range(0, len(cards), grid.per_page)]
     return grid, pages
 
 
-def draw_card_page(sheet: Sheet, library: Library, grid: CardGrid, cards: list[tuple[Section, int]], page: int, pages: int) -> None:
+def draw_card_page(
+    sheet: Sheet, library: Library, grid: CardGrid, cards: list[tuple[Section, int]], page: int, pages: int
+) -> None:
     """One page of section cards with their cut marks, its header and scale bar."""
     top = sheet.top
     kind = f"Rally Risk road-section cards, page {page} of {pages}"
-    fitted_text(sheet, sheet.left, top - 4 * MM, library.name, sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM, "heading", bold=True)
+    fitted_text(
+        sheet,
+        sheet.left,
+        top - 4 * MM,
+        library.name,
+        sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
+        "heading",
+        bold=True,
+    )
     sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
     note = f"Cards {library.card_mm:g} mm square: cut along the card edges, from mark to mark."
     sheet.text(sheet.left, top - 8.6 * MM, note, "small")
@@ -96,7 +133,15 @@ def draw_card_page(sheet: Sheet, library: Library, grid: CardGrid, cards: list[t
         sheet.c.line(a[0] * MM, a[1] * MM, b[0] * MM, b[1] * MM)
 
 
-def render_library(library: Library, template: Template, *, tables: Tables, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def render_library(
+    library: Library,
+    template: Template,
+    *,
+    tables: Tables,
+    paper: str | None = None,
+    ink: str = "normal",
+    keywords: tuple[str, ...] = (),
+) -> tuple[bytes, int]:
     """A library's printable PDF: every section as cards (as many as the box has), cut
     marks on every page, the kit page (car tokens, markers, R.P.M. cards), then the
     reference card of the house tables."""
@@ -118,7 +163,9 @@ def render_library(library: Library, template: Template, *, tables: Tables, pape
     return render_pdf(template, ink, paper, meta, draw)
 
 
-def print_library(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
+def print_library(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None
+) -> tuple[bytes, int]:
     """The printable of a Rally Risk library: its section cards and the reference card of the
     house tables."""
     from sheetgen.games.rally_risk.tables import house_tables

@@ -6,6 +6,8 @@ printable; `sheetgen standings -o` prints the same sheet.
 
 from __future__ import annotations
 
+import functools
+
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
 from sheetgen.games.rally_risk.standings import departure_text, standings
@@ -13,7 +15,18 @@ from sheetgen.render.common import fitted_text, plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.calendar import SCORING_NOTES, race_names, score_table
 from sheetgen.render.rally_risk.common import race_label
-from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_pages, fit_heads, page_header, paragraphs, table_head, table_rows
+from sheetgen.render.tables import (
+    Column,
+    Row,
+    Table,
+    count_pages,
+    draw_table_pages,
+    fit_heads,
+    page_header,
+    paragraphs,
+    table_head,
+    table_rows,
+)
 from sheetgen.template import MM, Template
 
 
@@ -43,13 +56,21 @@ def standings_rows(st) -> list[Row]:
         for rs in r.races:
             label = race_label(rs.race) if rs.race.name.startswith(name + ", ") else rs.race.name
             cells = per_player(
-                lambda p, rs=rs: [str(rs.race.departure.index(p) + 1), "out" if rs.race.round_of(p) is None else str(rs.race.round_of(p)), _signed(rs.score(p))]
+                lambda p, rs=rs: [
+                    str(rs.race.departure.index(p) + 1),
+                    "out" if rs.race.round_of(p) is None else str(rs.race.round_of(p)),
+                    _signed(rs.score(p)),
+                ]
             )
             rows.append(Row("row", ((name, f" {label}"),) + cells))
         if rally is not None:
             rows += [Row("row", ((name, f" {n}"),) + blank) for n in race_names(rally)[len(r.races) :]]
         totals = per_player(
-            lambda p, r=r: [_signed(r.totals[players.index(p)]), str(r.places[players.index(p)]), "-" if r.points is None else str(r.points[players.index(p)])]
+            lambda p, r=r: [
+                _signed(r.totals[players.index(p)]),
+                str(r.places[players.index(p)]),
+                "-" if r.points is None else str(r.points[players.index(p)]),
+            ]
         )
         rows.append(Row("total", ((name, " total" + ("" if r.result.complete else " (running)")),) + totals))
     if calendar is not None:
@@ -58,7 +79,13 @@ def standings_rows(st) -> list[Row]:
                 rows += [Row("row", ((rally.name, f" {n}"),) + blank) for n in race_names(rally)]
                 rows.append(Row("total", ((rally.name, " total"),) + blank))
     by_player = {row.player: row for row in st.table}
-    rows.append(Row("total", ("championship: place, points",) + per_player(lambda p: ["", str(by_player[p].place), str(by_player[p].points)])))
+    rows.append(
+        Row(
+            "total",
+            ("championship: place, points",)
+            + per_player(lambda p: ["", str(by_player[p].place), str(by_player[p].points)]),
+        )
+    )
     return rows
 
 
@@ -81,8 +108,12 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
     y -= 5 * MM
     sheet.text(x, y, "Championship", "heading", bold=True)
     points = ", ".join(str(p) for p in CHAMPIONSHIP_POINTS)
-    nx = x + max(30 * MM, sheet.text_width("Championship", "heading", bold=True) + 1.5 * MM)  # (a larger heading pushes it on)
-    fitted_text(sheet, nx, y, f"{points} points per rally; tied drivers share the better place", sheet.right - nx, "small")
+    nx = x + max(
+        30 * MM, sheet.text_width("Championship", "heading", bold=True) + 1.5 * MM
+    )  # (a larger heading pushes it on)
+    fitted_text(
+        sheet, nx, y, f"{points} points per rally; tied drivers share the better place", sheet.right - nx, "small"
+    )
     y -= 2.5 * MM
     rallies = st.rallies
     fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left", lines=2), Column("points", 15 * MM)]
@@ -99,7 +130,10 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
         rows.append(Row("row", tuple(cells)))
     top = y
     y, _n = table_rows(sheet, table, table_head(sheet, table, y), rows, sheet.bottom)
-    lines = [f"Starting order: {departure_text(st.next_departure)}" + (" (tied drivers draw lots, rulebook)" if st.draw_lots else "")]
+    lines = [
+        f"Starting order: {departure_text(st.next_departure)}"
+        + (" (tied drivers draw lots, rulebook)" if st.draw_lots else "")
+    ]
     if st.chooses_next:
         lines.append(f"Chosen by the last to arrive in the last race: {' or '.join(st.chooses_next)}.")
     if st.remaining:
@@ -116,7 +150,9 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
     return paragraphs(sheet, x, y, width, lines, "body", 4.0) - 1 * MM
 
 
-def render_standings(st, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def render_standings(
+    st, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()
+) -> tuple[bytes, int]:
     """The standings sheet: the championship table, the next race's departure, and the
     score sheet filled in (the races still to run left empty)."""
     width, _h = template.page_size(paper)
@@ -124,23 +160,48 @@ def render_standings(st, template: Template, *, paper: str | None = None, ink: s
     races = sum(len(r.races) for r in st.rallies)
     subtitle = f"{len(st.players)} drivers, {plural(races, 'race')} run; score A per race, points per rally (score B)"
 
-    def pages_of(sheet: Sheet, pages: int, table) -> int:
+    def pages_of(sheet: Sheet, pages: int, table: Table) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, (st.name, ": standings" + (" (continued)" if continued else "")), subtitle, "Rally Risk championship standings", page, pages)
+            return page_header(
+                s,
+                (st.name, ": standings" + (" (continued)" if continued else "")),
+                subtitle,
+                "Rally Risk championship standings",
+                page,
+                pages,
+            )
 
-        return draw_table_pages(sheet, table, rows, header, first_page=1, notes=SCORING_NOTES, before=lambda s, y: _draw_championship(s, st, y))
+        return draw_table_pages(
+            sheet,
+            table,
+            rows,
+            header,
+            first_page=1,
+            notes=SCORING_NOTES,
+            before=lambda s, y: _draw_championship(s, st, y),
+        )
 
     # rows as tall as still let the sheet fit one page (down to 4.4 mm), else 6 mm rows
     for row_mm in (6.0, 5.6, 5.2, 4.8, 4.4, 6.0):
         table = score_table(width - 2 * template.margin_mm * MM, st.players, row_mm * MM)
-        pages = count_pages(template, paper, lambda sheet, table=table: pages_of(sheet, 1, table))
+        pages = count_pages(template, paper, functools.partial(pages_of, pages=1, table=table))
         if pages == 1:
             break
-    meta = Meta(title=f"{st.name}: Rally Risk standings", subject="Rally Risk championship standings and score sheet", keywords=("rally risk", "standings") + keywords)
-    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages, table) and None)
+    meta = Meta(
+        title=f"{st.name}: Rally Risk standings",
+        subject="Rally Risk championship standings and score sheet",
+        keywords=("rally risk", "standings") + keywords,
+    )
+
+    def draw(sheet: Sheet) -> None:
+        pages_of(sheet, pages, table)
+
+    return render_pdf(template, ink, paper, meta, draw)
 
 
-def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
+def print_standings(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None
+) -> tuple[bytes, int]:
     """The printable of a Rally Risk results file: the standings sheet `sheetgen standings -o`
     prints."""
     return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)

@@ -96,13 +96,27 @@ class Tile:
 
 
 def tiles_of(tiles: TileSet) -> list[Tile]:
-    out = [Tile("road", kind.name, kind.openings, note=_kind_note(kind, k + 1)) for kind in tiles.kinds for k in range(kind.count)]
+    out = [
+        Tile("road", kind.name, kind.openings, note=_kind_note(kind, k + 1))
+        for kind in tiles.kinds
+        for k in range(kind.count)
+    ]
     out.append(Tile("pit", tiles.pit_name, tiles.pit_openings))
     for sf in tiles.start_finish:
-        out.append(Tile("start", sf.name, colour=sf.colour, pattern=sf.pattern, note=f"start-finish, corner {sf.corner}"))
+        out.append(
+            Tile("start", sf.name, colour=sf.colour, pattern=sf.pattern, note=f"start-finish, corner {sf.corner}")
+        )
     patterns = {sf.colour: sf.pattern for sf in tiles.start_finish}
     for trophy in tiles.trophies:
-        out.append(Tile("trophy", trophy.name, colour=trophy.colour, pattern=patterns[trophy.colour], note=f"finish at the {trophy.colour} start-finish"))
+        out.append(
+            Tile(
+                "trophy",
+                trophy.name,
+                colour=trophy.colour,
+                pattern=patterns[trophy.colour],
+                note=f"finish at the {trophy.colour} start-finish",
+            )
+        )
     return out
 
 
@@ -129,7 +143,12 @@ def draw_road(sheet: Sheet, slot: Slot, openings: frozenset[int]) -> None:
     cx, cy = slot.x + s / 2, slot.y + s / 2
     if not openings:
         return
-    arms = {0: (a, hi, s / 3, s / 3), 1: (b, lo, s / 3, s / 3), 2: (a, slot.y, s / 3, s / 3), 3: (slot.x, lo, s / 3, s / 3)}
+    arms = {
+        0: (a, hi, s / 3, s / 3),
+        1: (b, lo, s / 3, s / 3),
+        2: (a, slot.y, s / 3, s / 3),
+        3: (slot.x, lo, s / 3, s / 3),
+    }
     if sheet.ink.fill:
         sheet.fill(sheet.ink.track_fill)
         c.rect(a, lo, s / 3, s / 3, stroke=0, fill=1)
@@ -240,20 +259,43 @@ def draw_front(sheet: Sheet, tile: Tile, slot: Slot) -> None:
             sheet.c.rect(slot.x, slot.y, s, s, stroke=0, fill=1)
         draw_pattern(sheet, slot, tile.pattern, tile.colour)
         kind = "START-FINISH" if tile.what == "start" else "TROPHY"
-        _label(sheet, slot, [(kind, 7.5 * scale, True), (tile.name, 9 * scale, True), (f"{tile.colour}, {tile.pattern}", small, False), (tile.note, small, False)])
+        _label(
+            sheet,
+            slot,
+            [
+                (kind, 7.5 * scale, True),
+                (tile.name, 9 * scale, True),
+                (f"{tile.colour}, {tile.pattern}", small, False),
+                (tile.note, small, False),
+            ],
+        )
     else:
         draw_road(sheet, slot, tile.openings)
         inset = 1.6 * MM
         if tile.what == "pit":
             _chequer(sheet, slot)
-            fitted_text(sheet, slot.x + inset, slot.y + s - inset - 8 * scale, tile.name.upper(), s / 3 - inset, bold=True, size=8 * scale)
+            fitted_text(
+                sheet,
+                slot.x + inset,
+                slot.y + s - inset - 8 * scale,
+                tile.name.upper(),
+                s / 3 - inset,
+                bold=True,
+                size=8 * scale,
+            )
             sheet.text(slot.x + inset, slot.y + inset, "pit stop", size=small)
         else:
             room = s / 3 - 1.5 * inset
             # the name in the corner the road leaves free: two lines, then smaller, then cut
             name = fit_text(sheet, tile.name, room, 7.5 * scale, bold=True, lines=2, single=7.5 * scale)
             for k, part in enumerate(name.lines):
-                sheet.text(slot.x + inset, slot.y + s - inset - (k + 1) * 8.5 * scale, part, bold=True, size=fit_size(sheet, part, room, name.size, True))
+                sheet.text(
+                    slot.x + inset,
+                    slot.y + s - inset - (k + 1) * 8.5 * scale,
+                    part,
+                    bold=True,
+                    size=fit_size(sheet, part, room, name.size, True),
+                )
             fitted_text(sheet, slot.x + inset, slot.y + inset, tile.note, room, size=small)
             openings = "".join(SIDES[d] for d in sorted(tile.openings)) or "none"
             sheet.text(slot.x + s - inset, slot.y + inset, openings, size=small, align="right")
@@ -332,7 +374,15 @@ def draw_marks(sheet: Sheet, grid: Grid, slots: list[Slot]) -> None:
 
 def _header(sheet: Sheet, tiles: TileSet, text: str, at_top: bool) -> None:
     y = sheet.top - 4 * MM if at_top else sheet.bottom + 5.5 * MM
-    fitted_text(sheet, sheet.left, y, tiles.name, sheet.right - sheet.left - sheet.text_width(text, "small") - 4 * MM, "heading", bold=True)
+    fitted_text(
+        sheet,
+        sheet.left,
+        y,
+        tiles.name,
+        sheet.right - sheet.left - sheet.text_width(text, "small") - 4 * MM,
+        "heading",
+        bold=True,
+    )
     sheet.text(sheet.right, y, text, "small", align="right")
     note = f"Tiles {tiles.tile_mm:g} mm square: cut along the marks."
     if tiles.house_set:
@@ -340,13 +390,19 @@ def _header(sheet: Sheet, tiles: TileSet, text: str, at_top: bool) -> None:
     sheet.text(sheet.left, y - 4.4 * MM, note, "small")
 
 
-def render_set(tiles: TileSet, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def render_set(
+    tiles: TileSet, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()
+) -> tuple[bytes, int]:
     page = template.page_size(paper)
     grid = tile_grid(page, template.margin_mm, tiles.tile_mm)
     todo = tiles_of(tiles)
     pages = [todo[i : i + grid.per_page] for i in range(0, len(todo), grid.per_page)]
     flip = "long edge" if tiles.duplex == "long_edge" else "short edge"
-    meta = Meta(title=f"{tiles.name}: Rally Run! tiles", subject="Rally Run! print-and-play tiles, their backs and a rules summary", keywords=("rally run", "tiles") + keywords)
+    meta = Meta(
+        title=f"{tiles.name}: Rally Run! tiles",
+        subject="Rally Run! print-and-play tiles, their backs and a rules summary",
+        keywords=("rally run", "tiles") + keywords,
+    )
 
     def draw(sheet: Sheet) -> None:
         for number, chunk in enumerate(pages, start=1):
@@ -359,7 +415,12 @@ def render_set(tiles: TileSet, template: Template, *, paper: str | None = None, 
             draw_marks(sheet, grid, slots)
             sheet.end_page()
             backs = [back_slot(slot, page, tiles.duplex) for slot in slots]
-            _header(sheet, tiles, f"sheet {number} of {len(pages)}: backs (print double-sided, flip on the {flip})", tiles.duplex == "long_edge")
+            _header(
+                sheet,
+                tiles,
+                f"sheet {number} of {len(pages)}: backs (print double-sided, flip on the {flip})",
+                tiles.duplex == "long_edge",
+            )
             for slot in backs:
                 draw_back(sheet, slot, tiles.name)
             draw_marks(sheet, grid, backs)
@@ -371,35 +432,72 @@ def render_set(tiles: TileSet, template: Template, *, paper: str | None = None, 
 
 
 RULES = [
-    ("Setting up", [
-        ("Lay the pit stop in the middle. Shuffle the road tiles and lay them face down in a {size} x {size} grid around it. "
-        "Lay a start-finish tile at each corner of the grid, outside it, touching the corner tile: a road leaving the corner "
-        "tile by either of its outer sides leads to it. Shuffle one trophy per player (drawn at random) and stack them face up "
-        "on the pit stop. Each car starts on a start-finish tile (two players: opposite corners)."),
-    ]),
-    ("Your turn: one of", [
-        ("Turn a tile over and drive onto it. The tile must border your car's tile, and your car's road must lead to it. "
-        "Turn it so that its road joins yours (you choose when several ways do), then put your car on it, even on a dead end. "
-        "If no way joins, everyone sees it, it goes back face down and your car stays."),
-        ("Drive onto a face-up tile next door (a tile with another car, the pit stop, your finish) when your road leads to it "
-        "and its road leads back. No tile is turned over."),
-        "Switch two face-down tiles without looking at them, but not one of the two the player before you just switched.",
-        "With none of these, you pass.",
-    ]),
-    ("After you drive", [
-        ("Turn the tile your car left face down again, unless another car stands on it. "
-        "Pit stop and start-finish tiles stay face up."),
-    ]),
-    ("First round", [
-        "A dead end turned over in your first turn is turned to face a bordering face-down tile, never your start-finish tile.",
-    ]),
-    ("Pit stop and trophy", [
-        ("The first time your car reaches the pit stop, take the top trophy. Its colour (and pattern) names the start-finish tile "
-        "you must reach."),
-    ]),
-    ("Winning", [
-        "The first car to drive onto the start-finish tile its trophy names wins.",
-    ]),
+    (
+        "Setting up",
+        [
+            (
+                "Lay the pit stop in the middle. Shuffle the road tiles and lay them face down in a {size} x {size} "
+                "grid around it. "
+                "Lay a start-finish tile at each corner of the grid, outside it, touching the corner tile: a road "
+                "leaving the corner "
+                "tile by either of its outer sides leads to it. Shuffle one trophy per player (drawn at random) and "
+                "stack them face up "
+                "on the pit stop. Each car starts on a start-finish tile (two players: opposite corners)."
+            ),
+        ],
+    ),
+    (
+        "Your turn: one of",
+        [
+            (
+                "Turn a tile over and drive onto it. The tile must border your car's tile, and your car's road must "
+                "lead to it. "
+                "Turn it so that its road joins yours (you choose when several ways do), then put your car on it, even "
+                "on a dead end. "
+                "If no way joins, everyone sees it, it goes back face down and your car stays."
+            ),
+            (
+                "Drive onto a face-up tile next door (a tile with another car, the pit stop, your finish) when your "
+                "road leads to it "
+                "and its road leads back. No tile is turned over."
+            ),
+            "Switch two face-down tiles without looking at them, but not one of the two the player before you just "
+            "switched.",
+            "With none of these, you pass.",
+        ],
+    ),
+    (
+        "After you drive",
+        [
+            (
+                "Turn the tile your car left face down again, unless another car stands on it. "
+                "Pit stop and start-finish tiles stay face up."
+            ),
+        ],
+    ),
+    (
+        "First round",
+        [
+            "A dead end turned over in your first turn is turned to face a bordering face-down tile, never your "
+            "start-finish tile.",
+        ],
+    ),
+    (
+        "Pit stop and trophy",
+        [
+            (
+                "The first time your car reaches the pit stop, take the top trophy. Its colour (and pattern) names the "
+                "start-finish tile "
+                "you must reach."
+            ),
+        ],
+    ),
+    (
+        "Winning",
+        [
+            "The first car to drive onto the start-finish tile its trophy names wins.",
+        ],
+    ),
 ]
 
 
@@ -409,16 +507,38 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
     y = sheet.top - 6 * MM
     sheet.text(sheet.left, y, "Rally Run!: the rules on one page", "title", bold=True)
     y -= 6 * MM
-    fitted_text(sheet, sheet.left, y, tiles.name, width, "small", after=f": {tiles.road_tiles} road tiles, {tiles.size} x {tiles.size} grid. The rulings sheetgen follows are in docs/rulings.md (RN-*).")
+    fitted_text(
+        sheet,
+        sheet.left,
+        y,
+        tiles.name,
+        width,
+        "small",
+        after=(
+            f": {tiles.road_tiles} road tiles, {tiles.size} x {tiles.size} grid. The rulings sheetgen follows are in "
+            "docs/rulings.md (RN-*)."
+        ),
+    )
     if tiles.house_set:
         y -= 4 * MM
         sheet.text(sheet.left, y, HOUSE_NOTE, "small")
 
     def height(body: float) -> float:
         """What the rules and the list of tiles take below here at `body` points."""
-        lines = sum(len(wrap(sheet, "- " + paragraph.format(size=tiles.size), width, body)) for _h, paragraphs in RULES for paragraph in paragraphs)
+        lines = sum(
+            len(wrap(sheet, "- " + paragraph.format(size=tiles.size), width, body))
+            for _h, paragraphs in RULES
+            for paragraph in paragraphs
+        )
         blocks = sum(len(paragraphs) for _h, paragraphs in RULES)
-        return len(RULES) * 11 * MM + lines * body * 1.35 + blocks * 1.2 * MM + 8 * MM + (len(tiles.kinds) + len(tiles.start_finish)) * body * 1.5 + body
+        return (
+            len(RULES) * 11 * MM
+            + lines * body * 1.35
+            + blocks * 1.2 * MM
+            + 8 * MM
+            + (len(tiles.kinds) + len(tiles.start_finish)) * body * 1.5
+            + body
+        )
 
     # the page's type, smaller when the rules and the list would not fit above the margin
     # (a larger template size, or a set of many kinds of tile)
@@ -438,13 +558,33 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
     sheet.text(sheet.left, y, "The tiles", "heading", bold=True)
     for kind in tiles.kinds:
         y -= body * 1.5
-        fitted_text(sheet, sheet.left, y, f"{kind.count} x {kind.name}", width, size=body, after=f": {kind.word}, road openings {''.join(SIDES[d] for d in sorted(kind.openings)) or 'none'} (north up)")
+        fitted_text(
+            sheet,
+            sheet.left,
+            y,
+            f"{kind.count} x {kind.name}",
+            width,
+            size=body,
+            after=(
+                f": {kind.word}, road openings {''.join(SIDES[d] for d in sorted(kind.openings)) or 'none'} (north up)"
+            ),
+        )
     for sf in tiles.start_finish:
         y -= body * 1.5
-        fitted_text(sheet, sheet.left, y, sf.name, width, size=body, after=f": {sf.colour}, pattern {sf.pattern}, corner {sf.corner}")
+        fitted_text(
+            sheet,
+            sheet.left,
+            y,
+            sf.name,
+            width,
+            size=body,
+            after=f": {sf.colour}, pattern {sf.pattern}, corner {sf.corner}",
+        )
     sheet.c.setFillColor(HexColor(sheet.ink.text))
 
 
-def print_set(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
+def print_set(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None
+) -> tuple[bytes, int]:
     """The printable of a Rally Run! tile set: tiles with their backs, then the rules summary."""
     return render_set(spec.model, template, paper=paper, ink=ink, keywords=keywords)

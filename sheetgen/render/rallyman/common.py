@@ -62,7 +62,18 @@ def cell_centre(cell_or_hex, hex_mm: float) -> tuple[float, float]:
     return centre(h, radius(hex_mm))
 
 
-def hexagon(sheet: Sheet, view: View, cx: float, cy: float, rad: float, *, fill: str | None = None, width: float | None = None, colour: str | None = None, dash=None) -> None:
+def hexagon(
+    sheet: Sheet,
+    view: View,
+    cx: float,
+    cy: float,
+    rad: float,
+    *,
+    fill: str | None = None,
+    width: float | None = None,
+    colour: str | None = None,
+    dash=None,
+) -> None:
     """A pointy-top hexagon of circumradius `rad` (plane mm) centred on plane point (cx, cy),
     as an absolute path of six corners."""
     path = sheet.c.beginPath()
@@ -72,7 +83,7 @@ def hexagon(sheet: Sheet, view: View, cx: float, cy: float, rad: float, *, fill:
         (path.moveTo if i == 0 else path.lineTo)(x, y)
     path.close()
     filled = fill is not None and sheet.ink.fill
-    if filled:
+    if filled and fill is not None:
         sheet.fill(fill)
     sheet.stroke(colour=colour, width=width, dash=dash)
     sheet.c.drawPath(path, stroke=1, fill=1 if filled else 0)
@@ -94,7 +105,9 @@ def _edge(cx: float, cy: float, rad: float, direction: int) -> tuple[tuple[float
     return out[0], out[1]
 
 
-def label(sheet: Sheet, view: View, x: float, y: float, value: str, size: float, bold: bool = False, colour: str | None = None) -> None:
+def label(
+    sheet: Sheet, view: View, x: float, y: float, value: str, size: float, bold: bool = False, colour: str | None = None
+) -> None:
     """Text centred on plane point (x, y) by the height of its capitals."""
     px, py = view.at(x, y)
     sheet.font(size=size, bold=bold)
@@ -103,7 +116,9 @@ def label(sheet: Sheet, view: View, x: float, y: float, value: str, size: float,
     sheet.c.drawCentredString(px, py - CAP * size / 2, value)
 
 
-def _badge(sheet: Sheet, view: View, x: float, y: float, shape: str, value: str, size_mm: float, bold: bool = True) -> None:
+def _badge(
+    sheet: Sheet, view: View, x: float, y: float, shape: str, value: str, size_mm: float, bold: bool = True
+) -> None:
     """A number in a shape (circle, triangle, diamond, square) of about `size_mm` across,
     filled white in either ink (white costs no ink), so that the lines under it (a space's
     outline, danger rings) never run through its number."""
@@ -148,7 +163,9 @@ def draw_cell(sheet: Sheet, view: View, cell: Cell, hex_mm: float, *, corner_sid
     k = hex_mm / 30.0  # marks scale with the space
     ink = sheet.ink
     shortcut = cell.shortcut is not None
-    hexagon(sheet, view, cx, cy, rad, fill=DANGER_FILL[cell.danger], width=ink.line_width, dash=(3, 2) if shortcut else None)
+    hexagon(
+        sheet, view, cx, cy, rad, fill=DANGER_FILL[cell.danger], width=ink.line_width, dash=(3, 2) if shortcut else None
+    )
     for ring in range(DANGER_RINGS[cell.danger]):
         hexagon(sheet, view, cx, cy, rad * (0.9 - 0.07 * ring), width=ink.thin_width)
     c = sheet.c
@@ -202,7 +219,9 @@ def draw_cell(sheet: Sheet, view: View, cell: Cell, hex_mm: float, *, corner_sid
     if cell.slide:
         sheet.stroke(width=ink.line_width, dash=(0.6, 2.2))
         c.setLineCap(1)
-        c.line(*view.at(cx - fx * rad * 0.85, cy - fy * rad * 0.85), *view.at(cx + fx * rad * 0.85, cy + fy * rad * 0.85))
+        c.line(
+            *view.at(cx - fx * rad * 0.85, cy - fy * rad * 0.85), *view.at(cx + fx * rad * 0.85, cy + fy * rad * 0.85)
+        )
         c.setLineCap(0)
         sheet.stroke()
     if cell.water:
@@ -243,7 +262,12 @@ def _checker(sheet: Sheet, view: View, a, b, fx: float, fy: float, k: float) -> 
             t0, t1 = i / n, (i + 1) / n
             p = [(a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t) for t in (t0, t1)]
             o0, o1 = row * depth, (row + 1) * depth
-            quad = [(p[0][0] + fx * o0, p[0][1] + fy * o0), (p[1][0] + fx * o0, p[1][1] + fy * o0), (p[1][0] + fx * o1, p[1][1] + fy * o1), (p[0][0] + fx * o1, p[0][1] + fy * o1)]
+            quad = [
+                (p[0][0] + fx * o0, p[0][1] + fy * o0),
+                (p[1][0] + fx * o0, p[1][1] + fy * o0),
+                (p[1][0] + fx * o1, p[1][1] + fy * o1),
+                (p[0][0] + fx * o1, p[0][1] + fy * o1),
+            ]
             path = c.beginPath()
             for j, q in enumerate(quad):
                 (path.moveTo if j == 0 else path.lineTo)(*view.at(*q))
@@ -277,7 +301,10 @@ def _surface(sheet: Sheet, view: View, surface: Surface, x: float, y: float, k: 
         arm = 1.4 * k
         for i in range(3):
             a = math.pi / 2 + i * math.pi / 3
-            c.line(*view.at(x - arm * math.cos(a), y - arm * math.sin(a)), *view.at(x + arm * math.cos(a), y + arm * math.sin(a)))
+            c.line(
+                *view.at(x - arm * math.cos(a), y - arm * math.sin(a)),
+                *view.at(x + arm * math.cos(a), y + arm * math.sin(a)),
+            )
     sheet.stroke()
 
 
@@ -300,10 +327,29 @@ def draw_line(sheet: Sheet, view: View, line: InsideLine, hex_mm: float) -> None
         _badge(sheet, view, mx, my, "triangle", "!", 6.0 * k)
 
 
-def tile_outline(sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, *, width: float | None = None, colour: str | None = GREY, dash=(2, 2), frame=None) -> None:
+def tile_outline(
+    sheet: Sheet,
+    view: View,
+    tile_centre: tuple[float, float],
+    hex_mm: float,
+    *,
+    width: float | None = None,
+    colour: str | None = GREY,
+    dash=(2, 2),
+    frame=None,
+) -> None:
     """A tile's outline: the big pointy-top hexagon `span` spaces across flats (4 in the
     standard frame, 7 in the large one: `hexgrid.FRAMES`)."""
-    hexagon(sheet, view, tile_centre[0], tile_centre[1], tile_radius(hex_mm, frame), width=width if width is not None else sheet.ink.thin_width, colour=colour, dash=dash)
+    hexagon(
+        sheet,
+        view,
+        tile_centre[0],
+        tile_centre[1],
+        tile_radius(hex_mm, frame),
+        width=width if width is not None else sheet.ink.thin_width,
+        colour=colour,
+        dash=dash,
+    )
 
 
 def tile_radius(hex_mm: float, frame=None) -> float:
@@ -325,7 +371,15 @@ def free_cell(taken, to_grid=None, frame=None, within=None):
 
 
 def tile_label(
-    sheet: Sheet, view: View, tile_centre: tuple[float, float], hex_mm: float, lines: list[tuple[str, bool]], spot=None, size: float | None = None, colour: str | None = GREY, frame=None
+    sheet: Sheet,
+    view: View,
+    tile_centre: tuple[float, float],
+    hex_mm: float,
+    lines: list[tuple[str, bool]],
+    spot=None,
+    size: float | None = None,
+    colour: str | None = GREY,
+    frame=None,
 ) -> None:
     """A tile's label: lines of (text, bold) centred on the frame cell `spot` (plane offset from
     the tile's centre), or just inside the tile's top corner when no cell is free; grey unless
@@ -347,12 +401,32 @@ def tile_label(
         x, y = x + spot[0], y + spot[1]
         lead = size * 1.25 / (view.scale * MM)
         (ident, id_bold), (name, name_bold), *rest = lines
-        fitted = fit_text(sheet, ident, room, size * (1.5 if id_bold else 1), bold=id_bold, lines=2, single=size * (1.5 if id_bold else 1))
+        fitted = fit_text(
+            sheet,
+            ident,
+            room,
+            size * (1.5 if id_bold else 1),
+            bold=id_bold,
+            lines=2,
+            single=size * (1.5 if id_bold else 1),
+        )
         rows += [(part, fitted.size, id_bold) for part in fitted.lines]
-        tail = [(part, size * (1.5 if bold else 1), bold) for text, bold in rest for part in wrap(sheet, text, room, size * (1.5 if bold else 1), bold)]
+        tail = [
+            (part, size * (1.5 if bold else 1), bold)
+            for text, bold in rest
+            for part in wrap(sheet, text, room, size * (1.5 if bold else 1), bold)
+        ]
         used = sum(lead * (1.5 if bold else 1) for _t, _s, bold in rows + tail)
         at = size * (1.5 if name_bold else 1)
-        fitted = fit_text(sheet, name, room, at, bold=name_bold, lines=max(1, int((0.69 * hex_mm - used) / (lead * at / size) + 1e-9)), single=at)
+        fitted = fit_text(
+            sheet,
+            name,
+            room,
+            at,
+            bold=name_bold,
+            lines=max(1, int((0.69 * hex_mm - used) / (lead * at / size) + 1e-9)),
+            single=at,
+        )
         rows += [(part, fitted.size, name_bold) for part in fitted.lines] + tail
     lead = size * 1.25 / (view.scale * MM)
     heights = [lead * (1.5 if bold else 1) for _t, _s, bold in rows]
@@ -392,7 +466,13 @@ def legend_items(track_or_cells) -> list[tuple[str, str]]:
         items.append(("limit", "corner limit: the top gear on that space"))
     if any(c.caution for c in cells):
         items.append(("caution", "limit in a triangle: one caution more when passed in that very gear"))
-    for flag, words in (("start", "START: heavy line, the start line behind the starting spaces"), ("finish", "FINISH: chequered line, reaching a space beyond it finishes"), ("pit", "PIT: pit-lane edge space (dashed heavy edge)"), ("slide", "slide: dotted line splitting a slide-zone space"), ("water", "water: wavy lines, a water hazard")):
+    for flag, words in (
+        ("start", "START: heavy line, the start line behind the starting spaces"),
+        ("finish", "FINISH: chequered line, reaching a space beyond it finishes"),
+        ("pit", "PIT: pit-lane edge space (dashed heavy edge)"),
+        ("slide", "slide: dotted line splitting a slide-zone space"),
+        ("water", "water: wavy lines, a water hazard"),
+    ):
         if any(getattr(c, flag) for c in cells):
             items.append((flag, words))
     if any(c.shortcut is not None for c in cells):

@@ -70,7 +70,18 @@ def _title(sheet: Sheet, x: float, y: float, width: float, title: str, source: s
     return y - 8.0 * MM
 
 
-def _table(sheet: Sheet, x: float, y: float, widths: list[float], heads: list[str], rows: list[list[str]], *, row_h: float = ROW_MM * MM, bold_first: bool = True, aligns: list[str] | None = None) -> float:
+def _table(
+    sheet: Sheet,
+    x: float,
+    y: float,
+    widths: list[float],
+    heads: list[str],
+    rows: list[list[str]],
+    *,
+    row_h: float = ROW_MM * MM,
+    bold_first: bool = True,
+    aligns: list[str] | None = None,
+) -> float:
     """Heads (shaded, bold) and rows of text boxes from y down; returns the y below."""
     size = sheet.t.sizes["body"]
     aligns = aligns or ["center"] * len(widths)
@@ -80,7 +91,9 @@ def _table(sheet: Sheet, x: float, y: float, widths: list[float], heads: list[st
         if "\n" in head:
             two_line_head(sheet, cx, y, w, head_h, head)
         else:
-            text_box(sheet, cx, y - head_h, w, head_h, head, bold=True, shaded=True, size=sheet.t.sizes["small"], align=align)
+            text_box(
+                sheet, cx, y - head_h, w, head_h, head, bold=True, shaded=True, size=sheet.t.sizes["small"], align=align
+            )
         cx += w
     y -= head_h
     for row in rows:
@@ -109,7 +122,9 @@ def _house_box(sheet: Sheet, y: float, note: str | None) -> float:
     if not note:
         return y
     x, right = sheet.left, sheet.right
-    lines = wrap(sheet, note.replace("house values:", "HOUSE VALUES:", 1), right - x - 4 * MM, sheet.t.sizes["body"], True)
+    lines = wrap(
+        sheet, note.replace("house values:", "HOUSE VALUES:", 1), right - x - 4 * MM, sheet.t.sizes["body"], True
+    )
     h = (len(lines) * 3.5 + 2.0) * MM
     sheet.box(x, y - h, right - x, h, width=sheet.ink.line_width * 1.8)
     for k, line in enumerate(lines):
@@ -122,7 +137,12 @@ def _house_box(sheet: Sheet, y: float, note: str | None) -> float:
 
 def _dice_rows(ruleset: Ruleset) -> list[list[str]]:
     """The dice grouped: consecutive gear dice with the same caution faces share a row."""
-    effect = {Effect.GEAR: "one gear up or down", Effect.STAY: "keeps the gear", Effect.BRAKE: "skips a gear down", Effect.BOOST: "skips a gear up"}
+    effect = {
+        Effect.GEAR: "one gear up or down",
+        Effect.STAY: "keeps the gear",
+        Effect.BRAKE: "skips a gear down",
+        Effect.BOOST: "skips a gear up",
+    }
     rows: list[list[str]] = []
     gears: list = []
 
@@ -130,7 +150,14 @@ def _dice_rows(ruleset: Ruleset) -> list[list[str]]:
         if gears:
             names = gears[0].name if len(gears) == 1 else f"{gears[0].name}-{gears[-1].name}"
             d = gears[0]
-            rows.append([f"gear {names} (black)", effect[Effect.GEAR], f"{d.cautions} of {d.faces}", "yes" if d.earns_token else "no"])
+            rows.append(
+                [
+                    f"gear {names} (black)",
+                    effect[Effect.GEAR],
+                    f"{d.cautions} of {d.faces}",
+                    "yes" if d.earns_token else "no",
+                ]
+            )
             gears.clear()
 
     for die in ruleset.dice:
@@ -140,7 +167,14 @@ def _dice_rows(ruleset: Ruleset) -> list[list[str]]:
             gears.append(die)
             continue
         flush()
-        rows.append([f"{die.name} ({die.colour})", effect[die.effect], f"{die.cautions} of {die.faces}", "yes" if die.earns_token else "no"])
+        rows.append(
+            [
+                f"{die.name} ({die.colour})",
+                effect[die.effect],
+                f"{die.cautions} of {die.faces}",
+                "yes" if die.earns_token else "no",
+            ]
+        )
     flush()
     return rows
 
@@ -149,7 +183,9 @@ def _gear_span(board) -> str:
     gears = [int(n) for n, k in board.dice if n.isdigit() and k]
     if not gears:
         return "none"
-    return f"{min(gears)}-{max(gears)}" if gears == list(range(min(gears), max(gears) + 1)) else ", ".join(map(str, gears))
+    return (
+        f"{min(gears)}-{max(gears)}" if gears == list(range(min(gears), max(gears) + 1)) else ", ".join(map(str, gears))
+    )
 
 
 def _pool_rows(ruleset: Ruleset) -> tuple[list[str], list[list[str]]]:
@@ -157,13 +193,18 @@ def _pool_rows(ruleset: Ruleset) -> tuple[list[str], list[list[str]]]:
     heads = ["car", "tyres", "weather", "gears", *extra, "limit"]
     rows = []
     for b in ruleset.dashboards:
-        rows.append([b.car_class, b.tyres, b.weather, _gear_span(b), *(str(b.count(n)) for n in extra), str(b.caution_limit)])
+        rows.append(
+            [b.car_class, b.tyres, b.weather, _gear_span(b), *(str(b.count(n)) for n in extra), str(b.caution_limit)]
+        )
     return heads, rows
 
 
 def _focus_rows(ruleset: Ruleset, n: int = 5) -> tuple[list[str], list[list[str]]]:
     heads = ["die secured this turn", *(_ordinal(k) for k in range(1, n + 1))]
-    rows = [["costs", *(str(ruleset.focus.cost(k)) for k in range(1, n + 1))], ["in all", *(str(ruleset.focus.total(k)) for k in range(1, n + 1))]]
+    rows = [
+        ["costs", *(str(ruleset.focus.cost(k)) for k in range(1, n + 1))],
+        ["in all", *(str(ruleset.focus.total(k)) for k in range(1, n + 1))],
+    ]
     return heads, rows
 
 
@@ -200,7 +241,14 @@ def _bag_rows(ruleset: Ruleset) -> tuple[list[str], list[list[str]]]:
 def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     variant = ruleset.title
     token = ruleset.token
-    y = page_header(sheet, (track.name, f": {variant} dashboard reference card"), "The values this track is played with, each table with its source; the odds are on the next page.", f"{variant} dashboard card", 1, 2)
+    y = page_header(
+        sheet,
+        (track.name, f": {variant} dashboard reference card"),
+        "The values this track is played with, each table with its source; the odds are on the next page.",
+        f"{variant} dashboard card",
+        1,
+        2,
+    )
     y = _house_box(sheet, y, house_note(ruleset))
     x, right = sheet.left, sheet.right
     gap = 6 * MM
@@ -208,16 +256,29 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     rx = x + col + gap
     # left: dice, pools, tokens
     ly = _title(sheet, x, y, col, "The dice", cards.source_words(ruleset, "dice"))
-    ly = _table(sheet, x, ly, [col * f for f in (0.27, 0.47, 0.13, 0.13)], ["die", "effect", "caution\nfaces", f"earns a\n{token}"], _dice_rows(ruleset), aligns=["left", "left", "center", "center"])
+    ly = _table(
+        sheet,
+        x,
+        ly,
+        [col * f for f in (0.27, 0.47, 0.13, 0.13)],
+        ["die", "effect", "caution\nfaces", f"earns a\n{token}"],
+        _dice_rows(ruleset),
+        aligns=["left", "left", "center", "center"],
+    )
     ly = _notes(
         sheet,
         x,
         ly,
         col,
         [
-            f"Caution limit {ruleset.caution_limit} ({cards.source_words(ruleset, 'caution_limit')}): {ruleset.caution_limit} cautions rolled, with the track's, lose control. "
+            f"Caution limit {ruleset.caution_limit} ({cards.source_words(ruleset, 'caution_limit')}): "
+            f"{ruleset.caution_limit} cautions rolled, with the track's, lose control. "
             f"Flat out, every die marked 'earns a {token}: yes' earns a {token} token, control lost or not."
-            + (" Only the first player of a round uses the orange leader die." if ruleset.leader_first_player_only else ""),
+            + (
+                " Only the first player of a round uses the orange leader die."
+                if ruleset.leader_first_player_only
+                else ""
+            ),
         ],
     )
     heads, rows = _pool_rows(ruleset)
@@ -231,20 +292,55 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
         note += " Right tyres for the weather keep the full pool; the wrong ones lose dice and one caution of limit."
     ly = _notes(sheet, x, ly, col, [note])
     heads, rows = _focus_rows(ruleset)
-    ly = _title(sheet, x, ly - 2.5 * MM, col, f"Securing dice one at a time ({token} tokens)", cards.source_words(ruleset, "focus"))
+    ly = _title(
+        sheet,
+        x,
+        ly - 2.5 * MM,
+        col,
+        f"Securing dice one at a time ({token} tokens)",
+        cards.source_words(ruleset, "focus"),
+    )
     ly = _table(sheet, x, ly, [col * 0.35] + [col * 0.13] * 5, heads, rows)
-    ly = _notes(sheet, x, ly, col, [f"One at a time, a secured die shows no caution (its space's caution still counts). The k-th die secured in a turn costs {ruleset.focus.first} + {ruleset.focus.step} x (k - 1) tokens."])
+    ly = _notes(
+        sheet,
+        x,
+        ly,
+        col,
+        [
+            "One at a time, a secured die shows no caution (its space's caution still counts). The k-th die secured "
+            f"in a turn costs {ruleset.focus.first} + {ruleset.focus.step} x (k - 1) tokens."
+        ],
+    )
     # right: loss of control, bag, time
     heads, rows = _loss_rows(ruleset)
     title = "Loss of control: damage tokens drawn" if ruleset.variant == GT else "Crash: damage tokens drawn"
     ry = _title(sheet, rx, y, col, title, cards.source_words(ruleset, "loss_of_control"))
-    widths = [col * 0.13] + [col * (0.87 - (0.2 if ruleset.variant == GT else 0)) / 3] * 3 + ([col * 0.2] if ruleset.variant == GT else [])
+    widths = (
+        [col * 0.13]
+        + [col * (0.87 - (0.2 if ruleset.variant == GT else 0)) / 3] * 3
+        + ([col * 0.2] if ruleset.variant == GT else [])
+    )
     ry = _table(sheet, rx, ry, widths, heads, rows)
     if ruleset.variant == GT:
         loss = cards.loss_words(ruleset)
-        ry = _notes(sheet, rx, ry, col, [f"By the gear at the moment of the loss (rows) and the danger colour of the tile (columns). {loss[0].upper() + loss[1:]}."])
+        ry = _notes(
+            sheet,
+            rx,
+            ry,
+            col,
+            [
+                "By the gear at the moment of the loss (rows) and the danger colour of the tile (columns). "
+                f"{loss[0].upper() + loss[1:]}."
+            ],
+        )
     else:
-        ry = _notes(sheet, rx, ry, col, ["A crash draws these tokens by the last gear and the danger colour of the tile; SISU and Spin draw none."])
+        ry = _notes(
+            sheet,
+            rx,
+            ry,
+            col,
+            ["A crash draws these tokens by the last gear and the danger colour of the tile; SISU and Spin draw none."],
+        )
     heads, rows = _bag_rows(ruleset)
     ry = _title(sheet, rx, ry - 2.5 * MM, col, "Damage tokens in the bag", cards.source_words(ruleset, "damage_bag"))
     if len(heads) == 2:
@@ -252,43 +348,77 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
         kinds = dict(ruleset.damage_bag.kinds())
         notes = []
         if "yellow_flag" in kinds:
-            notes.append("Yellow flag: until your next move no car moves alongside another (a car stopped in gear 0 or 00 may be passed).")
+            notes.append(
+                "Yellow flag: until your next move no car moves alongside another (a car stopped in gear 0 or 00 may "
+                "be passed)."
+            )
         if "weather" in kinds:
             notes.append("Weather: on the wrong tyres the dice pool and the caution limit shrink (dice pools, left).")
         ry = _notes(sheet, rx, ry, col, notes)
     else:
         rest = 0.66 - 0.13
-        ry = _table(sheet, rx, ry, [col * 0.12, col * 0.34] + [col * rest / 3] * 3, ["tokens", "kind", "shortcut side:\nOK!", "shortcut side:\ncoast die", "shortcut side:\nmud -1"], [[r[0], r[1].split(":")[0], *r[2:]] for r in rows], aligns=["center", "left", "center", "center", "center"])
+        ry = _table(
+            sheet,
+            rx,
+            ry,
+            [col * 0.12, col * 0.34] + [col * rest / 3] * 3,
+            ["tokens", "kind", "shortcut side:\nOK!", "shortcut side:\ncoast die", "shortcut side:\nmud -1"],
+            [[r[0], r[1].split(":")[0], *r[2:]] for r in rows],
+            aligns=["center", "left", "center", "center", "center"],
+        )
         ry = _notes(
             sheet,
             rx,
             ry,
             col,
             [
-                "Damage side: gear, brake, coast/leader damage: one die of that kind fewer each turn; green flag: no damage.",
-                "Shortcut side (a token drawn on entering a shortcut): OK!: nothing; coast die damage: one coast die fewer from your next turn; mud: every corner limit of that tile one lower for the cars behind (stacking; not the shortcut's own limit).",
+                "Damage side: gear, brake, coast/leader damage: one die of that kind fewer each turn; green flag: no "
+                "damage.",
+                "Shortcut side (a token drawn on entering a shortcut): OK!: nothing; coast die damage: one coast die "
+                "fewer from your next turn; mud: every corner limit of that tile one lower for the cars behind "
+                "(stacking; not the shortcut's own limit).",
             ],
         )
     if ruleset.variant == GT:
         key = cards.time_key(ruleset)
         ry = _title(sheet, rx, ry - 2.5 * MM, col, "Seconds per turn", cards.source_words(ruleset, "time_per_turn"))
         w = col / (len(key) + 1)
-        ry = _table(sheet, rx, ry, [w * 1.0] * (len(key) + 1), ["gear", *(g for g, _s in key)], [["s", *(str(s) for _g, s in key)]])
+        ry = _table(
+            sheet,
+            rx,
+            ry,
+            [w * 1.0] * (len(key) + 1),
+            ["gear", *(g for g, _s in key)],
+            [["s", *(str(s) for _g, s in key)]],
+        )
         ry = _notes(sheet, rx, ry, col, ["The gear the turn ends in; the time sheet keeps the running total."])
     else:
         table = cards.time_cards(ruleset)
         ry = _title(sheet, rx, ry - 2.5 * MM, col, "Time cards", cards.source_words(ruleset, "time_cards"))
-        rows = [[str(c["gear"]), f"{c['seconds']} s", f"{c['sisu']}", f"{c['spin']}", f"{c['crash']}", str(c["deck"])] for c in table]
-        ry = _table(sheet, rx, ry, [col * f for f in (0.14, 0.18, 0.17, 0.17, 0.17, 0.17)], ["gear", "seconds", "SISU", "Spin", "Crash", "cards"], rows)
-        loss = ruleset.time_cards.loss_seconds if ruleset.time_cards else 60
+        rows = [
+            [str(c["gear"]), f"{c['seconds']} s", f"{c['sisu']}", f"{c['spin']}", f"{c['crash']}", str(c["deck"])]
+            for c in table
+        ]
+        ry = _table(
+            sheet,
+            rx,
+            ry,
+            [col * f for f in (0.14, 0.18, 0.17, 0.17, 0.17, 0.17)],
+            ["gear", "seconds", "SISU", "Spin", "Crash", "cards"],
+            rows,
+        )
+        lost = ruleset.time_cards.loss_seconds if ruleset.time_cards else 60
         ry = _notes(
             sheet,
             rx,
             ry,
             col,
             [
-                "Each gear's deck: the cards showing each icon on the gear-0 side, turned up by a loss of control in that gear.",
-                f"SISU: the card's own seconds, no damage, next turn in that gear. Spin: {loss} s, no damage, next turn in gear 0. Crash: {loss} s, damage (table above), off the track until your turn, next turn in gear 0.",
+                "Each gear's deck: the cards showing each icon on the gear-0 side, turned up by a loss of control in "
+                "that gear.",
+                f"SISU: the card's own seconds, no damage, next turn in that gear. Spin: {lost} s, no damage, next "
+                f"turn in gear 0. Crash: {lost} s, damage (table above), off the track until your turn, next turn in "
+                "gear 0.",
             ],
         )
     page_footer(sheet, "dashboard card 1 of 2" + ("; house values marked" if ruleset.house else ""))
@@ -307,15 +437,42 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     variant = ruleset.title
     token = ruleset.token
     table = odds_table(ruleset, DIRT_PLANS if ruleset.variant == DIRT else CARD_PLANS)
-    y = page_header(sheet, (track.name, f": {variant} odds"), "Exact chances (the code of sheetgen odds), as fractions and percentages rounded half up.", f"{variant} dashboard card", 2, 2)
+    y = page_header(
+        sheet,
+        (track.name, f": {variant} odds"),
+        "Exact chances (the code of sheetgen odds), as fractions and percentages rounded half up.",
+        f"{variant} dashboard card",
+        2,
+        2,
+    )
     y = _house_box(sheet, y, table["house"])
     x, right = sheet.left, sheet.right
     width = right - x
     two = [d.name for d in ruleset.dice if d.cautions == 2 and d.faces == 6]
     one = [d.name for d in ruleset.dice if d.cautions == 1 and d.faces == 6]
-    words = lambda names: ", ".join(f"gear {n}" if n.isdigit() else n for n in names)
-    y = _title(sheet, x, y, width, "Flat out: the chance of losing control", f"caution limit {table['caution_limit']}; {cards.source_words(ruleset, 'dice')}")
-    y = _notes(sheet, x, y + 1 * MM, width, [f"Row: the dice rolled at once. Column: how many of them have two caution faces ({words(two)}); the others have one ({words(one)}). Cautions the track gives (caution marks, inside-line caution symbols) are not counted here: sheetgen odds --extra-cautions N counts them."])
+
+    def words(names: list[str]) -> str:
+        return ", ".join(f"gear {n}" if n.isdigit() else n for n in names)
+
+    y = _title(
+        sheet,
+        x,
+        y,
+        width,
+        "Flat out: the chance of losing control",
+        f"caution limit {table['caution_limit']}; {cards.source_words(ruleset, 'dice')}",
+    )
+    y = _notes(
+        sheet,
+        x,
+        y + 1 * MM,
+        width,
+        [
+            f"Row: the dice rolled at once. Column: how many of them have two caution faces ({words(two)}); the others "
+            f"have one ({words(one)}). Cautions the track gives (caution marks, inside-line caution symbols) are not "
+            "counted here: sheetgen odds --extra-cautions N counts them."
+        ],
+    )
     y -= 1.5 * MM
     most = max(r["dice"] for r in table["by_count"])
     head_w = 20 * MM
@@ -323,11 +480,31 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     row_h = 8.5 * MM
     text_box(sheet, x, y - 6 * MM, head_w, 6 * MM, "dice rolled", bold=True, shaded=True, size=sheet.t.sizes["small"])
     for k in range(most + 1):
-        text_box(sheet, x + head_w + k * w, y - 6 * MM, w, 6 * MM, f"{k} with two cautions", bold=True, shaded=True, size=sheet.t.sizes["small"])
+        text_box(
+            sheet,
+            x + head_w + k * w,
+            y - 6 * MM,
+            w,
+            6 * MM,
+            f"{k} with two cautions",
+            bold=True,
+            shaded=True,
+            size=sheet.t.sizes["small"],
+        )
     y -= 6 * MM
     by = {(r["dice"], r["two_caution_dice"]): r for r in table["by_count"]}
     for n in range(1, most + 1):
-        text_box(sheet, x, y - row_h, head_w, row_h, f"{n} {'die' if n == 1 else 'dice'}", bold=True, shaded=True, size=sheet.t.sizes["heading"])
+        text_box(
+            sheet,
+            x,
+            y - row_h,
+            head_w,
+            row_h,
+            f"{n} {'die' if n == 1 else 'dice'}",
+            bold=True,
+            shaded=True,
+            size=sheet.t.sizes["heading"],
+        )
         for k in range(most + 1):
             cx = x + head_w + k * w
             sheet.box(cx, y - row_h, w, row_h, width=sheet.ink.thin_width)
@@ -347,12 +524,33 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
     sheet.box(x, y, width, 6 * MM + most * row_h, width=sheet.ink.line_width)
     y -= 5 * MM
     focus = table["focus"]
-    y = _title(sheet, x, y, width, "Common plans: flat out, and one at a time with tokens", f"{token} tokens: the k-th secured die costs k more")
-    y = _notes(sheet, x, y + 1 * MM, width, [f"A plan is the dice of one turn in the order placed. Flat out: the chance of losing control. One at a time: the best chance of placing every die without losing control, with that many {token} tokens used at the best moments (seeing each result before the next die)."])
+    y = _title(
+        sheet,
+        x,
+        y,
+        width,
+        "Common plans: flat out, and one at a time with tokens",
+        f"{token} tokens: the k-th secured die costs k more",
+    )
+    y = _notes(
+        sheet,
+        x,
+        y + 1 * MM,
+        width,
+        [
+            "A plan is the dice of one turn in the order placed. Flat out: the chance of losing control. One at a "
+            f"time: the best chance of placing every die without losing control, with that many {token} tokens used at "
+            "the best moments (seeing each result before the next die)."
+        ],
+    )
     y -= 1.5 * MM
     plan_w = 38 * MM
     cw = (width - plan_w) / (1 + len(focus))
-    heads = ["plan (dice in order)", "flat out:\nlose control", *(f"one at a time: complete\nwith {f} token{'s' if f != 1 else ''}" for f in focus)]
+    heads = [
+        "plan (dice in order)",
+        "flat out:\nlose control",
+        *(f"one at a time: complete\nwith {f} token{'s' if f != 1 else ''}" for f in focus),
+    ]
     rows = []
     for r in table["plans"]:
         fo = r["flat_out"]
@@ -361,8 +559,27 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
             c = r["one_at_a_time"][str(f)]
             cells.append(f"{c['complete'].removesuffix('/1')}  ({_pct(c['complete'])})")
         rows.append(cells)
-    y = _table(sheet, x, y, [plan_w] + [cw] * (1 + len(focus)), heads, rows, row_h=5.2 * MM, aligns=["left"] + ["center"] * (1 + len(focus)))
-    y = _notes(sheet, x, y, width, ["Any other plan: sheetgen odds rallyman --variant " + ruleset.variant + " --dice 3,4,coast --focus 1 (add ! after a die whose space gives a caution)."])
+    y = _table(
+        sheet,
+        x,
+        y,
+        [plan_w] + [cw] * (1 + len(focus)),
+        heads,
+        rows,
+        row_h=5.2 * MM,
+        aligns=["left"] + ["center"] * (1 + len(focus)),
+    )
+    y = _notes(
+        sheet,
+        x,
+        y,
+        width,
+        [
+            "Any other plan: sheetgen odds rallyman --variant "
+            + ruleset.variant
+            + " --dice 3,4,coast --focus 1 (add ! after a die whose space gives a caution)."
+        ],
+    )
     page_footer(sheet, "dashboard card 2 of 2")
     sheet.end_page()
 

@@ -21,14 +21,22 @@ from sheetgen.render.rallyman.track_map import (
 from sheetgen.template import Template
 
 
-def print_track(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict | None = None) -> tuple[bytes, int]:
+def print_track(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict | None = None
+) -> tuple[bytes, int]:
     """The printable of a track: assembly page, map pages, roadbook, dashboard card, time
     sheet; `figures`: a GT track's par time and safe route, solved by the game."""
     return render_track(spec.model, template, paper=paper, ink=ink, keywords=keywords, figures=figures)
 
 
 def render_track(
-    track: Track, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = (), figures: dict | None = None
+    track: Track,
+    template: Template,
+    *,
+    paper: str | None = None,
+    ink: str = "normal",
+    keywords: tuple[str, ...] = (),
+    figures: dict | None = None,
 ) -> tuple[bytes, int]:
     plan = map_plan(track, template, paper)
     printed = plan.printed()

@@ -3,8 +3,8 @@
 The notes are the track's own (`Track.notes`): a corner with its limit per lane, its caution
 lanes, its inside lines and what lies on its spaces, or a run of spaces of one kind (a jump and
 its gear, water, a shortcut and its limit, a slide zone, the pit lane); the roadbook adds the
-start, the changes of surface and the finish. Each note says its space in track order (`Track.steps`: moves from the start) and
-the distance in spaces from the previous note.
+start, the changes of surface and the finish. Each note says its space in track order
+(`Track.steps`: moves from the start) and the distance in spaces from the previous note.
 """
 
 from __future__ import annotations
@@ -61,18 +61,25 @@ def _corner(track: Track, corner: Corner) -> tuple[str, list[str]]:
         (inside, low), (outside, high) = ordered[0], ordered[-1]
         call = f"{turn} {corner.degrees}, in {low} / out {high}"
         details = [f"inside lane {inside}: limit {low}{' (caution)' if inside in caution else ''}; shorter"]
-        details += [f"middle lane {lane}: limit {v}{' (caution)' if lane in caution else ''}" for lane, v in ordered[1:-1]]
-        details.append(f"outside lane {outside}: limit {high}{' (caution)' if outside in caution else ''}; longer, a drift")
+        details += [
+            f"middle lane {lane}: limit {v}{' (caution)' if lane in caution else ''}" for lane, v in ordered[1:-1]
+        ]
+        details.append(
+            f"outside lane {outside}: limit {high}{' (caution)' if outside in caution else ''}; longer, a drift"
+        )
         details.append("choose the lane on entry and keep it through the corner")
     else:
-        details = ["limit by lane: " + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)]
+        details = [
+            "limit by lane: "
+            + ", ".join(f"lane {lane} {v}{' (caution)' if lane in caution else ''}" for lane, v in by_lane)
+        ]
     if caution and not sided:
         details.append("caution: " + ", ".join(f"lane {lane}" for lane in caution))
     for line in corner.lines:
         what = f"limit {line.limit}" if line.limit is not None else ""
         if line.caution:
             what = f"{what} + caution" if what else "caution"
-        la, lb = (track.cell(h).lane if track.cell(h) else "?" for h in (line.a, line.b))
+        la, lb = ("?" if (lane_cell := track.cell(h)) is None else lane_cell.lane for h in (line.a, line.b))
         where = f"in lane {la}" if la == lb else f"between lanes {la} and {lb}"
         details.append(f"inside line {where}: {what or 'dotted'}")
     if track.variant is Variant.DIRT and _shortcut_tiles(track) & {c.tile for c in corner.cells if c.tile is not None}:
@@ -100,8 +107,14 @@ def _shortcut_details(track: Track, cells: tuple[Cell, ...], limit: int | None) 
 
     steps = track.steps()
     group = {c.hex for c in cells}
-    entries_ = [(steps.get(m.frm, 0), track.cell(m.frm).lane) for c in track.cells if c.hex not in group for m in track.moves(c.hex) if m.to in group]
-    exits = [(steps.get(m.to, 0), track.cell(m.to).lane) for h in group for m in track.moves(h) if m.to not in group]
+    entries_ = [
+        (steps.get(m.frm, 0), track.at(m.frm).lane)
+        for c in track.cells
+        if c.hex not in group
+        for m in track.moves(c.hex)
+        if m.to in group
+    ]
+    exits = [(steps.get(m.to, 0), track.at(m.to).lane) for h in group for m in track.moves(h) if m.to not in group]
     out = [
         f"limit {limit} (mud never lowers it)",
         f"enter from {_places(track, entries_)}; leave to {_places(track, exits)}; never from or to a corner space",
@@ -135,8 +148,14 @@ def _jump_details(gear: int | None) -> list[str]:
     return out
 
 
-WATER_RULE = "only a coast or leader die or the gear-1 die goes through (not gear 1 after a brake); any other die ends the move here, in the gear before it"
-SLIDE_RULE = "enter normally, or slide: the zone counts as two spaces across the track; chosen on entry and kept; a sliding car is followed only by sliding, never passed"
+WATER_RULE = (
+    "only a coast or leader die or the gear-1 die goes through (not gear 1 after a brake); any other die ends the move "
+    "here, in the gear before it"
+)
+SLIDE_RULE = (
+    "enter normally, or slide: the zone counts as two spaces across the track; chosen on entry and kept; a sliding car "
+    "is followed only by sliding, never passed"
+)
 
 
 _CALLS = {"water": "water", "slide": "slide zone", "pit": "pit lane"}
@@ -190,7 +209,11 @@ def entries(track: Track) -> tuple[Entry, ...]:
     if finish < far:
         if track.laps > 1:
             # a circuit: the line the cars cross at the end of every lap
-            entry = Entry(finish, "finish line", (f"{_lanes(track.finishes)}; crossed at the end of every lap: the race ends after {track.laps} laps",))
+            entry = Entry(
+                finish,
+                "finish line",
+                (f"{_lanes(track.finishes)}; crossed at the end of every lap: the race ends after {track.laps} laps",),
+            )
         else:
             entry = Entry(finish, "finish", (_lanes(track.finishes),))
         out.append((finish, 2, entry))
@@ -206,7 +229,7 @@ def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, in
     width = _widths(sheet)
     detail_w = width[4] * MM - 2 * MM
     size = sheet.t.sizes["body"]
-    rows = []
+    rows: list[tuple[int, Entry, int, list[str]]] = []
     previous = 0
     for i, note in enumerate(entries(track), 1):
         lines = []
@@ -215,7 +238,9 @@ def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, in
         rows.append((i, note, note.step - previous, lines))
         previous = note.step
     room = (sheet.top - sheet.bottom) / MM - 30
-    pages, page, used = [], [], 0.0
+    pages: list[list[tuple[int, Entry, int, list[str]]]] = []
+    page: list[tuple[int, Entry, int, list[str]]] = []
+    used = 0.0
     for row in rows:
         h = _row_height(row)
         if page and used + h > room:
@@ -241,11 +266,18 @@ def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) 
     top = sheet.top
     numbers = f"page {page} of {pages}"
     room = sheet.right - sheet.left - sheet.text_width(numbers, "small") - 4 * MM
-    fitted_text(sheet, sheet.left, top - 6 * MM, track.name, room, "title", bold=True, least=TITLE_LEAST, after=": roadbook")
+    fitted_text(
+        sheet, sheet.left, top - 6 * MM, track.name, room, "title", bold=True, least=TITLE_LEAST, after=": roadbook"
+    )
     sheet.text(sheet.right, top - 6 * MM, numbers, "small", align="right")
     calls = "in/out: the limit of its inside and outside lane" if track.variant is Variant.DIRT else "lane 1/lane 2/..."
-    intro = f"Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call gives its limits (top gear), {calls}."
-    sheet.text(sheet.left, top - 11 * MM, intro, size=fit_size(sheet, intro, sheet.right - sheet.left, sheet.t.sizes["small"]))
+    intro = (
+        "Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call "
+        f"gives its limits (top gear), {calls}."
+    )
+    sheet.text(
+        sheet.left, top - 11 * MM, intro, size=fit_size(sheet, intro, sheet.right - sheet.left, sheet.t.sizes["small"])
+    )
     widths = _widths(sheet)
     y = top - 15 * MM
     head_h = 6 * MM

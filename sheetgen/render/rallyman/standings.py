@@ -20,7 +20,8 @@ from sheetgen.render.tables import (
 from sheetgen.template import MM, Template
 
 NOTES = (
-    "Stage times are summed. A driver with a time on every stage run is classified by total time; tied drivers share the better place.",
+    "Stage times are summed. A driver with a time on every stage run is classified by total time; tied drivers share "
+    "the better place.",
     "DNF: did not finish the stage (not classified). An empty box: a stage not run yet.",
 )
 
@@ -48,24 +49,46 @@ def standings_rows(st: Standings) -> list[Row]:
     return rows
 
 
-def render_standings(st: Standings, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def render_standings(
+    st: Standings, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()
+) -> tuple[bytes, int]:
     width, _h = template.page_size(paper)
     table = standings_table(st, width - 2 * template.margin_mm * MM)
     rows = standings_rows(st)
     game = "Rallyman DIRT" if st.results.variant == "dirt" else "Rallyman GT"
-    subtitle = f"{plural(len(st.results.drivers), 'driver')}, {st.run} of {plural(len(st.results.stages), 'stage')} run; times summed"
+    subtitle = (
+        f"{plural(len(st.results.drivers), 'driver')}, {st.run} of {plural(len(st.results.stages), 'stage')} run; "
+        "times summed"
+    )
 
     def pages_of(sheet: Sheet, pages: int) -> int:
         def header(s: Sheet, page: int, continued: bool) -> float:
-            return page_header(s, (st.results.name, ": standings" + (" (continued)" if continued else "")), subtitle, f"{game} rally standings", page, pages)
+            return page_header(
+                s,
+                (st.results.name, ": standings" + (" (continued)" if continued else "")),
+                subtitle,
+                f"{game} rally standings",
+                page,
+                pages,
+            )
 
         return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=NOTES)
 
     pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
-    meta = Meta(title=f"{st.results.name}: {game} standings", subject=f"{game} rally standings", keywords=("rallyman", "standings") + keywords)
-    return render_pdf(template, ink, paper, meta, lambda sheet: pages_of(sheet, pages) and None)
+    meta = Meta(
+        title=f"{st.results.name}: {game} standings",
+        subject=f"{game} rally standings",
+        keywords=("rallyman", "standings") + keywords,
+    )
+
+    def draw(sheet: Sheet) -> None:
+        pages_of(sheet, pages)
+
+    return render_pdf(template, ink, paper, meta, draw)
 
 
-def print_standings(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
+def print_standings(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None
+) -> tuple[bytes, int]:
     """The printable of a Rallyman results file: the standings sheet."""
     return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)

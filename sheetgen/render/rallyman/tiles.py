@@ -57,7 +57,10 @@ class TilePlan:
 
 def tile_corners(cx: float, cy: float, rad: float) -> list[tuple[float, float]]:
     """A pointy-top hexagon's corners, page mm (y up), clockwise from the top."""
-    return [(cx + rad * math.cos(math.radians(90 - 60 * i)), cy + rad * math.sin(math.radians(90 - 60 * i))) for i in range(6)]
+    return [
+        (cx + rad * math.cos(math.radians(90 - 60 * i)), cy + rad * math.sin(math.radians(90 - 60 * i)))
+        for i in range(6)
+    ]
 
 
 def half_corners(cx: float, cy: float, rad: float, side: str) -> list[tuple[float, float]]:
@@ -70,7 +73,9 @@ def half_corners(cx: float, cy: float, rad: float, side: str) -> list[tuple[floa
     return pts[0:4] if side == "right" else pts[3:6] + [pts[0]]
 
 
-def cut_marks(cx: float, cy: float, rad: float, side: str | None = None) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+def cut_marks(
+    cx: float, cy: float, rad: float, side: str | None = None
+) -> list[tuple[tuple[float, float], tuple[float, float]]]:
     """Each side of the tile (of its half `side`: the join line's ends are marked by the
     outer sides' marks) extended beyond both its corners: a gap, then a short line (mm)."""
     pts = tile_corners(cx, cy, rad) if side is None else half_corners(cx, cy, rad, side)
@@ -132,11 +137,16 @@ def tile_plan(template: Template, paper: str | None = None, frame=None) -> TileP
             shift = (left + right) / 2 - (x0 + x1) / 2
             return TilePlan(1, (), ((left + right - shift, mid_y), (shift, mid_y)))
         most = template.size(HEX_MM)
-        while most > 15 and not (_fits(most, right - left, top - bottom, frame) or (halves and _half_fits(most, right - left, half_top - bottom, frame))):
+        while most > 15 and not (
+            _fits(most, right - left, top - bottom, frame)
+            or (halves and _half_fits(most, right - left, half_top - bottom, frame))
+        ):
             most -= 0.5
         raise UsageError(
-            f"{template.name}: hex_mm {template.size(HEX_MM):g} makes a tile {2 * hw:.0f} x {2 * hh:.0f} mm with its cut marks, "
-            f"more than the {right - left:.0f} x {top - bottom:.0f} mm the {'A4' if (paper or template.paper) == 'a4' else 'Letter'} page has for it: "
+            f"{template.name}: hex_mm {template.size(HEX_MM):g} makes a tile {2 * hw:.0f} x {2 * hh:.0f} mm with its "
+            "cut marks, "
+            f"more than the {right - left:.0f} x {top - bottom:.0f} mm the "
+            f"{'A4' if (paper or template.paper) == 'a4' else 'Letter'} page has for it: "
             f"tiles print with hex_mm up to {most:g}"
         )
     first = (left + hw, top - hh)
@@ -156,7 +166,9 @@ def tile_plan(template: Template, paper: str | None = None, frame=None) -> TileP
     return TilePlan(2, (first, second))
 
 
-def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float, frame=None, side: str | None = None) -> None:
+def draw_tile(
+    sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float, frame=None, side: str | None = None
+) -> None:
     """One tile centred on page point (cx, cy) mm (or its half `side`, "left" or "right"):
     its spaces clipped to its outline, the outline (the cut line), its cut marks and its
     label."""
@@ -200,50 +212,101 @@ def draw_tile(sheet: Sheet, tile: TileDef, cx: float, cy: float, hex_mm: float, 
     spot = free_cell({c.hex for c in tile.cells}, frame=frame, within=within)
     danger = (DANGER_WORD[danger_of(tile.cells)] + "; " if tile.cells else "") + "this way up: rotation 0"
     offset = cell_centre(spot, hex_mm) if spot is not None else None
-    tile_label(sheet, view, (0.0, 0.0), hex_mm, words + [(danger, False)], offset, size=5.0 * hex_mm / 30, colour=None, frame=frame)
+    tile_label(
+        sheet,
+        view,
+        (0.0, 0.0),
+        hex_mm,
+        words + [(danger, False)],
+        offset,
+        size=5.0 * hex_mm / 30,
+        colour=None,
+        frame=frame,
+    )
 
 
-def print_tiles(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None) -> tuple[bytes, int]:
+def print_tiles(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None
+) -> tuple[bytes, int]:
     """The printable of a tile library: every tile at true scale, ready to cut out."""
     return render_tiles(spec.model, template, paper=paper, ink=ink, keywords=keywords)
 
 
-def render_tiles(library: Library, template: Template, *, paper: str | None = None, ink: str = "normal", keywords: tuple[str, ...] = ()) -> tuple[bytes, int]:
+def render_tiles(
+    library: Library,
+    template: Template,
+    *,
+    paper: str | None = None,
+    ink: str = "normal",
+    keywords: tuple[str, ...] = (),
+) -> tuple[bytes, int]:
     frame = library.frame
     plan = tile_plan(template, paper, frame)
     tiles = list(library.tiles)
     pages = [tiles[i : i + plan.per_page] for i in range(0, len(tiles), plan.per_page)] or [[]]
-    meta = Meta(title=f"{library.name}: Rallyman tiles", subject="Rallyman tiles to cut out, at true scale", keywords=("rallyman", "tiles") + keywords)
+    meta = Meta(
+        title=f"{library.name}: Rallyman tiles",
+        subject="Rallyman tiles to cut out, at true scale",
+        keywords=("rallyman", "tiles") + keywords,
+    )
 
     def draw(sheet: Sheet) -> None:
         if plan.halves is not None:
-            draw_halves(sheet)
+            draw_halves(sheet, plan.halves)
             return
         for number, page in enumerate(pages, 1):
             top = sheet.top
             kind = f"Rallyman tiles, page {number} of {len(pages)}"
-            fitted_text(sheet, sheet.left, top - 5 * MM, library.name, sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM, "heading", bold=True)
+            fitted_text(
+                sheet,
+                sheet.left,
+                top - 5 * MM,
+                library.name,
+                sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
+                "heading",
+                bold=True,
+            )
             sheet.text(sheet.right, top - 5 * MM, kind, "small", align="right")
-            sheet.text(sheet.left, top - 9 * MM, f"Spaces {template.size(HEX_MM):g} mm across flats. Cut along the outline, from mark to mark.", "small")
+            sheet.text(
+                sheet.left,
+                top - 9 * MM,
+                f"Spaces {template.size(HEX_MM):g} mm across flats. Cut along the outline, from mark to mark.",
+                "small",
+            )
             for tile, (x, y) in zip(page, plan.centres):
                 draw_tile(sheet, tile, x, y, template.size(HEX_MM), frame)
-            keys = ", ".join(k for k, _w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger"))
-            sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
+            keys = ", ".join(
+                k for k, _w in legend_items([c for t in page for c in t.cells]) if k not in ("lane", "danger")
+            )
+            sheet.scale_bar(
+                sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else "")
+            )
             sheet.end_page()
 
-    def draw_halves(sheet: Sheet) -> None:
+    def draw_halves(sheet: Sheet, halves: tuple[tuple[float, float], tuple[float, float]]) -> None:
         count = 2 * len(tiles)
         for i, tile in enumerate(tiles):
-            for j, (side, (x, y)) in enumerate(zip(("left", "right"), plan.halves)):
+            for j, (side, (x, y)) in enumerate(zip(("left", "right"), halves)):
                 number = 2 * i + j + 1
                 top = sheet.top
                 kind = f"Spaces {template.size(HEX_MM):g} mm across flats. Rallyman tiles, page {number} of {count}"
                 room = sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM
-                fitted_text(sheet, sheet.left, top - 4 * MM, library.name, room, "body", bold=True, after=f": tile {tile.id}, {side} half")
+                fitted_text(
+                    sheet,
+                    sheet.left,
+                    top - 4 * MM,
+                    library.name,
+                    room,
+                    "body",
+                    bold=True,
+                    after=f": tile {tile.id}, {side} half",
+                )
                 sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
                 draw_tile(sheet, tile, x, y, template.size(HEX_MM), frame, side)
                 keys = ", ".join(k for k, _w in legend_items(list(tile.cells)) if k not in ("lane", "danger"))
-                sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else ""))
+                sheet.scale_bar(
+                    sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else "")
+                )
                 sheet.end_page()
 
     return render_pdf(template, ink, paper, meta, draw)

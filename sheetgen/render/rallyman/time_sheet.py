@@ -32,7 +32,20 @@ DIRT_ROW_LEAST_MM = 5.5
 ICONS = ("SISU", "Spin", "Crash")
 
 
-def _cell(sheet: Sheet, x: float, top: float, w: float, h: float, value: str = "", *, bold: bool = False, shaded: bool = False, size: float | None = None, width: float | None = None, align: str = "center") -> None:
+def _cell(
+    sheet: Sheet,
+    x: float,
+    top: float,
+    w: float,
+    h: float,
+    value: str = "",
+    *,
+    bold: bool = False,
+    shaded: bool = False,
+    size: float | None = None,
+    width: float | None = None,
+    align: str = "center",
+) -> None:
     text_box(sheet, x, top - h, w, h, value, bold=bold, shaded=shaded, size=size, width=width, align=align)
 
 
@@ -90,7 +103,8 @@ def _tick_box(sheet: Sheet, cx: float, cy: float) -> None:
 
 def _ranges(total: int, per_page: int) -> list[tuple[int, int]]:
     """Turn numbers per page: (first, last), from 1, until `total` turns have room."""
-    out, first = [], 1
+    out: list[tuple[int, int]] = []
+    first = 1
     while first <= total or not out:
         out.append((first, first + per_page - 1))
         first += per_page
@@ -101,7 +115,14 @@ def _ranges(total: int, per_page: int) -> list[tuple[int, int]]:
 
 
 def _gt_columns(laps: int) -> list[tuple[str, float]]:
-    cols = [("turn", 8.5), ("gear\nat the end", 13.0), ("seconds\nof the turn", 14.0), ("running\ntotal", 17.0), ("lost\ncontrol", 11.0), ("damage\ntokens drawn", 0.0)]
+    cols = [
+        ("turn", 8.5),
+        ("gear\nat the end", 13.0),
+        ("seconds\nof the turn", 14.0),
+        ("running\ntotal", 17.0),
+        ("lost\ncontrol", 11.0),
+        ("damage\ntokens drawn", 0.0),
+    ]
     if laps > 1:
         cols.append(("lap\ncompleted", 11.0))
     return cols
@@ -121,17 +142,26 @@ def _par_text(figures: dict | None) -> tuple[str, str]:
     if figures is None:
         return "", ""
     par = f"{figures['par_seconds']:.0f} s expected ({figures['expected_turns']:.1f} turns, best solo policy)"
-    safe = "" if figures["safe_seconds"] is None else f"{figures['safe_seconds']} s in {plural(figures['safe_turns'], 'turn')}"
+    safe = (
+        ""
+        if figures["safe_seconds"] is None
+        else f"{figures['safe_seconds']} s in {plural(figures['safe_turns'], 'turn')}"
+    )
     return par, safe
 
 
-def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int, figures: dict | None = None) -> None:
+def draw_gt_time_sheet(
+    sheet: Sheet, track, first: int, last: int, page: int, pages: int, figures: dict | None = None
+) -> None:
     """One page of a GT time sheet: turns `first` to `last`, the par and safe route when
     `figures` (the game's, `Game.figures`) gives them; then the page ends."""
     ruleset = ruleset_of(track)
     laps = f"{track.laps} laps" if track.laps > 1 else "1 lap (a stage)"
     title = (track.name, ": time sheet" + (" (continued)" if first > 1 else ""))
-    sub = f"Rallyman GT, {laps}, {cards.distance(track)} spaces to the finish. One sheet per driver: print this page once for each."
+    sub = (
+        f"Rallyman GT, {laps}, {cards.distance(track)} spaces to the finish. One sheet per driver: print this page "
+        "once for each."
+    )
     y = page_header(sheet, title, sub, "Rallyman GT time sheet", page, pages)
     x = sheet.left
     line_y = y - 3 * MM
@@ -149,7 +179,9 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
     # the time key
     key = cards.time_key(ruleset)
     sheet.text(x, y - 3.2 * MM, "Seconds a turn counts, by the gear it ends in", "heading", bold=True)
-    sheet.text(sheet.right, y - 3.2 * MM, cards.source_words(ruleset, "time_per_turn"), "small", bold=True, align="right")
+    sheet.text(
+        sheet.right, y - 3.2 * MM, cards.source_words(ruleset, "time_per_turn"), "small", bold=True, align="right"
+    )
     y -= 5 * MM
     head_w = 22 * MM
     w = (sheet.right - x - head_w) / len(key)
@@ -159,7 +191,13 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
         _cell(sheet, x + head_w + k * w, y, w, 6 * MM, gear, bold=True, size=sheet.t.sizes["heading"], shaded=True)
         _cell(sheet, x + head_w + k * w, y - 6 * MM, w, 6 * MM, f"{seconds} s", size=sheet.t.sizes["heading"])
     y -= 12 * MM + 3.5 * MM
-    for line in wrap(sheet, cards.loss_words(ruleset).capitalize() + ". Tick 'lost control' and write the tokens drawn; add each turn's seconds to the running total.", sheet.right - x, sheet.t.sizes["small"]):
+    for line in wrap(
+        sheet,
+        cards.loss_words(ruleset).capitalize()
+        + ". Tick 'lost control' and write the tokens drawn; add each turn's seconds to the running total.",
+        sheet.right - x,
+        sheet.t.sizes["small"],
+    ):
         sheet.text(x, y, line, "small")
         y -= 3 * MM
     y -= 1.5 * MM
@@ -190,7 +228,11 @@ def draw_gt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pa
         sheet.box(bx, y - head_h - rows * row_h, block_w, head_h + rows * row_h, width=sheet.ink.line_width)
     y -= head_h + rows * row_h + 4 * MM
     # the race time
-    label = "race time (the running total at the finish)" if track.laps > 1 else "stage time (the running total at the finish)"
+    label = (
+        "race time (the running total at the finish)"
+        if track.laps > 1
+        else "stage time (the running total at the finish)"
+    )
     sheet.text(x, y - 5 * MM, label, "heading", bold=True)
     bx = x + sheet.text_width(label, "heading", bold=True) + 3 * MM
     sheet.box(bx, y - 8 * MM, 30 * MM, 9 * MM, width=sheet.ink.line_width * 1.8)
@@ -211,7 +253,12 @@ def _card_note(ruleset: Ruleset) -> tuple[str, bool]:
     """The time cards' source, in words, and whether they are house values."""
     note = house_note(ruleset, ("time_cards",))
     if note:
-        return "HOUSE VALUES: the seconds of each gear's time card and the share of SISU, Spin and Crash cards are not in the rulebook or any public source. Write your own box's values in the track spec (ruleset: time_cards:) to print them here.", True
+        return (
+            "HOUSE VALUES: the seconds of each gear's time card and the share of SISU, Spin and Crash cards are not "
+            "in the rulebook or any public source. Write your own box's values in the track spec (ruleset: "
+            "time_cards:) to print them here.",
+            True,
+        )
     return f"Time cards: {cards.source_words(ruleset, 'time_cards')}.", False
 
 
@@ -240,7 +287,10 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     the page ends."""
     ruleset = ruleset_of(track)
     title = (track.name, ": rally time sheet" + (" (continued)" if first > 1 else ""))
-    sub = (f"Rallyman DIRT rally of up to {STAGES} stages, stage 1: {track.name}", f" ({cards.distance(track)} spaces). One sheet per driver: print this page once for each.")
+    sub = (
+        f"Rallyman DIRT rally of up to {STAGES} stages, stage 1: {track.name}",
+        f" ({cards.distance(track)} spaces). One sheet per driver: print this page once for each.",
+    )
     y = page_header(sheet, title, sub, "Rallyman DIRT time sheet", page, pages)
     x, right = sheet.left, sheet.right
     line_y = y - 3 * MM
@@ -259,15 +309,30 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     _cell(sheet, x, y, head_w, 5.5 * MM, "time card of gear", bold=True, shaded=True)
     _cell(sheet, x, y - 5.5 * MM, head_w, 5.5 * MM, "seconds", bold=True, shaded=True)
     for k, card in enumerate(table):
-        _cell(sheet, x + head_w + k * w, y, w, 5.5 * MM, str(card["gear"]), bold=True, size=sheet.t.sizes["heading"], shaded=True)
-        _cell(sheet, x + head_w + k * w, y - 5.5 * MM, w, 5.5 * MM, f"{card['seconds']} s", size=sheet.t.sizes["heading"])
+        _cell(
+            sheet,
+            x + head_w + k * w,
+            y,
+            w,
+            5.5 * MM,
+            str(card["gear"]),
+            bold=True,
+            size=sheet.t.sizes["heading"],
+            shaded=True,
+        )
+        _cell(
+            sheet, x + head_w + k * w, y - 5.5 * MM, w, 5.5 * MM, f"{card['seconds']} s", size=sheet.t.sizes["heading"]
+        )
     y -= 11 * MM + 3.2 * MM
     loss = ruleset.time_cards.loss_seconds if ruleset.time_cards else 60
     lines = [
         (
-            "Under control: the card of your gear at the end of the turn (coast or leader dice only: the card already on top). "
-        f"A loss of control: the card of your gear then, turned to gear 0; ring its icon. SISU: the card's own seconds, no damage, next turn in that gear. "
-        f"Spin: {loss} s, no damage, next turn in gear 0. Crash: {loss} s, damage by the last gear and the tile's danger, off the track, next turn in gear 0."
+            "Under control: the card of your gear at the end of the turn (coast or leader dice only: the card already "
+            "on top). "
+            "A loss of control: the card of your gear then, turned to gear 0; ring its icon. SISU: the card's own "
+            "seconds, no damage, next turn in that gear. "
+            f"Spin: {loss} s, no damage, next turn in gear 0. Crash: {loss} s, damage by the last gear and the tile's "
+            "danger, off the track, next turn in gear 0."
         )
     ]
     for text in lines:
@@ -278,7 +343,12 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     # the stages side by side
     turn_w = 9 * MM
     stage_w = (right - x - turn_w) / STAGES
-    cols = [("card\n(gear)", 0.2), ("loss of control\n(ring the icon)", 0.38), ("seconds", 0.19), ("stage\ntotal", 0.23)]
+    cols = [
+        ("card\n(gear)", 0.2),
+        ("loss of control\n(ring the icon)", 0.38),
+        ("seconds", 0.19),
+        ("stage\ntotal", 0.23),
+    ]
     widths = [stage_w * f for _h, f in cols]
     group_h, head_h = 6 * MM, 8 * MM
     turns = cards.turns_needed(track)
@@ -288,7 +358,19 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     for s in range(STAGES):
         sx = x + turn_w + s * stage_w
         name = f"stage 1: {track.name}" if s == 0 else f"stage {s + 1}:"
-        _cell(sheet, sx, y, stage_w, group_h, name, bold=True, shaded=True, size=sheet.t.sizes["body"], width=sheet.ink.line_width, align="left")
+        _cell(
+            sheet,
+            sx,
+            y,
+            stage_w,
+            group_h,
+            name,
+            bold=True,
+            shaded=True,
+            size=sheet.t.sizes["body"],
+            width=sheet.ink.line_width,
+            align="left",
+        )
         cx = sx
         for (head, _f), cw in zip(cols, widths):
             two_line_head(sheet, cx, y - group_h, cw, head_h, head)
@@ -313,7 +395,18 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     _cell(sheet, x, y, turn_w, 8 * MM, "", shaded=True)
     for s in range(STAGES):
         sx = x + turn_w + s * stage_w
-        _cell(sheet, sx, y, stage_w - widths[-1], 8 * MM, f"stage {s + 1} time" + (" (at the finish)" if s == 0 else ""), bold=True, size=sheet.t.sizes["body"], shaded=True, align="right")
+        _cell(
+            sheet,
+            sx,
+            y,
+            stage_w - widths[-1],
+            8 * MM,
+            f"stage {s + 1} time" + (" (at the finish)" if s == 0 else ""),
+            bold=True,
+            size=sheet.t.sizes["body"],
+            shaded=True,
+            align="right",
+        )
         _cell(sheet, sx + stage_w - widths[-1], y, widths[-1], 8 * MM, "", width=sheet.ink.line_width * 1.8)
     y -= 8 * MM + 4 * MM
     sheet.text(x, y - 5.5 * MM, "Rally total:", "heading", bold=True)

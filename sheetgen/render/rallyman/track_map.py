@@ -49,7 +49,11 @@ OVERLAP_MM = 16.0  # the band two neighbouring pages share
 HEAD_MM = 11.0  # page label, track name, the neighbour above
 FOOT_MM = 9.0  # scale bar, the neighbour below
 SIDE_MM = 5.0  # the neighbours left and right (rotated text)
-MARK_FRACTIONS = (0.2, 0.45, 0.8)  # where along a band its alignment marks sit (unevenly: no shift but the right one lays three on three)
+MARK_FRACTIONS = (
+    0.2,
+    0.45,
+    0.8,
+)  # where along a band its alignment marks sit (unevenly: no shift but the right one lays three on three)
 LEGEND_ROW_MM = 4.8
 #: the largest page grid whose blank pages the overview outlines (one of thousands would be
 #: a grey smear costing a minute to draw)
@@ -107,6 +111,10 @@ class MapPlan:
     @property
     def step_y(self) -> float:
         return self.height - self.overlap
+
+    def first(self) -> MapPage:
+        """The grid's first page (its top-left, printed or not): where the plane starts."""
+        return self._page(0, 0)
 
     def page(self, col: int, row: int) -> MapPage | None:
         if 0 <= col < self.cols and 0 <= row < self.rows:
@@ -174,7 +182,9 @@ def map_plan(track: Track, template: Template, paper: str | None = None) -> MapP
 SHIFTS = (0.5, 0.25, 0.75, 0.0, 1.0)
 
 
-def _plan(track: Track, template: Template, page_size: tuple[float, float], landscape: bool, sx: float = 0.5, sy: float = 0.5) -> MapPlan:
+def _plan(
+    track: Track, template: Template, page_size: tuple[float, float], landscape: bool, sx: float = 0.5, sy: float = 0.5
+) -> MapPlan:
     hex_mm = template.size(HEX_MM)
     page_w, page_h = (v / MM for v in page_size)
     m = template.margin_mm
@@ -196,14 +206,16 @@ def _plan(track: Track, template: Template, page_size: tuple[float, float], land
     oy = y0 - (total_h - (y1 - y0)) * sy
     rad = radius(hex_mm)
     step_x, step_y = width - overlap, height - overlap
-    taken = set()
+    taken: set[tuple[int, int]] = set()
     # each space prints on the pages whose window (widened by half a space) holds its centre:
     # the few columns and rows around it, not every page of the grid
     for x, y in (cell_centre(c, hex_mm) for c in track.cells):
         cols_near = _windows(x, ox, step_x, width, hex_mm / 2, cols)
         rows_near = _windows(y, oy, step_y, height, rad, rows)
         taken.update((col, row) for col in cols_near for row in rows_near)
-    return MapPlan(hex_mm, cols, rows, width, height, overlap, left, top, ox, oy, frozenset(taken), page_size, landscape, abs(sx - 0.5) + abs(sy - 0.5))
+    off_centre = abs(sx - 0.5) + abs(sy - 0.5)
+    grid = (hex_mm, cols, rows, width, height, overlap, left, top, ox, oy)
+    return MapPlan(*grid, frozenset(taken), page_size, landscape, off_centre)
 
 
 def _windows(v: float, origin: float, step: float, window: float, reach: float, count: int) -> list[int]:
@@ -218,7 +230,9 @@ def _view(plan: MapPlan, page: MapPage) -> View:
     return View(page.x0, page.y0, plan.left * MM, plan.top * MM)
 
 
-def draw_track_cells(sheet: Sheet, view: View, track: Track, hex_mm: float, window: tuple[float, float, float, float] | None = None) -> None:
+def draw_track_cells(
+    sheet: Sheet, view: View, track: Track, hex_mm: float, window: tuple[float, float, float, float] | None = None
+) -> None:
     """Every space (in the window, if one is given), the tile outlines and ids, the inside
     lines."""
     rad = radius(hex_mm)
@@ -238,7 +252,11 @@ def draw_track_cells(sheet: Sheet, view: View, track: Track, hex_mm: float, wind
         centre = cell_centre(placement.centre_hex, hex_mm)
         if inside(*centre, frame_of(placement.frame).span * rad):
             tile_outline(sheet, view, centre, hex_mm, frame=placement.frame)
-            words = [(f"tile {placement.tile}", True), (f"turned {placement.rotation}", False), (DANGER_WORD[danger_of(placement.cells)], False)]
+            words = [
+                (f"tile {placement.tile}", True),
+                (f"turned {placement.rotation}", False),
+                (DANGER_WORD[danger_of(placement.cells)], False),
+            ]
             spot = free_cell(taken, placement.place, frame=placement.frame)
             offset = None
             if spot is not None:
@@ -291,8 +309,21 @@ def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, numb
     sheet.text(sheet.left, top - 6 * MM, page.label, "title", bold=True)
     lw = sheet.text_width(page.label, "title", bold=True) + 3 * MM
     end = f": map page {page.label} at true scale ({number} of {pages}, grid {plan.cols} x {plan.rows})"
-    fitted_text(sheet, sheet.left + lw, top - 3.2 * MM, track.name, sheet.right - sheet.left - lw - 30 * MM, bold=True, after=end)
-    sheet.text(sheet.left + lw, top - 7 * MM, f"spaces {hex_mm:g} mm across flats; cut along the dashed lines, lay on the page named there, match the marks", "small")
+    fitted_text(
+        sheet,
+        sheet.left + lw,
+        top - 3.2 * MM,
+        track.name,
+        sheet.right - sheet.left - lw - 30 * MM,
+        bold=True,
+        after=end,
+    )
+    sheet.text(
+        sheet.left + lw,
+        top - 7 * MM,
+        f"spaces {hex_mm:g} mm across flats; cut along the dashed lines, lay on the page named there, match the marks",
+        "small",
+    )
     above = plan.neighbour(page, 0, -1)
     if above:
         sheet.text(sheet.right, top - 6 * MM, f"\u2191 above: {above.label}", "heading", bold=True, align="right")
@@ -322,32 +353,51 @@ def figures_lines(sheet: Sheet, figures: dict | None, width: float) -> list[str]
     words = f"Par {figures['par_seconds']:.1f} s ({figures['par_words']})."
     if figures["safe_seconds"] is not None:
         turns = figures["safe_turns"]
-        words += (f" Safe route: {figures['safe_seconds']} s in {turns} turn{'s' if turns != 1 else ''}, with no chance of losing control"
-                  f" (focus tokens counted up to {figures['safe_focus']}).")
+        words += (
+            f" Safe route: {figures['safe_seconds']} s in {turns} turn{'s' if turns != 1 else ''}, with no chance of "
+            "losing control"
+            f" (focus tokens counted up to {figures['safe_focus']})."
+        )
     return wrap(sheet, words, width, sheet.t.sizes["body"])
 
 
-def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Template, figures: dict | None = None) -> None:
+def draw_assembly_page(
+    sheet: Sheet, track: Track, plan: MapPlan, template: Template, figures: dict | None = None
+) -> None:
     """The whole track, small, with the page grid over it, then how to assemble and read it;
     under the title, the par time and safe route when `figures` gives them."""
     c = sheet.c
     top = sheet.top
-    fitted_text(sheet, sheet.left, top - 6 * MM, track.name, sheet.right - sheet.left, "title", bold=True, least=TITLE_LEAST)
+    fitted_text(
+        sheet, sheet.left, top - 6 * MM, track.name, sheet.right - sheet.left, "title", bold=True, least=TITLE_LEAST
+    )
     variant = "Rallyman GT" if track.variant is Variant.GT else "Rallyman DIRT"
     printed = plan.printed()
-    sheet.text(sheet.left, top - 11 * MM, f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map page{'s' if len(printed) != 1 else ''} on a grid of {plan.cols} x {plan.rows}", "body")
+    sheet.text(
+        sheet.left,
+        top - 11 * MM,
+        f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map "
+        f"page{'s' if len(printed) != 1 else ''} on a grid of {plan.cols} x {plan.rows}",
+        "body",
+    )
     par_lines = figures_lines(sheet, figures, sheet.right - sheet.left)
     for i, line in enumerate(par_lines):
         sheet.text(sheet.left, top - (15 + 4 * i) * MM, line, "body")
     head = 15 + 4 * len(par_lines)
     steps = [
         "Print the map pages at 100 % (no fit to page): the 50 mm bar on each page must measure 50 mm.",
-        f"Lay the pages out as the grid above shows. Neighbouring pages share a {plan.overlap:g} mm band; each page names its neighbours at its edges.",
-        "Cut each page along its dashed line(s) on the left and at the top, lay it over the page named there, match the half circles and the half spaces, and tape.",
+        f"Lay the pages out as the grid above shows. Neighbouring pages share a {plan.overlap:g} mm band; each page "
+        "names its neighbours at its edges.",
+        "Cut each page along its dashed line(s) on the left and at the top, lay it over the page named there, match "
+        "the half circles and the half spaces, and tape.",
         "Tile outlines are dashed grey, with the tile id, its turn and danger colour in a free space of the tile.",
     ]
     body = sheet.t.sizes["body"]
-    lines = [(k, line) for i, step in enumerate(steps, 1) for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))]
+    lines = [
+        (k, line)
+        for i, step in enumerate(steps, 1)
+        for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))
+    ]
     items = legend_items(track.cells)
     block = 6 + 5 + 4 * len(lines) + 2 + 5 + LEGEND_ROW_MM * len(items) + 9
     # the overview
@@ -357,7 +407,7 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     total_w = plan.width + (plan.cols - 1) * plan.step_x
     total_h = plan.height + (plan.rows - 1) * plan.step_y
     scale = min(area_w / total_w, area_h / total_h)
-    first = plan.page(0, 0)
+    first = plan.first()
     ox = sheet.left / MM + (area_w - total_w * scale) / 2
     view = View(first.x0, first.y0, ox * MM, area_top * MM, scale)
     hex_mm = plan.hex_mm
@@ -384,10 +434,13 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
     c.restoreState()
     w, h = view.mm(plan.width), view.mm(plan.height)
     size = min(18.0, h * 0.3, w * 0.3)
-    labels = {}  # each printed page's label: its place, off the S and F letters and the other labels
+    # each printed page's label: its place, off the S and F letters and the other labels
+    labels: dict[str, tuple[float, float, float, float]] = {}
     for page in plan.printed():
         x0, y0 = view.at(page.x0, page.y0)
-        labels[page.label] = _label_corner(sheet, page.label, size, (x0, y0 - h, x0 + w, y0), marks, list(labels.values()))
+        labels[page.label] = _label_corner(
+            sheet, page.label, size, (x0, y0 - h, x0 + w, y0), marks, list(labels.values())
+        )
     # the blank pages of a grid too large to show them are left out (a track laid far apart)
     for page in plan.pages if plan.cols * plan.rows <= BLANKS_DRAWN else plan.printed():
         x0, y0 = view.at(page.x0, page.y0)
@@ -407,7 +460,13 @@ def draw_assembly_page(sheet: Sheet, track: Track, plan: MapPlan, template: Temp
             if sheet.text_width(note, size=small * 0.8) < w - 3 * MM:
                 sheet.text(x0 + 1.5 * MM, y0 - 1.5 * MM - small * 1.9, note, size=small * 0.8)
     y = (area_top - total_h * scale - 5) * MM
-    sheet.text(sheet.left, y, f"Overview, not to scale (the map pages draw spaces {hex_mm:g} mm across flats). S: starting spaces, F: the spaces beyond the finish line.", "small")
+    sheet.text(
+        sheet.left,
+        y,
+        f"Overview, not to scale (the map pages draw spaces {hex_mm:g} mm across flats). S: starting spaces, F: the "
+        "spaces beyond the finish line.",
+        "small",
+    )
     y -= 6 * MM
     sheet.text(sheet.left, y, "Assembly", "heading", bold=True)
     y -= 5 * MM
@@ -423,10 +482,15 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
     """The key to the marks the cells carry, from (x, y) down; returns the y below it."""
     sheet.text(x, y, "Key", "heading", bold=True)
     y -= 5 * MM
-    symbol = {"limit": ("circle", "3"), "caution": ("triangle", "3"), "shortcut": ("diamond", "2"), "jump": ("square", "4")}
+    symbol = {
+        "limit": ("circle", "3"),
+        "caution": ("triangle", "3"),
+        "shortcut": ("diamond", "2"),
+        "jump": ("square", "4"),
+    }
     view = View(0, 0, 0, 0)
     for key, words in legend_items(cells):
-        words = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"]), words
+        fitted = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"])
         if key in symbol:
             shape, value = symbol[key]
             _badge(sheet, view, (x + 3 * MM) / MM, -(y + 1 * MM) / MM, shape, value, 4.2)
@@ -438,7 +502,7 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
                 for k in range(ring):
                     hexagon(sheet, view, cx, cy, 2.2 * (0.75 - 0.2 * k), width=sheet.ink.thin_width)
         lx = x + (15 * MM if key == "danger" else 8 * MM)
-        sheet.text(lx, y, words[1], size=words[0])
+        sheet.text(lx, y, words, size=fitted)
         y -= LEGEND_ROW_MM * MM
     return y
 
@@ -449,7 +513,9 @@ def _turn_page(sheet: Sheet, size: tuple[float, float]) -> None:
     sheet.width, sheet.height = size
 
 
-def _label_corner(sheet: Sheet, label: str, size: float, rect: tuple[float, float, float, float], marks: list, placed: list) -> tuple[float, float, float, float]:
+def _label_corner(
+    sheet: Sheet, label: str, size: float, rect: tuple[float, float, float, float], marks: list, placed: list
+) -> tuple[float, float, float, float]:
     """The box of a printed page's label in its rectangle of the overview (its text's
     baseline at the box's bottom plus a twentieth of its size): at the top left, or the first
     place further right along the top, then along the bottom from the left, where it covers no

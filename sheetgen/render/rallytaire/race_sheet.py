@@ -9,14 +9,23 @@ start tick, surfaces have a label and a line pattern, the finish line is chequer
 
 from __future__ import annotations
 
-
 from reportlab.lib.colors import HexColor
 
-from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
-from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
-from sheetgen.games.rallytaire.rules_advanced import fix_points
-from sheetgen.games.rallytaire.sheet import FOOTER_MM, HEADER_MM, PANEL_HEAD_MM, TABLE_ROW_MM, TABLE_TITLE_MM, Placed, max_speed, plan_race, table_height
 from sheetgen.games.rallytaire.layout import StageLayout, end_label
+from sheetgen.games.rallytaire.model import BASE_SPEED, Race, Stage, Surface
+from sheetgen.games.rallytaire.rules_advanced import fix_points
+from sheetgen.games.rallytaire.sheet import (
+    FOOTER_MM,
+    HEADER_MM,
+    PANEL_HEAD_MM,
+    TABLE_ROW_MM,
+    TABLE_TITLE_MM,
+    Placed,
+    max_speed,
+    plan_race,
+    table_height,
+)
+from sheetgen.games.rallytaire.timetable import BASIC_MAX_SPEED, PUSH_MAX_SPEED, TURN_SECONDS, table
 from sheetgen.render.common import draw_fitted, fit_text, fitted_text
 from sheetgen.render.patterns import draw_pattern
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
@@ -57,7 +66,12 @@ def _field(sheet: Sheet, x: float, y: float, label: str, width: float, unit: str
 
 
 def _field_width(sheet: Sheet, label: str, width: float, unit: str = "") -> float:
-    return sheet.text_width(label, "body", bold=True) + 2 * MM + width + (1.2 * MM + sheet.text_width(unit, "body") if unit else 0.0)
+    return (
+        sheet.text_width(label, "body", bold=True)
+        + 2 * MM
+        + width
+        + (1.2 * MM + sheet.text_width(unit, "body") if unit else 0.0)
+    )
 
 
 def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> None:
@@ -74,7 +88,16 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
     # the race's name: left of the lines on the right, above the driver's row (in two
     # lines, smaller, when one does not hold it)
     room = right - x - max(sheet.text_width(kind, "small"), sheet.text_width(par, "small")) - 4 * MM
-    title = fit_text(sheet, race.name, room, sheet.t.sizes["title"], bold=True, lines=2, single=0.75 * sheet.t.sizes["title"], height=7.2 * MM)
+    title = fit_text(
+        sheet,
+        race.name,
+        room,
+        sheet.t.sizes["title"],
+        bold=True,
+        lines=2,
+        single=0.75 * sheet.t.sizes["title"],
+        height=7.2 * MM,
+    )
     first = top - 5.5 * MM if len(title.lines) == 1 else top - 0.3 * MM - 0.928 * title.size
     draw_fitted(sheet, x, first, title, bold=True)
     sheet.text(right, top - 2.8 * MM, kind, "small", align="right")
@@ -83,7 +106,9 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
     if advanced is not None:
         # the advanced game's race time under its best play, exactly (right of the total
         # time's box, above the gear table): two short lines
-        p10, p50, p90 = ("-" if value is None else f"{value:.1f}" for value in (advanced.p10, advanced.p50, advanced.p90))
+        p10, p50, p90 = (
+            "-" if value is None else f"{value:.1f}" for value in (advanced.p10, advanced.p50, advanced.p90)
+        )
         dnf = advanced.dnf_probability
         out = "under 0.1%" if 0 < dnf < 0.001 else f"{100 * dnf:.1f}%"
         sheet.text(right, top - 9.2 * MM, f"advanced: p10 {p10}, p50 {p50},", "small", align="right")
@@ -96,7 +121,12 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
     # advanced game: boxes
     y0 = top - 26 * MM
     sheet.text(x, y0 + 8.8 * MM, "Advanced game", "body", bold=True)
-    boxes = (("Engine", race.boxes.engine), ("Brakes", race.boxes.brakes), ("Gearbox", race.boxes.gearbox), ("Car", race.boxes.car))
+    boxes = (
+        ("Engine", race.boxes.engine),
+        ("Brakes", race.boxes.brakes),
+        ("Gearbox", race.boxes.gearbox),
+        ("Car", race.boxes.car),
+    )
     for k, (label, count) in enumerate(boxes):
         bx = x + (k % 2) * 34 * MM
         by = y0 + (4.4 * MM if k < 2 else 0)
@@ -124,7 +154,11 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
     head = 16 * MM
     gx = right - head - 5 * cell - 0.3 * MM  # the boxes' lines stay inside the frame
     row_h = 4.0 * MM
-    rows = (("Gear", [str(g) for g in BASE_SPEED]), ("Dice", [str(g) for g in BASE_SPEED]), ("Base speed", [str(v) for v in BASE_SPEED.values()]))
+    rows = (
+        ("Gear", [str(g) for g in BASE_SPEED]),
+        ("Dice", [str(g) for g in BASE_SPEED]),
+        ("Base speed", [str(v) for v in BASE_SPEED.values()]),
+    )
     for r, (label, values) in enumerate(rows):
         ry = y0 - 0.6 * MM + (2 - r) * row_h
         sheet.box(gx, ry, head, row_h, shaded=True)
@@ -196,7 +230,9 @@ def draw_stage(sheet: Sheet, race: Race, placed: Placed, analysis, advanced) -> 
     figures = []
     if analysis is not None:
         a = analysis.stages[placed.index]
-        figures.append(f"par {_s(a.par_time)}   best {_s(a.best_time)}   p50 {_s(a.p50)}   careful {_s(a.cautious_time)}")
+        figures.append(
+            f"par {_s(a.par_time)}   best {_s(a.best_time)}   p50 {_s(a.p50)}   careful {_s(a.cautious_time)}"
+        )
     if advanced is not None:
         figures.append(f"advanced par {_s(advanced.stages[placed.index].par_time)}")
     if figures:
@@ -237,7 +273,10 @@ def _poly(sheet: Sheet, points, x0: float, y0: float, fill: bool, dash=None, wid
 def draw_track(sheet: Sheet, stage: Stage, lay: StageLayout, x0: float, y0: float) -> None:
     c = sheet.c
     ink = sheet.ink
-    P = lambda p: (x0 + p[0] * MM, y0 + p[1] * MM)  # noqa: E731 - a local coordinate map
+
+    def P(p: tuple[float, float]) -> tuple[float, float]:  # a local coordinate map: layout mm to page points
+        return (x0 + p[0] * MM, y0 + p[1] * MM)
+
     # spaces
     sheet.fill(ink.track_fill)
     for space in lay.spaces:
@@ -303,7 +342,9 @@ def draw_track(sheet: Sheet, stage: Stage, lay: StageLayout, x0: float, y0: floa
         for box, letter in ((corner.n_box, "N"), (corner.d_box, "D")):
             bx, by = P((box.x, box.y))
             sheet.box(bx, by, box.width * MM, box.height * MM)
-            sheet.text(bx + box.width * MM / 2, by + box.height * MM / 2 - 1.0 * MM, letter, "small", align="center", size=5.5)
+            sheet.text(
+                bx + box.width * MM / 2, by + box.height * MM / 2 - 1.0 * MM, letter, "small", align="center", size=5.5
+            )
 
 
 def _unit(a, b):
@@ -325,7 +366,12 @@ def _chequer(sheet: Sheet, line, x0: float, y0: float) -> None:
             filled = (k + row) % 2 == 0
             ox = ax + ux * k * size + nx * (row - 1) * size * 0.5
             oy = ay + uy * k * size + ny * (row - 1) * size * 0.5
-            pts = [(ox, oy), (ox + ux * size, oy + uy * size), (ox + ux * size + nx * size * 0.5, oy + uy * size + ny * size * 0.5), (ox + nx * size * 0.5, oy + ny * size * 0.5)]
+            pts = [
+                (ox, oy),
+                (ox + ux * size, oy + uy * size),
+                (ox + ux * size + nx * size * 0.5, oy + uy * size + ny * size * 0.5),
+                (ox + nx * size * 0.5, oy + ny * size * 0.5),
+            ]
             sheet.fill(sheet.ink.line)
             _poly(sheet, pts, x0, y0, fill=filled and sheet.ink.fill, width=sheet.ink.thin_width)
             if filled and not sheet.ink.fill:  # low ink: the dark squares are crossed, not filled
@@ -444,10 +490,19 @@ def draw_race(sheet: Sheet, race: Race, analysis=None, advanced=None) -> None:
         sheet.end_page()
 
 
-
-def print_race(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict) -> tuple[bytes, int]:
+def print_race(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict
+) -> tuple[bytes, int]:
     """The printable of a Rallytaire race (`registry.Printable`): its race sheets with the basic
     and advanced analyses (`figures`, the game's: a race too large for the advanced game's
     exact solve has no advanced figures and prints without its advanced par), and the time
     table."""
-    return render_race(spec.model, template, analysis=figures["analysis"], advanced=figures["advanced"], paper=paper, ink=ink, keywords=keywords)
+    return render_race(
+        spec.model,
+        template,
+        analysis=figures["analysis"],
+        advanced=figures["advanced"],
+        paper=paper,
+        ink=ink,
+        keywords=keywords,
+    )

@@ -15,7 +15,8 @@ from sheetgen.render.tables import Column, Row, Table, count_pages, draw_table_p
 from sheetgen.template import MM, Template
 
 SEASON_NOTES = (
-    f"Stage time: {TURN_SECONDS} s for every turn before the finishing turn, plus the time table's seconds for the finishing turn (on every race "
+    f"Stage time: {TURN_SECONDS} s for every turn before the finishing turn, plus the time table's seconds for the "
+    "finishing turn (on every race "
     "sheet). Race time: its stages added up. Season: the race times added up; the least wins.",
     "par: the expected time of the best possible play in the basic game (sheetgen's exact solver): a time to beat.",
 )
@@ -44,7 +45,9 @@ def render_season(
     table = Table(tuple(fixed + [Column(n, each) for n in names]), row_h=6.5 * MM, head_h=5.5 * MM, head_lines=3)
     analyses = analyses or {}
     race_sheets = race_sheets or {}
-    pages = count_pages(template, paper, lambda sheet: _draw_table(sheet, season, table, _rows(season, analyses, {}, len(names)), 1))
+    pages = count_pages(
+        template, paper, lambda sheet: _draw_table(sheet, season, table, _rows(season, analyses, {}, len(names)), 1)
+    )
     # where each race sheet starts: on an odd page, after the season sheet
     starts: dict[int, int] = {}
     at = pages + 1
@@ -53,13 +56,22 @@ def render_season(
         starts[k] = at
         at += race_pages(season.races[k].race, template, paper)
     rows = _rows(season, analyses, starts, len(names))
-    meta = Meta(title=f"{season.name}: Rallytaire season sheet", subject="Rallytaire season sheet", keywords=("rallytaire", "season") + keywords)
+    meta = Meta(
+        title=f"{season.name}: Rallytaire season sheet",
+        subject="Rallytaire season sheet",
+        keywords=("rallytaire", "season") + keywords,
+    )
 
     def draw(sheet: Sheet) -> None:
         _draw_table(sheet, season, table, rows, pages)
         for k in sorted(race_sheets):
             while sheet.pages + 1 < starts[k]:
-                sheet.text(sheet.left, sheet.top - 5 * MM, "This page is left blank: the next race sheet starts on a sheet of its own.", "small")
+                sheet.text(
+                    sheet.left,
+                    sheet.top - 5 * MM,
+                    "This page is left blank: the next race sheet starts on a sheet of its own.",
+                    "small",
+                )
                 sheet.end_page()
             basic, advanced = race_sheets[k]
             draw_race(sheet, season.races[k].race, basic, advanced)
@@ -79,7 +91,13 @@ def _rows(season, analyses: dict, starts: dict[int, int], drivers: int) -> list[
         for j, stage in enumerate(entry.race.stages):
             par = "" if a is None else f"{a.stages[j].par_time:.1f}"
             rows.append(Row("row", (f"{stage.name} ({stage.surface.value})", str(stage.length), par) + blank))
-        rows.append(Row("total", ("race time", str(sum(s.length for s in entry.race.stages)), "" if a is None else f"{a.par_time:.1f}") + blank))
+        rows.append(
+            Row(
+                "total",
+                ("race time", str(sum(s.length for s in entry.race.stages)), "" if a is None else f"{a.par_time:.1f}")
+                + blank,
+            )
+        )
     total = "" if len(analyses) != len(season.races) else f"{sum(a.par_time for a in analyses.values()):.1f}"
     rows.append(Row("total", ("season total", "", total) + blank))
     return rows
@@ -90,12 +108,16 @@ def _draw_table(sheet: Sheet, season, table: Table, rows: list[Row], pages: int)
     subtitle = f"{plural(len(season.races), 'race')}; write each stage time in seconds, then add them up"
 
     def header(s: Sheet, page: int, continued: bool) -> float:
-        return page_header(s, (season.name, " (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages)
+        return page_header(
+            s, (season.name, " (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages
+        )
 
     return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=SEASON_NOTES)
 
 
-def print_season(spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict) -> tuple[bytes, int]:
+def print_season(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict
+) -> tuple[bytes, int]:
     """The printable of a Rallytaire season: its season sheet with the par times, then the race
     sheets of its generated races (a race file's own sheets come from that file), with the
     same figures as `sheetgen render` gives a race (`figures`, the game's: the expanded

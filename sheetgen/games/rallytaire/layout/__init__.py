@@ -62,12 +62,28 @@ def _space_sizes(space_mm: float, min_space_mm: float) -> list[float]:
 # few per stage: alone on a page, half a page) stay in them from the generator's checks to
 # the renderer.
 @functools.lru_cache(maxsize=512)
-def _winding(name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, space_mm: float, min_space_mm: float) -> StageLayout | None:
+def _winding(
+    name: str,
+    length: int,
+    corners: tuple[RoadCorner, ...],
+    width: float,
+    height: float,
+    space_mm: float,
+    min_space_mm: float,
+) -> StageLayout | None:
     return try_winding(name, length, corners, width, height, _space_sizes(space_mm, min_space_mm))
 
 
 @functools.lru_cache(maxsize=256)
-def _layout(name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, space_mm: float, min_space_mm: float) -> StageLayout:
+def _layout(
+    name: str,
+    length: int,
+    corners: tuple[RoadCorner, ...],
+    width: float,
+    height: float,
+    space_mm: float,
+    min_space_mm: float,
+) -> StageLayout:
     result = _winding(name, length, corners, width, height, space_mm, min_space_mm)
     if result is not None:
         return result
@@ -79,7 +95,15 @@ def _layout(name: str, length: int, corners: tuple[RoadCorner, ...], width: floa
     raise _does_not_fit(name, length, corners, width, height, sizes, min_space_mm)
 
 
-def _does_not_fit(name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, sizes: list[float], min_space_mm: float) -> LayoutError:
+def _does_not_fit(
+    name: str,
+    length: int,
+    corners: tuple[RoadCorner, ...],
+    width: float,
+    height: float,
+    sizes: list[float],
+    min_space_mm: float,
+) -> LayoutError:
     """The error of a stage that neither winds nor fits as a serpentine of any of ``sizes``."""
     need = min_height(length, corners, width, sizes)
     where = f"stage {name!r}" if name else "stage"
@@ -97,7 +121,9 @@ def _does_not_fit(name: str, length: int, corners: tuple[RoadCorner, ...], width
     )
 
 
-def check_fits(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> None:
+def check_fits(
+    stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0
+) -> None:
     """Raise what ``layout_stage`` raises for this stage and box, the same ``LayoutError``, or
     return when it gives a layout, without always working that layout out: ``layout_stage``
     fails only when the stage neither winds nor fits as a serpentine of any allowed size, so a
@@ -113,7 +139,9 @@ def check_fits(stage: Any, width_mm: float, height_mm: float, *, space_mm: float
     raise _does_not_fit(name, length, corners, width, height, sizes, least)
 
 
-def layout_stage(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> StageLayout:
+def layout_stage(
+    stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0
+) -> StageLayout:
     """Lay out ``stage`` in the box [0, width_mm] x [0, height_mm].
 
     ``stage`` has ``name``, ``length`` and ``corners`` (each ``after``, ``gear``, ``zone``,
@@ -140,14 +168,18 @@ def needed_height(stage: Any, width_mm: float, space_mm: float) -> float | None:
     return min_height(length, corners, float(width_mm), [float(space_mm)])
 
 
-def winding_layout(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> StageLayout | None:
+def winding_layout(
+    stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0
+) -> StageLayout | None:
     """``layout_stage``'s result when it is a winding road, else None (without working out the
     serpentine: for callers that only want a winding road, such as a page shared by two
     stages). Both share one cache."""
     return _winding(*_request(stage, width_mm, height_mm, space_mm, min_space_mm))
 
 
-def can_wind(stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0) -> bool:
+def can_wind(
+    stage: Any, width_mm: float, height_mm: float, *, space_mm: float = 8.0, min_space_mm: float = 7.0
+) -> bool:
     """Does ``layout_stage`` try a winding road for ``stage`` in this box at all? Not when its
     spaces would cover too much of the box even at ``min_space_mm``: such a stage is always
     laid out as a serpentine (a long stage on a page, or most stages in a small box)."""

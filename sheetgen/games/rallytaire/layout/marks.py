@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Iterator, Sequence
+from collections.abc import Iterator, Sequence
 
 from sheetgen.games.rallytaire.layout.result import CornerLayout, Space, StageLayout
 from sheetgen.games.rallytaire.layout.road import EDGE_MM, Board, RoadCorner, road_poses
@@ -132,7 +132,12 @@ def _cut(pts: Sequence[Point], gaps: Sequence[tuple[float, float]]) -> tuple[tup
 
 
 def _zone_polyline(
-    poses: Sequence[tuple[float, float, float]], angles: Sequence[float], c: RoadCorner, side: int, offset: float, s: float
+    poses: Sequence[tuple[float, float, float]],
+    angles: Sequence[float],
+    c: RoadCorner,
+    side: int,
+    offset: float,
+    s: float,
 ) -> tuple[Point, ...]:
     """From the corner line back along spaces after..zone, ``offset`` mm to one ``side``."""
     h = s / 2
@@ -280,7 +285,9 @@ def _closer_than(p: Sequence[Point], q: Sequence[Point], limit: float) -> bool:
     """Is ``polyline_distance(p, q) < limit``? Pairs of segments whose bounding boxes are
     surely farther apart than ``limit`` are not measured."""
     sure = (limit + _BOUND_SLACK_MM) ** 2
-    boxes = [(min(c[0], d[0]), min(c[1], d[1]), max(c[0], d[0]), max(c[1], d[1]), c, d) for c, d in itertools.pairwise(q)]
+    boxes = [
+        (min(c[0], d[0]), min(c[1], d[1]), max(c[0], d[0]), max(c[1], d[1]), c, d) for c, d in itertools.pairwise(q)
+    ]
     for a, b in itertools.pairwise(p):
         x0, y0, x1, y1 = min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1])
         for cx0, cy0, cx1, cy1, c, d in boxes:
@@ -293,7 +300,14 @@ def _closer_than(p: Sequence[Point], q: Sequence[Point], limit: float) -> bool:
     return False
 
 
-def _place_label(marks: _Marks, anchor: Point, out: Point, fwd: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> Rect | None:
+def _place_label(
+    marks: _Marks,
+    anchor: Point,
+    out: Point,
+    fwd: Point,
+    own: tuple[Point, Point],
+    others: Sequence[tuple[Point, Point]],
+) -> Rect | None:
     ax, ay = anchor
     ox, oy = out
     fx, fy = fwd
@@ -361,7 +375,14 @@ def _pair(x: float, y: float, horizontal: bool) -> tuple[Rect, Rect]:
     return Rect(x, y + BOX_MM + BOX_GAP_MM, BOX_MM, BOX_MM), Rect(x, y, BOX_MM, BOX_MM)
 
 
-def _place_unit(marks: _Marks, anchor: Point, out: Point, fwd: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> tuple[Rect, Rect, Rect] | None:
+def _place_unit(
+    marks: _Marks,
+    anchor: Point,
+    out: Point,
+    fwd: Point,
+    own: tuple[Point, Point],
+    others: Sequence[tuple[Point, Point]],
+) -> tuple[Rect, Rect, Rect] | None:
     """A corner's gear label and its N and D pair as one unit (the pair right next to the
     label), both nearer its own corner line than any other (NEARER_MM); failing that, the
     label and then the pair wherever each fits, nearest first. The unit's rectangles are added
@@ -386,21 +407,34 @@ def _place_unit(marks: _Marks, anchor: Point, out: Point, fwd: Point, own: tuple
                     marks.rects.append(Rect(bx, by, w, h))
                     return (label, *_pair(bx, by, horizontal))
             marks.rects.pop()
-    label = _place_label(marks, anchor, out, fwd, own, others)
-    if label is None:
+    found = _place_label(marks, anchor, out, fwd, own, others)
+    if found is None:
         return None
+    label = found
     marks.rects.append(label)
     boxes = _place_boxes(marks, label, anchor, out, own, others)
     if boxes is None:
         return None
     n_box, d_box = boxes
-    marks.rects.append(Rect(min(n_box.x, d_box.x), min(n_box.y, d_box.y),
-                            max(n_box.x + n_box.width, d_box.x + d_box.width) - min(n_box.x, d_box.x),
-                            max(n_box.y + n_box.height, d_box.y + d_box.height) - min(n_box.y, d_box.y)))
+    marks.rects.append(
+        Rect(
+            min(n_box.x, d_box.x),
+            min(n_box.y, d_box.y),
+            max(n_box.x + n_box.width, d_box.x + d_box.width) - min(n_box.x, d_box.x),
+            max(n_box.y + n_box.height, d_box.y + d_box.height) - min(n_box.y, d_box.y),
+        )
+    )
     return label, n_box, d_box
 
 
-def _place_boxes(marks: _Marks, label: Rect, anchor: Point, out: Point, own: tuple[Point, Point], others: Sequence[tuple[Point, Point]]) -> tuple[Rect, Rect] | None:
+def _place_boxes(
+    marks: _Marks,
+    label: Rect,
+    anchor: Point,
+    out: Point,
+    own: tuple[Point, Point],
+    others: Sequence[tuple[Point, Point]],
+) -> tuple[Rect, Rect] | None:
     pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
     # lower-left corners of the pair (and horizontal?): next to the gear label first
     cands: list[tuple[float, float, bool]] = _adjacent(label)
@@ -465,7 +499,9 @@ def complete_layout(
                     pts = _zone_polyline(poses, angles, c, side, off, s)
                     if not marks.polyline_clear(pts):
                         continue
-                    if not share and (marks.crosses_lines(pts) or any(_closer_than(pts, z[0], ZONE_GAP_MM - 1e-9) for z in zones)):
+                    if not share and (
+                        marks.crosses_lines(pts) or any(_closer_than(pts, z[0], ZONE_GAP_MM - 1e-9) for z in zones)
+                    ):
                         continue
                     done = (pts, side, off)
                     break
@@ -539,7 +575,7 @@ def complete_layout(
         )
 
     spaces = tuple(
-        Space(number=k + 1, centre=(p[0], p[1]), heading=math.degrees(p[2]) % 360.0, side=s, corners=board.polys[k])  # type: ignore[arg-type]
+        Space(number=k + 1, centre=(p[0], p[1]), heading=math.degrees(p[2]) % 360.0, side=s, corners=board.polys[k])
         for k, p in enumerate(poses)
     )
     xs: list[float] = []
@@ -585,7 +621,8 @@ def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None
         return Rect(r.x + dx, r.y + dy, r.width, r.height)
 
     def mvs(sp: Space) -> Space:
-        return Space(sp.number, mv(sp.centre), sp.heading, sp.side, tuple(mv(q) for q in sp.corners))  # type: ignore[arg-type]
+        a, b, c, d = sp.corners
+        return Space(sp.number, mv(sp.centre), sp.heading, sp.side, (mv(a), mv(b), mv(c), mv(d)))
 
     spaces = tuple(mvs(sp) for sp in lay.spaces)
     invisible = mvs(lay.invisible)
@@ -638,7 +675,8 @@ def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float
         fx, fy = -fx, -fy
     mx = (line[0][0] + line[1][0]) / 2
     my = (line[0][1] + line[1][1]) / 2
-    obstacles: list[tuple[Point, ...]] = [s.corners for s in layout.spaces] + [layout.invisible.corners]
+    obstacles: list[tuple[Point, ...]] = [s.corners for s in layout.spaces]
+    obstacles.append(layout.invisible.corners)
     for corner in layout.corners:
         obstacles += [corner.label.corners, corner.n_box.corners, corner.d_box.corners]
         if corner.zone_mark is not None:
@@ -651,7 +689,9 @@ def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float
             angle = math.radians(swing)
             dx = fx * math.cos(angle) - fy * math.sin(angle)
             dy = fx * math.sin(angle) + fy * math.cos(angle)
-            distance = side * reach + max(width_mm, height_mm) / 2 * (abs(dx) * width_mm / max(width_mm, height_mm) + abs(dy) * height_mm / max(width_mm, height_mm))
+            distance = side * reach + max(width_mm, height_mm) / 2 * (
+                abs(dx) * width_mm / max(width_mm, height_mm) + abs(dy) * height_mm / max(width_mm, height_mm)
+            )
             cx, cy = mx + dx * distance, my + dy * distance
             rect = Rect(cx - width_mm / 2, cy - height_mm / 2, width_mm, height_mm)
             if rect.x < 0 or rect.y < 0 or rect.x + rect.width > layout.width or rect.y + rect.height > layout.height:
@@ -663,4 +703,9 @@ def end_label(layout: StageLayout, which: str, width_mm: float, height_mm: float
                 continue
             return rect
     # no free spot near the line: the label goes on top of the box's free margin as a last resort
-    return Rect(max(0.0, min(mx - width_mm / 2, layout.width - width_mm)), max(0.0, min(my - height_mm / 2, layout.height - height_mm)), width_mm, height_mm)
+    return Rect(
+        max(0.0, min(mx - width_mm / 2, layout.width - width_mm)),
+        max(0.0, min(my - height_mm / 2, layout.height - height_mm)),
+        width_mm,
+        height_mm,
+    )

@@ -22,7 +22,9 @@ class LayoutError(SheetgenError):
     laying out a whole race (``games.rallytaire.sheet.plan_pages`` sets it), else None.
     """
 
-    def __init__(self, message: str, *, stage_name: str, need_mm: float | None = None, stage_index: int | None = None) -> None:
+    def __init__(
+        self, message: str, *, stage_name: str, need_mm: float | None = None, stage_index: int | None = None
+    ) -> None:
         super().__init__(message)
         self.stage_name = stage_name
         self.need_mm = need_mm
@@ -34,8 +36,10 @@ class LayoutError(SheetgenError):
 
     def __reduce__(self) -> tuple[Any, ...]:
         # keyword fields survive pickling (a process pool sends errors back to its parent)
-        fields = {"stage_name": self.stage_name, "need_mm": self.need_mm, "stage_index": self.stage_index}
-        return (functools.partial(LayoutError, **fields), (str(self),))
+        make = functools.partial(
+            LayoutError, stage_name=self.stage_name, need_mm=self.need_mm, stage_index=self.stage_index
+        )
+        return (make, (str(self),))
 
 
 
@@ -66,7 +70,8 @@ class CornerLayout:
 
     ``line`` is the shared edge of spaces ``after`` and ``after + 1`` from the inside of the bend
     to the outside. ``angle`` is how far the road turns around this corner, degrees, positive to
-    the left: the heading of space ``after + 3`` less that of space ``after - 2``. ``label`` is the box for the gear number, on the outside of the bend. ``zone`` is the
+    the left: the heading of space ``after + 3`` less that of space ``after - 2``. ``label`` is
+    the box for the gear number, on the outside of the bend. ``zone`` is the
     planning zone line from the corner line back to the start of space ``zone``, ``zone_side``
     "left" or "right" of the road in driving direction, ``zone_offset`` its distance from the
     road. ``zone_pieces`` is the zone line as drawn: broken where it runs past another

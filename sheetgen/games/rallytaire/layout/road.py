@@ -18,9 +18,10 @@ the line is a whole shared edge, and the corner's bend is spread over the joints
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from sheetgen.geometry import Point, convex_overlap, cos_sin, known_cos_sin, point_square_distance, square_corners
 
@@ -72,7 +73,10 @@ def normalise(stage: Any) -> tuple[str, int, tuple[RoadCorner, ...]]:
     no stage may be (a corner off the road, a gear outside 1..5, a zone after its corner)."""
     length = int(stage.length)
     corners = tuple(
-        sorted((RoadCorner(int(c.after), int(c.gear), int(c.zone), _turn_sign(c.turn)) for c in stage.corners), key=lambda c: c.after)
+        sorted(
+            (RoadCorner(int(c.after), int(c.gear), int(c.zone), _turn_sign(c.turn)) for c in stage.corners),
+            key=lambda c: c.after,
+        )
     )
     if length < 1:
         raise ValueError(f"stage length must be at least 1, got {length!r}")
@@ -112,7 +116,9 @@ def step(pose: tuple[float, float, float], angle: float, s: float) -> tuple[floa
     return (px + h * c2 + sg * h * s2, py + h * s2 - sg * h * c2, t2)
 
 
-def road_poses(start: tuple[float, float, float], angles: Sequence[float], s: float) -> list[tuple[float, float, float]]:
+def road_poses(
+    start: tuple[float, float, float], angles: Sequence[float], s: float
+) -> list[tuple[float, float, float]]:
     """The pose of every space from ``start`` on, joint angle after joint angle."""
     poses = [start]
     for a in angles:
@@ -135,7 +141,7 @@ class Board:
         self.cell = 2.0 * s
         self.cells: dict[tuple[int, int], list[int]] = {}
         self.poses: list[tuple[float, float, float]] = []
-        self.polys: list[tuple[Point, ...]] = []
+        self.polys: list[tuple[Point, Point, Point, Point]] = []  # each space's square
         self.keys: list[list[tuple[int, int]]] = []
         self.badges: list[tuple[float, float, float]] = []
         self.reach = (s / 2) * math.sqrt(2.0)
@@ -206,7 +212,7 @@ class Board:
                     return False
         return True
 
-    def add(self, pose: tuple[float, float, float], poly: Sequence[Point] | None = None) -> None:
+    def add(self, pose: tuple[float, float, float], poly: tuple[Point, Point, Point, Point] | None = None) -> None:
         if poly is None:
             poly = square_corners(pose[0], pose[1], pose[2], self.s)
         idx = len(self.poses)
@@ -215,7 +221,7 @@ class Board:
         for key in keys:
             self.cells.setdefault(key, []).append(idx)
         self.poses.append(pose)
-        self.polys.append(tuple(poly))
+        self.polys.append(poly)
         self.keys.append(keys)
         self.grown.append(None)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 from sheetgen.games.rallytaire.layout.marks import centred, complete_layout
 from sheetgen.games.rallytaire.layout.result import StageLayout
@@ -35,7 +35,9 @@ _SERP_STYLES = ((4, True), (3, True), (4, False), (3, False))
 
 
 @functools.lru_cache(maxsize=512)  # a pure memo, bounded as the others (see __init__)
-def lowest_serpentine(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool) -> StageLayout | None:
+def lowest_serpentine(
+    length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool
+) -> StageLayout | None:
     """The serpentine in the lowest box (of this width) that holds it, or None.
 
     Laid out once at its own minimal height and only moved into a taller box afterwards, so a
@@ -56,7 +58,9 @@ def lowest_serpentine(length: int, corners: tuple[RoadCorner, ...], width: float
 
 
 @functools.lru_cache(maxsize=512)  # a pure memo, bounded as the others (see __init__)
-def _serpentine_rows(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool) -> tuple[list[float], list[float]] | None:
+def _serpentine_rows(
+    length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool
+) -> tuple[list[float], list[float]] | None:
     """The serpentine's joint angles and the heights (y) of its squares' corners, or None when a
     row cannot fit the width: what its lowest box is worked out from (cheap beside the marks)."""
     angles = _serpentine_angles(length, corners, width, s, uturn, strict)
@@ -66,14 +70,18 @@ def _serpentine_rows(length: int, corners: tuple[RoadCorner, ...], width: float,
     return angles, [y for p in poses for _, y in square_corners(p[0], p[1], p[2], s)]
 
 
-def _least_height(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool) -> float | None:
+def _least_height(
+    length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool
+) -> float | None:
     """The height below which `lowest_serpentine` of this style never is (its rows and labels,
     before any extra room for the marks), or None when it has no rows."""
     rows = _serpentine_rows(length, corners, width, s, uturn, strict)
     return None if rows is None else max(rows[1]) - min(rows[1]) + 2 * _SERP_LABEL_MM
 
 
-def try_serpentine(length: int, corners: tuple[RoadCorner, ...], width: float, height: float, s: float) -> StageLayout | None:
+def try_serpentine(
+    length: int, corners: tuple[RoadCorner, ...], width: float, height: float, s: float
+) -> StageLayout | None:
     """The first serpentine style (of _SERP_STYLES) whose rows of ``s`` mm spaces fit in the
     box, centred in it; None when none does."""
     for uturn, strict in _SERP_STYLES:
@@ -96,7 +104,9 @@ def _needed_height(length: int, corners: tuple[RoadCorner, ...], width: float, s
     The least of every style's lowest serpentine; the styles are laid out (marks and all) from
     the least rows' height up, and one whose rows alone are no lower than the best so far is
     not laid out at all: it could not be lower (the same minimum, less work)."""
-    bounds = [(h, u, st) for u, st in _SERP_STYLES if (h := _least_height(length, corners, width, s, u, st)) is not None]
+    bounds = [
+        (h, u, st) for u, st in _SERP_STYLES if (h := _least_height(length, corners, width, s, u, st)) is not None
+    ]
     best: float | None = None
     for bound, u, st in sorted(bounds, key=lambda b: b[0]):
         if best is not None and bound >= best:
@@ -107,7 +117,9 @@ def _needed_height(length: int, corners: tuple[RoadCorner, ...], width: float, s
     return best
 
 
-def _serpentine_angles(length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool = True) -> list[float] | None:
+def _serpentine_angles(
+    length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool = True
+) -> list[float] | None:
     """Joint angles of the serpentine: rows across the box with U-turns of ``uturn`` joints.
 
     A corner on a row becomes a bump towards its side: +t before the line, -2t after it, +t to
@@ -133,7 +145,9 @@ def _serpentine_angles(length: int, corners: tuple[RoadCorner, ...], width: floa
     def compact(j: int, sign: float) -> bool:
         return all(turnable(k, sign) for k in range(j, j + uturn))
 
-    def uturn_fits(p: tuple[float, float, float], j: int, pend: dict[int, float], direction: int, tidy: bool = False) -> bool:
+    def uturn_fits(
+        p: tuple[float, float, float], j: int, pend: dict[int, float], direction: int, tidy: bool = False
+    ) -> bool:
         """From pose p before joint j, bumps ``pend`` first, then the U-turn as soon as it can
         (``tidy``: at the next joint from which it turns on consecutive joints)."""
         sign = -float(direction)
@@ -144,7 +158,9 @@ def _serpentine_angles(length: int, corners: tuple[RoadCorner, ...], width: floa
         for k in range(j, length + 1):
             if k in pend:
                 a = pend[k]
-            elif left > 0 and k > last and (k >= begin if begin is not None else turnable(k, sign)) and turnable(k, sign):
+            elif (
+                left > 0 and k > last and (k >= begin if begin is not None else turnable(k, sign)) and turnable(k, sign)
+            ):
                 a = sign * turn
                 left -= 1
             else:
@@ -181,7 +197,11 @@ def _serpentine_angles(length: int, corners: tuple[RoadCorner, ...], width: floa
                     a = t
                     pending = {j + 2: -2 * t, j + 4: t}
             sg = -direction
-            if a == 0.0 and turnable(j, sg) and not uturn_fits(step(pose, 0.0, s), j + 1, {}, direction, tidy=compact(j, sg)):
+            if (
+                a == 0.0
+                and turnable(j, sg)
+                and not uturn_fits(step(pose, 0.0, s), j + 1, {}, direction, tidy=compact(j, sg))
+            ):
                 a = -direction * turn
                 uturn_left = uturn - 1
                 if uturn_left == 0:

@@ -24,7 +24,7 @@ import bisect
 import hashlib
 import math
 import random
-from typing import Sequence
+from collections.abc import Sequence
 
 from sheetgen.games.rallytaire.layout.marks import complete_layout
 from sheetgen.games.rallytaire.layout.result import StageLayout
@@ -125,6 +125,10 @@ _JUMP = 8
 # takes the drift with the longest ray, the first with all of them free. 3 and 8 wind within
 # noise (3 samples for 3: 984 against 978).
 _RAY = 5
+# Where a ray that found every space free stopped, (x, y, heading, cos, sin, dx, dy), is kept
+# to go on from; this stands for it when the ray was cut short (its length is then below _RAY
+# and nothing reads it).
+_NO_RAY_END = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 # Cell of the look-ahead grid, mm: about a third of a space. Its discs are shrunk by the snapping
 # error (0.75 cell) so that a blocked cell is surely blocked: a coarser grid blocks less and
 # looks ahead less well, a finer one costs more to stamp; 2 and 3 wind within noise (312, 309).
@@ -139,7 +143,9 @@ def too_dense(length: int, width: float, height: float, s: float) -> bool:
     return usable <= 0 or (length + 1) * s * s > _WIND_DENSITY * usable
 
 
-def try_winding(name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, sizes: Sequence[float]) -> StageLayout | None:
+def try_winding(
+    name: str, length: int, corners: tuple[RoadCorner, ...], width: float, height: float, sizes: Sequence[float]
+) -> StageLayout | None:
     """The stage as a winding road in the box with its marks placed, or None when the tries of
     _WIND_SCHEDULE find none; ``sizes`` are the space sizes allowed, largest first."""
     rng = random.Random(_seed(name, length, corners))
@@ -156,8 +162,8 @@ def try_winding(name: str, length: int, corners: tuple[RoadCorner, ...], width: 
     first_try, turned = good
     flips = [first_try, (first_try[0], not first_try[1]), turned, (turned[0], not turned[1])]
     attempt = 0
-    for s, scale, tries in _WIND_SCHEDULE:
-        s = sizes[0] if s == "nominal" else sizes[-1]
+    for size, scale, tries in _WIND_SCHEDULE:
+        s = sizes[0] if size == "nominal" else sizes[-1]
         if too_dense(length, width, height, s):
             continue  # too dense for a winding road: do not waste the search
         fixed = _bend_plan(length, corners, scale)
@@ -173,7 +179,9 @@ def try_winding(name: str, length: int, corners: tuple[RoadCorner, ...], width: 
             poses = _wind(length, corners, fixed, width, height, s, guide, sub, _BUDGET_PER_SPACE * length + 60)
             if poses is None:
                 continue
-            result = complete_layout(length, corners, _angles_from_poses(poses), guide.start, width, height, s, _WIND_CLEAR_MM, "winding")
+            result = complete_layout(
+                length, corners, _angles_from_poses(poses), guide.start, width, height, s, _WIND_CLEAR_MM, "winding"
+            )
             if result is not None:
                 return result
     return None
@@ -237,11 +245,11 @@ def _bend_plan(length: int, corners: tuple[RoadCorner, ...], scale: float) -> li
             window = range(w, min(length, w + _CURL_SPAN))
             net = sum(fixed[j] or 0.0 for j in window)
             if abs(net) > limit + 1e-9:
-                same = [j for j in window if fixed[j] and (fixed[j] > 0) == (net > 0)]
-                part = sum(fixed[j] for j in same)  # type: ignore[misc]
+                same = [(j, a) for j in window if (a := fixed[j]) and (a > 0) == (net > 0)]
+                part = sum(a for _j, a in same)
                 k = 1.0 - (abs(net) - limit) / abs(part)
-                for j in same:
-                    fixed[j] = fixed[j] * k  # type: ignore[operator]
+                for j, a in same:
+                    fixed[j] = a * k
                 eased = True
         if not eased:
             break
@@ -342,7 +350,9 @@ class _Guide:
 
     STEP = 2.0
 
-    def __init__(self, width: float, height: float, s: float, length: int, flip_x: bool, flip_y: bool, rng: random.Random) -> None:
+    def __init__(
+        self, width: float, height: float, s: float, length: int, flip_x: bool, flip_y: bool, rng: random.Random
+    ) -> None:
         mx = my = EDGE_MM + s / 2 + 2.0
         road = (length + 1) * s * _GUIDE_SLACK
         bands = 1
@@ -477,7 +487,8 @@ def _wind(
         for off in (-2, 2):
             near.setdefault(c.after + off, set()).add(c.sign)
     drifts_at = [
-        tuple(d for d in drifts if all(d * sg >= -gentle for sg in near[j])) if j in near else drifts for j in range(length + 1)
+        tuple(d for d in drifts if all(d * sg >= -gentle for sg in near[j])) if j in near else drifts
+        for j in range(length + 1)
     ]
     roll_at = [drifts_at[j] if j in near else roll for j in range(length + 1)]
     counts, g, ny, pad = grid.counts, grid.g, grid.ny, grid.pad
@@ -506,13 +517,13 @@ def _wind(
         straight on, the ray from there is that candidate's ray moved on by one space."""
         n = 0
         prev_r = -1  # ray of the candidate taken at the previous joint (-1: none to reuse)
-        prev_state = None  # where that ray stopped, when it found every space free
+        prev_state = _NO_RAY_END  # where that ray stopped, when it found every space free
         for j in range(j_next, min(j_next + _LOOKAHEAD, L1)):
             a = fixed[j]
             if a is None:
                 best_ray = -1
                 best = None
-                best_state = None
+                best_state = _NO_RAY_END
                 hc, hs = h * c, h * sn
                 bx0, by0 = cx + hc, cy + hs
                 for d in roll_first[j].get(drift, roll_at[j]):
@@ -527,18 +538,18 @@ def _wind(
                             v = cos_sin(yt)
                         yc, ys = v
                         yx, yy = px + h * yc + sgh * ys, py + h * ys - sgh * yc
-                    v = counts[int(yx / g + 0.5) * ny + int(yy / g + 0.5) + off]
-                    if v and (v != edge_cell or not (xlo <= yx <= xhi and ylo <= yy <= yhi)):
+                    taken = counts[int(yx / g + 0.5) * ny + int(yy / g + 0.5) + off]
+                    if taken and (taken != edge_cell or not (xlo <= yx <= xhi and ylo <= yy <= yhi)):
                         continue
                     walk = True
                     if d == 0.0 and prev_r >= 0:
                         if prev_r < _RAY:
                             r = prev_r - 1
-                            state = None
+                            state = _NO_RAY_END
                             walk = False
                         else:
                             # straight on: the previous ray, moved on by one space, goes on
-                            rx, ry, rth, rc, rs, dx, dy = prev_state  # type: ignore[misc]
+                            rx, ry, rth, rc, rs, dx, dy = prev_state
                             start = ray_end[j]
                             r = start - (j + 1)
                     else:
@@ -562,13 +573,13 @@ def _wind(
                                 rc, rs = v
                                 rx, ry = px + h * rc + sgh * rs, py + h * rs - sgh * rc
                                 dx, dy = s * rc, s * rs
-                            v = counts[int(rx / g + 0.5) * ny + int(ry / g + 0.5) + off]
-                            if v and (v != edge_cell or not (xlo <= rx <= xhi and ylo <= ry <= yhi)):
+                            taken = counts[int(rx / g + 0.5) * ny + int(ry / g + 0.5) + off]
+                            if taken and (taken != edge_cell or not (xlo <= rx <= xhi and ylo <= ry <= yhi)):
                                 break
                             r += 1
                         else:
                             r = _RAY
-                        state = (rx, ry, rth, rc, rs, dx, dy) if r == _RAY else None
+                        state = (rx, ry, rth, rc, rs, dx, dy) if r == _RAY else _NO_RAY_END
                     if r > best_ray:
                         best_ray = r
                         best = (d, yx, yy, yt, yc, ys)
@@ -592,8 +603,8 @@ def _wind(
                         v = cos_sin(th)
                     c, sn = v
                     cx, cy = px + h * c + sgh * sn, py + h * sn - sgh * c
-                v = counts[int(cx / g + 0.5) * ny + int(cy / g + 0.5) + off]
-                if v and (v != edge_cell or not (xlo <= cx <= xhi and ylo <= cy <= yhi)):
+                taken = counts[int(cx / g + 0.5) * ny + int(cy / g + 0.5) + off]
+                if taken and (taken != edge_cell or not (xlo <= cx <= xhi and ylo <= cy <= yhi)):
                     return n
             n += 1
         return _LOOKAHEAD
@@ -603,6 +614,7 @@ def _wind(
     def order(j: int) -> list[float]:
         a = fixed[j]
         prev = board.poses[-1]
+        options: tuple[float, ...]
         if a is not None:
             if a == 0.0:
                 return [a]
@@ -637,7 +649,15 @@ def _wind(
         rnd = noise[j]
         best = max(scores[d] for d in cands)
         # the preferred bend or drift unless it is clearly worse than another
-        cands.sort(key=lambda d: (scores[d] < best - _SLACK, -scores[d] if scores[d] < best - _SLACK else 0, abs(d - p), abs(d), (d > 0) != (rnd > 0.5)))
+        cands.sort(
+            key=lambda d: (
+                scores[d] < best - _SLACK,
+                -scores[d] if scores[d] < best - _SLACK else 0,
+                abs(d - p),
+                abs(d),
+                (d > 0) != (rnd > 0.5),
+            )
+        )
         if cands and scores[cands[0]] == _LOOKAHEAD:
             # the rest are only tried after backtracking: finish their scores lazily
             for d in options:

@@ -42,7 +42,8 @@ def _spec_problems(loaded, problems):
     "--seed",
     type=click.IntRange(0, 2**63 - 1),
     default=None,
-    help="random seed (default: pick one and print it on standard error; build and render print a calendar with seed 1)",
+    help="random seed (default: pick one and print it on standard error; "
+    "build and render print a calendar with seed 1)",
 )
 @click.option(
     "-o",
@@ -55,10 +56,24 @@ def _spec_problems(loaded, problems):
 @FORMAT
 @PAPER
 @INK
-@click.option("--jobs", type=click.IntRange(1, 64), default=None, help="processes for the finishability analyses (default: the CPUs available)")
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="processes for the finishability analyses (default: the CPUs available)",
+)
 @FORCE
 @reports_errors
-def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: str | None, ink: str, jobs: int | None, force: bool) -> None:
+def calendar(
+    spec: str,
+    seed: int | None,
+    out_dir: str | None,
+    fmt: str,
+    paper: str | None,
+    ink: str,
+    jobs: int | None,
+    force: bool,
+) -> None:
     """Choose the road sections of every race of a Rally Risk calendar.
 
     Every race meets its rally's limits, starts on a factor-0 section, connects, lies on the
@@ -78,17 +93,34 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
     import secrets
 
     from sheetgen import registry
-    from sheetgen.games.rally_risk.championship import CalendarError, build_calendar, calendar_to_json, default_jobs, format_calendar_text
+    from sheetgen.games.rally_risk.championship import (
+        CalendarError,
+        build_calendar,
+        calendar_to_json,
+        default_jobs,
+        format_calendar_text,
+    )
     from sheetgen.games.rally_risk.model import Calendar
 
     if out_dir is not None:
         refuse_stdout_folder(out_dir)
     loaded = registry.load_spec(spec)
     if loaded.game.name != "rally_risk" or not isinstance(loaded.model, Calendar):
-        raise loaded.wrong(f"{loaded.described('rally_risk')}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)")
+        raise loaded.wrong(
+            f"{loaded.described('rally_risk')}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)"
+        )
     cal = loaded.model
     if cal.sections is None:
-        raise _spec_problems(loaded, [((), "the calendar names no 'library': add the file of the road sections to choose from (library: sections.yaml)")])
+        raise _spec_problems(
+            loaded,
+            [
+                (
+                    (),
+                    "the calendar names no 'library': add the file of the road sections to choose from "
+                    "(library: sections.yaml)",
+                )
+            ],
+        )
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this calendar again)", err=True)
@@ -96,6 +128,7 @@ def calendar(spec: str, seed: int | None, out_dir: str | None, fmt: str, paper: 
         built = build_calendar(cal, seed, jobs=jobs or default_jobs())
     except CalendarError as exc:
         raise _spec_problems(loaded, exc.problems) from None
+
     def report(written: list[tuple[str, int]]) -> None:
         if fmt == "json":
             data = calendar_to_json(built)
@@ -161,7 +194,13 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str, fo
     text = calendar_text(loaded, built, spec_file)
     pdf, pages = calendar_pdf(loaded, built, _template("rally_risk"), paper=paper, ink=ink)
     written = [(spec_file, 0), (pdf_file, pages)]
-    write_files([(spec_file, text.encode("utf-8")), (pdf_file, pdf)], folder=out_dir, inputs=loaded.sources, force=force, announce=lambda: report(written))
+    write_files(
+        [(spec_file, text.encode("utf-8")), (pdf_file, pdf)],
+        folder=out_dir,
+        inputs=loaded.sources,
+        force=force,
+        announce=lambda: report(written),
+    )
 
 
 # --------------------------------------------------------------------------- standings
@@ -170,7 +209,14 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str, fo
 @click.command(context_settings=CONTEXT)
 @click.argument("results", type=click.Path(path_type=str))
 @FORMAT
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="also write the standings sheet PDF here")
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    type=click.Path(path_type=str),
+    default=None,
+    help="also write the standings sheet PDF here",
+)
 @PAPER
 @INK
 @FORCE
@@ -196,7 +242,10 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
     if loaded.game.standings is None or loaded.kind_name != "results":
         titles = [registry.game(name).title for name in registry.names() if registry.game(name).standings is not None]
         keeping = " or ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
-        raise loaded.wrong(f"{loaded.described(loaded.game.name)}; sheetgen standings needs a results file (kind: results) of {keeping}")
+        raise loaded.wrong(
+            f"{loaded.described(loaded.game.name)}; "
+            f"sheetgen standings needs a results file (kind: results) of {keeping}"
+        )
     report = loaded.game.standings(loaded, {})
 
     def say() -> None:
@@ -216,7 +265,9 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
 
 @click.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option("-o", "--output", "target", type=click.Path(path_type=str), default=None, help="write the season sheet PDF here")
+@click.option(
+    "-o", "--output", "target", type=click.Path(path_type=str), default=None, help="write the season sheet PDF here"
+)
 @FORMAT
 @PAPER
 @INK
@@ -241,27 +292,32 @@ def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str,
 
     loaded = registry.load_spec(spec)  # any spec, fully checked, so that a typo is located
     if loaded.game.name != "rallytaire" or loaded.kind != "season":
-        raise loaded.wrong(f"{loaded.described('rallytaire')}; sheetgen season needs a Rallytaire season (kind: season)")
-    chosen = expand_season(loaded.model)
-    analyses = None
-    if not no_par:
-        from sheetgen.games.rallytaire.solve import analyze_race
-
-        analyses = {k: analyze_race(entry.race) for k, entry in enumerate(chosen.races)}
+        raise loaded.wrong(
+            f"{loaded.described('rallytaire')}; sheetgen season needs a Rallytaire season (kind: season)"
+        )
+    figures = registry.Figures(loaded)  # the game's: the expanded season and its races' analyses
+    chosen = expand_season(loaded.model) if no_par else figures.get()["season"]
+    analyses = None if no_par else figures.get()["analyses"]
 
     def say() -> None:
-        click.echo(json.dumps(season_to_json(chosen, analyses), indent=2) if fmt == "json" else format_season_text(chosen, analyses).rstrip("\n"))
+        click.echo(
+            json.dumps(season_to_json(chosen, analyses), indent=2)
+            if fmt == "json"
+            else format_season_text(chosen, analyses).rstrip("\n")
+        )
 
     # the report is printed before the file is put in place
     if target is not None and no_par:
         from sheetgen.render.rallytaire.season_sheet import render_season
 
-        pdf, _pages = render_season(chosen, None, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",))
+        pdf, _pages = render_season(
+            chosen, None, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",)
+        )
         write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
     elif target is not None:  # what build prints: the season sheet, then the generated races' sheets
         from sheetgen.render import build_outputs
 
-        pdf, _pages = build_outputs(loaded, paper=paper, ink=ink)
+        pdf, _pages = build_outputs(loaded, paper=paper, ink=ink, figures=figures)
         write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
     else:
         say()

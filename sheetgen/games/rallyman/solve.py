@@ -31,14 +31,16 @@ from __future__ import annotations
 import gc
 import heapq
 from collections import deque
+from collections.abc import Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from operator import le
-from typing import Any
+from typing import Any, Protocol
 
 from sheetgen.games.rallyman import accel, rules
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules import CarState, Stage, Step
+from sheetgen.games.rallyman.ruleset import Ruleset
 
 SAFE_FOCUS = 3  # tokens the safe route counts (securing 2 dice in a turn)
 #: the largest GT track (cells x laps) whose safe route and par time are solved: time grows
@@ -699,7 +701,24 @@ def _pareto(cands: list) -> list:
     return out
 
 
-def plan_outcomes(stage: Stage, plan: tuple[Step, ...], limit: int) -> tuple[list[float], float]:
+class _Rolled(Protocol):
+    """What the odds of a plan read of a die of it: GT's `Step` and DIRT's `DStep` alike."""
+
+    @property
+    def die(self) -> str: ...
+
+    @property
+    def marks(self) -> int: ...
+
+
+class _Rules(Protocol):
+    """What the odds of a plan read of its stage: GT's `Stage` and DIRT's `DirtStage` alike."""
+
+    @property
+    def ruleset(self) -> Ruleset: ...
+
+
+def plan_outcomes(stage: _Rules, plan: Sequence[_Rolled], limit: int) -> tuple[list[float], float]:
     """P(control lost first on die i) in plan order, and P(no loss), flat out. A step may also
     lose control whatever its die shows (`lose_always`) or on any caution it rolls
     (`lose_on_caution`): a DIRT jump taken too fast (RD-9); GT's steps have neither."""

@@ -93,8 +93,8 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     coast_dice = board.get("coast", 0) + board.get("leader", 0)
     sides = dict(stage.shortcut_sides())
     p_coast = float(sides.get("coast_die", 0))
-    loss_seconds = stage.ruleset.time_cards.loss_seconds
-    value: dict = {}
+    loss_seconds = stage.time_cards.loss_seconds
+    value: dict[tuple[Hex, int, int, int], float] = {}
     sets: dict = {}
     steps_memo: dict = {}
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
@@ -104,7 +104,13 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         hit = steps_memo.get(k)
         if hit is None:
             car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
-            hit = tuple(s for s in rd.dirt_steps(stage, car, ()) if not (s.via in banned and s.air) and not (s.entry and (s.to in banned or s.via in banned)) and not (s.slide == 1 and s.to in banned))
+            hit = tuple(
+                s
+                for s in rd.dirt_steps(stage, car, ())
+                if not (s.via in banned and s.air)
+                and not (s.entry and (s.to in banned or s.via in banned))
+                and not (s.slide == 1 and s.to in banned)
+            )
             steps_memo[k] = hit
         return hit
 
@@ -112,10 +118,18 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
 
     def fits(used: tuple, lost: int) -> bool:
         if lost not in pool_of:
-            pool_of[lost] = rd.dice_pool(stage, DirtCar(cell=stage.start_cell, lost=(("coast", lost),) if lost else ()), True)
+            pool_of[lost] = rd.dice_pool(
+                stage, DirtCar(cell=stage.start_cell, lost=(("coast", lost),) if lost else ()), True
+            )
         dice, gear_free = pool_of[lost]
         mask, coast, leader, brake, boost = used
-        return mask.bit_count() <= gear_free and coast <= dice.get("coast", 0) and leader <= dice.get("leader", 0) and brake <= dice.get("brake", 0) and boost <= dice.get("boost", 0)
+        return (
+            mask.bit_count() <= gear_free
+            and coast <= dice.get("coast", 0)
+            and leader <= dice.get("leader", 0)
+            and brake <= dice.get("brake", 0)
+            and boost <= dice.get("boost", 0)
+        )
 
     def after(cell: Hex, gear: int, lost: int, slide: int, entries: int) -> float:
         """The expected rest of the stage after the shortcut draws of `entries` entries."""
@@ -222,7 +236,7 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
         _cell, _gear, lost, _slide = k
         plan = result.choice[k]
         losses, ok = plan_outcomes(stage, plan)
-        out = []
+        out: list[tuple[Any, float, tuple]] = []
         entries = 0
         reach = 1.0
         for s, q in zip(plan, losses):
@@ -270,7 +284,7 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
                 if s.slide == 1:
                     result.slid[s.to] = result.slid.get(s.to, 0.0) + w
                 if s.entry:
-                    at = s.to if stage.track.cell(s.to).shortcut is not None else s.via
+                    at = s.to if stage.track.at(s.to).shortcut is not None else s.via
                     result.entries[at] = result.entries.get(at, 0.0) + w
                 continue
             if ev[0] == "lose":
@@ -314,8 +328,21 @@ def corner_lanes(result: DirtPar) -> list[dict]:
         inside = rd.inside_lane(track, corner.cells[0])
         lanes = sorted(by_lane)
         taken = max(lanes, key=lambda la: (by_lane[la], -la)) if any(by_lane.values()) else None
-        label = None if taken is None else ("inside" if taken == inside else "outside" if inside is not None else f"lane {taken}")
-        out.append({"corner": corner.number, "turn": corner.turn, "limits": dict(corner.limits), "lane": taken, "taken": label, "visits": {str(k): round(v, 4) for k, v in sorted(by_lane.items())}})
+        label = (
+            None
+            if taken is None
+            else ("inside" if taken == inside else "outside" if inside is not None else f"lane {taken}")
+        )
+        out.append(
+            {
+                "corner": corner.number,
+                "turn": corner.turn,
+                "limits": dict(corner.limits),
+                "lane": taken,
+                "taken": label,
+                "visits": {str(k): round(v, 4) for k, v in sorted(by_lane.items())},
+            }
+        )
     return out
 
 
@@ -337,26 +364,49 @@ def features(result: DirtPar) -> list[dict]:
             used = sum(v for h in cells for a, v in result.airs.get(h, {}).items() if a)
         # a feature the par policy never takes saves nothing (the same policy is left)
         without = par(result.stage, cells).time if used > 0 else result.time
-        out.append({"kind": note.kind, "step": note.step, "value": note.value, "taken": round(used, 4), "saves_seconds": round(without - result.time, 3), "pays_off": without - result.time > 1e-9})
+        out.append(
+            {
+                "kind": note.kind,
+                "step": note.step,
+                "value": note.value,
+                "taken": round(used, 4),
+                "saves_seconds": round(without - result.time, 3),
+                "pays_off": without - result.time > 1e-9,
+            }
+        )
     return out
 
 
 def card_seconds(stage: DirtStage, card: tuple[int, str | None]) -> int:
     """The seconds of a time card: its gear's under control or SISU, a Spin's or Crash's."""
     gear, icon = card
-    return stage.seconds(gear) if icon in (None, rd.SISU) else stage.ruleset.time_cards.loss_seconds
+    return stage.seconds(gear) if icon in (None, rd.SISU) else stage.time_cards.loss_seconds
 
 
 def time_cards(result: DirtPar) -> list[dict]:
     """The par policy's time cards: the expected number of each kind per stage and their
     seconds; the seconds sum to the par time (the expected time from the cards)."""
-    words = {None: "", rd.SISU: " turned to gear 0, SISU", rd.SPIN: " turned to gear 0, Spin", rd.CRASH: " turned to gear 0, Crash"}
+    words = {
+        None: "",
+        rd.SISU: " turned to gear 0, SISU",
+        rd.SPIN: " turned to gear 0, Spin",
+        rd.CRASH: " turned to gear 0, Crash",
+    }
     out = []
     rank = {None: 0, rd.SISU: 1, rd.SPIN: 2, rd.CRASH: 3}
     for (gear, icon), n in sorted(result.cards.items(), key=lambda kv: (rank[kv[0][1]], -kv[0][0])):
         if n > 0:
             sec = card_seconds(result.stage, (gear, icon))
-            out.append({"card": f"gear {gear}{words[icon]}", "gear": gear, "icon": icon, "expected": round(n, 4), "seconds_each": sec, "expected_seconds": round(n * sec, 3)})
+            out.append(
+                {
+                    "card": f"gear {gear}{words[icon]}",
+                    "gear": gear,
+                    "icon": icon,
+                    "expected": round(n, 4),
+                    "seconds_each": sec,
+                    "expected_seconds": round(n * sec, 3),
+                }
+            )
     return out
 
 
@@ -382,7 +432,8 @@ def analyze_dirt(track, ruleset=None) -> dict:
         "track": track.name,
         "variant": "dirt",
         "cells": len(track.cells),
-        "model": "one car alone (first every round: the leader die); flat out; a crash draws no damage; shortcut tokens from a full bag",
+        "model": "one car alone (first every round: the leader die); flat out; a crash draws no damage; "
+        "shortcut tokens from a full bag",
         "house_values": house_note(ruleset, ("time_cards", "dashboards")),
         "par": {
             "policy": "best flat-out policy (exact dynamic programme over the time cards)",
@@ -391,7 +442,16 @@ def analyze_dirt(track, ruleset=None) -> dict:
             "first_plan": describe_plan(solved.choice[solved.start]),
             "lose_control_expected": round(sum(solved.danger.values()), 4),
             "time_cards": time_cards(solved),
-            "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
+            "dangerous_cells": [
+                {
+                    "q": h.q,
+                    "r": h.r,
+                    "step": steps.get(h, 0),
+                    "lose_control": round(p, 4),
+                    "marks": list(track.cell(h).marks()),
+                }
+                for h, p in danger[:5]
+            ],
         },
         "corners": corner_lanes(solved),
         "shortcuts_and_jumps": feats,
@@ -404,15 +464,22 @@ def format_dirt_text(data: dict) -> str:
     if data["house_values"]:
         lines.append(f"  {data['house_values']}")
     lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns ({p['policy']})")
-    lines.append(f"  first turn: {p['first_plan']}; losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    lines.append(
+        f"  first turn: {p['first_plan']}; losses of control expected per stage: {p['lose_control_expected']:.3f}"
+    )
     lines.append("  time cards expected per stage (their seconds sum to the par time):")
     kept = [c for c in p["time_cards"] if c["icon"] is None and c["expected"] >= 0.0005]
-    lines.append("    under control: " + ", ".join(f"gear {c['gear']} x{c['expected']:.3f} ({c['expected_seconds']:.1f} s)" for c in kept))
+    lines.append(
+        "    under control: "
+        + ", ".join(f"gear {c['gear']} x{c['expected']:.3f} ({c['expected_seconds']:.1f} s)" for c in kept)
+    )
     lost = []
     for icon, word in (("sisu", "SISU"), ("spin", "Spin"), ("crash", "Crash")):
         rows = [c for c in p["time_cards"] if c["icon"] == icon]
         if rows:
-            lost.append(f"{word} x{sum(c['expected'] for c in rows):.3f} ({sum(c['expected_seconds'] for c in rows):.1f} s)")
+            lost.append(
+                f"{word} x{sum(c['expected'] for c in rows):.3f} ({sum(c['expected_seconds'] for c in rows):.1f} s)"
+            )
     if lost:
         lines.append("    lost control (the card of that gear turned to gear 0): " + ", ".join(lost))
     lines.append("Corners (the lane of the par policy):")
@@ -424,7 +491,9 @@ def format_dirt_text(data: dict) -> str:
         for f in data["shortcuts_and_jumps"]:
             verdict = "pays off" if f["pays_off"] else "does not pay off"
             what = "slide zone" if f["kind"] == "slide" else f"{f['kind']} {f['value']}"
-            lines.append(f"  {what} at step {f['step']}: taken {f['taken']:.3f}, saves {f['saves_seconds']:.1f} s, {verdict}")
+            lines.append(
+                f"  {what} at step {f['step']}: taken {f['taken']:.3f}, saves {f['saves_seconds']:.1f} s, {verdict}"
+            )
     lines.append("Most dangerous cells under the par policy (chance of losing control there):")
     for c in p["dangerous_cells"]:
         marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""

@@ -260,6 +260,16 @@ def _read_pipe(fd: int) -> bytes | None:
     return b"".join(chunks)
 
 
+def path_from(folder: str, path: str) -> str:
+    """`path` as a spec written into `folder` names it (`load_beside` reads it back): relative
+    to the folder, with forward slashes, or absolute where there is no relative path (on
+    Windows, another drive)."""
+    try:
+        return os.path.relpath(os.path.abspath(path), os.path.abspath(folder)).replace(os.sep, "/")
+    except ValueError:
+        return os.path.abspath(path)
+
+
 #: files in one chain of references, the first included (a results file, its track, the
 #: track's tile library: 3)
 MAX_REFERENCE_DEPTH = 8

@@ -240,3 +240,23 @@ def test_rekee_refusals_name_the_user_s_own_file(run, box, tmp_path):
     risk = BUNDLED.parent / "rally_risk" / "results.yaml"
     result = run("simulate", str(risk), "--seed", "1")
     assert result.stderr == f"{risk}:6:7: error: a Rally Risk results file, not a race: analysis and simulation need a race (kind: race) (`sheetgen standings {risk}` gives its standings)\n"
+
+
+def test_a_library_on_another_drive_is_named_by_its_absolute_path(run, box, monkeypatch):
+    """On Windows, `import rekee` with the library on another drive crashed: os.path.relpath
+    raises ValueError across drives. The spec names it by its absolute path then, as the Rally
+    Risk generator does (one helper, yamlsrc.path_from)."""
+    import os
+
+    from sheetgen import yamlsrc
+
+    assert yamlsrc.path_from("/a/b", "/a/c/lib.yaml") == "../c/lib.yaml"
+
+    def across_drives(path, start=None):
+        raise ValueError("path is on mount 'D:', start on mount 'C:'")
+
+    monkeypatch.setattr(os.path, "relpath", across_drives)
+    assert yamlsrc.path_from("/a/b", "/a/c/lib.yaml") == os.path.abspath("/a/c/lib.yaml")
+    result = run("import", "rekee", str(box / "track.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "specs" / "t.yaml"))
+    assert result.exit_code == 0, result.output
+    assert f'library: "{box / "box.yaml"}"' in (box / "specs" / "t.yaml").read_text(encoding="utf-8")

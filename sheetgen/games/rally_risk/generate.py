@@ -11,11 +11,11 @@ options give the same file, byte for byte.
 
 from __future__ import annotations
 
-import os
 import random
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk.model import Library, Limits, Race, Zone
+from sheetgen.yamlsrc import path_from
 
 #: Courses tried (each an exact analysis) before the generator gives up.
 MAX_TRIES = 20
@@ -74,7 +74,4 @@ def library_path(given: str, folder: str = ".") -> str:
     """The library as the generated spec names it: a path from `folder`, the one the spec is
     written into (as any spec names its library; the same wherever the files are moved
     together), or an absolute path where there is none (another drive)."""
-    try:
-        return os.path.relpath(os.path.abspath(given), os.path.abspath(folder)).replace(os.sep, "/")
-    except ValueError:
-        return os.path.abspath(given)
+    return path_from(folder, given)

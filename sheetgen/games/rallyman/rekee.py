@@ -34,7 +34,7 @@ from typing import Any
 from sheetgen.errors import Location, Omitted, OptionError, SpecError
 from sheetgen.games.rallyman.model import Track
 from sheetgen.schemacheck import check
-from sheetgen.yamlsrc import Document, load_file, load_text
+from sheetgen.yamlsrc import Document, load_file, load_text, path_from
 
 _NUMBER = {"type": "number", "minimum": -1000, "maximum": 1000}  # (a float: the bounds of spec.py's tokens)
 REKEE_SCHEMA: dict[str, Any] = {
@@ -122,7 +122,7 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
             f"--variant gt or --variant dirt is needed: the library {library_path!r} holds tiles for either game"
         )
     base = os.path.dirname(os.path.abspath(target)) if target != "<stdout>" else os.getcwd()
-    rel = os.path.relpath(os.path.abspath(library_path), base).replace(os.sep, "/")
+    rel = path_from(base, library_path)  # (absolute on another drive: relpath raised there)
     title = data.get("title") or os.path.splitext(os.path.basename(path))[0] or "Rekee track"
     lines = [
         f"# Imported from Rekee: {os.path.basename(path)}",

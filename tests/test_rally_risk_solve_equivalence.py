@@ -411,6 +411,7 @@ def test_legal_moves_are_shared_and_unchanged():
     assert rules.end_of_move(c, CarState(c.length - 1), Move(5)) == rules.MoveResult("finished", c.finish)
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_mechanics_placement_is_the_reference():
     rng = random.Random(3)
     for trial in range(400):
@@ -423,6 +424,7 @@ def test_mechanics_placement_is_the_reference():
             assert (got[0], got[1].hex()) == (want[0], want[1].hex()), (trial, count)
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_mechanics_placement_is_the_optimum_of_every_placement_on_longer_courses():
     """Courses up to 40 spaces (groups wider than two reaches), gains in eighths (so sums are
     exact and ties are real ties), and spaces where only two or three mechanics together

@@ -247,6 +247,7 @@ def test_a_slide_in_the_race_keeps_the_car_across_the_track_to_its_next_turn():
     assert (race.cars[0].cell, race.cars[0].slide) == (Hex(5, 0), 0)
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_par_agrees_with_monte_carlo_on_a_track_with_a_slide():
     st = stage(_slide_track(9))
     solved = sd.par(st)

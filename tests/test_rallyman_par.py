@@ -207,6 +207,7 @@ def monte_carlo(solved, n: int) -> tuple[float, float]:
     return mean, 2.576 * sd / math.sqrt(n)
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_the_par_agrees_with_a_monte_carlo_of_its_policy_on_the_hill_climb():
     """The policy (plans, modes, the one-at-a-time rolls, secures and stops) played by the
     engine: its mean time is within the 99% interval of the exact par."""
@@ -285,6 +286,7 @@ def ring6(laps: int) -> Track:
     return Track("ring6", Variant.GT, tuple(cells), laps=laps)
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_a_flat_out_loss_on_a_loop_a_turn_laps_keeps_the_plans_crossings():
     """On a ring that one turn laps, the re-allocation offers the loss's cell and gear with
     other finish-line crossings too: the policy takes the one the plan's own order made

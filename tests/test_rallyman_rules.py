@@ -299,6 +299,7 @@ def test_par_equals_a_hand_computed_value_on_a_tiny_track():
     assert safe_route(st).time == 40
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_par_agrees_with_a_monte_carlo_of_its_own_policy_on_the_hill_climb(hillclimb):
     """300 seeded stages (the slow test below plays 1000 on every bundled GT track), the car
     holding at most the tokens the policy counts."""

@@ -629,6 +629,7 @@ def test_monte_carlo_agrees_with_the_exact_race_par(path: str) -> None:
         assert abs(m - s.options.push) < 4 * e + 1e-12
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_monte_carlo_agrees_on_a_race_the_car_often_does_not_finish() -> None:
     race = Race(
         "risky",
@@ -706,6 +707,7 @@ def test_quick_percentiles_are_the_full_distributions(race: Race, monkeypatch: p
     assert (a.p10, a.p50, a.p90) == tuple(a.time_distribution.percentile(q) for q in (0.10, 0.50, 0.90))
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_race_time_percentiles_agree_with_a_monte_carlo_of_the_optimal_policy() -> None:
     """3000 seeded races under the optimal policy of a race where cars go out (a single
     Car box, so the first crash is out, and a DNF charge of only 22 s, so the policy takes
@@ -752,6 +754,7 @@ def _graph_fields(graph) -> tuple:
     return structure, chances
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_a_reweighted_stage_graph_is_the_graph_built_for_those_tyres() -> None:
     """The solver builds a stage's graph once and re-weights it for other tyres where the
     engine answers the same for them at every core (the same cores and rows, other chances).

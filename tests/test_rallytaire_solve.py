@@ -317,6 +317,7 @@ def test_simulation_rejects_unknown_policy() -> None:
         simulate_race(Race("r", (stage(3),)), 1, "reckless")  # type: ignore[arg-type]
 
 
+@pytest.mark.slow  # a long cross-check (python -m pytest -m slow)
 def test_monte_carlo_agrees_with_exact_values() -> None:
     """20000 seeded plays of a stage whose corners bite: mean time and crash rate within
     4 standard errors of the solver's exact figures."""

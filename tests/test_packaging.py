@@ -28,3 +28,14 @@ def test_templates_and_fonts_ship_with_the_package():
 
     assert "race_sheet" in builtin_names()
     assert (resources.files("sheetgen") / "data" / "fonts" / "DejaVuSans.ttf").is_file()
+
+
+def test_the_distribution_has_a_name_of_its_own():
+    """`sheetgen` on the package index is an unrelated barcode tool with the same import
+    package and command (`pip install -U sheetgen` replaced this one); the distribution is
+    sheetgen-rally, the import package and the command stay `sheetgen`."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    assert project["name"] == "sheetgen-rally"
+    assert project["scripts"] == {"sheetgen": "sheetgen.cli:run"}

@@ -28,8 +28,16 @@
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PREFETCH(p) __builtin_prefetch(p)
+#define POPCOUNT(x) __builtin_popcountll(x)
 #else
 #define PREFETCH(p) ((void)0)
+static int POPCOUNT(unsigned long long x)
+{
+    int n = 0;
+    for (; x; x &= x - 1)
+        n++;
+    return n;
+}
 #endif
 
 #define BIG 1000000000.0 /* 10.0 ** 9: a state no plan leaves */
@@ -140,6 +148,82 @@ static int map_put(Map *m, uint64_t a, uint64_t b, int64_t v)
     m->s[i].k1 = a + 1;
     m->s[i].k2 = b;
     m->s[i].val = v;
+    m->n++;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ a set of u64 x u64, emptied in O(1) */
+
+/* a slot counts only when stamped with the set's current generation: emptying it is a new
+ * generation (the safe route's searches, one per cell and gear, each begin with empty sets) */
+typedef struct {
+    uint64_t k1, k2;
+    uint32_t gen;
+} GenSlot;
+
+typedef struct {
+    GenSlot *s;
+    size_t cap, n;
+    uint32_t gen;
+} GenSet;
+
+static void genset_free(GenSet *m)
+{
+    free(m->s);
+    memset(m, 0, sizeof(*m));
+}
+
+static int genset_init(GenSet *m, size_t cap)
+{
+    m->s = calloc(cap, sizeof(GenSlot));
+    if (m->s == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    m->cap = cap;
+    m->n = 0;
+    m->gen = 1;
+    return 0;
+}
+
+static void genset_clear(GenSet *m)
+{
+    m->n = 0;
+    if (++m->gen == 0) { /* (wrapped round: every stamp wiped) */
+        memset(m->s, 0, m->cap * sizeof(GenSlot));
+        m->gen = 1;
+    }
+}
+
+/* adds (a, b): 1 if it was there already, 0 if added, -1 on an error */
+static int genset_add(GenSet *m, uint64_t a, uint64_t b)
+{
+    if ((m->n + 1) * 2 > m->cap) {
+        GenSet bigger;
+        if (genset_init(&bigger, m->cap * 2) < 0)
+            return -1;
+        bigger.gen = 1;
+        for (size_t i = 0; i < m->cap; i++)
+            if (m->s[i].gen == m->gen) {
+                size_t mask = bigger.cap - 1, j = (size_t)mix(m->s[i].k1, m->s[i].k2) & mask;
+                while (bigger.s[j].gen == bigger.gen)
+                    j = (j + 1) & mask;
+                bigger.s[j] = m->s[i];
+                bigger.s[j].gen = bigger.gen;
+                bigger.n++;
+            }
+        genset_free(m);
+        *m = bigger;
+    }
+    size_t mask = m->cap - 1, i = (size_t)mix(a, b) & mask;
+    while (m->s[i].gen == m->gen) {
+        if (m->s[i].k1 == a && m->s[i].k2 == b)
+            return 1;
+        i = (i + 1) & mask;
+    }
+    m->s[i].k1 = a;
+    m->s[i].k2 = b;
+    m->s[i].gen = m->gen;
     m->n++;
     return 0;
 }
@@ -332,7 +416,7 @@ static inline int64_t dice_add(const Track *T, uint64_t used, int d)
 {
     uint64_t b = T->bit[d];
     if (b) {
-        if ((used & b) || __builtin_popcountll(used & 0xFFFULL) >= T->gear_free)
+        if ((used & b) || POPCOUNT(used & 0xFFFULL) >= T->gear_free)
             return -1;
         return (int64_t)(used | b);
     }
@@ -813,8 +897,14 @@ static int finish_front(Par *P, size_t cbase, int dims, int with_e, int sc, Fron
         }
         if (!beaten) {
             double *d = fv + (size_t)dims * nf;
-            for (int j = 0; j < dims; j++)
-                d[j] = a[j];
+            if (dims == 3) {
+                d[0] = a[0];
+                d[1] = a[1];
+                d[2] = a[2];
+            } else {
+                for (int j = 0; j < dims; j++)
+                    d[j] = a[j];
+            }
             fe[nf] = e;
             P->front[nf++] = keys[i].i;
         }
@@ -1030,7 +1120,10 @@ static int one(Par *P, int32_t node, int f, Front *out)
         for (int k = 0; k <= kmax; k++)
             if (loss(P, to, c2, g2, left[k], &lossk[k]) < 0)
                 return -1;
-        const double done_sec = P->sec[g2];
+        double done_vec[64]; /* (a die that finishes: every component of its tail sec[g2]) */
+        if (child < 0)
+            for (int c = 0; c < dims; c++)
+                done_vec[c] = P->sec[g2];
         for (int32_t i = 0; i < tail.cnt; i++) {
             int32_t tdice = child >= 0 ? P->pools[tpool].e[tail.off + i].dice : 0;
             if (push_cand(P, dims, tdice + 1, ncand++, mv, 0, child, i, f, &at) < 0)
@@ -1041,13 +1134,7 @@ static int one(Par *P, int32_t node, int f, Front *out)
             /* solve._one_program applied: component (k, c) rolls q * x[i0] + p * x[i1], or takes
              * the secured die's x[i2] when that is less; x is the tail's vector (every
              * component sec[g2] when the die finishes) extended by the losses and "never" */
-            double x[3 * MAXTOT + 2 * 64 + 2];
-            if (tv != NULL)
-                for (int c = 0; c < dims; c++)
-                    x[c] = tv[c];
-            else
-                for (int c = 0; c < dims; c++)
-                    x[c] = done_sec;
+            const double *x = tv != NULL ? tv : done_vec;
             for (int k = 0; k <= kmax; k++) {
                 const int base = k * limit;
                 for (int c = 0; c < limit; c++) {
@@ -1868,6 +1955,7 @@ typedef struct {
     int32_t *o_plan, *o_to, *o_added, *o_gear, *o_secure, *o_earned;
     size_t on, cap_op, cap_ot, cap_oa, cap_og, cap_os, cap_oe;
     Map memo; /* (cell, gear, lap key) -> search: its outcomes' offset << 32 | count */
+    GenSet seen, outcomes; /* a search's states and outcomes met */
     /* the Dijkstra over (cell, crossings, gear, tokens) */
     Map ids;
     long long *dist;
@@ -1898,6 +1986,8 @@ static void safe_free(Safe *S)
     free(S->o_secure);
     free(S->o_earned);
     map_free(&S->memo);
+    genset_free(&S->seen);
+    genset_free(&S->outcomes);
     map_free(&S->ids);
     free(S->dist);
     free(S->back_state);
@@ -1952,17 +2042,12 @@ static int turns(Safe *S, int cell, int cross, int gear, size_t *off_out, size_t
     S->root_cross[S->nroots] = cross;
     S->root_gear[S->nroots] = gear;
     S->nroots++;
-    Map seen, outcomes;
     Partial *front = NULL, *next = NULL;
     size_t fnum = 0, fcap = 0, nnum = 0, ncap = 0;
     int rc = -1;
     size_t off = S->on;
-    if (map_init(&seen, 1024) < 0)
-        return -1;
-    if (map_init(&outcomes, 256) < 0) {
-        map_free(&seen);
-        return -1;
-    }
+    genset_clear(&S->seen);
+    genset_clear(&S->outcomes);
     if (GROW(front, fcap, 1) < 0)
         goto out;
     front[0].plan = rootplan;
@@ -2007,17 +2092,19 @@ static int turns(Safe *S, int cell, int cross, int gear, size_t *off_out, size_t
                 }
                 uint64_t sk = (uint64_t)to | ((uint64_t)c2 << 24) | ((uint64_t)g2 << 32) | ((uint64_t)m2 << 40) | ((uint64_t)r2 << 48) |
                               ((uint64_t)e2 << 56);
-                if (map_get(&seen, (uint64_t)cu, sk) >= 0)
-                    continue;
-                if (map_put(&seen, (uint64_t)cu, sk, 1) < 0)
+                int met = genset_add(&S->seen, (uint64_t)cu, sk);
+                if (met < 0)
                     goto out;
+                if (met)
+                    continue;
                 int32_t p2;
                 if (push_plan(S, x.plan, mv, &p2) < 0)
                     goto out;
                 uint64_t ok = (uint64_t)to | ((uint64_t)c2 << 24) | ((uint64_t)g2 << 32) | ((uint64_t)secure << 40) | ((uint64_t)e2 << 48);
-                if (map_get(&outcomes, ok, 0) < 0) {
-                    if (map_put(&outcomes, ok, 0, 1) < 0)
-                        goto out;
+                int known = genset_add(&S->outcomes, ok, 0);
+                if (known < 0)
+                    goto out;
+                if (!known) {
                     size_t n1 = S->on + 1;
                     if (GROW(S->o_plan, S->cap_op, n1) < 0 || GROW(S->o_to, S->cap_ot, n1) < 0 || GROW(S->o_added, S->cap_oa, n1) < 0 ||
                         GROW(S->o_gear, S->cap_og, n1) < 0 || GROW(S->o_secure, S->cap_os, n1) < 0 || GROW(S->o_earned, S->cap_oe, n1) < 0)
@@ -2065,8 +2152,6 @@ static int turns(Safe *S, int cell, int cross, int gear, size_t *off_out, size_t
 out:
     free(front);
     free(next);
-    map_free(&seen);
-    map_free(&outcomes);
     return rc;
 }
 
@@ -2227,7 +2312,7 @@ static PyObject *kernel_safe_route(PyObject *Py_UNUSED(self), PyObject *args)
         PyErr_SetString(PyExc_ValueError, "start: a cell the kernel does not know");
         goto done;
     }
-    if (map_init(&S.memo, 1024) < 0 || map_init(&S.ids, 4096) < 0)
+    if (map_init(&S.memo, 1024) < 0 || map_init(&S.ids, 4096) < 0 || genset_init(&S.seen, 1024) < 0 || genset_init(&S.outcomes, 256) < 0)
         goto done;
     {
         int32_t s0 = safe_state(&S, (int)start[0], 0, 0, 0);

@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "7b10681d104822cdb99da253debf3de23aacaa8a3bcd3c39cfc4e1dde029a74f"
+SOURCE_SHA256 = "d3439ba371f5600dcce6e8e873bd08efad97a89551607d5dc7e9bae990595d90"
 
 _LOADED: list = []
 
@@ -181,16 +181,20 @@ def par_tables(
         return None  # (a stage beyond the kernel's fixed sizes: the reference solves it)
     value: dict = {}
     choice: dict = {}
+    lists: dict = {}  # (cell, crossings, gear) -> the moves' (step, crossings after it), by index
     for cell, cross, gear, f, v, mode, plan in solved:
         key = (hexes[cell], cross, gear, f)
         value[key] = v
         if mode >= 0:
             steps = []
-            at, c, g = key[0], cross, gear
+            at, c, g = cell, cross, gear
             for i in plan:
-                s, c2 = moves(at, c, g)[i][:2]
+                hit = lists.get((at, c, g))
+                if hit is None:
+                    hit = lists[at, c, g] = [(s, c2, index[s.to]) for s, c2, _done, _p, _q in moves(hexes[at], c, g)]
+                s, c, at = hit[i]
                 steps.append(s)
-                at, c, g = s.to, c2, s.gear
+                g = s.gear
             choice[key] = (modes[mode], tuple(steps))
     if forward is not None:
         cells, turns, flat_turns, one_turns = forward

@@ -120,3 +120,9 @@ def imap(function: Callable[[T], R], items: Sequence[T], jobs: int | None = None
         except ValueError:  # a backend that gives no results as they come (joblib's "multiprocessing")
             runner = Parallel(n_jobs=min(jobs, len(items)), return_as="list")
         yield from runner(delayed(function)(item) for item in items)
+    if (os.environ.get(BACKEND_VARIABLE) or "loky") == "loky":
+        # joblib keeps its worker processes for reuse, idle for minutes after the command has
+        # ended, holding its pipes (a `| tee` waits for them): they end with the work
+        from joblib.externals.loky import get_reusable_executor
+
+        get_reusable_executor().shutdown(wait=True)

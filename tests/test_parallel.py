@@ -184,3 +184,25 @@ def test_a_wrong_backend_setting_is_a_usage_error_naming_it(run, tmp_path, monke
     result = run("build", *specs, "-o", str(tmp_path / "out"), "--jobs", "2")
     assert result.exit_code == 2 and result.stderr.endswith(f"Error: {message}\n")
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="/proc")
+def test_a_build_leaves_no_worker_process_behind(tmp_path):
+    """joblib keeps its loky workers for reuse, idle for minutes after the command ended,
+    holding its pipes (a `| tee` waited for them); they end with the build."""
+    specs = [str(SPECS / "rallytaire" / "acropolis.yaml"), str(SPECS / "rally_run" / "house_set.yaml")]
+    proc = subprocess.Popen([sys.executable, "-m", "sheetgen", "build", *specs, "-o", str(tmp_path / "out"), "--jobs", "2", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    out, _err = proc.communicate(timeout=300)  # (returns once every holder of the pipes is gone)
+    assert proc.returncode == 0 and out.startswith(b"built 2 specs")
+    left = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == proc.pid and fields[0] != "Z":
+                left.append(entry)
+    assert left == []

@@ -13,7 +13,9 @@
  * node's Pareto fronts (flat out for each token count, one at a time for each count the
  * turn began with) live in a pool per (cell, crossings), addressed by offset and count, and
  * are dropped with it once the solve is a turn's window behind, as the reference drops its
- * dictionaries; a front asked for again is computed again, the same.
+ * dictionaries; a front asked for again is computed again, the same. Then the policy's
+ * forward pass (solve._forward: the losses of control by cell, the expected turns, the turns
+ * by mode), from the tables while they are here.
  */
 
 #define PY_SSIZE_T_CLEAN
@@ -310,9 +312,7 @@ static int get_doubles(PyObject *dict, const char *key, Py_ssize_t n, double *ou
 
 typedef struct {
     /* the track */
-    int ncells, laps, top, G; /* G: gears 0..top */
-    int ncross;               /* crossings a (cell, crossings) slot may have: `laps` */
-    long long *is_finish;
+    int ncells, laps, top, G; /* laps: the finish-line crossings that finish (Stage.laps_needed); G: gears 0..top */
     PyObject *moves_cb; /* (cell, gear) -> ((to, die, gear after, marks, finish line crossed), ...) */
     /* the dice (solve._Dice): a gear die's bit, or another kind's shift and cap */
     int ndice, gear_free, canon_on;
@@ -330,7 +330,6 @@ typedef struct {
 
 static void track_free(Track *T)
 {
-    free(T->is_finish);
     free(T->mv_off);
     free(T->mv_cnt);
     free(T->mv_to);
@@ -357,7 +356,6 @@ static int track_init(Track *T, PyObject *spec, PyObject *moves_cb)
         return -1;
     T->top = (int)v;
     T->G = T->top + 1;
-    T->ncross = T->laps;
     if (get_int(spec, "ndice", &v) < 0)
         return -1;
     T->ndice = (int)v;
@@ -371,17 +369,14 @@ static int track_init(Track *T, PyObject *spec, PyObject *moves_cb)
     if (get_int(spec, "canonical", &v) < 0)
         return -1;
     T->canon_on = (int)v;
-    T->is_finish = malloc(sizeof(long long) * (size_t)T->ncells);
     T->mv_off = malloc(sizeof(int) * (size_t)T->ncells * (size_t)T->G);
     T->mv_cnt = malloc(sizeof(int) * (size_t)T->ncells * (size_t)T->G);
-    if (!T->is_finish || !T->mv_off || !T->mv_cnt) {
+    if (!T->mv_off || !T->mv_cnt) {
         PyErr_NoMemory();
         return -1;
     }
     for (int i = 0; i < T->ncells * T->G; i++)
         T->mv_cnt[i] = -1;
-    if (get_ints(spec, "is_finish", T->ncells, T->is_finish) < 0)
-        return -1;
     if (get_ints(spec, "bit", T->ndice, tmp) < 0)
         return -1;
     T->whole = 0;

@@ -25,7 +25,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "d3439ba371f5600dcce6e8e873bd08efad97a89551607d5dc7e9bae990595d90"
+SOURCE_SHA256 = "ae49239bdab1a04f7c178888f5940fb1d37aeb7ad2b3162e2b31836a5f8467a2"
 
 _LOADED: list = []
 
@@ -154,7 +154,6 @@ def par_tables(
         "laps": laps,
         "top": top,
         "canonical": 1 if canonical else 0,
-        "is_finish": [1 if c.finish else 0 for c in track.cells],
         **tables,
         "limit": limit,
         "cap": cap,
@@ -251,7 +250,6 @@ def safe_route_plans(
         "laps": moves.laps_needed,
         "top": top,
         "canonical": 1 if canonical else 0,
-        "is_finish": [1 if c.finish else 0 for c in track.cells],
         **tables,
         "limit": limit,
         "kmax": kmax,

@@ -111,6 +111,21 @@ def test_build_reports_a_bad_template_file_once_with_any_jobs(run, tmp_path):
         assert not (tmp_path / "out").exists()
 
 
+def in_group(pgid: int) -> list[int]:
+    """The live processes of process group `pgid` (zombies left out), read from /proc."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as handle:
+                    fields = handle.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[3]) == pgid and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP") or not os.path.isdir("/proc"), reason="POSIX signals and /proc")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum):
@@ -125,17 +140,7 @@ def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum)
     )
 
     def group() -> list[int]:
-        found = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat") as handle:
-                        fields = handle.read().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                if int(fields[3]) == proc.pid and fields[0] != "Z":  # (its process group, not a zombie)
-                    found.append(int(entry))
-        return found
+        return in_group(proc.pid)
 
     for _ in range(600):  # until the workers run (at most a minute)
         if len(group()) >= 3 or proc.poll() is not None:
@@ -196,18 +201,8 @@ def test_a_build_leaves_no_worker_process_behind(tmp_path):
     out, _err = proc.communicate(timeout=300)  # (returns once every holder of the pipes is gone)
     assert proc.returncode == 0 and out.startswith(b"built 2 specs")
 
-    def left() -> list[str]:
-        found = []
-        for entry in os.listdir("/proc"):
-            if entry.isdigit():
-                try:
-                    with open(f"/proc/{entry}/stat") as handle:
-                        fields = handle.read().rsplit(")", 1)[1].split()
-                except OSError:
-                    continue
-                if int(fields[3]) == proc.pid and fields[0] != "Z":
-                    found.append(entry)
-        return found
+    def left() -> list[int]:
+        return in_group(proc.pid)
 
     for _ in range(100):  # loky's resource tracker sees its pipe close a moment after the build
         if not left():

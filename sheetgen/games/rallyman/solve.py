@@ -55,8 +55,10 @@ def too_large(track) -> str | None:
     if size <= MAX_PAR_SIZE:
         return None
     laps = f" x {track.laps} laps" if track.laps > 1 else ""
-    return (f"a GT track of {len(track.cells)} cells{laps} is too large for the exact par solve (at most {MAX_PAR_SIZE} "
-            "cells x laps: it would take over a minute); its map, roadbook and `sheetgen odds` work at any size")
+    return (
+        f"a GT track of {len(track.cells)} cells{laps} is too large for the exact par solve (at most {MAX_PAR_SIZE} "
+        "cells x laps: it would take over a minute); its map, roadbook and `sheetgen odds` work at any size"
+    )
 
 
 def loop_reason(track) -> str | None:
@@ -67,8 +69,10 @@ def loop_reason(track) -> str | None:
     if not loops:
         return None
     cells = ", ".join(f"({h.q}, {h.r})" for h in loops[:6]) + (", ..." if len(loops) > 6 else "")
-    return (f"the moves loop between cells {cells} (a car can come round to them again without crossing the finish line), "
-            "so there is no exact par solve (RG-30); its printouts and `sheetgen odds` work")
+    return (
+        f"the moves loop between cells {cells} (a car can come round to them again without crossing the finish line), "
+        "so there is no exact par solve (RG-30); its printouts and `sheetgen odds` work"
+    )
 
 
 class _Moves:
@@ -92,7 +96,9 @@ class _Moves:
             here = is_finish[cell]
             dice_here = self.dice_memo.get((cell, gear))
             if dice_here is None:
-                dice_here = self.dice_memo[cell, gear] = rules.next_dice(self.stage, CarState(cell=cell, gear=gear), (), self.stage.weather, first_gear=gear)
+                dice_here = self.dice_memo[cell, gear] = rules.next_dice(
+                    self.stage, CarState(cell=cell, gear=gear), (), self.stage.weather, first_gear=gear
+                )
             hit = []
             for s in dice_here:
                 c2 = cross + (1 if is_finish[s.to] and not here else 0)
@@ -189,7 +195,14 @@ class Par:
             if q:
                 end = rules.loss_end(stage.ruleset, s.gear)
                 # a loss to gear 00 costs the next turn too, unless it finishes (RG-27)
-                out.append((None if c >= laps_needed else (s.to, c, 0, tokens), q, s.to, 2 if end == rules.OUT and c < laps_needed else 1))
+                out.append(
+                    (
+                        None if c >= laps_needed else (s.to, c, 0, tokens),
+                        q,
+                        s.to,
+                        2 if end == rules.OUT and c < laps_needed else 1,
+                    )
+                )
         out.append((None if c >= laps_needed else (plan[-1].to, c, plan[-1].gear, tokens), ok, None, 1))
         return out
 
@@ -428,7 +441,7 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
     earns = {n: 1 if ruleset.die(n).earns_token else 0 for n in ruleset.die_names}
     tot_all = [ruleset.focus.total(k) for k in range(12)]
     kmax_of = [max(k for k in range(12) if tot_all[k] <= f) for f in range(cap + 1)]
-    lose_secs = {}  # gear -> the seconds of a loss of control in that gear
+    lose_secs: dict[int, float] = {}  # gear -> the seconds of a loss of control in that gear
     big = 10.0**9
     eps = 1e-12
     three = limit == 3
@@ -513,6 +526,7 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
         for s, c2, done, p, q, nu, a in follow(cell, cross, gear, used):
             t2 = min(t + a, cap)
             m = s.marks
+            tails: Sequence[Any]
             if done:
                 tails = (((sec[s.gear],) * limit, 0, 0, None, None, 0),)
             else:
@@ -576,10 +590,14 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
         cands: list = []
         stopvec = None
         if used:
-            stopvec = tuple(sec[gear] + (0.0 if cross >= laps_needed else V(cell, cross, gear, left[j // limit])) for j in range(dims))
+            stopvec = tuple(
+                sec[gear] + (0.0 if cross >= laps_needed else V(cell, cross, gear, left[j // limit]))
+                for j in range(dims)
+            )
             cands.append((stopvec, 0, 0, None, None))
         for s, c2, done, p, q, nu, _a in follow(cell, cross, gear, used):
             m = s.marks
+            tails: Sequence[Any]
             if done:
                 tails = (((sec[s.gear],) * dims, 0, 0, None, None),)
             else:
@@ -589,7 +607,9 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
                 prog = programs[m, kmax] = _one_program(limit, kmax, m)
             ext = ext_memo.get((s.to, c2, s.gear, f))
             if ext is None:
-                ext = ext_memo[s.to, c2, s.gear, f] = tuple([loss(s.to, c2, s.gear, left[k]) for k in range(kmax + 1)]) + (big,)
+                ext = ext_memo[s.to, c2, s.gear, f] = tuple(
+                    [loss(s.to, c2, s.gear, left[k]) for k in range(kmax + 1)]
+                ) + (big,)
             for entry in tails:
                 hx = entry[0] + ext
                 new = [v if (v := q * hx[i0] + p * hx[i1]) < hx[i2] else hx[i2] for i0, i1, i2 in prog]
@@ -616,9 +636,24 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
     window = sum(counts.values()) + 2
     order = _race_order(track, laps_needed)
     # the compiled kernel, where it is built: the same programme, the same figures (accel)
-    solved = accel.par_tables(stage, moves=moves, dice=dice, canonical=_canonical_marks(stage, dice), limit=limit, cap=cap,
-                              one_at_a_time=one_at_a_time, secs=secs, sec=sec, earns=earns, tot_all=tot_all, kmax_of=kmax_of,
-                              window=window, order=order, start=start, modes=(FLAT, ONE))
+    solved = accel.par_tables(
+        stage,
+        moves=moves,
+        dice=dice,
+        canonical=_canonical_marks(stage, dice),
+        limit=limit,
+        cap=cap,
+        one_at_a_time=one_at_a_time,
+        secs=secs,
+        sec=sec,
+        earns=earns,
+        tot_all=tot_all,
+        kmax_of=kmax_of,
+        window=window,
+        order=order,
+        start=start,
+        modes=(FLAT, ONE),
+    )
     forward = None
     if solved is not None:
         value, choice, forward = solved
@@ -636,7 +671,7 @@ def _par(stage: Stage, focus_cap: int, one_at_a_time: bool) -> Par:
         V(*start)
     # the solver's functions refer to each other: let them go now, and their fronts with them
     # (not at the cyclic collector's next full pass)
-    V = flat = one = loss = follow = None  # noqa: F811, F841 (dropped on purpose, see above)
+    V = flat = one = loss = follow = None  # type: ignore[assignment]  # noqa: F811, F841 (dropped on purpose)
     result = Par(stage, start, value, choice, cap, limit)
     if forward is not None:  # (the kernel's forward pass: _forward's figures)
         result.danger, result.expected_turns, result.turns_by_mode = forward
@@ -672,7 +707,9 @@ def _one_program(limit: int, kmax: int, marks: int) -> tuple[tuple[int, int, int
             if a >= limit:
                 out.append((lose, lose, never))
             else:
-                out.append((base + a, lose if a + 1 >= limit else base + a + 1, base + limit + a if k < kmax else never))
+                out.append(
+                    (base + a, lose if a + 1 >= limit else base + a + 1, base + limit + a if k < kmax else never)
+                )
     return tuple(out)
 
 
@@ -845,7 +882,7 @@ def _safe_route(stage: Stage, focus_cap: int) -> Safe | None:
         out = []
         outcomes: set = set()
         seen: set = set()
-        frontier = [((), cell, cross, gear, 0, 0, 0, 0)]
+        frontier: list[tuple[Any, ...]] = [((), cell, cross, gear, 0, 0, 0, 0)]
         while frontier:
             nxt = []
             for plan, at, c, g, used, r, marks, earned in frontier:
@@ -883,9 +920,22 @@ def _safe_route(stage: Stage, focus_cap: int) -> Safe | None:
     grid = rules._grid(stage.track)
     start = (grid[0], 0, 0, 0)
     # the compiled kernel, where it is built: the same search, the same route (accel)
-    found = accel.safe_route_plans(stage, moves=moves, dice=dice, canonical=_canonical_marks(stage, dice), limit=limit, kmax=kmax,
-                                   focus_cap=focus_cap, secs=secs, risky=risky, earns=earns, total=total, share_laps=share_laps,
-                                   start=grid[0], modes=("flat", "one"))
+    found = accel.safe_route_plans(
+        stage,
+        moves=moves,
+        dice=dice,
+        canonical=_canonical_marks(stage, dice),
+        limit=limit,
+        kmax=kmax,
+        focus_cap=focus_cap,
+        secs=secs,
+        risky=risky,
+        earns=earns,
+        total=total,
+        share_laps=share_laps,
+        start=grid[0],
+        modes=("flat", "one"),
+    )
     if found is not None:
         route = found[0]
         return None if route is None else Safe(route[0], len(route[1]), route[1])
@@ -930,7 +980,9 @@ def move_loops(track) -> list[Hex]:
     programmes would meet a state again while solving it. Kahn's order: the cells it cannot
     order."""
     finish = {c.hex for c in track.cells if c.finish}
-    after = {c.hex: [m.to for m in track.moves(c.hex) if not (m.to in finish and c.hex not in finish)] for c in track.cells}
+    after = {
+        c.hex: [m.to for m in track.moves(c.hex) if not (m.to in finish and c.hex not in finish)] for c in track.cells
+    }
     into = dict.fromkeys(after, 0)
     for tos in after.values():
         for t in tos:
@@ -1028,7 +1080,12 @@ def _analysis(track, safe: Safe | None, solved: Par) -> dict:
         "model": "one car alone; weather fixed (dry, asphalt tyres, GT6); no damage drawn; no flying start",
         "safe_route": None
         if safe is None
-        else {"seconds": safe.time, "turns": safe.turns, "plans": [{"mode": m, "dice": describe_plan(p)} for m, p in safe.plans], "focus_counted": SAFE_FOCUS},
+        else {
+            "seconds": safe.time,
+            "turns": safe.turns,
+            "plans": [{"mode": m, "dice": describe_plan(p)} for m, p in safe.plans],
+            "focus_counted": SAFE_FOCUS,
+        },
         "par": {
             "policy": POLICY_WORDS,
             "focus_counted": solved.focus_cap,
@@ -1039,23 +1096,45 @@ def _analysis(track, safe: Safe | None, solved: Par) -> dict:
             "first_plan": describe_plan(start),
             "first_mode": mode,
             "lose_control_expected": round(sum(solved.danger.values()), 4),
-            "dangerous_cells": [{"q": h.q, "r": h.r, "step": steps.get(h, 0), "lose_control": round(p, 4), "marks": list(track.cell(h).marks())} for h, p in danger[:5]],
+            "dangerous_cells": [
+                {
+                    "q": h.q,
+                    "r": h.r,
+                    "step": steps.get(h, 0),
+                    "lose_control": round(p, 4),
+                    "marks": list(track.cell(h).marks()),
+                }
+                for h, p in danger[:5]
+            ],
         },
     }
 
 
 #: the par policy in the analysis' words
-POLICY_WORDS = (f"best solo policy (exact dynamic programme over cell, gear and focus tokens held, counted up to {FOCUS_CAP}; "
-                "each turn's dice, path and rolling mode chosen; one at a time, rolling, securing or stopping chosen before each die; "
-                "flat out, a loss of control where the plan's own order reaches the limit)")
+POLICY_WORDS = (
+    f"best solo policy (exact dynamic programme over cell, gear and focus tokens held, counted up to {FOCUS_CAP}; "
+    "each turn's dice, path and rolling mode chosen; one at a time, rolling, securing or stopping chosen before "
+    "each die; "
+    "flat out, a loss of control where the plan's own order reaches the limit)"
+)
 
 
 #: what the par time is, in the words the printouts use after "par N.N s"
-PAR_WORDS = ("exact, best solo policy: the expected stage time of the best plans of dice, rolled all at once or one at a time "
-             f"(securing with focus tokens, counted up to {FOCUS_CAP}, or stopping when that pays), for a car alone "
-             "in GT6 on asphalt tyres, the weather dry throughout, no damage drawn and no flying start")
+PAR_WORDS = (
+    "exact, best solo policy: the expected stage time of the best plans of dice, rolled all at once or one at a time "
+    f"(securing with focus tokens, counted up to {FOCUS_CAP}, or stopping when that pays), for a car alone "
+    "in GT6 on asphalt tyres, the weather dry throughout, no damage drawn and no flying start"
+)
 
-_FIGURE_KEYS = {"par_seconds", "expected_turns", "par_words", "focus_counted", "safe_seconds", "safe_turns", "safe_focus"}
+_FIGURE_KEYS = {
+    "par_seconds",
+    "expected_turns",
+    "par_words",
+    "focus_counted",
+    "safe_seconds",
+    "safe_turns",
+    "safe_focus",
+}
 _ANALYSIS_KEYS = {"cells", "laps", "model", "safe_route", "par"}
 
 
@@ -1064,17 +1143,27 @@ def kept_shape(kept: Any) -> bool:
     if not isinstance(kept, dict) or set(kept) != {"figures", "analysis"}:
         return False
     analysis = kept["analysis"]
-    if analysis is not None and not (isinstance(analysis, dict) and set(analysis) == _ANALYSIS_KEYS and isinstance(analysis["par"], dict)):
+    if analysis is not None and not (
+        isinstance(analysis, dict) and set(analysis) == _ANALYSIS_KEYS and isinstance(analysis["par"], dict)
+    ):
         return False
     value = kept["figures"]
     if value is None:
         return True
     number = (int, float)
-    return (isinstance(value, dict) and set(value) == _FIGURE_KEYS
-            and all(isinstance(value[k], number) and not isinstance(value[k], bool) for k in ("par_seconds", "expected_turns"))
-            and isinstance(value["par_words"], str)
-            and all(isinstance(value[k], int) and not isinstance(value[k], bool) for k in ("focus_counted", "safe_focus"))
-            and all(value[k] is None or (isinstance(value[k], int) and not isinstance(value[k], bool)) for k in ("safe_seconds", "safe_turns")))
+    return (
+        isinstance(value, dict)
+        and set(value) == _FIGURE_KEYS
+        and all(
+            isinstance(value[k], number) and not isinstance(value[k], bool) for k in ("par_seconds", "expected_turns")
+        )
+        and isinstance(value["par_words"], str)
+        and all(isinstance(value[k], int) and not isinstance(value[k], bool) for k in ("focus_counted", "safe_focus"))
+        and all(
+            value[k] is None or (isinstance(value[k], int) and not isinstance(value[k], bool))
+            for k in ("safe_seconds", "safe_turns")
+        )
+    )
 
 
 def solve_track(track, ruleset) -> dict:
@@ -1106,7 +1195,11 @@ def solve_track(track, ruleset) -> dict:
 def figures_line(figures: dict) -> str:
     """The figures in a few words: "par 131.3 s, safe route 265 s in 9 turns"."""
     turns = figures["safe_turns"]
-    safe = "no safe route" if figures["safe_seconds"] is None else f"safe route {figures['safe_seconds']} s in {turns} turn{'s' if turns != 1 else ''}"
+    safe = (
+        "no safe route"
+        if figures["safe_seconds"] is None
+        else f"safe route {figures['safe_seconds']} s in {turns} turn{'s' if turns != 1 else ''}"
+    )
     return f"par {figures['par_seconds']:.1f} s, {safe}"
 
 
@@ -1117,14 +1210,22 @@ def format_analysis_text(data: dict) -> str:
     if safe is None:
         lines.append("Fastest route with no chance of losing control: none reaches the finish")
     else:
-        lines.append(f"Fastest route with no chance of losing control: {safe['seconds']} s in {safe['turns']} turns (focus tokens counted up to {safe['focus_counted']})")
-        lines.append("  " + " | ".join(("" if p["mode"] == "flat" else "one at a time ") + p["dice"] for p in safe["plans"]))
+        lines.append(
+            f"Fastest route with no chance of losing control: {safe['seconds']} s in {safe['turns']} turns "
+            f"(focus tokens counted up to {safe['focus_counted']})"
+        )
+        lines.append(
+            "  " + " | ".join(("" if p["mode"] == "flat" else "one at a time ") + p["dice"] for p in safe["plans"])
+        )
     p = data["par"]
     lines.append(f"Par time: {p['expected_seconds']:.1f} s expected, {p['expected_turns']:.2f} turns")
     lines.append(f"  policy: {p['policy']}")
     lines.append(f"  turns rolled flat out {p['turns_flat_out']:.2f}, one at a time {p['turns_one_at_a_time']:.2f}")
     first = "flat out" if p["first_mode"] == FLAT else "one at a time"
-    lines.append(f"  first turn: {p['first_plan']} ({first}); losses of control expected per stage: {p['lose_control_expected']:.3f}")
+    lines.append(
+        f"  first turn: {p['first_plan']} ({first}); "
+        f"losses of control expected per stage: {p['lose_control_expected']:.3f}"
+    )
     lines.append("Most dangerous cells under the par policy (chance of losing control there):")
     for c in p["dangerous_cells"]:
         marks = f" ({', '.join(c['marks'])})" if c["marks"] else ""

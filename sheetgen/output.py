@@ -271,11 +271,15 @@ def _remove_folders(made: Sequence[str]) -> None:
 
 def check_targets(targets: Iterable[PathLike], *, inputs: Iterable[PathLike] = (), force: bool = False) -> None:
     """Refuse, before any work, the targets `write_files` would refuse (a folder, a missing
-    folder, an input, a socket, a write-protected file): a command says so at once, not after
-    its analysis."""
+    folder, an input, a socket, a write-protected file, two targets that are one file): a
+    command says so at once, not after its analysis."""
     sources = [os.fspath(p) for p in inputs]
-    for target in [os.fspath(t) for t in targets]:
-        if _check_target(target, sources, force) and descriptor(target) is None and target not in _HELD:
+    named = [os.fspath(t) for t in targets]
+    in_place = [target for target in named if _check_target(target, sources, force)]
+    if len(named) > 1:
+        _refuse_one_file_twice(named)
+    for target in in_place:
+        if descriptor(target) is None and target not in _HELD:
             try:
                 is_pipe = stat.S_ISFIFO(os.stat(target).st_mode)
             except OSError:

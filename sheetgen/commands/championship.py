@@ -124,6 +124,10 @@ def calendar(
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this calendar again)", err=True)
+    if out_dir is not None and os.path.isdir(out_dir):  # (a missing folder is made when the files are written)
+        from sheetgen.output import check_targets
+
+        check_targets(calendar_files(loaded.path, seed, out_dir), inputs=loaded.sources, force=force)
     try:
         built = build_calendar(cal, seed, jobs=jobs or default_jobs())
     except CalendarError as exc:

@@ -18,9 +18,9 @@ import re
 from dataclasses import dataclass
 
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 from reportlab.pdfbase import pdfmetrics
 
+from pdfops import operations
 from sheetgen.render.pdf import register_fonts
 
 MM = 72 / 25.4
@@ -192,7 +192,7 @@ def _shown(operand) -> bytes:
 
 def _read(pdf: PdfReader, page) -> Page:
     fonts = {name: _Font.of(ref) for name, ref in page["/Resources"]["/Font"].items()}
-    ops = ContentStream(page.get_contents(), pdf).operations
+    ops = operations(page.get_contents(), pdf)
     stack: list[tuple] = []
     ctm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
     stroke, width, dash, cap = (0.0,), 1.0, (), 0

@@ -11,9 +11,9 @@ import shutil
 import pytest
 import yaml
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 
 from conftest import SPECS, files_under
+from pdfops import operations
 from sheetgen.games.rally_risk.championship import (
     CalendarError,
     RaceCheck,
@@ -273,7 +273,7 @@ def test_calendar_is_byte_identical_and_letter_and_low_ink(run, tmp_path):
     assert {tuple(round(float(v)) for v in p.mediabox[2:]) for p in pdf.pages} == {(612, 792)}
     ops = set()
     for page in pdf.pages:
-        ops.update(op for _o, op in ContentStream(page.get_contents(), pdf).operations)
+        ops.update(op for _o, op in operations(page.get_contents(), pdf))
     assert not ops & FILL_OPERATORS
     assert "library: ../sections.yaml" in (tmp_path / "one" / "cal-seed5.yaml").read_text(encoding="utf-8")
 

@@ -26,9 +26,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 
 from conftest import ROOT, SPECS
+from pdfops import operations as read_operations
 from sheetgen.cli import main
 
 GOLDEN = ROOT / "tests" / "golden"
@@ -216,7 +216,7 @@ def _walk(contents, resources, reader, gs: _State, items: list, fonts: dict) -> 
     clip = None
     current = start = (0.0, 0.0)
     tm = tlm = IDENTITY
-    operations = contents.operations if isinstance(contents, ContentStream) else ContentStream(contents, reader).operations
+    operations = read_operations(contents, reader)
 
     def point(x, y):
         return _apply(gs.ctm, float(x), float(y))
@@ -362,7 +362,7 @@ def _walk(contents, resources, reader, gs: _State, items: list, fonts: dict) -> 
             if xobject.get("/Subtype") == "/Form":
                 inner = gs.copy()
                 inner.ctm = _mul(tuple(float(v) for v in xobject.get("/Matrix", IDENTITY)), gs.ctm)
-                _walk(ContentStream(xobject, reader), xobject.get("/Resources", resources), reader, inner, items, fonts)
+                _walk(xobject, xobject.get("/Resources", resources), reader, inner, items, fonts)
             else:
                 items.append({"image": [int(xobject.get("/Width", 0)), int(xobject.get("/Height", 0))],
                               "corners": _corners(gs, 0, 0, 1, 1)})

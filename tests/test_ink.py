@@ -127,11 +127,12 @@ def strokes(data: bytes, page: int = 0) -> list[dict]:
     import io
 
     from pypdf import PdfReader
-    from pypdf.generic import ContentStream
+
+    from pdfops import operations
 
     pdf = PdfReader(io.BytesIO(data))
     state, stack, out, points, closed = {"w": 1.0, "J": 0, "grey": 0.0}, [], [], 0, False
-    for operands, op in ContentStream(pdf.pages[page].get_contents(), pdf).operations:
+    for operands, op in operations(pdf.pages[page].get_contents(), pdf):
         if op == b"q":
             stack.append(dict(state))
         elif op == b"Q" and stack:

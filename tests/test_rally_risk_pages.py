@@ -16,9 +16,9 @@ import shutil
 import pypdfium2
 import pytest
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 
 from conftest import SPECS
+from pdfops import operations
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
 from sheetgen.template import MM, PAPERS, load_template
@@ -81,7 +81,7 @@ def open_paths(data: bytes, page: int) -> list[list[tuple[float, float]]]:
     """Paths stroked without closing (`m l l ... S`), with at least 8 points: wavy lines."""
     pdf = PdfReader(io.BytesIO(data))
     out, path = [], []
-    for operands, op in ContentStream(pdf.pages[page].get_contents(), pdf).operations:
+    for operands, op in operations(pdf.pages[page].get_contents(), pdf):
         if op == b"m":
             path = [tuple(float(v) for v in operands)]
         elif op == b"l" and path:
@@ -97,7 +97,7 @@ def dashed_rects(data: bytes, page: int) -> list[tuple[float, float, float, floa
     """Rectangles drawn with a dash pattern: the course map's squares."""
     pdf = PdfReader(io.BytesIO(data))
     out, dashed = [], False
-    for operands, op in ContentStream(pdf.pages[page].get_contents(), pdf).operations:
+    for operands, op in operations(pdf.pages[page].get_contents(), pdf):
         if op == b"d":
             dashed = len(operands[0]) > 0
         elif op == b"Q":
@@ -137,6 +137,8 @@ def test_every_character_is_inside_the_10_mm_margins(paper):
 def _crosses(path, box, step: float = 0.2) -> bool:
     left, bottom, right, top = box
     for (ax, ay), (bx, by) in itertools.pairwise(path):
+        if max(ax, bx) < left or min(ax, bx) > right or max(ay, by) < bottom or min(ay, by) > top:
+            continue  # every point sampled below lies in the segment's bounding box, outside the box
         n = max(int(math.dist((ax, ay), (bx, by)) / step), 1)
         for k in range(n + 1):
             x, y = ax + (bx - ax) * k / n, ay + (by - ay) * k / n

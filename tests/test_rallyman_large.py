@@ -11,9 +11,9 @@ import shutil
 
 import pytest
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 
 from conftest import SPECS
+from pdfops import operations
 from sheetgen.games.rallyman import hexgrid as g
 from sheetgen.games.rallyman.graph import (
     crossing_cells,
@@ -301,7 +301,7 @@ ONE_TILE = "game: rallyman\nkind: tiles\nframe: large\nname: one large tile\ntil
 def _quads(page, pdf) -> list[list[tuple[float, float]]]:
     """The four-cornered closed paths of a page (page mm): the outlines of half tiles."""
     out, sub = [], []
-    for operands, op in ContentStream(page.get_contents(), pdf).operations:
+    for operands, op in operations(page.get_contents(), pdf):
         op = op.decode() if isinstance(op, bytes) else op
         if op == "m":
             sub = [("m", tuple(float(v) / MM for v in operands))]

@@ -6,9 +6,9 @@ import io
 
 import pytest
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 
 from conftest import RALLYTAIRE_SPECS, VALID, files_under
+from pdfops import operations
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
 
@@ -111,8 +111,7 @@ def _operators(data: bytes) -> set[bytes]:
     pdf = reader(data)
     ops = set()
     for page in pdf.pages:
-        content = ContentStream(page.get_contents(), pdf)
-        ops.update(op for _operands, op in content.operations)
+        ops.update(op for _operands, op in operations(page.get_contents(), pdf))
     return ops
 
 

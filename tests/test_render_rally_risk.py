@@ -9,9 +9,9 @@ import shutil
 
 import pytest
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 
 from conftest import SPECS, files_under
+from pdfops import operations as read_operations
 from sheetgen.errors import SpecError
 from sheetgen.games.rally_risk.layout import card_grid, course_map, road_shape
 from sheetgen.games.rally_risk.model import Library, Race
@@ -51,7 +51,7 @@ def text_of(data: bytes) -> str:
 
 
 def operations(page, pdf):
-    return ContentStream(page.get_contents(), pdf).operations
+    return read_operations(page.get_contents(), pdf)
 
 
 def segments(page, pdf) -> list[tuple[float, float, float, float]]:

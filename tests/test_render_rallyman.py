@@ -11,9 +11,9 @@ import re
 
 import pytest
 from pypdf import PdfReader
-from pypdf.generic import ContentStream
 
 from conftest import SPECS, files_under
+from pdfops import operations
 from sheetgen.games.rallyman import HEX_MM
 from sheetgen.registry import load_spec
 from sheetgen.render import build_outputs
@@ -148,7 +148,7 @@ def shapes(page, pdf) -> dict:
     def point(x, y):
         return ((ctm[0] * x + ctm[2] * y + ctm[4]) / MM, (ctm[1] * x + ctm[3] * y + ctm[5]) / MM)
 
-    for operands, op in ContentStream(page.get_contents(), pdf).operations:
+    for operands, op in operations(page.get_contents(), pdf):
         op = op.decode() if isinstance(op, bytes) else op
         if op == "q":
             stack.append(ctm)

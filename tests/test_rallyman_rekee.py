@@ -4,6 +4,7 @@ hand in Rekee's JSON (tests/data/rallyman/track.json) with a user's own tile lib
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -260,3 +261,62 @@ def test_a_library_on_another_drive_is_named_by_its_absolute_path(run, box, monk
     result = run("import", "rekee", str(box / "track.json"), "--tiles", str(box / "box.yaml"), "-o", str(box / "specs" / "t.yaml"))
     assert result.exit_code == 0, result.output
     assert f'library: "{box / "box.yaml"}"' in (box / "specs" / "t.yaml").read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------- a library's Rekee ids
+
+LIBRARY_HEAD = "game: rallyman\nkind: tiles\nname: my box\ntiles:\n"
+
+
+def _tile(own: str, rekee: str | None = None) -> str:
+    key = f'    rekee: "{rekee}"\n' if rekee is not None else ""
+    return f'  - id: "{own}"\n{key}    cells: [{{q: 0, r: 0, heading: 0}}]\n'
+
+
+def test_a_library_tile_stands_for_its_rekee_id_or_its_own_id_of_rekees_shape(tmp_path):
+    path = tmp_path / "box.yaml"
+    path.write_text(
+        LIBRARY_HEAD + _tile("my-straight", "102b") + _tile("103a-2") + _tile("sg-s2") + _tile("101") + _tile("104B"),
+        encoding="utf-8",
+    )
+    library = load_spec(path).model
+    assert [(t.id, t.rekee_id) for t in library.tiles] == [
+        ("my-straight", "102b"),
+        ("103a-2", "103a-2"),  # (its own id has Rekee's shape)
+        ("sg-s2", None),
+        ("101", "101"),  # (the pit-stop tile: no side)
+        ("104B", None),  # (Rekee writes the side in lower case)
+    ]
+    assert library.by_rekee("102b").id == "my-straight" and library.by_rekee("103a-2").id == "103a-2"
+    assert library.by_rekee("sg-s2") is None
+
+
+def test_a_rekee_id_of_another_shape_or_of_two_tiles_is_refused_at_its_place(run, tmp_path):
+    path = tmp_path / "box.yaml"
+    path.write_text(
+        LIBRARY_HEAD
+        + _tile("my-straight", "102B")
+        + _tile("my-pit", "101a")
+        + _tile("my-corner", "106b-2")
+        + _tile("106b-2")
+        + _tile("other-corner", "106b-2")
+        + _tile("my-jump", "20a"),
+        encoding="utf-8",
+    )
+    result = run("validate", str(path))
+    shape = "(three digits, then a or b for the side, then -N for a variant: as 102b or 106b-2; the pit-stop tile 101 has no side)"
+    assert (result.exit_code, result.stderr.splitlines()) == (
+        1,
+        [
+            f"{path}:6:12: error: 'rekee' is not a tile id as Rekee writes it: '102B' {shape}",
+            f"{path}:9:12: error: 'rekee' is not a tile id as Rekee writes it: '101a' {shape}",
+            f"{path}:14:9: error: tile '106b-2' stands for Rekee's tile '106b-2' (its own id), as tile 'my-corner' (tile 3) does: a Rekee id names one tile of the library",
+            f"{path}:17:12: error: tile 'other-corner' stands for Rekee's tile '106b-2', as tile 'my-corner' (tile 3) does: a Rekee id names one tile of the library",
+            f"{path}:20:12: error: 'rekee' is not a tile id as Rekee writes it: '20a' {shape}",
+        ],
+    )
+    # the published schema says the shape too (an editor checks it as it is typed)
+    schema = json.loads(run("schema", "rallyman").stdout)
+    tiles = next(branch for branch in schema["oneOf"] if branch.get("title") == "sheetgen Rallyman tile library")
+    pattern = tiles["properties"]["tiles"]["items"]["properties"]["rekee"]["pattern"]
+    assert [bool(re.match(pattern, text)) for text in ("102b", "106b-2", "101", "205", "102B", "101a", "20a", "102b-0")] == [True, True, True, True, False, False, False, False]

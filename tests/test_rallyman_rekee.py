@@ -623,3 +623,19 @@ def test_rgt_export_refuses_a_token_rgt_has_no_id_for(run, tmp_path, my_box):
         "3 and the finish): export it as --format json\n",
     )
     assert not (tmp_path / "two.rgt").exists()
+
+
+def test_a_file_of_neither_format_is_refused_saying_what_each_holds(run, tmp_path, my_box):
+    neither = "not a Rekee track: a JSON object with its tiles in 'tiles' (Rekee's own JSON) or 'Tuiles' (RGT)"
+    cases = [
+        ('{"title": "x"}\n', [f"1:1: error: {neither}; this file has neither"]),
+        # RGT's keys make it RGT: its unknown key is named with RGT's keys
+        ('{"Name": "x", "zoom": 1}\n', [f"1:1: error: {neither}; this file has neither", "1:15: error: unknown key 'zoom' (expected one of: Author, Name, Path, Tuiles, lowResHeight, lowResWidth)"]),
+        ("[1, 2]\n", [f"1:1: error: {neither}; this file is a list (an array)"]),
+    ]
+    for number, (text, expected) in enumerate(cases):
+        path = tmp_path / f"case{number}.json"
+        path.write_text(text, encoding="utf-8")
+        result = run("import", "rekee", str(path), "--tiles", str(my_box), "-o", str(tmp_path / "t.yaml"))
+        assert (result.exit_code, result.stderr.splitlines()) == (1, [f"{path}:{line}" for line in expected])
+    assert not (tmp_path / "t.yaml").exists()

@@ -449,6 +449,19 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
         raise OptionError("--tiles is needed for Rallyman: the tile library that says what each Rekee tile id holds")
     doc = load_json(path)  # JSON is YAML: every value keeps its line and column
     fmt = detect(doc)
+    data = doc.data
+    if not isinstance(data, dict) or ("tiles" not in data and "Tuiles" not in data):
+        what = "this file has neither" if isinstance(data, dict) else f"this file is a {_json_type(data)}"
+        problems = [
+            doc.problem(
+                (),
+                "not a Rekee track: a JSON object with its tiles in 'tiles' (Rekee's own JSON) or 'Tuiles' (RGT); "
+                + what,
+            )
+        ]
+        if isinstance(data, dict):  # (and what else is wrong there)
+            problems += check(doc, dict(_SCHEMAS[fmt], required=[]))
+        raise SpecError(problems)
     problems = check(doc, _SCHEMAS[fmt])
     if problems:
         raise SpecError(problems)
@@ -544,6 +557,17 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
     if closing is not None:
         text, _paths = spec_text(laps)
     return text, (library_path,)
+
+
+def _json_type(value: Any) -> str:
+    """What JSON calls a value that is not an object."""
+    if isinstance(value, list):
+        return "list (an array)"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number" if isinstance(value, (int, float)) else "null"
 
 
 def _at_finish(doc: Document, fmt: str, track: Track, closing: Any, variant: str) -> Problem:

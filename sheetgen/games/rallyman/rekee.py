@@ -66,9 +66,6 @@ from sheetgen.games.rallyman.model import Token, Track, Variant
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_file, load_text, path_from
 
-#: the file formats, by `export --format`'s name
-FORMATS = ("json", "rgt")
-
 _NUMBER = {"type": "number", "minimum": -1000, "maximum": 1000}  # (a float: the bounds of spec.py's tokens)
 _ID = {"type": "string", "pattern": r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"}
 #: RGT's tile coordinates: wide enough for every tile coordinate a track holds (-1000 to 1000)
@@ -247,7 +244,7 @@ def token_from_rgt(x: float, y: float, angle: float) -> tuple[float, float, floa
     q = _f32(_f32(_B0 * px) + _f32(_B1 * py))
     r = _f32(_f32(_B2 * px) + _f32(_B3 * py))
     d = _f32(_rem_euclid(angle, 360.0) / 60.0)
-    return tuple(_shortest(v) + 0.0 for v in (q, r, d))  # type: ignore[return-value]
+    return _shortest(q) + 0.0, _shortest(r) + 0.0, _shortest(d) + 0.0
 
 
 def token_to_rgt(q: float, r: float, d: float) -> tuple[float, float, float]:
@@ -728,10 +725,11 @@ def lost(spec: Any, options: Any) -> list[Problem]:
     """What an export writes without, said as warnings (the file is written all the same): a
     track's laps, which Rekee's files have no place for (`import --laps` gives them back)."""
     track = spec.model
-    if not isinstance(track, Track) or track.laps == 1 or spec.document is None:
+    if not isinstance(track, Track) or track.laps == 1:
         return []
     return [
-        spec.document.problem(
+        _problem(
+            spec,
             ("laps",),
             f"a track of {track.laps} laps: Rekee's files have no place for laps, written without them (give "
             f"--laps {track.laps} to import it again)",

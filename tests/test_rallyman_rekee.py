@@ -171,6 +171,8 @@ def test_a_one_lap_circuit_imported_is_a_whole_lap(run, tmp_path, stand_ins):
         spec = tmp_path / f"ring{laps}.yaml"
         given = ("import", "rekee", str(exported), "--tiles", str(tmp_path / "tiles.yaml"), "--variant", "gt", "--laps", str(laps), "-o", str(spec))
         assert run(*given).exit_code == 0
+        imported = load_spec(spec).model
+        assert (imported.laps, imported.cells) == (laps, load_spec(BUNDLED / "gt_hexagon_ring.yaml").model.cells)
         result = run("analyze", str(spec), "--format", "json")
         assert result.exit_code == 0, result.output
         par[laps] = json.loads(result.stdout)["par"]["expected_seconds"]

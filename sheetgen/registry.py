@@ -110,13 +110,17 @@ class Converter:
     written at `target` (so that the spec can name other files relative to itself), and returns
     it with every file it read (the inputs no output may replace); a problem of the file is a
     SpecError at its FILE:LINE:COL. `write(spec, options)` returns the bytes of the foreign file
-    made from a loaded spec, or raises `spec.wrong(...)`."""
+    made from a loaded spec, or raises `spec.wrong(...)`. `lost(spec, options)` gives, as
+    located problems, what the written file holds no place for but can go without (`export`
+    says them as warnings and writes the file all the same); what it cannot go without,
+    `write` refuses."""
 
     format: str  # the command line's FORMAT: "rekee"
     help: str  # one line: what the format is
     suffix: str  # the foreign file's usual ending: ".json"
     read: Callable[[str, str, Options], tuple[str, tuple[str, ...]]] | None = None
     write: Callable[[Spec, Options], bytes] | None = None
+    lost: Callable[[Spec, Options], list[Problem]] | None = None
 
 
 @dataclass(frozen=True)

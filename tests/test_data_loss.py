@@ -337,9 +337,13 @@ def test_a_write_protected_file_is_refused_unless_forced(run, specs, race, tmp_p
     names = {
         "race": race, "target": target, "folder": folder, "other": tmp_path / "new.yaml",
         "results": specs / "rally_risk" / "results.yaml", "season": specs / "seasons" / "winter_season.yaml",
-        "rekee": DATA / "track.json", "tiles": DATA / "box.yaml",
-        "track": specs / "rallyman" / "gt_col_sprint.yaml",
+        "rekee": DATA / "track.json", "tiles": DATA / "box.yaml", "track": tmp_path / "track.yaml",
     }
+    # a track of tiles Rekee knows (the box's ids have Rekee's shape; sheetgen's own tiles have none)
+    (tmp_path / "track.yaml").write_text(
+        f'game: rallyman\nvariant: gt\nname: T\nlibrary: "{DATA / "box.yaml"}"\ntiles:\n  - {{id: "901a", q: 0, r: 0}}\n',
+        encoding="utf-8",
+    )
     given = [a.format(**names) for a in args]
     result = run(*given)
     assert (result.exit_code, result.stderr) == (1, f"sheetgen: error: refusing to write {target}: it is write-protected (mode 0444); give --force to replace it\n")

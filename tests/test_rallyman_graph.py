@@ -190,3 +190,43 @@ def test_a_road_that_winds_back_beside_itself_keeps_its_corners_apart():
     cells = compact.lay_out(Hex(0, 0), 0, 2, parsed, Surface.ASPHALT, Danger.YELLOW)
     track = Track("t", Variant.GT, tuple(_mark_path_ends(list(cells), cells)))
     assert [(c.turn, c.degrees) for c in track.corners()] == [("right", 120), ("right", 120), ("right", 180)]
+
+
+@pytest.mark.parametrize("finish, refused", [(2, True), (3, True), (4, False), (6, False)])
+def test_a_stage_most_of_whose_cells_lie_beyond_its_finish_is_refused(run, tmp_path, finish, refused):
+    """A stage's finish ends it: a car that reaches a finish space has finished, so the cells it
+    reaches only through one are never driven. A one-lane road of 10 cells, (0, 0) to (9, 0),
+    finishes at (9, 0) and at the space `finish`: with the early finish at (2, 0) the cells
+    (3, 0) to (9, 0), 7 of 10, lie beyond it; at (3, 0), 6; at (4, 0), 5, not most of them."""
+    path = tmp_path / "early.yaml"
+    path.write_text(
+        "game: rallyman\nvariant: gt\nname: Early Finish\npath: {lanes: 1, segments: straight 10}\ncells:\n"
+        f"  - {{q: {finish}, r: 0, heading: 0, finish: true, replace: true}}\n"
+        "  - {q: 9, r: 0, heading: 0, finish: true, replace: true}\n",
+        encoding="utf-8",
+    )
+    assert run("validate", str(path)).exit_code == 0  # (a question of play: --strict's)
+    result = run("validate", "--strict", str(path))
+    if not refused:
+        assert result.exit_code == 0, result.output
+        return
+    beyond = 9 - finish
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"{path}:6:5: error: most of the track lies beyond its finish: {beyond} of its 10 cells are reached only "
+        f"through the finish at cell ({finish}, 0), where a car finishes; lay the finish where the road ends (a "
+        "circuit's finish leads back to its start)\n",
+    )
+
+
+def test_a_circuit_is_a_track_whose_finish_leads_back_to_its_start(folder):
+    """graph.circuit_finish: the Hexagon Ring's finish (its grid tile's, two spaces past the
+    start line) leads round the ring back to its start; a stage's finish leads nowhere, and
+    no cell of the ring lies beyond its finish as a stage's cells can (it is driven round)."""
+    from sheetgen.games.rallyman.graph import beyond_finish, circuit_finish
+
+    ring = load_spec(RALLYMAN / "gt_hexagon_ring.yaml").model
+    assert circuit_finish(ring) == Hex(1, 0)
+    assert ring.at(Hex(1, 0)).finish and ring.at(Hex(-1, 0)).start
+    sprint = load_spec(RALLYMAN / "gt_col_sprint.yaml").model
+    assert circuit_finish(sprint) is None and beyond_finish(sprint) == set()

@@ -282,12 +282,19 @@ def test_a_bad_frame_and_a_cell_off_a_large_tile_are_refused_at_their_place(run,
 
 def test_rekee_coordinates_of_a_large_track_are_its_tile_coordinates(run, tmp_path):
     # RM-15/RM-16: the frame belongs to the library; a Rekee file holds tile q, r and dir
+    # (the large tiles stand for made-up Rekee ids: sheetgen's own have none)
     import json
 
+    from rekee_ids import stand_in
+
+    ids = stand_in(RALLYMAN / "tiles_large.yaml", tmp_path / "tiles_large.yaml")
+    shutil.copy(RALLYMAN / "gt_wide_boulevard.yaml", tmp_path)
     out = tmp_path / "boulevard.json"
-    assert run("export", "rekee", str(RALLYMAN / "gt_wide_boulevard.yaml"), "-o", str(out)).exit_code == 0
+    assert run("export", "rekee", str(tmp_path / "gt_wide_boulevard.yaml"), "-o", str(out)).exit_code == 0
     tiles = json.loads(out.read_text())["tiles"]
-    assert [(t["id"], t["q"], t["r"], t["dir"]) for t in tiles[:4]] == [("sg-l-start4", 0, 0, 0), ("sg-l-s4", 1, 0, 0), ("sg-l-c60r4", 2, 0, 0), ("sg-l-n43", 2, 1, 1)]
+    assert [(t["id"], t["q"], t["r"], t["dir"]) for t in tiles[:4]] == [
+        (ids["sg-l-start4"], 0, 0, 0), (ids["sg-l-s4"], 1, 0, 0), (ids["sg-l-c60r4"], 2, 0, 0), (ids["sg-l-n43"], 2, 1, 1)
+    ]
 
 
 # --------------------------------------------------------------------------- printing

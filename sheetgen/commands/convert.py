@@ -61,7 +61,7 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
 
     \b
     Example:
-      sheetgen import rekee track.json --tiles my_box.yaml -o track.yaml
+      sheetgen import rekee track.rgt --tiles my_box.yaml --laps 3 -o track.yaml
     """
     from sheetgen import registry
     from sheetgen.output import check_targets, write_files
@@ -102,11 +102,12 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
 @FORCE
 @reports_errors
 def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> None:
-    """Write a spec in another tool's format.
+    """Write a spec in another tool's format (what the format has no place for is refused,
+    or said as a warning when the file can go without it).
 
     \b
     Example:
-      sheetgen export rekee track_specs/rallyman/gt_col_sprint.yaml -o col_sprint.json
+      sheetgen export rekee my_track.yaml --format rgt -o my_track.rgt
     """
     from sheetgen import registry
     from sheetgen.output import check_targets, write_files
@@ -123,12 +124,15 @@ def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> Non
     if converter.write is None:  # (registry.converter gives one that writes)
         raise SheetgenError(f"the {fmt} format cannot be written")
     data = converter.write(loaded, options)
+    lost = converter.lost(loaded, options) if converter.lost is not None else []
     if target is None:
         out = stdout_bytes()
         out.write(data)
         out.flush()
     else:
         write_files([(target, data)], inputs=loaded.sources, force=force)
+    for problem in lost:  # (written all the same: the file goes without them)
+        click.echo(f"{problem.location}: warning: {problem.message}", err=True)
 
 
 COMMANDS = [import_, export]

@@ -207,6 +207,12 @@ def _write_rekee(spec: Any, options: Any) -> bytes:
     return write(spec, options)
 
 
+def _lost_in_rekee(spec: Any, options: Any) -> list:
+    from sheetgen.games.rallyman.rekee import lost
+
+    return lost(spec, options)
+
+
 GAME = Game(
     name="rallyman",
     title="Rallyman",
@@ -242,6 +248,21 @@ GAME = Game(
         Option(
             "variant", "the game of an imported track (default: its library's)", ("import",), choices=("gt", "dirt")
         ),
+        Option(
+            "laps",
+            "the laps of an imported circuit (needed for one: Rekee's files have no place for laps)",
+            ("import",),
+            between=(1, 10),
+            metavar="N",
+        ),
+        Option(
+            "format",
+            "the Rekee file to write: json (Rekee's own, the default) or rgt (the Rallyman GT Track Editor's, "
+            "which Rekee saves)",
+            ("export",),
+            choices=("json", "rgt"),
+            default="json",
+        ),
         *ODDS_OPTIONS,
         Option("cars", "cars in the race, 1 to 6 (default: 1)", ("simulate",), between=(1, 6), default=1),
         Option(
@@ -261,10 +282,12 @@ GAME = Game(
     converters=(
         Converter(
             "rekee",
-            "Rekee's track files (its native JSON: title, tiles with q, r, id, dir, tokens)",
+            "Rekee's track files: its own JSON (title, tiles with q, r, id, dir, tokens) or RGT (the Rallyman GT Track "
+            "Editor's, which Rekee saves), told apart by what they hold",
             ".json",
             _read_rekee,
             _write_rekee,
+            _lost_in_rekee,
         ),
     ),
 )

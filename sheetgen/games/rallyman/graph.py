@@ -17,7 +17,10 @@ the cell it names (its tile, the path or its explicit cell) and naming the cell:
   of lanes (RM-8);
 - every jump lands on a cell one and two moves ahead;
 - every inside line is crossed by some move;
-- a circuit of several laps leads from its finish back to its start (in one move or more).
+- a circuit of several laps leads from its finish back to its start (in one move or more);
+- a stage (a track whose finish does not lead back to its start) has most of its cells
+  before its finish: cells reached from the start only through a finish space are never
+  driven (a car finishes there), and a track made mostly of them is refused.
 """
 
 from __future__ import annotations
@@ -176,16 +179,56 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
     for line in track.lines:
         if not (graph.has_edge(line.a, line.b) or graph.has_edge(line.b, line.a)):
             problem(line.a, f"the inside line between {line.a} and {line.b} is crossed by no forward move")
-    if track.laps > 1 and starts and finishes:
-        back = reached(graph, {n for f in finishes for n in graph.successors(f)})  # (at least one move)
-        if not back & set(starts):
-            first = min(finishes)
+    closing = circuit_finish(track, graph)
+    if track.laps > 1 and closing is None:
+        first = min(finishes)
+        problem(
+            first,
+            f"a track of {track.laps} laps is a circuit, but no move leads from its finish (e.g. {first}) back to "
+            "its start",
+        )
+    if closing is None and seen & finishes:
+        beyond = beyond_finish(track, graph)
+        if 2 * len(beyond) > len(track.cells):
+            first_finish = next(c.hex for c in track.in_order() if c.finish and c.hex in seen)
             problem(
-                first,
-                f"a track of {track.laps} laps is a circuit, but no move leads from its finish (e.g. {first}) back to "
-                "its start",
+                first_finish,
+                f"most of the track lies beyond its finish: {len(beyond)} of its {len(track.cells)} cells are reached "
+                f"only through the finish at {_described(track, first_finish)}, where a car finishes; lay the finish "
+                "where the road ends (a circuit's finish leads back to its start)",
             )
     return problems
+
+
+def circuit_finish(track: Track, graph: nx.DiGraph | None = None) -> Hex | None:
+    """A finish space from which forward moves (one or more) lead back to a starting space, the
+    first in track order: the road closes through the finish and start lines, and the track
+    is a circuit (driven for its laps); None for a stage, driven from its start to its
+    finish once."""
+    graph = track_graph(track) if graph is None else graph
+    starts = {c.hex for c in track.cells if c.start}
+    for c in track.in_order():
+        if c.finish and reached(graph, set(graph.successors(c.hex))) & starts:
+            return c.hex
+    return None
+
+
+def beyond_finish(track: Track, graph: nx.DiGraph | None = None) -> set[Hex]:
+    """The cells of a stage reached from its start only through a finish space: a car finishes
+    on reaching the finish, so it never drives them."""
+    graph = track_graph(track) if graph is None else graph
+    finishes = {c.hex for c in track.cells if c.finish}
+    before = {c.hex for c in track.cells if c.start}
+    queue = deque(before)
+    while queue:
+        h = queue.popleft()
+        if h in finishes:
+            continue
+        for n in graph.successors(h):
+            if n not in before:
+                before.add(n)
+                queue.append(n)
+    return reached(graph, {c.hex for c in track.cells if c.start}) - before
 
 
 def _forms(doc: Document | None) -> tuple:

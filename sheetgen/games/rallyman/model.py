@@ -27,6 +27,7 @@ frame (`hexgrid`: around the frame cell (0, 0)); a `Placement` puts it at tile c
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from enum import Enum
@@ -37,6 +38,17 @@ MIN_LIMIT = 1
 MAX_LIMIT = 6
 MIN_GEAR = 1
 MAX_GEAR = 6
+
+#: the shape of a tile id as Rekee writes it: a three-digit catalogue number, the side (a or
+#: b) and a graphical variant (-1, -2...), as 102b, 106b-2 or 101 (Rekee's `TileId`; the
+#: pit-stop tile 101 is the same on both sides and has none)
+REKEE_ID = r"^(?!101[ab])[0-9]{3}[ab]?(-[1-9][0-9]?)?$"
+_REKEE_ID = re.compile(REKEE_ID.replace("$", r"\Z"))
+
+
+def rekee_shaped(text: str) -> bool:
+    """Whether `text` is a tile id as Rekee writes it (REKEE_ID)."""
+    return _REKEE_ID.match(text) is not None
 
 
 class Variant(str, Enum):
@@ -157,10 +169,17 @@ class TileDef:
     name: str
     cells: tuple[Cell, ...]
     lines: tuple[InsideLine, ...] = ()
+    rekee: str | None = None  # the library's `rekee`: the id Rekee knows the tile by
 
     @property
     def lanes(self) -> int:
         return max((c.lane for c in self.cells), default=0)
+
+    @property
+    def rekee_id(self) -> str | None:
+        """The id Rekee knows this tile by: its `rekee`, else its own id when that has
+        Rekee's shape (REKEE_ID), else none (Rekee's files cannot hold it)."""
+        return self.rekee if self.rekee is not None else self.id if rekee_shaped(self.id) else None
 
 
 @dataclass(frozen=True)
@@ -177,6 +196,10 @@ class Library:
     def get(self, tile_id: str) -> TileDef | None:
         return next((t for t in self.tiles if t.id == tile_id), None)
 
+    def by_rekee(self, rekee_id: str) -> TileDef | None:
+        """The tile Rekee's id `rekee_id` stands for (TileDef.rekee_id)."""
+        return next((t for t in self.tiles if t.rekee_id == rekee_id), None)
+
 
 @dataclass(frozen=True)
 class Placement:
@@ -192,6 +215,7 @@ class Placement:
     lines: tuple[InsideLine, ...] = ()
     tokens: tuple[Token, ...] = ()
     frame: str = "standard"
+    rekee: str | None = None  # the id Rekee knows its tile by (TileDef.rekee_id), if any
 
     @property
     def centre_hex(self) -> Hex:

@@ -29,6 +29,7 @@ A library::
     name: sheetgen original tiles
     tiles:
       - id: st2
+        rekee: "102b"              # the id Rekee knows it by (optional)
         name: straight, 2 lanes
         surface: asphalt           # defaults of its cells
         danger: yellow
@@ -61,6 +62,7 @@ from sheetgen.games.rallyman.model import (
     MAX_LIMIT,
     MIN_GEAR,
     MIN_LIMIT,
+    REKEE_ID,
     Cell,
     Danger,
     InsideLine,
@@ -71,6 +73,7 @@ from sheetgen.games.rallyman.model import (
     Token,
     Track,
     Variant,
+    rekee_shaped,
 )
 from sheetgen.glyphs import TEXT
 from sheetgen.schemacheck import check
@@ -240,12 +243,20 @@ TRACK_SCHEMA: dict[str, Any] = {
     },
 }
 
-_TILE = {
+_TILE: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["id", "cells"],
     "properties": {
         "id": _TILE_ID,
+        "rekee": {
+            "type": "string",
+            "pattern": REKEE_ID,
+            "description": (
+                "the id Rekee knows the tile by (three digits, a or b for the side, -N for a variant: 102b, 106b-2), "
+                "for import and export; a tile whose own id has that shape needs none"
+            ),
+        },
         "name": _NAME,
         "surface": _SURFACE,
         "danger": _DANGER,
@@ -253,6 +264,10 @@ _TILE = {
         "lines": {"type": "array", "maxItems": 60, "items": _LINE},
     },
 }
+
+#: a tile as the loader checks it: its `rekee` a string, whose shape `_tile` checks (saying
+#: what the shape is, where the schema's pattern says only that it does not match)
+_TILE_LOADED = dict(_TILE, properties=dict(_TILE["properties"], rekee={"type": "string"}))
 
 TILES_SCHEMA: dict[str, Any] = {
     "title": "sheetgen Rallyman tile library",
@@ -374,10 +389,11 @@ def load_library(doc: Document) -> Library:
     variant = Variant(data["variant"]) if data.get("variant") in {v.value for v in Variant} else None
     frame = data["frame"] if data.get("frame") in FRAMES else DEFAULT_FRAME
     ids: dict[str, int] = {}
+    rekee_ids: dict[str, tuple[int, str]] = {}  # Rekee's id -> (index, id) of the tile it stands for
     tiles = []
     for i, raw in enumerate(data.get("tiles") if isinstance(data.get("tiles"), list) else []):
         base = ("tiles", i)
-        found = check(doc, _TILE, raw, base)
+        found = check(doc, _TILE_LOADED, raw, base)
         if isinstance(raw, dict) and isinstance(raw.get("id"), str):
             if raw["id"] in ids:
                 problems.append(
@@ -389,6 +405,19 @@ def load_library(doc: Document) -> Library:
             found, tile = _tile(doc, raw, base, variant, frame)
             if tile is not None:
                 tiles.append(tile)
+                stands = tile.rekee_id
+                if stands is not None and stands in rekee_ids:
+                    other_index, other = rekee_ids[stands]
+                    problems.append(
+                        doc.problem(
+                            base + (("rekee",) if "rekee" in raw else ("id",)),
+                            f"tile {tile.id!r} stands for Rekee's tile {stands!r}"
+                            f"{' (its own id)' if tile.rekee is None else ''}, as tile {other!r} (tile "
+                            f"{other_index + 1}) does: a Rekee id names one tile of the library",
+                        )
+                    )
+                elif stands is not None:
+                    rekee_ids[stands] = (i, tile.id)
         problems.extend(found)
     if problems:
         raise SpecError(problems)
@@ -412,6 +441,14 @@ def _tile(
     surface = Surface(raw.get("surface", "asphalt"))
     danger = Danger(raw.get("danger", "yellow"))
     problems: list[Problem] = []
+    if "rekee" in raw and not rekee_shaped(raw["rekee"]):
+        problems.append(
+            doc.problem(
+                base + ("rekee",),
+                f"'rekee' is not a tile id as Rekee writes it: {raw['rekee']!r} (three digits, then a or b for the "
+                "side, then -N for a variant: as 102b or 106b-2; the pit-stop tile 101 has no side)",
+            )
+        )
     cells: dict[Hex, Cell] = {}
     for j, c in enumerate(raw["cells"]):
         here = base + ("cells", j)
@@ -452,7 +489,7 @@ def _tile(
             lines.append(parsed)
     if problems:
         return problems, None
-    return [], TileDef(raw["id"], raw.get("name", raw["id"]), tuple(cells.values()), tuple(lines))
+    return [], TileDef(raw["id"], raw.get("name", raw["id"]), tuple(cells.values()), tuple(lines), raw.get("rekee"))
 
 
 # --------------------------------------------------------------------------- track
@@ -765,7 +802,7 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
             for line in tile.lines
         )
         tokens = tuple(Token(t["id"], float(t["q"]), float(t["r"]), float(t["dir"])) for t in raw.get("tokens", ()))
-        placed.append((Placement(tile.id, pos[0], pos[1], rotation, cells, lines, tokens, frame), here))
+        placed.append((Placement(tile.id, pos[0], pos[1], rotation, cells, lines, tokens, frame, tile.rekee_id), here))
     return placed, problems
 
 

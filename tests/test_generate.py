@@ -186,7 +186,8 @@ def test_corners_come_in_believable_sequences(generated):
                     after_straight += gap >= 12
                 previous = c
             assert stage.length - stage.corners[-1].after >= 3  # a run to the finish
-    assert shared > 50 and hairpins > 50 and after_straight > hairpins / 3
+    races = len(generated)  # (50 shared and 50 hairpins in 60 races, when 60 were made)
+    assert shared > races * 5 / 6 and hairpins > races * 5 / 6 and after_straight > hairpins / 3
     mean = {d: sum(g) / len(g) for d, g in gears.items()}
     assert mean["easy"] > mean["medium"] > mean["hard"]  # harder stages, tighter corners
 

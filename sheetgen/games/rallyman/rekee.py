@@ -36,9 +36,10 @@ what each tile id holds (a user writes the tiles of their own box; sheetgen ship
 the publisher's). Rekee's ids are three digits, a side (a or b) and a variant (102b, 106b-2;
 `model.REKEE_ID`): a library tile stands for the Rekee id its `rekee:` key names, or for its
 own id when that has Rekee's shape. An id in a file is read as Rekee reads it (any case,
-its aliases `filler1a`... and `podium`; RGT's `101a` is `101`). Tokens (chicanes, jumps,
-water...) are kept as Rekee writes them, for the round trip; they do not change the cells
-(the library's tile does). The editor's own state (`active_pos`, `active_dir`, RGT's
+its aliases `filler1a`... and `podium`; RGT's `101a` is `101`).
+Tokens (chicanes, jumps, water...) are kept as Rekee writes them, for the round trip; those a
+rulebook gives a rule change the track when it is loaded (`tokens`, ruling RM-17), the others
+are said as warnings at their place in the file. The editor's own state (`active_pos`, `active_dir`, RGT's
 `Path`, `lowResWidth`, `lowResHeight`) is not kept. Any other key (at the top, in a tile or
 in a token) is refused at its place in the file: sheetgen would lose it.
 
@@ -63,6 +64,8 @@ from typing import Any
 
 from sheetgen.errors import Location, Omitted, OptionError, Problem, SpecError
 from sheetgen.games.rallyman.model import Token, Track, Variant
+from sheetgen.games.rallyman.tokens import parse as parse_token
+from sheetgen.games.rallyman.tokens import unruled
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_file, load_text, path_from
 
@@ -319,32 +322,19 @@ RGT_TOKENS: dict[str, str] = {
     },
     **{rgt: rekee for rekee, rgt in _RGT_OTHERS.items()},
 }
-_TERRAINS = ("none", "asphalt", "gravel", "snow")
-#: Rekee's token names (TokenId), without a terrain or a number
-_NAMES = frozenset(
-    ("chicane", "chicane-limit", "jump", "water", "climb-ascent", "climb-descent", "cloud", "oxygen")
-    + ("joker-entrance", "joker-exit", "finish", "mud-spray")
-)
 
 
 def rgt_token_id(rekee_id: str) -> str | None:
-    """RGT's id of Rekee's token `rekee_id`, read as Rekee reads it (TokenId: any case, blanks
-    as dashes, a terrain or a number after the last dash); a chicane, water or jump of no
-    terrain is RGT's dirt one. None: a token RGT has no id for (a mud spray, oxygen other
+    """RGT's id of Rekee's token `rekee_id`, read as Rekee reads it (`tokens.parse`: any case,
+    blanks as dashes, a terrain or a number after the last dash); a chicane, water or jump of
+    no terrain is RGT's dirt one. None: a token RGT has no id for (a mud spray, oxygen other
     than 1 to 3) or one Rekee does not know."""
-    text = re.sub(r"\s", "-", rekee_id).lower()
-    name, terrain, number = text, "none", 0
-    if "-" in text:
-        prefix, suffix = text.rsplit("-", 1)
-        if suffix in _TERRAINS:
-            name, terrain = prefix, suffix
-        elif suffix.isdigit() and suffix.isascii() and int(suffix) <= 255:
-            name, number = prefix, int(suffix)
-    if name not in _NAMES:
+    token = parse_token(rekee_id)
+    if token is None:
         return None
-    if name in _RGT_KINDS:
-        return f"{_RGT_TERRAINS.get(terrain, 'dirt')}{_RGT_KINDS[name]}"
-    return _RGT_OTHERS.get(f"oxygen-{number}" if name == "oxygen" else name)
+    if token.name in _RGT_KINDS:
+        return f"{_RGT_TERRAINS.get(token.terrain, 'dirt')}{_RGT_KINDS[token.name]}"
+    return _RGT_OTHERS.get(f"oxygen-{token.number}" if token.name == "oxygen" else token.name)
 
 
 # --------------------------------------------------------------------------- reading
@@ -436,9 +426,10 @@ def _in_file(fmt: str, path: tuple) -> tuple:
     return tuple(out)
 
 
-def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
+def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...], list[Problem]]:
     """The spec text of the Rekee track at `path` (Rekee's JSON or RGT), to be written at
-    `target`, and the files read besides it (the tile library)."""
+    `target`, the files read besides it (the tile library), and the warnings of its tokens no
+    rulebook has a rule for (`tokens.unruled`, located in the file)."""
     from sheetgen.games.rallyman.spec import load_library
 
     library_path = options.get("tiles")
@@ -553,7 +544,15 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
         )
     if closing is not None:
         text, _paths = spec_text(laps)
-    return text, (library_path,)
+
+    def written(i: int, j: int) -> str:
+        return str(data["Tuiles"][i]["Tokens"][j]["TokenId"])
+
+    warnings = [
+        doc.problem(_in_file(fmt, path), message)
+        for path, message in unruled(track, written if fmt == "rgt" else None)
+    ]
+    return text, (library_path,), warnings
 
 
 def _json_type(value: Any) -> str:

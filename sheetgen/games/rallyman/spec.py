@@ -46,6 +46,7 @@ from typing import Any
 
 from sheetgen.errors import Problem, SpecError
 from sheetgen.games.rallyman import compact
+from sheetgen.games.rallyman import tokens as tokens_mod
 from sheetgen.games.rallyman.hexgrid import (
     DEFAULT_FRAME,
     FRAMES,
@@ -158,7 +159,10 @@ _TOKEN = {
     "type": "object",
     "additionalProperties": False,
     "required": ["id", "q", "r", "dir"],
-    "description": "a Rekee token, kept for the round trip",
+    "description": (
+        "a Rekee token: a chicane with limit, and in DIRT a jump, water or mud spray, is that feature of the track "
+        "(ruling RM-17); any other is kept for the round trip"
+    ),
     "properties": {
         "id": {"type": "string", "minLength": 1, "maxLength": 60},
         "q": _TOKEN_NUMBER,
@@ -594,6 +598,7 @@ def load_track(doc: Document) -> Track:
                 cells.append(cell)
             placements.append(replace(placement, cells=tuple(cells)))
             lines.extend(placement.lines)
+        problems.extend(_apply_tokens(doc, variant, placements, [where for _p, where in placed], laid))
 
     # the compact form
     path_cells: tuple[Cell, ...] = ()
@@ -710,6 +715,68 @@ def load_track(doc: Document) -> Track:
     )
 
 
+def _apply_tokens(
+    doc: Document, variant: Variant, placements: list[Placement], wheres: list[tuple], laid: dict[Hex, Cell]
+) -> list[Problem]:
+    """The tokens a rulebook gives a rule, made features of the cells laid (ruling RM-17): a
+    road token's onto the spaces it lies on (`Token.cells`), then every mud spray onto the
+    corner spaces of its tile. A cell changes in `laid` and in every placement that lays it
+    (both tiles of a half cell). The problems: a limit on a pit-lane edge space, mud taking a
+    limit below 1."""
+    problems: list[Problem] = []
+
+    def put(cell: Cell) -> None:
+        laid[cell.hex] = cell
+        for i, p in enumerate(placements):
+            if any(c.hex == cell.hex for c in p.cells):
+                kept = tuple(replace(cell, tile=c.tile) if c.hex == cell.hex else c for c in p.cells)
+                placements[i] = replace(p, cells=kept)
+
+    for mud in (False, True):
+        for i, p in enumerate(placements):
+            for j, token in enumerate(p.tokens):
+                found = tokens_mod.rule(token.id, variant)
+                if found is None or (found.feature == "mud") != mud:
+                    continue
+                here = wheres[i] + ("tokens", j)
+                if mud:
+                    for c in p.cells:
+                        cell = laid[c.hex]
+                        if cell.limit is None:
+                            continue
+                        if cell.limit + (found.value or 0) < MIN_LIMIT:
+                            problems.append(
+                                doc.problem(
+                                    here,
+                                    f"token {token.id!r} lowers every corner limit of tile {p.tile!r} by 1, and the "
+                                    f"limit {cell.limit} of cell {cell.hex} would go below {MIN_LIMIT}: a space no "
+                                    "gear may enter (lay it on a tile whose corner limits are all 2 or more)",
+                                )
+                            )
+                            continue
+                        put(replace(cell, limit=cell.limit + (found.value or 0)))
+                    continue
+                for h in token.cells:
+                    cell = laid[h]
+                    if found.feature == "limit":
+                        if cell.pit:
+                            problems.append(
+                                doc.problem(
+                                    here,
+                                    f"token {token.id!r} ({found.effect}) lies on cell {h}, a pit-lane edge space, "
+                                    "which is never a corner space",
+                                )
+                            )
+                            continue
+                        value = found.value if found.value is not None else MAX_LIMIT
+                        put(replace(cell, limit=min(cell.limit if cell.limit is not None else MAX_LIMIT, value)))
+                    elif found.feature == "jump":
+                        put(replace(cell, jump=found.value))
+                    elif found.feature == "water":
+                        put(replace(cell, water=True))
+    return problems
+
+
 def _first_form(data: dict) -> tuple:
     return next(((key,) for key in ("tiles", "path", "cells") if key in data), ())
 
@@ -775,9 +842,10 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
         seen[pos] = i
         rotation = raw.get("rotation", 0)
         frame = library.frame
+        driven = tile.cells
         cells = tuple(
             replace(c, hex=place(c.hex, pos[0], pos[1], rotation, frame), heading=(c.heading + rotation) % 6)
-            for c in tile.cells
+            for c in driven
         )
         if variant is Variant.GT:
             dirt = next(
@@ -801,8 +869,46 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
             )
             for line in tile.lines
         )
-        tokens = tuple(Token(t["id"], float(t["q"]), float(t["r"]), float(t["dir"])) for t in raw.get("tokens", ()))
-        placed.append((Placement(tile.id, pos[0], pos[1], rotation, cells, lines, tokens, frame, tile.rekee_id), here))
+        tokens = []
+        for j, t in enumerate(raw.get("tokens", ())):
+            token = Token(t["id"], float(t["q"]), float(t["r"]), float(t["dir"]))
+            kind = tokens_mod.rule(token.id, variant)
+            if kind is None:
+                tokens.append(token)
+                continue
+            marked: tuple[Hex, ...] = ()
+            if kind.road:
+                span = frame_of(frame).span
+                on = tokens_mod.road_cells(token, driven, span)
+                if not on:
+                    x, y = tokens_mod.centre_in_frame(token, span)
+                    problems.append(
+                        doc.problem(
+                            here + ("tokens", j),
+                            f"token {token.id!r} ({kind.effect}) at q {token.q:g}, r {token.r:g} of tile {tile.id!r} "
+                            f"lies on no space of its road: its centre is the point ({x:.2f}, {y:.2f}) of the tile's "
+                            "frame, and no lane has a space within a cell of its picture (ruling RM-17)",
+                        )
+                    )
+                    continue
+                marked = tuple(place(c.hex, pos[0], pos[1], rotation, frame) for c in on)
+            tokens.append(replace(token, effect=kind.effect, cells=marked))
+        placed.append(
+            (
+                Placement(
+                    tile.id,
+                    pos[0],
+                    pos[1],
+                    rotation,
+                    cells,
+                    lines,
+                    tuple(tokens),
+                    frame,
+                    tile.rekee_id,
+                ),
+                here,
+            )
+        )
     return placed, problems
 
 

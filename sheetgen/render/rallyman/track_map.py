@@ -36,12 +36,14 @@ from sheetgen.render.rallyman.common import (
     danger_of,
     draw_cell,
     draw_line,
+    draw_token_marker,
     free_cell,
     hexagon,
     legend_items,
     radius,
     tile_label,
     tile_outline,
+    token_point,
 )
 from sheetgen.template import MM, Template
 
@@ -266,6 +268,10 @@ def draw_track_cells(
     for line in track.lines:
         if inside(*cell_centre(line.a, hex_mm), rad):
             draw_line(sheet, view, line, hex_mm)
+    for placement in track.placements:
+        for token in placement.tokens:
+            if token.effect is None and inside(*token_point(placement, token, hex_mm), rad):
+                draw_token_marker(sheet, view, placement, token, hex_mm)
 
 
 def _mark(sheet: Sheet, view: View, x: float, y: float) -> None:
@@ -398,7 +404,8 @@ def draw_assembly_page(
         for i, step in enumerate(steps, 1)
         for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))
     ]
-    items = legend_items(track.cells)
+    markers = any(t.effect is None for p in track.placements for t in p.tokens)
+    items = legend_items(track.cells, markers)
     block = 6 + 5 + 4 * len(lines) + 2 + 5 + LEGEND_ROW_MM * len(items) + 9
     # the overview
     area_w = (sheet.right - sheet.left) / MM
@@ -474,12 +481,13 @@ def draw_assembly_page(
         sheet.text(sheet.left + (3 * MM if k else 0), y, line, "body")
         y -= 4 * MM
     y -= 2 * MM
-    draw_legend(sheet, track.cells, sheet.left, y)
+    draw_legend(sheet, track.cells, sheet.left, y, markers)
     sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)
 
 
-def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
-    """The key to the marks the cells carry, from (x, y) down; returns the y below it."""
+def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False) -> float:
+    """The key to the marks the cells carry (and with `markers`, to a token's marker), from
+    (x, y) down; returns the y below it."""
     sheet.text(x, y, "Key", "heading", bold=True)
     y -= 5 * MM
     symbol = {
@@ -489,11 +497,17 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
         "jump": ("square", "4"),
     }
     view = View(0, 0, 0, 0)
-    for key, words in legend_items(cells):
+    for key, words in legend_items(cells, markers):
         fitted = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"])
         if key in symbol:
             shape, value = symbol[key]
             _badge(sheet, view, (x + 3 * MM) / MM, -(y + 1 * MM) / MM, shape, value, 4.2)
+        elif key == "token":
+            px, py = x + 3 * MM, y + 1 * MM
+            sheet.stroke(width=sheet.ink.line_width, dash=(1.5, 1.5))
+            sheet.c.circle(px, py, 2.0 * MM, stroke=1, fill=0)
+            sheet.stroke()
+            sheet.text(px, py - 1.1 * MM, "T", bold=True, size=5.0, align="center")
         elif key == "danger":
             for i, ring in enumerate((0, 1, 2)):
                 cx, cy = (x + (2 + 4.4 * i) * MM) / MM, -(y + 1 * MM) / MM

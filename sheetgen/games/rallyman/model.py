@@ -222,6 +222,9 @@ class Placement:
     tokens: tuple[Token, ...] = ()
     frame: str = "standard"
     rekee: str | None = None  # the id Rekee knows its tile by (TileDef.rekee_id), if any
+    #: the tile driven the other way: every cell's heading turned round and its lanes
+    #: numbered from the other side (ruling RM-18)
+    reverse: bool = False
 
     @property
     def centre_hex(self) -> Hex:

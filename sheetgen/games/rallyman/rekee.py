@@ -39,7 +39,10 @@ own id when that has Rekee's shape. An id in a file is read as Rekee reads it (a
 its aliases `filler1a`... and `podium`; RGT's `101a` is `101`).
 Tokens (chicanes, jumps, water...) are kept as Rekee writes them, for the round trip; those a
 rulebook gives a rule change the track when it is loaded (`tokens`, ruling RM-17), the others
-are said as warnings at their place in the file. The editor's own state (`active_pos`, `active_dir`, RGT's
+are said as warnings at their place in the file. Rekee's tiles have no direction of travel:
+a tile the track connects through only when driven the other way is imported `reverse: true`
+(`graph.choose_reversals`, ruling RM-18), and an export writes it as laid, saying so. The
+editor's own state (`active_pos`, `active_dir`, RGT's
 `Path`, `lowResWidth`, `lowResHeight`) is not kept. Any other key (at the top, in a tile or
 in a token) is refused at its place in the file: sheetgen would lose it.
 
@@ -495,6 +498,15 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...], li
     rel = path_from(base, library_path)  # (absolute on another drive: relpath raised there)
     title = rekee_map.title or os.path.splitext(os.path.basename(path))[0] or "Rekee track"
 
+    from sheetgen.games.rallyman.graph import choose_reversals
+
+    # Rekee's tiles have no direction of travel: a tile the track connects through only when
+    # driven the other way is placed reversed (ruling RM-18)
+    defs = {t.id: t for t in library.tiles}  # (every id placed is the library's: looked up above)
+    reversed_tiles = choose_reversals(
+        [(defs[own], t.q, t.r, t.dir) for t, own in zip(rekee_map.tiles, placed)], library.frame
+    )
+
     def spec_text(laps: int | None) -> tuple[str, list[tuple]]:
         lines = [
             f"# Imported from Rekee: {os.path.basename(path)}",
@@ -513,6 +525,8 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...], li
         paths += [(), ("tiles",)]
         for i, (tile, own) in enumerate(zip(rekee_map.tiles, placed)):
             entry = f"  - {{id: {json.dumps(own)}, q: {tile.q}, r: {tile.r}, rotation: {tile.dir}"
+            if i in reversed_tiles:
+                entry += ", reverse: true"
             if tile.tokens:
                 shown = ", ".join(
                     f"{{id: {json.dumps(t.id, ensure_ascii=False)}, q: {_num(t.q)}, r: {_num(t.r)}, "
@@ -722,18 +736,34 @@ def _not_held(doc: Document | None) -> list:
 
 def lost(spec: Any, options: Any) -> list[Problem]:
     """What an export writes without, said as warnings (the file is written all the same): a
-    track's laps, which Rekee's files have no place for (`import --laps` gives them back)."""
+    track's laps, which Rekee's files have no place for (`import --laps` gives them back), and
+    which tiles are driven reversed (Rekee's tiles have no direction: `import` finds it again
+    where the track connects only that way)."""
     track = spec.model
-    if not isinstance(track, Track) or track.laps == 1:
+    if not isinstance(track, Track):
         return []
-    return [
-        _problem(
-            spec,
-            ("laps",),
-            f"a track of {track.laps} laps: Rekee's files have no place for laps, written without them (give "
-            f"--laps {track.laps} to import it again)",
+    out = []
+    if track.laps != 1:
+        out.append(
+            _problem(
+                spec,
+                ("laps",),
+                f"a track of {track.laps} laps: Rekee's files have no place for laps, written without them (give "
+                f"--laps {track.laps} to import it again)",
+            )
         )
-    ]
+    for i, p in enumerate(track.placements):
+        if p.reverse:
+            out.append(
+                _problem(
+                    spec,
+                    ("tiles", i, "reverse"),
+                    f"tile {p.tile!r} at ({p.q}, {p.r}) is driven reversed: Rekee's files have no place for a tile's "
+                    "direction of travel, written without it (import turns a tile round again where the track "
+                    "connects only that way)",
+                )
+            )
+    return out
 
 
 def write(spec: Any, options: Any) -> bytes:

@@ -8,8 +8,8 @@ either game). The format is described in docs/rallyman.md; in short::
     surface: gravel                # the default of every cell (asphalt)
     danger: orange                 # the default danger colour (yellow)
     library: tiles.yaml            # the tile library, relative to this file
-    tiles:                         # tiles placed: tile coordinates and a rotation 0-5
-      - {id: st2, q: 0, r: 0, rotation: 0}
+    tiles:                         # tiles placed: tile coordinates and a rotation 0-5,
+      - {id: st2, q: 0, r: 0, rotation: 0}   # reverse: true (driven the other way), tokens
     path:                          # the compact form (sheetgen.games.rallyman.compact)
       lanes: 2
       from: {q: 0, r: 0, heading: 0}
@@ -179,6 +179,10 @@ _PLACED = {
         "q": _COORD,
         "r": _COORD,
         "rotation": dict(_DIR, description="clockwise turns of 60 degrees (Rekee's dir), default 0"),
+        "reverse": {
+            "type": "boolean",
+            "description": "the tile driven the other way: its cells' direction of travel turned round (default false)",
+        },
         "tokens": {"type": "array", "maxItems": 20, "items": _TOKEN},
     },
 }
@@ -841,8 +845,9 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
             continue
         seen[pos] = i
         rotation = raw.get("rotation", 0)
+        reverse = raw.get("reverse", False)
         frame = library.frame
-        driven = tile.cells
+        driven = driven_cells(tile, reverse)
         cells = tuple(
             replace(c, hex=place(c.hex, pos[0], pos[1], rotation, frame), heading=(c.heading + rotation) % 6)
             for c in driven
@@ -905,11 +910,25 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
                     tuple(tokens),
                     frame,
                     tile.rekee_id,
+                    reverse,
                 ),
                 here,
             )
         )
     return placed, problems
+
+
+def driven_cells(tile: TileDef, reverse: bool) -> tuple[Cell, ...]:
+    """The cells of `tile` in its own frame as it is driven: as the library gives them, or,
+    `reverse`, the other way (ruling RM-18): every heading turned round and the lanes numbered
+    from the other side (the tile's lane n of N is lane N + 1 - n; a shortcut space stays
+    lane 0); every mark stays on its space."""
+    if not reverse:
+        return tile.cells
+    lanes = tile.lanes
+    return tuple(
+        replace(c, heading=(c.heading + 3) % 6, lane=lanes + 1 - c.lane if c.lane >= 1 else c.lane) for c in tile.cells
+    )
 
 
 def _near(tile_id: str, library: Library) -> str:

@@ -254,9 +254,10 @@ def draw_track_cells(
         centre = cell_centre(placement.centre_hex, hex_mm)
         if inside(*centre, frame_of(placement.frame).span * rad):
             tile_outline(sheet, view, centre, hex_mm, frame=placement.frame)
+            turned = f"turned {placement.rotation}" + (", driven reversed" if placement.reverse else "")
             words = [
                 (f"tile {placement.tile}", True),
-                (f"turned {placement.rotation}", False),
+                (turned, False),
                 (DANGER_WORD[danger_of(placement.cells)], False),
             ]
             spot = free_cell(taken, placement.place, frame=placement.frame)

@@ -125,6 +125,16 @@ def test_a_right_corner_driven_the_other_way_is_a_left_corner(run, lib):
         load_spec(spec(lib, "  - {id: t-start, q: 0, r: 0}\n  - {id: t-r60, q: 1, r: 0, rotation: 2}\n", "one.yaml", "f.yaml"))
 
 
+def test_reverse_is_refused_on_a_scenery_tile(run, lib):
+    (lib / "scenery.yaml").write_text(ONE_LANE + "  - {id: podium, scenery: true}\n", encoding="utf-8")
+    path = spec(lib, "  - {id: t-start, q: 0, r: 0}\n  - {id: podium, q: 0, r: 1, reverse: true}\n", "scenery.yaml")
+    result = run("validate", str(path))
+    assert (result.exit_code, result.stderr) == (
+        1,
+        f"{path}:7:39: error: tile 'podium' is scenery (no road): there is no direction of travel to turn round\n",
+    )
+
+
 # --------------------------------------------------------------------------- Rekee
 
 

@@ -176,6 +176,7 @@ class TileDef:
     cells: tuple[Cell, ...]
     lines: tuple[InsideLine, ...] = ()
     rekee: str | None = None  # the library's `rekee`: the id Rekee knows the tile by
+    scenery: bool = False  # a tile with no road (a podium, a filler): no cells
 
     @property
     def lanes(self) -> int:
@@ -225,6 +226,7 @@ class Placement:
     #: the tile driven the other way: every cell's heading turned round and its lanes
     #: numbered from the other side (ruling RM-18)
     reverse: bool = False
+    scenery: bool = False  # a tile with no road (TileDef.scenery)
 
     @property
     def centre_hex(self) -> Hex:

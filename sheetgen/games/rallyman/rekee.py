@@ -36,7 +36,7 @@ what each tile id holds (a user writes the tiles of their own box; sheetgen ship
 the publisher's). Rekee's ids are three digits, a side (a or b) and a variant (102b, 106b-2;
 `model.REKEE_ID`): a library tile stands for the Rekee id its `rekee:` key names, or for its
 own id when that has Rekee's shape. An id in a file is read as Rekee reads it (any case,
-its aliases `filler1a`... and `podium`; RGT's `101a` is `101`).
+its aliases `filler1a`... and `podium`, the library's scenery tiles; RGT's `101a` is `101`).
 Tokens (chicanes, jumps, water...) are kept as Rekee writes them, for the round trip; those a
 rulebook gives a rule change the track when it is loaded (`tokens`, ruling RM-17), the others
 are said as warnings at their place in the file. Rekee's tiles have no direction of travel:

@@ -36,6 +36,7 @@ A library::
         cells:                     # in the tile's own frame (standard: within 2 of (0, 0))
           - {q: -2, r: 0, heading: 0, lane: 1}
         lines: [...]
+      - {id: podium, scenery: true}   # a tile with no road: no cells
 """
 
 from __future__ import annotations
@@ -254,7 +255,7 @@ TRACK_SCHEMA: dict[str, Any] = {
 _TILE: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["id", "cells"],
+    "required": ["id"],
     "properties": {
         "id": _TILE_ID,
         "rekee": {
@@ -268,6 +269,10 @@ _TILE: dict[str, Any] = {
         "name": _NAME,
         "surface": _SURFACE,
         "danger": _DANGER,
+        "scenery": {
+            "type": "boolean",
+            "description": "a tile with no road (a podium, a filler): no cells, laid as scenery, never driven",
+        },
         "cells": {"type": "array", "minItems": 1, "maxItems": len(LARGE.cells), "items": _CELL},
         "lines": {"type": "array", "maxItems": 60, "items": _LINE},
     },
@@ -457,6 +462,27 @@ def _tile(
                 "side, then -N for a variant: as 102b or 106b-2; the pit-stop tile 101 has no side)",
             )
         )
+    if raw.get("scenery"):
+        for key in ("cells", "lines", "surface", "danger"):
+            if key in raw:
+                problems.append(
+                    doc.problem(
+                        base + (key,),
+                        f"tile {raw['id']!r} is scenery (a tile with no road: 'scenery: true'): it has no {key!r}",
+                    )
+                )
+        if problems:
+            return problems, None
+        return [], TileDef(raw["id"], raw.get("name", raw["id"]), (), (), raw.get("rekee"), scenery=True)
+    if "cells" not in raw:
+        problems.append(
+            doc.problem(
+                base,
+                f"tile {raw['id']!r} has no 'cells': give its spaces, or say 'scenery: true' for a tile with no road "
+                "(a podium, a filler)",
+            )
+        )
+        return problems, None
     cells: dict[Hex, Cell] = {}
     for j, c in enumerate(raw["cells"]):
         here = base + ("cells", j)
@@ -847,6 +873,14 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
         rotation = raw.get("rotation", 0)
         reverse = raw.get("reverse", False)
         frame = library.frame
+        if reverse and tile.scenery:
+            problems.append(
+                doc.problem(
+                    here + ("reverse",),
+                    f"tile {tile.id!r} is scenery (no road): there is no direction of travel to turn round",
+                )
+            )
+            continue
         driven = driven_cells(tile, reverse)
         cells = tuple(
             replace(c, hex=place(c.hex, pos[0], pos[1], rotation, frame), heading=(c.heading + rotation) % 6)
@@ -911,6 +945,7 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
                     frame,
                     tile.rekee_id,
                     reverse,
+                    tile.scenery,
                 ),
                 here,
             )

@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from sheetgen.games.rallyman import HEX_MM
-from sheetgen.games.rallyman.hexgrid import frame_of
+from sheetgen.games.rallyman.hexgrid import frame_of, tile_corners
 from sheetgen.games.rallyman.model import Track, Variant
 from sheetgen.render.common import CAP, TITLE_LEAST, fit_size, fitted_text, wrap
 from sheetgen.render.pdf import Sheet
@@ -43,6 +43,7 @@ from sheetgen.render.rallyman.common import (
     radius,
     tile_label,
     tile_outline,
+    tile_radius,
     token_point,
 )
 from sheetgen.template import MM, Template
@@ -157,14 +158,28 @@ def page_label(col: int, row: int) -> str:
 
 
 def track_box(track: Track, hex_mm: float) -> tuple[float, float, float, float]:
-    """The plane box (mm) holding every space of the track (whole hexagons)."""
+    """The plane box (mm) holding every space of the track (whole hexagons) and every scenery
+    tile (its outline)."""
     rad = radius(hex_mm)
     xs, ys = [], []
     for c in track.cells:
         x, y = cell_centre(c, hex_mm)
         xs += [x - hex_mm / 2, x + hex_mm / 2]
         ys += [y - rad, y + rad]
+    for x, y in _scenery_corners(track, hex_mm):
+        xs.append(x)
+        ys.append(y)
     return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _scenery_corners(track: Track, hex_mm: float) -> list[tuple[float, float]]:
+    """The outline corners (plane mm) of the track's scenery tiles (no spaces)."""
+    return [
+        corner
+        for p in track.placements
+        if p.scenery
+        for corner in tile_corners(p.q, p.r, radius(hex_mm), p.frame)
+    ]
 
 
 def map_plan(track: Track, template: Template, paper: str | None = None) -> MapPlan:
@@ -211,7 +226,10 @@ def _plan(
     taken: set[tuple[int, int]] = set()
     # each space prints on the pages whose window (widened by half a space) holds its centre:
     # the few columns and rows around it, not every page of the grid
-    for x, y in (cell_centre(c, hex_mm) for c in track.cells):
+    # (and so do a scenery tile's centre and corners: it prints where it lies)
+    points = [cell_centre(c, hex_mm) for c in track.cells] + _scenery_corners(track, hex_mm)
+    points += [cell_centre(p.centre_hex, hex_mm) for p in track.placements if p.scenery]
+    for x, y in points:
         cols_near = _windows(x, ox, step_x, width, hex_mm / 2, cols)
         rows_near = _windows(y, oy, step_y, height, rad, rows)
         taken.update((col, row) for col in cols_near for row in rows_near)
@@ -254,12 +272,12 @@ def draw_track_cells(
         centre = cell_centre(placement.centre_hex, hex_mm)
         if inside(*centre, frame_of(placement.frame).span * rad):
             tile_outline(sheet, view, centre, hex_mm, frame=placement.frame)
-            turned = f"turned {placement.rotation}" + (", driven reversed" if placement.reverse else "")
-            words = [
-                (f"tile {placement.tile}", True),
-                (turned, False),
-                (DANGER_WORD[danger_of(placement.cells)], False),
-            ]
+            words = [(f"tile {placement.tile}", True)]
+            if placement.scenery:
+                words += [("scenery: no road", False), (f"turned {placement.rotation}", False)]
+            else:
+                turned = f"turned {placement.rotation}" + (", driven reversed" if placement.reverse else "")
+                words += [(turned, False), (DANGER_WORD[danger_of(placement.cells)], False)]
             spot = free_cell(taken, placement.place, frame=placement.frame)
             offset = None
             if spot is not None:
@@ -438,7 +456,14 @@ def draw_assembly_page(
     clip.rect(sheet.left, area_top * MM - area_h * MM, area_w * MM, area_h * MM)
     c.clipPath(clip, stroke=0, fill=0)
     for placement in track.placements:
-        tile_outline(sheet, view, cell_centre(placement.centre_hex, hex_mm), hex_mm, frame=placement.frame)
+        centre = cell_centre(placement.centre_hex, hex_mm)
+        tile_outline(sheet, view, centre, hex_mm, frame=placement.frame)
+        if placement.scenery:  # (a tile with no spaces: its id says what lies there)
+            px, py = view.at(*centre)
+            size = fit_size(sheet, placement.tile, view.mm(tile_radius(hex_mm, placement.frame)), 7.0, least=3.0)
+            sheet.fill(GREY)
+            sheet.text(px, py - size * 0.35, placement.tile, size=size, align="center")
+            sheet.fill(sheet.ink.line)
     c.restoreState()
     w, h = view.mm(plan.width), view.mm(plan.height)
     size = min(18.0, h * 0.3, w * 0.3)

@@ -80,9 +80,15 @@ def validate(specs: tuple[str, ...], fmt: str, strict: bool) -> None:
                 for problem in exc.problems:
                     click.echo(str(problem), err=True)
             continue
-        results.append({"file": path, "valid": True, "game": spec.game.name, "errors": []})
+        warnings = spec.game.warnings(spec) if spec.game.warnings is not None else []
+        result = {"file": path, "valid": True, "game": spec.game.name, "errors": []}
+        if warnings:  # (a key only a spec with warnings has)
+            result["warnings"] = [_problem_json(p) for p in warnings]
+        results.append(result)
         if fmt == "text":
             click.echo(f"{path}: ok ({spec.game.title}: {spec.game.summary(spec.model)})")
+            for problem in warnings:
+                click.echo(f"{problem.location}: warning: {problem.message}", err=True)
     if fmt == "json":
         click.echo(json.dumps({"specs": results}, indent=2))
     if failed:

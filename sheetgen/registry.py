@@ -108,9 +108,11 @@ class Converter:
 
     `read(path, target, options)` turns the file at `path` into the text of a spec that will be
     written at `target` (so that the spec can name other files relative to itself), and returns
-    it with every file it read (the inputs no output may replace); a problem of the file is a
-    SpecError at its FILE:LINE:COL. `write(spec, options)` returns the bytes of the foreign file
-    made from a loaded spec, or raises `spec.wrong(...)`. `lost(spec, options)` gives, as
+    it with every file it read (the inputs no output may replace) and, if it likes, third, what
+    the file holds that the spec keeps without giving it a meaning, as located problems that
+    `import` says as warnings; a problem of the file is a SpecError at its FILE:LINE:COL.
+    `write(spec, options)` returns the bytes of the foreign file made from a loaded spec, or
+    raises `spec.wrong(...)`. `lost(spec, options)` gives, as
     located problems, what the written file holds no place for but can go without (`export`
     says them as warnings and writes the file all the same); what it cannot go without,
     `write` refuses."""
@@ -118,7 +120,7 @@ class Converter:
     format: str  # the command line's FORMAT: "rekee"
     help: str  # one line: what the format is
     suffix: str  # the foreign file's usual ending: ".json"
-    read: Callable[[str, str, Options], tuple[str, tuple[str, ...]]] | None = None
+    read: Callable[[str, str, Options], tuple] | None = None
     write: Callable[[Spec, Options], bytes] | None = None
     lost: Callable[[Spec, Options], list[Problem]] | None = None
 
@@ -163,6 +165,9 @@ class Game:
     #: scores a results file (kind `results`): its standings as data and text, for
     #: `sheetgen standings` (whose -o prints the kind's printable)
     standings: Callable[[Spec, Options], Report] | None = None
+    #: what a valid spec holds that the game keeps but gives no meaning to (a Rekee token no
+    #: rulebook has a rule for), as located problems: `validate` says them as warnings
+    warnings: Callable[[Spec], list[Problem]] | None = None
     #: the sizes its sheets read from a template (`sheetgen.template.TemplateSize`: a key
     #: ending in `_mm`, its range and default); a template a user gives with a size no game
     #: declares, or one out of its range, is refused where it says so

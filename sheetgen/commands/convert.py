@@ -74,7 +74,8 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
     written_as = target or "<stdout>"
     if converter.read is None:  # (registry.converter gives one that reads)
         raise SheetgenError(f"the {fmt} format cannot be read")
-    text, inputs = converter.read(source, written_as, options)
+    text, inputs, *rest = converter.read(source, written_as, options)
+    warnings = rest[0] if rest else []
     inputs = (source, *inputs)
     if target is not None:
         check_targets([target], inputs=inputs, force=force)
@@ -86,6 +87,8 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
         out.flush()
     else:
         write_files([(target, data)], inputs=inputs, force=force)
+    for problem in warnings:  # (kept in the spec all the same)
+        click.echo(f"{problem.location}: warning: {problem.message}", err=True)
 
 
 @click.command("export", context_settings=CONTEXT, cls=GameCommand, game_command="export", before="target")

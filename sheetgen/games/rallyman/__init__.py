@@ -75,6 +75,18 @@ def _strict(spec: Any, figures: Any = None) -> list:
     return track_problems(spec.document, spec.model)
 
 
+def _warnings(spec: Any) -> list:
+    """A track's tokens no rule of its variant's rulebook reads (`tokens.unruled`), located
+    at their ids in the spec."""
+    from sheetgen.games.rallyman.model import Track
+
+    if not isinstance(spec.model, Track) or spec.document is None:
+        return []
+    from sheetgen.games.rallyman.tokens import unruled
+
+    return [spec.document.problem(path, message) for path, message in unruled(spec.model)]
+
+
 def _figures(spec: Any) -> Any:
     from sheetgen.games.rallyman.figures import spec_figures
 
@@ -279,6 +291,7 @@ GAME = Game(
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,
+    warnings=_warnings,
     converters=(
         Converter(
             "rekee",

@@ -26,12 +26,14 @@ the cell it names (its tile, the path or its explicit cell) and naming the cell:
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterable
+from dataclasses import replace
 
 import networkx as nx
 
 from sheetgen.errors import Problem
-from sheetgen.games.rallyman.hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, tile_of
-from sheetgen.games.rallyman.model import Track
+from sheetgen.games.rallyman.hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, place, tile_of
+from sheetgen.games.rallyman.model import Cell, TileDef, Track
 from sheetgen.yamlsrc import Document
 
 
@@ -254,19 +256,96 @@ def crossing_cells(track: Track, index: int, toward: tuple[int, int]) -> set[Hex
     position `toward` (ruling RM-8): the half cell of that side, and every whole cell whose
     cell ahead or behind (along its heading) lies wholly on the tile over there."""
     p = track.placements[index]
-    out = set()
-    for c in p.cells:
+    return {c.hex for c in _crossing(p.cells, p.frame, toward)}
+
+
+def _crossing(cells: Iterable[Cell], frame: str, toward: tuple[int, int]) -> list[Cell]:
+    """`crossing_cells` of a tile's cells on the grid (`frame`: its library's)."""
+    out = []
+    for c in cells:
         if c.shortcut is not None:  # off the road: no lane
             continue
-        owners = tile_of(c.hex, p.frame)
+        owners = tile_of(c.hex, frame)
         if len(owners) == 2 and toward in owners:
-            out.add(c.hex)
+            out.append(c)
             continue
-        for sign in (1, -1):
-            n = c.hex + DIRECTIONS[c.heading].scaled(sign)
-            if tile_of(n, p.frame) == (toward,):
-                out.add(c.hex)
+        if any(tile_of(c.hex + DIRECTIONS[c.heading].scaled(sign), frame) == (toward,) for sign in (1, -1)):
+            out.append(c)
     return out
+
+
+def choose_reversals(tiles: list[tuple[TileDef, int, int, int]], frame: str) -> frozenset[int]:
+    """Which of `tiles` (each a library tile, its tile coordinates and rotation, in the order
+    of a Rekee file) are driven the other way (`reverse: true`, ruling RM-18) for the track to
+    connect: across every side two of them share, the road leaves one and enters the other.
+
+    Each tile's road crosses a shared side leaving it (its crossing cells, `crossing_cells`,
+    head across that side: within 60 degrees of the side's direction) or entering it (all of
+    them the other way; a side it crosses both ways says nothing). Two neighbours whose roads
+    both leave, or both enter, across their side need exactly one of them reversed; two that
+    meet need both or neither. Each group of tiles so joined has two ways to be driven, one
+    the other turned round; the chosen one reverses no tile when the track connects as laid,
+    else keeps forward the most tiles holding a start or finish space, then reverses the fewest
+    tiles, then keeps its first tile in the file forward. A group whose sides cannot all be
+    met (a road leaving a tile across two sides that each need it entering) keeps every tile
+    forward, and the track's checks say where it does not connect."""
+    cells: list[list[Cell]] = []
+    for tile, q, r, rotation in tiles:
+        cells.append(
+            [
+                replace(c, hex=place(c.hex, q, r, rotation, frame), heading=(c.heading + rotation) % 6)
+                for c in tile.cells
+            ]
+        )
+    at = {(q, r): i for i, (_t, q, r, _k) in enumerate(tiles)}
+
+    def flow(i: int, d: int) -> int:
+        """+1: the road of tile i leaves it across its side d; -1: enters; 0: neither or both."""
+        q, r = tiles[i][1], tiles[i][2]
+        across = _crossing(cells[i], frame, (q + DIRECTIONS[d].q, r + DIRECTIONS[d].r))
+        signs = {1 if (c.heading - d) % 6 in (0, 1, 5) else -1 for c in across}
+        return signs.pop() if len(signs) == 1 else 0
+
+    # the sides two tiles share, and whether one of them must be turned round (1) or not (0)
+    joined: dict[int, list[tuple[int, int]]] = {i: [] for i in range(len(tiles))}
+    for i, (_t, q, r, _k) in enumerate(tiles):
+        for d in range(6):
+            j = at.get((q + DIRECTIONS[d].q, r + DIRECTIONS[d].r))
+            if j is None or j <= i:
+                continue
+            mine, theirs = flow(i, d), flow(j, (d + 3) % 6)
+            if mine and theirs:
+                need = 1 if mine == theirs else 0
+                joined[i].append((j, need))
+                joined[j].append((i, need))
+    marked = {i for i, (tile, *_rest) in enumerate(tiles) if any(c.start or c.finish for c in tile.cells)}
+    chosen: set[int] = set()
+    seen: set[int] = set()
+    for first in range(len(tiles)):
+        if first in seen:
+            continue
+        turned = {first: 0}
+        queue = deque([first])
+        consistent = True
+        while queue:
+            i = queue.popleft()
+            for j, need in joined[i]:
+                if j not in turned:
+                    turned[j] = turned[i] ^ need
+                    queue.append(j)
+                elif turned[j] != turned[i] ^ need:
+                    consistent = False
+        seen.update(turned)
+        if not consistent:
+            continue
+        one = {i for i, t in turned.items() if t}
+        other = set(turned) - one
+        if not one:
+            continue
+
+        costs = [(len(rev & marked), len(rev), first in rev) for rev in (one, other)]
+        chosen |= one if costs[0] <= costs[1] else other
+    return frozenset(chosen)
 
 
 def tile_edge_problems(doc: Document | None, track: Track) -> list[Problem]:

@@ -27,6 +27,7 @@ frame (`hexgrid`: around the frame cell (0, 0)); a `Placement` puts it at tile c
 
 from __future__ import annotations
 
+import math
 import re
 from collections import deque
 from dataclasses import dataclass, field
@@ -153,12 +154,17 @@ class InsideLine:
 @dataclass(frozen=True)
 class Token:
     """A token placed on a Rekee tile, kept as Rekee writes it (for the round trip): its id,
-    its position in the tile (fractional axial `q`, `r` of Rekee's tile grid) and its turn."""
+    its position in the tile (fractional axial `q`, `r` of Rekee's tile grid, in the tile's
+    own frame) and its turn. The load reads it (`tokens`, ruling RM-17): `effect` says what it
+    does on the track in words (None: no rulebook gives it a rule, a marker only) and `cells`
+    the grid cells it marks (a road token's)."""
 
     id: str
     q: float
     r: float
     dir: float
+    effect: str | None = None
+    cells: tuple[Hex, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -170,6 +176,7 @@ class TileDef:
     cells: tuple[Cell, ...]
     lines: tuple[InsideLine, ...] = ()
     rekee: str | None = None  # the library's `rekee`: the id Rekee knows the tile by
+    scenery: bool = False  # a tile with no road (a podium, a filler): no cells
 
     @property
     def lanes(self) -> int:
@@ -216,6 +223,10 @@ class Placement:
     tokens: tuple[Token, ...] = ()
     frame: str = "standard"
     rekee: str | None = None  # the id Rekee knows its tile by (TileDef.rekee_id), if any
+    #: the tile driven the other way: every cell's heading turned round and its lanes
+    #: numbered from the other side (ruling RM-18)
+    reverse: bool = False
+    scenery: bool = False  # a tile with no road (TileDef.scenery)
 
     @property
     def centre_hex(self) -> Hex:
@@ -232,6 +243,16 @@ class Placement:
     def centre(self, size: float = 1.0) -> tuple[float, float]:
         """The tile's centre in the cells' layout (circumradius `size`)."""
         return centre(self.centre_hex, size)
+
+    def point(self, x: float, y: float, size: float = 1.0) -> tuple[float, float]:
+        """The point (x, y) of this tile's own frame (unit layout of the cells) in the cells'
+        layout of circumradius `size`: turned by the rotation round the tile's centre."""
+        a = math.radians(60 * self.rotation)
+        cx, cy = self.centre(size)
+        return (
+            cx + size * (x * math.cos(a) - y * math.sin(a)),
+            cy + size * (x * math.sin(a) + y * math.cos(a)),
+        )
 
 
 @dataclass(frozen=True)

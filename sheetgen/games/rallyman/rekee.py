@@ -36,9 +36,13 @@ what each tile id holds (a user writes the tiles of their own box; sheetgen ship
 the publisher's). Rekee's ids are three digits, a side (a or b) and a variant (102b, 106b-2;
 `model.REKEE_ID`): a library tile stands for the Rekee id its `rekee:` key names, or for its
 own id when that has Rekee's shape. An id in a file is read as Rekee reads it (any case,
-its aliases `filler1a`... and `podium`; RGT's `101a` is `101`). Tokens (chicanes, jumps,
-water...) are kept as Rekee writes them, for the round trip; they do not change the cells
-(the library's tile does). The editor's own state (`active_pos`, `active_dir`, RGT's
+its aliases `filler1a`... and `podium`, the library's scenery tiles; RGT's `101a` is `101`).
+Tokens (chicanes, jumps, water...) are kept as Rekee writes them, for the round trip; those a
+rulebook gives a rule change the track when it is loaded (`tokens`, ruling RM-17), the others
+are said as warnings at their place in the file. Rekee's tiles have no direction of travel:
+a tile the track connects through only when driven the other way is imported `reverse: true`
+(`graph.choose_reversals`, ruling RM-18), and an export writes it as laid, saying so. The
+editor's own state (`active_pos`, `active_dir`, RGT's
 `Path`, `lowResWidth`, `lowResHeight`) is not kept. Any other key (at the top, in a tile or
 in a token) is refused at its place in the file: sheetgen would lose it.
 
@@ -63,6 +67,8 @@ from typing import Any
 
 from sheetgen.errors import Location, Omitted, OptionError, Problem, SpecError
 from sheetgen.games.rallyman.model import Token, Track, Variant
+from sheetgen.games.rallyman.tokens import parse as parse_token
+from sheetgen.games.rallyman.tokens import unruled
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_file, load_text, path_from
 
@@ -319,32 +325,19 @@ RGT_TOKENS: dict[str, str] = {
     },
     **{rgt: rekee for rekee, rgt in _RGT_OTHERS.items()},
 }
-_TERRAINS = ("none", "asphalt", "gravel", "snow")
-#: Rekee's token names (TokenId), without a terrain or a number
-_NAMES = frozenset(
-    ("chicane", "chicane-limit", "jump", "water", "climb-ascent", "climb-descent", "cloud", "oxygen")
-    + ("joker-entrance", "joker-exit", "finish", "mud-spray")
-)
 
 
 def rgt_token_id(rekee_id: str) -> str | None:
-    """RGT's id of Rekee's token `rekee_id`, read as Rekee reads it (TokenId: any case, blanks
-    as dashes, a terrain or a number after the last dash); a chicane, water or jump of no
-    terrain is RGT's dirt one. None: a token RGT has no id for (a mud spray, oxygen other
+    """RGT's id of Rekee's token `rekee_id`, read as Rekee reads it (`tokens.parse`: any case,
+    blanks as dashes, a terrain or a number after the last dash); a chicane, water or jump of
+    no terrain is RGT's dirt one. None: a token RGT has no id for (a mud spray, oxygen other
     than 1 to 3) or one Rekee does not know."""
-    text = re.sub(r"\s", "-", rekee_id).lower()
-    name, terrain, number = text, "none", 0
-    if "-" in text:
-        prefix, suffix = text.rsplit("-", 1)
-        if suffix in _TERRAINS:
-            name, terrain = prefix, suffix
-        elif suffix.isdigit() and suffix.isascii() and int(suffix) <= 255:
-            name, number = prefix, int(suffix)
-    if name not in _NAMES:
+    token = parse_token(rekee_id)
+    if token is None:
         return None
-    if name in _RGT_KINDS:
-        return f"{_RGT_TERRAINS.get(terrain, 'dirt')}{_RGT_KINDS[name]}"
-    return _RGT_OTHERS.get(f"oxygen-{number}" if name == "oxygen" else name)
+    if token.name in _RGT_KINDS:
+        return f"{_RGT_TERRAINS.get(token.terrain, 'dirt')}{_RGT_KINDS[token.name]}"
+    return _RGT_OTHERS.get(f"oxygen-{token.number}" if token.name == "oxygen" else token.name)
 
 
 # --------------------------------------------------------------------------- reading
@@ -436,9 +429,10 @@ def _in_file(fmt: str, path: tuple) -> tuple:
     return tuple(out)
 
 
-def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
+def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...], list[Problem]]:
     """The spec text of the Rekee track at `path` (Rekee's JSON or RGT), to be written at
-    `target`, and the files read besides it (the tile library)."""
+    `target`, the files read besides it (the tile library), and the warnings of its tokens no
+    rulebook has a rule for (`tokens.unruled`, located in the file)."""
     from sheetgen.games.rallyman.spec import load_library
 
     library_path = options.get("tiles")
@@ -504,6 +498,15 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
     rel = path_from(base, library_path)  # (absolute on another drive: relpath raised there)
     title = rekee_map.title or os.path.splitext(os.path.basename(path))[0] or "Rekee track"
 
+    from sheetgen.games.rallyman.graph import choose_reversals
+
+    # Rekee's tiles have no direction of travel: a tile the track connects through only when
+    # driven the other way is placed reversed (ruling RM-18)
+    defs = {t.id: t for t in library.tiles}  # (every id placed is the library's: looked up above)
+    reversed_tiles = choose_reversals(
+        [(defs[own], t.q, t.r, t.dir) for t, own in zip(rekee_map.tiles, placed)], library.frame
+    )
+
     def spec_text(laps: int | None) -> tuple[str, list[tuple]]:
         lines = [
             f"# Imported from Rekee: {os.path.basename(path)}",
@@ -522,6 +525,8 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
         paths += [(), ("tiles",)]
         for i, (tile, own) in enumerate(zip(rekee_map.tiles, placed)):
             entry = f"  - {{id: {json.dumps(own)}, q: {tile.q}, r: {tile.r}, rotation: {tile.dir}"
+            if i in reversed_tiles:
+                entry += ", reverse: true"
             if tile.tokens:
                 shown = ", ".join(
                     f"{{id: {json.dumps(t.id, ensure_ascii=False)}, q: {_num(t.q)}, r: {_num(t.r)}, "
@@ -553,7 +558,15 @@ def read(path: str, target: str, options: Any) -> tuple[str, tuple[str, ...]]:
         )
     if closing is not None:
         text, _paths = spec_text(laps)
-    return text, (library_path,)
+
+    def written(i: int, j: int) -> str:
+        return str(data["Tuiles"][i]["Tokens"][j]["TokenId"])
+
+    warnings = [
+        doc.problem(_in_file(fmt, path), message)
+        for path, message in unruled(track, written if fmt == "rgt" else None)
+    ]
+    return text, (library_path,), warnings
 
 
 def _json_type(value: Any) -> str:
@@ -723,18 +736,34 @@ def _not_held(doc: Document | None) -> list:
 
 def lost(spec: Any, options: Any) -> list[Problem]:
     """What an export writes without, said as warnings (the file is written all the same): a
-    track's laps, which Rekee's files have no place for (`import --laps` gives them back)."""
+    track's laps, which Rekee's files have no place for (`import --laps` gives them back), and
+    which tiles are driven reversed (Rekee's tiles have no direction: `import` finds it again
+    where the track connects only that way)."""
     track = spec.model
-    if not isinstance(track, Track) or track.laps == 1:
+    if not isinstance(track, Track):
         return []
-    return [
-        _problem(
-            spec,
-            ("laps",),
-            f"a track of {track.laps} laps: Rekee's files have no place for laps, written without them (give "
-            f"--laps {track.laps} to import it again)",
+    out = []
+    if track.laps != 1:
+        out.append(
+            _problem(
+                spec,
+                ("laps",),
+                f"a track of {track.laps} laps: Rekee's files have no place for laps, written without them (give "
+                f"--laps {track.laps} to import it again)",
+            )
         )
-    ]
+    for i, p in enumerate(track.placements):
+        if p.reverse:
+            out.append(
+                _problem(
+                    spec,
+                    ("tiles", i, "reverse"),
+                    f"tile {p.tile!r} at ({p.q}, {p.r}) is driven reversed: Rekee's files have no place for a tile's "
+                    "direction of travel, written without it (import turns a tile round again where the track "
+                    "connects only that way)",
+                )
+            )
+    return out
 
 
 def write(spec: Any, options: Any) -> bytes:

@@ -8,8 +8,8 @@ either game). The format is described in docs/rallyman.md; in short::
     surface: gravel                # the default of every cell (asphalt)
     danger: orange                 # the default danger colour (yellow)
     library: tiles.yaml            # the tile library, relative to this file
-    tiles:                         # tiles placed: tile coordinates and a rotation 0-5
-      - {id: st2, q: 0, r: 0, rotation: 0}
+    tiles:                         # tiles placed: tile coordinates and a rotation 0-5,
+      - {id: st2, q: 0, r: 0, rotation: 0}   # reverse: true (driven the other way), tokens
     path:                          # the compact form (sheetgen.games.rallyman.compact)
       lanes: 2
       from: {q: 0, r: 0, heading: 0}
@@ -36,6 +36,7 @@ A library::
         cells:                     # in the tile's own frame (standard: within 2 of (0, 0))
           - {q: -2, r: 0, heading: 0, lane: 1}
         lines: [...]
+      - {id: podium, scenery: true}   # a tile with no road: no cells
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ from typing import Any
 
 from sheetgen.errors import Problem, SpecError
 from sheetgen.games.rallyman import compact
+from sheetgen.games.rallyman import tokens as tokens_mod
 from sheetgen.games.rallyman.hexgrid import (
     DEFAULT_FRAME,
     FRAMES,
@@ -158,7 +160,10 @@ _TOKEN = {
     "type": "object",
     "additionalProperties": False,
     "required": ["id", "q", "r", "dir"],
-    "description": "a Rekee token, kept for the round trip",
+    "description": (
+        "a Rekee token: a chicane with limit, and in DIRT a jump, water or mud spray, is that feature of the track "
+        "(ruling RM-17); any other is kept for the round trip"
+    ),
     "properties": {
         "id": {"type": "string", "minLength": 1, "maxLength": 60},
         "q": _TOKEN_NUMBER,
@@ -175,6 +180,10 @@ _PLACED = {
         "q": _COORD,
         "r": _COORD,
         "rotation": dict(_DIR, description="clockwise turns of 60 degrees (Rekee's dir), default 0"),
+        "reverse": {
+            "type": "boolean",
+            "description": "the tile driven the other way: its cells' direction of travel turned round (default false)",
+        },
         "tokens": {"type": "array", "maxItems": 20, "items": _TOKEN},
     },
 }
@@ -246,7 +255,7 @@ TRACK_SCHEMA: dict[str, Any] = {
 _TILE: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
-    "required": ["id", "cells"],
+    "required": ["id"],
     "properties": {
         "id": _TILE_ID,
         "rekee": {
@@ -260,6 +269,10 @@ _TILE: dict[str, Any] = {
         "name": _NAME,
         "surface": _SURFACE,
         "danger": _DANGER,
+        "scenery": {
+            "type": "boolean",
+            "description": "a tile with no road (a podium, a filler): no cells, laid as scenery, never driven",
+        },
         "cells": {"type": "array", "minItems": 1, "maxItems": len(LARGE.cells), "items": _CELL},
         "lines": {"type": "array", "maxItems": 60, "items": _LINE},
     },
@@ -449,6 +462,27 @@ def _tile(
                 "side, then -N for a variant: as 102b or 106b-2; the pit-stop tile 101 has no side)",
             )
         )
+    if raw.get("scenery"):
+        for key in ("cells", "lines", "surface", "danger"):
+            if key in raw:
+                problems.append(
+                    doc.problem(
+                        base + (key,),
+                        f"tile {raw['id']!r} is scenery (a tile with no road: 'scenery: true'): it has no {key!r}",
+                    )
+                )
+        if problems:
+            return problems, None
+        return [], TileDef(raw["id"], raw.get("name", raw["id"]), (), (), raw.get("rekee"), scenery=True)
+    if "cells" not in raw:
+        problems.append(
+            doc.problem(
+                base,
+                f"tile {raw['id']!r} has no 'cells': give its spaces, or say 'scenery: true' for a tile with no road "
+                "(a podium, a filler)",
+            )
+        )
+        return problems, None
     cells: dict[Hex, Cell] = {}
     for j, c in enumerate(raw["cells"]):
         here = base + ("cells", j)
@@ -594,6 +628,7 @@ def load_track(doc: Document) -> Track:
                 cells.append(cell)
             placements.append(replace(placement, cells=tuple(cells)))
             lines.extend(placement.lines)
+        problems.extend(_apply_tokens(doc, variant, placements, [where for _p, where in placed], laid))
 
     # the compact form
     path_cells: tuple[Cell, ...] = ()
@@ -710,6 +745,68 @@ def load_track(doc: Document) -> Track:
     )
 
 
+def _apply_tokens(
+    doc: Document, variant: Variant, placements: list[Placement], wheres: list[tuple], laid: dict[Hex, Cell]
+) -> list[Problem]:
+    """The tokens a rulebook gives a rule, made features of the cells laid (ruling RM-17): a
+    road token's onto the spaces it lies on (`Token.cells`), then every mud spray onto the
+    corner spaces of its tile. A cell changes in `laid` and in every placement that lays it
+    (both tiles of a half cell). The problems: a limit on a pit-lane edge space, mud taking a
+    limit below 1."""
+    problems: list[Problem] = []
+
+    def put(cell: Cell) -> None:
+        laid[cell.hex] = cell
+        for i, p in enumerate(placements):
+            if any(c.hex == cell.hex for c in p.cells):
+                kept = tuple(replace(cell, tile=c.tile) if c.hex == cell.hex else c for c in p.cells)
+                placements[i] = replace(p, cells=kept)
+
+    for mud in (False, True):
+        for i, p in enumerate(placements):
+            for j, token in enumerate(p.tokens):
+                found = tokens_mod.rule(token.id, variant)
+                if found is None or (found.feature == "mud") != mud:
+                    continue
+                here = wheres[i] + ("tokens", j)
+                if mud:
+                    for c in p.cells:
+                        cell = laid[c.hex]
+                        if cell.limit is None:
+                            continue
+                        if cell.limit + (found.value or 0) < MIN_LIMIT:
+                            problems.append(
+                                doc.problem(
+                                    here,
+                                    f"token {token.id!r} lowers every corner limit of tile {p.tile!r} by 1, and the "
+                                    f"limit {cell.limit} of cell {cell.hex} would go below {MIN_LIMIT}: a space no "
+                                    "gear may enter (lay it on a tile whose corner limits are all 2 or more)",
+                                )
+                            )
+                            continue
+                        put(replace(cell, limit=cell.limit + (found.value or 0)))
+                    continue
+                for h in token.cells:
+                    cell = laid[h]
+                    if found.feature == "limit":
+                        if cell.pit:
+                            problems.append(
+                                doc.problem(
+                                    here,
+                                    f"token {token.id!r} ({found.effect}) lies on cell {h}, a pit-lane edge space, "
+                                    "which is never a corner space",
+                                )
+                            )
+                            continue
+                        value = found.value if found.value is not None else MAX_LIMIT
+                        put(replace(cell, limit=min(cell.limit if cell.limit is not None else MAX_LIMIT, value)))
+                    elif found.feature == "jump":
+                        put(replace(cell, jump=found.value))
+                    elif found.feature == "water":
+                        put(replace(cell, water=True))
+    return problems
+
+
 def _first_form(data: dict) -> tuple:
     return next(((key,) for key in ("tiles", "path", "cells") if key in data), ())
 
@@ -774,10 +871,20 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
             continue
         seen[pos] = i
         rotation = raw.get("rotation", 0)
+        reverse = raw.get("reverse", False)
         frame = library.frame
+        if reverse and tile.scenery:
+            problems.append(
+                doc.problem(
+                    here + ("reverse",),
+                    f"tile {tile.id!r} is scenery (no road): there is no direction of travel to turn round",
+                )
+            )
+            continue
+        driven = driven_cells(tile, reverse)
         cells = tuple(
             replace(c, hex=place(c.hex, pos[0], pos[1], rotation, frame), heading=(c.heading + rotation) % 6)
-            for c in tile.cells
+            for c in driven
         )
         if variant is Variant.GT:
             dirt = next(
@@ -801,9 +908,62 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
             )
             for line in tile.lines
         )
-        tokens = tuple(Token(t["id"], float(t["q"]), float(t["r"]), float(t["dir"])) for t in raw.get("tokens", ()))
-        placed.append((Placement(tile.id, pos[0], pos[1], rotation, cells, lines, tokens, frame, tile.rekee_id), here))
+        tokens = []
+        for j, t in enumerate(raw.get("tokens", ())):
+            token = Token(t["id"], float(t["q"]), float(t["r"]), float(t["dir"]))
+            kind = tokens_mod.rule(token.id, variant)
+            if kind is None:
+                tokens.append(token)
+                continue
+            marked: tuple[Hex, ...] = ()
+            if kind.road:
+                span = frame_of(frame).span
+                on = tokens_mod.road_cells(token, driven, span)
+                if not on:
+                    x, y = tokens_mod.centre_in_frame(token, span)
+                    problems.append(
+                        doc.problem(
+                            here + ("tokens", j),
+                            f"token {token.id!r} ({kind.effect}) at q {token.q:g}, r {token.r:g} of tile {tile.id!r} "
+                            f"lies on no space of its road: its centre is the point ({x:.2f}, {y:.2f}) of the tile's "
+                            "frame, and no lane has a space within a cell of its picture (ruling RM-17)",
+                        )
+                    )
+                    continue
+                marked = tuple(place(c.hex, pos[0], pos[1], rotation, frame) for c in on)
+            tokens.append(replace(token, effect=kind.effect, cells=marked))
+        placed.append(
+            (
+                Placement(
+                    tile.id,
+                    pos[0],
+                    pos[1],
+                    rotation,
+                    cells,
+                    lines,
+                    tuple(tokens),
+                    frame,
+                    tile.rekee_id,
+                    reverse,
+                    tile.scenery,
+                ),
+                here,
+            )
+        )
     return placed, problems
+
+
+def driven_cells(tile: TileDef, reverse: bool) -> tuple[Cell, ...]:
+    """The cells of `tile` in its own frame as it is driven: as the library gives them, or,
+    `reverse`, the other way (ruling RM-18): every heading turned round and the lanes numbered
+    from the other side (the tile's lane n of N is lane N + 1 - n; a shortcut space stays
+    lane 0); every mark stays on its space."""
+    if not reverse:
+        return tile.cells
+    lanes = tile.lanes
+    return tuple(
+        replace(c, heading=(c.heading + 3) % 6, lane=lanes + 1 - c.lane if c.lane >= 1 else c.lane) for c in tile.cells
+    )
 
 
 def _near(tile_id: str, library: Library) -> str:

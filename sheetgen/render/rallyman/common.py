@@ -18,8 +18,9 @@ import math
 from dataclasses import dataclass
 
 from sheetgen.games.rallyman.hexgrid import SQRT3, centre, frame_of
-from sheetgen.games.rallyman.model import Cell, Danger, InsideLine, Surface
-from sheetgen.render.common import CAP
+from sheetgen.games.rallyman.model import Cell, Danger, InsideLine, Placement, Surface, Token
+from sheetgen.games.rallyman.tokens import centre_in_frame
+from sheetgen.render.common import CAP, fit_size
 from sheetgen.render.pdf import Sheet
 from sheetgen.template import MM
 
@@ -436,6 +437,29 @@ def tile_label(
         top += h
 
 
+def token_point(placement: Placement, token: Token, hex_mm: float) -> tuple[float, float]:
+    """A Rekee token's centre in the track's plane (mm): its place in its tile's own frame
+    (`tokens.centre_in_frame`), turned with the tile."""
+    return placement.point(*centre_in_frame(token, frame_of(placement.frame).span), size=radius(hex_mm))
+
+
+def draw_token_marker(sheet: Sheet, view: View, placement: Placement, token: Token, hex_mm: float) -> None:
+    """A Rekee token no rulebook gives a rule (`Token.effect` None: it changes nothing): a
+    dashed circle at its centre, half a space across, with its id under it."""
+    x, y = token_point(placement, token, hex_mm)
+    px, py = view.at(x, y)
+    r = view.mm(0.25 * hex_mm)
+    sheet.fill("#ffffff")
+    sheet.stroke(width=sheet.ink.line_width, dash=(1.5, 1.5))
+    sheet.c.circle(px, py, r, stroke=1, fill=1)
+    sheet.stroke()
+    k = hex_mm / 30.0
+    sheet.fill(sheet.ink.line)
+    label(sheet, view, x, y, "T", 5.0 * k, bold=True)
+    size = fit_size(sheet, token.id, view.mm(1.4 * hex_mm), 4.2 * k, least=2.5)
+    label(sheet, view, x, y + 0.25 * hex_mm + 2.2 * k, token.id, size)
+
+
 def danger_of(cells) -> Danger:
     """The danger colour most of `cells` have (the highest on a tie)."""
     counts = {d: 0 for d in Danger}
@@ -458,8 +482,9 @@ def corner_sides(track) -> dict:
     return out
 
 
-def legend_items(track_or_cells) -> list[tuple[str, str]]:
-    """(symbol key, words) for every kind of mark the cells carry, in a fixed order."""
+def legend_items(track_or_cells, markers: bool = False) -> list[tuple[str, str]]:
+    """(symbol key, words) for every kind of mark the cells carry, in a fixed order; with
+    `markers`, the marker of a token no rulebook gives a rule too."""
     cells = list(track_or_cells)
     items = [("lane", "L1, L2: lane (1 = leftmost in the direction of travel); the grey chevron points the way")]
     if any(c.limit is not None and not c.caution for c in cells):
@@ -484,4 +509,6 @@ def legend_items(track_or_cells) -> list[tuple[str, str]]:
     if any(c.surface is Surface.SNOW for c in cells):
         items.append(("snow", "flake: snow"))
     items.append(("danger", "danger colour of the tile: yellow no inner ring, orange one, red two (and a tint)"))
+    if markers:
+        items.append(("token", "T in a dashed circle: a Rekee token no rulebook has a rule for (it changes nothing)"))
     return items

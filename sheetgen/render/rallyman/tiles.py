@@ -210,7 +210,8 @@ def draw_tile(
         other = "right" if side == "left" else "left"
         words.append((f"{side} half: tape its straight edge to the {other} half", False))
     spot = free_cell({c.hex for c in tile.cells}, frame=frame, within=within)
-    danger = (DANGER_WORD[danger_of(tile.cells)] + "; " if tile.cells else "") + "this way up: rotation 0"
+    what = DANGER_WORD[danger_of(tile.cells)] if tile.cells else "scenery, no road" if tile.scenery else ""
+    danger = (what + "; " if what else "") + "this way up: rotation 0"
     offset = cell_centre(spot, hex_mm) if spot is not None else None
     tile_label(
         sheet,

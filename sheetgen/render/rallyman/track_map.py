@@ -19,7 +19,7 @@ import math
 from dataclasses import dataclass
 
 from sheetgen.games.rallyman import HEX_MM
-from sheetgen.games.rallyman.hexgrid import frame_of
+from sheetgen.games.rallyman.hexgrid import frame_of, tile_corners
 from sheetgen.games.rallyman.model import Track, Variant
 from sheetgen.render.common import CAP, TITLE_LEAST, fit_size, fitted_text, wrap
 from sheetgen.render.pdf import Sheet
@@ -36,12 +36,15 @@ from sheetgen.render.rallyman.common import (
     danger_of,
     draw_cell,
     draw_line,
+    draw_token_marker,
     free_cell,
     hexagon,
     legend_items,
     radius,
     tile_label,
     tile_outline,
+    tile_radius,
+    token_point,
 )
 from sheetgen.template import MM, Template
 
@@ -155,14 +158,28 @@ def page_label(col: int, row: int) -> str:
 
 
 def track_box(track: Track, hex_mm: float) -> tuple[float, float, float, float]:
-    """The plane box (mm) holding every space of the track (whole hexagons)."""
+    """The plane box (mm) holding every space of the track (whole hexagons) and every scenery
+    tile (its outline)."""
     rad = radius(hex_mm)
     xs, ys = [], []
     for c in track.cells:
         x, y = cell_centre(c, hex_mm)
         xs += [x - hex_mm / 2, x + hex_mm / 2]
         ys += [y - rad, y + rad]
+    for x, y in _scenery_corners(track, hex_mm):
+        xs.append(x)
+        ys.append(y)
     return (min(xs), min(ys), max(xs), max(ys))
+
+
+def _scenery_corners(track: Track, hex_mm: float) -> list[tuple[float, float]]:
+    """The outline corners (plane mm) of the track's scenery tiles (no spaces)."""
+    return [
+        corner
+        for p in track.placements
+        if p.scenery
+        for corner in tile_corners(p.q, p.r, radius(hex_mm), p.frame)
+    ]
 
 
 def map_plan(track: Track, template: Template, paper: str | None = None) -> MapPlan:
@@ -209,7 +226,10 @@ def _plan(
     taken: set[tuple[int, int]] = set()
     # each space prints on the pages whose window (widened by half a space) holds its centre:
     # the few columns and rows around it, not every page of the grid
-    for x, y in (cell_centre(c, hex_mm) for c in track.cells):
+    # (and so do a scenery tile's centre and corners: it prints where it lies)
+    points = [cell_centre(c, hex_mm) for c in track.cells] + _scenery_corners(track, hex_mm)
+    points += [cell_centre(p.centre_hex, hex_mm) for p in track.placements if p.scenery]
+    for x, y in points:
         cols_near = _windows(x, ox, step_x, width, hex_mm / 2, cols)
         rows_near = _windows(y, oy, step_y, height, rad, rows)
         taken.update((col, row) for col in cols_near for row in rows_near)
@@ -252,11 +272,12 @@ def draw_track_cells(
         centre = cell_centre(placement.centre_hex, hex_mm)
         if inside(*centre, frame_of(placement.frame).span * rad):
             tile_outline(sheet, view, centre, hex_mm, frame=placement.frame)
-            words = [
-                (f"tile {placement.tile}", True),
-                (f"turned {placement.rotation}", False),
-                (DANGER_WORD[danger_of(placement.cells)], False),
-            ]
+            words = [(f"tile {placement.tile}", True)]
+            if placement.scenery:
+                words += [("scenery: no road", False), (f"turned {placement.rotation}", False)]
+            else:
+                turned = f"turned {placement.rotation}" + (", driven reversed" if placement.reverse else "")
+                words += [(turned, False), (DANGER_WORD[danger_of(placement.cells)], False)]
             spot = free_cell(taken, placement.place, frame=placement.frame)
             offset = None
             if spot is not None:
@@ -266,6 +287,10 @@ def draw_track_cells(
     for line in track.lines:
         if inside(*cell_centre(line.a, hex_mm), rad):
             draw_line(sheet, view, line, hex_mm)
+    for placement in track.placements:
+        for token in placement.tokens:
+            if token.effect is None and inside(*token_point(placement, token, hex_mm), rad):
+                draw_token_marker(sheet, view, placement, token, hex_mm)
 
 
 def _mark(sheet: Sheet, view: View, x: float, y: float) -> None:
@@ -398,7 +423,8 @@ def draw_assembly_page(
         for i, step in enumerate(steps, 1)
         for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))
     ]
-    items = legend_items(track.cells)
+    markers = any(t.effect is None for p in track.placements for t in p.tokens)
+    items = legend_items(track.cells, markers)
     block = 6 + 5 + 4 * len(lines) + 2 + 5 + LEGEND_ROW_MM * len(items) + 9
     # the overview
     area_w = (sheet.right - sheet.left) / MM
@@ -430,7 +456,14 @@ def draw_assembly_page(
     clip.rect(sheet.left, area_top * MM - area_h * MM, area_w * MM, area_h * MM)
     c.clipPath(clip, stroke=0, fill=0)
     for placement in track.placements:
-        tile_outline(sheet, view, cell_centre(placement.centre_hex, hex_mm), hex_mm, frame=placement.frame)
+        centre = cell_centre(placement.centre_hex, hex_mm)
+        tile_outline(sheet, view, centre, hex_mm, frame=placement.frame)
+        if placement.scenery:  # (a tile with no spaces: its id says what lies there)
+            px, py = view.at(*centre)
+            size = fit_size(sheet, placement.tile, view.mm(tile_radius(hex_mm, placement.frame)), 7.0, least=3.0)
+            sheet.fill(GREY)
+            sheet.text(px, py - size * 0.35, placement.tile, size=size, align="center")
+            sheet.fill(sheet.ink.line)
     c.restoreState()
     w, h = view.mm(plan.width), view.mm(plan.height)
     size = min(18.0, h * 0.3, w * 0.3)
@@ -474,12 +507,13 @@ def draw_assembly_page(
         sheet.text(sheet.left + (3 * MM if k else 0), y, line, "body")
         y -= 4 * MM
     y -= 2 * MM
-    draw_legend(sheet, track.cells, sheet.left, y)
+    draw_legend(sheet, track.cells, sheet.left, y, markers)
     sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)
 
 
-def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
-    """The key to the marks the cells carry, from (x, y) down; returns the y below it."""
+def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False) -> float:
+    """The key to the marks the cells carry (and with `markers`, to a token's marker), from
+    (x, y) down; returns the y below it."""
     sheet.text(x, y, "Key", "heading", bold=True)
     y -= 5 * MM
     symbol = {
@@ -489,11 +523,17 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float) -> float:
         "jump": ("square", "4"),
     }
     view = View(0, 0, 0, 0)
-    for key, words in legend_items(cells):
+    for key, words in legend_items(cells, markers):
         fitted = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"])
         if key in symbol:
             shape, value = symbol[key]
             _badge(sheet, view, (x + 3 * MM) / MM, -(y + 1 * MM) / MM, shape, value, 4.2)
+        elif key == "token":
+            px, py = x + 3 * MM, y + 1 * MM
+            sheet.stroke(width=sheet.ink.line_width, dash=(1.5, 1.5))
+            sheet.c.circle(px, py, 2.0 * MM, stroke=1, fill=0)
+            sheet.stroke()
+            sheet.text(px, py - 1.1 * MM, "T", bold=True, size=5.0, align="center")
         elif key == "danger":
             for i, ring in enumerate((0, 1, 2)):
                 cx, cy = (x + (2 + 4.4 * i) * MM) / MM, -(y + 1 * MM) / MM

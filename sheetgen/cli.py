@@ -38,7 +38,35 @@ DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
 
 
-@click.group(context_settings=CONTEXT)
+class Commands(click.Group):
+    """sheetgen's commands: its own, then every registered game's (`Game.commands`), found
+    when the command line lists or looks one up, so that a game (a plug-in, a test's stub)
+    brings a command of its own without a change here. A game's command never replaces
+    sheetgen's or another game's: that is a mistake in the game, said as such."""
+
+    def game_commands(self) -> dict[str, click.Command]:
+        found: dict[str, click.Command] = {}
+        for game in registry.games():
+            if game.commands is None:
+                continue
+            for command in game.commands():
+                name = command.name or ""
+                if name in self.commands or name in found:
+                    raise SheetgenError(
+                        f"{game.title}'s command {name!r} has the name of another command of sheetgen's"
+                    )
+                _examples_last(command)
+                found[name] = command
+        return found
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted([*self.commands, *self.game_commands()])
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self.commands.get(cmd_name) or self.game_commands().get(cmd_name)
+
+
+@click.group(context_settings=CONTEXT, cls=Commands)
 @click.version_option(__version__, "--version", prog_name="sheetgen")
 def main() -> None:
     """Print-and-play rally sheets from YAML track specs, checked for playability.
@@ -617,21 +645,21 @@ def _register_feature_commands() -> None:
 _register_feature_commands()
 
 
-def _examples_last(group: click.Group) -> None:
-    """Each command's help ends with its example: the docstring's "Example:" part is moved
+def _examples_last(command: click.Command) -> None:
+    """A command's help ends with its example: the docstring's "Example:" part is moved
     behind the options (click's epilog), where a reader of a long help looks last."""
     import inspect
     import re
 
-    for command in [group, *group.commands.values()]:
-        text = command.help or ""
-        found = re.search(r"\n[ \t]*\x08\n[ \t]*Example:", text)  # "\b" then "Example:"
-        if found:
-            command.help = inspect.cleandoc(text[: found.start()])
-            command.epilog = inspect.cleandoc(text[found.start() :])
+    text = command.help or ""
+    found = re.search(r"\n[ \t]*\x08\n[ \t]*Example:", text)  # "\b" then "Example:"
+    if found:
+        command.help = inspect.cleandoc(text[: found.start()])
+        command.epilog = inspect.cleandoc(text[found.start() :])
 
 
-_examples_last(main)
+for _command in [main, *main.commands.values()]:
+    _examples_last(_command)
 
 
 def run() -> None:

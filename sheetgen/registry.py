@@ -15,7 +15,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -168,6 +168,10 @@ class Game:
     #: what a valid spec holds that the game keeps but gives no meaning to (a Rekee token no
     #: rulebook has a rule for), as located problems: `validate` says them as warnings
     warnings: Callable[[Spec], list[Problem]] | None = None
+    #: the game's own commands (`sheetgen calendar` of Rally Risk): a function that makes its
+    #: click commands, called when the command line lists its commands (a game package keeps
+    #: them in its `commands` module, which prints through `sheetgen.render.build_outputs`)
+    commands: Callable[[], Sequence[Any]] | None = None
     #: the sizes its sheets read from a template (`sheetgen.template.TemplateSize`: a key
     #: ending in `_mm`, its range and default); a template a user gives with a size no game
     #: declares, or one out of its range, is refused where it says so
@@ -176,8 +180,10 @@ class Game:
     def takes(self, command: str) -> tuple[Option, ...]:
         return tuple(o for o in self.options if command in o.commands)
 
-    def printable_for(self, kind: str | None) -> Printable | None:
-        return next((p for p in self.printables if kind in p.kinds), None)
+    def printable_for(self, kind: str | None, name: str | None = None) -> Printable | None:
+        """The printable of a kind of file: the first the game lists for it, or the one
+        called `name` (a kind may have more than one: a season sheet with or without pars)."""
+        return next((p for p in self.printables if kind in p.kinds and name in (None, p.name)), None)
 
     def option_values(self, command: str, given: Options) -> dict:
         """The options of `command` for this game: the ones given, each checked against the
@@ -247,6 +253,14 @@ class Figures:
         self.spec = spec
         self._solved = False
         self._value: Any = None
+
+    @classmethod
+    def given(cls, spec: Spec, value: Any) -> Figures:
+        """Figures a command has already: a game's own command that solved or built them
+        itself (a calendar laid out with its seed) hands them to the printable this way."""
+        made = cls(spec)
+        made._value, made._solved = value, True
+        return made
 
     def get(self) -> Any:
         if not self._solved:

@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -13,7 +14,7 @@ from conftest import ROOT, SPECS, VALID, files_under
 from sheetgen import __version__
 from sheetgen.cli import main
 
-COMMANDS = sorted(main.commands)
+COMMANDS = main.list_commands(click.Context(main))  # sheetgen's own and the games' (Game.commands)
 
 
 @pytest.mark.parametrize("name", COMMANDS)

@@ -111,6 +111,40 @@ def _write_bends(spec, options):
     return f"{spec.model[1]}\n".encode()
 
 
+def _commands():
+    """The stub's own command (Game.commands): `sheetgen par SPEC [-o PDF]`, its par from its
+    own figures, and with -o its sheet printed as build prints it."""
+    import click
+
+    from sheetgen.cliutil import reports_errors, write_pdf
+    from sheetgen.render import build_outputs
+
+    @click.command("par")
+    @click.argument("spec")
+    @click.option("-o", "--output", "target", default=None)
+    @reports_errors
+    def par(spec, target):
+        """Print a stub track's par.
+
+        \b
+        Example:
+          sheetgen par stub.yaml
+        """
+        loaded = registry.load_spec(spec)
+        figures = registry.Figures(loaded)
+
+        def say():
+            click.echo(f"{loaded.model[0]}: par {figures.get()['par_turns']} turns")
+
+        if target is None:
+            say()
+        else:
+            pdf, _pages = build_outputs(loaded, figures=figures)
+            write_pdf(target, pdf, inputs=loaded.sources, force=False, announce=say)
+
+    return [par]
+
+
 STUB_GAME = Game(
     name="stub",
     title="Stub",
@@ -133,6 +167,7 @@ STUB_GAME = Game(
     printables=(Printable("stub sheet", ("track",), f"{__name__}:print_stub"),),
     figures=_figures,
     strict=_strict,
+    commands=_commands,
 )
 
 
@@ -307,3 +342,22 @@ def test_build_in_worker_processes_knows_the_registered_game(run, stub, tmp_path
     assert result.exit_code == 0, result.output
     assert result.stdout == f"built 2 specs: 2 pages, 2 files written to {out}/\n"
     assert (out / "stub.pdf").read_bytes() == (out / "stub2.pdf").read_bytes()
+
+
+def test_the_stubs_own_command(run, stub, tmp_path):
+    """A game's own command, with no core change: listed in the help, run with its figures
+    solved once, printing what render prints; gone with the game."""
+    assert "  par " in run("--help").stdout
+    SOLVED.clear()
+    assert run("par", stub).stdout == "Two Bends: par 5 turns\n"
+    target = tmp_path / "par.pdf"
+    result = run("par", stub, "-o", str(target))
+    assert (result.exit_code, result.stdout) == (0, "Two Bends: par 5 turns\n")
+    assert SOLVED == ["Two Bends", "Two Bends"]  # once a command
+    assert run("render", stub, "-o", str(tmp_path / "r.pdf")).exit_code == 0
+    assert target.read_bytes() == (tmp_path / "r.pdf").read_bytes()
+    assert run("par", str(tmp_path / "missing.yaml")).exit_code == 1
+    registry.unregister("stub")
+    result = run("par", stub)
+    assert result.exit_code == 2 and "No such command 'par'" in result.stderr
+    registry.register(STUB_GAME)  # (the fixture unregisters it)

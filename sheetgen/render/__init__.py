@@ -30,22 +30,27 @@ def build_outputs(
     ink: str = "normal",
     template: str | None = None,
     figures: Figures | None = None,
+    printable: str | None = None,
 ) -> tuple[bytes, int]:
     """The PDF bytes and page count `build` and `render` write for one spec; `template`
     None draws with the game's own built-in template. `figures`: the spec's solved figures
-    as the command has them (those `strict` saw), else solved here."""
+    as the command has them (those `strict` saw), else solved here. `printable`: which of the
+    game's printables of the spec's kind, by name (a game's own command may print another
+    than the first, which `build` prints)."""
     from sheetgen import registry
     from sheetgen.template import load_template
 
-    printable = spec.game.printable_for(spec.kind_name)
-    if printable is None:
+    chosen_printable = spec.game.printable_for(spec.kind_name, printable)
+    if chosen_printable is None and printable is not None:
+        raise UsageError(f"{spec.game.title} has no printable {printable!r} for {_what(spec)}")
+    if chosen_printable is None:
         raise UsageError(f"{spec.path}: sheetgen cannot print {spec.game.title} {_what(spec)} yet")
     chosen = load_template(
         template if template is not None else spec.game.template,
         sizes=[size for game in registry.games() for size in game.template_sizes],
     )
     solved = (figures if figures is not None else Figures(spec)).get()
-    return _function(printable)(
+    return _function(chosen_printable)(
         spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",), figures=solved
     )
 

@@ -160,6 +160,13 @@ def _standings(spec: Any, options: Options) -> Report:
     return Report(standings_to_json(st), format_standings_text(st))
 
 
+def _commands() -> list:
+    """`Game.commands`: `sheetgen calendar`."""
+    from sheetgen.games.rally_risk.commands import COMMANDS
+
+    return COMMANDS
+
+
 GAME = Game(
     name="rally_risk",
     title="Rally Risk",
@@ -197,6 +204,7 @@ GAME = Game(
     ),
     analyze=_analyze,
     simulate=_simulate,
+    commands=_commands,
     printables=(
         Printable(
             "section cards and reference card", ("library",), "sheetgen.render.rally_risk.section_cards:print_library"

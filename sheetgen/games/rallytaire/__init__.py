@@ -285,6 +285,13 @@ OPTIONS = (
 SPACE_MM = TemplateSize("space_mm", 7, 14, 8.0)
 
 
+def _commands() -> list:
+    """`Game.commands`: `sheetgen season`."""
+    from sheetgen.games.rallytaire.commands import COMMANDS
+
+    return COMMANDS
+
+
 GAME = Game(
     name="rallytaire",
     title="Rallytaire",
@@ -302,9 +309,14 @@ GAME = Game(
     options=OPTIONS,
     analyze=_analyze,
     simulate=_simulate,
+    commands=_commands,
     printables=(
         Printable("race sheets", ("race",), "sheetgen.render.rallytaire.race_sheet:print_race"),
         Printable("season sheet", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season"),
+        # `season --no-par -o`: the sheet alone (given the expanded season as its figures)
+        Printable(
+            "season sheet without par times", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season_sheet"
+        ),
     ),
     generator=Generator(
         _generate, "a new race: every stage valid, in its difficulty band and laid out on A4 and Letter"

@@ -436,12 +436,16 @@ def print_calendar(
     """The printable of a Rally Risk calendar file (`build`, `render`): a calendar that gives
     every race as a course is printed as it is; one that gives the races' sizes is built
     first with seed :data:`~sheetgen.games.rally_risk.championship.BUILD_SEED`, so that the
-    PDF is the one ``sheetgen calendar SPEC --seed 1 -o DIR`` writes, byte for byte."""
+    PDF is the one ``sheetgen calendar SPEC --seed 1 -o DIR`` writes, byte for byte. That
+    command gives the calendar it built (any seed) as `figures` ``{"built": ...}``."""
     from sheetgen.errors import SpecError
     from sheetgen.games.rally_risk.championship import BUILD_SEED, CalendarError, build_calendar, laid_out
 
     cal = spec.model
-    if cal.built:
+    given = figures.get("built") if isinstance(figures, dict) else None
+    if given is not None:  # built by `sheetgen calendar` with its seed
+        built = given
+    elif cal.built:
         built = laid_out(cal)
     else:
         try:

@@ -125,3 +125,11 @@ def print_season(
     season, analyses = figures["season"], figures["analyses"]
     sheets = {k: (analyses[k], figures["advanced"][k]) for k, entry in enumerate(season.races) if entry.generate}
     return render_season(season, analyses, template, paper=paper, ink=ink, keywords=keywords, race_sheets=sheets)
+
+
+def print_season_sheet(
+    spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: dict
+) -> tuple[bytes, int]:
+    """The season sheet alone, without par times (`sheetgen season --no-par -o`): `figures`
+    holds the expanded season (the command's, solving nothing)."""
+    return render_season(figures["season"], None, template, paper=paper, ink=ink, keywords=keywords)

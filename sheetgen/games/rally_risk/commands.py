@@ -1,9 +1,9 @@
-"""`sheetgen calendar`, `sheetgen standings` and `sheetgen season`: championships.
+"""Rally Risk's own command: `sheetgen calendar` (`Game.commands`).
 
-calendar: a Rally Risk calendar spec (the rulebook's is track_specs/rally_risk/
-championship.yaml) and a seed give every race its sections; written as an explicit calendar
-spec (`validate` checks it) and a PDF. standings: any game's results file (`Game.standings`):
-Rally Risk's score A, points and table; Rallyman's summed stage times. season: a Rallytaire season's sheet.
+A Rally Risk calendar spec (the rulebook's is track_specs/rally_risk/championship.yaml) and
+a seed give every race its sections; written as an explicit calendar spec (`validate` checks
+it) and a PDF, the calendar's printable (`sheetgen.render.build_outputs`, given the calendar
+built here: what `build` prints for the spec with seed 1).
 """
 
 from __future__ import annotations
@@ -14,26 +14,18 @@ from pathlib import Path
 
 import click
 
-from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, refuse_stdout_folder, reports_errors, write_pdf
-
-
-def _template(game: str):
-    """The game's own built-in template."""
-    from sheetgen import registry
-    from sheetgen.template import load_template
-
-    return load_template(registry.game(game).template)
+from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, refuse_stdout_folder, reports_errors
+from sheetgen.errors import SpecError
+from sheetgen.games.rally_risk.model import Calendar
+from sheetgen.output import check_targets, write_files
+from sheetgen.registry import Figures, load_spec
+from sheetgen.render import build_outputs
 
 
 def _spec_problems(loaded, problems):
     """A SpecError for problems found after loading ((path in the spec, message)), each at
     its FILE:LINE:COL in the loaded document."""
-    from sheetgen.errors import SpecError
-
     return SpecError([loaded.document.problem(where, message) for where, message in problems])
-
-
-# --------------------------------------------------------------------------- calendar
 
 
 @click.command(context_settings=CONTEXT)
@@ -92,7 +84,6 @@ def calendar(
     """
     import secrets
 
-    from sheetgen import registry
     from sheetgen.games.rally_risk.championship import (
         CalendarError,
         build_calendar,
@@ -100,11 +91,10 @@ def calendar(
         default_jobs,
         format_calendar_text,
     )
-    from sheetgen.games.rally_risk.model import Calendar
 
     if out_dir is not None:
         refuse_stdout_folder(out_dir)
-    loaded = registry.load_spec(spec)
+    loaded = load_spec(spec)
     if loaded.game.name != "rally_risk" or not isinstance(loaded.model, Calendar):
         raise loaded.wrong(
             f"{loaded.described('rally_risk')}; sheetgen calendar needs a Rally Risk calendar (kind: calendar)"
@@ -125,7 +115,6 @@ def calendar(
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this calendar again)", err=True)
     if out_dir is not None and os.path.isdir(out_dir):  # (a missing folder is made when the files are written)
-        from sheetgen.output import check_targets
 
         check_targets(calendar_files(loaded.path, seed, out_dir), inputs=loaded.sources, force=force)
     try:
@@ -161,7 +150,7 @@ def calendar_text(loaded, built, target: str) -> str:
     so checked, before anything is written."""
     from dataclasses import replace
 
-    from sheetgen.errors import SheetgenError, SpecError
+    from sheetgen.errors import SheetgenError
     from sheetgen.games.rally_risk.championship import calendar_yaml
     from sheetgen.games.rally_risk.spec import load_calendar
     from sheetgen.yamlsrc import load_text
@@ -188,15 +177,14 @@ def calendar_text(loaded, built, target: str) -> str:
     return text
 
 
-def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str, force: bool, report) -> None:
+def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str, force: bool, report) -> list:
     """Write the built calendar's spec and PDF into `out_dir`, `report(written)` printed
-    once they are ready and before they are put in place."""
-    from sheetgen.output import write_files
-    from sheetgen.render.rally_risk.calendar import calendar_pdf
-
+    once they are ready and before they are put in place; the files written and their pages.
+    The PDF is the calendar's printable (what `build` prints for the spec with seed 1), given
+    the calendar built here."""
     spec_file, pdf_file = calendar_files(loaded.path, built.seed, out_dir)
     text = calendar_text(loaded, built, spec_file)
-    pdf, pages = calendar_pdf(loaded, built, _template("rally_risk"), paper=paper, ink=ink)
+    pdf, pages = build_outputs(loaded, paper=paper, ink=ink, figures=Figures.given(loaded, {"built": built}))
     written = [(spec_file, 0), (pdf_file, pages)]
     write_files(
         [(spec_file, text.encode("utf-8")), (pdf_file, pdf)],
@@ -205,126 +193,7 @@ def _write_calendar(loaded, built, out_dir: str, paper: str | None, ink: str, fo
         force=force,
         announce=lambda: report(written),
     )
+    return written
 
 
-# --------------------------------------------------------------------------- standings
-
-
-@click.command(context_settings=CONTEXT)
-@click.argument("results", type=click.Path(path_type=str))
-@FORMAT
-@click.option(
-    "-o",
-    "--output",
-    "target",
-    type=click.Path(path_type=str),
-    default=None,
-    help="also write the standings sheet PDF here",
-)
-@PAPER
-@INK
-@FORCE
-@reports_errors
-def standings(results: str, fmt: str, target: str | None, paper: str | None, ink: str, force: bool) -> None:
-    """Score a championship or rally from its results file (kind: results).
-
-    Every game that keeps standings scores its own way: Rally Risk gives score A per race
-    (rounds behind the first car home minus the place in the starting order; a destroyed
-    car: the last arrival's score + 2), each rally's places and points (9, 6, 4, 3, 2, 1;
-    ties share the better place and skip the next), the championship table and the next
-    race's starting order; Rallyman sums every driver's stage times. With -o, the printable
-    standings sheet (the one `sheetgen build` prints for the file).
-
-    \b
-    Example:
-      sheetgen standings track_specs/rally_risk/results.yaml -o standings.pdf
-      sheetgen standings track_specs/rallyman/results/winter_rally.yaml
-    """
-    from sheetgen import registry
-
-    loaded = registry.load_spec(results)
-    if loaded.game.standings is None or loaded.kind_name != "results":
-        titles = [registry.game(name).title for name in registry.names() if registry.game(name).standings is not None]
-        keeping = " or ".join([", ".join(titles[:-1]), titles[-1]] if len(titles) > 1 else titles)
-        raise loaded.wrong(
-            f"{loaded.described(loaded.game.name)}; "
-            f"sheetgen standings needs a results file (kind: results) of {keeping}"
-        )
-    report = loaded.game.standings(loaded, {})
-
-    def say() -> None:
-        click.echo(json.dumps(report.data, indent=2) if fmt == "json" else report.text.rstrip("\n"))
-
-    if target is not None:  # the report is printed before the file is put in place
-        from sheetgen.render import build_outputs
-
-        pdf, _pages = build_outputs(loaded, paper=paper, ink=ink)
-        write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
-    else:
-        say()
-
-
-# --------------------------------------------------------------------------- season
-
-
-@click.command(context_settings=CONTEXT)
-@click.argument("spec", type=click.Path(path_type=str))
-@click.option(
-    "-o", "--output", "target", type=click.Path(path_type=str), default=None, help="write the season sheet PDF here"
-)
-@FORMAT
-@PAPER
-@INK
-@click.option("--no-par", "no_par", is_flag=True, help="leave out the par times (no analysis)")
-@FORCE
-@reports_errors
-def season(spec: str, target: str | None, fmt: str, paper: str | None, ink: str, no_par: bool, force: bool) -> None:
-    """A Rallytaire season: its races (files or generated by seed) and a sheet to record times.
-
-    Prints the races and stages with the basic game's par times; with -o, writes what
-    `sheetgen build` prints for the season: the season sheet (a time box per stage for each
-    driver, or, solo, three attempts and a best; race totals and the season total), then the
-    race sheets of its generated races (a race file's own sheet: `sheetgen render RACE`).
-    With --no-par, the season sheet alone, without par times.
-
-    \b
-    Example:
-      sheetgen season track_specs/seasons/winter_season.yaml -o season.pdf
-    """
-    from sheetgen import registry
-    from sheetgen.games.rallytaire.season import expand_season, format_season_text, season_to_json
-
-    loaded = registry.load_spec(spec)  # any spec, fully checked, so that a typo is located
-    if loaded.game.name != "rallytaire" or loaded.kind != "season":
-        raise loaded.wrong(
-            f"{loaded.described('rallytaire')}; sheetgen season needs a Rallytaire season (kind: season)"
-        )
-    figures = registry.Figures(loaded)  # the game's: the expanded season and its races' analyses
-    chosen = expand_season(loaded.model) if no_par else figures.get()["season"]
-    analyses = None if no_par else figures.get()["analyses"]
-
-    def say() -> None:
-        click.echo(
-            json.dumps(season_to_json(chosen, analyses), indent=2)
-            if fmt == "json"
-            else format_season_text(chosen, analyses).rstrip("\n")
-        )
-
-    # the report is printed before the file is put in place
-    if target is not None and no_par:
-        from sheetgen.render.rallytaire.season_sheet import render_season
-
-        pdf, _pages = render_season(
-            chosen, None, _template("rallytaire"), paper=paper, ink=ink, keywords=(f"spec-sha256:{loaded.sha256}",)
-        )
-        write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
-    elif target is not None:  # what build prints: the season sheet, then the generated races' sheets
-        from sheetgen.render import build_outputs
-
-        pdf, _pages = build_outputs(loaded, paper=paper, ink=ink, figures=figures)
-        write_pdf(target, pdf, inputs=loaded.sources, force=force, announce=say)
-    else:
-        say()
-
-
-COMMANDS = [calendar, standings, season]
+COMMANDS = [calendar]

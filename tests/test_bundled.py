@@ -43,8 +43,10 @@ def test_analyze_every_bundled_race(run, path):
         assert stage.name in text
 
 
-# one stage in the default suite; every other is a long cross-check (python -m pytest -m slow)
-@pytest.mark.parametrize("name,index", [s if k == 0 else pytest.param(*s, marks=pytest.mark.slow) for k, s in enumerate(STAGES)])
+# a long cross-check (python -m pytest -m slow): the exact solver is checked against an
+# expectimax over the engine in the default suite (tests/test_engine.py)
+@pytest.mark.slow
+@pytest.mark.parametrize("name,index", STAGES)
 def test_monte_carlo_agrees_with_par_time_on_bundled_stages(name, index):
     """4000 seeded plays per stage under the optimal policy: the mean time lies within 4
     standard errors of the exact par time, the crash rate within 4 of its exact value."""
@@ -86,6 +88,7 @@ def test_simulate_same_seed_same_output_and_no_seed_prints_one(run):
     assert picked.stdout == run("simulate", path, "--seed", str(seed)).stdout
 
 
+@pytest.mark.slow  # (the advanced analyses' JSON and text are golden references: tests/golden/analyze)
 def test_analyze_advanced_json_and_text(run):
     path = str(RALLYTAIRE_SPECS[0])
     result = run("analyze", path, "--rules", "advanced", "--format", "json")
@@ -101,6 +104,7 @@ def test_analyze_advanced_json_and_text(run):
     assert "Race par:" in text
 
 
+@pytest.mark.slow  # (seeded advanced plays are golden references: tests/golden/simulate)
 def test_simulate_advanced_is_seeded_and_refuses_cautious(run):
     path = str(RALLYTAIRE_SPECS[0])
     one = run("simulate", path, "--rules", "advanced", "--seed", "5")

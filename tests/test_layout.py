@@ -433,7 +433,7 @@ def test_any_stage_fits_a_full_a4_page(stage_):
     check(stage_, result, *A4)
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(random_stages(max_length=150), st.floats(40.0, 216.0), st.floats(30.0, 280.0))
 def test_any_box_fits_or_is_genuinely_too_small(stage_, width, height):
     try:

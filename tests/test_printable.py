@@ -3,6 +3,7 @@ sheet is refused by validate at its length, with what it would need."""
 
 from __future__ import annotations
 
+import pytest
 from pypdf import PdfReader
 
 
@@ -42,6 +43,7 @@ def test_the_longest_stages_that_fit_are_printed(run, tmp_path):
     assert "SS1" in text and "SS2" in text and "240" in text
 
 
+@pytest.mark.slow  # (60 solves of a 300-space stage; the refusal's reasons are checked above)
 def test_generate_refuses_a_stage_too_long_to_print_with_the_reason(run):
     result = run("generate", "rallytaire", "--seed", "1", "--stages", "1", "--length", "300..300", "--difficulty", "easy")
     assert result.exit_code == 1 and result.stdout == ""

@@ -115,7 +115,9 @@ def _every_race_pdf(paper: str):
 # --------------------------------------------------------------------------- margins
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
+# Letter under -m slow here: the margins of both papers are read back page by page in
+# tests/test_printable.py and tests/test_render_rally_risk.py
+@pytest.mark.parametrize("paper", [pytest.param("a4"), pytest.param("letter", marks=pytest.mark.slow)])
 def test_every_character_is_inside_the_10_mm_margins(paper):
     """Course sheets (their legends), section cards, the kit, the reference card, the
     standings and every page of the calendar: no character within 10 mm of the edge."""
@@ -147,7 +149,7 @@ def _crosses(path, box, step: float = 0.2) -> bool:
     return False
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("paper", [pytest.param("a4"), pytest.param("letter", marks=pytest.mark.slow)])  # (Letter under -m slow: the same marks, moved)
 def test_ford_marks_never_cross_a_digit(paper):
     """Every wavy line (a ford on the map, the strip or a card) against every digit's box,
     on the bundled races, the section cards and the 22 course sheets of the calendar."""

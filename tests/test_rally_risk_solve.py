@@ -69,7 +69,10 @@ def test_solver_equals_expectimax_over_the_step_engine():
     assert ev.figures.expected_cost == pytest.approx(sol.start_cost, abs=1e-9)
 
 
-@pytest.mark.parametrize("name,assistance", [("montecarlo_1", "normal"), pytest.param("safari_1", "rapid", marks=pytest.mark.slow)])
+# under -m slow: the exact solver is checked against an expectimax over the step engine in the
+# default suite (test_solver_equals_expectimax_over_the_step_engine); this samples its policy
+@pytest.mark.slow
+@pytest.mark.parametrize("name,assistance", [("montecarlo_1", "normal"), ("safari_1", "rapid")])
 def test_monte_carlo_agrees_with_exact_expected_rounds(analyses, name, assistance):
     """2000 seeded single-car races under the optimal policy: the mean rounds lie within 4
     standard errors of the exact expected rounds (elimination priced low, so it happens)."""

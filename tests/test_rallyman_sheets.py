@@ -326,7 +326,7 @@ def test_the_par_is_kept_per_track_and_ruleset(specs):
     assert track_figures(own)["par_seconds"] == pytest.approx(35.0) and track_figures(own)["safe_seconds"] == 35
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("paper", [pytest.param("a4"), pytest.param("letter", marks=pytest.mark.slow)])  # (Letter under -m slow)
 def test_the_overviews_page_labels_never_cover_a_start_or_finish_letter_nor_each_other(paper):
     """The assembly page tells where the start and the finish are: a page's big label ("A3")
     was drawn over an S or an F (Forest Stage's A3 and B3, Col Sprint's D2, D1 and A4); now it

@@ -479,6 +479,7 @@ def test_stage_value_is_monotone_in_every_box_kind() -> None:
                 assert (np.diff(v, axis=axis) <= 1e-9).all()
 
 
+@pytest.mark.slow  # (the advanced solver equals a brute force on small races in the default suite)
 def test_bundled_races_with_default_boxes_beat_the_basic_game() -> None:
     for path in SPEC_PATHS:
         assert bundled_analysis(path).race_par_time < analyze_race(bundled(path)).par_time

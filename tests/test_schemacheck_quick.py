@@ -64,7 +64,12 @@ def _schema(path) -> dict:
     return _without_dialects(registry.game(game).schema())
 
 
-@pytest.mark.parametrize("path", BUNDLED, ids=lambda p: str(p.relative_to(SPECS)))
+# (the large tile library, 25 KB, under -m slow: tiles.yaml has the same keys)
+@pytest.mark.parametrize(
+    "path",
+    [pytest.param(p, marks=pytest.mark.slow) if p.name == "tiles_large.yaml" else p for p in BUNDLED],
+    ids=lambda p: str(p.relative_to(SPECS)),
+)
 def test_quick_check_agrees_with_jsonschema(path) -> None:
     schema = _schema(path)
     data = yaml.safe_load(path.read_text())

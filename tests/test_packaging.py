@@ -39,3 +39,10 @@ def test_the_distribution_has_a_name_of_its_own():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
     assert project["name"] == "sheetgen-rally"
     assert project["scripts"] == {"sheetgen": "sheetgen.cli:run"}
+
+
+def test_the_license_pyproject_names_is_in_the_checkout():
+    """pyproject says MIT: the licence's text is there to ship beside it (LICENSE)."""
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert text.startswith("MIT License\n") and "THE SOFTWARE IS PROVIDED \"AS IS\"" in text
+    assert 'license = { text = "MIT" }' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")

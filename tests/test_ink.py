@@ -91,7 +91,8 @@ def rendered():
     return get
 
 
-@pytest.mark.parametrize("paper", ["a4", "letter"])
+# every page kind on A4; on Letter (the same drawing on another page size) under -m slow
+@pytest.mark.parametrize("paper", [pytest.param("a4"), pytest.param("letter", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("kind", sorted(PAGE_KINDS))
 def test_low_ink_uses_at_most_three_quarters_of_the_ink(rendered, kind, paper):
     make, page = PAGE_KINDS[kind]

@@ -44,8 +44,10 @@ from sheetgen.games.rallyman.ruleset import Ruleset
 
 SAFE_FOCUS = 3  # tokens the safe route counts (securing 2 dice in a turn)
 #: the largest GT track (cells x laps) whose safe route and par time are solved: time grows
-#: with cells x laps, about 0.15 s each on this machine with the focus tokens in the state
-#: (the 90-cell, 3-lap ring: some 45 s), so 400 is about a minute (docs/benchmarks.md)
+#: with cells x laps, about 0.01 s each with the compiled kernel (the 90-cell, 3-lap ring:
+#: 2.4 s of CPU; 297-cell Wide Boulevard: 2.7 s), so 400 is 3 to 4 s; the pure-Python
+#: reference, where the kernel is not built, takes about 0.3 s each (the ring: 92 s), so 400
+#: is two minutes there (docs/benchmarks.md, "The Rallyman GT kernel")
 MAX_PAR_SIZE = 400
 
 
@@ -57,7 +59,7 @@ def too_large(track) -> str | None:
     laps = f" x {track.laps} laps" if track.laps > 1 else ""
     return (
         f"a GT track of {len(track.cells)} cells{laps} is too large for the exact par solve (at most {MAX_PAR_SIZE} "
-        "cells x laps: it would take over a minute); its map, roadbook and `sheetgen odds` work at any size"
+        "cells x laps); its map, roadbook and `sheetgen odds` work at any size"
     )
 
 
@@ -731,10 +733,15 @@ def _pareto(cands: list) -> list:
     """The candidates no other beats in every component (ties: the shorter plan first)."""
     cands.sort(key=lambda c: (c[0], len(c[1])))
     out: list = []
+    kept: list = []  # the vectors of `out`
     for vec, tail in cands:
-        if any(all(a <= b + 1e-12 for a, b in zip(o, vec)) for o, _t in out):
-            continue
-        out.append((vec, tail))
+        top = [b + 1e-12 for b in vec]  # (the same sums as `a <= b + 1e-12` makes one pair at a time)
+        for o in kept:
+            if all(map(le, o, top)):
+                break
+        else:
+            out.append((vec, tail))
+            kept.append(vec)
     return out
 
 

@@ -164,6 +164,8 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         lose_memo[k] = total
         return total
 
+    programs: dict = {}
+
     def V(cell: Hex, gear: int, lost: int, slide: int) -> float:
         k = (cell, gear, lost, slide)
         if k in value:
@@ -192,18 +194,18 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
                 tails = [((end(s.to, s.gear, lost, s.slide, e2, s.finishes),) * limit, ())]
             else:
                 tails = W(s.to, s.gear, lost, s.slide, nu, e2)
-            marks, on_caution = s.marks, s.lose_on_caution
+            if s.lose_always:
+                cands.extend(((lost_v,) * limit, (s,) + tail) for _vec, tail in tails)
+                continue
+            prog = programs.get((s.marks, s.lose_on_caution))
+            if prog is None:
+                prog = programs[s.marks, s.lose_on_caution] = _program(limit, s.marks, s.lose_on_caution)
+            q = 1 - p
             for vec, tail in tails:
-                if s.lose_always:
-                    cands.append(((lost_v,) * limit, (s,) + tail))
-                    continue
-                new = []
-                for c in range(limit):
-                    a = c + marks
-                    miss = lost_v if a >= limit else vec[a]
-                    hitv = lost_v if (on_caution or a + 1 >= limit) else vec[a + 1]
-                    new.append((1 - p) * miss + p * hitv)
-                cands.append((tuple(new), (s,) + tail))
+                # cautions so far c: no caution on this die (c + marks), or one more (c + marks + 1),
+                # each the loss's seconds past the limit (index -1)
+                new = tuple([q * (lost_v if i < 0 else vec[i]) + p * (lost_v if j < 0 else vec[j]) for i, j in prog])
+                cands.append((new, (s,) + tail))
         front = _pareto(cands)
         sets[k] = front
         return front
@@ -218,6 +220,16 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0)
     _forward(result, p_coast, coast_dice)
     return result
+
+
+def _program(limit: int, marks: int, on_caution: bool) -> tuple[tuple[int, int], ...]:
+    """For each count of cautions so far (0 to limit - 1), where the next die leads: the
+    count without a caution on it and with one, -1 where that is a loss of control."""
+    out = []
+    for c in range(limit):
+        a = c + marks
+        out.append((-1 if a >= limit else a, -1 if (on_caution or a + 1 >= limit) else a + 1))
+    return tuple(out)
 
 
 def plan_outcomes(stage: DirtStage, plan: tuple[DStep, ...]) -> tuple[list[float], float]:

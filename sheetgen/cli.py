@@ -24,7 +24,9 @@ from sheetgen.cliutil import (
     GameCommand,
     GameName,
     echo_report,
+    jobs,
     option_values,
+    output,
     refuse_pdf_on_terminal,
     refuse_stdout_folder,
     reports_errors,
@@ -300,25 +302,12 @@ def _output_name(spec_path: str) -> str:
 
 @main.command(context_settings=CONTEXT)
 @click.argument("specs", nargs=-1, type=click.Path(path_type=str))
-@click.option(
-    "-o",
-    "--output",
-    "out_dir",
-    default=DEFAULT_OUTPUT,
-    show_default=True,
-    type=click.Path(path_type=str),
-    help="folder for the PDFs",
-)
+@output("folder for the PDFs", "out_dir", default=DEFAULT_OUTPUT, show_default=True)
 @PAPER
 @INK
 @TEMPLATE
 @click.option("-q", "--quiet", is_flag=True, help="no progress on standard error")
-@click.option(
-    "--jobs",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="processes checking and rendering the specs (default: every CPU); the files are the same whatever it is",
-)
+@jobs("processes checking and rendering the specs (default: every CPU); the files are the same whatever it is")
 @FORCE
 @reports_errors
 def build(
@@ -541,14 +530,7 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
     default=None,
     help="random seed (default: pick one and print it on standard error)",
 )
-@click.option(
-    "-o",
-    "--output",
-    "target",
-    type=click.Path(path_type=str),
-    default=None,
-    help="spec file to write (default, or -: standard output)",
-)
+@output("spec file to write (default, or -: standard output)")
 @click.option("--render", "pdf", type=click.Path(path_type=str), default=None, help="also write its printable PDF here")
 @FORCE
 @reports_errors

@@ -37,6 +37,20 @@ FORCE = click.option(
     is_flag=True,
     help="replace an output file that is write-protected (refused otherwise, as a shell refuses it)",
 )
+
+
+def output(help: str, dest: str = "target", **more: Any) -> Callable:
+    """`-o/--output` as every writing command spells it: a path (a file, a folder or -, as
+    `help` says), default None unless `more` gives one."""
+    more.setdefault("default", None)
+    return click.option("-o", "--output", dest, type=click.Path(path_type=str), help=help, **more)
+
+
+def jobs(help: str) -> Callable:
+    """`--jobs N` (1 to 64): the worker processes of a command that runs some; None when not given."""
+    return click.option("--jobs", type=click.IntRange(1, 64), default=None, help=help)
+
+
 TEMPLATE = click.option(
     "--template",
     "template",
@@ -122,8 +136,6 @@ def reports_errors(command):
             _fail([f"sheetgen: internal error: {type(exc).__name__}: {exc} (set SHEETGEN_DEBUG=1 for details)"])
 
     return wrapper
-
-
 
 
 def refuse_pdf_on_terminal(target: str | None, option: str = "-o FILE") -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import click
 
-from sheetgen.cliutil import CONTEXT, FORCE, GameCommand, option_values, reports_errors, stdout_bytes
+from sheetgen.cliutil import CONTEXT, FORCE, GameCommand, option_values, output, reports_errors, stdout_bytes
 from sheetgen.errors import SheetgenError
 
 
@@ -46,14 +46,7 @@ class FormatName(click.ParamType):
 @click.command("import", context_settings=CONTEXT, cls=GameCommand, game_command="import", before="target")
 @click.argument("fmt", metavar="FORMAT", type=FormatName("read"))
 @click.argument("source", metavar="FILE", type=click.Path(path_type=str))
-@click.option(
-    "-o",
-    "--output",
-    "target",
-    type=click.Path(path_type=str),
-    default=None,
-    help="spec file to write (default, or -: standard output)",
-)
+@output("spec file to write (default, or -: standard output)")
 @FORCE
 @reports_errors
 def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> None:
@@ -94,14 +87,7 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
 @click.command("export", context_settings=CONTEXT, cls=GameCommand, game_command="export", before="target")
 @click.argument("fmt", metavar="FORMAT", type=FormatName("write"))
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option(
-    "-o",
-    "--output",
-    "target",
-    type=click.Path(path_type=str),
-    default=None,
-    help="file to write (default, or -: standard output)",
-)
+@output("file to write (default, or -: standard output)")
 @FORCE
 @reports_errors
 def export(fmt: str, spec: str, target: str | None, force: bool, **given) -> None:

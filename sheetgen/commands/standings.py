@@ -7,20 +7,13 @@ import json
 
 import click
 
-from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, reports_errors, write_pdf
+from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, output, reports_errors, write_pdf
 
 
 @click.command(context_settings=CONTEXT)
 @click.argument("results", type=click.Path(path_type=str))
 @FORMAT
-@click.option(
-    "-o",
-    "--output",
-    "target",
-    type=click.Path(path_type=str),
-    default=None,
-    help="also write the standings sheet PDF here",
-)
+@output("also write the standings sheet PDF here")
 @PAPER
 @INK
 @FORCE

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import click
 
-from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, refuse_stdout_folder, reports_errors
+from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, jobs, output, refuse_stdout_folder, reports_errors
 from sheetgen.errors import SpecError
 from sheetgen.games.rally_risk.model import Calendar
 from sheetgen.output import check_targets, write_files
@@ -37,23 +37,11 @@ def _spec_problems(loaded, problems):
     help="random seed (default: pick one and print it on standard error; "
     "build and render print a calendar with seed 1)",
 )
-@click.option(
-    "-o",
-    "--output",
-    "out_dir",
-    type=click.Path(path_type=str),
-    default=None,
-    help="folder for the built calendar (SPEC-seedN.yaml) and its PDF (SPEC-seedN.pdf); default: print only",
-)
+@output("folder for the built calendar (SPEC-seedN.yaml) and its PDF (SPEC-seedN.pdf); default: print only", "out_dir")
 @FORMAT
 @PAPER
 @INK
-@click.option(
-    "--jobs",
-    type=click.IntRange(1, 64),
-    default=None,
-    help="processes for the finishability analyses (default: the CPUs available)",
-)
+@jobs("processes for the finishability analyses (default: the CPUs available)")
 @FORCE
 @reports_errors
 def calendar(
@@ -115,7 +103,6 @@ def calendar(
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this calendar again)", err=True)
     if out_dir is not None and os.path.isdir(out_dir):  # (a missing folder is made when the files are written)
-
         check_targets(calendar_files(loaded.path, seed, out_dir), inputs=loaded.sources, force=force)
     try:
         built = build_calendar(cal, seed, jobs=jobs or default_jobs())

@@ -10,7 +10,7 @@ import json
 
 import click
 
-from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, reports_errors, write_pdf
+from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, output, reports_errors, write_pdf
 from sheetgen.registry import Figures, load_spec
 from sheetgen.render import build_outputs
 
@@ -20,9 +20,7 @@ NO_PAR = "season sheet without par times"
 
 @click.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option(
-    "-o", "--output", "target", type=click.Path(path_type=str), default=None, help="write the season sheet PDF here"
-)
+@output("write the season sheet PDF here")
 @FORMAT
 @PAPER
 @INK

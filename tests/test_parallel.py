@@ -15,6 +15,7 @@ import time
 import pytest
 
 from conftest import SPECS
+from procs import in_group
 from sheetgen import parallel
 
 
@@ -109,21 +110,6 @@ def test_build_reports_a_bad_template_file_once_with_any_jobs(run, tmp_path):
         assert result.stderr.splitlines()[0] == f"{template}:1:1: error: missing required key 'font_size' in the spec"
         assert "internal error" not in result.stderr and len(set(result.stderr.splitlines())) == len(result.stderr.splitlines())
         assert not (tmp_path / "out").exists()
-
-
-def in_group(pgid: int) -> list[int]:
-    """The live processes of process group `pgid` (zombies left out), read from /proc."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == pgid and fields[0] != "Z":
-                found.append(int(entry))
-    return found
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP") or not os.path.isdir("/proc"), reason="POSIX signals and /proc")

@@ -630,16 +630,22 @@ _examples_last(main)
 
 def run() -> None:
     """The `sheetgen` command: `main`, with standard output that fails (a full disk, a closed
-    pipe) reported in one line even where click itself writes (--help, --version); SIGTERM
-    and SIGHUP end it (and its worker processes) as Ctrl-C does."""
-    from sheetgen.cliutil import on_terminate
+    pipe, none at all) reported in one line even where click itself writes (--help,
+    --version); SIGTERM and SIGHUP end it (and its worker processes) as Ctrl-C does."""
+    from sheetgen.cliutil import attach_closed_streams, on_terminate
 
+    attach_closed_streams()
     on_terminate()
     try:
         main()
     except OSError as exc:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush into the failed output
+        try:
+            failed = sys.stdout.fileno()
+        except (OSError, ValueError):  # (a closed standard output: nothing is kept to flush)
+            failed = None
+        if failed is not None:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, failed)  # nothing more to flush into the failed output
         if not isinstance(exc, BrokenPipeError):
             click.echo(f"sheetgen: error: {exc.strerror or exc}", err=True)
         sys.exit(1)

@@ -6,7 +6,9 @@ that `sheetgen.cli` registers; all of them use these two pieces.
 
 from __future__ import annotations
 
+import errno
 import functools
+import io
 import json
 import os
 import sys
@@ -151,12 +153,39 @@ def _is_terminal(path: str) -> bool:
         os.close(fd)
 
 
+CLOSED = "cannot write to standard output: it is closed"
+
+
+class _ClosedOutput(io.BufferedIOBase):
+    """The standard output of a command started without one (`>&-`): a write fails as one to
+    a closed descriptor does, with sheetgen's message; a flush of nothing succeeds."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        raise OSError(errno.EBADF, CLOSED)
+
+
+def attach_closed_streams() -> None:
+    """A process started with standard output or error closed (`>&-`, `2>&-`) has None for
+    `sys.stdout` or `sys.stderr`: click dropped what a command printed there (its report lost,
+    exit status 0), and starting worker processes (loky flushes both) failed with an internal
+    error. Standard output becomes a stream that fails when written, as `echo hi >&-` does (a
+    report that cannot be printed fails the command before any file is written, as on a full
+    disk); standard error one that drops what it is given (there is nowhere to say it)."""
+    if sys.stdout is None:
+        sys.stdout = io.TextIOWrapper(_ClosedOutput(), encoding="utf-8", write_through=True)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's own stream)
+
+
 def stdout_bytes():
     """Standard output's binary stream; a command started with it closed (`>&-`) is told so."""
-    if sys.stdout is None:
+    if sys.stdout is None or isinstance(getattr(sys.stdout, "buffer", None), _ClosedOutput):
         from sheetgen.errors import OutputError
 
-        raise OutputError("cannot write to standard output: it is closed")
+        raise OutputError(CLOSED)
     return sys.stdout.buffer
 
 

@@ -374,6 +374,33 @@ def test_standard_output_closed_is_one_line(race, tmp_path):
     assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write to standard output: it is closed\n")
 
 
+@pytest.mark.parametrize(
+    "line, written",
+    [
+        ("sheetgen calendar track_specs/rally_risk/championship.yaml --seed 1 --jobs 2 -o out >&-", "out"),
+        ("sheetgen build race.yaml -o out --jobs 2 >&-", "out"),
+        ("sheetgen generate rallytaire --seed 3 --stages 1 -o out.yaml --render - >&-", "out.yaml"),
+        ("sheetgen validate race.yaml >&-", None),
+        ("sheetgen --version >&-", None),
+    ],
+)
+def test_a_closed_standard_output_fails_the_command_before_anything_is_written(specs, race, tmp_path, line, written):
+    """With standard output closed (found by the fuzz harness), a command that starts worker
+    processes failed with an internal error (loky flushes sys.stdout, None then), and one that
+    prints a report lost it and said nothing (exit 0); either fails in one line now, before
+    any file is written, as on a full disk."""
+    done = sheetgen_sh(line, tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write to standard output: it is closed\n")
+    assert written is None or not (tmp_path / written).exists()
+
+
+def test_a_closed_standard_error_takes_nothing_from_the_command(race, tmp_path):
+    """`2>&-`: worker processes start (loky flushes sys.stderr too), the files are written."""
+    done = sheetgen_sh("sheetgen build race.yaml -o out --jobs 2 2>&-", tmp_path)
+    assert (done.returncode, done.stdout) == (0, b"built 1 spec: 1 page, 1 file written to out/\n")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["race.pdf"]
+
+
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_named_pipe_nobody_reads_is_refused_before_the_work_and_one_read_gets_the_pdf(run, tmp_path, monkeypatch):
     """An unread FIFO as -o was found only after the whole render; it is refused before the

@@ -548,7 +548,8 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
-    folder = (os.path.dirname(target) or ".") if target is not None else "."  # where the spec goes
+    at = _written_at(target)
+    folder = (os.path.dirname(at) or ".") if at is not None else "."  # where the spec goes
     if chosen.generator is None:  # (GameName offers the games that have a generator)
         raise SheetgenError(f"{chosen.title} has no generator")
     text = chosen.generator.make(seed, options, folder)
@@ -556,7 +557,7 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     named = [path for path in (target, pdf) if path not in (None, "-")]
     # the new spec loaded back from its bytes, as any spec file is: the files it refers to (a
     # library the generator drew from) are inputs, which no output may replace
-    spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if named or pdf else None
+    spec = registry.spec_of(load_bytes(data, at or "<stdout>")) if named or pdf else None
     inputs = tuple(spec.document.reads) if spec is not None and spec.document is not None else ()
     pdf_bytes = _render_generated(spec) if pdf and spec is not None else None
     out = stdout_bytes() if target is None or pdf == "-" else None
@@ -575,6 +576,20 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
         if path is not None and path != "-" and content is not None
     ]
     write_files(files, inputs=inputs, force=force, announce=announce)
+
+
+def _written_at(target: str | None) -> str | None:
+    """The file a generated spec is written to, which the paths in it (a library) start from:
+    `target`; for a name of this process' own descriptor (`-o /dev/stdout >> log.txt`,
+    `/dev/fd/1`), the file behind the descriptor (its folder was /dev, or /dev/fd, whose `..`
+    is /proc/self), or None when that is no file (a pipe, a terminal: standard output, as
+    with `-o -`)."""
+    from sheetgen.output import descriptor
+
+    if target is None or descriptor(target) is None:
+        return target
+    behind = os.path.realpath(target)
+    return behind if os.path.isfile(behind) else None
 
 
 def _render_generated(spec: registry.Spec) -> bytes:

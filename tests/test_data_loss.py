@@ -305,6 +305,23 @@ def test_an_output_naming_a_descriptor_appends_where_the_shell_appends(race, tmp
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="no /proc/self/fd here")
+@pytest.mark.parametrize("target", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_a_generated_spec_written_through_a_descriptor_names_its_library_from_the_file_behind_it(specs, tmp_path, target):
+    """`generate rally-risk --library LIB -o /dev/fd/1 >> log` was refused (the library named
+    from /dev/fd, whose `..` is /proc/self) and `-o /dev/stdout` wrote it as ../tmp/...: the
+    path starts from the file the descriptor writes, as for that file named (fuzz harness)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "log.txt").write_bytes(b"# the log so far\n")
+    line = "sheetgen generate rally-risk --seed 1 --library track_specs/rally_risk/sections.yaml -o"
+    done = sheetgen_sh(f"{line} {target} >> sub/log.txt", tmp_path)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert sheetgen_sh(f"{line} sub/named.yaml", tmp_path).returncode == 0
+    named = (tmp_path / "sub" / "named.yaml").read_bytes()
+    assert b"\nlibrary: ../track_specs/rally_risk/sections.yaml\n" in named
+    assert (tmp_path / "sub" / "log.txt").read_bytes() == b"# the log so far\n" + named
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="no /proc/self/fd here")
 def test_a_descriptor_this_command_has_not_or_another_process_has_is_refused(race, tmp_path):
     done = sheetgen_sh("sheetgen render race.yaml -o /dev/fd/7", tmp_path)
     assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write /dev/fd/7: this command has no open descriptor 7\n")

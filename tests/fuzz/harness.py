@@ -1164,9 +1164,13 @@ def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settin
         said = {"SIGINT": "sheetgen: interrupted; nothing written"}.get(name, f"sheetgen: terminated by {name}; nothing written")
         if code != 128 + number:
             add(("signals", f"{name} after {delay:.2f} s: exit {code}, not {128 + number}" + (f" ({stderr.strip().splitlines()[-1][:200]!r})" if stderr.strip() else "")))
-        elif stderr and stderr != said + "\n":
+        elif stderr and stderr != said + "\n" and not _interpreter_start(stderr):
             add(("signals", f"{name} after {delay:.2f} s: standard error {stderr[-300:]!r}"))
-        result.exit_code = 1 if code == 128 + number else code  # (judged as a failure: nothing written)
+        # ended by the signal's own action (before or after the command's work), it said
+        # nothing: what it wrote, it wrote whole (judged as a command that succeeded); with
+        # its line, nothing may be written
+        quiet = code == 128 + number and ran.signalled == number and not stderr.strip()
+        result.exit_code = 0 if quiet else 1 if code == 128 + number else code
         # its one line is judged above; no other line may come with the status it should have
         result.stderr = "" if code == 128 + number else stderr.replace(said + "\n", "")
     elif code is not None and code > 128 and ran.signalled:
@@ -1183,6 +1187,16 @@ def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settin
         if code == 0 and not got and rel in case.targets:
             add(("lost output", f"exit 0 but the reader of {rel} got nothing"))
     _judge_files(outcome, base, before)
+
+
+def _interpreter_start(stderr: str) -> bool:
+    """Whether standard error is Python's KeyboardInterrupt from before sheetgen's first line
+    ran (the interpreter's start, runpy finding the package): no frame of the traceback is
+    in sheetgen but its package's empty __init__."""
+    frames = re.findall(r'File "([^"]+)"', stderr)
+    return stderr.rstrip().endswith("KeyboardInterrupt") and not [
+        f for f in frames if "sheetgen" in f.replace("\\", "/").split("/") and not f.endswith("__init__.py")
+    ]
 
 
 def _writes_to_stdout(args: list[str]) -> str:

@@ -170,8 +170,13 @@ def test_the_judge_of_processes_finds_each_kind_of_failure(monkeypatch):
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(143, stderr=said, delivered=True), **term) == []
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(143, signalled=15, delivered=True), **term) == []
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(0, delivered=True), **term) == ["signals"]
-    interrupted = process.Ran(130, stderr=b"Traceback (most recent call last):\nKeyboardInterrupt\n", delivered=True)
-    assert _ran(monkeypatch, ["schema", "rallytaire"], interrupted, signal=("SIGINT", 0.1)) == ["signals"]
+    interrupted = b'Traceback (most recent call last):\n  File "/x/sheetgen/cli.py", line 16, in <module>\nKeyboardInterrupt\n'
+    assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(130, stderr=interrupted, signalled=2, delivered=True),
+                signal=("SIGINT", 0.1)) == ["signals"]
+    # before sheetgen's first line (the interpreter's start): Python's, not sheetgen's
+    starting = b'Traceback (most recent call last):\n  File "<frozen runpy>", line 112, in _get_module_details\nKeyboardInterrupt\n'
+    assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(130, stderr=starting, signalled=2, delivered=True),
+                signal=("SIGINT", 0.05)) == []
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(1, stderr=b"sheetgen: interrupted; nothing written\n", delivered=True),
                 signal=("SIGINT", 2.0)) == ["signals"]
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(143, stderr=said, delivered=True, left=[99999]), **term) == ["workers left"]

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
@@ -94,6 +95,39 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+@contextlib.contextmanager
+def _starting_workers():
+    """While the worker processes start: Ctrl-C, SIGTERM and SIGHUP wait (a worker whose
+    start was cut short, its launch data half sent, read the end of its pipe, and was not
+    known to be stopped), and the workers get no standard output of the command's (loky's
+    worker prints its traceback there when the command ends while it starts: into a PDF
+    streamed with -o -, a report, a terminal; and the command's output is its own)."""
+    import signal
+
+    held = {getattr(signal, n) for n in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, n)}
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, held) if hasattr(signal, "pthread_sigmask") else None
+    kept = None
+    try:
+        try:
+            kept = os.dup(1)
+        except OSError:  # (no standard output: the workers have none either)
+            kept = None
+        if kept is not None:
+            if sys.stdout is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stdout.flush()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        yield
+    finally:
+        if kept is not None:
+            os.dup2(kept, 1)
+            os.close(kept)
+        if blocked is not None:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)  # a signal that came is handled now
+
+
 def can_start_processes() -> bool:
     return not multiprocessing.current_process().daemon
 
@@ -119,7 +153,11 @@ def imap(function: Callable[[T], R], items: Sequence[T], jobs: int | None = None
             runner = Parallel(n_jobs=min(jobs, len(items)), return_as="generator")
         except ValueError:  # a backend that gives no results as they come (joblib's "multiprocessing")
             runner = Parallel(n_jobs=min(jobs, len(items)), return_as="list")
-        yield from runner(delayed(function)(item) for item in items)
+            yield from runner(delayed(function)(item) for item in items)
+        else:
+            with _starting_workers():  # (the call starts the workers and hands them the first items)
+                results = runner(delayed(function)(item) for item in items)
+            yield from results
     if (os.environ.get(BACKEND_VARIABLE) or "loky") == "loky":
         # joblib keeps its worker processes for reuse, idle for minutes after the command has
         # ended, holding its pipes (a `| tee` waits for them): they end with the work

@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from conftest import SPECS
+from conftest import ROOT, SPECS
 from procs import in_group
 from sheetgen import parallel
 
@@ -136,8 +136,9 @@ def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum)
         time.sleep(0.1)
     assert proc.poll() is None and len(group()) >= 3, "the build ended before its workers were seen"
     proc.send_signal(signum)
-    _out, err = proc.communicate(timeout=120)  # (the pipes close: no worker holds them)
+    out, err = proc.communicate(timeout=120)  # (the pipes close: no worker holds them)
     assert proc.returncode == 128 + signum
+    assert out == b""  # (a worker stopped while it started printed loky's traceback here)
     said = "interrupted" if signum == signal.SIGINT else f"terminated by {signal.Signals(signum).name}"
     assert err.decode().endswith(f"sheetgen: {said}; nothing written\n")
     for _ in range(100):
@@ -146,6 +147,25 @@ def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum)
         time.sleep(0.1)
     assert group() == []
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_sigmask"), reason="POSIX signal masks")
+def test_workers_start_with_signals_held_and_without_the_command_s_standard_output(tmp_path):
+    """A build stopped while its loky workers started printed a worker's traceback on the
+    command's standard output (EOFError: its launch data cut short; the fuzz harness's signal
+    cases): while workers start, the signals wait and standard output is not theirs."""
+    script = (
+        "import os, signal, sys\n"
+        "from sheetgen import parallel\n"
+        "with parallel._starting_workers():\n"
+        "    os.write(1, b'a worker would print this\\n')\n"
+        "    os.kill(os.getpid(), signal.SIGTERM)\n"
+        "    print('held', file=sys.stderr, flush=True)\n"
+        "print('not reached', flush=True)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (done.returncode, done.stdout, done.stderr) == (-signal.SIGTERM, b"", b"held\n")
 
 
 def test_build_on_a_dask_cluster_gives_the_same_bytes(run, tmp_path, monkeypatch):

@@ -284,9 +284,11 @@ def _import(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     source = mut.pick(sorted(p for p in corpus.files if p.startswith(REKEE + "/")))
     game, _converter = registry.converter("rekee", "read")
     case.game = game.name
-    variant = "dirt" if "dirt" in os.path.basename(source) else "gt"
-    options = ["--tiles", PARSED["tiles"](mut.rng, size, variant), "--variant", variant]
-    case.extra_inputs += [source, options[1]]
+    # the library and the game of the track the file was exported from
+    track = corpus.spec(f"track_specs/rallyman/{os.path.basename(source)[:-5]}.yaml")
+    library = os.path.normpath(os.path.join(os.path.dirname(track.path), track.data["library"])).replace(os.sep, "/")
+    options = ["--tiles", library, "--variant", track.data.get("variant", "gt")]
+    case.extra_inputs += [source, library]
     out: list[str] = []
     if mut.rng.random() < 0.6:
         out = ["-o", "imported.yaml"]

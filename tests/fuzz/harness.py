@@ -1177,7 +1177,7 @@ def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settin
         add(("crashes", f"ended by signal {ran.signalled}"))
         result.exit_code = 1
     _judge(outcome, result, before, _snapshot(base), inputs, command)
-    outcome.exit_code = code
+    outcome.exit_code, outcome.stderr = code, stderr
     if ran.left:
         add(("workers left", f"{len(ran.left)} process(es) of its group still running after it ended"))
     to_stdout = _writes_to_stdout(case.args)

@@ -8,7 +8,8 @@ sheetgen as its own process, in its own process group, with CPU and memory limit
   (``> /dev/full``); ``append``: standard output appended to ``log.txt`` (``>> log.txt``),
   the command writing to ``-o /dev/stdout`` (or ``/dev/fd/1``, ``/proc/self/fd/1``);
 - ``signal``: SIGTERM, SIGINT or SIGHUP a moment after the start (the command's worker
-  processes busy, the figures cache off): the process must end with 128+N (a shell's status
+  processes busy, the figures cache off; a negative moment: once the command and two workers
+  run, whenever that is): the process must end with 128+N (a shell's status
   of a process a signal ended, which is also what a process that dies of it shows), say so in
   one line or none, write nothing, and leave no process of its group behind;
 - a named pipe that a reader reads (the harness reads it), a character device made in the
@@ -67,7 +68,8 @@ def shell_line(args: list[str], stdout: str, signal_name: str | None = None, del
 
     line = "sheetgen " + " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in args) + STDOUT.get(stdout, "")
     if signal_name:
-        line += f"  # then kill -{signal_name[3:]} after {delay:.2f} s"
+        when = f"after {delay:.2f} s" if delay >= 0 else "once its workers run"
+        line += f"  # then kill -{signal_name[3:]} {when}"
     return line
 
 
@@ -129,7 +131,7 @@ def run(args: list[str], cwd: Path, *, stdout: str = "pipe", signal_name: str | 
             if code is not None:
                 break
             elapsed = time.perf_counter() - start
-            if signal_name and not sent and elapsed >= delay:
+            if signal_name and not sent and (elapsed >= delay if delay >= 0 else len(in_group(proc.pid)) >= 3):
                 proc.send_signal(getattr(signal, signal_name))
                 sent = ran.delivered = True
             if elapsed > hang:

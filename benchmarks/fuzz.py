@@ -9,6 +9,8 @@ Plain script, not a test (tests/fuzz/test_fuzz.py runs a small seeded sample in 
     python benchmarks/fuzz.py --cases 5000 --start 15000 --seed 1     # one chunk of a batch
     python benchmarks/fuzz.py --seed 1 --case 1234 --keep             # one case again: its command,
                                                                       # output and findings; its folder kept
+    python benchmarks/fuzz.py --seed 1 --case 1234 --save some_name   # ... kept in tests/fuzz/corpus/
+                                                                      # (replayed by the default suite)
 
 Cases are made from (seed, index) alone (see tests/fuzz/harness.py), so a batch gives the same
 cases in one process or two, in one run or in chunks. The report: cases run and their CPU time,
@@ -146,11 +148,17 @@ def _done(log: Path | None, seed: int) -> dict[int, dict]:
     return found
 
 
-def run_one(seed: int, index: int, keep: bool, settings: harness.Settings) -> int:
+def run_one(seed: int, index: int, keep: bool, settings: harness.Settings, save: str | None = None) -> int:
     corpus = harness.load_corpus_cached()
     case = harness.make_case(corpus, seed, index, settings)
     folder = Path(tempfile.mkdtemp(prefix="sheetgen-fuzz-keep-")) if keep else None
     outcome = harness.run_case(case, settings, keep=folder)
+    if save:  # a new entry of the findings kept (its `finding` and `right` to be written)
+        from fuzz import findings
+
+        target = findings.CORPUS / f"{save}.yaml"
+        findings.save(findings.entry_of(case, outcome), target)
+        print(f"saved: {target.relative_to(ROOT)} (say what was wrong and what is right in it)")
     print(f"case {seed}:{index}: {case.family}, {case.game or 'no game'}: {case.description}")
     asked = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in case.args)
     if case.mode == "process":
@@ -180,6 +188,8 @@ def main() -> int:
                         help="JSON lines of every case run; cases already there are not run again")
     parser.add_argument("--case", type=int, default=None, help="run this one case and show everything about it")
     parser.add_argument("--keep", action="store_true", help="with --case: keep its folder")
+    parser.add_argument("--save", metavar="NAME", default=None,
+                        help="with --case: keep it as tests/fuzz/corpus/NAME.yaml, replayed by the test suite")
     parser.add_argument("--show", type=int, default=20, help="reproducers shown per kind of finding (default 20)")
     parser.add_argument("--expensive-share", type=float, default=0.05,
                         help="share of valid specs that get an expensive command (default 0.05)")
@@ -192,7 +202,7 @@ def main() -> int:
     if args.worker is not None:
         return worker(args.seed, args.worker[0], args.worker[1], settings)
     if args.case is not None:
-        return run_one(args.seed, args.case, args.keep, settings)
+        return run_one(args.seed, args.case, args.keep, settings, args.save)
 
     wanted = range(args.start, args.start + args.cases)
     done = _done(args.log, args.seed)

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from fuzz import commands, harness, large, process
+from fuzz import commands, findings, harness, large, process
 
 SAMPLE_SEED = 2024
 SAMPLE_CASES = 200
@@ -80,14 +80,15 @@ def test_the_judge_lets_a_command_write_what_it_was_asked_to():
     assert _judged(exit_code=0, before={"a.yaml": FILE, "out.pdf": FILE}, after={"a.yaml": FILE, "out.pdf": ("file", 9, "c")}, targets=["out.pdf"]) == []
 
 
-@pytest.mark.slow  # 18 s; benchmarks/fuzz.py runs the large batches
+@pytest.mark.slow  # minutes; benchmarks/fuzz.py runs the large batches
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")
 def test_a_seeded_sample_of_cases(corpus):
-    """A few hundred cases of every kind; each finding is listed with its reproducer."""
+    """A few hundred cases of every kind; each finding is listed with its reproducer (time is
+    the batch's to measure, never the suite's: slow cases are not counted here)."""
     settings = harness.Settings(expensive_share=0.03, content_share=0.3, output_share=0.2, hang=30.0)
     tally = harness.run_batch(SAMPLE_SEED, range(SAMPLE_CASES), settings)
     assert tally.cases == SAMPLE_CASES
-    found = tally.problems()
+    found = tally.problems([c for c in harness.CATEGORIES if c not in findings.UNTIMED])
     assert not found, "\n" + tally.report(10)
 
 

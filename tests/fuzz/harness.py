@@ -887,7 +887,7 @@ def _generate_command(case: Case, mut: Mutator) -> None:
     rng = mut.rng
     games = _generate_games() or ["rallytaire"]
     named = mut.pick(games + ["rally_risk", "nope"])
-    case.game = named.replace("-", "_")
+    case.game = named.replace("-", "_") if named != "nope" else "-"
     args = ["generate", named, "--seed", str(mut.pick([0, 1, 7, 2**63 - 1, 2**63, -5, rng.randrange(10**6)]))]
     # a generated race is searched for until it fits its band: few short stages keep it quick
     args += ["--stages", mut.pick(["1", "1", "2", "3", "0", "9", "x"] if rng.random() < 0.9 else ["8"])]
@@ -1159,12 +1159,16 @@ def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settin
     stderr = ran.stderr.decode("utf-8", "replace")
     result = SimpleNamespace(exit_code=ran.exit_code, stdout=stdout, stderr=stderr, exception=None, exc_info=None)
     code = ran.exit_code
+    actual = (code, stderr)
     if name and ran.delivered and code is not None:
         number = int(getattr(signal, name))
         said = {"SIGINT": "sheetgen: interrupted; nothing written"}.get(name, f"sheetgen: terminated by {name}; nothing written")
-        if code != 128 + number:
+        if _interpreter_start(stderr):  # Python's own start: no line of sheetgen ran (nothing written)
+            code = 128 + number
+            stderr = ""
+        elif code != 128 + number:
             add(("signals", f"{name} after {delay:.2f} s: exit {code}, not {128 + number}" + (f" ({stderr.strip().splitlines()[-1][:200]!r})" if stderr.strip() else "")))
-        elif stderr and stderr != said + "\n" and not _interpreter_start(stderr):
+        elif stderr and stderr != said + "\n":
             add(("signals", f"{name} after {delay:.2f} s: standard error {stderr[-300:]!r}"))
         # ended by the signal's own action (before or after the command's work), it said
         # nothing: what it wrote, it wrote whole (judged as a command that succeeded); with
@@ -1177,7 +1181,7 @@ def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settin
         add(("crashes", f"ended by signal {ran.signalled}"))
         result.exit_code = 1
     _judge(outcome, result, before, _snapshot(base), inputs, command)
-    outcome.exit_code, outcome.stderr = code, stderr
+    outcome.exit_code, outcome.stderr = actual
     if ran.left:
         add(("workers left", f"{len(ran.left)} process(es) of its group still running after it ended"))
     to_stdout = _writes_to_stdout(case.args)
@@ -1191,10 +1195,11 @@ def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settin
 
 def _interpreter_start(stderr: str) -> bool:
     """Whether standard error is Python's KeyboardInterrupt from before sheetgen's first line
-    ran (the interpreter's start, runpy finding the package): no frame of the traceback is
-    in sheetgen but its package's empty __init__."""
+    ran (the interpreter's start: its standard streams made, runpy finding the package): no
+    frame of the traceback is in sheetgen but its package's empty __init__."""
     frames = re.findall(r'File "([^"]+)"', stderr)
-    return stderr.rstrip().endswith("KeyboardInterrupt") and not [
+    interrupted = stderr.rstrip().endswith("KeyboardInterrupt") or "Fatal Python error: init_" in stderr
+    return interrupted and not [
         f for f in frames if "sheetgen" in f.replace("\\", "/").split("/") and not f.endswith("__init__.py")
     ]
 

@@ -163,7 +163,8 @@ def enlarge(data: Any, game: str, rng, changes: int) -> str:
         data["path"]["segments"] = re.sub(r"straight \d+", f"straight {MAX_STRAIGHT}", segments)
         done.append(f"path/segments: straights of {MAX_STRAIGHT}")
     found = knobs(data, schema_of(game))
-    rng.shuffle(found)
+    # sizes first, mostly (a list's length, a count, a length): a long name is one knob of many
+    found.sort(key=lambda knob: rng.random() * (1 if "maxLength" in knob[1] else 4), reverse=True)
     for path, schema in found:
         if len(done) >= changes:
             break

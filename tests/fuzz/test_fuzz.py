@@ -178,6 +178,8 @@ def test_the_judge_of_processes_finds_each_kind_of_failure(monkeypatch):
     starting = b'Traceback (most recent call last):\n  File "<frozen runpy>", line 112, in _get_module_details\nKeyboardInterrupt\n'
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(130, stderr=starting, signalled=2, delivered=True),
                 signal=("SIGINT", 0.05)) == []
+    streams = b"Fatal Python error: init_sys_streams: can't initialize sys standard streams\nPython runtime state: core initialized\nKeyboardInterrupt\n"
+    assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(1, stderr=streams, delivered=True), signal=("SIGINT", 0.05)) == []
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(1, stderr=b"sheetgen: interrupted; nothing written\n", delivered=True),
                 signal=("SIGINT", 2.0)) == ["signals"]
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(143, stderr=said, delivered=True, left=[99999]), **term) == ["workers left"]

@@ -32,7 +32,7 @@ from sheetgen.cliutil import (
     write_pdf,
 )
 from sheetgen.errors import OptionError, Problem, SheetgenError, SpecError
-from sheetgen.output import same_target, write_files
+from sheetgen.output import same_target, write_files, written_at
 
 DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
@@ -548,7 +548,7 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
-    at = _written_at(target)
+    at = written_at(target)
     folder = (os.path.dirname(at) or ".") if at is not None else "."  # where the spec goes
     if chosen.generator is None:  # (GameName offers the games that have a generator)
         raise SheetgenError(f"{chosen.title} has no generator")
@@ -576,20 +576,6 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
         if path is not None and path != "-" and content is not None
     ]
     write_files(files, inputs=inputs, force=force, announce=announce)
-
-
-def _written_at(target: str | None) -> str | None:
-    """The file a generated spec is written to, which the paths in it (a library) start from:
-    `target`; for a name of this process' own descriptor (`-o /dev/stdout >> log.txt`,
-    `/dev/fd/1`), the file behind the descriptor (its folder was /dev, or /dev/fd, whose `..`
-    is /proc/self), or None when that is no file (a pipe, a terminal: standard output, as
-    with `-o -`)."""
-    from sheetgen.output import descriptor
-
-    if target is None or descriptor(target) is None:
-        return target
-    behind = os.path.realpath(target)
-    return behind if os.path.isfile(behind) else None
 
 
 def _render_generated(spec: registry.Spec) -> bytes:

@@ -3,6 +3,8 @@
 Plain script, not a test (tests/fuzz/test_fuzz.py runs a small seeded sample in the suite)::
 
     python benchmarks/fuzz.py --cases 20000 --seed 1                  # the big batch, one process
+                                                                      # (4 to 7 hours: 500 cases take
+                                                                      # 300 to 370 s of CPU)
     python benchmarks/fuzz.py --cases 20000 --seed 1 --jobs 2         # two processes (the most it takes)
     python benchmarks/fuzz.py --cases 20000 --seed 1 --log /tmp/fuzz.jsonl   # resumable: a rerun
                                                                       # skips the cases in the log

@@ -1244,6 +1244,8 @@ def _judge_files(outcome: Outcome, base: Path, before: dict) -> None:
     for rel in case.devices:
         if before.get(rel) != after.get(rel):
             add(("special files replaced", f"{rel}: a device before, {after.get(rel, ('gone',))[0]} after"))
+    if "/dev/null" in case.args and not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        add(("special files replaced", "/dev/null is no device any more"))
 
 
 _CORPUS: list = []

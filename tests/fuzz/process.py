@@ -12,8 +12,9 @@ sheetgen as its own process, in its own process group, with CPU and memory limit
   run, whenever that is): the process must end with 128+N (a shell's status
   of a process a signal ended, which is also what a process that dies of it shows), say so in
   one line or none, write nothing, and leave no process of its group behind;
-- a named pipe that a reader reads (the harness reads it), a character device made in the
-  case folder (the device /dev/null is: written through, never replaced).
+- a named pipe that a reader reads (the harness reads it); -o /dev/null, or as root a
+  character device made in the case folder that is the device /dev/null is (written
+  through, never replaced: root could replace the machine's own).
 
 What the process left is judged by the harness's rules (`harness._judge`), the same as in
 process; the CPU time is the child's (`resource.getrusage(RUSAGE_CHILDREN)`, its waited-for
@@ -255,11 +256,17 @@ def shell_case(case, mut, corpus) -> None:
         case.description = f"{name} after {delay:.2f} s"
     elif scenario == "device":
         commands.valid_command(case, mut, corpus, command=mut.pick(list(WRITERS)))
-        node = "null.dev"
-        _retarget(case, node)
-        case.devices.append(node)
-        case.targets.append(node)
-        case.description = "-o a character device (as /dev/null)"
+        if os.geteuid() != 0 and rng.random() < 0.5:
+            # /dev/null itself where a rename onto it is refused to this user anyway (root
+            # could replace the machine's: a node made in the folder stands in for it there)
+            _retarget(case, "/dev/null")
+            case.description = "-o /dev/null"
+        else:
+            node = "null.dev"
+            _retarget(case, node)
+            case.devices.append(node)
+            case.targets.append(node)
+            case.description = "-o a character device (as /dev/null)"
     elif scenario == "fifo":
         commands.valid_command(case, mut, corpus, command=mut.pick(list(WRITERS)))
         pipe = "out.fifo"

@@ -72,7 +72,16 @@ class _Working:
 def _on_signal(signum: int, _frame) -> None:
     import signal
 
+    starting = sys.modules.get("sheetgen.parallel")  # (worker processes being started)
+    if starting is not None and starting.hold(signum):
+        return
     if _Working.now:
+        # the worker pool's threads, torn down half way, may fail as it unwinds (loky's
+        # manager thread meets work items the command has just cancelled): the command is
+        # ending, and says so in one line, not with their tracebacks
+        import threading
+
+        threading.excepthook = lambda _args: None
         raise Terminated(signum)
     signal.signal(signum, signal.SIG_DFL)
     os.kill(os.getpid(), signum)

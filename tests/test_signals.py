@@ -126,3 +126,40 @@ def test_a_signal_after_the_work_ends_the_process_at_once(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, timeout=120)
     assert (done.returncode, done.stdout, done.stderr) == (-signal.SIGHUP, b"done\n", b"")
+
+
+def test_a_thread_that_fails_as_the_interrupted_command_unwinds_prints_nothing(tmp_path):
+    """Ctrl-C just as a build's workers started ended with loky's manager thread's traceback
+    (KeyError: a work item the command had just cancelled) before the command's one line (the
+    fuzz harness): once a signal ends the command, the threads torn down with it say nothing."""
+    script = textwrap.dedent(
+        """
+        import os, signal, threading
+        from sheetgen import cliutil
+
+        cliutil.on_terminate()
+        torn_down = threading.Event()
+
+        def pool_thread():
+            torn_down.wait()
+            raise KeyError(1)
+
+        thread = threading.Thread(target=pool_thread)
+        thread.start()
+
+        @cliutil.reports_errors
+        def command():
+            try:
+                os.kill(os.getpid(), signal.SIGTERM)
+                for _ in range(10**6):
+                    pass
+            finally:
+                torn_down.set()
+                thread.join()
+
+        command()
+        """
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, timeout=120)
+    assert (done.returncode, done.stderr) == (143, b"sheetgen: terminated by SIGTERM; nothing written\n")

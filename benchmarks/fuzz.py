@@ -3,22 +3,30 @@
 Plain script, not a test (tests/fuzz/test_fuzz.py runs a small seeded sample in the suite)::
 
     python benchmarks/fuzz.py --cases 20000 --seed 1                  # the big batch, one process
+                                                                      # (4 to 7 hours: 500 cases take
+                                                                      # 300 to 370 s of CPU)
     python benchmarks/fuzz.py --cases 20000 --seed 1 --jobs 2         # two processes (the most it takes)
     python benchmarks/fuzz.py --cases 20000 --seed 1 --log /tmp/fuzz.jsonl   # resumable: a rerun
                                                                       # skips the cases in the log
     python benchmarks/fuzz.py --cases 5000 --start 15000 --seed 1     # one chunk of a batch
     python benchmarks/fuzz.py --seed 1 --case 1234 --keep             # one case again: its command,
                                                                       # output and findings; its folder kept
+    python benchmarks/fuzz.py --seed 1 --case 1234 --save some_name   # ... kept in tests/fuzz/corpus/
+                                                                      # (replayed by the default suite)
 
 Cases are made from (seed, index) alone (see tests/fuzz/harness.py), so a batch gives the same
-cases in one process or two, in one run or in chunks. The report: cases run, per command, exit
-codes, and for each kind of finding (internal errors, tracebacks, bad exit codes, unlocated
-error lines, partial outputs, replaced inputs, other files changed, special files replaced,
-hangs, crashes, slow cases over 10 s) how many cases and a one-line reproducer of each (up to
---show). Cases run in worker processes of --chunk cases each, --jobs at a time: a case that
-kills its worker (a crash) or never ends (a hang the case's own alarm missed) is reported and
-the chunk goes on after it. The batch and every process it starts are held to --jobs CPUs,
-so it never takes more cores; a worker may take 3 GiB of memory at most.
+cases in one process or two, in one run or in chunks. The report: cases run and their CPU time,
+per command (how many ran to exit 0, and their CPU seconds), per game, per family of damage,
+per mode (in process, or a real process), exit codes, and for each kind of finding (internal
+errors, tracebacks, bad exit codes, unlocated error lines, partial outputs, replaced inputs,
+other files changed, special files replaced, hangs, crashes, slow cases over 10 s of CPU,
+signals, workers left, protected files replaced, lost output) how many cases and a one-line
+reproducer of each (up to --show). Cases run in worker processes of --chunk cases each, --jobs
+at a time: a case that kills its worker (a crash) or never ends (a hang the case's own alarm
+missed) is reported and the chunk goes on after it. The batch and every process it starts are
+held to --jobs CPUs, so it never takes more cores; a worker may take 3 GiB of memory at most.
+The figures cache is a folder of the batch's own (--cache), so that what a batch costs does
+not depend on what an earlier run left.
 """
 
 from __future__ import annotations
@@ -34,9 +42,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tests"))  # the harness: tests/fuzz/harness.py
+sys.path.insert(0, str(ROOT))  # this checkout's sheetgen, not another one installed
 
 from fuzz import harness  # noqa: E402
-
 
 MEMORY = 3 * 1024**3  # bytes of address space a worker may take: a blow-up is a MemoryError, not the OOM killer
 SILENCE = 300.0  # seconds without a finished case after which a worker is stopped (a hang the alarm missed)
@@ -72,8 +80,8 @@ def worker(seed: int, start: int, count: int, settings: harness.Settings) -> int
 def _lost(seed: int, index: int, category: str, detail: str) -> dict:
     """The record of a case whose worker process died or stopped answering."""
     return {
-        "seed": seed, "index": index, "command": "?", "ran": "", "exit": None, "seconds": 0.0,
-        "findings": [[category, detail]], "description": "",
+        "seed": seed, "index": index, "command": "?", "game": "?", "family": "?", "mode": "?", "ran": "", "exit": None,
+        "seconds": 0.0, "cpu": 0.0, "findings": [[category, detail]], "description": "",
         "reproducer": f"python benchmarks/fuzz.py --seed {seed} --case {index} --keep",
     }
 
@@ -89,7 +97,10 @@ def _run_chunk(seed: int, start: int, count: int, args: argparse.Namespace, take
     while start < end:
         command = [sys.executable, __file__, "--worker", str(start), str(end - start), "--seed", str(seed),
                    "--expensive-share", str(args.expensive_share)]
-        proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT)
+        env = {**os.environ, "SHEETGEN_CACHE": str(args.cache)}
+        proc = subprocess.Popen(
+            command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, cwd=ROOT, env=env
+        )
         lines: queue.Queue = queue.Queue()
 
         def read(stream=proc.stdout, lines=lines) -> None:
@@ -139,17 +150,26 @@ def _done(log: Path | None, seed: int) -> dict[int, dict]:
     return found
 
 
-def run_one(seed: int, index: int, keep: bool, settings: harness.Settings) -> int:
+def run_one(seed: int, index: int, keep: bool, settings: harness.Settings, save: str | None = None) -> int:
     corpus = harness.load_corpus_cached()
     case = harness.make_case(corpus, seed, index, settings)
     folder = Path(tempfile.mkdtemp(prefix="sheetgen-fuzz-keep-")) if keep else None
     outcome = harness.run_case(case, settings, keep=folder)
-    print(f"case {seed}:{index}: {case.description}")
+    if save:  # a new entry of the findings kept (its `finding` and `right` to be written)
+        from fuzz import findings
+
+        target = findings.CORPUS / f"{save}.yaml"
+        findings.save(findings.entry_of(case, outcome), target)
+        print(f"saved: {target.relative_to(ROOT)} (say what was wrong and what is right in it)")
+    print(f"case {seed}:{index}: {case.family}, {case.game or 'no game'}: {case.description}")
     asked = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in case.args)
+    if case.mode == "process":
+        print(f"process: {case.reproducer().split('  # ', 1)[1].rsplit('  [', 1)[0]}")
     print(f"command: sheetgen {asked}")
     if outcome.ran != asked:
         print(f"ran:     sheetgen {outcome.ran}  (a valid spec: the cheap command instead)")
-    print(f"exit {outcome.exit_code} in {outcome.seconds:.2f} s")
+    print(f"exit {outcome.exit_code} in {outcome.seconds:.2f} s, {outcome.cpu:.2f} s of CPU "
+          f"({outcome.input_bytes} bytes of input)")
     print("--- stdout (first 2000 characters)\n" + outcome.stdout[:2000])
     print("--- stderr (first 4000 characters)\n" + outcome.stderr[:4000])
     print("--- findings: " + ("none" if outcome.ok else ""))
@@ -166,19 +186,25 @@ def main() -> int:
     parser.add_argument("--start", type=int, default=0, help="index of the first case (default 0)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--jobs", type=int, default=1, choices=(1, 2), help="worker processes, one CPU each (1 or 2)")
-    parser.add_argument("--log", type=Path, default=None, help="JSON lines of every case run; cases already there are not run again")
+    parser.add_argument("--log", type=Path, default=None,
+                        help="JSON lines of every case run; cases already there are not run again")
     parser.add_argument("--case", type=int, default=None, help="run this one case and show everything about it")
     parser.add_argument("--keep", action="store_true", help="with --case: keep its folder")
+    parser.add_argument("--save", metavar="NAME", default=None,
+                        help="with --case: keep it as tests/fuzz/corpus/NAME.yaml, replayed by the test suite")
     parser.add_argument("--show", type=int, default=20, help="reproducers shown per kind of finding (default 20)")
-    parser.add_argument("--expensive-share", type=float, default=0.05, help="share of valid specs that get an expensive command (default 0.05)")
+    parser.add_argument("--expensive-share", type=float, default=0.05,
+                        help="share of valid specs that get an expensive command (default 0.05)")
     parser.add_argument("--chunk", type=int, default=250, help="cases per worker process (default 250)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="the figures cache of the batch's commands (default: a new folder, removed at the end)")
     parser.add_argument("--worker", type=int, nargs=2, metavar=("START", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     settings = harness.Settings(expensive_share=args.expensive_share)
     if args.worker is not None:
         return worker(args.seed, args.worker[0], args.worker[1], settings)
     if args.case is not None:
-        return run_one(args.seed, args.case, args.keep, settings)
+        return run_one(args.seed, args.case, args.keep, settings, args.save)
 
     wanted = range(args.start, args.start + args.cases)
     done = _done(args.log, args.seed)
@@ -195,7 +221,11 @@ def main() -> int:
         else:
             chunks.append((index, 1))
     _hold_to_cpus(args.jobs)
-    print(f"seed {args.seed}: cases {args.start}..{args.start + args.cases - 1}, {len(done)} already logged, {len(todo)} to run, {args.jobs} process(es)", file=sys.stderr, flush=True)
+    made_cache = args.cache is None
+    if made_cache:
+        args.cache = Path(tempfile.mkdtemp(prefix="sheetgen-fuzz-cache-"))
+    print(f"seed {args.seed}: cases {args.start}..{args.start + args.cases - 1}, {len(done)} already logged, "
+          f"{len(todo)} to run, {args.jobs} process(es)", file=sys.stderr, flush=True)
     start = time.perf_counter()
     log = open(args.log, "a", encoding="utf-8") if args.log else None
     ran = 0
@@ -220,7 +250,8 @@ def main() -> int:
                 next_note += 500
                 elapsed = time.perf_counter() - start
                 found = sum(tally.count(c) for c in harness.CATEGORIES)
-                print(f"  {ran}/{len(todo)} cases in {elapsed:.0f} s; {found} findings so far", file=sys.stderr, flush=True)
+                print(f"  {ran}/{len(todo)} cases in {elapsed:.0f} s; {found} findings so far",
+                      file=sys.stderr, flush=True)
 
     from concurrent.futures import ThreadPoolExecutor
 
@@ -231,7 +262,15 @@ def main() -> int:
     finally:
         if log is not None:
             log.close()
-    print(f"wall clock: {time.perf_counter() - start:.0f} s")
+        if made_cache:
+            import shutil
+
+            shutil.rmtree(args.cache, ignore_errors=True)
+    import resource
+
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    print(f"wall clock: {time.perf_counter() - start:.0f} s; "
+          f"CPU of the batch's processes: {used.ru_utime + used.ru_stime:.0f} s")
     print(tally.report(args.show))
     return 0
 

@@ -34,7 +34,7 @@ from sheetgen.cliutil import (
     write_pdf,
 )
 from sheetgen.errors import OptionError, Problem, SheetgenError, SpecError
-from sheetgen.output import same_target, write_files
+from sheetgen.output import same_target, write_files, written_at
 
 DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
@@ -564,7 +564,8 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     if seed is None:
         seed = secrets.randbelow(10**9)
         click.echo(f"seed {seed} (rerun with --seed {seed} to get this {chosen.kinds[0].name} again)", err=True)
-    folder = (os.path.dirname(target) or ".") if target is not None else "."  # where the spec goes
+    at = written_at(target)
+    folder = (os.path.dirname(at) or ".") if at is not None else "."  # where the spec goes
     if chosen.generator is None:  # (GameName offers the games that have a generator)
         raise SheetgenError(f"{chosen.title} has no generator")
     text = chosen.generator.make(seed, options, folder)
@@ -572,7 +573,7 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     named = [path for path in (target, pdf) if path not in (None, "-")]
     # the new spec loaded back from its bytes, as any spec file is: the files it refers to (a
     # library the generator drew from) are inputs, which no output may replace
-    spec = registry.spec_of(load_bytes(data, target or "<stdout>")) if named or pdf else None
+    spec = registry.spec_of(load_bytes(data, at or "<stdout>")) if named or pdf else None
     inputs = tuple(spec.document.reads) if spec is not None and spec.document is not None else ()
     pdf_bytes = _render_generated(spec) if pdf and spec is not None else None
     out = stdout_bytes() if target is None or pdf == "-" else None
@@ -646,16 +647,22 @@ for _command in [main, *main.commands.values()]:
 
 def run() -> None:
     """The `sheetgen` command: `main`, with standard output that fails (a full disk, a closed
-    pipe) reported in one line even where click itself writes (--help, --version); SIGTERM
-    and SIGHUP end it (and its worker processes) as Ctrl-C does."""
-    from sheetgen.cliutil import on_terminate
+    pipe, none at all) reported in one line even where click itself writes (--help,
+    --version); SIGTERM and SIGHUP end it (and its worker processes) as Ctrl-C does."""
+    from sheetgen.cliutil import attach_closed_streams, on_terminate
 
+    attach_closed_streams()
     on_terminate()
     try:
         main()
     except OSError as exc:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())  # nothing more to flush into the failed output
+        try:
+            failed = sys.stdout.fileno()
+        except (OSError, ValueError):  # (a closed standard output: nothing is kept to flush)
+            failed = None
+        if failed is not None:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, failed)  # nothing more to flush into the failed output
         if not isinstance(exc, BrokenPipeError):
             click.echo(f"sheetgen: error: {exc.strerror or exc}", err=True)
         sys.exit(1)

@@ -6,7 +6,9 @@ that `sheetgen.cli` registers; all of them use these two pieces.
 
 from __future__ import annotations
 
+import errno
 import functools
+import io
 import json
 import os
 import sys
@@ -60,30 +62,77 @@ TEMPLATE = click.option(
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised where the command is (`on_terminate`): it unwinds as Ctrl-C
-    does, so that worker processes end with the command and nothing is written."""
+    """SIGINT, SIGTERM or SIGHUP, raised where the command is working (`on_terminate`): it
+    unwinds as Ctrl-C does, so that worker processes end with the command and nothing is
+    written; the command ends with status 128+N, as a shell reports a process the signal
+    ended."""
 
     def __init__(self, signum: int):
         import signal
 
         super().__init__(signum)
         self.signum = signum
-        self.name = f"terminated by {signal.Signals(signum).name}"
+        self.name = "interrupted" if signum == signal.SIGINT else f"terminated by {signal.Signals(signum).name}"
+
+
+class _Working:
+    """Whether a command is doing its work (inside `reports_errors`): a signal then unwinds
+    it; before (the command line parsed, the modules imported) and after, there is nothing to
+    undo, and the signal ends the process at once, as its default action does."""
+
+    now = False
+
+
+def _on_signal(signum: int, _frame) -> None:
+    import signal
+
+    starting = sys.modules.get("sheetgen.parallel")  # (worker processes being started)
+    if starting is not None and starting.hold(signum):
+        return
+    if _Working.now:
+        # the worker pool's threads, torn down half way, may fail as it unwinds (loky's
+        # manager thread meets work items the command has just cancelled): the command is
+        # ending, and says so in one line, not with their tracebacks
+        import threading
+
+        threading.excepthook = lambda _args: None
+        raise Terminated(signum)
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
+
+
+def _raised_again(previous):
+    """`sys.unraisablehook` that gives a `Terminated` raised where Python ignores exceptions (a
+    weakref callback, a __del__: it printed "Exception ignored" and the command ran on to exit
+    0) its signal back a moment later, from another thread, so that it is raised again where
+    the command can unwind (sent from here, it would be handled here, and ignored again)."""
+
+    def hook(unraisable) -> None:
+        if isinstance(unraisable.exc_value, Terminated):
+            import threading
+
+            again = threading.Timer(0.01, os.kill, (os.getpid(), unraisable.exc_value.signum))
+            again.daemon = True
+            again.start()
+            return
+        previous(unraisable)
+
+    return hook
 
 
 def on_terminate() -> None:
-    """Turn SIGTERM and SIGHUP into `Terminated` in this (the main) process: a command that
-    runs worker processes (build, calendar) ends them as it does on Ctrl-C, instead of
-    leaving them running for minutes and holding its pipes."""
+    """Ctrl-C (SIGINT), SIGTERM and SIGHUP end this (the main) process with status 128+N: while
+    a command works, as `Terminated`, so that one that runs worker processes (build,
+    calendar) ends them and writes nothing, instead of leaving them running for minutes and
+    holding its pipes; before and after its work, at once. A signal the process was started
+    ignoring (nohup, a background job) stays ignored."""
     import signal
 
-    def raise_terminated(signum, _frame):
-        raise Terminated(signum)
-
-    for name in ("SIGTERM", "SIGHUP"):
+    for name in ("SIGINT", "SIGTERM", "SIGHUP"):
         number = getattr(signal, name, None)
-        if number is not None and signal.getsignal(number) in (signal.SIG_DFL, None):
-            signal.signal(number, raise_terminated)
+        if number is not None and signal.getsignal(number) in (signal.SIG_DFL, signal.default_int_handler, None):
+            signal.signal(number, _on_signal)
+    sys.unraisablehook = _raised_again(sys.unraisablehook)
 
 
 def _fail(lines: list[str]) -> None:
@@ -108,7 +157,11 @@ def reports_errors(command):
     @functools.wraps(command)
     def wrapper(*args, **kwargs):
         try:
-            return _released(command, *args, **kwargs)
+            _Working.now = True
+            try:
+                return _released(command, *args, **kwargs)
+            finally:  # the work is over: a signal from here on ends the process at once
+                _Working.now = False
         except OptionError as exc:  # a usage mistake: click's own report and exit status 2
             raise click.UsageError(str(exc), click.get_current_context(silent=True)) from None
         except SpecError as exc:
@@ -120,11 +173,12 @@ def reports_errors(command):
             # the reader went away (e.g. `| head`); stop quietly like other Unix tools
             sys.stderr.close()
             os._exit(1)
-        except Terminated as exc:  # SIGTERM, SIGHUP: the workers are gone with the command
+        except Terminated as exc:  # SIGINT, SIGTERM, SIGHUP: the workers are gone with the command
             click.echo(f"sheetgen: {exc.name}; nothing written", err=True)
             sys.exit(128 + exc.signum)
-        except KeyboardInterrupt:
-            _fail(["sheetgen: interrupted; nothing written"])
+        except KeyboardInterrupt:  # (Ctrl-C where `on_terminate` is not in place: a library's caller)
+            click.echo("sheetgen: interrupted; nothing written", err=True)
+            sys.exit(130)
         except OSError as exc:  # the machine's doing (a full disk under standard output, ...)
             where = f" ({exc.filename})" if exc.filename else ""
             _fail([f"sheetgen: error: {printable_name(str(exc.strerror or exc) + where)}"])
@@ -163,12 +217,39 @@ def _is_terminal(path: str) -> bool:
         os.close(fd)
 
 
+CLOSED = "cannot write to standard output: it is closed"
+
+
+class _ClosedOutput(io.BufferedIOBase):
+    """The standard output of a command started without one (`>&-`): a write fails as one to
+    a closed descriptor does, with sheetgen's message; a flush of nothing succeeds."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data) -> int:
+        raise OSError(errno.EBADF, CLOSED)
+
+
+def attach_closed_streams() -> None:
+    """A process started with standard output or error closed (`>&-`, `2>&-`) has None for
+    `sys.stdout` or `sys.stderr`: click dropped what a command printed there (its report lost,
+    exit status 0), and starting worker processes (loky flushes both) failed with an internal
+    error. Standard output becomes a stream that fails when written, as `echo hi >&-` does (a
+    report that cannot be printed fails the command before any file is written, as on a full
+    disk); standard error one that drops what it is given (there is nowhere to say it)."""
+    if sys.stdout is None:
+        sys.stdout = io.TextIOWrapper(_ClosedOutput(), encoding="utf-8", write_through=True)
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's own stream)
+
+
 def stdout_bytes():
     """Standard output's binary stream; a command started with it closed (`>&-`) is told so."""
-    if sys.stdout is None:
+    if sys.stdout is None or isinstance(getattr(sys.stdout, "buffer", None), _ClosedOutput):
         from sheetgen.errors import OutputError
 
-        raise OutputError("cannot write to standard output: it is closed")
+        raise OutputError(CLOSED)
     return sys.stdout.buffer
 
 

@@ -125,6 +125,18 @@ def descriptor(target: str) -> int | None:
     return None
 
 
+def written_at(target: str | None) -> str | None:
+    """The file an output named `target` lands in, which a path written in it (a generated
+    or imported spec's library) starts from: `target` itself; for a name of this process' own
+    descriptor (`-o /dev/stdout >> log.txt`, `/dev/fd/1`), the file behind the descriptor (not
+    /dev, nor /dev/fd, whose `..` is /proc/self), or None when that is no file (a pipe, a
+    terminal: standard output, as `-o -` is)."""
+    if target is None or descriptor(target) is None:
+        return target
+    behind = os.path.realpath(target)
+    return behind if os.path.isfile(behind) else None
+
+
 def _write_protected(target: str, mode: int) -> bool:
     """Whether a regular file may not be replaced without `--force`: this user may not write
     it, or it has no write bit at all (root may write anything; a shell's `>` refuses such a

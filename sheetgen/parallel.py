@@ -20,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import sys
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
@@ -94,6 +96,57 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+class _Held:
+    """Signals that came while worker processes were started, handled once they have been."""
+
+    starting = 0
+    signals: list[int] = []
+
+
+def hold(signum: int) -> bool:
+    """Whether signal `signum` waits, worker processes being started (the command line's
+    handler asks, `sheetgen.cliutil.on_terminate`): it is handled once they are."""
+    if not _Held.starting:
+        return False
+    _Held.signals.append(signum)
+    return True
+
+
+@contextlib.contextmanager
+def _starting_workers():
+    """While the worker processes start: Ctrl-C, SIGTERM and SIGHUP wait (`hold`: raised half
+    way, one cut a worker's launch data short, and one in a thread's start left a thread that
+    the clean-up could not join, an internal error), and the workers get no standard output
+    of the command's (loky's worker prints its traceback there when the command ends while
+    it starts: into a PDF streamed with -o -, a report, a terminal; the command's output is
+    its own). (A signal mask would not do: Python runs its handlers in the main thread
+    whichever thread the signal came to, a library's native thread included.)"""
+    _Held.starting += 1
+    kept = None
+    try:
+        try:
+            kept = os.dup(1)
+        except OSError:  # (no standard output: the workers have none either)
+            kept = None
+        if kept is not None:
+            if sys.stdout is not None:
+                with contextlib.suppress(OSError, ValueError):
+                    sys.stdout.flush()
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.close(devnull)
+        yield
+    finally:
+        if kept is not None:
+            os.dup2(kept, 1)
+            os.close(kept)
+        _Held.starting -= 1
+        if not _Held.starting and _Held.signals:
+            signum = _Held.signals[0]
+            _Held.signals.clear()
+            os.kill(os.getpid(), signum)  # handled now, as it would have been
+
+
 def can_start_processes() -> bool:
     return not multiprocessing.current_process().daemon
 
@@ -119,7 +172,22 @@ def imap(function: Callable[[T], R], items: Sequence[T], jobs: int | None = None
             runner = Parallel(n_jobs=min(jobs, len(items)), return_as="generator")
         except ValueError:  # a backend that gives no results as they come (joblib's "multiprocessing")
             runner = Parallel(n_jobs=min(jobs, len(items)), return_as="list")
-        yield from runner(delayed(function)(item) for item in items)
+            yield from runner(delayed(function)(item) for item in items)
+        else:
+            results = None
+            try:
+                with _starting_workers():  # (the call starts the workers and hands them the first items)
+                    results = runner(delayed(function)(item) for item in items)
+                for result in results:  # noqa: UP028 (not `yield from`: closing this must not close it unwarned)
+                    yield result
+            finally:
+                if results is not None:
+                    with warnings.catch_warnings():
+                        # stopped before the end (interrupted, or a result the caller could not
+                        # take): the tasks left are cancelled, as they should be; joblib's
+                        # warning takes it for a generator dropped by mistake
+                        warnings.simplefilter("ignore")
+                        results.close()
     if (os.environ.get(BACKEND_VARIABLE) or "loky") == "loky":
         # joblib keeps its worker processes for reuse, idle for minutes after the command has
         # ended, holding its pipes (a `| tee` waits for them): they end with the work

@@ -305,6 +305,23 @@ def test_an_output_naming_a_descriptor_appends_where_the_shell_appends(race, tmp
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="no /proc/self/fd here")
+@pytest.mark.parametrize("target", ["/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"])
+def test_a_generated_spec_written_through_a_descriptor_names_its_library_from_the_file_behind_it(specs, tmp_path, target):
+    """`generate rally-risk --library LIB -o /dev/fd/1 >> log` was refused (the library named
+    from /dev/fd, whose `..` is /proc/self) and `-o /dev/stdout` wrote it as ../tmp/...: the
+    path starts from the file the descriptor writes, as for that file named (fuzz harness)."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "log.txt").write_bytes(b"# the log so far\n")
+    line = "sheetgen generate rally-risk --seed 1 --library track_specs/rally_risk/sections.yaml -o"
+    done = sheetgen_sh(f"{line} {target} >> sub/log.txt", tmp_path)
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert sheetgen_sh(f"{line} sub/named.yaml", tmp_path).returncode == 0
+    named = (tmp_path / "sub" / "named.yaml").read_bytes()
+    assert b"\nlibrary: ../track_specs/rally_risk/sections.yaml\n" in named
+    assert (tmp_path / "sub" / "log.txt").read_bytes() == b"# the log so far\n" + named
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="no /proc/self/fd here")
 def test_a_descriptor_this_command_has_not_or_another_process_has_is_refused(race, tmp_path):
     done = sheetgen_sh("sheetgen render race.yaml -o /dev/fd/7", tmp_path)
     assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write /dev/fd/7: this command has no open descriptor 7\n")
@@ -376,6 +393,33 @@ def test_nothing_is_written_when_what_the_command_prints_fails(specs, race, tmp_
 def test_standard_output_closed_is_one_line(race, tmp_path):
     done = sheetgen_sh("sheetgen render race.yaml -o - >&-", tmp_path)
     assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write to standard output: it is closed\n")
+
+
+@pytest.mark.parametrize(
+    "line, written",
+    [
+        ("sheetgen calendar track_specs/rally_risk/championship.yaml --seed 1 --jobs 2 -o out >&-", "out"),
+        ("sheetgen build race.yaml -o out --jobs 2 >&-", "out"),
+        ("sheetgen generate rallytaire --seed 3 --stages 1 -o out.yaml --render - >&-", "out.yaml"),
+        ("sheetgen validate race.yaml >&-", None),
+        ("sheetgen --version >&-", None),
+    ],
+)
+def test_a_closed_standard_output_fails_the_command_before_anything_is_written(specs, race, tmp_path, line, written):
+    """With standard output closed (found by the fuzz harness), a command that starts worker
+    processes failed with an internal error (loky flushes sys.stdout, None then), and one that
+    prints a report lost it and said nothing (exit 0); either fails in one line now, before
+    any file is written, as on a full disk."""
+    done = sheetgen_sh(line, tmp_path)
+    assert (done.returncode, done.stderr) == (1, b"sheetgen: error: cannot write to standard output: it is closed\n")
+    assert written is None or not (tmp_path / written).exists()
+
+
+def test_a_closed_standard_error_takes_nothing_from_the_command(race, tmp_path):
+    """`2>&-`: worker processes start (loky flushes sys.stderr too), the files are written."""
+    done = sheetgen_sh("sheetgen build race.yaml -o out --jobs 2 2>&-", tmp_path)
+    assert (done.returncode, done.stdout) == (0, b"built 1 spec: 1 page, 1 file written to out/\n")
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["race.pdf"]
 
 
 @pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no named pipes here")

@@ -14,11 +14,17 @@ import time
 
 import pytest
 
-from conftest import SPECS
+from conftest import ROOT, SPECS
+from procs import in_group
 from sheetgen import parallel
 
 
 def square(x: int) -> int:
+    return x * x
+
+
+def slow_square(x: int) -> int:
+    time.sleep(0.3)
     return x * x
 
 
@@ -111,32 +117,19 @@ def test_build_reports_a_bad_template_file_once_with_any_jobs(run, tmp_path):
         assert not (tmp_path / "out").exists()
 
 
-def in_group(pgid: int) -> list[int]:
-    """The live processes of process group `pgid` (zombies left out), read from /proc."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            try:
-                with open(f"/proc/{entry}/stat") as handle:
-                    fields = handle.read().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            if int(fields[3]) == pgid and fields[0] != "Z":
-                found.append(int(entry))
-    return found
-
-
 @pytest.mark.skipif(not hasattr(signal, "SIGHUP") or not os.path.isdir("/proc"), reason="POSIX signals and /proc")
-@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP, signal.SIGINT])
 def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum):
     """`kill` of `build --jobs 2` left the loky workers and their resource tracker running for
     minutes, holding the command's pipes (a `| tee` waited for them); they end with it now, as
-    on Ctrl-C, and nothing is written."""
+    on Ctrl-C, and nothing is written. Ctrl-C ends it with 130 (128 + SIGINT), as a shell
+    reports it (it was 1)."""
     specs = [str(p) for p in sorted((SPECS / "rallytaire").glob("*.yaml"))]
     env = {**os.environ, "SHEETGEN_CACHE": "off"}  # (solving keeps the workers busy)
     proc = subprocess.Popen(
         [sys.executable, "-m", "sheetgen", "build", *specs, "-o", str(tmp_path / "out"), "--jobs", "2", "-q"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # (as a shell starts it)
     )
 
     def group() -> list[int]:
@@ -148,15 +141,52 @@ def test_a_terminated_build_takes_its_worker_processes_with_it(tmp_path, signum)
         time.sleep(0.1)
     assert proc.poll() is None and len(group()) >= 3, "the build ended before its workers were seen"
     proc.send_signal(signum)
-    _out, err = proc.communicate(timeout=120)  # (the pipes close: no worker holds them)
+    out, err = proc.communicate(timeout=120)  # (the pipes close: no worker holds them)
     assert proc.returncode == 128 + signum
-    assert err.decode().endswith(f"sheetgen: terminated by {signal.Signals(signum).name}; nothing written\n")
+    assert out == b""  # (a worker stopped while it started printed loky's traceback here)
+    said = "interrupted" if signum == signal.SIGINT else f"terminated by {signal.Signals(signum).name}"
+    assert err.decode().endswith(f"sheetgen: {said}; nothing written\n")
     for _ in range(100):
         if not group():
             break
         time.sleep(0.1)
     assert group() == []
     assert not (tmp_path / "out").exists()
+
+
+def test_workers_start_with_signals_held_and_without_the_command_s_standard_output(tmp_path):
+    """A build stopped while its loky workers started printed a worker's traceback on the
+    command's standard output (EOFError: its launch data cut short), or ended in an internal
+    error (a thread whose start the signal cut short could not be joined) (the fuzz harness's
+    signal cases): while workers start, a signal waits, and standard output is not theirs."""
+    script = (
+        "import os, signal, sys\n"
+        "from sheetgen import cliutil, parallel\n"
+        "cliutil.on_terminate()\n"
+        "@cliutil.reports_errors\n"
+        "def command():\n"
+        "    with parallel._starting_workers():\n"
+        "        os.write(1, b'a worker would print this\\n')\n"
+        "        os.kill(os.getpid(), signal.SIGTERM)\n"
+        "        for _ in range(1000):  # (the handler runs in here)\n"
+        "            pass\n"
+        "        print('held', file=sys.stderr, flush=True)\n"
+        "    print('not reached', flush=True)\n"
+        "command()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert (done.returncode, done.stdout, done.stderr) == (143, b"", b"held\nsheetgen: terminated by SIGTERM; nothing written\n")
+
+
+def test_a_caller_that_stops_early_cancels_the_rest_without_a_warning(recwarn):
+    """A command stopped between two results (Ctrl-C, or a result it could not take) dropped
+    joblib's generator, which warned after the command's last line that tasks "have been
+    cancelled" as if by mistake; the rest is cancelled quietly."""
+    results = parallel.imap(slow_square, list(range(8)), jobs=2)
+    assert next(results) == 0
+    results.close()
+    assert [str(w.message) for w in recwarn] == []
 
 
 def test_build_on_a_dask_cluster_gives_the_same_bytes(run, tmp_path, monkeypatch):

@@ -354,6 +354,30 @@ def test_simulate_is_seeded(run):
     assert re.fullmatch(r"No winner after 20 rounds\.|Player [1-2] wins in round \d+\.", randomly.stdout.splitlines()[-1])
 
 
+def test_a_random_player_picks_a_switch_by_its_index_without_listing_them_all(run):
+    """The random player listed every pair of face-down tiles on each turn (over a thousand on
+    the house board) and the switch it picked was looked up in that list once more: analyze
+    --policy random --games 100 --rounds 1000 took two minutes (the fuzz harness). It picks
+    the switch by its index (`RunState.swap`); the games it plays are the ones it played."""
+    start = RunState.start(house(), 3)
+    kinds, up = list(start.kinds), list(start.up)
+    kinds[0], up[0] = 4, 0  # a dead end at the first corner: only switches are left to its car
+    stuck = replace(start, kinds=tuple(kinds), up=tuple(up), cars=(0, *start.cars[1:]))
+    for state in (start, stuck):
+        assert [state.swap(i) for i in range(state.swap_count())] == list(state.swaps)
+        assert all(state.is_swap(x) for x in state.swaps)
+    assert stuck.swap_count() == 23 * 22 // 2 and stuck.swap(0) == Swap(1, 2) and stuck.swap(252) == Swap(23, 24)
+    assert not stuck.is_swap(Swap(2, 1)) and not stuck.is_swap(Swap(0, 1))  # (in order; face down)
+    with pytest.raises(IndexError):
+        stuck.swap(253)
+    game = run("simulate", str(HOUSE), "--seed", "5", "--players", "3", "--policy", "random").stdout.splitlines()
+    assert len(game) == 301 and game[-3:] == [
+        "Round 100, player 2: switches row 2 column 1 and row 5 column 3",
+        "Round 100, player 3: turns over row 4 column 4 (seen before), a curve, turned 270 degrees, and drives onto it",
+        "No winner after 100 rounds.",
+    ]
+
+
 def test_simulate_options_are_checked(run):
     assert run("simulate", str(HOUSE), "--seed", "1", "--players", "5").exit_code == 2
     assert run("simulate", str(HOUSE), "--seed", "1", "--policy", "bold").exit_code == 2

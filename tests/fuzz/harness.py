@@ -19,7 +19,28 @@ Each case's wall-clock time is measured; a case over `SLOW` seconds is a finding
 and a case over `HANG` seconds is stopped (``hang``). Expensive commands (analyses, PDFs,
 calendars) run on damaged specs, which should fail fast, and only on a small share of the
 specs that load (`Settings.expensive_share`); numeric mutations of a valid spec never get an
-expensive command (a valid stage of 300 spaces is slow to solve by design, not a finding).
+expensive command: their spec is damaged, not large.
+
+Three families ask for work instead of damage. ``valid``: every command of the CLI, for every
+game that has it, with options the game accepts (`fuzz.commands`: Rally Risk courses drawn
+from a library, Rally Run! boards, Rekee files imported and exported, odds, tables, schemas).
+``large``: a bundled spec made valid but large, its numbers at the schema's limits (`fuzz.large`),
+or a command's options at their far end, run through the expensive commands. ``shell``: the
+command run as a real process (`fuzz.process`) with standard output closed, on /dev/full or
+appended to by ``-o /dev/stdout``, killed by SIGTERM, SIGINT or SIGHUP while it works, writing
+into a named pipe a reader reads or a device, or onto a write-protected (mode 444) file; a
+share of the other cases runs as a process too. On top of the rules above:
+
+- a case's CPU time (the process's, its workers included) over `SLOW` seconds is a finding
+  (``slow``): every input under 10 KB answers within it or is refused by a located line; a
+  case is stopped at `Settings.stop` seconds of CPU;
+- a process a signal was sent to ends with 128+N, says so in one line at most (``sheetgen:
+  terminated by SIGTERM; nothing written``), writes nothing, and leaves no process of its group
+  behind (``signals``, ``workers left``);
+- a write-protected file is replaced only with --force, and keeps its mode (``protected files
+  replaced``); a file standard output is appended to keeps what it held (``special files
+  replaced``); a command whose output file is standard output fails when that is closed or
+  full (``lost output``).
 """
 
 from __future__ import annotations
@@ -45,11 +66,13 @@ ROOT = Path(__file__).resolve().parents[2]
 SPECS = ROOT / "track_specs"
 TEMPLATES = ROOT / "templates"  # the built-in page templates: copied too, as --template files
 
-SLOW = 10.0  # seconds: a slower case is a finding
+SLOW = 10.0  # seconds of CPU: a costlier case is a finding
+STOP = 45.0  # seconds of CPU after which a case is stopped (reported as slow)
 HANG = 90.0  # seconds: a case still running is stopped and reported
 
 LOCATED = re.compile(r"^.+:\d+:\d+: error: ")
 GENERAL = re.compile(r"^sheetgen: error: ")
+WARNING = re.compile(r"^.+:\d+:\d+: warning: ")  # render --draft's warnings, before its refusal
 
 CATEGORIES = (
     "internal errors",
@@ -63,6 +86,10 @@ CATEGORIES = (
     "hangs",
     "crashes",
     "slow",
+    "signals",
+    "workers left",
+    "protected files replaced",
+    "lost output",
 )
 #: the categories that belong to the output side (-o onto inputs, FIFOs, missing folders)
 OUTPUT_SIDE = ("partial outputs", "replaced inputs", "other files changed", "special files replaced")
@@ -97,7 +124,7 @@ class Corpus:
         return [s for s in self.specs if any(ref == path for _where, ref in s.refs)]
 
 
-def load_corpus(specs: Path = SPECS, templates: Path = TEMPLATES) -> Corpus:
+def load_corpus(specs: Path = SPECS, templates: Path = TEMPLATES, foreign: bool = True) -> Corpus:
     from sheetgen.yamlsrc import load_bytes
 
     files = {}
@@ -126,6 +153,10 @@ def load_corpus(specs: Path = SPECS, templates: Path = TEMPLATES) -> Corpus:
         found.append(SpecFile(rel, data["game"], kind, data, refs))
     games = tuple(sorted({s.game for s in found}))
     kinds = {g: tuple(sorted({s.kind for s in found if s.game == g and s.kind})) for g in games}
+    if foreign:  # Rekee files of the bundled tracks, for `import` (not specs: no `game:` key)
+        from fuzz.commands import rekee_files
+
+        files.update(rekee_files(files, specs.parent))
     return Corpus(files, tuple(found), games, kinds, tuple(pages))
 
 
@@ -258,9 +289,27 @@ class Case:
     hostile_output: bool = False  # -o onto an input, a FIFO, a folder, a missing folder...
     family: str = ""  # the kind of damage (structure, bytes, outputs...)
     command: str = ""
+    game: str = ""  # the game the case is about: its spec's, or the command's GAME
+    extra_inputs: list = field(default_factory=list)  # other files the command reads (a second spec, a library)
+    valid: bool = False  # a valid command (`fuzz.commands`): always run, whatever it costs
+    large: bool = False  # a valid spec or option made large: always run, with the figures cache off
+    mode: str = "in process"  # or "process": a real `python -m sheetgen` (`fuzz.process`)
+    stdout: str = "pipe"  # a process's standard output: pipe, closed, full, append (>> log.txt)
+    signal: tuple | None = None  # (signal name, seconds after the start) sent to a process
+    readers: list = field(default_factory=list)  # named pipes the harness reads while it runs
+    devices: list = field(default_factory=list)  # character devices made in the folder (as /dev/null)
+    protected: list = field(default_factory=list)  # files made write-protected (mode 444) first
+    logs: dict = field(default_factory=dict)  # file -> what it holds first (standard output appended to it)
+    env: dict = field(default_factory=dict)  # environment of the command
 
     def reproducer(self) -> str:
-        line = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in self.args)
+        if self.mode == "process":
+            from fuzz.process import shell_line
+
+            name, delay = self.signal or (None, 0.0)
+            line = shell_line(self.args, self.stdout, name, delay)[len("sheetgen "):]
+        else:
+            line = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in self.args)
         return f"python benchmarks/fuzz.py --seed {self.seed} --case {self.index} --keep  # sheetgen {line}  [{self.description}]"
 
 
@@ -490,6 +539,70 @@ class Mutator:
             return b"\n".join(lines), f"lines {i + 1} and {j + 1} swapped"
         return self.pick([b"", b"   \n", b"# only a comment\n", b"---\n", b"~\n", b"[]\n", b"42\n"]), "empty or not a mapping"
 
+    # -- another tool's JSON (a Rekee track)
+    def json_damage(self, raw: bytes) -> tuple[bytes, str]:
+        """One structure-aware change to a JSON file (values JSON can hold)."""
+        data = json.loads(raw)
+        choice = self.pick(["delete_key", "rename_key", "swap_type", "empty_container", "number", "many"])
+        if choice == "number":
+            numeric = self.paths(data, lambda v: isinstance(v, (int, float)) and not isinstance(v, bool))
+            path = self.pick(numeric or self.paths(data))
+            literal = self.pick(["1e309", "-1e309", "-0", "0.5", "1e-400", "10" + "0" * 400, "-" + "9" * 5000, "2147483648", "true", "null", '"3"', "3.0"])
+            _set(data, path, Raw(literal))
+            description = f"number at {path!r} = {literal[:20]}"
+        elif choice == "many":
+            lists = self.paths(data, lambda v: isinstance(v, list) and v)
+            path = self.pick(lists or self.paths(data))
+            value = _get(data, path)
+            count = self.pick([201, 301, 5000, 60_000])
+            _set(data, path, (value * (count // max(1, len(value)) + 1))[:count] if isinstance(value, list) else [value] * count)
+            description = f"list of {count} at {path!r}"
+        else:
+            try:
+                description = getattr(self, choice)(data)
+            except (IndexError, KeyError, TypeError, AttributeError):
+                description = "no change"
+        raws: dict[str, str] = {}
+
+        def swap(value: Any) -> Any:
+            if isinstance(value, Raw):
+                token = f"FUZZRAW{len(raws):06d}X"
+                raws[token] = value.text
+                return token
+            if isinstance(value, dict):
+                return {str(k.text if isinstance(k, Raw) else k): swap(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [swap(v) for v in value]
+            return value
+
+        text = json.dumps(swap(data), indent=self.pick([None, 1, 3]))
+        for token, literal in raws.items():
+            text = text.replace(f'"{token}"', literal)
+        return text.encode("utf-8"), description
+
+    def json_text(self, raw: bytes) -> tuple[bytes, str]:
+        """Text that is not JSON, or JSON at its edges (duplicate keys, NaN, deep nesting)."""
+        text = raw.decode("utf-8")
+        choice = self.pick(["duplicate", "trailing_comma", "comment", "nan", "deep", "yaml", "two", "empty", "not_object"])
+        if choice == "duplicate":
+            return text.replace("{", '{"title": "twice", ', 1).encode(), "duplicate key"
+        if choice == "trailing_comma":
+            return re.sub(r"(\S)(\s*)\]", r"\1,\2]", text, count=1).encode(), "trailing comma"
+        if choice == "comment":
+            return ("// a comment\n" + text).encode(), "comment"
+        if choice == "nan":
+            return re.sub(r": (-?\d+)", lambda m: ": " + self.pick(["NaN", "Infinity", "-Infinity"]), text, count=1).encode(), "NaN"
+        if choice == "deep":
+            depth = self.pick([100, 1000, 100_000])
+            return text.replace("[", "[" + "[" * depth + "]" * depth + ",", 1).encode(), f"nesting {depth} deep"
+        if choice == "yaml":
+            return b"title: Col\ntiles: []\n", "YAML, not JSON"
+        if choice == "two":
+            return (text + text).encode(), "two documents"
+        if choice == "empty":
+            return self.pick([b"", b" ", b"null", b"{}"]), "empty"
+        return self.pick([b"[]", b"42", b'"text"', b"[{}]"]), "not an object"
+
     # -- references
     def reference(self, case: Case, spec: SpecFile) -> tuple[bytes, str] | None:
         if not spec.refs:
@@ -543,8 +656,9 @@ class Settings:
     #: the same for a valid spec and a hostile output (-o onto an input, a FIFO, ...); the cases
     #: made for hostile outputs (family "outputs") always run their command
     output_share: float = 0.3
-    slow: float = SLOW
-    hang: float = HANG
+    slow: float = SLOW  # seconds of CPU
+    stop: float = STOP  # seconds of CPU
+    hang: float = HANG  # seconds on the clock
 
 
 def _generate_games() -> list[str]:
@@ -559,11 +673,24 @@ def make_case(corpus: Corpus, seed: int, index: int, settings: Settings = Settin
     rng = random.Random(f"sheetgen-fuzz:{seed}:{index}")
     mut = Mutator(corpus, rng)
     case = Case(seed, index, files=dict(corpus.files))
-    family = mut.pick(["structure"] * 36 + ["text"] * 12 + ["bytes"] * 15 + ["reference"] * 10 + ["referenced"] * 6 + ["outputs"] * 15
-                      + ["generate"] * 2 + ["pristine"] * 4 + ["template"] * 1)
+    family = mut.pick([name for name, weight in FAMILIES for _ in range(weight)])
+    case.family = family
     if family == "template" and corpus.templates:
         _template_case(case, mut, corpus)
-        return case
+        return _as_process(case, mut)
+    if family in ("valid", "large", "shell", "foreign"):
+        from fuzz import commands, large, process
+
+        if family == "valid":
+            commands.valid_command(case, mut, corpus)
+            case.description = "valid command"
+        elif family == "large":
+            large.large_case(case, mut, corpus)
+        elif family == "shell":
+            process.shell_case(case, mut, corpus)
+        else:
+            _foreign_case(case, mut, corpus)
+        return case if family == "shell" else _as_process(case, mut)
     spec = mut.pick(list(corpus.specs))
     subject = spec
     if family == "referenced":  # damage a file that another one refers to, run the referrer
@@ -606,11 +733,48 @@ def make_case(corpus: Corpus, seed: int, index: int, settings: Settings = Settin
         description += f"; copied to {odd!r}"
     case.content = mut.content
     case.description = description or family
+    case.game = subject.game
     if family == "generate":
         _generate_command(case, mut)
     else:
         _command(case, mut, corpus, subject, outputs=family in ("outputs", "pristine") or rng.random() < 0.15)
+    return _as_process(case, mut)
+
+
+def _as_process(case: Case, mut: Mutator) -> Case:
+    """A share of the cases runs as a real process, standard output a plain file: what a
+    process meets that CliRunner hides (its imports, its exit) is judged on every family."""
+    if mut.rng.random() < PROCESS_SHARE:
+        case.mode = "process"
     return case
+
+
+def _foreign_case(case: Case, mut: Mutator, corpus: Corpus) -> None:
+    """A damaged Rekee file, imported: `import` reads another tool's JSON."""
+    from fuzz import commands
+
+    commands.valid_command(case, mut, corpus, command="import")
+    case.valid = False
+    source = case.args[2]
+    raw = corpus.files[source]
+    how = mut.pick(["bytes", "bytes", "json", "json", "text"])
+    if how == "bytes":
+        new, description = mut.byte_damage(raw, SpecFile(source, "", None, None, ()))
+    elif how == "json":
+        new, description = mut.json_damage(raw)
+    else:
+        new, description = mut.json_text(raw)
+    case.files[source] = new
+    case.description = f"{source} damaged ({description})"
+
+
+#: the families of cases and their weights (see the module's docstring)
+FAMILIES = (
+    ("structure", 30), ("text", 10), ("bytes", 12), ("reference", 8), ("referenced", 5), ("outputs", 12),
+    ("generate", 2), ("pristine", 3), ("template", 1), ("valid", 22), ("large", 8), ("shell", 10), ("foreign", 3),
+)
+#: the share of the cases of the other families run as a real process
+PROCESS_SHARE = 0.05
 
 
 def _command(case: Case, mut: Mutator, corpus: Corpus, subject: SpecFile, outputs: bool) -> None:
@@ -712,7 +876,7 @@ def _template_case(case: Case, mut: Mutator, corpus: Corpus) -> None:
     case.files[rel] = new
     case.numeric = False  # a template's numbers are cheap to draw with, whatever they are
     case.content = True  # the spec is valid: the template is the damage
-    case.subject = subject.path
+    case.subject, case.game = subject.path, subject.game
     case.description = f"{rel} damaged ({description}), rendering {subject.path}"
     case.command = "render"
     case.targets.append("out.pdf")
@@ -722,7 +886,9 @@ def _template_case(case: Case, mut: Mutator, corpus: Corpus) -> None:
 def _generate_command(case: Case, mut: Mutator) -> None:
     rng = mut.rng
     games = _generate_games() or ["rallytaire"]
-    args = ["generate", mut.pick(games + ["rally_risk", "nope"]), "--seed", str(mut.pick([0, 1, 7, 2**63 - 1, 2**63, -5, rng.randrange(10**6)]))]
+    named = mut.pick(games + ["rally_risk", "nope"])
+    case.game = named.replace("-", "_") if named != "nope" else "-"
+    args = ["generate", named, "--seed", str(mut.pick([0, 1, 7, 2**63 - 1, 2**63, -5, rng.randrange(10**6)]))]
     # a generated race is searched for until it fits its band: few short stages keep it quick
     args += ["--stages", mut.pick(["1", "1", "2", "3", "0", "9", "x"] if rng.random() < 0.9 else ["8"])]
     if rng.random() < 0.5:
@@ -767,11 +933,13 @@ def _generate_command(case: Case, mut: Mutator) -> None:
 class Outcome:
     case: Case
     exit_code: int | None = None
-    seconds: float = 0.0
+    seconds: float = 0.0  # on the clock
+    cpu: float = 0.0  # seconds of CPU: the command's (in process) or the child's and its workers'
     findings: list = field(default_factory=list)  # (category, detail)
     stdout: str = ""
     stderr: str = ""
     ran: str = ""  # the command as run (it may have been made cheaper)
+    input_bytes: int = 0  # the size of the files the command reads
 
     @property
     def ok(self) -> bool:
@@ -779,8 +947,9 @@ class Outcome:
 
 
 class CaseTimeout(BaseException):
-    """Raised by the alarm in a case that runs longer than `Settings.hang` (a BaseException,
-    so that no `except Exception` in sheetgen swallows it)."""
+    """Raised by the alarm in a case that runs longer than `Settings.hang` on the clock, or
+    `Settings.stop` of CPU (a BaseException, so that no `except Exception` in sheetgen
+    swallows it)."""
 
 
 def _snapshot(root: Path) -> dict[str, tuple]:
@@ -793,7 +962,7 @@ def _snapshot(root: Path) -> dict[str, tuple]:
             if stat.S_ISREG(info.st_mode):
                 with open(path, "rb") as handle:
                     digest = hashlib.sha256(handle.read()).hexdigest()
-                found[rel] = ("file", info.st_size, digest)
+                found[rel] = ("file", info.st_size, digest, stat.S_IMODE(info.st_mode))
             elif stat.S_ISFIFO(info.st_mode):
                 found[rel] = ("fifo",)
             elif stat.S_ISDIR(info.st_mode):
@@ -831,37 +1000,75 @@ def prepare(case: Case, root: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         if not path.exists() and hasattr(os, "mkfifo"):
             os.mkfifo(path)
+    for rel, text in case.logs.items():
+        (root / rel).write_bytes(text)
+    for rel in case.devices:
+        from fuzz.process import make_device
+
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        make_device(root / rel)
+    for rel in case.protected:
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.write_bytes(b"keep me\n")
+        path.chmod(0o444)
+
+
+def _quoted(args: list[str]) -> str:
+    return " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in args)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of its children waited for (a build's workers)."""
+    import resource
+
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
+def _size(root: Path, paths) -> int:
+    total = 0
+    for rel in paths:
+        try:
+            info = os.stat(root / rel)
+        except (OSError, ValueError):
+            continue
+        if stat.S_ISREG(info.st_mode):
+            total += info.st_size
+    return total
 
 
 def run_case(case: Case, settings: Settings = Settings(), keep: Path | None = None) -> Outcome:
     """Run `case` in a fresh folder (under `keep` when given, which is then left in place)."""
-    from click.testing import CliRunner
-
-    from sheetgen.cli import main
-
     rng = random.Random(f"sheetgen-fuzz-run:{case.seed}:{case.index}")
     outcome = Outcome(case)
     base = Path(tempfile.mkdtemp(prefix=f"sheetgen-fuzz-{case.seed}-{case.index}-", dir=keep))
     here = os.getcwd()
     alarm = hasattr(signal, "SIGALRM")
+    why: list[str] = []
 
-    def expired(_signum, _frame):
+    def expired(signum, _frame):
+        why.append("hang" if signum == getattr(signal, "SIGALRM", None) else "cpu")
         raise CaseTimeout()
 
     previous = signal.signal(signal.SIGALRM, expired) if alarm else None
+    profiling = hasattr(signal, "setitimer") and case.mode != "process"
+    previous_prof = signal.signal(signal.SIGPROF, expired) if profiling else None
     if alarm:  # the whole case, the check of whether its spec loads included
         signal.alarm(int(settings.hang))
+    saved_env = {key: os.environ.get(key) for key in case.env}
     start = time.perf_counter()
-    result = None
+    cpu_start = _cpu()
     try:
         prepare(case, base)
         os.chdir(base)
         args = list(case.args)
         command = case.command
-        outcome.ran = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in args)
-        if command in EXPENSIVE and case.subject is not None:
+        if command in EXPENSIVE and case.subject is not None and not (case.valid or case.large):
             # expensive work only on damaged specs (they should fail fast) and on a share of
-            # the valid ones; never on valid ones with huge numbers (slow by design)
+            # the valid ones; never on valid ones with huge numbers (their numbers are
+            # damage, not size: `large` cases measure the cost of size)
             if case.content:
                 share = settings.content_share
             elif case.hostile_output:
@@ -871,28 +1078,174 @@ def run_case(case: Case, settings: Settings = Settings(), keep: Path | None = No
             if _loads(case.subject) and (case.numeric or rng.random() >= share):
                 args = ["validate", case.subject]
                 command = "validate"
-        outcome.ran = " ".join(shlex.quote(a) if a.isprintable() else repr(a) for a in args)
+        outcome.ran = _quoted(args)
         inputs = inputs_of(load_corpus_cached(), case.renamed_from or case.subject) | {case.subject} if case.subject else set()
+        for extra in case.extra_inputs:
+            inputs |= inputs_of(load_corpus_cached(), extra) | {extra}
+        outcome.input_bytes = _size(base, inputs)
         before = _snapshot(base)
-        start = time.perf_counter()
-        result = CliRunner().invoke(main, args, catch_exceptions=True)
-        outcome.seconds = time.perf_counter() - start
-        if alarm:
-            signal.alarm(0)
-        _judge(outcome, result, before, _snapshot(base), inputs, command)
+        if case.mode == "process":
+            if alarm:
+                signal.alarm(0)  # the process has its own limits
+            _run_process(outcome, args, base, settings, before, inputs, command)
+        else:
+            from click.testing import CliRunner
+
+            from sheetgen.cli import main
+
+            for key, value in case.env.items():
+                os.environ[key] = value
+            start = time.perf_counter()
+            cpu_start = _cpu()
+            if profiling:
+                signal.setitimer(signal.ITIMER_PROF, settings.stop)
+            result = CliRunner().invoke(main, args, catch_exceptions=True)
+            if profiling:
+                signal.setitimer(signal.ITIMER_PROF, 0)
+            outcome.seconds = time.perf_counter() - start
+            outcome.cpu = _cpu() - cpu_start
+            if alarm:
+                signal.alarm(0)
+            _judge(outcome, result, before, _snapshot(base), inputs, command)
+            _judge_files(outcome, base, before)
     except CaseTimeout:
         outcome.seconds = time.perf_counter() - start
-        outcome.findings.append(("hangs", f"still running after {settings.hang:.0f} s"))
+        outcome.cpu = _cpu() - cpu_start
+        if why and why[0] == "cpu":
+            outcome.findings.append(("slow", f"stopped after {settings.stop:.0f} s of CPU ({outcome.input_bytes} bytes of input)"))
+        else:
+            outcome.findings.append(("hangs", f"still running after {settings.hang:.0f} s"))
     finally:
+        if profiling:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, previous_prof)
         if alarm:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)
+        for key, old in saved_env.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old
         os.chdir(here)
         if keep is None:
             shutil.rmtree(base, ignore_errors=True)
-    if outcome.seconds > settings.slow:
-        outcome.findings.append(("slow", f"{outcome.seconds:.1f} s"))
+    if outcome.cpu > settings.slow and not any(c == "slow" for c, _d in outcome.findings):
+        outcome.findings.append(("slow", f"{outcome.cpu:.1f} s of CPU ({outcome.input_bytes} bytes of input)"))
     return outcome
+
+
+def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settings, before: dict, inputs: set, command: str) -> None:
+    """Run a process case and judge it: the harness's rules, and what a process owes on top
+    (its signal's status and line, no process of its group left behind, its output file
+    when that is standard output)."""
+    from types import SimpleNamespace
+
+    from fuzz import process
+
+    case = outcome.case
+    name, delay = case.signal or (None, 0.0)
+    ran = process.run(args, base, stdout=case.stdout, signal_name=name, delay=delay, readers=tuple(case.readers),
+                      env=case.env, cpu=settings.stop, hang=settings.hang)
+    outcome.seconds, outcome.cpu = ran.seconds, ran.cpu
+    add = outcome.findings.append
+    if ran.stopped:
+        add(("hangs", ran.stopped))
+        return
+    if ran.signalled == getattr(signal, "SIGXCPU", None):
+        add(("slow", f"stopped after {settings.stop:.0f} s of CPU ({outcome.input_bytes} bytes of input)"))
+        return
+    stdout = ran.stdout.decode("utf-8", "replace")
+    stderr = ran.stderr.decode("utf-8", "replace")
+    result = SimpleNamespace(exit_code=ran.exit_code, stdout=stdout, stderr=stderr, exception=None, exc_info=None)
+    code = ran.exit_code
+    actual = (code, stderr)
+    if name and ran.delivered and code is not None:
+        number = int(getattr(signal, name))
+        said = {"SIGINT": "sheetgen: interrupted; nothing written"}.get(name, f"sheetgen: terminated by {name}; nothing written")
+        if _interpreter_start(stderr):  # Python's own start: no line of sheetgen ran (nothing written)
+            code = 128 + number
+            stderr = ""
+        elif code != 128 + number:
+            add(("signals", f"{name} after {delay:.2f} s: exit {code}, not {128 + number}" + (f" ({stderr.strip().splitlines()[-1][:200]!r})" if stderr.strip() else "")))
+        elif stderr and stderr != said + "\n":
+            add(("signals", f"{name} after {delay:.2f} s: standard error {stderr[-300:]!r}"))
+        # ended by the signal's own action (before or after the command's work), it said
+        # nothing: what it wrote, it wrote whole (judged as a command that succeeded); with
+        # its line, nothing may be written
+        quiet = code == 128 + number and ran.signalled == number and not stderr.strip()
+        result.exit_code = 0 if quiet else 1 if code == 128 + number else code
+        # its one line is judged above; no other line may come with the status it should have
+        result.stderr = "" if code == 128 + number else stderr.replace(said + "\n", "")
+    elif code is not None and code > 128 and ran.signalled:
+        add(("crashes", f"ended by signal {ran.signalled}"))
+        result.exit_code = 1
+    _judge(outcome, result, before, _snapshot(base), inputs, command)
+    outcome.exit_code, outcome.stderr = actual
+    if ran.left:
+        add(("workers left", f"{len(ran.left)} process(es) of its group still running after it ended"))
+    to_stdout = _writes_to_stdout(case.args)
+    if case.stdout in ("closed", "full") and to_stdout and code == 0:
+        add(("lost output", f"exit 0 with standard output {case.stdout}, which its {to_stdout} went to"))
+    for rel, got in ran.fifo.items():
+        if code == 0 and not got and rel in case.targets:
+            add(("lost output", f"exit 0 but the reader of {rel} got nothing"))
+    _judge_files(outcome, base, before)
+
+
+def _interpreter_start(stderr: str) -> bool:
+    """Whether standard error is Python's KeyboardInterrupt from before sheetgen's first line
+    ran (the interpreter's start: its standard streams made, runpy finding the package): no
+    frame of the traceback is in sheetgen but its package's empty __init__."""
+    frames = re.findall(r'File "([^"]+)"', stderr)
+    interrupted = stderr.rstrip().endswith("KeyboardInterrupt") or "Fatal Python error: init_" in stderr
+    return interrupted and not [
+        f for f in frames if "sheetgen" in f.replace("\\", "/").split("/") and not f.endswith("__init__.py")
+    ]
+
+
+def _writes_to_stdout(args: list[str]) -> str:
+    """What of the command's output goes to standard output as its file: '' when none."""
+    if not args:
+        return ""
+    given = {a: args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-o", "--output", "--render")}
+    if args[0] == "render" and given.get("-o", given.get("--output")) == "-":
+        return "PDF"
+    if args[0] in ("generate", "import", "export") and given.get("-o", given.get("--output", "-")) in ("-",):
+        return "output"
+    if args[0] == "generate" and given.get("--render") == "-":
+        return "PDF"
+    return ""
+
+
+def _judge_files(outcome: Outcome, base: Path, before: dict) -> None:
+    """What the harness made before the command and what must become of it: write-protected
+    files (replaced only with --force, keeping mode 444), files standard output was appended
+    to (they keep what they held), devices (never replaced)."""
+    case = outcome.case
+    add = outcome.findings.append
+    after = _snapshot(base)
+    forced = "--force" in case.args
+    for rel in case.protected:
+        was, now = before.get(rel), after.get(rel)
+        if was is None or was == now:
+            continue
+        if not forced:
+            add(("protected files replaced", f"{rel} (mode 444) {'is gone' if now is None else 'changed'} without --force (exit {outcome.exit_code})"))
+        elif now is not None and now[0] == "file" and now[3] != 0o444:
+            add(("protected files replaced", f"{rel} replaced with --force lost its mode 444 (now {now[3]:o})"))
+    for rel, text in case.logs.items():
+        path = base / rel
+        held = path.read_bytes() if path.is_file() else b""
+        if not held.startswith(text):
+            add(("special files replaced", f"{rel} appended to (>>) lost what it held: it starts {held[:40]!r}"))
+        elif outcome.exit_code not in (0, None) and held != text:
+            add(("partial outputs", f"exit {outcome.exit_code} but {len(held) - len(text)} bytes were appended to {rel}"))
+    for rel in case.devices:
+        if before.get(rel) != after.get(rel):
+            add(("special files replaced", f"{rel}: a device before, {after.get(rel, ('gone',))[0]} after"))
+    if "/dev/null" in case.args and not stat.S_ISCHR(os.stat("/dev/null").st_mode):
+        add(("special files replaced", "/dev/null is no device any more"))
 
 
 _CORPUS: list = []
@@ -916,7 +1269,7 @@ def _judge(outcome: Outcome, result, before: dict, after: dict, inputs: set, com
         outcome.stderr = result.stderr
     except (UnicodeDecodeError, ValueError):
         outcome.stderr = repr(result.stderr_bytes[:2000])
-    output = outcome.stdout + outcome.stderr if command != "render" or "-" not in case.args else outcome.stderr
+    output = outcome.stdout + outcome.stderr if not _writes_to_stdout(case.args) else outcome.stderr
     add = outcome.findings.append
     if result.exception is not None and not isinstance(result.exception, SystemExit):
         import traceback
@@ -926,15 +1279,15 @@ def _judge(outcome: Outcome, result, before: dict, after: dict, inputs: set, com
     if code not in (0, 1, 2):
         add(("bad exit codes", f"exit {code}"))
     if "Traceback" in output:
-        add(("tracebacks", "'Traceback' in the output"))
+        add(("tracebacks", "'Traceback' in the output: " + output[output.index("Traceback"):][-300:].replace("\n", " | ")))
     if "internal error" in output:
         line = next((text for text in output.splitlines() if "internal error" in text), "")
         add(("internal errors", line[:400]))
     if code == 1:
-        bad = [line for line in outcome.stderr.splitlines() if not (LOCATED.match(line) or GENERAL.match(line))]
+        bad = [line for line in outcome.stderr.splitlines() if not (LOCATED.match(line) or GENERAL.match(line) or WARNING.match(line))]
         if bad:
             add(("unlocated error lines", repr(bad[0])[:300]))
-    allowed = {t for t in case.targets if t and t != "-"} - inputs
+    allowed = ({t for t in case.targets if t and t != "-"} | set(case.logs)) - inputs
     new = sorted(set(after) - set(before))
     gone = sorted(set(before) - set(after))
     changed = sorted(p for p in set(before) & set(after) if before[p] != after[p])
@@ -947,7 +1300,7 @@ def _judge(outcome: Outcome, result, before: dict, after: dict, inputs: set, com
     if code != 0:
         if new:
             add(("partial outputs", f"exit {code} but new: {new[:3]}"))
-        damaged = [p for p in changed + gone if before[p][0] != "dir" or p in gone]
+        damaged = [p for p in changed + gone if (before[p][0] != "dir" or p in gone) and p not in case.logs]
         for path in damaged:
             category = "replaced inputs" if path in inputs else "other files changed"
             add((category, f"exit {code} but {path} {'is gone' if path in gone else 'changed'}"))
@@ -981,34 +1334,58 @@ def record(outcome: Outcome) -> dict:
         "seed": case.seed,
         "index": case.index,
         "command": name,
+        "game": case.game or "-",
+        "family": case.family,
+        "mode": case.mode,
         "ran": outcome.ran,
         "exit": outcome.exit_code,
         "seconds": round(outcome.seconds, 3),
+        "cpu": round(outcome.cpu, 3),
+        "input_bytes": outcome.input_bytes,
         "findings": [list(f) for f in outcome.findings],
         "description": case.description[:300],
         "reproducer": case.reproducer(),
     }
 
 
+def _count(table: dict, key: str) -> None:
+    table[key] = table.get(key, 0) + 1
+
+
 @dataclass
 class Tally:
     cases: int = 0
     per_command: dict = field(default_factory=dict)
+    per_game: dict = field(default_factory=dict)
+    per_family: dict = field(default_factory=dict)
+    per_mode: dict = field(default_factory=dict)
+    completed: dict = field(default_factory=dict)  # command -> cases that ran to exit 0
+    cpu_per_command: dict = field(default_factory=dict)
     exits: dict = field(default_factory=dict)
     findings: dict = field(default_factory=lambda: {c: [] for c in CATEGORIES})
     seconds: float = 0.0
-    slowest: list = field(default_factory=list)  # (seconds, reproducer), the 5 slowest cases
+    cpu: float = 0.0
+    slowest: list = field(default_factory=list)  # (CPU seconds, reproducer), the 5 costliest cases
 
     def add(self, rec: dict | Outcome) -> None:
         if isinstance(rec, Outcome):
             rec = record(rec)
         self.cases += 1
-        self.per_command[rec["command"]] = self.per_command.get(rec["command"], 0) + 1
-        self.exits[str(rec["exit"])] = self.exits.get(str(rec["exit"]), 0) + 1
+        command = rec["command"]
+        _count(self.per_command, command)
+        _count(self.per_game, rec.get("game", "-"))
+        _count(self.per_family, rec.get("family", "?"))
+        _count(self.per_mode, rec.get("mode", "in process"))
+        _count(self.exits, str(rec["exit"]))
+        if rec["exit"] == 0:
+            _count(self.completed, command)
+        cpu = rec.get("cpu", rec["seconds"])
+        self.cpu_per_command[command] = self.cpu_per_command.get(command, 0.0) + cpu
         self.seconds += rec["seconds"]
-        self.slowest = sorted(self.slowest + [(rec["seconds"], rec["reproducer"])], reverse=True)[:5]
+        self.cpu += cpu
+        self.slowest = sorted(self.slowest + [(cpu, rec["reproducer"])], reverse=True)[:5]
         for category, detail in rec["findings"]:
-            self.findings.setdefault(category, []).append((rec["seed"], rec["index"], detail, rec["reproducer"], rec["seconds"]))
+            self.findings.setdefault(category, []).append((rec["seed"], rec["index"], detail, rec["reproducer"], cpu))
 
     def count(self, category: str) -> int:
         return len({(s, i) for s, i, *_ in self.findings.get(category, [])})
@@ -1017,8 +1394,12 @@ class Tally:
         return [(c, f) for c in categories for f in self.findings.get(c, [])]
 
     def report(self, limit: int = 20) -> str:
-        lines = [f"cases run: {self.cases} ({self.seconds:.0f} s in the commands)"]
-        lines.append("per command: " + ", ".join(f"{k} {v}" for k, v in sorted(self.per_command.items())))
+        lines = [f"cases run: {self.cases} ({self.seconds:.0f} s on the clock, {self.cpu:.0f} s of CPU in the commands)"]
+        lines.append("per command (ran to exit 0 / CPU s): " + ", ".join(
+            f"{k} {v} ({self.completed.get(k, 0)} / {self.cpu_per_command.get(k, 0.0):.0f})" for k, v in sorted(self.per_command.items())))
+        lines.append("per game: " + ", ".join(f"{k} {v}" for k, v in sorted(self.per_game.items())))
+        lines.append("per family: " + ", ".join(f"{k} {v}" for k, v in sorted(self.per_family.items())))
+        lines.append("per mode: " + ", ".join(f"{k} {v}" for k, v in sorted(self.per_mode.items())))
         lines.append("exit codes: " + ", ".join(f"{k}: {v}" for k, v in sorted(self.exits.items())))
         for category in CATEGORIES:
             found = self.findings.get(category, [])
@@ -1030,9 +1411,9 @@ class Tally:
                 if (seed, index) in shown:
                     continue
                 shown.add((seed, index))
-                lines.append(f"  - {detail}  ({seconds} s)")
+                lines.append(f"  - {detail}  ({seconds:.1f} s of CPU)")
                 lines.append(f"    {reproducer}")
-        lines.append("slowest cases: " + "; ".join(f"{sec:.1f} s: {rep.split('  #')[0]}" for sec, rep in self.slowest))
+        lines.append("costliest cases: " + "; ".join(f"{sec:.1f} s: {rep.split('  #')[0]}" for sec, rep in self.slowest))
         return "\n".join(lines)
 
 

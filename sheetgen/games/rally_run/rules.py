@@ -244,6 +244,34 @@ class RunState:
         cells = self.swappable()
         return tuple(Swap(a, b) for i, a in enumerate(cells) for b in cells[i + 1 :])
 
+    # `swaps` lists every pair of face-down tiles (thousands on a large board); a player who
+    # picks one, and the check of the one picked, need not list them all
+    @cached_property
+    def _swappable(self) -> tuple[int, ...]:
+        return tuple(self.swappable()) if self.phase == ACT else ()
+
+    def swap_count(self) -> int:
+        """len(self.swaps)."""
+        k = len(self._swappable)
+        return k * (k - 1) // 2
+
+    def swap(self, index: int) -> Swap:
+        """self.swaps[index]."""
+        cells = self._swappable
+        if not 0 <= index < self.swap_count():
+            raise IndexError(index)
+        for i, a in enumerate(cells):
+            row = len(cells) - 1 - i  # the pairs (a, b) with b after a
+            if index < row:
+                return Swap(a, cells[i + 1 + index])
+            index -= row
+        raise IndexError(index)  # (not reached)
+
+    def is_swap(self, x: Swap) -> bool:
+        """x in self.swaps."""
+        cells = set(self._swappable)
+        return x.a < x.b and x.a in cells and x.b in cells
+
     def entries(self) -> set[int]:
         """The sides of the pending tile a road from the car's place comes in by."""
         # (the pending tile is on the board: a road into it has a side, never None)
@@ -312,7 +340,7 @@ class RunState:
         if self.phase != ACT:
             raise RulesError("the game is over")
         if isinstance(x, Swap):
-            if x not in self.swaps:
+            if not self.is_swap(x):
                 raise RulesError(f"{x!r} is not a legal switch")
             kinds = _set(_set(self.kinds, x.a, self.kinds[x.b]), x.b, self.kinds[x.a])
             return replace(self, kinds=kinds)._next(last_swap=(x.a, x.b))

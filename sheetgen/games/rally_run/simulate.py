@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -218,11 +219,17 @@ def random_player(rng: random.Random):
 
     def choose(state: RunState):
         if state.phase == ACT:
-            kinds = [group for group in (state.drives, state.swaps) if group]
+            # a drive or a switch, then one of them (the switches picked by their index: the
+            # pairs of face-down tiles are not all listed)
+            kinds: list[tuple[int, Callable[[int], Any]]] = []
+            if state.drives:
+                kinds.append((len(state.drives), state.drives.__getitem__))
+            if state.swap_count():
+                kinds.append((state.swap_count(), state.swap))
             if not kinds:
                 return state.legal_actions()[0]
-            group = kinds[0] if len(kinds) == 1 else kinds[rng.randrange(2)]
-            return group[rng.randrange(len(group))]
+            count, pick = kinds[0] if len(kinds) == 1 else kinds[rng.randrange(2)]
+            return pick(rng.randrange(count))
         actions = state.legal_actions()
         return actions[rng.randrange(len(actions))]
 

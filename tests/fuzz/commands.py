@@ -281,12 +281,12 @@ def _generate(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
 def _import(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     from sheetgen import registry
 
-    source = mut.pick(sorted(p for p in corpus.files if p.startswith(REKEE + "/")))
+    source = mut.pick(sorted(p for p in corpus.files if p.startswith(REKEE + "/") and p.endswith(".json")))
     game, _converter = registry.converter("rekee", "read")
     case.game = game.name
     # the library and the game of the track the file was exported from
     track = corpus.spec(f"track_specs/rallyman/{os.path.basename(source)[:-5]}.yaml")
-    library = os.path.normpath(os.path.join(os.path.dirname(track.path), track.data["library"])).replace(os.sep, "/")
+    library = f"{REKEE}/{os.path.basename(track.data['library'])}"  # (its stand-in for Rekee's ids)
     options = ["--tiles", library, "--variant", track.data.get("variant", "gt")]
     case.extra_inputs += [source, library]
     out: list[str] = []
@@ -387,19 +387,34 @@ WEIGHTS = {"analyze": 3, "simulate": 3, "generate": 3, "render": 3, "build": 2, 
 
 def rekee_files(specs: dict[str, bytes], root) -> dict[str, bytes]:
     """Rekee files of the bundled tile-laid Rallyman tracks (`sheetgen export rekee`), for
-    `import` to read: relative path -> bytes."""
+    `import` to read, with the tile libraries they were laid from standing in for Rekee ids
+    (sheetgen's own tiles have none: tests/rekee_ids.py): relative path -> bytes, the files
+    under rekee/ (TRACK.json and the libraries)."""
+    import shutil
+    import tempfile
+    from pathlib import Path
+
+    from rekee_ids import stand_in
     from sheetgen import registry
     from sheetgen.errors import SheetgenError
 
     _game, converter = registry.converter("rekee", "write")
     found = {}
-    for rel in sorted(specs):
-        if not rel.startswith("track_specs/rallyman/") or not rel.endswith(".yaml") or "/results/" in rel:
-            continue
-        try:
-            spec = registry.load_spec(os.path.join(root, rel))
-            if converter.write is not None and spec.game.name == "rallyman":
-                found[f"{REKEE}/{os.path.basename(rel)[:-5]}.json"] = converter.write(spec, {})
-        except SheetgenError:  # (a track of cells or a path: not Rekee's; a tile library)
-            continue
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "track_specs" / "rallyman"
+        folder.mkdir(parents=True)
+        for rel in sorted(specs):
+            if rel.startswith("track_specs/rallyman/") and rel.count("/") == 2 and rel.endswith(".yaml"):
+                shutil.copy(os.path.join(root, rel), folder / os.path.basename(rel))
+        for library in ("tiles.yaml", "tiles_large.yaml"):
+            if (folder / library).exists():
+                stand_in(Path(root) / "track_specs" / "rallyman" / library, folder / library)
+                found[f"{REKEE}/{library}"] = (folder / library).read_bytes()
+        for path in sorted(folder.glob("*.yaml")):
+            try:
+                spec = registry.load_spec(path)
+                if converter.write is not None and spec.game.name == "rallyman":
+                    found[f"{REKEE}/{path.stem}.json"] = converter.write(spec, {})
+            except SheetgenError:  # (a track of cells or a path: not Rekee's; a tile library)
+                continue
     return found

@@ -447,6 +447,28 @@ def test_the_last_to_arrive_is_the_last_of_the_order_of_arrival():
     assert last_to_arrive([None, None]) == (0, 1) and score_a([None, None]) == (2, 2)
 
 
+def test_a_races_counts_give_the_fords_on_the_table_and_the_ford_sections():
+    """RR-18 (issue 34): the calendar's `counts.fords` counted ford sections while a maximum
+    of fords counts the fords on the table. `fords` is now the fords on the table (what
+    `max_fords` limits), `ford_sections` the sections holding one (what `min_fords` counts):
+    a two-ford section and a one-ford section are 3 fords in 2 ford sections."""
+    from sheetgen.games.rally_risk.championship import tag_counts
+    from sheetgen.games.rally_risk.model import Leg, Race, Section, Side, Tag, Zone
+    from sheetgen.games.rally_risk.tables import house_tables
+
+    def section(id_: str, tags: tuple, fords: tuple = ()) -> Section:
+        return Section(id_, id_, Side.S, Side.N, (0, 1, 1, 2, 1, 1), fords, tags)
+
+    course = (
+        section("start", (Tag.STRAIGHT, Tag.FAST_ROAD)),
+        section("double_ford", (Tag.STRAIGHT, Tag.FORD), (2, 5)),
+        section("ford", (Tag.STRAIGHT, Tag.FORD), (3,)),
+        section("hairpin", (Tag.SHARP_CURVE,)),
+    )
+    race = Race("r", Zone.EC, tuple(Leg(s, Side.N) for s in course), house_tables())
+    assert tag_counts(race) == {"sharp_curves": 1, "fords": 3, "ford_sections": 2, "fast_roads": 1}
+
+
 def test_points_and_ties():
     assert championship_points({"a": -5, "b": -3, "c": -1, "d": 0, "e": 2, "f": 9}) == {"a": 9, "b": 6, "c": 4, "d": 3, "e": 2, "f": 1}
     # two second places: both score the second's points, the next driver is fourth

@@ -423,18 +423,50 @@ def test_destroyed_car_scores_the_last_arrival_plus_two():
     assert score_a([None, None]) == (2, 2)
 
 
-def test_the_last_to_arrive_is_the_car_that_crossed_the_finish_last():
-    """RR-19/RR-21: the last to arrive is the car that finished in the latest round, not the
-    worst score A. Car 1 finishes in round 11 (score 0), car 3 in round 12 (score -1): the
-    destroyed car 4 scores car 3's -1 plus 2 = 1 (the worst score would give 2)."""
-    assert last_to_arrive([11, 10, 12, None]) == (2,)
-    assert score_a([11, 10, 12, None]) == (0, -2, -1, 1)
-    # two cars in the latest round: both are last (they draw lots to choose the next race);
-    # the destroyed car ranks behind both: the worse of their scores (1) plus 2
-    assert last_to_arrive([12, 10, 12, None]) == (0, 2)
-    assert score_a([12, 10, 12, None]) == (1, -2, -1, 3)
+def test_the_last_to_arrive_is_the_last_of_the_order_of_arrival():
+    """RR-19/RR-21 (issue 34, replacing the reading "the car that crossed the finish last, in
+    rounds"): the order of arrival is the score A ranking ("At the same time we have this
+    order of arrival"), so the last to arrive is the car that arrived with the worst score A.
+    The issue's five cars, in departure order: Anna 10, Ben 10, Carla destroyed, Dario 10,
+    Ema 11. Scores A: Anna 0 - 1 = -1, Ben -2, Dario -4, Ema 1 - 5 = -4; the last to arrive
+    is Anna (-1), so Carla scores -1 + 2 = +1, behind every car that arrived. By rounds Ema
+    (round 11, a winner of the race) was the last: Carla scored -4 + 2 = -2, ahead of Anna."""
+    five = [10, 10, None, 10, 11]
+    assert score_a(five) == (-1, -2, 1, -4, -4)
+    assert last_to_arrive(five) == (0,)  # Anna chooses the next race (not Ema)
+    points = championship_points(dict(zip(("Anna", "Ben", "Carla", "Dario", "Ema"), score_a(five))))
+    # Dario and Ema share first (9), Ben third (4), Anna fourth (3), Carla fifth (2); before:
+    # Carla third with Ben (4 points), Anna fifth (2)
+    assert points == {"Dario": 9, "Ema": 9, "Ben": 4, "Anna": 3, "Carla": 2}
+    # car 1 finished in round 11 (score 0), car 3 in round 12 (score -1): car 1 is last
+    assert last_to_arrive([11, 10, 12, None]) == (0,)
+    assert score_a([11, 10, 12, None]) == (0, -2, -1, 2)
+    # two cars tied on the worst score: both are last (they draw lots to choose the next race)
+    assert score_a([12, 10, 14, None]) == (1, -2, 1, 3) and last_to_arrive([12, 10, 14, None]) == (0, 2)
     # no car arrived: all draw lots, a destroyed car scores 2
     assert last_to_arrive([None, None]) == (0, 1) and score_a([None, None]) == (2, 2)
+
+
+def test_a_races_counts_give_the_fords_on_the_table_and_the_ford_sections():
+    """RR-18 (issue 34): the calendar's `counts.fords` counted ford sections while a maximum
+    of fords counts the fords on the table. `fords` is now the fords on the table (what
+    `max_fords` limits), `ford_sections` the sections holding one (what `min_fords` counts):
+    a two-ford section and a one-ford section are 3 fords in 2 ford sections."""
+    from sheetgen.games.rally_risk.championship import tag_counts
+    from sheetgen.games.rally_risk.model import Leg, Race, Section, Side, Tag, Zone
+    from sheetgen.games.rally_risk.tables import house_tables
+
+    def section(id_: str, tags: tuple, fords: tuple = ()) -> Section:
+        return Section(id_, id_, Side.S, Side.N, (0, 1, 1, 2, 1, 1), fords, tags)
+
+    course = (
+        section("start", (Tag.STRAIGHT, Tag.FAST_ROAD)),
+        section("double_ford", (Tag.STRAIGHT, Tag.FORD), (2, 5)),
+        section("ford", (Tag.STRAIGHT, Tag.FORD), (3,)),
+        section("hairpin", (Tag.SHARP_CURVE,)),
+    )
+    race = Race("r", Zone.EC, tuple(Leg(s, Side.N) for s in course), house_tables())
+    assert tag_counts(race) == {"sharp_curves": 1, "fords": 3, "ford_sections": 2, "fast_roads": 1}
 
 
 def test_points_and_ties():
@@ -495,8 +527,9 @@ def test_standings_from_results(results_file):
     assert not sweden.result.complete and sweden.points is None
     assert [(row.place, row.player, row.points) for row in st.table] == [(1, "Carla", 9), (2, "Ben", 6), (3, "Anna", 4), (4, "Dario", 3)]
     # Sweden race 1 (departure Anna, Carla, Ben, Dario): Anna's score A (12 - 11 - 1 = 0) is the
-    # worst, but Ben crossed the finish last (round 13): Ben chooses the next race (RR-21)
-    assert st.next_departure == (("Dario",), ("Carla",), ("Ben",), ("Anna",)) and st.chooses_next == ("Ben",)
+    # worst, the last of the order of arrival: Anna chooses the next race (RR-21), though Ben
+    # crossed the finish in the latest round (13; he chose under the earlier reading)
+    assert st.next_departure == (("Dario",), ("Carla",), ("Ben",), ("Anna",)) and st.chooses_next == ("Anna",)
     assert st.remaining[:2] == ("Montecarlo, special (optional)", "Sweden, race 2")
 
 

@@ -307,6 +307,54 @@ def test_a_turn_under_control_takes_the_card_of_its_gear():
     assert race.cars[0].time == 30 and race.cars[0].cards == ((3, None),)
 
 
+def _limit_2_corner() -> rd.DirtStage:
+    """Column 3 is a limit-2 corner; from (2, 1) both moves lead into it."""
+    return rd.DirtStage(strip(8, c3_1={"limit": 2}, c3_2={"limit": 2}), default("dirt"))
+
+
+def test_a_car_with_no_die_within_the_limits_goes_over_one_and_loses_control():
+    """RD-17 (issue 34): in gear 6 before a limit-2 corner every die goes over the limit. The
+    car must move forward ("You must always be moving forward"), so it places one die over the
+    limit and loses control there ("Exceed this number and you will lose control!"). It was
+    treated as blocked: the gear-6 card, gear 6 kept, the same again every turn."""
+    st = _limit_2_corner()
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(2, 1), gear=6, entered=True),))
+    corner = (Hex(3, 0), Hex(3, 1))
+    steps = race.next_dice()
+    assert {(s.die, s.to, s.gear) for s in steps} == {
+        (die, h, gear) for die, gear in (("5", 5), ("brake", 5), ("coast", 6), ("leader", 6)) for h in corner
+    }
+    assert all(s.lose_always and s.last for s in steps) and rd.Roll() not in race.legal_actions()
+    lost = race.apply(rd.Place("5", Hex(3, 1))).apply(rd.Roll()).apply((False,))
+    assert lost.phase == rd.ICON and lost.loss == (Hex(3, 1), 5)  # no caution rolled: lost all the same
+    spun = lost.apply("spin").cars[0]
+    assert (spun.cell, spun.gear, spun.time, spun.cards) == (Hex(3, 1), 0, 60, ((5, "spin"),))
+    # only a turn's first die goes over a limit: a plan never does
+    car = rd.DirtCar(Hex(1, 1), gear=5, entered=True)
+    six = next(s for s in rd.dirt_steps(st, car, ()) if (s.die, s.to) == ("6", Hex(2, 1)))
+    assert rd.dirt_steps(st, car, (six,)) == ()
+    # the simulation's driver, with no plan for this state, goes over in the lowest gear
+    from sheetgen.games.rallyman.simulate_dirt import DirtDriver
+
+    chosen = DirtDriver(sd.par(stage(st.track)), "careful")(race)
+    assert next(s.gear for s in steps if rd.place_of(s) == chosen) == 5
+
+
+def test_a_car_that_can_place_no_die_is_blocked_and_keeps_its_gear():
+    """RD-17: cars on both spaces ahead: blocked ("They are blocked"), the card of its gear
+    ("a Time card corresponding to their current Gear"), the gear kept."""
+    st = _limit_2_corner()
+    cars = (
+        rd.DirtCar(Hex(2, 1), gear=6, entered=True),
+        rd.DirtCar(Hex(3, 0), gear=1, entered=True),
+        rd.DirtCar(Hex(3, 1), gear=1, entered=True),
+    )
+    race = rd.replace(rd.DirtRace.start(st, 3), cars=cars)
+    assert race.turn == 0 and race.legal_actions() == (rd.Roll(),)
+    car = race.apply(rd.Roll()).cars[0]
+    assert (car.cell, car.gear, car.time, car.cards) == (Hex(2, 1), 6, 10, ((6, None),))
+
+
 # --------------------------------------------------------------------------- par against Monte Carlo
 
 

@@ -199,6 +199,17 @@ def test_a_loss_of_control_on_the_finish_costs_its_seconds_with_damage_drawn_too
         assert (s.is_terminal(), car.finished, car.cell, car.time) == (True, True, Hex(3, 0), 120), damage
 
 
+def test_a_car_that_cannot_place_any_die_stays_and_ends_in_gear_0():
+    """RG-28: in gear 6 before a limit-2 corner no die can be placed (5, coast and brake all go
+    over it): the car stays where it is and ends the turn in gear 0, 60 s."""
+    st = stage(straight(8, marks={(3, 1): {"limit": 2}}))
+    s = RaceState.start(st)
+    s = s._set(rules.replace(s.car, cell=Hex(2, 0), gear=6))
+    assert s.legal_actions() == (Stop(),)
+    car = s.apply(Stop()).cars[0]
+    assert (car.cell, car.gear, car.time) == (Hex(2, 0), 0, 60)
+
+
 def test_loss_below_gear_3_ends_in_0_without_damage():
     st = stage(straight(12))
     s = RaceState.start(st)

@@ -139,6 +139,19 @@ def test_gt_time_sheet_shows_the_specs_own_seconds(specs):
     assert "35 s expected (1.0 turns" in text  # the par with the spec's gear-2 seconds
 
 
+def test_gt_analyze_and_simulate_read_the_tracks_own_ruleset(run, write):
+    """docs/rallyman_dirt.md said GT's analyze and simulate did not read a track's `ruleset:`
+    (issue 34): they do. The three cells take gear 1 then gear 2, one turn: 40 s by the house
+    values, 35 s by the spec's own time per turn in gear 2."""
+    import json
+
+    for text, seconds in ((GT_STRAIGHT, 40), (GT_OWN, 35)):
+        path = write(text)
+        data = json.loads(run("analyze", path, "--format", "json").stdout)
+        assert (data["par"]["expected_seconds"], data["safe_route"]["seconds"]) == (seconds, seconds)
+        assert f"car 1: dice 1,2; flat out; gear 2, {seconds} s, total 0:{seconds}" in run("simulate", path, "--seed", "1").stdout
+
+
 def test_a_track_too_large_for_the_par_solve_leaves_a_par_field(monkeypatch):
     ring = load_spec(SPECS / "rallyman" / "gt_hexagon_ring.yaml")
     from sheetgen.games.rallyman import solve

@@ -41,7 +41,7 @@ from dataclasses import field as dataclass_field
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rally_risk import tables as tables_mod
 from sheetgen.games.rally_risk.graph import exit_heading
-from sheetgen.games.rally_risk.model import Assistance, Calendar, Leg, Library, Limits, Race, Rally, Section, Side
+from sheetgen.games.rally_risk.model import Assistance, Calendar, Leg, Library, Limits, Race, Rally, Section, Side, Tag
 from sheetgen.games.rally_risk.spec import LIMIT_KEYS, MAX_RACE_SPACES, limit_marks, race_name
 
 #: A race counts as finishable when the check's P(elimination) is under this.
@@ -643,7 +643,17 @@ def calendar_yaml(calendar: Calendar, header: str = "") -> str:
 
 
 def tag_counts(race: Race) -> dict[str, int]:
-    return {key: sum(tag in leg.section.tags for leg in race.course) for key, tag, _w in LIMIT_KEYS}
+    """What a race holds towards its rally's limits, as the limits count it (RR-18): sharp
+    curves and fast roads by section; `fords` the fords on the table (every ford space, what
+    a maximum of fords counts), `ford_sections` the sections holding a ford (what a minimum
+    counts). The house library's ford sections hold one ford each, so there the two agree."""
+    out: dict[str, int] = {}
+    for i, (key, tag, _w) in enumerate(LIMIT_KEYS):
+        marks = [limit_marks(leg.section) for leg in race.course]
+        out[key] = sum(hi[i] for _lo, hi in marks)
+        if tag is Tag.FORD:
+            out["ford_sections"] = sum(lo[i] for lo, _hi in marks)
+    return out
 
 
 def calendar_to_json(built: BuiltCalendar) -> dict:

@@ -1,13 +1,15 @@
 """Championship standings from results (rulebook, "Scores"; :mod:`scoring` holds the rules).
 
 Per race, score A: each car's finishing round relative to the first car home, minus its
-place in the departure order (a destroyed car: the last arrival's score plus two). Per
+place in the departure order (a destroyed car: the last arrival's score plus two, behind
+every car that arrived). Per
 rally, the totals of score A over its races, fewest first, give the rally's places and
 championship points (scoring B: 9, 6, 4, 3, 2, 1; tied drivers share the better place and
 the next place is skipped). The championship table adds up the points of every rally
 whose normal races are all in. The next race leaves in the last race's order of arrival
-(score A, best first); the last to arrive, the car that crossed the finish last in rounds,
-chooses it (rulebook, "The Road Sections"; :func:`scoring.last_to_arrive`).
+(score A, best first); the last to arrive, the last of that order among the cars that
+arrived (the worst score A), chooses it (rulebook, "The Road Sections"; RR-21;
+:func:`scoring.last_to_arrive`).
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ class Standings:
     rallies: tuple[RallyStanding, ...]
     table: tuple[TableRow, ...]
     next_departure: tuple[tuple[str, ...], ...]  # groups: tied players draw lots
-    chooses_next: tuple[str, ...]  # who finished in the last race's latest round (several: lots)
+    chooses_next: tuple[str, ...]  # the last to arrive in the last race: the worst score A (several: lots)
     remaining: tuple[str, ...]  # races of the calendar not yet run, in calendar order
     calendar: Calendar | None = None
 

@@ -70,9 +70,14 @@ def _strict(spec: Any, figures: Any = None) -> list:
 
 
 def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no path in the spec: `folder` unused)
+    import click
+
     from sheetgen.games.rally_run.generate import generate_set
 
-    return generate_set(seed, players=options["players"] or 3, target=options["target_turns"])
+    made = generate_set(seed, players=options["players"] or 3, target=options["target_turns"])
+    if made.warning is not None:  # the set is written all the same: the nearest drawn
+        click.echo(f"warning: {made.warning}", err=True)
+    return made.text
 
 
 GAME = Game(

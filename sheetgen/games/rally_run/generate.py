@@ -5,12 +5,15 @@ The generator draws `CANDIDATES` mixes of the 24 road tiles (straights, curves, 
 and dead ends, each count within `BOUNDS`), plays `GAMES` seeded games of each with greedy
 drivers (sheetgen.games.rally_run.simulate), and keeps the mix whose median rounds to win is
 nearest the target (the first drawn on a tie). It writes an ordinary spec, the command that
-rebuilds it in its first comment; the same options give the same file, byte for byte.
+rebuilds it in its first comment; the same options give the same file, byte for byte. A kept
+mix more than `NEAR` rounds from the target has missed it: `GeneratedSet.warning` says so,
+with the medians the mixes drawn reached (`generate` prints it on standard error).
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass
 
 from sheetgen.games.rally_run.model import (
     COLOURS,
@@ -30,6 +33,8 @@ ROUNDS = 60
 SHAPES = (("straight", "NS"), ("curve", "NE"), ("T", "NEW"), ("crossing", "NESW"), ("dead end", "N"))
 BOUNDS = ((2, 10), (2, 10), (0, 6), (0, 4), (0, 6))
 TOTAL = 24
+#: rounds: a kept set whose median is further than this from the target has missed it
+NEAR = 2
 
 
 def _mix(rng: random.Random) -> tuple[int, ...]:
@@ -65,19 +70,44 @@ def median_rounds(tiles: TileSet, players: int, seed: int) -> float:
     return median
 
 
-def generate_set(seed: int, *, players: int = 3, target: int = 14) -> str:
+@dataclass(frozen=True)
+class GeneratedSet:
+    """A generated set: the spec's text, the kept mix's median rounds and every mix's."""
+
+    text: str
+    target: int
+    players: int
+    median: float
+    medians: tuple[float, ...]  # of every mix drawn, in the order drawn
+
+    @property
+    def warning(self) -> str | None:
+        """What to say when the kept set misses the target by more than `NEAR` rounds."""
+        if abs(self.median - self.target) <= NEAR:
+            return None
+        return (
+            f"--target-turns {self.target} is out of reach: the {len(self.medians)} sets drawn last a median "
+            f"{min(self.medians):g} to {max(self.medians):g} rounds ({GAMES} greedy games of {self.players} "
+            f"players each); the set written, the nearest, lasts {self.median:g}"
+        )
+
+
+def generate_set(seed: int, *, players: int = 3, target: int = 14) -> GeneratedSet:
     rng = random.Random(seed)
     best: tuple[tuple[int, ...], float] | None = None
+    medians = []
     for k in range(CANDIDATES):
         counts = _mix(rng)
         median = median_rounds(_tiles(counts, "candidate"), players, seed * CANDIDATES + k)
+        medians.append(median)
         if best is None or abs(median - target) < abs(best[1] - target):
             best = (counts, median)
     if best is None:  # (CANDIDATES sets are drawn)
         raise ValueError("no set drawn")
     counts, median = best
     command = f"sheetgen generate rally_run --seed {seed} --players {players} --target-turns {target}"
-    return spec_text(counts, f"Generated set {seed}", command, median, players)
+    text = spec_text(counts, f"Generated set {seed}", command, median, players)
+    return GeneratedSet(text, target, players, median, tuple(medians))
 
 
 def spec_text(counts: tuple[int, ...], name: str, command: str, median: float, players: int) -> str:

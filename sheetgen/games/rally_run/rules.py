@@ -10,10 +10,10 @@ A turn (RN-4 to RN-12 in docs/rulings.md):
 - **reveal** (chance): a tile never seen shows a kind drawn from the face-down tiles still
   unseen, each kind with probability (its unseen tiles) / (all unseen tiles); a tile seen
   before shows what everyone saw (no chance);
-- **rotate** (a decision): turn the tile so that its road joins the car's (`Turn`); in a
-  player's first turn a dead end may instead face a bordering face-down road tile, never a
-  start-finish tile; with no such rotation the tile is shown and laid face down again
-  (`Show`);
+- **rotate** (a decision): turn the tile so that its road joins the car's (`Turn`) and leads
+  on (from the start-finish tile, not only back to it: RN-16); in a player's first turn a dead
+  end may instead face a bordering face-down road tile, never a start-finish tile; with no
+  such rotation the tile is shown and laid face down again (`Show`);
 - **trophy** (chance): a car first reaching the pit stop takes the top trophy, any of those
   not yet taken with equal probability; its colour names the finish to reach.
 
@@ -286,6 +286,11 @@ class RunState:
         distinct = self.table.tiles.kinds[kind].turns()
         entries = self.entries()
         legal = [r for r in distinct if roads[r] & entries]
+        if self.cars[self.player] >= self.table.cells:
+            # RN-16: "a road for your car to continue on": from its start-finish tile a road
+            # that leaves only back towards it (a curve facing both outer sides) leads nowhere;
+            # a dead end leads nowhere whichever way it faces (RN-5 turns it in round 1)
+            legal = [r for r in legal if roads[r] - entries] or legal
         first = self.turns < self.table.players
         if first and len(self.table.tiles.kinds[kind].openings) == 1 and self.cars[self.player] >= self.table.cells:
             # RN-5: the first-round dead end faces a bordering face-down road tile, never the

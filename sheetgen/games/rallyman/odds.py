@@ -83,6 +83,17 @@ def _known() -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for v in VARIANTS for n in default(v).die_names))
 
 
+def _dice_words() -> str:
+    """The dice every variant has, then each variant's own ("1, ..., boost, and DIRT's
+    leader"): the leader die is DIRT's only."""
+    rulesets = [default(v) for v in VARIANTS]
+    common = [n for n in _known() if all(n in r.die_names for r in rulesets)]
+    own = [
+        f"{r.title.removeprefix('Rallyman ')}'s {n}" for r in rulesets for n in r.die_names if n not in common
+    ]
+    return ", ".join(common) + "".join(f", and {w}" if i == len(own) - 1 else f", {w}" for i, w in enumerate(own))
+
+
 def parse_dice(text: str) -> tuple[tuple[str, int], ...]:
     """`--dice` as written: a comma list of dice (1-6, coast, brake, boost, leader, or the
     colours white, red, green, orange), each followed by one `!` per caution its space gives;
@@ -98,7 +109,7 @@ def parse_dice(text: str) -> tuple[tuple[str, int], ...]:
         name = ALIASES.get(name, name) or ""
         if name not in known:
             raise ValueError(
-                f"unknown die {raw.strip()!r}: the dice are {', '.join(known)} (white, red, green, orange for the "
+                f"unknown die {raw.strip()!r}: the dice are {_dice_words()} (white, red, green, orange for the "
                 "colours; '!' after a die for a caution on its space)"
             )
         if marks > MAX_MARKS:

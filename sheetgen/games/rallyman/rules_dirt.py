@@ -43,6 +43,10 @@ with the leader die, the time card at the end of a turn), chosen by the track's 
   leader dice earn second tokens. One at a time (`Roll("one")`), before each die the driver
   rolls it, secures it with second tokens (the k-th secured die of a turn costs as GT's
   focus, `ruleset.focus`) or stops (after the first); one at a time earns no tokens.
+- **No die within the limits** (RD-17): a car whose first die cannot go anywhere without
+  going over a limit must still move forward: it places one die over the limit (any die that
+  can go there) and loses control on that space in that die's gear; a car that can place no
+  die at all (cars in the way) is blocked: the card of its gear, its gear kept.
 - **Slides** (RD-14, :func:`slide_zones`): a car moving into a slide zone chooses on entry:
   normally (ordinary spaces, the lane kept through the zone) or sliding (`Place(slide=True)`:
   the zone counts as two spaces spanning the width of the track, its rear half then its front
@@ -243,6 +247,7 @@ class DStep:
     entry: bool = False
     stopped: bool = False
     slide: int = 0  # a slide: the die ends in the zone's first (1) or second (2) space (RD-14)
+    over: bool = False  # over a limit, the only way on (RD-17): control is lost there
 
     @property
     def lose_on_caution(self) -> bool:
@@ -250,7 +255,7 @@ class DStep:
 
     @property
     def lose_always(self) -> bool:
-        return self.air >= 3
+        return self.air >= 3 or self.over
 
     @property
     def last(self) -> bool:
@@ -401,7 +406,9 @@ def _targets(track: Track, here: Hex, slide: int) -> tuple[tuple[Hex, Hex, int],
 def dirt_steps(
     stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()
 ) -> tuple[DStep, ...]:
-    """Every die that may be placed next after `plan` (RD-7 to RD-11, RD-14)."""
+    """Every die that may be placed next after `plan` (RD-7 to RD-11, RD-14). A turn's first
+    die with none within the limits: every die over a limit, each losing control where it
+    goes (RD-17: the car must move forward); none at all: the car is blocked."""
     if plan and plan[-1].last:
         return ()
     track = stage.track
@@ -411,7 +418,7 @@ def dirt_steps(
     crossed = any(track.at(s.to).finish for s in plan)
     others = traffic.others()
     targets = _targets(track, here, slide)
-    out = []
+    out, over = [], []
     for name, g in dice_left(stage, car, first, plan, gear):
         kind = stage.ruleset.die(name)
         seen: set = set()
@@ -428,10 +435,11 @@ def dirt_steps(
             if any(g < b for b in beside):
                 continue
             marks = dirt_marks(track, frm, dest, g, traffic.mud, traffic.me)
+            entry = to.shortcut is not None and track.at(frm).shortcut is None
             if marks is None:
+                over.append(DStep(name, dest, g, 0, to.finish and not crossed, entry=entry, over=True))
                 continue
             seen.add(dest)
-            entry = to.shortcut is not None and track.at(frm).shortcut is None
             if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
                 # RD-10: the move ends on the water, in the gear before this die
                 m2 = dirt_marks(track, frm, dest, gear, traffic.mud, traffic.me) if gear >= 1 else marks
@@ -459,6 +467,9 @@ def dirt_steps(
                     )
                 continue
             out.append(DStep(name, dest, g, marks, to.finish and not crossed, entry=entry))
+    if not plan and not out:
+        # RD-17: "You must always be moving forward"; "Exceed this number and you will lose control!"
+        return tuple(dict.fromkeys(over))
     return tuple(out)
 
 

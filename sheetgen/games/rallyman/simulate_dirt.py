@@ -6,7 +6,8 @@ The stage is the DIRT engine's (:class:`rules_dirt.DirtRace`: the staggered star
 order of play, shortcuts and mud, jumps, water, damage), played by
 :func:`sheetgen.engine.playout` with ``random.Random(seed)``. Every car drives the par plan
 (solved for a car alone), flat out (`par`) or one at a time (`careful`); with other cars
-about (or dice lost) it drives the longest start of its plan that the rules allow, and the first legal die if none is.
+about (or dice lost) it drives the longest start of its plan that the rules allow, and the first legal die if none is
+(with no die within the limits, the die over a limit in the lowest gear, RD-17).
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ class DirtDriver:
             return rd.Roll("flat" if self.mode == "par" else "one")
         if actions == (rd.Roll(),):
             return rd.Roll()
+        steps = state.next_dice()
+        if steps and all(s.over for s in steps):
+            # RD-17: no die within the limits: over one in the lowest gear (the least damage)
+            return rd.place_of(min(steps, key=lambda s: s.gear))
         return actions[0]
 
 

@@ -12,7 +12,8 @@ dynamic programming over (cell, gear, coast dice lost, slide space) with the wit
 and path as in GT's solver: for every partial plan the Pareto set of its continuations as
 vectors over the cautions so far. A loss of control costs the expected time card: SISU (the
 card's seconds, the next turn in that gear), Spin or Crash (60 s, gear 0), with the deck's
-shares; a jump die one gear over loses control on a caution, two over always.
+shares; a jump die one gear over loses control on a caution, two over always; a car with no
+die within the limits places its first die over one and loses control there (RD-17).
 """
 
 from __future__ import annotations
@@ -184,6 +185,8 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         if used != NONE_USED:
             cands.append(((end(cell, gear, lost, slide, entries, False),) * limit, ()))
         for s in moves(cell, gear, lost, slide):
+            if s.over and used != NONE_USED:
+                continue  # over a limit only as a turn's first die (RD-17)
             nu = _key_used(used, s.die)
             if nu is None or not fits(nu, lost):
                 continue

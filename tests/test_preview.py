@@ -129,3 +129,32 @@ def test_one_png_page_goes_to_standard_output(run):
     result = run("render", str(RACE), "-o", "-", "--format", "png", "--page", "2", "--dpi", "20")
     assert result.exit_code == 0
     assert png_size(result.stdout_bytes) == (166, 234)
+
+
+# -- the kinds of page, named in the PDF's outline -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec,kinds",
+    [
+        ("rallytaire/thousand_lakes.yaml", [(0, "race sheet")]),
+        ("rally_risk/sections.yaml", [(0, "section cards"), (4, "kit"), (5, "reference card")]),
+        ("rally_risk/safari_1.yaml", [(0, "course sheet"), (1, "reference card")]),
+        (
+            "rallyman/tiny.yaml",
+            [(0, "assembly page"), (1, "map"), (2, "roadbook"), (3, "dashboard card"), (4, "dashboard card: odds"), (5, "time sheet")],
+        ),
+        ("rally_run/house_set.yaml", [(0, "tile fronts"), (1, "tile backs"), (2, "tile fronts"), (3, "tile backs"), (4, "tile fronts"), (5, "tile backs"), (6, "rules summary")]),
+        ("seasons/winter_season.yaml", [(0, "season sheet"), (1, "blank page"), (2, "race sheet")]),
+    ],
+)
+def test_the_pdf_outline_names_each_run_of_pages_of_one_kind(run, tmp_path, spec, kinds):
+    """Read with pypdf: an outline entry at the first page of each run of pages of one kind
+    (what a viewer lists as bookmarks, and the captions of the preview's pages)."""
+    from pypdf import PdfReader
+
+    target = tmp_path / "out.pdf"
+    assert run("render", str(SPECS / spec), "-o", str(target)).exit_code == 0
+    reader = PdfReader(target)
+    assert [(reader.get_destination_page_number(entry), entry.title) for entry in reader.outline] == kinds
+    assert reader.trailer["/Root"]["/PageMode"] == "/UseNone"  # listed when asked, not opened

@@ -506,7 +506,7 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
     "--page",
     type=click.IntRange(1, None),
     default=None,
-    help="png: only page K (1 is the first); without it each page is a file, FILE-1.png, FILE-2.png...",
+    help="png: only page K (1 is the first); without it, every page: FILE-1.png, FILE-2.png... when there are several",
 )
 @FORCE
 @reports_errors

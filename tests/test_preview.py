@@ -697,3 +697,23 @@ def test_other_commands_import_nothing_of_the_server():
     )
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT, check=True)
     assert out.stdout.splitlines()[-1] == "[]"
+
+
+def test_a_port_in_use_is_one_line_and_nothing_is_served(run):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("preview", str(RACE), "--port", str(port))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"sheetgen: error: cannot serve on 127.0.0.1:{port}: the port is in use; give another with --port (0: any free port)\n"
+    )
+    assert result.stdout == ""
+
+
+def test_an_empty_folder_is_refused(run, tmp_path):
+    result = run("preview", str(tmp_path))
+    assert (result.exit_code, result.stderr) == (1, "sheetgen: error: no spec files found\n")

@@ -13,7 +13,7 @@ DEFAULT_PORT = 8765
 
 
 @click.command(context_settings=CONTEXT)
-@click.argument("specs", nargs=-1, required=True, type=click.Path(path_type=str))
+@click.argument("specs", nargs=-1, required=True, metavar="SPEC|FOLDER...", type=click.Path(path_type=str))
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),

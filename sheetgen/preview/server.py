@@ -113,9 +113,10 @@ class Worker:
             inbox.put((self, message))
 
     def send(self, job: dict[str, Any]) -> None:
+        data = pickle.dumps(job, protocol=pickle.HIGHEST_PROTOCOL)  # whole, before a byte is sent
         stream = self.process.stdin
         assert stream is not None
-        pickle.dump(job, stream, protocol=pickle.HIGHEST_PROTOCOL)
+        stream.write(data)
         stream.flush()
 
     def end(self) -> None:
@@ -344,6 +345,12 @@ class Preview:
             except OSError:  # the process is gone: another is started at the next look
                 self._retire(worker, now)
                 continue
+            except (pickle.PicklingError, TypeError, AttributeError) as exc:  # a plug-in game that cannot travel
+                with self.lock:
+                    entry.started = entry.revision
+                    entry.state.update(status="failed", failure=f"cannot hand the spec to a worker process: {exc}")
+                    self._changed()
+                continue
             worker.entry, worker.job = entry, self.jobs
             with self.lock:
                 entry.started = entry.revision
@@ -377,7 +384,11 @@ class Preview:
         if message is None:  # the process ended
             if worker in self.workers:
                 self.workers.remove(worker)
-                code = worker.process.wait()
+                try:
+                    code = worker.process.wait(timeout=GRACE)
+                except subprocess.TimeoutExpired:  # its output closed, the process still there
+                    worker.process.kill()
+                    code = worker.process.wait()
                 if entry is not None:
                     entry.worker = None
                     with self.lock:

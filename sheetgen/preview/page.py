@@ -196,6 +196,7 @@ p.what, p.when { margin: 0; color: #555; font-size: 13px; }
 ul.problems { padding-left: 0; list-style: none; }
 ul.problems li { margin: 4px 0; }
 li.error code { color: #a00; } li.warning code { color: #8a5a00; }
+ul.problems a { color: inherit; }
 pre.quote { margin: 2px 0 0 0; background: #f6f4f0; padding: 2px 6px; }
 p.ok { color: #2a6a2a; } p.stale, p.draft-note, p.failure { color: #8a5a00; }
 .columns { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; }

@@ -30,11 +30,13 @@ from sheetgen.cliutil import (
     refuse_pdf_on_terminal,
     refuse_stdout_folder,
     reports_errors,
+    spec_files,
     stdout_bytes,
     write_pdf,
 )
 from sheetgen.errors import OptionError, Problem, SheetgenError, SpecError
 from sheetgen.output import same_target, write_files, written_at
+from sheetgen.render.raster import DEFAULT_DPI, MAX_DPI, MIN_DPI
 
 DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
@@ -195,11 +197,6 @@ def odds(game: str, fmt: str, **given) -> None:
 # -- build -------------------------------------------------------------------------------
 
 
-def _yaml_files(folder: str) -> list[str]:
-    """The spec files under a folder: every `.yaml` or `.yml` (in any case), sorted."""
-    return sorted(str(p) for p in Path(folder).rglob("*") if p.suffix.lower() in (".yaml", ".yml") and p.is_file())
-
-
 def _spec_files(specs: tuple[str, ...]) -> list[str]:
     """The spec files `build` is given (folders searched), each once: a file named twice,
     or given and also found in a folder given, is built once."""
@@ -209,15 +206,7 @@ def _spec_files(specs: tuple[str, ...]) -> list[str]:
                 f"no SPEC given and no {DEFAULT_SPECS}/ folder here; run in the project folder or name the specs"
             )
         specs = (DEFAULT_SPECS,)
-    files: list[str] = []
-    seen: set[str] = set()
-    for spec in specs:
-        for path in _yaml_files(spec) if os.path.isdir(spec) else [spec]:
-            real = os.path.realpath(path)
-            if real not in seen:
-                seen.add(real)
-                files.append(path)
-    return files
+    return spec_files(specs)
 
 
 def _template_inputs(template: str | None) -> list[str]:
@@ -480,7 +469,13 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
 
 @main.command(context_settings=CONTEXT)
 @click.argument("spec", type=click.Path(path_type=str))
-@click.option("-o", "--output", "target", required=True, help="PDF file to write, or - for standard output")
+@click.option(
+    "-o",
+    "--output",
+    "target",
+    required=True,
+    help="file to write: a PDF, or pictures of the pages (FILE.png); - for standard output",
+)
 @PAPER
 @INK
 @TEMPLATE
@@ -489,25 +484,63 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
     is_flag=True,
     help="render a spec that cannot be played (validate --strict's problems) all the same, saying them as warnings",
 )
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["pdf", "png"]),
+    default=None,
+    help="what to write (default: png for -o FILE.png, else pdf)",
+)
+@click.option(
+    "--dpi",
+    type=click.IntRange(MIN_DPI, MAX_DPI),
+    default=None,
+    help=f"png: pixels per inch (default {DEFAULT_DPI}, the resolution preview shows)",
+)
+@click.option(
+    "--page",
+    type=click.IntRange(1, None),
+    default=None,
+    help="png: only page K (1 is the first); without it, every page: FILE-1.png, FILE-2.png... when there are several",
+)
 @FORCE
 @reports_errors
-def render(spec: str, target: str, paper: str | None, ink: str, template: str | None, draft: bool, force: bool) -> None:
-    """Render one spec to a printable PDF (written atomically, or streamed with -o -).
+def render(
+    spec: str,
+    target: str,
+    paper: str | None,
+    ink: str,
+    template: str | None,
+    draft: bool,
+    fmt: str | None,
+    dpi: int | None,
+    page: int | None,
+    force: bool,
+) -> None:
+    """Render one spec to a printable PDF (written atomically, or streamed with -o -), or
+    its pages to PNG pictures for sharing: the pixels preview shows.
 
     A spec that validates but cannot be played (a track that cannot be finished: the problems
-    of validate --strict) is refused, as build refuses it; --draft prints it anyway.
+    of validate --strict) is refused, as build refuses it; --draft prints it anyway. PNG: a
+    spec of one page (or --page K) is written to FILE.png itself; several pages are written
+    together to FILE-1.png, FILE-2.png... (numbers padded to one width: FILE-01.png from the
+    tenth page on), all or none.
 
     \b
     Example:
       sheetgen render track_specs/rallytaire/monte_carlo.yaml -o monte.pdf --paper letter
+      sheetgen render track_specs/rallytaire/monte_carlo.yaml -o monte.png --page 1 --dpi 150
     """
     from sheetgen.output import check_targets
     from sheetgen.render import build_outputs
 
-    refuse_pdf_on_terminal(target)  # say so before the analysis, not after
+    kind = _image_format(target, fmt, dpi, page)
+    refuse_pdf_on_terminal(target, what="a PDF" if kind == "pdf" else "a PNG")  # before the analysis, not after
     loaded = registry.load_spec(spec)
     inputs = (*loaded.sources, *_template_inputs(template))
-    if target != "-":  # before the work: an input, a write-protected file, a pipe nobody reads
+    if target != "-" and (kind == "pdf" or page is not None):
+        # before the work: an input, a write-protected file, a pipe nobody reads (several
+        # pictures' names are known once the pages are counted: write_files checks them)
         check_targets([target], inputs=inputs, force=force)
     figures = registry.Figures(loaded)  # solved once, for the check and the printout
     problems = _unplayable(loaded, figures)
@@ -515,8 +548,59 @@ def render(spec: str, target: str, paper: str | None, ink: str, template: str | 
         raise SpecError(problems)
     for problem in problems:
         click.echo(f"{problem.location}: warning: {problem.message} (--draft: rendered all the same)", err=True)
-    data, _pages = build_outputs(loaded, paper=paper, ink=ink, template=template, figures=figures)
-    write_pdf(target, data, inputs=inputs, force=force)
+    data, pages = build_outputs(loaded, paper=paper, ink=ink, template=template, figures=figures)
+    if kind == "pdf":
+        write_pdf(target, data, inputs=inputs, force=force)
+        return
+    _write_pictures(target, data, pages, dpi or DEFAULT_DPI, page, inputs=inputs, force=force)
+
+
+def _image_format(target: str, fmt: str | None, dpi: int | None, page: int | None) -> str:
+    """What `render` writes: --format, else -o's extension (.png: PNG, anything else a PDF);
+    SVG is refused by name, and a PNG's options with a PDF are usage errors."""
+    suffix = os.path.splitext(target)[1].lower() if target != "-" else ""
+    if suffix == ".svg":
+        raise OptionError(
+            f"cannot write SVG ({target}): render writes pdf or png; give -o FILE.pdf or -o FILE.png"
+        )
+    kind = fmt or ("png" if suffix == ".png" else "pdf")
+    if suffix in (".pdf", ".png") and suffix[1:] != kind:
+        raise OptionError(f"-o {target} names a {suffix[1:].upper()} file but --format is {kind}; make them agree")
+    if kind == "pdf":
+        for name, value in (("--dpi", dpi), ("--page", page)):
+            if value is not None:
+                raise OptionError(f"{name} is for PNG pictures (-o FILE.png); a PDF holds every page at full size")
+    return kind
+
+
+def _picture_names(target: str, count: int) -> list[str]:
+    """FILE.png for one picture, else FILE-1.png, FILE-2.png... padded to one width."""
+    if count == 1:
+        return [target]
+    stem, suffix = os.path.splitext(target)
+    width = len(str(count))
+    return [f"{stem}-{number:0{width}d}{suffix}" for number in range(1, count + 1)]
+
+
+def _write_pictures(
+    target: str, pdf: bytes, pages: int, dpi: int, page: int | None, *, inputs: tuple[str, ...], force: bool
+) -> None:
+    """The PNG pictures of a PDF's pages (or of page `page`), written together, all or none."""
+    from sheetgen.render.raster import pictures
+
+    if page is not None and page > pages:
+        raise OptionError(f"--page {page}: this spec prints {pages} page{'s' if pages != 1 else ''}")
+    if target == "-" and page is None and pages > 1:
+        raise OptionError(
+            f"this spec prints {pages} pages and standard output holds one picture; give --page K or -o FILE.png"
+        )
+    made = pictures(pdf, dpi, pages=[page - 1] if page is not None else None)
+    if target == "-":
+        out = stdout_bytes()
+        out.write(made[0].png)
+        out.flush()
+        return
+    write_files(list(zip(_picture_names(target, len(made)), (p.png for p in made))), inputs=inputs, force=force)
 
 
 # -- generate ----------------------------------------------------------------------------

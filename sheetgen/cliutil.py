@@ -192,12 +192,13 @@ def reports_errors(command):
     return wrapper
 
 
-def refuse_pdf_on_terminal(target: str | None, option: str = "-o FILE") -> None:
-    """A PDF on a terminal is only noise: refuse `-` there, and a file that is a terminal
-    (`-o /dev/stdout`, `-o /dev/tty`); a command calls this early, before its work, and
-    `write_pdf` once more."""
+def refuse_pdf_on_terminal(target: str | None, option: str = "-o FILE", what: str = "a PDF") -> None:
+    """A PDF (or a PNG: `what`) on a terminal is only noise: refuse `-` there, and a file that
+    is a terminal (`-o /dev/stdout`, `-o /dev/tty`); a command calls this early, before its
+    work, and `write_pdf` once more."""
     if target == "-" and stdout_bytes().isatty() or target not in (None, "-") and _is_terminal(target):
-        raise SheetgenError(f"refusing to write a PDF to a terminal; redirect it (> file.pdf) or give {option}")
+        suffix = "png" if what == "a PNG" else "pdf"
+        raise SheetgenError(f"refusing to write {what} to a terminal; redirect it (> file.{suffix}) or give {option}")
 
 
 def _is_terminal(path: str) -> bool:
@@ -273,6 +274,28 @@ def write_pdf(target: str, data: bytes, *, inputs: tuple[str, ...] = (), force: 
         write_files([(target, data)], inputs=inputs, force=force, announce=announce)
     else:
         write_atomic(target, data, inputs=inputs, force=force)
+
+
+def spec_files(specs: tuple[str, ...] | list[str]) -> list[str]:
+    """The spec files a command is given, a folder standing for every `.yaml` or `.yml` file
+    under it (in any case, sorted), each file once: one named twice, or given and also found
+    in a folder given, counts once."""
+    from pathlib import Path
+
+    files: list[str] = []
+    seen: set[str] = set()
+    for spec in specs:
+        found = (
+            sorted(str(p) for p in Path(spec).rglob("*") if p.suffix.lower() in (".yaml", ".yml") and p.is_file())
+            if os.path.isdir(spec)
+            else [spec]
+        )
+        for path in found:
+            real = os.path.realpath(path)
+            if real not in seen:
+                seen.add(real)
+                files.append(path)
+    return files
 
 
 def refuse_stdout_folder(out_dir: str) -> None:

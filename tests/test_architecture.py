@@ -111,13 +111,15 @@ def test_no_import_cycle():
 CORE = sorted(
     ["sheetgen/cli.py", "sheetgen/cliutil.py", "sheetgen/render/__init__.py", "sheetgen/render/pdf.py", "sheetgen/template.py",
      "sheetgen/output.py", "sheetgen/geometry.py", "sheetgen/cache.py", "sheetgen/parallel.py", "sheetgen/render/common.py",
-     "sheetgen/render/patterns.py", "sheetgen/render/tables.py"]
+     "sheetgen/render/patterns.py", "sheetgen/render/tables.py", "sheetgen/render/raster.py"]
     + [p.relative_to(ROOT).as_posix() for p in (PACKAGE / "commands").glob("*.py")]
+    + [p.relative_to(ROOT).as_posix() for p in (PACKAGE / "preview").glob("*.py")]
 )
 
 
 def test_the_core_is_what_it_says():
     assert {"sheetgen/commands/__init__.py", "sheetgen/commands/convert.py", "sheetgen/commands/standings.py"} <= set(CORE)
+    assert {"sheetgen/preview/server.py", "sheetgen/preview/worker.py", "sheetgen/preview/page.py"} <= set(CORE)
     assert all((ROOT / path).is_file() for path in CORE)
 
 

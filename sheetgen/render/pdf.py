@@ -50,6 +50,7 @@ class Sheet:
         self.width, self.height = page_size
         self.margin = template.margin_mm * MM
         self.pages = 0
+        self.kind: str | None = None  # what the last page ended was (`end_page`)
 
     # -- frame -------------------------------------------------------------------------
     @property
@@ -68,7 +69,16 @@ class Sheet:
     def bottom(self) -> float:
         return self.margin
 
-    def end_page(self) -> None:
+    def end_page(self, kind: str | None = None) -> None:
+        """End the page. `kind` says what it is ("race sheet", "map", "time sheet"): a page
+        of another kind than the one before starts an entry of the PDF's outline (the
+        bookmarks a viewer lists, which `preview` and the pictures caption the pages with);
+        None: the same kind as the page before."""
+        if kind is not None and kind != self.kind:
+            key = f"page-{self.pages + 1}"
+            self.c.bookmarkPage(key)
+            self.c.addOutlineEntry(kind, key, level=0)
+            self.kind = kind
         self.c.showPage()
         self.pages += 1
 

@@ -225,10 +225,12 @@ def draw_table_pages(
     first_page: int,
     notes: Sequence[str] = (),
     before: Callable[[Sheet, float], float] | None = None,
+    kind: str | None = None,
 ) -> int:
     """The table over as many pages as it needs, each page started by `header(sheet,
     page, continued)` (returns the y below it); `before` draws above the table on the first
-    page, the notes follow it on the last. Returns the pages drawn."""
+    page, the notes follow it on the last. `kind`: what the pages are (`Sheet.end_page`).
+    Returns the pages drawn."""
     done, page = 0, first_page
     bottom = sheet.bottom + FOOTER_MM * MM + 2 * MM
     while True:
@@ -242,16 +244,16 @@ def draw_table_pages(
                 paragraphs(sheet, sheet.left, y_end - 5 * MM, sheet.right - sheet.left, notes)
             else:  # the notes need a page of their own
                 page_footer(sheet)
-                sheet.end_page()
+                sheet.end_page(kind)
                 page += 1
                 paragraphs(sheet, sheet.left, header(sheet, page, True) - 5 * MM, sheet.right - sheet.left, notes)
             page_footer(sheet)
-            sheet.end_page()
+            sheet.end_page(kind)
             return page - first_page + 1
         if drawn == 0:
             raise RuntimeError("a table row is taller than the page")
         page_footer(sheet)
-        sheet.end_page()
+        sheet.end_page(kind)
         page += 1
 
 

@@ -113,7 +113,7 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
         )
 
     table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
-    return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes)
+    return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes, kind="calendar")
 
 
 def _mini_map(sheet: Sheet, race: Race, x: float, top: float, width: float, height: float) -> None:
@@ -281,7 +281,7 @@ def draw_section_list_page(
         _mini_map(sheet, race, right - map_w, top, map_w, top - y)
         y -= 2 * MM
     page_footer(sheet, "maps: one square per section, numbered in driving order; a bar marks the start, two the finish")
-    sheet.end_page()
+    sheet.end_page("section lists")
 
 
 def section_list_pages(room: float, cal: Calendar) -> list[list[tuple[int, int]]]:
@@ -387,7 +387,7 @@ def render_calendar(
                 pages,
             )
 
-        return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES)
+        return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES, kind="score sheet")
 
     scores = count_pages(template, paper, lambda sheet: score_pages(sheet, 1, 1))
     overview = count_pages(template, paper, lambda sheet: draw_overview(sheet, built, 1, library_name or cal.library))

@@ -765,7 +765,7 @@ def draw_course_sheet(
     if plan.strip_top is None:
         tables = "every space by number: next page" + ("s" if plan.extra_pages > 1 else "") + "; " + tables
     _footer(sheet, tables)
-    sheet.end_page()
+    sheet.end_page("course sheet")
     rows = space_strip(race.length, (sheet.right - sheet.left) / MM).rows
     for k in range(plan.extra_pages):
         name, end = label(k + 1)
@@ -801,7 +801,7 @@ def draw_course_sheet(
             range(first, min(first + plan.strip_rows_per_page, rows)),
         )
         _footer(sheet)
-        sheet.end_page()
+        sheet.end_page("course sheet")
     return plan.pages
 
 

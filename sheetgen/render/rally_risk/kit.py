@@ -88,7 +88,7 @@ def draw_kit(sheet: Sheet, title: str, page: int, pages: int) -> None:
             _rpm_card(sheet, piece.car, x, y, w, h)
         sheet.box(x, y, w, h, width=thin)
     sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
-    sheet.end_page()
+    sheet.end_page("kit")
 
 
 def _rpm_card(sheet: Sheet, car: int, x: float, y: float, w: float, h: float) -> None:

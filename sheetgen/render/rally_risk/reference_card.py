@@ -293,4 +293,4 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
         "body",
     )
     sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
-    sheet.end_page()
+    sheet.end_page("reference card")

@@ -155,7 +155,7 @@ def render_library(
     def draw(sheet: Sheet) -> None:
         for number, cards in enumerate(pages, start=1):
             draw_card_page(sheet, library, grid, cards, number, len(pages) + 2)
-            sheet.end_page()
+            sheet.end_page("section cards")
         total = len(pages) + 2  # the card pages, the kit, the reference card
         draw_kit(sheet, library.name, total - 1, total)
         draw_reference_card(sheet, tables, subtitle=f"{library.name}: play with these tables, page {total} of {total}")

@@ -179,6 +179,7 @@ def render_standings(
             first_page=1,
             notes=SCORING_NOTES,
             before=lambda s, y: _draw_championship(s, st, y),
+            kind="standings",
         )
 
     # rows as tall as still let the sheet fit one page (down to 4.4 mm), else 6 mm rows

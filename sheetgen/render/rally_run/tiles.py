@@ -413,7 +413,7 @@ def render_set(
             for tile, slot in zip(chunk, slots):
                 draw_front(sheet, tile, slot)
             draw_marks(sheet, grid, slots)
-            sheet.end_page()
+            sheet.end_page("tile fronts")
             backs = [back_slot(slot, page, tiles.duplex) for slot in slots]
             _header(
                 sheet,
@@ -424,9 +424,9 @@ def render_set(
             for slot in backs:
                 draw_back(sheet, slot, tiles.name)
             draw_marks(sheet, grid, backs)
-            sheet.end_page()
+            sheet.end_page("tile backs")
         draw_rules(sheet, tiles)
-        sheet.end_page()
+        sheet.end_page("rules summary")
 
     return render_pdf(template, ink, paper, meta, draw)
 

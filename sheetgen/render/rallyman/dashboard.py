@@ -422,7 +422,7 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
             ],
         )
     page_footer(sheet, "dashboard card 1 of 2" + ("; house values marked" if ruleset.house else ""))
-    sheet.end_page()
+    sheet.end_page("dashboard card")
 
 
 # --------------------------------------------------------------------------- page 2
@@ -581,7 +581,7 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
         ],
     )
     page_footer(sheet, "dashboard card 2 of 2")
-    sheet.end_page()
+    sheet.end_page("dashboard card: odds")
 
 
 def draw_dashboard_card(sheet: Sheet, track) -> None:

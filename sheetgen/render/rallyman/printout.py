@@ -49,17 +49,17 @@ def render_track(
 
     def draw(sheet: Sheet) -> None:
         draw_assembly_page(sheet, track, plan, template, figures)
-        sheet.end_page()
+        sheet.end_page("assembly page")
         upright = (sheet.width, sheet.height)
         for number, page in enumerate(printed, 1):
             _turn_page(sheet, plan.page_size)
             draw_map_page(sheet, track, plan, page, number, len(printed))
-            sheet.end_page()
+            sheet.end_page("map")
         _turn_page(sheet, upright)
         book = roadbook_pages(track, sheet)
         for number, rows in enumerate(book, 1):
             draw_roadbook_page(sheet, track, rows, number, len(book))
-            sheet.end_page()
+            sheet.end_page("roadbook")
         dashboard.draw_dashboard_card(sheet, track)
         if track.variant is Variant.GT:
             ranges = time_sheet.gt_time_sheet_pages(track, sheet)

@@ -72,7 +72,9 @@ def render_standings(
                 pages,
             )
 
-        return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=NOTES)
+        return draw_table_pages(
+            sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=NOTES, kind="standings"
+        )
 
     pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
     meta = Meta(

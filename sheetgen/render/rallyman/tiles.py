@@ -282,7 +282,7 @@ def render_tiles(
             sheet.scale_bar(
                 sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else "")
             )
-            sheet.end_page()
+            sheet.end_page("cut-out tiles")
 
     def draw_halves(sheet: Sheet, halves: tuple[tuple[float, float], tuple[float, float]]) -> None:
         count = 2 * len(tiles)
@@ -308,6 +308,6 @@ def render_tiles(
                 sheet.scale_bar(
                     sheet.left, sheet.bottom + 1.5 * MM, "50 mm: print at 100 %" + (f". Marks: {keys}" if keys else "")
                 )
-                sheet.end_page()
+                sheet.end_page("cut-out tiles")
 
     return render_pdf(template, ink, paper, meta, draw)

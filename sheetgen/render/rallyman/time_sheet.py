@@ -238,7 +238,7 @@ def draw_gt_time_sheet(
     sheet.box(bx, y - 8 * MM, 30 * MM, 9 * MM, width=sheet.ink.line_width * 1.8)
     sheet.text(bx + 31 * MM, y - 5 * MM, "s", "heading")
     page_footer(sheet, f"turns {first}-{last}" + ("; more turns: carry on on the next page" if page < pages else ""))
-    sheet.end_page()
+    sheet.end_page("time sheet")
 
 
 # --------------------------------------------------------------------------- DIRT
@@ -425,7 +425,7 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     if house:
         footer += "; time cards: house values"
     page_footer(sheet, footer)
-    sheet.end_page()
+    sheet.end_page("time sheet")
 
 
 def _icons(sheet: Sheet, x: float, cy: float, w: float) -> None:

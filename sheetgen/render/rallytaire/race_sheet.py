@@ -487,7 +487,7 @@ def draw_race(sheet: Sheet, race: Race, analysis=None, advanced=None) -> None:
             inset = 0.3 * MM  # the boxes' lines stay inside the frame
             draw_time_table(sheet, sheet.left + inset, table_top, sheet.right - sheet.left - 2 * inset, speed)
         draw_footer(sheet)
-        sheet.end_page()
+        sheet.end_page("race sheet")
 
 
 def print_race(

@@ -72,7 +72,7 @@ def render_season(
                     "This page is left blank: the next race sheet starts on a sheet of its own.",
                     "small",
                 )
-                sheet.end_page()
+                sheet.end_page("blank page")
             basic, advanced = race_sheets[k]
             draw_race(sheet, season.races[k].race, basic, advanced)
 
@@ -112,7 +112,9 @@ def _draw_table(sheet: Sheet, season, table: Table, rows: list[Row], pages: int)
             s, (season.name, " (continued)" if continued else ""), subtitle, "Rallytaire season sheet", page, pages
         )
 
-    return draw_table_pages(sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=SEASON_NOTES)
+    return draw_table_pages(
+        sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=SEASON_NOTES, kind="season sheet"
+    )
 
 
 def print_season(

@@ -1,0 +1,719 @@
+"""Pages as pictures (`render -o FILE.png`) and the live preview (`sheetgen preview`).
+
+The PNG is read back here by hand (its chunks, its inflated rows, the Up filter undone), so
+its size, resolution and pixels are checked against pdfium's own bitmap of the page, not
+against sheetgen's encoder."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import math
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import time
+import zlib
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pypdfium2
+import pytest
+
+from conftest import ROOT, SPECS
+
+RACE = SPECS / "rallytaire" / "thousand_lakes.yaml"  # a race sheet: 2 A4 pages
+A4_POINTS = (595.2755905511812, 841.8897637795277)
+
+
+def png_chunks(data: bytes) -> dict[bytes, list[bytes]]:
+    assert data[:8] == b"\x89PNG\r\n\x1a\n"
+    chunks: dict[bytes, list[bytes]] = {}
+    at = 8
+    while at < len(data):
+        (length,) = struct.unpack(">I", data[at : at + 4])
+        kind, body = data[at + 4 : at + 8], data[at + 8 : at + 8 + length]
+        (crc,) = struct.unpack(">I", data[at + 8 + length : at + 12 + length])
+        assert crc == zlib.crc32(kind + body)
+        chunks.setdefault(kind, []).append(body)
+        at += 12 + length
+    return chunks
+
+
+def png_size(data: bytes) -> tuple[int, int]:
+    width, height, depth, colour, _c, _f, interlace = struct.unpack(">IIBBBBB", png_chunks(data)[b"IHDR"][0])
+    assert (depth, colour, interlace) == (8, 2, 0)  # 8-bit RGB, not interlaced
+    return width, height
+
+
+def png_pixels_per_metre(data: bytes) -> int:
+    x, y, unit = struct.unpack(">IIB", png_chunks(data)[b"pHYs"][0])
+    assert x == y and unit == 1  # unit 1: the metre
+    return x
+
+
+def png_rows(data: bytes) -> list[bytes]:
+    """The RGB rows of an 8-bit RGB PNG whose rows are filtered with None or Up."""
+    width, height = png_size(data)
+    raw = zlib.decompress(b"".join(png_chunks(data)[b"IDAT"]))
+    stride = width * 3
+    rows, above = [], bytes(stride)
+    for y in range(height):
+        line = raw[y * (stride + 1) : (y + 1) * (stride + 1)]
+        kind, body = line[0], line[1:]
+        assert kind in (0, 2)
+        row = body if kind == 0 else bytes((a + b) & 0xFF for a, b in zip(body, above))
+        rows.append(row)
+        above = row
+    return rows
+
+
+def pdfium_rows(pdf: bytes, page: int, dpi: int) -> list[bytes]:
+    document = pypdfium2.PdfDocument(pdf)
+    bitmap = document[page].render(scale=dpi / 72, rev_byteorder=True)
+    buffer = bytes(bitmap.buffer)
+    return [buffer[y * bitmap.stride : y * bitmap.stride + bitmap.width * 3] for y in range(bitmap.height)]
+
+
+# -- render -o FILE.png ------------------------------------------------------------------------
+
+
+def test_a_png_page_has_the_size_the_dpi_gives_and_the_pages_pixels(run, tmp_path):
+    """Letter at 50 dpi is 8.5 x 11 in: 425 x 550 pixels exactly; A4 at 150 dpi is
+    595.28 x 841.89 points: 1241 x 1754 pixels (rounded up, as pdfium does)."""
+    letter = tmp_path / "letter.png"
+    result = run("render", str(RACE), "-o", str(letter), "--paper", "letter", "--dpi", "50", "--page", "2")
+    assert result.exit_code == 0, result.output
+    assert (result.stdout, result.stderr) == ("", "")
+    data = letter.read_bytes()
+    assert png_size(data) == (425, 550)
+    assert png_pixels_per_metre(data) == 1969  # 50 / 0.0254 = 1968.5
+    pdf = tmp_path / "letter.pdf"
+    assert run("render", str(RACE), "-o", str(pdf), "--paper", "letter").exit_code == 0
+    assert png_rows(data) == pdfium_rows(pdf.read_bytes(), 1, 50)  # page 2, pixel for pixel
+    a4 = tmp_path / "a4.png"
+    assert run("render", str(RACE), "-o", str(a4), "--dpi", "150", "--page", "1").exit_code == 0
+    assert png_size(a4.read_bytes()) == (1241, 1754) == tuple(math.ceil(p * 150 / 72) for p in A4_POINTS)
+
+
+def test_the_same_spec_gives_the_same_png_bytes(run, tmp_path):
+    first, second = tmp_path / "first.png", tmp_path / "second.png"
+    for target in (first, second):
+        assert run("render", str(RACE), "-o", str(target), "--page", "1").exit_code == 0
+    assert first.read_bytes() == second.read_bytes()
+    assert png_size(first.read_bytes()) == (827, 1170)  # 100 dpi unless told: what preview shows
+
+
+def test_several_pages_are_numbered_files_written_together(run, tmp_path):
+    result = run("render", str(RACE), "-o", str(tmp_path / "race.png"), "--dpi", "30")
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["race-1.png", "race-2.png"]
+    assert [png_size((tmp_path / n).read_bytes()) for n in ("race-1.png", "race-2.png")] == [(249, 351)] * 2
+
+
+@pytest.mark.parametrize(
+    "args,message",
+    [
+        (["-o", "race.svg"], "cannot write SVG (race.svg): render writes pdf or png; give -o FILE.pdf or -o FILE.png"),
+        (["-o", "race.png", "--format", "svg"], "Invalid value for '--format': 'svg' is not one of 'pdf', 'png'."),
+        (["-o", "race.pdf", "--dpi", "72"], "--dpi is for PNG pictures (-o FILE.png); a PDF holds every page at full size"),
+        (["-o", "race.pdf", "--page", "1"], "--page is for PNG pictures (-o FILE.png); a PDF holds every page at full size"),
+        (["-o", "race.pdf", "--format", "png"], "-o race.pdf names a PDF file but --format is png; make them agree"),
+        (["-o", "race.png", "--page", "3"], "--page 3: this spec prints 2 pages"),
+        (["-o", "-", "--format", "png"], "this spec prints 2 pages and standard output holds one picture; give --page K or -o FILE.png"),
+        (["-o", "race.png", "--dpi", "5000"], "Invalid value for '--dpi': 5000 is not in the range 20<=x<=600."),
+    ],
+)
+def test_picture_options_that_do_not_go_together_are_usage_errors(run, in_tmp, args, message):
+    result = run("render", str(RACE), *args)
+    assert result.exit_code == 2
+    assert result.stderr.strip().splitlines()[-1] == f"Error: {message}"
+    assert list(Path(in_tmp).iterdir()) == []
+
+
+def test_one_png_page_goes_to_standard_output(run):
+    result = run("render", str(RACE), "-o", "-", "--format", "png", "--page", "2", "--dpi", "20")
+    assert result.exit_code == 0
+    assert png_size(result.stdout_bytes) == (166, 234)
+
+
+# -- the kinds of page, named in the PDF's outline -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "spec,kinds",
+    [
+        ("rallytaire/thousand_lakes.yaml", [(0, "race sheet")]),
+        ("rally_risk/sections.yaml", [(0, "section cards"), (4, "kit"), (5, "reference card")]),
+        ("rally_risk/safari_1.yaml", [(0, "course sheet"), (1, "reference card")]),
+        (
+            "rallyman/tiny.yaml",
+            [(0, "assembly page"), (1, "map"), (2, "roadbook"), (3, "dashboard card"), (4, "dashboard card: odds"), (5, "time sheet")],
+        ),
+        ("rally_run/house_set.yaml", [(0, "tile fronts"), (1, "tile backs"), (2, "tile fronts"), (3, "tile backs"), (4, "tile fronts"), (5, "tile backs"), (6, "rules summary")]),
+        ("seasons/winter_season.yaml", [(0, "season sheet"), (1, "blank page"), (2, "race sheet")]),
+    ],
+)
+def test_the_pdf_outline_names_each_run_of_pages_of_one_kind(run, tmp_path, spec, kinds):
+    """Read with pypdf: an outline entry at the first page of each run of pages of one kind
+    (what a viewer lists as bookmarks, and the captions of the preview's pages)."""
+    from pypdf import PdfReader
+
+    target = tmp_path / "out.pdf"
+    assert run("render", str(SPECS / spec), "-o", str(target)).exit_code == 0
+    reader = PdfReader(target)
+    assert [(reader.get_destination_page_number(entry), entry.title) for entry in reader.outline] == kinds
+    assert reader.trailer["/Root"]["/PageMode"] == "/UseNone"  # listed when asked, not opened
+
+
+# -- sheetgen preview ------------------------------------------------------------------------------
+#
+# Each server is `python -m sheetgen preview --port 0` in a process of its own (the port is
+# free: the system picks it and the server says it), stopped with SIGINT as Ctrl-C stops it.
+# The tests wait for what the page must show with a generous time limit: a wait, never a
+# measure of speed.
+
+PATIENCE = 300.0  # seconds a wait may take on a loaded 2-core machine before the test fails
+
+
+class Preview:
+    """A running `sheetgen preview` of `specs`, and HTTP requests to it."""
+
+    def __init__(self, *specs: Path, args: tuple[str, ...] = ()):
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "sheetgen", "preview", "--port", "0", *args, *map(str, specs)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env,
+            cwd=ROOT,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()  # the first line says where it serves, or it ended
+        if not line:
+            self.process.wait()
+            raise AssertionError(f"preview did not start: {self.process.stderr.read() if self.process.stderr else ''}")
+        self.said = line
+        self.url = line.split()[2]
+        parts = urlsplit(self.url)
+        self.host, self.port = parts.hostname, parts.port
+        self.stopped: tuple[int, str] | None = None
+
+    def request(self, path: str, method: str = "GET", headers: dict | None = None) -> tuple[int, dict, bytes]:
+        connection = http.client.HTTPConnection(self.host, self.port, timeout=60)
+        try:
+            connection.request(method, path, headers=headers or {})
+            answer = connection.getresponse()
+            return answer.status, dict(answer.getheaders()), answer.read()
+        finally:
+            connection.close()
+
+    def get(self, path: str) -> bytes:
+        status, _headers, body = self.request(path)
+        assert status == 200, (path, status, body[:200])
+        return body
+
+    def state(self) -> dict:
+        return json.loads(self.get("/state.json"))
+
+    def spec(self, path: Path) -> dict:
+        return next(s for s in self.state()["specs"] if s["path"] == str(path))
+
+    def settled(self) -> dict:
+        """The state once no spec is waiting or being worked on."""
+        return self.wait_for(lambda state: all(s["status"] not in ("waiting", "working") for s in state["specs"]))
+
+    def wait_for(self, test) -> dict:
+        deadline = time.monotonic() + PATIENCE
+        while True:
+            state = self.state()
+            if test(state):
+                return state
+            if time.monotonic() > deadline:
+                raise AssertionError(f"the preview never showed it: {json.dumps(state)[:2000]}")
+            time.sleep(0.2)
+
+    def workers(self) -> list[int]:
+        """The server's child processes (its workers), read from /proc."""
+        found = []
+        for task in Path(f"/proc/{self.process.pid}/task").iterdir():
+            found += [int(p) for p in (task / "children").read_text().split()]
+        return found
+
+    def stop(self) -> tuple[int, str]:
+        """Ctrl-C: the exit status and what it said on standard error."""
+        if self.stopped is None:
+            self.process.send_signal(signal.SIGINT)
+            _out, err = self.process.communicate(timeout=PATIENCE)
+            self.stopped = (self.process.returncode, err)
+        return self.stopped
+
+
+@pytest.fixture
+def preview():
+    started: list[Preview] = []
+
+    def start(*specs: Path, args: tuple[str, ...] = ()) -> Preview:
+        server = Preview(*specs, args=args)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.communicate()
+
+
+class Events:
+    """The page's update channel (/events), read line by line in a thread of its own."""
+
+    def __init__(self, server: Preview):
+        self.connection = http.client.HTTPConnection(server.host, server.port, timeout=PATIENCE)
+        self.connection.request("GET", "/events")
+        self.answer = self.connection.getresponse()
+        assert self.answer.status == 200 and self.answer.getheader("Content-Type") == "text/event-stream"
+        self.versions: list[int] = []
+        self.seen = threading.Condition()
+        self.thread = threading.Thread(target=self._read, daemon=True)
+        self.thread.start()
+
+    def _read(self) -> None:
+        try:
+            event = None
+            for raw in self.answer:
+                line = raw.decode().rstrip("\n")
+                if line.startswith("event: "):
+                    event = line[len("event: ") :]
+                elif line.startswith("data: ") and event == "version":
+                    with self.seen:
+                        self.versions.append(int(line[len("data: ") :]))
+                        self.seen.notify_all()
+        except (OSError, ValueError):
+            pass
+
+    def next_version(self, after: int) -> int:
+        """The first version the channel announces above `after`."""
+        with self.seen:
+            assert self.seen.wait_for(lambda: any(v > after for v in self.versions), timeout=PATIENCE)
+            return next(v for v in self.versions if v > after)
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def copy_specs(folder: Path) -> dict[str, Path]:
+    """Small specs of the four games (and the files they read) copied into `folder`."""
+    folder.mkdir(exist_ok=True)
+    for name in ("rallytaire/thousand_lakes.yaml", "rally_risk/safari_1.yaml", "rally_risk/sections.yaml",
+                 "rally_risk/championship.yaml", "rallyman/tiny.yaml", "rally_run/house_set.yaml"):
+        shutil.copy(SPECS / name, folder / Path(name).name)
+    return {p.stem: p for p in folder.iterdir()}
+
+
+def damaged(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+DEAD_END = """\
+game: rallyman
+variant: gt
+name: Dead End
+cells:
+  - {q: 0, r: 0, heading: 0, lane: 1, start: true}
+  - {q: 1, r: 0, heading: 0, lane: 1}
+  - {q: 3, r: 0, heading: 0, lane: 1, finish: true}
+"""
+
+
+@pytest.fixture(scope="module")
+def gallery(tmp_path_factory):
+    """One preview of eleven specs: a valid one of each game, a damaged copy of each, a track
+    that cannot be finished, a file that is not there, and a race whose library is a symbolic
+    link leading out of its folder."""
+    root = tmp_path_factory.mktemp("gallery")
+    good = copy_specs(root / "good")
+    bad = copy_specs(root / "bad")
+    damaged(bad["thousand_lakes"], "length: 96", "length: x96")
+    damaged(bad["safari_1"], "{section: wadi, heading: E}", "{section: wadi, heading: Q}")
+    damaged(bad["tiny"], "limit: 4}", "limit: 9}")
+    damaged(bad["house_set"], "openings: NS, count: 6", "openings: NS, count: -6")
+    (root / "dead.yaml").write_text(DEAD_END, encoding="utf-8")
+    linked = root / "linked"
+    linked.mkdir()
+    outside = tmp_path_factory.mktemp("outside")
+    shutil.copy(SPECS / "rally_risk" / "sections.yaml", outside / "sections.yaml")
+    (linked / "sections.yaml").symlink_to(outside / "sections.yaml")
+    for name in ("safari_1.yaml", "championship.yaml"):
+        shutil.copy(SPECS / "rally_risk" / name, linked / name)
+    specs = {
+        "race": good["thousand_lakes"],
+        "safari": good["safari_1"],
+        "tiny": good["tiny"],
+        "tiles": good["house_set"],
+        "bad race": bad["thousand_lakes"],
+        "bad safari": bad["safari_1"],
+        "bad tiny": bad["tiny"],
+        "bad tiles": bad["house_set"],
+        "dead end": root / "dead.yaml",
+        "missing": root / "missing.yaml",
+        "linked": linked / "safari_1.yaml",
+    }
+    server = Preview(*specs.values())
+    try:
+        state = server.settled()
+        yield server, specs, {s["path"]: s for s in state["specs"]}
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()
+            server.process.communicate()
+
+
+def test_the_server_says_where_it_serves(gallery):
+    server, _specs, _state = gallery
+    assert server.said == f"sheetgen preview: http://127.0.0.1:{server.port}/ (11 specs; Ctrl-C stops it)\n"
+
+
+@pytest.mark.parametrize(
+    "name,kinds,figure",
+    [
+        ("race", ["race sheet"] * 2, (("stages", 0, "par_time"), 153.3184)),
+        ("safari", ["course sheet", "reference card"], (("best_assistance",), "normal")),
+        ("tiny", ["assembly page", "map", "roadbook", "dashboard card", "dashboard card: odds", "time sheet"], (("par", "expected_seconds"), 23.889)),
+        ("tiles", ["tile fronts", "tile backs"] * 3 + ["rules summary"], (("finished_share",), 0.9778)),
+    ],
+)
+def test_a_valid_spec_shows_its_pages_their_kinds_and_its_figures(gallery, name, kinds, figure):
+    server, specs, state = gallery
+    spec = state[str(specs[name])]
+    assert (spec["status"], spec["problems"], spec["draft"], spec["stale"], spec["failure"]) == ("ready", [], False, False, None)
+    assert [p["kind"] for p in spec["pages"]] == kinds
+    keys, value = figure
+    found = spec["figures"]["data"]
+    for key in keys:
+        found = found[key]
+    assert found == value
+    page = server.get("/").decode()
+    assert f"page {len(kinds)} of {len(kinds)}: {kinds[-1]}" in page
+    assert "No problems: valid and playable." in page
+
+
+def test_the_figures_are_a_table(gallery):
+    server, _specs, _state = gallery
+    page = server.get("/").decode()
+    assert "<tr><th>expected seconds</th><td>23.889</td></tr>" in page  # tiny's par
+    assert "<th>par time</th>" in page and "<td>153.3184</td>" in page  # a column of the race's stages
+
+
+def test_a_page_shown_is_the_picture_render_writes(gallery, run, tmp_path):
+    server, specs, state = gallery
+    shown = server.get(state[str(specs["race"])]["pages"][1]["url"])
+    target = tmp_path / "page2.png"
+    assert run("render", str(specs["race"]), "-o", str(target), "--page", "2").exit_code == 0
+    assert shown == target.read_bytes()
+    assert png_size(shown) == (827, 1170)
+
+
+@pytest.mark.parametrize(
+    "name,line,quote",
+    [
+        ("bad race", "{}:8:13: error: 'length' must be a whole number, got 'x96'", "    length: x96"),
+        ("bad safari", "{}:14:30: error: 'heading' must be one of N, E, S, W; got 'Q'", "  - {section: wadi, heading: Q}"),
+        ("bad tiny", "{}:8:46: error: 'limit' must be at most 6, got 9", "  - {q: 1, r: 0, heading: 0, lane: 1, limit: 9}"),
+        ("bad tiles", "{}:11:43: error: 'count' must be at least 1, got -6", "  - {name: straight, openings: NS, count: -6}"),
+        ("missing", "{}:1:1: error: cannot read file: No such file or directory", None),
+    ],
+)
+def test_a_spec_that_does_not_load_shows_each_problem_with_its_line(gallery, name, line, quote):
+    import html
+
+    server, specs, state = gallery
+    path = str(specs[name])
+    spec = state[path]
+    assert spec["status"] == "refused" and spec["pages"] == [] and spec["figures"] is None
+    assert [(p["line"], p["quote"]) for p in spec["problems"]] == [(line.format(path), quote)]
+    page = server.get("/").decode()
+    assert html.escape(line.format(path)) in page
+    if quote is not None:
+        col = int(line.split(":")[2])
+        row = int(line.split(":")[1])
+        assert html.escape(f"{row:>5} | {quote}\n      | {' ' * (col - 1)}^") in page
+
+
+def test_a_spec_that_cannot_be_played_is_drawn_as_a_draft(gallery):
+    server, specs, state = gallery
+    path = str(specs["dead end"])
+    spec = state[path]
+    assert (spec["status"], spec["draft"]) == ("ready", True)
+    assert [p["line"] for p in spec["problems"]] == [
+        f"{path}:6:5: warning: the track cannot be finished: no finish space is reached from the start; the road stops at cell (1, 0) (drawn all the same, as a draft)",
+        f"{path}:7:5: warning: cell (3, 0) cannot be reached from the start (drawn all the same, as a draft)",
+    ]
+    assert [p["quote"] for p in spec["problems"]] == ["  - {q: 1, r: 0, heading: 0, lane: 1}", "  - {q: 3, r: 0, heading: 0, lane: 1, finish: true}"]
+    assert [p["kind"] for p in spec["pages"]][:2] == ["assembly page", "map"]
+    assert spec["figures"]["note"].startswith("the track cannot be finished")
+    assert "Drawn as a draft: the problems above make it unplayable as it is." in server.get("/").decode()
+
+
+def test_the_server_answers_for_the_specs_and_the_files_they_read_only(gallery):
+    server, specs, state = gallery
+    index = {name: list(state).index(str(path)) for name, path in specs.items()}
+    race, linked = index["race"], index["linked"]
+    assert b"name: Thousand Lakes" in server.get(f"/spec/{race}/source/thousand_lakes.yaml")
+    assert b"kind: calendar" in server.get(f"/spec/{linked}/source/championship.yaml")
+    refused = {
+        f"/spec/{race}/source/../bad/thousand_lakes.yaml": 403,  # '..'
+        f"/spec/{race}/source/%2e%2e/%2e%2e/%2e%2e/etc/passwd": 403,
+        f"/spec/{race}/source//etc/passwd": 403,  # absolute
+        f"/spec/{race}/source/%2Fetc%2Fpasswd": 403,
+        f"/spec/{linked}/source/sections.yaml": 403,  # read by the race, but a link out of its folder
+        f"/spec/{race}/source/tiny.yaml": 404,  # in the folder, not read by this spec
+        f"/spec/{race}/source/": 404,
+        "/../../etc/passwd": 404,
+        "/etc/passwd": 404,
+        f"/spec/{len(specs)}/source/thousand_lakes.yaml": 404,
+        f"/spec/{race}/page/1/3.png": 404,  # two pages
+        f"/spec/{race}/page/7/1.png": 404,  # no such version
+    }
+    answers = {path: server.request(path) for path in refused}
+    assert {path: status for path, (status, _h, _b) in answers.items()} == refused
+    assert not any(b"root:" in body or b"copies:" in body for _s, _h, body in answers.values())
+    assert server.request("/", method="POST")[0] == 501  # nothing is written: GET and HEAD only
+    assert server.request("/", headers={"Host": f"rebound.example:{server.port}"})[0] == 403
+    assert server.state()["specs"][linked]["status"] == "ready"  # previewed all the same
+
+
+def test_ctrl_c_stops_the_server_and_its_workers(preview, tmp_path):
+    server = preview(copy_specs(tmp_path)["tiny"])
+    assert server.settled()["specs"][0]["status"] == "ready"
+    workers = server.workers()
+    assert workers  # (kept for the next save)
+    code, said = server.stop()
+    assert (code, said) == (130, "sheetgen: preview stopped\n")
+    assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []
+
+
+def test_saves_update_the_page_through_its_update_channel(preview, tmp_path):
+    """A rewritten spec, a library it reads and a file that was missing are each seen
+    through /events without asking for the page again; requests start no work."""
+    specs = copy_specs(tmp_path)
+    missing = tmp_path / "later.yaml"
+    server = preview(specs["thousand_lakes"], specs["safari_1"], missing)
+    state = server.settled()
+    assert [s["status"] for s in state["specs"]] == ["ready", "ready", "refused"]
+    events = Events(server)
+    try:
+        seen = events.next_version(0)
+
+        def update_until(test) -> dict:
+            nonlocal seen
+            while True:
+                seen = events.next_version(seen)
+                state = server.state()
+                if test(state):
+                    return state
+
+        race = str(specs["thousand_lakes"])
+        damaged(specs["thousand_lakes"], "length: 96", "length: x96")
+        state = update_until(lambda s: s["specs"][0]["status"] == "refused")
+        spec = state["specs"][0]
+        assert [(p["line"], p["quote"]) for p in spec["problems"]] == [
+            (f"{race}:8:13: error: 'length' must be a whole number, got 'x96'", "    length: x96")
+        ]
+        assert (spec["revision"], spec["stale"], len(spec["pages"])) == (2, True, 2)  # the last pages that loaded
+
+        jobs = server.state()["jobs"]
+        for _ in range(100):  # a flood of requests while it settles: no job starts again
+            for path in ("/", "/view", "/state.json", spec["pages"][0]["url"]):
+                server.request(path)
+        assert server.settled()["jobs"] == jobs
+
+        library = str(specs["sections"])
+        damaged(specs["sections"], "    copies: 2\n  - id: fast_road", "    copies: many\n  - id: fast_road")
+        state = update_until(lambda s: s["specs"][1]["status"] == "refused")
+        lines = {p["line"]: p["quote"] for p in state["specs"][1]["problems"]}
+        assert lines[f"{library}:15:13: error: 'copies' must be a whole number, got 'many'"] == "    copies: many"
+
+        missing.write_text((SPECS / "rallyman" / "tiny.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+        state = update_until(lambda s: s["specs"][2]["status"] == "ready")
+        assert [p["kind"] for p in state["specs"][2]["pages"]][:3] == ["assembly page", "map", "roadbook"]
+
+        damaged(specs["thousand_lakes"], "length: x96", "length: 96")
+        state = update_until(lambda s: s["specs"][0]["status"] == "ready")
+        assert (state["specs"][0]["revision"], state["specs"][0]["stale"], state["specs"][0]["problems"]) == (3, False, [])
+    finally:
+        events.close()
+    assert server.stop() == (130, "sheetgen: preview stopped\n")
+
+
+def test_a_newer_save_is_what_the_page_ends_with(preview, tmp_path):
+    """Two saves, the second while the first one's work has started: the page shows the
+    second (a job running on older files is ended and started again)."""
+    tiles = copy_specs(tmp_path)["house_set"]
+    server = preview(tiles)
+    assert server.settled()["jobs"] == 1
+    damaged(tiles, "name: sheetgen house set", "name: First")
+    server.wait_for(lambda s: s["jobs"] == 2)
+    damaged(tiles, "name: First", "name: Second")
+    state = server.wait_for(lambda s: s["specs"][0]["revision"] == 3 and s["specs"][0]["status"] == "ready")
+    spec = state["specs"][0]
+    assert (state["jobs"], spec["figures"]["data"]["set"], spec["problems"]) == (3, "Second", [])
+
+
+# -- in a browser ----------------------------------------------------------------------------------
+
+CHROMIUM = next((found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None)
+
+
+#: runs argv[3:] with descriptor argv[1] as its 3 and argv[2] as its 4 (whichever numbers they had)
+LAUNCHER = """
+import os, sys
+given = [int(sys.argv[1]), int(sys.argv[2])]
+copies = [os.dup(fd) for fd in given]
+for target, fd in zip((3, 4), copies):
+    if fd != target:
+        os.dup2(fd, target)
+    os.set_inheritable(target, True)
+for fd in set(given + copies) - {3, 4}:
+    os.close(fd)
+os.execv(sys.argv[3], sys.argv[3:])
+"""
+
+
+class Chromium:
+    """Headless Chromium driven through the DevTools protocol on a pipe (`--remote-debugging-pipe`:
+    JSON messages ended by a NUL byte, read on its descriptor 3 and written on its 4), with
+    the standard library alone."""
+
+    def __init__(self, profile: Path):
+        to_browser, self._write = os.pipe()
+        self._read, from_browser = os.pipe()
+        command = [CHROMIUM, "--headless", "--disable-gpu", "--no-first-run", "--remote-debugging-pipe",
+                   f"--user-data-dir={profile}", "--window-size=1200,1600", "about:blank"]
+        if os.geteuid() == 0:
+            command.insert(1, "--no-sandbox")  # root (a container, CI) has no user namespace sandbox
+        # the pipe's ends put at 3 and 4 by a small Python launcher, which then becomes the browser
+        self.process = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(to_browser), str(from_browser), *command],
+                                        pass_fds=(to_browser, from_browser), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_browser)
+        os.close(from_browser)
+        self._buffer = b""
+        self._id = 0
+        self.session: str | None = None
+
+    def call(self, method: str, **params) -> dict:
+        self._id += 1
+        message: dict = {"id": self._id, "method": method, "params": params}
+        if self.session is not None:
+            message["sessionId"] = self.session
+        os.write(self._write, json.dumps(message).encode() + b"\0")
+        while True:
+            while b"\0" not in self._buffer:
+                chunk = os.read(self._read, 1 << 16)
+                if not chunk:
+                    raise AssertionError("chromium closed its pipe")
+                self._buffer += chunk
+            raw, self._buffer = self._buffer.split(b"\0", 1)
+            answer = json.loads(raw)
+            if answer.get("id") == self._id:
+                assert "error" not in answer, answer
+                return answer["result"]
+
+    def open(self, url: str) -> None:
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.enable")
+        self.call("Page.navigate", url=url)
+
+    def evaluate(self, expression: str):
+        return self.call("Runtime.evaluate", expression=expression, returnByValue=True)["result"].get("value")
+
+    def text_when(self, test) -> str:
+        """The page's text once `test(text)` holds (read every 0.2 s, without reloading it)."""
+        deadline = time.monotonic() + PATIENCE
+        while True:
+            text = self.evaluate("document.body ? document.body.innerText : ''") or ""
+            if test(text):
+                return text
+            assert time.monotonic() < deadline, f"the page never showed it: {text[:2000]}"
+            time.sleep(0.2)
+
+    def close(self) -> None:
+        try:
+            self.session = None
+            self.call("Browser.close")
+        except (AssertionError, OSError):
+            pass
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        os.close(self._read)
+        os.close(self._write)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium binary found (Debian: apt-get install chromium; .ci/run installs it)")
+def test_the_page_in_a_browser_shows_a_new_problem_and_new_figures_without_a_reload(preview, tmp_path):
+    race = copy_specs(tmp_path / "specs")["thousand_lakes"]
+    server = preview(race)
+    browser = Chromium(tmp_path / "profile")
+    try:
+        browser.open(server.url)
+        browser.text_when(lambda text: "up to date" in text and "153.3184" in text and "live" in text)
+        browser.evaluate("window.loaded_once = true")  # gone if the page were loaded again
+        damaged(race, "length: 96", "length: x96")
+        text = browser.text_when(lambda text: "does not load" in text)
+        assert f"{race}:8:13: error: 'length' must be a whole number, got 'x96'" in text
+        assert "These pages are from the last version that loaded." in text
+        # a new figure: the first stage two spaces shorter
+        damaged(race, "length: x96", "length: 94")
+        text = browser.text_when(lambda text: "up to date" in text and "version 3" in text)
+        par = server.state()["specs"][0]["figures"]["data"]["stages"][0]["par_time"]
+        assert par != 153.3184 and f"{par:.4f}".rstrip("0").rstrip(".") in text  # as the table writes it
+        assert browser.evaluate("window.loaded_once") is True
+        assert browser.evaluate("document.querySelectorAll('figure.page img').length") == 2
+    finally:
+        browser.close()
+
+
+def test_other_commands_import_nothing_of_the_server():
+    """The preview's modules and the HTTP server load when `preview` runs, not at start-up."""
+    probe = (
+        "import sys\n"
+        "from sheetgen.cli import main\n"
+        "try:\n"
+        f"    main(['validate', {str(RACE)!r}], standalone_mode=False)\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('sheetgen.preview', 'http.server', 'pypdfium2'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), cwd=ROOT, check=True)
+    assert out.stdout.splitlines()[-1] == "[]"
+
+
+def test_a_port_in_use_is_one_line_and_nothing_is_served(run):
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = run("preview", str(RACE), "--port", str(port))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"sheetgen: error: cannot serve on 127.0.0.1:{port}: the port is in use; give another with --port (0: any free port)\n"
+    )
+    assert result.stdout == ""
+
+
+def test_an_empty_folder_is_refused(run, tmp_path):
+    result = run("preview", str(tmp_path))
+    assert (result.exit_code, result.stderr) == (1, "sheetgen: error: no spec files found\n")

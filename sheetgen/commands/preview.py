@@ -75,8 +75,11 @@ def preview(specs: tuple[str, ...], port: int, host: str, paper: str | None, ink
 
     try:
         serve(paths, settings, host, port, games=registry.registered(), ready=ready)
-    except Terminated as exc:  # SIGTERM, SIGHUP: stopped as Ctrl-C stops it
-        click.echo(f"sheetgen: preview stopped ({exc.name})", err=True)
+    except Terminated as exc:  # Ctrl-C (SIGINT), SIGTERM, SIGHUP: what stopped it said but for Ctrl-C
+        import signal
+
+        said = "" if exc.signum == signal.SIGINT else f" ({exc.name})"
+        click.echo(f"sheetgen: preview stopped{said}", err=True)
         sys.exit(128 + exc.signum)
     except KeyboardInterrupt:
         click.echo("sheetgen: preview stopped", err=True)

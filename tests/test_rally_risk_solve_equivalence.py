@@ -254,26 +254,30 @@ CASES = _cases()
 BUNDLED = [("montecarlo_special", Assistance.PERMANENT, (3, 10, 20)), ("sweden_1", Assistance.NORMAL, ())]
 
 
+class _Solved(dict):
+    """name -> (the solver's Solution, the reference's tables), each solved when first asked
+    for (a course under -m slow costs nothing in the default suite)."""
+
+    def __missing__(self, name):
+        case = next((c for c in CASES if c[0] == name), None)
+        if case is not None:
+            _name, c, car, penalty = case
+        else:
+            _name, assistance, mechanics = next(b for b in BUNDLED if b[0] == name)
+            c, car, penalty = Course.of(load_spec(RR / f"{name}.yaml").model), Car(assistance, mechanics), 50.0
+        self[name] = (Solution(c, car, penalty), reference(c, car, penalty))
+        return self[name]
+
+
 @pytest.fixture(scope="module")
 def solved():
-    out = {}
-    for name, c, car, penalty in CASES:
-        out[name] = (Solution(c, car, penalty), reference(c, car, penalty))
-    for name, assistance, mechanics in BUNDLED:
-        c = Course.of(load_spec(RR / f"{name}.yaml").model)
-        car = Car(assistance, mechanics)
-        out[name] = (Solution(c, car, 50.0), reference(c, car, 50.0))
-    return out
+    return _Solved()
 
 
 ALL = [name for name, *_ in CASES] + [name for name, *_ in BUNDLED]
 
 
-#: the course whose reference solve is the longest (10 s): under -m slow, every other here
-SLOW_CASES = {"one sector"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.slow) if n in SLOW_CASES else n for n in ALL])
+@pytest.mark.parametrize("name", ALL)
 def test_every_table_is_the_reference_bit_for_bit(solved, name):
     sol, ref = solved[name]
     for table in TABLES:

@@ -242,7 +242,7 @@ def attach_closed_streams() -> None:
     if sys.stdout is None:
         sys.stdout = io.TextIOWrapper(_ClosedOutput(), encoding="utf-8", write_through=True)
     if sys.stderr is None:
-        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115 (the process's own stream)
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # (the process's own stream)
 
 
 def stdout_bytes():

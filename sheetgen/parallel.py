@@ -112,6 +112,9 @@ def hold(signum: int) -> bool:
     return True
 
 
+_QUIET_TRACKER = "ignore::UserWarning:joblib.externals.loky.backend.resource_tracker"
+
+
 @contextlib.contextmanager
 def _starting_workers():
     """While the worker processes start: Ctrl-C, SIGTERM and SIGHUP wait (`hold`: raised half
@@ -122,6 +125,10 @@ def _starting_workers():
     its own). (A signal mask would not do: Python runs its handlers in the main thread
     whichever thread the signal came to, a library's native thread included.)"""
     _Held.starting += 1
+    # loky's resource tracker, a process started with the first workers, writes to the
+    # command's standard error at its end: "leaked semlock objects" when the command was
+    # interrupted; it starts with its warnings off (it takes this process's -W options)
+    sys.warnoptions.append(_QUIET_TRACKER)
     kept = None
     try:
         try:
@@ -140,6 +147,7 @@ def _starting_workers():
         if kept is not None:
             os.dup2(kept, 1)
             os.close(kept)
+        sys.warnoptions.remove(_QUIET_TRACKER)
         _Held.starting -= 1
         if not _Held.starting and _Held.signals:
             signum = _Held.signals[0]

@@ -1,4 +1,5 @@
-"""The fuzz harness: hostile variants of every bundled spec, run through the CLI in process.
+"""The fuzz harness: hostile variants of every bundled spec, run through the CLI in process
+(or, for a share of the cases, as a real process).
 
 A case is made from (seed, index) alone, so any case can be run again. It copies the bundled
 specs (every ``track_specs/**/*.yaml``, whatever the game: the game of each is read from its
@@ -15,11 +16,10 @@ click's CliRunner in that folder, and checks what every command owes its user:
   to write (its -o) and not one of its inputs; no temporary file is left behind;
 - a named pipe (FIFO) is still a named pipe afterwards.
 
-Each case's wall-clock time is measured; a case over `SLOW` seconds is a finding (``slow``),
-and a case over `HANG` seconds is stopped (``hang``). Expensive commands (analyses, PDFs,
-calendars) run on damaged specs, which should fail fast, and only on a small share of the
-specs that load (`Settings.expensive_share`); numeric mutations of a valid spec never get an
-expensive command: their spec is damaged, not large.
+A case still running after `HANG` seconds on the clock is stopped (``hangs``). Expensive
+commands (analyses, PDFs, calendars) run on damaged specs, which should fail fast, and only on
+a small share of the specs that load (`Settings.expensive_share`); numeric mutations of a
+valid spec never get an expensive command: their spec is damaged, not large.
 
 Three families ask for work instead of damage. ``valid``: every command of the CLI, for every
 game that has it, with options the game accepts (`fuzz.commands`: Rally Risk courses drawn
@@ -29,7 +29,8 @@ or a command's options at their far end, run through the expensive commands. ``s
 command run as a real process (`fuzz.process`) with standard output closed, on /dev/full or
 appended to by ``-o /dev/stdout``, killed by SIGTERM, SIGINT or SIGHUP while it works, writing
 into a named pipe a reader reads or a device, or onto a write-protected (mode 444) file; a
-share of the other cases runs as a process too. On top of the rules above:
+share of the other cases runs as a process too. (``foreign``: a damaged Rekee file imported.)
+On top of the rules above:
 
 - a case's CPU time (the process's, its workers included) over `SLOW` seconds is a finding
   (``slow``): every input under 10 KB answers within it or is refused by a located line; a

@@ -104,13 +104,13 @@ def run(args: list[str], cwd: Path, *, stdout: str = "pipe", signal_name: str | 
     environment.pop("SHEETGEN_DEBUG", None)
     opened = []
     if stdout == "full":
-        out = open("/dev/full", "wb")  # noqa: SIM115 (closed below)
+        out = open("/dev/full", "wb")  # (closed below)
     elif stdout == "append":
-        out = open(cwd / LOG, "ab")  # noqa: SIM115
+        out = open(cwd / LOG, "ab")
     else:
-        out = open(out_path, "wb")  # noqa: SIM115 (also for "closed": closed in the child)
+        out = open(out_path, "wb")  # (for "closed" too: closed in the child)
     opened.append(out)
-    err = open(err_path, "wb")  # noqa: SIM115
+    err = open(err_path, "wb")
     opened.append(err)
     pipes = {}
     for rel in readers:  # a reader of each named pipe, opened before the command (it finds one)

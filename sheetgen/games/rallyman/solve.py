@@ -1068,6 +1068,24 @@ def plan_order_loss(state: rules.RaceState, actions: tuple) -> Any:
 # --------------------------------------------------------------------------- the report
 
 
+def dangerous_cells(track, danger: dict, count: int = 5) -> list[dict]:
+    """The `count` cells where the par policy loses control most often (`danger`: cell ->
+    expected losses), as `analyze` gives them, GT and DIRT alike: most first, then by step
+    along the track and by q, r."""
+    steps = track.steps()
+    ranked = sorted(danger.items(), key=lambda kv: (-kv[1], steps.get(kv[0], 0), kv[0].q, kv[0].r))
+    return [
+        {
+            "q": h.q,
+            "r": h.r,
+            "step": steps.get(h, 0),
+            "lose_control": round(p, 4),
+            "marks": list(track.cell(h).marks()),
+        }
+        for h, p in ranked[:count]
+    ]
+
+
 def analyze_track(track, ruleset=None) -> dict:
     """`sheetgen analyze` of a GT track: the safe route and the par time, as plain data."""
     from sheetgen.games.rallyman.ruleset import ruleset_of
@@ -1078,8 +1096,6 @@ def analyze_track(track, ruleset=None) -> dict:
 
 def _analysis(track, safe: Safe | None, solved: Par) -> dict:
     """The analysis of a GT track from its solves, without the track's name."""
-    steps = track.steps()
-    danger = sorted(solved.danger.items(), key=lambda kv: (-kv[1], steps.get(kv[0], 0), kv[0].q, kv[0].r))
     mode, start = solved.choice[solved.start]
     return {
         "cells": len(track.cells),
@@ -1103,16 +1119,7 @@ def _analysis(track, safe: Safe | None, solved: Par) -> dict:
             "first_plan": describe_plan(start),
             "first_mode": mode,
             "lose_control_expected": round(sum(solved.danger.values()), 4),
-            "dangerous_cells": [
-                {
-                    "q": h.q,
-                    "r": h.r,
-                    "step": steps.get(h, 0),
-                    "lose_control": round(p, 4),
-                    "marks": list(track.cell(h).marks()),
-                }
-                for h, p in danger[:5]
-            ],
+            "dangerous_cells": dangerous_cells(track, solved.danger),
         },
     }
 

@@ -441,8 +441,6 @@ def analyze_dirt(track, ruleset=None) -> dict:
     stage = DirtStage(track, ruleset, damage=False)
     solved = par(stage)
     feats = features(solved)
-    steps = track.steps()
-    danger = sorted(solved.danger.items(), key=lambda kv: (-kv[1], steps.get(kv[0], 0), kv[0].q, kv[0].r))
     return {
         "track": track.name,
         "variant": "dirt",
@@ -457,16 +455,7 @@ def analyze_dirt(track, ruleset=None) -> dict:
             "first_plan": describe_plan(solved.choice[solved.start]),
             "lose_control_expected": round(sum(solved.danger.values()), 4),
             "time_cards": time_cards(solved),
-            "dangerous_cells": [
-                {
-                    "q": h.q,
-                    "r": h.r,
-                    "step": steps.get(h, 0),
-                    "lose_control": round(p, 4),
-                    "marks": list(track.cell(h).marks()),
-                }
-                for h, p in danger[:5]
-            ],
+            "dangerous_cells": solve.dangerous_cells(track, solved.danger),
         },
         "corners": corner_lanes(solved),
         "shortcuts_and_jumps": feats,

@@ -7,6 +7,7 @@ official tile)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 from pathlib import Path
@@ -641,3 +642,21 @@ def test_a_file_of_neither_format_is_refused_saying_what_each_holds(run, tmp_pat
         result = run("import", "rekee", str(path), "--tiles", str(my_box), "-o", str(tmp_path / "t.yaml"))
         assert (result.exit_code, result.stderr.splitlines()) == (1, [f"{path}:{line}" for line in expected])
     assert not (tmp_path / "t.yaml").exists()
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/fd"), reason="no /proc/self/fd here")
+@pytest.mark.parametrize("target", ["/dev/stdout", "/dev/fd/1"])
+def test_an_import_written_through_a_descriptor_names_its_library_from_the_file_behind_it(box, target):
+    """`import rekee ... -o /dev/fd/1 >> specs/log.yaml` was refused ("library not found": the
+    path made from /dev/fd) and `-o /dev/stdout` named the library from /dev (the fuzz
+    harness): the library's path starts from the file the descriptor writes."""
+    import subprocess
+    import sys
+
+    (box / "specs" / "track.yaml").write_bytes(b"")
+    line = f"{sys.executable} -m sheetgen import rekee track.json --tiles box.yaml -o {target} >> specs/track.yaml"
+    done = subprocess.run(["bash", "-c", line], cwd=box, capture_output=True, timeout=120)
+    assert done.returncode == 0 and all(b": warning: " in line for line in done.stderr.splitlines())  # (its water token)
+    text = (box / "specs" / "track.yaml").read_text(encoding="utf-8")
+    assert 'library: "../box.yaml"' in text
+    assert load_spec(box / "specs" / "track.yaml").sources[1] == str(box / "specs" / "../box.yaml")

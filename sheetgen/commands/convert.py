@@ -57,14 +57,14 @@ def import_(fmt: str, source: str, target: str | None, force: bool, **given) -> 
       sheetgen import rekee track.rgt --tiles my_box.yaml --laps 3 -o track.yaml
     """
     from sheetgen import registry
-    from sheetgen.output import check_targets, write_files
+    from sheetgen.output import check_targets, write_files, written_at
     from sheetgen.yamlsrc import load_bytes
 
     game, converter = registry.converter(fmt, "read")
     options = option_values("import", game, given)
     if target == "-":
         target = None
-    written_as = target or "<stdout>"
+    written_as = written_at(target) or "<stdout>"  # (the file behind -o /dev/stdout >> FILE)
     if converter.read is None:  # (registry.converter gives one that reads)
         raise SheetgenError(f"the {fmt} format cannot be read")
     text, inputs, *rest = converter.read(source, written_as, options)

@@ -445,13 +445,13 @@ def token_point(placement: Placement, token: Token, hex_mm: float) -> tuple[floa
 
 def draw_token_marker(sheet: Sheet, view: View, placement: Placement, token: Token, hex_mm: float) -> None:
     """A Rekee token no rulebook gives a rule (`Token.effect` None: it changes nothing): a
-    dashed circle at its centre, half a space across, with its id under it."""
+    dashed circle at its centre, half a space across, with its id under it. The circle is not
+    filled: what the space prints beneath it (a jump's gear, a limit) stays readable."""
     x, y = token_point(placement, token, hex_mm)
     px, py = view.at(x, y)
     r = view.mm(0.25 * hex_mm)
-    sheet.fill("#ffffff")
     sheet.stroke(width=sheet.ink.line_width, dash=(1.5, 1.5))
-    sheet.c.circle(px, py, r, stroke=1, fill=1)
+    sheet.c.circle(px, py, r, stroke=1, fill=0)
     sheet.stroke()
     k = hex_mm / 30.0
     sheet.fill(sheet.ink.line)

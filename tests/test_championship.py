@@ -127,11 +127,11 @@ def test_championship_spec_is_the_rulebook_calendar(championship):
         assert str(RR / "championship.yaml") in race.sources, name
 
 
-def test_ten_seeds_meet_every_limit_and_differ(championship, library_raw):
+def test_twenty_seeds_meet_every_limit_and_differ(championship, library_raw):
     """Limits, section counts, first section, copies, connection and overlap, checked by
-    `calendar_problems` for 10 seeds (the finishability analysis is in the next test)."""
+    `calendar_problems` for 20 seeds (the finishability analysis is in the next test)."""
     seen = set()
-    for seed in range(10):
+    for seed in range(20):
         built = build_calendar(championship, seed, check=None)
         data = calendar_to_json(built)
         assert calendar_problems(data, library_raw) == [], seed
@@ -139,7 +139,7 @@ def test_ten_seeds_meet_every_limit_and_differ(championship, library_raw):
         assert len(set(courses)) == len(courses), f"seed {seed}: two races of the calendar are the same"
         seen.add(courses)
         assert build_calendar(championship, seed, check=None) == built  # the seed decides
-    assert len(seen) == 10
+    assert len(seen) == 20
 
 
 def test_the_checker_catches_broken_calendars(championship, library_raw):

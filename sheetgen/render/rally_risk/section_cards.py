@@ -1,7 +1,8 @@
 """Rally Risk road-section cards: every section of a library as many times as the box has
 it, on pages of cards side by side with cut marks outside the grid, then the reference card
 of the house tables (`print_library`, a library file's printable); the print-and-play kit
-(car tokens, markers and R.P.M. cards, :mod:`.kit`) follows the cards.
+(car tokens, markers and R.P.M. cards, then the gear simulators, :mod:`.kit`) follows the
+cards.
 
 Where the cards go (the card grid and its cut marks) comes from
 :mod:`sheetgen.games.rally_risk.layout`; this module only draws it.
@@ -14,7 +15,7 @@ from sheetgen.games.rally_risk.model import Library, Section, Side, Tables, Tag
 from sheetgen.render.common import fit_size, fit_text, fitted_text, wrap
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.common import ARROW, draw_road, edge_label
-from sheetgen.render.rally_risk.kit import draw_kit
+from sheetgen.render.rally_risk.kit import draw_kit, draw_trackers
 from sheetgen.render.rally_risk.reference_card import draw_reference_card
 from sheetgen.template import MM, Template
 
@@ -143,8 +144,8 @@ def render_library(
     keywords: tuple[str, ...] = (),
 ) -> tuple[bytes, int]:
     """A library's printable PDF: every section as cards (as many as the box has), cut
-    marks on every page, the kit page (car tokens, markers, R.P.M. cards), then the
-    reference card of the house tables."""
+    marks on every page, the kit pages (car tokens, markers, R.P.M. cards; the gear
+    simulators), then the reference card of the house tables."""
     grid, pages = card_plan(library, template, paper)
     meta = Meta(
         title=f"{library.name}: Rally Risk road sections",
@@ -153,11 +154,12 @@ def render_library(
     )
 
     def draw(sheet: Sheet) -> None:
+        total = len(pages) + 3  # the card pages, the kit and its gear simulators, the reference card
         for number, cards in enumerate(pages, start=1):
-            draw_card_page(sheet, library, grid, cards, number, len(pages) + 2)
+            draw_card_page(sheet, library, grid, cards, number, total)
             sheet.end_page("section cards")
-        total = len(pages) + 2  # the card pages, the kit, the reference card
-        draw_kit(sheet, library.name, total - 1, total)
+        draw_kit(sheet, library.name, total - 2, total)
+        draw_trackers(sheet, library.name, tables, total - 1, total)
         draw_reference_card(sheet, tables, subtitle=f"{library.name}: play with these tables, page {total} of {total}")
 
     return render_pdf(template, ink, paper, meta, draw)

@@ -321,7 +321,7 @@ def _place_label(
     fx, fy = fwd
     half = LABEL_MM / 2
     box_free = marks.box_free
-    for nearest in (True, False):
+    for nearest in (True, False) if False in avoids else (True,):
         for avoid in avoids:
             for t, v in _LABEL_OFFSETS:
                 # lower-left of the label box centred at the offset point
@@ -395,8 +395,9 @@ def _place_unit(
     """A corner's gear label and its N and D pair as one unit (the pair right next to the
     label), both nearer its own corner line than any other (NEARER_MM); failing that, the
     label and then the pair wherever each fits, nearest first. The unit's rectangles are added
-    to `marks`. ``avoids``: (True,) keeps every mark off every zone line (None when that
-    cannot be done); (True, False) lets a mark lie on a zone line as a last resort."""
+    to `marks`. ``avoids``: (True,) keeps every mark off every zone line and nearer its own
+    corner line (None when that cannot be done); (True, False) lets a mark lie on a zone line,
+    then stand nearer another corner's line, as a last resort."""
     pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
     half = LABEL_MM / 2
     ax, ay = anchor
@@ -461,7 +462,7 @@ def _place_boxes(
                 yield (cx - pair_w / 2, cy - pair_h / 2, True)
                 yield (cx - pair_h / 2, cy - pair_w / 2, False)
 
-    for nearest in (True, False):
+    for nearest in (True, False) if False in avoids else (True,):
         for avoid in avoids:
             for x, y, horizontal in itertools.chain(cands, rings()):
                 w, hh = (pair_w, pair_h) if horizontal else (pair_h, pair_w)

@@ -228,7 +228,7 @@ def test_gear_simulators_page_tracks_six_cars_gears_and_halts(library, paper, si
     Letter, normal and low ink: per car its number, five gear cells 1st-5th with the spaces
     each moves by assistance (house gear chart: 4th with rapid assistance 4-8, the rulebook's
     minimum of 4; 5th with normal 6-11, the braking example's minimum of 6; 1st always 1),
-    halt cells 3, 2, 1 and out, a 13 mm dashed spot in each of those nine cells and a 12 mm
+    "out" and halt cells 3, 2, 1 (in that order, left to right), a 13 mm dashed spot in each of those nine cells and a 12 mm
     gear and halt marker per car to cut out; all inside the 10 mm margins, nothing filled."""
     from sheetgen.games.rally_risk.layout import TRACK_MARKER_MM, TRACK_SPOT_MM
 
@@ -246,6 +246,17 @@ def test_gear_simulators_page_tracks_six_cars_gears_and_halts(library, paper, si
     assert lines.count("gear") == 6 and lines.count("halt") == 6 * 3 + 6  # three halt cells and a marker a car
     for car in range(1, 7):
         assert lines.count(str(car)) >= 3, car  # on its band and its two markers
+    # each strip's cell heads (9 pt) left to right: the gears up, then out and the turns at a
+    # halt counting down, so that a halt marker moved right leaves the strip after the 1
+    from pdfgeom import read_pages
+
+    heads: dict[float, list[tuple[float, str]]] = {}
+    for t in read_pages(data)[index].texts:
+        if abs(t.size - 9.0) < 0.01:
+            heads.setdefault(round(t.y, 1), []).append((t.x, t.value))
+    assert len(heads) == 6
+    for row in heads.values():
+        assert [v for _x, v in sorted(row)] == ["1st", "2nd", "3rd", "4th", "5th", "out", "3", "2", "1"]
     paths = _paths(page, pdf)
     assert not [op for op, _dash, _r in paths if op in FILL_OPERATORS], "nothing filled on the gear simulators"
 

@@ -584,8 +584,9 @@ class Cell:
 
 @dataclass(frozen=True)
 class TrackerStrip:
-    """One car's gear simulator: its band, its gear cells (1st-5th), its halt cells (3, 2, 1
-    turns, then "out" for a car eliminated) and its two markers to cut out (gear, halt)."""
+    """One car's gear simulator: its band, its gear cells (1st-5th), its halt cells ("out" for
+    a car eliminated, then 3, 2, 1 turns: a halted car's marker moves right, off the strip
+    after the 1) and its two markers to cut out (gear, halt)."""
 
     car: int
     band: tuple[float, float, float, float]
@@ -622,7 +623,7 @@ def tracker_layout(
         cells = []
         for t in range(halts):
             cx = x + t * TRACK_HALT_MM
-            label = str(HALT_TURNS - t) if t < HALT_TURNS else "out"
+            label = str(HALT_TURNS + 1 - t) if t else "out"
             spot = (cx + (TRACK_HALT_MM - TRACK_SPOT_MM) / 2, y + h - 5.0 - TRACK_SPOT_MM)
             cells.append(Cell(label, cx, y, TRACK_HALT_MM, h, spot))
         x += halts * TRACK_HALT_MM + TRACK_SPACE_MM

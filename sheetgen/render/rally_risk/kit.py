@@ -134,7 +134,7 @@ def tracker_notes(tables: Tables) -> tuple[str, ...]:
         "Halt: damage of the 1st, 2nd or 3rd degree puts the halt marker on 1, 2 or 3 (a tyre change "
         "with a repair: one more). At each of its turns a halted car moves the marker one cell right "
         "instead of driving; "
-        "off the 1, it drives on in 1st. Tail spin (tc): no turn lost. Eliminated (e): out.",
+        "moved off the 1, the car drives on in 1st. Tail spin (tc): no turn lost. Eliminated (e): out.",
     )
 
 

@@ -21,18 +21,19 @@ round each driver's place, place points and bonuses (`Entry`), and `table` adds 
   in the latest round where the two differ (a round not placed in ranks behind any place);
   still tied: the drivers share the better place, listed by name.
 
-Pure data: no I/O, no game named.
+Pure data and arithmetic (a game's model may hold a `League`): no I/O, no game named.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from sheetgen.errors import Problem
-from sheetgen.schemacheck import check
-from sheetgen.yamlsrc import Document
+
+if TYPE_CHECKING:  # a game's model holds a League: this module imports no YAML
+    from sheetgen.yamlsrc import Document
 
 #: the bonuses a league may give, in the order they are shown
 BONUSES = ("stage_win", "fastest_stage", "clean_run")
@@ -118,6 +119,8 @@ def load_league(
     """The league block at `base` in `doc` (None when there is none), and its problems, each at
     its value: the schema's, and a points scale that rises (a place scoring more than the one
     before it)."""
+    from sheetgen.schemacheck import check
+
     raw = doc.data.get(base[-1]) if isinstance(doc.data, dict) and len(base) == 1 else None
     if raw is None:
         return None, []

@@ -304,3 +304,134 @@ def test_league_options_need_events_and_events_take_no_stages_of_their_own(run, 
     )
     result = run("validate", both)
     assert (result.exit_code, result.stderr) == (1, f"{both}:4:1: error: a league gives each event's stages under events: not stages of its own\n")
+
+
+# --------------------------------------------------------------------------- a Rally Risk championship
+
+RALLY_RISK = """\
+game: rally_risk
+kind: results
+name: League Cup
+league: {best: 2, bonus: {stage_win: 1, fastest_stage: 2, clean_run: 1}}
+players: [A, B, C]
+rallies:
+  - rally: R1
+    races:
+      - finish: {A: 12, B: 10, C: 10}
+      - finish: {C: 11, B: 9, A: destroyed}
+  - rally: R2
+    races:
+      - finish: {B: 10, C: 10, A: 10}
+  - rally: R3
+    races:
+      - finish: {A: 14, C: 12, B: 11}
+"""
+
+# Score A = rounds behind the first car home - place in the starting order (RR-19).
+# R1 race 1 (A, B, C leave): A 2-1 = +1, B 0-2 = -2, C 0-3 = -3 (stage win C). Race 2 (C, B,
+# A leave): C 2-1 = +1, B 0-2 = -2 (stage win; first home, the last race: fastest stage), A
+# destroyed = the last arrival's +1 + 2 = +3. Totals A +4, B -4, C -2: B 9 +1 +2 +1 (clean)
+# = 13, C 6 +1 +1 = 8, A 4 (destroyed: no clean run).
+# R2 (B, C, A leave, all home in round 10): B -1, C -2, A -3: A 9 +1 (stage win), and all
+# three first home (+2) and clean (+1): A 13, C 9, B 7.
+# R3 (A, C, B leave): A 3-1 = +2, C 1-2 = -1, B 0-3 = -3: B 9 +1 +2 +1 = 13, C 6 +1 = 7, A 4 +1 = 5.
+# Best 2: B 13 + 13 = 26 (drops R2's 7), A 13 + 5 = 18 (drops R1's 4), C 9 + 8 = 17 (drops
+# R3's 7). The rulebook's table without the league: B 22, C 18, A 17.
+RALLY_RISK_MARKDOWN = """\
+**League Cup: championship**
+
+| Pos | Player | R1 | R2 | R3 | Points |
+| ---: | :--- | ---: | ---: | ---: | ---: |
+| 1 | B | 9+4 | (4+3) | 9+4 | 26 |
+| 2 | A | (4) | 9+4 | 4+1 | 18 |
+| 3 | C | 6+2 | 6+3 | (6+1) | 17 |
+
+- 9, 6, 4, 3, 2, 1 points per rally (the rulebook); house rules: best 2 rounds count; stage win +1; fastest stage +2; clean run +1.
+- (N): a rally dropped; N+B: place points N and bonus points B.
+- Ties: more points counted, then countback (more round wins, then more second places...), then the better place in the latest round; still tied, the drivers share the place.
+- Next race leaves in this order: B, C, A.
+- It is chosen by the last to arrive: A.
+
+**R1**
+
+| Player | race 1 | race 2 | Total | Place | Points |
+| :--- | ---: | ---: | ---: | ---: | ---: |
+| A | +1 | +3 destroyed | +4 | 3 | 4 |
+| B | -2 | -2 | -4 | 1 | 9 |
+| C | -3 | +1 | -2 | 2 | 6 |
+
+- Score A per race: rounds behind the first car home minus the place in the starting order; the least wins.
+"""
+
+
+def test_a_rally_risk_league_against_the_hand_computed_table(run, write):
+    path = write(RALLY_RISK)
+    result = run("standings", path, "--format", "markdown")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith(RALLY_RISK_MARKDOWN)
+    data = json.loads(run("standings", path, "--format", "json").stdout)
+    table = [(r["place"], r["player"], [(x["score"], x["kept"]) for x in r["rallies"]], r["total"]) for r in data["league"]["table"]]
+    assert table == [
+        (1, "B", [(13, True), (7, False), (13, True)], 26),
+        (2, "A", [(4, False), (13, True), (5, True)], 18),
+        (3, "C", [(8, True), (9, True), (7, False)], 17),
+    ]
+    assert data["league"]["table"][0]["rallies"][0]["bonus"] == ["stage_win", "fastest_stage", "clean_run"]
+    assert [(r["place"], r["player"], r["points"]) for r in data["championship"]] == [(1, "B", 26), (2, "A", 18), (3, "C", 17)]
+    # without the league: the rulebook's table, ties shared
+    plain = json.loads(run("standings", write(RALLY_RISK.replace("league: {best: 2, bonus: {stage_win: 1, fastest_stage: 2, clean_run: 1}}\n", ""), "plain.yaml"), "--format", "json").stdout)
+    assert [(r["place"], r["player"], r["points"]) for r in plain["championship"]] == [(1, "B", 22), (2, "C", 18), (3, "A", 17)]
+    assert "league" not in plain
+
+
+def test_a_rally_risk_league_in_bbcode(run, write):
+    out = run("standings", write(RALLY_RISK), "--format", "bbcode").stdout
+    assert out.startswith(
+        "[b]League Cup: championship[/b]\n[table]\n"
+        "[tr][th]Pos[/th][th]Player[/th][th]R1[/th][th]R2[/th][th]R3[/th][th]Points[/th][/tr]\n"
+        "[tr][td]1[/td][td]B[/td][td]9+4[/td][td](4+3)[/td][td]9+4[/td][td]26[/td][/tr]\n"
+        "[tr][td]2[/td][td]A[/td][td](4)[/td][td]9+4[/td][td]4+1[/td][td]18[/td][/tr]\n"
+        "[tr][td]3[/td][td]C[/td][td]6+2[/td][td]6+3[/td][td](6+1)[/td][td]17[/td][/tr]\n[/table]\n"
+    )
+
+
+def test_a_rally_risk_league_keeps_the_rulebooks_points(run, write):
+    """Rally Risk's points per place are the rulebook's ("Scores"): a league may not replace them."""
+    path = write(RALLY_RISK.replace("league: {best: 2,", "league: {points: [3], best: 2,"))
+    result = run("validate", path)
+    assert (result.exit_code, result.stderr) == (1, f"{path}:4:10: error: unknown key 'points' (expected one of: best, bonus)\n")
+
+
+def test_the_rally_risk_standings_sheet_shows_the_drops_and_bonus(tmp_path, run, write):
+    from pypdf import PdfReader
+
+    target = tmp_path / "cup.pdf"
+    assert run("standings", write(RALLY_RISK), "-o", str(target)).exit_code == 0
+    text = PdfReader(str(target)).pages[0].extract_text()
+    for needle in ("(4+3)", "(6+1)", "9+4", "best 2 rounds count", "(N): a rally dropped"):
+        assert needle in text, needle
+
+
+def test_the_rallyman_league_sheet_on_a4_and_letter():
+    """The league table first (drops in brackets, bonus as +N, the house rules and the tie-break
+    in its notes), then a page per event run with each driver's points."""
+    from io import BytesIO
+
+    from pypdf import PdfReader
+
+    from sheetgen import registry
+    from sheetgen.render.rallyman.standings import print_standings
+    from sheetgen.template import load_template
+
+    spec = registry.load_spec(LEAGUE)
+    for paper, size in (("a4", (595.28, 841.89)), ("letter", (612.0, 792.0))):
+        pdf, pages = print_standings(spec, load_template("rallyman"), paper=paper, ink="low", keywords=())
+        reader = PdfReader(BytesIO(pdf))
+        assert pages == len(reader.pages) == 4  # the league table, January, February, March
+        box = reader.pages[0].mediabox
+        assert (round(float(box.width), 2), round(float(box.height), 2)) == size
+        first = reader.pages[0].extract_text()
+        for needle in ("Forum GT League: league standings", "10+2", "(4)", "10+5", "(0)", "best 2 rounds count", "Ben ahead of Chloe on 19 points: countback.", "Still to run: April."):
+            assert needle in first, needle
+        february = reader.pages[2].extract_text()
+        assert "Forum GT League: February" in february and "10+5" in february and "6+4" in february

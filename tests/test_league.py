@@ -435,3 +435,50 @@ def test_the_rallyman_league_sheet_on_a4_and_letter():
             assert needle in first, needle
         february = reader.pages[2].extract_text()
         assert "Forum GT League: February" in february and "10+5" in february and "6+4" in february
+
+
+def test_an_event_given_twice_is_refused_at_its_name(run, write):
+    path = write(
+        "game: rallyman\nkind: results\nname: L\nevents:\n"
+        "  - name: May\n    stages: [S]\n    drivers:\n      - {name: A, times: [60]}\n"
+        "  - name: May\n    stages: [S]\n    drivers:\n      - {name: A, times: [61]}\n"
+    )
+    result = run("validate", path)
+    assert (result.exit_code, result.stderr) == (1, f"{path}:9:11: error: event 'May' is given twice (first as event 1)\n")
+
+
+def test_the_forum_formats_are_the_same_bytes_every_time(run, write):
+    path = write(MINI)
+    for fmt in ("markdown", "bbcode"):
+        first = run("standings", path, "--format", fmt).stdout_bytes
+        assert first == run("standings", path, "--format", fmt).stdout_bytes
+        assert first.decode() == (MINI_MARKDOWN if fmt == "markdown" else MINI_BBCODE)
+
+
+def _darkness(data: bytes):
+    pypdfium2 = pytest.importorskip("pypdfium2")
+    numpy = pytest.importorskip("numpy")
+    document = pypdfium2.PdfDocument(data)
+    for page in document:
+        yield 255 - numpy.asarray(page.render(scale=100 / 72, grayscale=True).to_numpy(), dtype=numpy.int64)
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("game", ["rallyman", "rally_risk"])
+def test_league_sheets_keep_the_margins_and_low_ink_saves_ink(paper, game, write):
+    """Every page of a league sheet: nothing within 10 mm of an edge (less 0.4 mm: half a
+    thick line and a pixel of antialiasing), and low ink takes at most 3/4 of the ink."""
+    from sheetgen import registry
+    from sheetgen.render import build_outputs
+
+    spec = registry.load_spec(LEAGUE if game == "rallyman" else write(RALLY_RISK))
+    normal = list(_darkness(build_outputs(spec, paper=paper)[0]))
+    low = list(_darkness(build_outputs(spec, paper=paper, ink="low")[0]))
+    assert len(normal) == len(low) == (4 if game == "rallyman" else 1)
+    edge = int((10 - 0.4) * 100 / 25.4)
+    for dark in normal + low:
+        assert dark.any()
+        for band in (dark[:edge, :], dark[-edge:, :], dark[:, :edge], dark[:, -edge:]):
+            assert band.max() == 0
+    for n, lo in zip(normal, low):
+        assert lo.sum() <= 0.75 * n.sum()

@@ -6,8 +6,11 @@ worked out by hand in the comments beside it."""
 from __future__ import annotations
 
 import json
+from itertools import combinations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from sheetgen.forum import Table, bbcode, markdown
 from sheetgen.league import Entry, kept_rounds, table
@@ -482,3 +485,43 @@ def test_league_sheets_keep_the_margins_and_low_ink_saves_ink(paper, game, write
             assert band.max() == 0
     for n, lo in zip(normal, low):
         assert lo.sum() <= 0.75 * n.sum()
+
+
+# --------------------------------------------------------------------------- properties
+
+@st.composite
+def _leagues(draw):
+    drivers = draw(st.integers(1, 5))
+    rounds = draw(st.integers(0, 5))
+    made = []
+    for _ in range(rounds):
+        entries = {}
+        for d in range(drivers):
+            if draw(st.booleans()) or d == 0:
+                place = draw(st.one_of(st.none(), st.integers(1, drivers)))
+                bonus = tuple(("stage_win", 1) for _ in range(draw(st.integers(0, 2))))
+                entries[f"D{d}"] = Entry(place, draw(st.integers(0, 10)), bonus)
+        made.append(entries)
+    best = draw(st.one_of(st.none(), st.integers(1, 6)))
+    return [f"D{d}" for d in range(drivers)], made, best
+
+
+@settings(max_examples=60, deadline=None)
+@given(_leagues())
+def test_a_league_total_is_the_best_subset_of_rounds_and_the_table_is_in_order(league):
+    """Oracle: the total is the largest sum of any `best` of the driver's round scores (every
+    subset tried); the table runs from most points down, places never fall behind the row
+    number, and a shared place only ever joins drivers on equal points and equal countback."""
+    drivers, rounds, best = league
+    rows = table(drivers, rounds, best)
+    assert sorted(r.driver for r in rows) == sorted(drivers)
+    for row in rows:
+        scores = [r[row.driver].score if row.driver in r else 0 for r in rounds]
+        k = len(scores) if best is None else min(best, len(scores))
+        assert row.total == max((sum(c) for c in combinations(scores, k)), default=0)
+        assert sum(row.kept) == k
+    for i, (above, row) in enumerate(zip(rows, rows[1:]), 2):
+        assert above.total >= row.total
+        assert row.place == i or (row.tie == "tied" and row.place == above.place)
+        if row.tie == "tied":
+            assert (above.total, above.places) == (row.total, row.places)

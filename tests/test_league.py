@@ -525,3 +525,15 @@ def test_a_league_total_is_the_best_subset_of_rounds_and_the_table_is_in_order(l
         assert row.place == i or (row.tie == "tied" and row.place == above.place)
         if row.tie == "tied":
             assert (above.total, above.places) == (row.total, row.places)
+
+
+def test_a_bad_league_file_writes_nothing_and_an_events_track_is_checked_where_it_is_named(run, write, tmp_path):
+    path = write(
+        "game: rallyman\nkind: results\nvariant: gt\nname: L\nevents:\n  - name: E\n"
+        "    stages: [{name: S, track: nope.yaml}]\n    drivers:\n      - {name: A, times: [60]}\n"
+    )
+    target = tmp_path / "out.pdf"
+    result = run("standings", path, "-o", str(target), "--format", "markdown")
+    assert (result.exit_code, result.stdout) == (1, "")
+    assert result.stderr == f"{path}:7:31: error: stage 'S': no track file 'nope.yaml' (a path from this file's folder)\n"
+    assert not target.exists()

@@ -83,11 +83,13 @@ class Printable:
 
 @dataclass(frozen=True)
 class Report:
-    """A command's answer in every format it offers: plain data for JSON, and text."""
+    """A command's answer in every format it offers: plain data for JSON, and text; `tables`
+    (`sheetgen.forum.Table`s) for a forum post in Markdown or BBCode (`standings`)."""
 
     data: Any
     text: str
     csv: str | None = None
+    tables: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -50,7 +50,7 @@ def test_a_gt_solo_league_with_stages_still_to_run(run, write):
         ("[100, 356401]", "7:18", "a stage time in seconds must be from 0 to 356400 (99 hours), got 356401"),
         ('[100, "9999:59"]', "7:18", "a stage time must be at most 5940:00 (99 hours), got '9999:59'"),
         ("[-5]", "7:13", "a stage time in seconds must be from 0 to 356400 (99 hours), got -5"),
-        ("[true]", "7:13", "times[1] must be a whole number or a string or empty, got true"),
+        ("[true]", "7:13", "times[1] must be a whole number or a string or a mapping or empty, got true"),
     ],
 )
 def test_bad_results_are_located(run, write, times, where, message):

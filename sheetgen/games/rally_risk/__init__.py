@@ -154,10 +154,15 @@ def _generate(seed: int, options: Options, folder: str = ".") -> str:
 
 
 def _standings(spec: Any, options: Options) -> Report:
-    from sheetgen.games.rally_risk.standings import format_standings_text, standings, standings_to_json
+    from sheetgen.games.rally_risk.standings import (
+        format_standings_text,
+        standings,
+        standings_tables,
+        standings_to_json,
+    )
 
     st = standings(spec.model)
-    return Report(standings_to_json(st), format_standings_text(st))
+    return Report(standings_to_json(st), format_standings_text(st), tables=standings_tables(st))
 
 
 def _commands() -> list:

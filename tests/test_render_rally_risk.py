@@ -476,7 +476,9 @@ def _snake(folder, sections: int = 30) -> str:
     return str(path)
 
 
-def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monkeypatch):
+# Letter in slow runs (3 s a paper)
+@pytest.mark.parametrize("paper", ["a4", pytest.param("letter", marks=pytest.mark.slow)])
+def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monkeypatch, paper):
     """The course sheet can draw any length (a library user's course); race files stop at
     MAX_RACE_SPACES for the analysis' sake, so the limit is lifted to load this one."""
     from sheetgen.games.rally_risk import spec as rally_risk_spec
@@ -485,19 +487,19 @@ def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monk
     monkeypatch.setattr(rally_risk_spec, "MAX_RACE_SPACES", 1000)
     race = load_spec(_snake(tmp_path)).model
     template = load_template("rally_risk")
-    for paper, size in (("a4", A4), ("letter", LETTER)):
-        pages = course_sheet_pages(race, None, size[0] / MM, size[1] / MM, template.margin_mm)
-        assert pages == 2
-        data, total = render_race(race, template, analysis=None, paper=paper)  # the solver is not needed to draw
-        assert total == pages + 1
-        pdf = reader(data)
-        assert "every space by number: next page" in pdf.pages[0].extract_text()
-        words = pdf.pages[1].extract_text().split()
-        assert all(str(n) in words for n in range(1, race.length + 1))
-        lo = 10 * MM - 0.6
-        for page in pdf.pages:
-            for x1, y1, x2, y2 in segments(page, pdf):
-                assert min(x1, x2, y1, y2) >= lo and max(x1, x2) <= size[0] - lo and max(y1, y2) <= size[1] - lo
+    size = {"a4": A4, "letter": LETTER}[paper]
+    pages = course_sheet_pages(race, None, size[0] / MM, size[1] / MM, template.margin_mm)
+    assert pages == 2
+    data, total = render_race(race, template, analysis=None, paper=paper)  # the solver is not needed to draw
+    assert total == pages + 1
+    pdf = reader(data)
+    assert "every space by number: next page" in pdf.pages[0].extract_text()
+    words = pdf.pages[1].extract_text().split()
+    assert all(str(n) in words for n in range(1, race.length + 1))
+    lo = 10 * MM - 0.6
+    for page in pdf.pages:
+        for x1, y1, x2, y2 in segments(page, pdf):
+            assert min(x1, x2, y1, y2) >= lo and max(x1, x2) <= size[0] - lo and max(y1, y2) <= size[1] - lo
 
 
 def test_side_panel_height_is_what_it_draws(race):

@@ -477,6 +477,7 @@ def test_every_font_is_embedded_and_metadata(specs):
     assert reader(pdf_of(specs, "loop")).metadata.title == "Test loop: Rallyman DIRT map, roadbook, dashboard card and time sheet"
 
 
+@pytest.mark.slow  # 7 s; the default suite's golden build (build-report/a4-quick.txt) builds these files and reads every page
 def test_build_prints_every_bundled_rallyman_track(run, tmp_path):
     """Every bundled Rallyman file builds to its printout (the two GT tracks whose exact par
     takes some 40 s each are built by the slow goldens: a copy of the folder without them)."""

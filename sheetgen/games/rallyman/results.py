@@ -91,6 +91,9 @@ RESULTS_SCHEMA: dict[str, Any] = {
 class Stage:
     name: str
     track: str | None = None
+    #: the turns a time sheet leaves rows for on this stage (`cards.turns_needed` of its
+    #: track), or None when the stage names no track
+    turns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -127,30 +130,33 @@ def parse_time(value: Any) -> int | str | None:
     raise ValueError(f"a stage time must be seconds, m:ss, dnf or null, got {value!r}")
 
 
-def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> list:
+def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> tuple[list, int | None]:
     """A stage's track file, loaded and checked as any track is (its problems at their own
     places): it and the files it reads (its tile library) are inputs of the results file,
     which no output may replace. Wrong when missing, not a Rallyman track, or of the other
-    game (GT results naming a DIRT track)."""
+    game (GT results naming a DIRT track). With the problems, the turns a time sheet leaves
+    for the stage (`cards.turns_needed`), when the track loads."""
     from sheetgen import registry
+    from sheetgen.games.rallyman.cards import turns_needed
     from sheetgen.yamlsrc import load_beside
 
     where = ("stages", index, "track")
     rel = stage.track
     if rel is None:  # a stage run without naming its track: nothing to check
-        return []
+        return [], None
     if not os.path.isfile(os.path.join(os.path.dirname(doc.file), rel)):
-        return [doc.problem(where, f"stage {stage.name!r}: no track file {rel!r} (a path from this file's folder)")]
+        missing = f"stage {stage.name!r}: no track file {rel!r} (a path from this file's folder)"
+        return [doc.problem(where, missing)], None
     try:
         track = registry.spec_of(load_beside(doc, rel, where))
     except SpecError as exc:
-        return list(exc.problems)
+        return list(exc.problems), None
     if track.game.name != "rallyman" or track.kind_name != "track":
         return [
             doc.problem(
                 where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track"
             )
-        ]
+        ], None
     if track.model.variant.value != variant:
         return [
             doc.problem(
@@ -158,8 +164,8 @@ def _track_problems(doc: Document, index: int, stage: Stage, variant: str) -> li
                 f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are "
                 f"{variant.upper()} results",
             )
-        ]
-    return []
+        ], None
+    return [], turns_needed(track.model)
 
 
 def load_results(doc: Document) -> Results:
@@ -169,14 +175,19 @@ def load_results(doc: Document) -> Results:
     data = doc.data
     stages = tuple(Stage(s) if isinstance(s, str) else Stage(s["name"], s.get("track")) for s in data["stages"])
     names: dict[str, int] = {}
+    sized = []
     for i, s in enumerate(stages):
         if s.name in names:
             problems.append(
                 doc.problem(("stages", i), f"stage {s.name!r} is given twice (first as stage {names[s.name] + 1})")
             )
         names.setdefault(s.name, i)
+        turns = None
         if s.track is not None:
-            problems += _track_problems(doc, i, s, data.get("variant", "dirt"))
+            found, turns = _track_problems(doc, i, s, data.get("variant", "dirt"))
+            problems += found
+        sized.append(Stage(s.name, s.track, turns))
+    stages = tuple(sized)
     drivers = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(data["drivers"]):

@@ -403,3 +403,31 @@ def test_a_dirt_rally_sheet_gives_each_stage_its_own_rows():
     words = " ".join(t.value for t in rally.texts)
     assert "stage 1: Lakeside" in words and "stage 2: Forest Stage" in words
     assert _rows_per_stage(rally) == [own[0], 25]
+
+
+def test_dirt_time_cards_become_a_roll_with_each_icons_share_of_the_deck(tmp_path):
+    """The house time cards (RD-2): every gear's deck of 10 holds 2 SISU, 3 Spin, 5 Crash: a
+    d10 reads 1-2 SISU, 3-5 Spin, 6-10 Crash. A spec's own gear-6 deck of 1 SISU, 1 Spin and 1
+    Crash card has no common die: a numbered slip of 3."""
+    page = _page_with(pages_of(pdf("dirt_lakeside")), "Time cards: a roll instead of the card's back")
+    assert _row_texts(page, "gear 1-6")[1:] == ["d10", "1-2: SISU; 3-5: Spin; 6-10: Crash"]
+    lakeside = (SPECS / "rallyman" / "dirt_lakeside.yaml").read_text(encoding="utf-8")
+    assert "ruleset:" not in lakeside and "library: tiles.yaml" in lakeside
+    path = tmp_path / "own.yaml"
+    (tmp_path / "tiles.yaml").write_text(
+        (SPECS / "rallyman" / "tiles.yaml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    cards = "".join(
+        f'      "{g}": {{seconds: {s}, sisu: {k}, spin: {k}, crash: {k}}}\n'
+        for g, s, k in ((1, 50, 2), (2, 40, 2), (3, 30, 2), (4, 20, 2), (5, 15, 2), (6, 10, 1))
+    )
+    path.write_text(
+        lakeside.replace(
+            "\nname: ", "\nruleset:\n  time_cards:\n    loss_seconds: 60\n    gears:\n" + cards + "name: ", 1
+        ),
+        encoding="utf-8",
+    )
+    spec = load_spec(path)
+    page = _page_with(pages_of(build_outputs(spec, figures=Figures.given(spec, None))[0]), "Time cards: a roll")
+    assert _row_texts(page, "gear 1-5")[1:] == ["d6", "1-2: SISU; 3-4: Spin; 5-6: Crash"]
+    assert _row_texts(page, "gear 6")[1:] == ["a numbered slip of 3", "1: SISU; 2: Spin; 3: Crash"]

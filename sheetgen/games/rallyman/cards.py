@@ -183,3 +183,32 @@ def damage_tally(ruleset: Ruleset) -> tuple[tuple[str, int], ...]:
         if n:
             out.append((words, n))
     return tuple(out)
+
+
+#: the dice a table is likely to have, by their sides
+PLAIN_DICE = (4, 6, 8, 10, 12, 20)
+
+
+def time_card_rolls(ruleset: Ruleset) -> tuple[tuple[tuple[int, ...], str, tuple[tuple[str, int, int], ...]], ...]:
+    """DIRT without the box: what a loss of control turns up, read from a roll instead of the
+    card of the gear's deck. Per group of gears whose decks read alike: the gears, the die
+    ("d10", or "a slip of 7" where no common die has as many sides as the deck has cards),
+    and each icon with the first and last number that gives it (SISU, then Spin, then
+    Crash): every icon keeps its share of the deck, the chances `TimeCards.loss_outcomes`
+    gives. Empty for a ruleset without time cards."""
+    if ruleset.time_cards is None:
+        return ()
+    groups: dict[tuple, list[int]] = {}
+    for card in sorted(ruleset.time_cards.cards, key=lambda c: c.gear):
+        groups.setdefault((card.sisu, card.spin, card.crash), []).append(card.gear)
+    out = []
+    for (sisu, spin, crash), gears in groups.items():
+        n = sisu + spin + crash
+        die = f"d{n}" if n in PLAIN_DICE else f"a numbered slip of {n}"
+        spans, first = [], 1
+        for icon, count in (("SISU", sisu), ("Spin", spin), ("Crash", crash)):
+            if count:
+                spans.append((icon, first, first + count - 1))
+                first += count
+        out.append((tuple(gears), die, tuple(spans)))
+    return tuple(out)

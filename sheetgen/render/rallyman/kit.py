@@ -5,8 +5,9 @@ pages at the end of a track's printout.
   faces of an ordinary die that read as a caution (the highest: a 6 for a die with one caution
   face, a 5 or a 6 for two), so that every die keeps the rulebook's chance of a caution
   (`cards.plain_dice_key`); how to roll them and keep the focus or second tokens on the time
-  sheet; and car counters to cut out, sized to sit in a space, told apart by number (never by
-  colour alone), with an arrow for the way they face.
+  sheet; DIRT's time cards as a roll per gear (`cards.time_card_rolls`); and car counters to
+  cut out, sized to sit in a space, told apart by number (never by colour alone), with an
+  arrow for the way they face.
 - **Damage bag** (`draw_damage_bag_page`): one token to cut out for each token of the ruleset's
   bag (`cards.bag_tokens`: GT's 42, DIRT's 48 with their shortcut sides), to draw blind from a
   cup as from the bag, without replacement: the same chances as the box's bag.
@@ -145,6 +146,9 @@ def draw_dice_key_page(sheet: Sheet, track, template: Template) -> None:
         "repaired.",
     ]
     y = _notes(sheet, x, y - 1 * MM, width, notes) - 3 * MM
+    rolls = cards.time_card_rolls(ruleset)
+    if rolls:
+        y = _time_card_rolls(sheet, ruleset, rolls, y)
     # the car counters
     hex_mm = template.size(HEX_MM)
     d = CAR_SHARE * hex_mm
@@ -173,6 +177,46 @@ def draw_dice_key_page(sheet: Sheet, track, template: Template) -> None:
     )
     page_footer(sheet, "house way to play: not in the rulebook")
     sheet.end_page("without the box")
+
+
+def _time_card_rolls(sheet: Sheet, ruleset, rolls, y: float) -> float:
+    """DIRT: a roll for the time card's loss-of-control icon, per gear; returns the y below."""
+    x, width = sheet.left, sheet.right - sheet.left
+    sheet.text(x, y - 3.6 * MM, "Time cards: a roll instead of the card's back", "heading", bold=True)
+    source = cards.source_words(ruleset, "time_cards")
+    sheet.text(
+        sheet.right,
+        y - 3.6 * MM,
+        source,
+        size=fit_size(sheet, source, width / 2, sheet.t.sizes["small"], True),
+        bold=True,
+        align="right",
+    )
+    y -= 5.5 * MM
+    rows = []
+    for gears, die, spans in rolls:
+        names = (
+            ", ".join(str(g) for g in gears)
+            if len(gears) < 3 or list(gears) != list(range(gears[0], gears[-1] + 1))
+            else f"{gears[0]}-{gears[-1]}"
+        )
+        reads = "; ".join(f"{lo}{'' if lo == hi else f'-{hi}'}: {icon}" for icon, lo, hi in spans)
+        rows.append([f"gear {names}", die, reads])
+    widths = [30 * MM, 34 * MM, width - 64 * MM]
+    y = _table(
+        sheet,
+        x,
+        y,
+        widths,
+        ["time card of gear", "roll", "the loss-of-control icon"],
+        rows,
+        aligns=["left", "center", "left"],
+    )
+    note = (
+        "On a loss of control, roll instead of turning the card of your gear over: the number gives its icon, each "
+        "icon with its share of the gear's deck. The seconds are the time sheet's."
+    )
+    return _notes(sheet, x, y - 1 * MM, width, [note]) - 3 * MM
 
 
 def _car(sheet: Sheet, cx: float, cy: float, d: float, number: int) -> None:

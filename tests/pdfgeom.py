@@ -197,10 +197,13 @@ def _read(pdf: PdfReader, page) -> Page:
     ops = operations(page.get_contents(), pdf)
     stack: list[tuple] = []
     ctm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-    stroke, width, dash, cap = (0.0,), 1.0, (), 0
+    stroke: tuple[float, ...] = (0.0,)
+    dash: tuple[float, ...] = ()
+    width, cap = 1.0, 0
     fill: tuple[float, ...] = (0.0, 0.0, 0.0)
     font, size = _Font("", {}, {}, 0.928, -0.236), 0.0
-    tm = tlm = IDENTITY
+    tm: tuple[float, ...] = IDENTITY
+    tlm: tuple[float, ...] = IDENTITY
     subpaths: list[list[tuple[float, float]]] = []
     rects: list[tuple[float, float, float, float]] = []
     paths: list[Path] = []

@@ -93,6 +93,8 @@ class Text:
     descent: float = -0.236
     #: the box of the clipping paths in force (their bounding boxes intersected), or None
     clip: tuple[float, float, float, float] | None = None
+    #: the fill colour the run is painted in (grey or RGB, 0 to 1, as the PDF sets it)
+    fill: tuple[float, ...] = (0.0, 0.0, 0.0)
 
     def _box(self, bottom: float, top: float) -> tuple[float, float, float, float]:
         a, b, c, d, e, f = self.matrix
@@ -195,9 +197,13 @@ def _read(pdf: PdfReader, page) -> Page:
     ops = operations(page.get_contents(), pdf)
     stack: list[tuple] = []
     ctm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-    stroke, width, dash, cap = (0.0,), 1.0, (), 0
+    stroke: tuple[float, ...] = (0.0,)
+    dash: tuple[float, ...] = ()
+    width, cap = 1.0, 0
+    fill: tuple[float, ...] = (0.0, 0.0, 0.0)
     font, size = _Font("", {}, {}, 0.928, -0.236), 0.0
-    tm = tlm = IDENTITY
+    tm: tuple[float, ...] = IDENTITY
+    tlm: tuple[float, ...] = IDENTITY
     subpaths: list[list[tuple[float, float]]] = []
     rects: list[tuple[float, float, float, float]] = []
     paths: list[Path] = []
@@ -212,9 +218,9 @@ def _read(pdf: PdfReader, page) -> Page:
 
     for operands, op in ops:
         if op == b"q":
-            stack.append((ctm, stroke, width, dash, cap, clip))
+            stack.append((ctm, stroke, width, dash, cap, clip, fill))
         elif op == b"Q":
-            ctm, stroke, width, dash, cap, clip = stack.pop()
+            ctm, stroke, width, dash, cap, clip, fill = stack.pop()
         elif op in (b"W", b"W*"):
             clipping = True
         elif op == b"cm":
@@ -225,6 +231,10 @@ def _read(pdf: PdfReader, page) -> Page:
             stroke = tuple(float(v) for v in operands)
         elif op == b"G":
             stroke = (float(operands[0]),) * 3
+        elif op == b"rg":
+            fill = tuple(float(v) for v in operands)
+        elif op == b"g":
+            fill = (float(operands[0]),) * 3
         elif op == b"w":
             width = float(operands[0]) * math.hypot(ctm[0], ctm[1])
         elif op == b"d":
@@ -270,7 +280,9 @@ def _read(pdf: PdfReader, page) -> Page:
             value = "".join(font.unicode.get(code, chr(code)) for code in codes)
             matrix = _mul(tm, ctm)
             x, y = matrix[4], matrix[5]
-            texts.append(Text(x, y, size, font.name, value, order, advance, matrix, font.ascent, font.descent, clip))
+            texts.append(
+                Text(x, y, size, font.name, value, order, advance, matrix, font.ascent, font.descent, clip, fill)
+            )
             order += 1
             tm = _mul((1.0, 0.0, 0.0, 1.0, advance, 0.0), tm)
     box = page.mediabox

@@ -180,6 +180,9 @@ RESULTS_SCHEMA: dict[str, Any] = {
 class Stage:
     name: str
     track: str | None = None
+    #: the turns a time sheet leaves rows for on this stage (`cards.turns_needed` of its
+    #: track), or None when the stage names no track
+    turns: int | None = None
 
 
 @dataclass(frozen=True)
@@ -257,30 +260,35 @@ def parse_time(value: Any) -> int | str | None:
     raise ValueError(f"a stage time must be seconds, m:ss, dnf or null, got {value!r}")
 
 
-def _track_problems(doc: Document, index: int, stage: Stage, variant: str, base: tuple = ()) -> list:
+def _track_problems(
+    doc: Document, index: int, stage: Stage, variant: str, base: tuple = ()
+) -> tuple[list, int | None]:
     """A stage's track file, loaded and checked as any track is (its problems at their own
     places): it and the files it reads (its tile library) are inputs of the results file,
     which no output may replace. Wrong when missing, not a Rallyman track, or of the other
-    game (GT results naming a DIRT track)."""
+    game (GT results naming a DIRT track). With the problems, the turns a time sheet leaves
+    for the stage (`cards.turns_needed`), when the track loads."""
     from sheetgen import registry
+    from sheetgen.games.rallyman.cards import turns_needed
     from sheetgen.yamlsrc import load_beside
 
     where = base + ("stages", index, "track")
     rel = stage.track
     if rel is None:  # a stage run without naming its track: nothing to check
-        return []
+        return [], None
     if not os.path.isfile(os.path.join(os.path.dirname(doc.file), rel)):
-        return [doc.problem(where, f"stage {stage.name!r}: no track file {rel!r} (a path from this file's folder)")]
+        missing = f"stage {stage.name!r}: no track file {rel!r} (a path from this file's folder)"
+        return [doc.problem(where, missing)], None
     try:
         track = registry.spec_of(load_beside(doc, rel, where))
     except SpecError as exc:
-        return list(exc.problems)
+        return list(exc.problems), None
     if track.game.name != "rallyman" or track.kind_name != "track":
         return [
             doc.problem(
                 where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track"
             )
-        ]
+        ], None
     if track.model.variant.value != variant:
         return [
             doc.problem(
@@ -288,8 +296,8 @@ def _track_problems(doc: Document, index: int, stage: Stage, variant: str, base:
                 f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are "
                 f"{variant.upper()} results",
             )
-        ]
-    return []
+        ], None
+    return [], turns_needed(track.model)
 
 
 _TURN = re.compile(r"^(00|[0-6])\s+(\d{1,3})((?:\s+\S+)*)$")
@@ -378,6 +386,7 @@ def _rally(doc: Document, data: dict, base: tuple, variant: str) -> tuple[tuple[
     problems: list[Problem] = []
     stages = tuple(Stage(s) if isinstance(s, str) else Stage(s["name"], s.get("track")) for s in data["stages"])
     names: dict[str, int] = {}
+    sized = []
     for i, s in enumerate(stages):
         if s.name in names:
             problems.append(
@@ -386,8 +395,12 @@ def _rally(doc: Document, data: dict, base: tuple, variant: str) -> tuple[tuple[
                 )
             )
         names.setdefault(s.name, i)
+        turns = None
         if s.track is not None:
-            problems += _track_problems(doc, i, s, variant, base)
+            found, turns = _track_problems(doc, i, s, variant, base)
+            problems += found
+        sized.append(Stage(s.name, s.track, turns))
+    stages = tuple(sized)
     drivers = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(data["drivers"]):

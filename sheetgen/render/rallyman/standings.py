@@ -1,14 +1,21 @@
 """The Rallyman standings sheet of a results file (kind `results`): every driver's stage
 times, the total and the gap, with the stages still to run left as empty boxes so that the
 sheet can be carried on by hand (docs/rallyman_dirt.md "A rally of several stages").
+
+A DIRT rally's file also prints the drivers' rally time sheet: its stages side by side, three
+a sheet, each with rows for its own track's turns (`Stage.turns`; a stage that names no track
+gets the longest named stage's).
 """
 
 from __future__ import annotations
 
 from sheetgen import league as leagues
 from sheetgen.games.rallyman.results import LeagueStandings, Standings, clock, league_standings, league_table, standings
+from sheetgen.games.rallyman.ruleset import default
 from sheetgen.render.common import plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.rallyman import time_sheet
+from sheetgen.render.rallyman.time_sheet import SheetStage
 from sheetgen.render.tables import (
     Column,
     Row,
@@ -90,6 +97,8 @@ def render_standings(
 
     def draw(sheet: Sheet) -> None:
         pages_of(sheet, pages)
+        if st.results.variant == "dirt":
+            draw_rally_sheets(sheet, st)
 
     return render_pdf(template, ink, paper, meta, draw)
 
@@ -184,6 +193,31 @@ def render_league(
         pages_of(sheet, pages)
 
     return render_pdf(template, ink, paper, meta, draw)
+
+
+def draw_rally_sheets(sheet: Sheet, st: Standings) -> None:
+    """A DIRT rally's time sheet: its stages, STAGES a sheet, each with its own rows."""
+    ruleset = default("dirt")
+    named: list[SheetStage] = [(f"stage {i + 1}: {s.name}", s.turns) for i, s in enumerate(st.results.stages)]
+    chunks = [named[i : i + time_sheet.STAGES] for i in range(0, len(named), time_sheet.STAGES)]
+    known = [t for _n, t in named if t is not None]
+    longest = max(known) if known else None
+    plan = []
+    for chunk in chunks:
+        stages = [(name, turns if turns is not None else longest) for name, turns in chunk]
+        plan.append((stages, time_sheet.dirt_time_sheet_pages(None, sheet, stages, ruleset)))
+    pages = sum(len(ranges) for _s, ranges in plan)
+    number = 0
+    for k, (stages, ranges) in enumerate(plan):
+        for first, last in ranges:
+            number += 1
+            title = (st.results.name, ": rally time sheet" + (" (continued)" if number > 1 else ""))
+            sub = (
+                f"Rallyman DIRT rally of {plural(len(named), 'stage')}, rows for each stage's own turns (two moves a "
+                "turn). ",
+                "One sheet per driver: print these pages once for each.",
+            )
+            time_sheet.draw_dirt_rally_sheet(sheet, ruleset, title, sub, stages, first, last, number, pages, k > 0)
 
 
 def print_standings(

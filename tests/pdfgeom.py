@@ -193,10 +193,20 @@ def _shown(operand) -> bytes:
 
 
 def _read(pdf: PdfReader, page) -> Page:
-    fonts = {name: _Font.of(ref) for name, ref in page["/Resources"]["/Font"].items()}
-    ops = operations(page.get_contents(), pdf)
+    paths: list[Path] = []
+    texts: list[Text] = []
+    _walk(pdf, page, page["/Resources"], IDENTITY, None, paths, texts)
+    box = page.mediabox
+    return Page(float(box.width), float(box.height), tuple(paths), tuple(texts))
+
+
+def _walk(pdf: PdfReader, holder, resources, ctm, clip, paths: list[Path], texts: list[Text]) -> None:
+    """The paths and texts of a page's content stream (or a form XObject's, `holder`), in the
+    CTM and clip it is shown in; a form it shows (Do) is walked where it is shown."""
+    resources = resources.get_object() if hasattr(resources, "get_object") else resources
+    fonts = {name: _Font.of(ref) for name, ref in resources.get("/Font", {}).items()}
+    ops = operations(holder.get_contents() if hasattr(holder, "get_contents") else holder, pdf)
     stack: list[tuple] = []
-    ctm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
     stroke: tuple[float, ...] = (0.0,)
     dash: tuple[float, ...] = ()
     width, cap = 1.0, 0
@@ -206,15 +216,14 @@ def _read(pdf: PdfReader, page) -> Page:
     tlm: tuple[float, ...] = IDENTITY
     subpaths: list[list[tuple[float, float]]] = []
     rects: list[tuple[float, float, float, float]] = []
-    paths: list[Path] = []
-    texts: list[Text] = []
-    order = 0
-    clip = None
     clipping = False  # a W or W* waits for the path's painting operator
 
     def at(x: float, y: float) -> tuple[float, float]:
         a, b, c, d, e, f = ctm
         return (a * x + c * y + e, b * x + d * y + f)
+
+    def order() -> int:
+        return len(paths) + len(texts)
 
     for operands, op in ops:
         if op == b"q":
@@ -257,8 +266,7 @@ def _read(pdf: PdfReader, page) -> Page:
                 subpaths[-1].append(subpaths[-1][0])
         elif op in (b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n"):
             if op != b"n" and (subpaths or rects):
-                paths.append(Path(op, tuple(tuple(s) for s in subpaths), tuple(rects), stroke, width, dash, cap, order, clip))
-                order += 1
+                paths.append(Path(op, tuple(tuple(s) for s in subpaths), tuple(rects), stroke, width, dash, cap, order(), clip))
             if clipping:
                 pts = [p for sub in subpaths for p in sub] + [c for x, y, w, h in rects for c in ((x, y), (x + w, y + h))]
                 if pts:
@@ -281,12 +289,14 @@ def _read(pdf: PdfReader, page) -> Page:
             matrix = _mul(tm, ctm)
             x, y = matrix[4], matrix[5]
             texts.append(
-                Text(x, y, size, font.name, value, order, advance, matrix, font.ascent, font.descent, clip, fill)
+                Text(x, y, size, font.name, value, order(), advance, matrix, font.ascent, font.descent, clip, fill)
             )
-            order += 1
             tm = _mul((1.0, 0.0, 0.0, 1.0, advance, 0.0), tm)
-    box = page.mediabox
-    return Page(float(box.width), float(box.height), tuple(paths), tuple(texts))
+        elif op == b"Do":
+            xobject = resources["/XObject"][operands[0]].get_object()
+            if xobject.get("/Subtype") == "/Form":
+                inner = _mul(tuple(float(v) for v in xobject.get("/Matrix", IDENTITY)), ctm)
+                _walk(pdf, xobject, xobject.get("/Resources", resources), inner, clip, paths, texts)
 
 
 # -- plane geometry (points) ---------------------------------------------------------------

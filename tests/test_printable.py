@@ -63,7 +63,7 @@ def _duplex(data: bytes) -> str:
 def test_every_pdf_says_how_it_is_printed(tmp_path):
     """The /Duplex viewer preference each printable declares: a Rally Run! set double-sided,
     flipped on the edge the set names (its backs are laid out for it); a Rally Risk library
-    one-sided (its cards have no backs)."""
+    one-sided (its cards have no backs); Rallytaire's race and season sheets double-sided."""
     from conftest import SPECS
     from sheetgen.registry import load_spec
     from sheetgen.render import build_outputs
@@ -74,6 +74,9 @@ def test_every_pdf_says_how_it_is_printed(tmp_path):
     short.write_text(house.read_text(encoding="utf-8").replace("duplex: long_edge", "duplex: short_edge"), encoding="utf-8")
     assert _duplex(build_outputs(load_spec(short))[0]) == "/DuplexFlipShortEdge"
     assert _duplex(build_outputs(load_spec(SPECS / "rally_risk" / "sections.yaml"))[0]) == "/Simplex"
+    # a Rallytaire race of two stages is one sheet front and back; a season leaves blank pages for it
+    assert _duplex(build_outputs(load_spec(SPECS / "rallytaire" / "monte_carlo.yaml"))[0]) == "/DuplexFlipLongEdge"
+    assert _duplex(build_outputs(load_spec(SPECS / "seasons" / "winter_season.yaml"))[0]) == "/DuplexFlipLongEdge"
 
 
 def page_numbers(data: bytes) -> list[str]:

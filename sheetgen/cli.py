@@ -217,18 +217,18 @@ def _template_inputs(template: str | None) -> list[str]:
 
 
 def _build_one(
-    spec: registry.Spec, *, paper: str | None, ink: str, template: str | None
+    spec: registry.Spec, *, paper: str | None, ink: str, template: str | None, elsewhere: frozenset[str] = frozenset()
 ) -> tuple[list, bytes | None, int]:
     """What `build` makes of one loaded spec, in a worker process: the problems that make it
     unplayable (as `validate --strict`), else its PDF and page count (None when its game prints
-    nothing of this kind)."""
+    nothing of this kind), without the shared pages keyed in `elsewhere`."""
     from sheetgen.render import build_outputs, can_render
 
     figures = registry.Figures(spec)  # solved once, for the check and the printout
     problems = _unplayable(spec, figures)
     if problems or not can_render(spec):
         return problems, None, 0
-    data, pages = build_outputs(spec, paper=paper, ink=ink, template=template, figures=figures)
+    data, pages = build_outputs(spec, paper=paper, ink=ink, template=template, figures=figures, elsewhere=elsewhere)
     return [], data, pages
 
 
@@ -248,15 +248,25 @@ class _Built:
     data: bytes | None = None
     pages: int = 0
     seconds: float = 0.0  # how long the worker took (a progress line says so when it is long)
+    shared: tuple[str, ...] = ()  # the keys of the shared pages its PDF holds (`Printable.shared`)
 
 
-def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | None, games: tuple = ()) -> _Built:
+def _load_and_build(
+    path: str,
+    *,
+    paper: str | None,
+    ink: str,
+    template: str | None,
+    games: tuple = (),
+    elsewhere: frozenset[str] = frozenset(),
+) -> _Built:
     """Load and build one spec in the worker itself: the spec is not loaded twice (once to
     check it, once more in the worker), nor sent to the worker, and the loads run in parallel.
-    `games`: the games registered in the calling process (plug-ins), registered here too."""
+    `games`: the games registered in the calling process (plug-ins), registered here too.
+    `elsewhere`: the shared pages another file of the job prints, left out of this one."""
     import time
 
-    from sheetgen.render import can_render
+    from sheetgen.render import can_render, shared_pages
 
     started = time.perf_counter()
     for game in games:
@@ -268,7 +278,7 @@ def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | N
     except SheetgenError as exc:
         return _Built(path, failed=exc)
     try:
-        problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template)
+        problems, data, pages = _build_one(spec, paper=paper, ink=ink, template=template, elsewhere=elsewhere)
     except SpecError as exc:  # found after the load (a bad --template file): its problems
         problems, data, pages = list(exc.problems), None, 0
     return _Built(
@@ -282,7 +292,28 @@ def _load_and_build(path: str, *, paper: str | None, ink: str, template: str | N
         data,
         pages,
         time.perf_counter() - started,
+        shared_pages(spec) if data is not None else (),
     )
+
+
+def _load_and_build_without(item: tuple[str, frozenset[str]], **options) -> _Built:
+    """`_load_and_build` of a (path, shared pages another file prints) pair."""
+    path, elsewhere = item
+    return _load_and_build(path, elsewhere=elsewhere, **options)
+
+
+def _shared_elsewhere(built: list[_Built]) -> dict[int, frozenset[str]]:
+    """For each file of a job (by its place in `built`) that holds a shared page an earlier
+    file holds too, those pages' keys: each shared page is printed once a job, in the first
+    file (in the job's order) that holds it."""
+    seen: set[str] = set()
+    elsewhere: dict[int, frozenset[str]] = {}
+    for k, result in enumerate(built):
+        repeated = frozenset(result.shared) & seen
+        if repeated:
+            elsewhere[k] = repeated
+        seen.update(result.shared)
+    return elsewhere
 
 
 def _output_name(spec_path: str) -> str:
@@ -343,6 +374,15 @@ def build(
         problems.extend(result.problems)
     if problems:
         raise SpecError(problems)
+    # a page several files hold (a reference card of the same tables) is printed once a
+    # job: the files after the first that holds it are printed again without it
+    again = _shared_elsewhere(built)
+    if again:
+        without = functools.partial(
+            _load_and_build_without, paper=paper, ink=ink, template=template, games=registry.registered()
+        )
+        for k, result in zip(again, parallel.imap(without, [(built[k].path, again[k]) for k in again], jobs)):
+            built[k] = result
     names: dict[str, str] = {}
     for result in built:
         if not result.printable:

@@ -79,15 +79,35 @@ class Printable:
     name: str  # what a reader calls it: "race sheets", "section cards"
     kinds: tuple[str, ...]
     render: str
+    #: how its PDF is meant to be printed, which the PDF asks the viewer for (its /Duplex
+    #: viewer preference): "simplex" (one-sided), "long_edge" or "short_edge" (double-sided,
+    #: the sheet turned over about that edge); or a function of the spec's model that says
+    #: which (a tile set that names its own flip edge)
+    duplex: str | Callable[[Any], str] = "simplex"
+    #: the pages a PDF of a model holds that are the same in every file that holds them (a
+    #: reference card of a set of tables), by key: a job that prints several files (`build`)
+    #: prints each such page once, in the first of its files that holds it, and asks the
+    #: others to leave it out (`sheetgen.render.pdf.printed_elsewhere(key)`)
+    shared: Callable[[Any], tuple[str, ...]] | None = None
+
+    def duplex_of(self, model: Any) -> str:
+        """How a PDF of `model` is meant to be printed: "simplex", "long_edge" or "short_edge"."""
+        return self.duplex(model) if callable(self.duplex) else self.duplex
+
+    def shared_of(self, model: Any) -> tuple[str, ...]:
+        """The keys of the pages a PDF of `model` holds that other files may hold too."""
+        return self.shared(model) if self.shared is not None else ()
 
 
 @dataclass(frozen=True)
 class Report:
-    """A command's answer in every format it offers: plain data for JSON, and text."""
+    """A command's answer in every format it offers: plain data for JSON, and text; `tables`
+    (`sheetgen.forum.Table`s) for a forum post in Markdown or BBCode (`standings`)."""
 
     data: Any
     text: str
     csv: str | None = None
+    tables: tuple[Any, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -93,6 +93,8 @@ class Text:
     descent: float = -0.236
     #: the box of the clipping paths in force (their bounding boxes intersected), or None
     clip: tuple[float, float, float, float] | None = None
+    #: the fill colour the run is painted in (grey or RGB, 0 to 1, as the PDF sets it)
+    fill: tuple[float, ...] = (0.0, 0.0, 0.0)
 
     def _box(self, bottom: float, top: float) -> tuple[float, float, float, float]:
         a, b, c, d, e, f = self.matrix
@@ -191,30 +193,43 @@ def _shown(operand) -> bytes:
 
 
 def _read(pdf: PdfReader, page) -> Page:
-    fonts = {name: _Font.of(ref) for name, ref in page["/Resources"]["/Font"].items()}
-    ops = operations(page.get_contents(), pdf)
-    stack: list[tuple] = []
-    ctm = (1.0, 0.0, 0.0, 1.0, 0.0, 0.0)
-    stroke, width, dash, cap = (0.0,), 1.0, (), 0
-    font, size = _Font("", {}, {}, 0.928, -0.236), 0.0
-    tm = tlm = IDENTITY
-    subpaths: list[list[tuple[float, float]]] = []
-    rects: list[tuple[float, float, float, float]] = []
     paths: list[Path] = []
     texts: list[Text] = []
-    order = 0
-    clip = None
+    _walk(pdf, page, page["/Resources"], IDENTITY, None, paths, texts)
+    box = page.mediabox
+    return Page(float(box.width), float(box.height), tuple(paths), tuple(texts))
+
+
+def _walk(pdf: PdfReader, holder, resources, ctm, clip, paths: list[Path], texts: list[Text]) -> None:
+    """The paths and texts of a page's content stream (or a form XObject's, `holder`), in the
+    CTM and clip it is shown in; a form it shows (Do) is walked where it is shown."""
+    resources = resources.get_object() if hasattr(resources, "get_object") else resources
+    fonts = {name: _Font.of(ref) for name, ref in resources.get("/Font", {}).items()}
+    ops = operations(holder.get_contents() if hasattr(holder, "get_contents") else holder, pdf)
+    stack: list[tuple] = []
+    stroke: tuple[float, ...] = (0.0,)
+    dash: tuple[float, ...] = ()
+    width, cap = 1.0, 0
+    fill: tuple[float, ...] = (0.0, 0.0, 0.0)
+    font, size = _Font("", {}, {}, 0.928, -0.236), 0.0
+    tm: tuple[float, ...] = IDENTITY
+    tlm: tuple[float, ...] = IDENTITY
+    subpaths: list[list[tuple[float, float]]] = []
+    rects: list[tuple[float, float, float, float]] = []
     clipping = False  # a W or W* waits for the path's painting operator
 
     def at(x: float, y: float) -> tuple[float, float]:
         a, b, c, d, e, f = ctm
         return (a * x + c * y + e, b * x + d * y + f)
 
+    def order() -> int:
+        return len(paths) + len(texts)
+
     for operands, op in ops:
         if op == b"q":
-            stack.append((ctm, stroke, width, dash, cap, clip))
+            stack.append((ctm, stroke, width, dash, cap, clip, fill))
         elif op == b"Q":
-            ctm, stroke, width, dash, cap, clip = stack.pop()
+            ctm, stroke, width, dash, cap, clip, fill = stack.pop()
         elif op in (b"W", b"W*"):
             clipping = True
         elif op == b"cm":
@@ -225,6 +240,10 @@ def _read(pdf: PdfReader, page) -> Page:
             stroke = tuple(float(v) for v in operands)
         elif op == b"G":
             stroke = (float(operands[0]),) * 3
+        elif op == b"rg":
+            fill = tuple(float(v) for v in operands)
+        elif op == b"g":
+            fill = (float(operands[0]),) * 3
         elif op == b"w":
             width = float(operands[0]) * math.hypot(ctm[0], ctm[1])
         elif op == b"d":
@@ -247,8 +266,7 @@ def _read(pdf: PdfReader, page) -> Page:
                 subpaths[-1].append(subpaths[-1][0])
         elif op in (b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n"):
             if op != b"n" and (subpaths or rects):
-                paths.append(Path(op, tuple(tuple(s) for s in subpaths), tuple(rects), stroke, width, dash, cap, order, clip))
-                order += 1
+                paths.append(Path(op, tuple(tuple(s) for s in subpaths), tuple(rects), stroke, width, dash, cap, order(), clip))
             if clipping:
                 pts = [p for sub in subpaths for p in sub] + [c for x, y, w, h in rects for c in ((x, y), (x + w, y + h))]
                 if pts:
@@ -270,11 +288,15 @@ def _read(pdf: PdfReader, page) -> Page:
             value = "".join(font.unicode.get(code, chr(code)) for code in codes)
             matrix = _mul(tm, ctm)
             x, y = matrix[4], matrix[5]
-            texts.append(Text(x, y, size, font.name, value, order, advance, matrix, font.ascent, font.descent, clip))
-            order += 1
+            texts.append(
+                Text(x, y, size, font.name, value, order(), advance, matrix, font.ascent, font.descent, clip, fill)
+            )
             tm = _mul((1.0, 0.0, 0.0, 1.0, advance, 0.0), tm)
-    box = page.mediabox
-    return Page(float(box.width), float(box.height), tuple(paths), tuple(texts))
+        elif op == b"Do":
+            xobject = resources["/XObject"][operands[0]].get_object()
+            if xobject.get("/Subtype") == "/Form":
+                inner = _mul(tuple(float(v) for v in xobject.get("/Matrix", IDENTITY)), ctm)
+                _walk(pdf, xobject, xobject.get("/Resources", resources), inner, clip, paths, texts)
 
 
 # -- plane geometry (points) ---------------------------------------------------------------

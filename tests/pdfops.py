@@ -199,14 +199,24 @@ def _read_fast(data: bytes) -> list[tuple[list, bytes]] | None:
     return ops if not top and not stack else None
 
 
+#: the operations of streams read before, by their bytes (callers only read them)
+_READ: dict[bytes, list[tuple[list, bytes]]] = {}
+
+
 def operations(stream: Any, reader: Any = None) -> list[tuple[list, bytes]]:
     """The operations of `stream` (a page's ``get_contents()``, a form XObject, or the decoded
     bytes), as pypdf's ``ContentStream(stream, reader).operations`` gives them."""
     if stream is None:
         return []
     data = stream if isinstance(stream, bytes) else stream.get_object().get_data()
+    known = _READ.get(data)
+    if known is not None:  # a page read before (a rendered PDF kept by a test module and read by several tests)
+        return known
     fast = _read_fast(data)
     if fast is not None:
+        if len(_READ) >= 512:
+            _READ.clear()
+        _READ[data] = fast
         return fast
     try:
         return _read(data)

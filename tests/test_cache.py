@@ -64,7 +64,8 @@ def test_a_printout_is_the_same_with_the_cache_or_without_it(run, tmp_path, monk
         assert run("render", spec, "-o", str(target)).exit_code == 0
         pdfs.append(target.read_bytes())
     assert pdfs[0] == pdfs[1] == pdfs[2]
-    assert len(list((tmp_path / "c").iterdir())) == 1
+    # the track's figures and the dashboard card's odds table (exact fractions of the ruleset)
+    assert sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "c").iterdir()) == ["rallyman-gt", "rallyman-odds"]
 
 
 def test_a_race_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, monkeypatch):
@@ -275,12 +276,27 @@ def test_a_damaged_figures_entry_gives_the_same_printout_as_no_cache(run, tmp_pa
     assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
     monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
     assert run("render", spec, "-o", str(tmp_path / "first.pdf")).exit_code == 0
-    (kept,) = (tmp_path / "c").iterdir()
+    (kept,) = (tmp_path / "c").glob("rallyman-gt-*")
     kept.write_text(entry, encoding="utf-8")
     out = run("render", spec, "-o", str(tmp_path / "again.pdf"))
     assert out.exit_code == 0, out.output
     assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
     assert json.loads(kept.read_text(encoding="utf-8"))["value"]["figures"]["par_seconds"] == pytest.approx(215 / 9)
+
+
+@pytest.mark.parametrize("entry", ['{"value": 5}', '{"value": {"plans": 5, "by_count": []}}', '{"value": {"plans": []}}'])
+def test_a_damaged_odds_entry_gives_the_same_printout_as_no_cache(run, tmp_path, monkeypatch, entry):
+    """The dashboard card's odds table, kept as figures, read back damaged: solved again."""
+    spec = str(SPECS / "rallyman" / "tiny.yaml")
+    monkeypatch.setenv("SHEETGEN_CACHE", "off")
+    assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
+    assert run("render", spec, "-o", str(tmp_path / "first.pdf")).exit_code == 0
+    (kept,) = (tmp_path / "c").glob("rallyman-odds-*")
+    kept.write_text(entry, encoding="utf-8")
+    assert run("render", spec, "-o", str(tmp_path / "again.pdf")).exit_code == 0
+    assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
+    assert json.loads(kept.read_text(encoding="utf-8"))["value"]["plans"][0]["plan"] == "1,2,3"
 
 
 def test_analyze_of_a_gt_track_reads_the_figures_a_build_kept(run, tmp_path, monkeypatch):

@@ -138,7 +138,8 @@ def test_twenty_seeds_meet_every_limit_and_differ(championship, library_raw):
         courses = tuple(tuple(s["id"] for s in race["sections"]) for rally in data["rallies"] for race in rally["races"])
         assert len(set(courses)) == len(courses), f"seed {seed}: two races of the calendar are the same"
         seen.add(courses)
-        assert build_calendar(championship, seed, check=None) == built  # the seed decides
+        if seed < 3:  # (built again for a few: the golden calendar and the fuzz batch check the rest)
+            assert build_calendar(championship, seed, check=None) == built  # the seed decides
     assert len(seen) == 20
 
 
@@ -231,16 +232,16 @@ def test_calendar_pdf(built_files):
     data, out = built_files
     pdf = PdfReader(out / "championship-seed11.pdf")
     text = [page.extract_text() for page in pdf.pages]
-    # overview, the section lists (rallies share pages), 22 course sheets, the score sheet
-    lists = sum(1 for t in text if t.startswith("World Championship: section lists"))
-    assert 2 <= lists <= 6
-    assert len(pdf.pages) == 1 + lists + 22 + 1
+    # overview, 22 course sheets, the score sheet, the reference card (no section lists: the
+    # course sheets print them)
+    assert len(pdf.pages) == 1 + 22 + 1 + 1
+    assert not any("section lists" in t for t in text)
     assert {tuple(round(float(v)) for v in page.mediabox[2:]) for page in pdf.pages} == {(595, 842)}
     assert "World Championship: calendar" in text[0] and "seed 11" in text[0]
-    assert "World Championship: section lists" in text[1] and "Montecarlo\n" in text[1] and "Montecarlo, race 1" in text[1]
-    assert "Montecarlo, race 1" in text[1 + lists]  # its course sheet
-    assert any("World Championship: score sheet" in t for t in text[-2:])
-    assert "-3" in text[-1] or "-3" in text[-2]  # the rulebook's example in the scoring notes
+    assert "Montecarlo, race 1" in text[1]  # its course sheet
+    assert "World Championship: score sheet" in text[-2]
+    assert "-3" in text[-2]  # the rulebook's example in the scoring notes
+    assert "Rally Risk reference card" in text[-1] and "HOUSE TABLES" in text[-1]
     meta = pdf.metadata
     assert f"spec-sha256:{load_spec(CHAMPIONSHIP).sha256}" in meta["/Keywords"] and "seed:11" in meta["/Keywords"]
     for page in (pdf.pages[0], pdf.pages[1], pdf.pages[len(pdf.pages) - 1]):

@@ -34,11 +34,12 @@ from sheetgen.games.rallytaire.solve import analyze_stage
 from sheetgen.registry import load_spec
 from sheetgen.yamlsrc import load_bytes
 
-#: the seeds of every band the default suite generates and checks (60 races: 20 a band; it
-#: checked 50 a band, the costliest fixture of the suite; with 10 a band the corner-sequence
-#: counts below are too few to say "mostly"); the generator's benchmark and the fuzz batch
-#: make many more
-SEEDS = range(int(os.environ.get("SHEETGEN_TEST_SEEDS", "20")))
+#: the seeds of every band the default suite generates and checks (18 races: 6 a band); the
+#: slow runs (`-m slow`) check 20 a band (60 races, the costliest fixture of the suite, about
+#: 25 s of CPU) and the corner sequences over them (with fewer the counts are too few to say
+#: "mostly"); the generator's benchmark and the fuzz batch make many more
+SEEDS = range(int(os.environ.get("SHEETGEN_TEST_SEEDS", "6")))
+MANY_SEEDS = range(20)
 PAPERS = ("a4", "letter")
 
 # The bands as documented in the README, written out here rather than read from BANDS:
@@ -103,9 +104,8 @@ def _check_race(job: tuple[str, int]) -> dict:
     }
 
 
-@pytest.fixture(scope="module")
-def generated():
-    jobs = [(d, seed) for d in BANDS for seed in SEEDS]
+def _generate(seeds) -> dict:
+    jobs = [(d, seed) for d in BANDS for seed in seeds]
     workers = min(2, os.cpu_count() or 1)
     if workers > 1:
         with ProcessPoolExecutor(workers) as pool:
@@ -113,6 +113,16 @@ def generated():
     else:  # pragma: no cover - a one-core machine
         results = [_check_race(job) for job in jobs]
     return dict(zip(jobs, results))
+
+
+@pytest.fixture(scope="module")
+def generated():
+    return _generate(SEEDS)
+
+
+@pytest.fixture(scope="module")
+def generated_many():
+    return _generate(MANY_SEEDS)
 
 
 # --------------------------------------------------------------------------- the bulk
@@ -126,8 +136,19 @@ def test_the_bands_are_the_documented_ones():
 
 @pytest.mark.parametrize("difficulty", list(DOCUMENTED))
 def test_generated_races_are_valid_printable_and_in_their_band(generated, difficulty):
-    for seed in SEEDS:
-        result = generated[difficulty, seed]
+    _check_generated(generated, difficulty)
+
+
+@pytest.mark.slow  # 60 races: see MANY_SEEDS
+@pytest.mark.parametrize("difficulty", list(DOCUMENTED))
+def test_many_generated_races_are_valid_printable_and_in_their_band(generated_many, difficulty):
+    _check_generated(generated_many, difficulty)
+
+
+def _check_generated(generated: dict, difficulty: str) -> None:
+    for (band, seed), result in generated.items():
+        if band != difficulty:
+            continue
         # the spec text loads through the ordinary loader with no problem
         race = rallytaire_spec.load(load_bytes(result["text"].encode("utf-8"), f"seed{seed}.yaml"))
         assert rallytaire_spec.validate(race) == []
@@ -158,14 +179,15 @@ def test_seeds_give_different_races(generated):
         assert len(bodies) == len(SEEDS)
 
 
-def test_corners_come_in_believable_sequences(generated):
+@pytest.mark.slow  # the counts need the 60 races of MANY_SEEDS
+def test_corners_come_in_believable_sequences(generated_many):
     """Corners every few spaces, zones 4-8 spaces long and never reaching back past the
     previous corner, grouped corners sharing a zone, hairpins mostly after long straights."""
     from sheetgen.games.rallytaire.spec import load as load_race
 
     shared = hairpins = after_straight = 0
     gears: dict[str, list[int]] = {d: [] for d in DOCUMENTED}
-    for (difficulty, _seed), result in generated.items():
+    for (difficulty, _seed), result in generated_many.items():
         race = load_race(load_bytes(result["text"].encode("utf-8"), "x.yaml"))
         for stage in race.stages:
             previous = None
@@ -187,7 +209,7 @@ def test_corners_come_in_believable_sequences(generated):
                     after_straight += gap >= 12
                 previous = c
             assert stage.length - stage.corners[-1].after >= 3  # a run to the finish
-    races = len(generated)  # (50 shared corners and 50 hairpins in the 60 races of 20 seeds a band)
+    races = len(generated_many)  # (50 shared corners and 50 hairpins in the 60 races of 20 seeds a band)
     assert shared > races * 5 / 6 and hairpins > races * 5 / 6 and after_straight > hairpins / 3
     mean = {d: sum(g) / len(g) for d, g in gears.items()}
     assert mean["easy"] > mean["medium"] > mean["hard"]  # harder stages, tighter corners

@@ -205,6 +205,7 @@ def test_a_caller_that_stops_early_cancels_the_rest_without_a_warning(recwarn):
     assert [str(w.message) for w in recwarn] == []
 
 
+@pytest.mark.slow  # a local Dask cluster's start (two processes importing dask and sheetgen): 7 s of CPU
 def test_build_on_a_dask_cluster_gives_the_same_bytes(run, tmp_path, monkeypatch):
     """SHEETGEN_PARALLEL_BACKEND=dask failed with "first create a Dask Client" even with a
     scheduler running; the command connects to the scheduler SHEETGEN_DASK_SCHEDULER names

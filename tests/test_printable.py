@@ -49,3 +49,93 @@ def test_generate_refuses_a_stage_too_long_to_print_with_the_reason(run):
     assert result.exit_code == 1 and result.stdout == ""
     assert result.stderr.startswith("sheetgen: error: cannot generate an easy stage of 300 spaces in 60 tries: ")
     assert result.stderr.endswith("; try another --length or --difficulty\n") and result.stderr.count("\n") == 1
+
+
+# --------------------------------------------------------------------------- how to print: duplex, page numbers
+
+
+def _duplex(data: bytes) -> str:
+    import io
+
+    return str(PdfReader(io.BytesIO(data)).trailer["/Root"]["/ViewerPreferences"]["/Duplex"])
+
+
+def test_every_pdf_says_how_it_is_printed(tmp_path):
+    """The /Duplex viewer preference each printable declares: a Rally Run! set double-sided,
+    flipped on the edge the set names (its backs are laid out for it); a Rally Risk library
+    one-sided (its cards have no backs); Rallytaire's race and season sheets double-sided."""
+    from conftest import SPECS
+    from sheetgen.registry import load_spec
+    from sheetgen.render import build_outputs
+
+    house = SPECS / "rally_run" / "house_set.yaml"
+    assert _duplex(build_outputs(load_spec(house))[0]) == "/DuplexFlipLongEdge"
+    short = tmp_path / "short.yaml"
+    short.write_text(house.read_text(encoding="utf-8").replace("duplex: long_edge", "duplex: short_edge"), encoding="utf-8")
+    assert _duplex(build_outputs(load_spec(short))[0]) == "/DuplexFlipShortEdge"
+    assert _duplex(build_outputs(load_spec(SPECS / "rally_risk" / "sections.yaml"))[0]) == "/Simplex"
+    # a Rallytaire race of two stages is one sheet front and back; a season leaves blank pages for it
+    assert _duplex(build_outputs(load_spec(SPECS / "rallytaire" / "monte_carlo.yaml"))[0]) == "/DuplexFlipLongEdge"
+    assert _duplex(build_outputs(load_spec(SPECS / "seasons" / "winter_season.yaml"))[0]) == "/DuplexFlipLongEdge"
+
+
+def page_numbers(data: bytes) -> list[str]:
+    """Per page, the problems of its "page N of M": there must be one that reads the page's
+    place in the PDF and the PDF's page count, inside the 10 mm margins, over no other text
+    and no line or fill (tests/pdfgeom.py: what the page and its forms draw). (A page's own
+    numbering, "dashboard card 1 of 2", is the page's business.)"""
+    import re
+
+    from pdfgeom import MM, intersection, read_pages
+
+    pages = read_pages(data)
+    problems = []
+    for k, page in enumerate(pages, start=1):
+        numbers = [t for t in page.texts if re.fullmatch(r"page \d+ of \d+", t.value)]
+        mine = [t for t in numbers if t.value == f"page {k} of {len(pages)}"]
+        if not mine:
+            problems.append(f"page {k}: {[t.value for t in numbers]}")
+            continue
+        number = mine[-1]  # the footer's, drawn last
+        x0, y0, x1, y1 = number.glyph_box()
+        margin = 10 * MM - 0.01
+        if not (margin <= x0 and margin <= y0 and x1 <= page.width - margin and y1 <= page.height - margin):
+            problems.append(f"page {k}: in the margin")
+        others = [t.visible_box() for t in page.texts if t is not number]
+        others += [intersection(p.bbox(), p.clip) for p in page.paths]
+        for box in others:
+            if box and box[0] < x1 - 0.3 and x0 < box[2] - 0.3 and box[1] < y1 - 0.3 and y0 < box[3] - 0.3:
+                problems.append(f"page {k}: over something at {[round(v / MM, 1) for v in box]} mm")
+    return problems
+
+
+def test_every_page_is_numbered_where_nothing_else_is():
+    """A Rally Run! set (tile fronts and backs, the cars' page, the rules summary) and a Rally
+    Risk library (section cards, the kit, the reference card), on A4 (Letter and every other
+    page kind: the slow test below): every page prints "page N of M" with N its place in the
+    PDF, inside the margins and clear of everything else."""
+    paper = "a4"
+    from conftest import SPECS
+    from sheetgen.registry import load_spec
+    from sheetgen.render import build_outputs
+
+    for spec in (SPECS / "rally_run" / "house_set.yaml", SPECS / "rally_risk" / "sections.yaml"):
+        assert page_numbers(build_outputs(load_spec(spec), paper=paper)[0]) == [], spec.name
+
+
+@pytest.mark.slow  # (every bundled spec on both papers: a full build twice, about a minute)
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_every_page_of_every_bundled_spec_is_numbered_where_nothing_else_is(run, tmp_path, paper):
+    from conftest import ROOT
+
+    out = tmp_path / "out"
+    result = run("build", str(ROOT / "track_specs"), "-o", str(out), "--paper", paper)
+    assert result.exit_code == 0, result.output
+    problems = {}
+    for pdf in sorted(out.glob("*.pdf")):
+        data = pdf.read_bytes()
+        assert _duplex(data) in ("/Simplex", "/DuplexFlipLongEdge", "/DuplexFlipShortEdge"), pdf.name
+        found = page_numbers(data)
+        if found:
+            problems[pdf.name] = found
+    assert problems == {}

@@ -1,7 +1,7 @@
 """Rally Risk and championship pages read back from the PDF as a player would hold them:
 every character inside the 10 mm margins (the course legend included), ford marks clear
-of every digit, course maps filling their frame whatever the course's shape, section
-lists sharing pages, the standings on one page with rally rows that say total, place and
+of every digit, course maps filling their frame whatever the course's shape, a calendar
+without section lists besides its course sheets, the standings on one page with rally rows that say total, place and
 points. Positions come from the PDF (pypdfium2's character boxes, pypdf's content
 stream), not from the layout code."""
 
@@ -219,41 +219,47 @@ def test_course_map_fills_its_frame(tmp_path, paper, name):
 
 
 def test_pages_name_sections_and_rallies_not_ids():
-    """No code word (an id with an underscore, a rally id) on a course sheet, a section list
-    or a card; the section lists name each section as the library does."""
+    """No code word (an id with an underscore, a rally id) on a course sheet or a card; every
+    course sheet of the calendar names its sections as the library does."""
     data = calendar_pdf("a4")
     reader = PdfReader(io.BytesIO(data))
     texts = [page.extract_text() for page in reader.pages]
     assert not any("_" in t for t in texts)
-    lists = [t for t in texts if "section lists" in t.splitlines()[0]]
-    assert lists and all("Departure straight" in t for t in lists)  # every race starts on it
+    courses = [t for t in texts if "Rally Risk course sheet" in t]
+    assert len(courses) == 22 and all("Departure straight" in t for t in courses)  # every race starts on it
     for name, data in _every_race_pdf("a4"):
         text = PdfReader(io.BytesIO(data)).pages[0].extract_text()
         assert "_" not in text and "rally montecarlo" not in text, name
 
 
-# --------------------------------------------------------------------------- section lists
+# --------------------------------------------------------------------------- no repeats
 
 
-def test_section_lists_share_pages():
-    """Rallies share the pages of section lists, in calendar order: every page but the last
-    is printed down to its lower third, and the races are all there, each once."""
+def test_the_calendar_prints_no_section_lists_besides_the_course_sheets():
+    """The calendar: its overview, then each race's course sheet (the race's sections in
+    driving order), the score sheet and one reference card: 1 + 22 + 1 + 1 pages for the
+    bundled championship, no page of section lists (issue 30: five pages repeated what the
+    course sheets print). Every section of every race is named on its race's course sheet."""
     championship = _load(RR / "championship.yaml").model
+    from sheetgen.games.rally_risk.championship import build_calendar
+
+    built = build_calendar(championship, 1, check=None)
     data = calendar_pdf("a4")
-    texts = [p.extract_text() for p in PdfReader(io.BytesIO(data)).pages]
-    list_pages = [k for k, t in enumerate(texts) if "section lists" in t.splitlines()[0]]
-    assert list_pages == list(range(1, 1 + len(list_pages)))  # right after the overview
-    assert len(list_pages) <= len(championship.rallies) // 2 + 1
-    for k in list_pages[:-1]:
-        lowest = min(c[2] for c in chars(data, k) if c[2] > 20 * MM)  # above the footer
-        assert lowest < PAPERS["a4"][1] / 3, k + 1
-    listed = "\n".join(texts[k] for k in list_pages)
-    for rally in championship.rallies:
-        for race in rally.courses:
-            assert listed.count(race.name + "\n") + listed.count(race.name + "  (SPECIAL") == 1, race.name
+    reader = PdfReader(io.BytesIO(data))
+    kinds = [(o.title, reader.get_destination_page_number(o) + 1) for o in reader.outline]
+    assert kinds == [("calendar", 1), ("course sheet", 2), ("score sheet", 24), ("reference card", 25)]
+    assert len(reader.pages) == 25
+    texts = [page.extract_text() for page in reader.pages]
+    assert not any("section lists" in t for t in texts)
+    courses = [race for rally in built.calendar.rallies for race in rally.courses]
+    for k, race in enumerate(courses):
+        text = texts[1 + k]
+        assert race.name in text
+        for leg in race.course:
+            assert leg.section.name in text, (race.name, leg.section.name)
 
 
-# --------------------------------------------------------------------------- standings
+# --------------------------------------------------------------------------- standings# --------------------------------------------------------------------------- standings
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])

@@ -4,6 +4,7 @@ printed tiles' size and duplex positions read back from the PDF, and the generat
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 import math
@@ -439,30 +440,160 @@ def _tile_squares(page, side: float) -> list[tuple[float, float]]:
     return sorted(set(found))
 
 
+def _render(run, tmp_path, text_or_path, *options: str) -> bytes:
+    """The PDF `render` writes for a set (its text, or the path of a file)."""
+    source = text_or_path
+    if "\n" in str(text_or_path):
+        source = tmp_path / "set.yaml"
+        source.write_text(text_or_path, encoding="utf-8")
+    target = tmp_path / "tiles.pdf"
+    result = run("render", str(source), "-o", str(target), *options)
+    assert result.exit_code == 0, result.output
+    return target.read_bytes()
+
+
+def _squares(page, side: float) -> list[tuple[float, float]]:
+    """The bottom-left corners of the stroked squares of side `side` points on a page (read
+    with tests/pdfgeom.py), rounded to 0.1 pt."""
+    found = {
+        (round(x, 1), round(y, 1))
+        for path in page.paths
+        if path.stroked
+        for x, y, w, h in path.rects
+        if abs(w - side) < 0.3 and abs(h - side) < 0.3
+    }
+    return sorted(found)
+
+
+def _centres(page, value: str) -> list[tuple[float, float]]:
+    """Where the texts reading `value` are centred across, and their baselines."""
+    return sorted((round(t.x + t.advance / 2, 1), round(t.y, 1)) for t in page.texts if t.value == value)
+
+
 @pytest.mark.parametrize("flip", ["long_edge", "short_edge"])
 @pytest.mark.parametrize("paper", ["a4", "letter"])
-def test_tile_size_and_duplex_backs(run, write, tmp_path, flip, paper):
+def test_tile_size_and_duplex_backs(run, tmp_path, flip, paper):
+    """55 mm tiles, 12 a page: the 24 road tiles fill sheets 1 and 2, each front followed by
+    the road tiles' backs, each back label centred behind its front (mirrored left to right
+    for the long edge, top to bottom for the short); sheet 3 (pit stop, start-finish and
+    trophy tiles, cars) has no tile backs, only the cars again."""
+    from pdfgeom import read_pages
     from sheetgen.template import MM, PAPERS
-    from test_golden import describe_pdf
 
-    path = write(GOOD.replace("duplex: long_edge", f"duplex: {flip}").replace("tile_mm: 60", "tile_mm: 55"))
-    target = tmp_path / "tiles.pdf"
-    assert run("render", path, "-o", str(target), "--paper", paper).exit_code == 0
-    pages = describe_pdf(target)["pages"]
+    pages = read_pages(_render(run, tmp_path, GOOD.replace("duplex: long_edge", f"duplex: {flip}").replace("tile_mm: 60", "tile_mm: 55"), "--paper", paper))
     width, height = PAPERS[paper]
     side = 55 * MM
-    assert len(pages) == 2 * 3 + 1  # 33 tiles at 12 a page: three sheets, front and back, and the rules
-    for front, back in zip(pages[0:6:2], pages[1:6:2]):
-        fronts, backs = _tile_squares(front, side), _tile_squares(back, side)
-        assert fronts and len(fronts) == len(backs)
+    assert len(pages) == 2 * 3 + 1  # three sheets, front and back, and the rules
+    for number, (front, back) in enumerate(zip(pages[0:6:2], pages[1:6:2]), start=1):
+        fronts = _squares(front, side)
         for x, y in fronts:  # within 0.1 mm of the size asked, inside the 10 mm margins
             assert 10 * MM - 0.01 <= x and x + side <= width - 10 * MM + 0.01
             assert 10 * MM - 0.01 <= y and y + side <= height - 10 * MM + 0.01
+        roads = fronts if number < 3 else []
+        assert len(fronts) == (12 if number < 3 else 9)  # sheet 3: pit stop, 4 start-finish, 4 trophies
         if flip == "long_edge":
-            mirrored = sorted((round(width - x - side, 1), y) for x, y in fronts)
+            behind = sorted((round(width - x - side / 2, 1), y) for x, y in roads)
         else:
-            mirrored = sorted((x, round(height - y - side, 1)) for x, y in fronts)
-        assert all(abs(a[0] - b[0]) <= 0.3 and abs(a[1] - b[1]) <= 0.3 for a, b in zip(mirrored, backs))
+            behind = sorted((round(x + side / 2, 1), height - y - side) for x, y in roads)
+        labels = _centres(back, "RALLY RUN!")
+        assert len(labels) == len(roads)
+        # each back's label is centred across its place, and the places are the mirrored fronts
+        assert [a[0] for a in sorted(labels)] == pytest.approx([b[0] for b in behind], abs=0.2)
+        label_rows = sorted({round(y) for _x, y in labels})
+        assert len(label_rows) == len({y for _x, y in behind})
+        texts = " ".join(t.value for t in back.texts)
+        assert "START-FINISH" not in texts and "TROPHY" not in texts and "PIT STOP" not in texts
+    # the cars: four tokens of half a tile, numbered 1 to 4, and behind each the same number
+    cars = _squares(pages[4], side / 2)
+    assert len(cars) == 4
+    numbers = {t.value: (t.x + t.advance / 2, t.y) for t in pages[4].texts if t.value in "1234" and t.size > 10}
+    backs = {t.value: (t.x + t.advance / 2, t.y) for t in pages[5].texts if t.value in "1234" and t.size > 10}
+    assert sorted(numbers) == sorted(backs) == ["1", "2", "3", "4"]
+    for car, (x, y) in numbers.items():
+        bx, by = backs[car]
+        if flip == "long_edge":
+            assert (bx, by) == pytest.approx((width - x, y), abs=0.2)
+        else:  # the text is upright on both sides: the token's place mirrored, its text not
+            token = next((cx, cy) for cx, cy in cars if cx <= x <= cx + side / 2 and cy <= y <= cy + side / 2)
+            mirrored_bottom = height - token[1] - side / 2
+            assert bx == pytest.approx(x, abs=0.2) and mirrored_bottom <= by <= mirrored_bottom + side / 2
+
+
+def test_the_backs_bleed_3_mm_past_the_outer_cut_lines(run, tmp_path):
+    """A4, 60 mm tiles, long edge: the backs' tint and lattice reach exactly 3 mm past the
+    outer cut lines of the 3 x 4 grid behind the road tiles (and no further), inside the
+    10 mm margins; on the front, the tinted tiles and the roads' ends at an outer cut line
+    run on 3 mm too, and a tinted tile stops at a cut line it shares with another tile."""
+    from pdfgeom import read_pages
+    from sheetgen.template import MM, PAPERS
+
+    pages = read_pages(_render(run, tmp_path, HOUSE))
+    width, height = PAPERS["a4"]
+    side = 60 * MM
+    fronts = _squares(pages[0], side)
+    left, bottom = min(x for x, _ in fronts), min(y for _, y in fronts)
+    right, top = max(x for x, _ in fronts) + side, max(y for _, y in fronts) + side
+    # behind, mirrored left to right: the same rows, the columns' span mirrored
+    back_left, back_right = width - right, width - left
+    clipped = [p for p in pages[1].paths if not p.stroked and p.clip is not None]
+    assert clipped
+    x0, y0, x1, y1 = clipped[0].clip
+    # (the squares are read to 0.1 pt: within 0.04 mm)
+    assert (x0, y0, x1, y1) == pytest.approx((back_left - 3 * MM, bottom - 3 * MM, back_right + 3 * MM, top + 3 * MM), abs=0.1)
+    assert x0 >= 10 * MM and y0 >= 10 * MM and x1 <= width - 10 * MM and y1 <= height - 10 * MM
+    # the lattice: lines cut to that box (41 each way, the house set's grid and bleed)
+    assert len([p for p in pages[1].paths if p.stroked and p.clip == clipped[0].clip]) > 40
+    # the fronts of sheet 3: the blue start-finish tile (top right) runs on past the top and
+    # the right, not past its left (the red tile) nor its bottom (the red trophy)
+    third = _squares(pages[4], side)
+    tx, ty = max(third, key=lambda p: (p[1], p[0]))
+    tints = [p for p in pages[4].paths if not p.stroked and p.rects and p.clip is None and abs(p.rects[0][0] - tx) < 0.1 and abs(p.rects[0][1] - ty) < 0.1]
+    assert [p.rects[0][2:] for p in tints] == [pytest.approx((side + 3 * MM, side + 3 * MM), abs=0.1)]
+    # the straights of sheet 1's top row: their road runs on 3 mm past the top cut line
+    road_tops = [max(y + h for _x, y, _w, h in p.rects) for p in pages[0].paths if not p.stroked and p.rects]
+    assert max(road_tops) == pytest.approx(top + 3 * MM, abs=0.1)
+
+
+def test_the_fronts_name_no_openings(run, tmp_path):
+    """A turned tile's openings differ from what "NE" says north up: no front prints them (the
+    rules page lists the kinds, north up, saying so)."""
+    from pdfgeom import read_pages
+
+    pages = read_pages(_render(run, tmp_path, HOUSE))
+    for page in pages[0:6]:
+        assert not [t.value for t in page.texts if t.value and set(t.value) <= set("NESW")]
+    assert any("road openings NE (north up)" in t.value for t in pages[6].texts)
+
+
+def test_the_rules_page_is_numbered_and_names_no_file(run, tmp_path):
+    from pdfgeom import read_pages
+    from sheetgen.template import MM
+
+    pages = read_pages(_render(run, tmp_path, HOUSE))
+    rules = pages[6]
+    text = " ".join(t.value for t in rules.texts)
+    assert "Rally Run!: the rules on one page" in text
+    assert ".md" not in text and "docs/" not in text and "rulings" not in text
+    number = [t for t in rules.texts if t.value == "page 7 of 7"]
+    assert len(number) == 1 and number[0].bbox()[1] >= 10 * MM - 0.01 and number[0].bbox()[2] <= rules.width - 10 * MM + 0.01
+    assert any(t.value == "4 cars, numbered 1 to 4: cut the four tokens apart" for t in rules.texts)
+
+
+def test_a_sheet_of_face_up_tiles_alone_gets_a_blank_other_side(run, tmp_path):
+    """90 mm tiles, 4 a page (A4): the 24 road tiles take 6 sheets with their backs; the pit
+    stop, start-finish and trophy tiles take sheets 7 and 8, which have nothing on their
+    other sides (a page left blank each, so that the next sheet starts a new sheet of paper);
+    sheet 9 holds the last trophy and the cars, with the cars behind."""
+    from pypdf import PdfReader
+
+    data = _render(run, tmp_path, GOOD.replace("tile_mm: 60", "tile_mm: 90"))
+    reader = PdfReader(io.BytesIO(data))
+    kinds = {reader.get_destination_page_number(o) + 1: o.title for o in reader.outline}
+    assert kinds == {1: "tile fronts", 2: "tile backs", 3: "tile fronts", 4: "tile backs", 5: "tile fronts", 6: "tile backs",
+                     7: "tile fronts", 8: "tile backs", 9: "tile fronts", 10: "tile backs", 11: "tile fronts", 12: "tile backs",
+                     13: "tile fronts", 14: "blank page", 15: "tile fronts", 16: "blank page", 17: "tile fronts",
+                     18: "tile backs", 19: "rules summary"}
+    assert "This side is left blank" in reader.pages[13].extract_text()
 
 
 def test_the_printed_tile_is_60_mm_by_default(run, tmp_path):
@@ -524,7 +655,7 @@ def test_generate_warns_when_the_target_is_out_of_reach(run):
 
 
 def test_every_ruling_names_tests_that_exist():
-    """docs/rulings.md's Rally Run! section: RN-1 to RN-16, each pinned by tests of this file
+    """docs/rulings.md's Rally Run! section: RN-1 to RN-20, each pinned by tests of this file
     that exist."""
     from conftest import ROOT
 
@@ -532,7 +663,7 @@ def test_every_ruling_names_tests_that_exist():
     section = text[text.index("## Rally Run!\n") :]
     section = section[: section.index("\n## ", 1)]
     rulings = re.findall(r"\*\*(RN-\d+)\.", section)
-    assert rulings == [f"RN-{k}" for k in range(1, 17)]
+    assert rulings == [f"RN-{k}" for k in range(1, 21)]
     for block in section.split("**RN-")[1:]:
         pinned = block[block.index("- Pinned by:") :]
         names = re.findall(r"test_rally_run\.py::(\w+)", pinned)
@@ -541,9 +672,9 @@ def test_every_ruling_names_tests_that_exist():
 
 
 def test_cut_marks_stay_outside_the_tiles_and_inside_the_margins(run, write, tmp_path):
-    """30 mm tiles: all 33 on one page of 36 places, its last row short. Every cut mark is
-    outside every tile and inside the 10 mm margins, and each tile corner has a mark on its
-    cut lines."""
+    """30 mm tiles: all 33 and the cars' place on one page of 36 places, its last row short.
+    Every cut mark (1.8 mm long, from 3 mm past the tiles: the backs' bleed) is outside every
+    tile and inside the 10 mm margins, and each tile corner has a mark on its cut lines."""
     from sheetgen.template import MM, PAPERS
     from test_golden import describe_pdf
 
@@ -554,12 +685,16 @@ def test_cut_marks_stay_outside_the_tiles_and_inside_the_margins(run, write, tmp
     side = 30 * MM
     tiles = _tile_squares(page, side)
     assert len(tiles) == 33
+    tokens = _tile_squares(page, side / 2)  # the four cars in the 34th place
+    assert len(tokens) == 4
+    cars = (min(x for x, _ in tokens), min(y for _, y in tokens))
+    tiles.append(cars)
     marks = []
     for item in page["items"]:
         path_ops = item.get("path", [])
         if len(path_ops) == 2 and path_ops[0][0] == "m" and path_ops[1][0] == "l":
             (_m, x1, y1), (_l, x2, y2) = path_ops
-            if abs(abs(x2 - x1) + abs(y2 - y1) - 2.5 * MM) < 0.05:
+            if abs(abs(x2 - x1) + abs(y2 - y1) - 1.8 * MM) < 0.05:
                 marks.append((x1, y1, x2, y2))
     width, height = PAPERS["a4"]
     assert marks
@@ -570,8 +705,8 @@ def test_cut_marks_stay_outside_the_tiles_and_inside_the_margins(run, write, tmp
             inside = x + 0.01 < max(x1, x2) and min(x1, x2) < x + side - 0.01 and y + 0.01 < max(y1, y2) and min(y1, y2) < y + side - 0.01
             assert not inside
     corners = [(x + dx, y + dy) for x, y in tiles for dx in (0, side) for dy in (0, side)]
-    for x1, y1, x2, y2 in marks:  # a mark starts 1 mm past a tile's corner, on its edge's line
-        assert min(min(math.dist(end, c) for c in corners) for end in ((x1, y1), (x2, y2))) == pytest.approx(1 * MM, abs=0.05)
+    for x1, y1, x2, y2 in marks:  # a mark starts 3 mm past a tile's corner, on its edge's line
+        assert min(min(math.dist(end, c) for c in corners) for end in ((x1, y1), (x2, y2))) == pytest.approx(3 * MM, abs=0.05)
     lines = {round(x1, 1) for x1, _y1, x2, _y2 in marks if abs(x1 - x2) < 0.01}
     assert {round(x, 1) for x, _ in tiles} <= lines
 

@@ -458,6 +458,23 @@ def test_a_jump_that_the_par_policy_takes_pays_off():
     assert jump["saves_seconds"] == round(banned.time - solved.time, 3)
 
 
+def test_a_ban_is_priced_again_only_where_it_reaches_and_gives_the_full_solves_time_bit_for_bit():
+    """`banned_time` keeps the values of the states that cannot reach a banned space (issue
+    27's "keep what a ban leaves unchanged"): the time a whole solve with the ban gives, to the
+    bit, for a jump, a shortcut and a slide zone, each banned alone, and for the three at once."""
+    tracks = [strip(12, c4_1={"jump": 3}, c4_2={"jump": 3}), _shortcut_track(), _slide_track()]
+    priced = 0
+    for track in tracks:
+        st = stage(track)
+        solved = sd.par(st)
+        groups = [frozenset(c.hex for c in n.cells) for n in track.notes() if n.kind in ("shortcut", "jump", "slide")]
+        assert groups, track.name
+        for cells in [*groups, frozenset().union(*groups)]:
+            assert sd.banned_time(solved, cells).hex() == sd.par(st, cells).time.hex(), (track.name, sorted(cells))
+            priced += 1
+    assert priced >= 6
+
+
 OWN_CARDS = """\
 ruleset:
   time_cards:

@@ -50,7 +50,7 @@ def test_a_gt_solo_league_with_stages_still_to_run(run, write):
         ("[100, 356401]", "7:18", "a stage time in seconds must be from 0 to 356400 (99 hours), got 356401"),
         ('[100, "9999:59"]', "7:18", "a stage time must be at most 5940:00 (99 hours), got '9999:59'"),
         ("[-5]", "7:13", "a stage time in seconds must be from 0 to 356400 (99 hours), got -5"),
-        ("[true]", "7:13", "times[1] must be a whole number or a string or empty, got true"),
+        ("[true]", "7:13", "times[1] must be a whole number or a string or a mapping or empty, got true"),
     ],
 )
 def test_bad_results_are_located(run, write, times, where, message):
@@ -79,7 +79,9 @@ def test_the_standings_sheet_prints_every_driver_on_a4_and_letter():
     for paper, size in (("a4", (595.28, 841.89)), ("letter", (612.0, 792.0))):
         pdf, pages = print_standings(spec, load_template("rally_risk"), paper=paper, ink="low", keywords=())
         reader = PdfReader(BytesIO(pdf))
-        assert pages == 1 and len(reader.pages) == 1
+        # the standings, then the DIRT rally's time sheet (its stages side by side)
+        assert pages == 2 and len(reader.pages) == 2
+        assert "Winter Rally: rally time sheet" in reader.pages[1].extract_text()
         box = reader.pages[0].mediabox
         assert (round(float(box.width), 2), round(float(box.height), 2)) == size
         text = reader.pages[0].extract_text()
@@ -94,7 +96,7 @@ def test_build_prints_the_standings_sheet_with_no_total_for_a_driver_not_classif
     assert run("render", RESULTS, "-o", str(target)).exit_code == 0
     reader = PdfReader(str(target))
     cells = [c.strip() for c in reader.pages[0].extract_text().splitlines()]
-    assert len(reader.pages) == 1
+    assert len(reader.pages) == 2  # the standings, then the rally time sheet
     # Dev finished only the first stage: his 2:05 is a stage time, not a total that beats 5:05
     at = cells.index("Dev")
     assert cells[at - 1 : at + 5] == ["-", "Dev", "2:05", "DNF", "-", "not classified"]

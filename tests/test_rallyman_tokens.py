@@ -96,8 +96,15 @@ def gt_par(t) -> float:
     return solve.par(rules.stage_of(t, default("gt"), damage=False)).time
 
 
+_DIRT_PARS: dict = {}
+
+
 def dirt_par(t) -> float:
-    return solve_dirt.par(rd.DirtStage(t, default("dirt"), damage=False)).time
+    """The DIRT par (a few seconds each: the plain track of several tests solved once a process)."""
+    key = (t.cells, t.laps)
+    if key not in _DIRT_PARS:
+        _DIRT_PARS[key] = solve_dirt.par(rd.DirtStage(t, default("dirt"), damage=False)).time
+    return _DIRT_PARS[key]
 
 
 def changed(before, after) -> dict:

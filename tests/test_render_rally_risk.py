@@ -525,6 +525,84 @@ def test_build_writes_a_pdf_per_race_and_library_and_nothing_when_one_is_bad(run
     assert files_under(fresh) == []
 
 
+OWN_TABLES = """\
+game: rally_risk
+kind: race
+name: Own box
+zone: EC
+library: sections.yaml
+course:
+  - {section: start, heading: N}
+  - {section: right_bend, heading: N}
+tables:
+  risk:
+    - [5, 5, 5, 5, 5, 5]
+    - [4, 4, 4, 4, 4, 4]
+    - [3, 3, 3, 3, 3, 3]
+    - [2, 2, 2, 2, 2, 2]
+    - [1, 1, 1, 1, 1, 1]
+"""
+
+
+def _kinds(data: bytes) -> list[tuple[str, int]]:
+    pdf = reader(data)
+    return [(o.title, pdf.get_destination_page_number(o) + 1) for o in pdf.outline]
+
+
+def test_a_card_printed_elsewhere_is_left_out(race, library):
+    """A race and the library leave the house tables' card out when another file of the job
+    prints it (the key `build` hands them), and number their pages without it."""
+    from sheetgen.cli import _Built, _shared_elsewhere
+    from sheetgen.games.rally_risk.tables import card_key, house_tables
+    from sheetgen.render import shared_pages
+
+    house = card_key(house_tables())
+    assert shared_pages(race) == shared_pages(library) == (house,)
+    whole, without = build_outputs(race), build_outputs(race, elsewhere=frozenset({house}))
+    assert (whole[1], without[1]) == (2, 1)
+    assert _kinds(without[0]) == [("course sheet", 1)] and "page 1 of 1" in reader(without[0]).pages[0].extract_text()
+    cards = build_outputs(library, elsewhere=frozenset({house}))
+    assert [kind for kind, _page in _kinds(cards[0])] == ["section cards", "kit"]
+    # in a job, each key goes with the first file that holds it
+    job = [_Built("a", shared=(house,)), _Built("b"), _Built("c", shared=("other",)), _Built("d", shared=(house, "other"))]
+    assert _shared_elsewhere(job) == {3: frozenset({house, "other"})}
+
+
+@pytest.mark.slow  # (three builds of four files and a render: about 10 s, and process start-up with --jobs 2)
+def test_one_reference_card_per_job(run, tmp_path):
+    """`build` of two races and the library on the house tables prints the reference card
+    once, in the first of the files (in build's order: montecarlo_1, safari_1, sections);
+    a race with its own tables keeps its own card; `render` of one race (a job of one file)
+    prints its card; and a build's files are the same with one process or two."""
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    for name in ("sections.yaml", "championship.yaml", "montecarlo_1.yaml", "safari_1.yaml"):
+        shutil.copy(RR / name, folder / name)
+    (folder / "own_box.yaml").write_text(OWN_TABLES, encoding="utf-8")
+    files = [str(folder / name) for name in ("montecarlo_1.yaml", "own_box.yaml", "safari_1.yaml", "sections.yaml")]
+    out = tmp_path / "out"
+    result = run("build", "-o", str(out), *files, "--jobs", "1")
+    assert result.exit_code == 0, result.output
+    assert result.stdout == f"built 4 specs: 11 pages, 4 files written to {out}/\n"  # the library: 4 card pages, the kit 2
+    kinds = {name: _kinds((out / name).read_bytes()) for name in files_under(out)}
+    assert kinds == {
+        "montecarlo_1.pdf": [("course sheet", 1), ("reference card", 2)],
+        "own_box.pdf": [("course sheet", 1), ("reference card", 2)],
+        "safari_1.pdf": [("course sheet", 1)],
+        "sections.pdf": [("section cards", 1), ("kit", 5)],
+    }
+    assert "HOUSE TABLES" in reader((out / "montecarlo_1.pdf").read_bytes()).pages[1].extract_text()
+    assert "From your box (given in the race spec): Table of Risks" in reader((out / "own_box.pdf").read_bytes()).pages[1].extract_text()
+    # the pages say how many the file has: safari's course sheet is page 1 of 1
+    assert "page 1 of 1" in reader((out / "safari_1.pdf").read_bytes()).pages[0].extract_text()
+    alone = tmp_path / "safari_1.pdf"
+    assert run("render", str(folder / "safari_1.yaml"), "-o", str(alone)).exit_code == 0
+    assert _kinds(alone.read_bytes()) == [("course sheet", 1), ("reference card", 2)]
+    two = tmp_path / "two"
+    assert run("build", "-o", str(two), *files, "--jobs", "2").exit_code == 0
+    assert {name: (two / name).read_bytes() for name in files_under(two)} == {name: (out / name).read_bytes() for name in files_under(out)}
+
+
 def test_render_command_streams_the_same_bytes(run, tmp_path):
     target = tmp_path / "cards.pdf"
     path = str(RR / "sections.yaml")
@@ -554,7 +632,9 @@ def _snake(folder, sections: int = 30) -> str:
     return str(path)
 
 
-def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monkeypatch):
+# Letter in slow runs (3 s a paper)
+@pytest.mark.parametrize("paper", ["a4", pytest.param("letter", marks=pytest.mark.slow)])
+def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monkeypatch, paper):
     """The course sheet can draw any length (a library user's course); race files stop at
     MAX_RACE_SPACES for the analysis' sake, so the limit is lifted to load this one."""
     from sheetgen.games.rally_risk import spec as rally_risk_spec
@@ -563,19 +643,19 @@ def test_a_very_long_course_puts_its_spaces_on_pages_of_their_own(tmp_path, monk
     monkeypatch.setattr(rally_risk_spec, "MAX_RACE_SPACES", 1000)
     race = load_spec(_snake(tmp_path)).model
     template = load_template("rally_risk")
-    for paper, size in (("a4", A4), ("letter", LETTER)):
-        pages = course_sheet_pages(race, None, size[0] / MM, size[1] / MM, template.margin_mm)
-        assert pages == 2
-        data, total = render_race(race, template, analysis=None, paper=paper)  # the solver is not needed to draw
-        assert total == pages + 1
-        pdf = reader(data)
-        assert "every space by number: next page" in pdf.pages[0].extract_text()
-        words = pdf.pages[1].extract_text().split()
-        assert all(str(n) in words for n in range(1, race.length + 1))
-        lo = 10 * MM - 0.6
-        for page in pdf.pages:
-            for x1, y1, x2, y2 in segments(page, pdf):
-                assert min(x1, x2, y1, y2) >= lo and max(x1, x2) <= size[0] - lo and max(y1, y2) <= size[1] - lo
+    size = {"a4": A4, "letter": LETTER}[paper]
+    pages = course_sheet_pages(race, None, size[0] / MM, size[1] / MM, template.margin_mm)
+    assert pages == 2
+    data, total = render_race(race, template, analysis=None, paper=paper)  # the solver is not needed to draw
+    assert total == pages + 1
+    pdf = reader(data)
+    assert "every space by number: next page" in pdf.pages[0].extract_text()
+    words = pdf.pages[1].extract_text().split()
+    assert all(str(n) in words for n in range(1, race.length + 1))
+    lo = 10 * MM - 0.6
+    for page in pdf.pages:
+        for x1, y1, x2, y2 in segments(page, pdf):
+            assert min(x1, x2, y1, y2) >= lo and max(x1, x2) <= size[0] - lo and max(y1, y2) <= size[1] - lo
 
 
 def test_side_panel_height_is_what_it_draws(race):

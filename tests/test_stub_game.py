@@ -283,6 +283,9 @@ def test_standings_of_the_stubs_results_file(run, stub, tmp_path):
     results.write_text("game: stub\nkind: results\ntimes: {Ana: 31, Ben: 29}\n", encoding="utf-8")
     assert run("standings", str(results)).stdout == "1. Ben, 2. Ana\n"
     assert run("standings", str(results), "--format", "json").stdout == '[\n  "Ben",\n  "Ana"\n]\n'
+    # the stub's report has no tables (`Report.tables`): no forum post to make of it
+    result = run("standings", str(results), "--format", "bbcode")
+    assert (result.exit_code, result.stdout, result.stderr) == (1, "", f"{results}:2:7: error: Stub's standings have no tables for --format bbcode\n")
     result = run("standings", stub)  # a track, not a results file
     assert (result.exit_code, result.stderr) == (1, f"{stub}:1:7: error: a Stub track; sheetgen standings needs a results file (kind: results) of Rally Risk, Rallyman or Stub\n")
 

@@ -102,7 +102,7 @@ PRINTED = [
     "seasons/six_players.yaml",  # the season sheet and the race sheets of its generated race
     "rally_risk/sections.yaml",  # section cards, the kit, the reference card
     "rally_risk/montecarlo_1.yaml",
-    "rally_risk/championship.yaml",  # calendar, section lists, course sheets, score sheet
+    "rally_risk/championship.yaml",  # calendar, course sheets, score sheet, reference card
     "rally_risk/results.yaml",
     "rally_run/house_set.yaml",
     "rallyman/tiny.yaml",

@@ -7,7 +7,17 @@ import json
 
 import click
 
-from sheetgen.cliutil import CONTEXT, FORCE, FORMAT, INK, PAPER, output, reports_errors, write_pdf
+from sheetgen.cliutil import CONTEXT, FORCE, INK, PAPER, output, reports_errors, write_pdf
+from sheetgen.forum import FORMATS
+
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", *FORMATS]),
+    default="text",
+    show_default=True,
+    help="markdown or bbcode: the tables to paste into a forum post (the standings, then each driver's time log)",
+)
 
 
 @click.command(context_settings=CONTEXT)
@@ -25,12 +35,14 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
     (rounds behind the first car home minus the place in the starting order; a destroyed
     car: the last arrival's score + 2), each rally's places and points (9, 6, 4, 3, 2, 1;
     ties share the better place and skip the next), the championship table and the next
-    race's starting order; Rallyman sums every driver's stage times. With -o, the printable
-    standings sheet (the one `sheetgen build` prints for the file).
+    race's starting order; Rallyman sums every driver's stage times. A `league:` block adds
+    house options: drop rounds (best X of Y) and bonus points (docs/leagues.md). With -o,
+    the printable standings sheet (the one `sheetgen build` prints for the file).
 
     \b
     Example:
       sheetgen standings results.yaml -o standings.pdf
+      sheetgen standings league.yaml --format bbcode
     """
     from sheetgen import registry
 
@@ -45,7 +57,15 @@ def standings(results: str, fmt: str, target: str | None, paper: str | None, ink
     report = loaded.game.standings(loaded, {})
 
     def say() -> None:
-        click.echo(json.dumps(report.data, indent=2) if fmt == "json" else report.text.rstrip("\n"))
+        if fmt in FORMATS:
+            from sheetgen.forum import render
+
+            click.echo(render(report.tables, fmt), nl=False)
+        else:
+            click.echo(json.dumps(report.data, indent=2) if fmt == "json" else report.text.rstrip("\n"))
+
+    if fmt in FORMATS and not report.tables:
+        raise loaded.wrong(f"{loaded.game.title}'s standings have no tables for --format {fmt}")
 
     if target is not None:  # the report is printed before the file is put in place
         from sheetgen.render import build_outputs

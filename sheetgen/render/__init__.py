@@ -12,10 +12,17 @@ import importlib
 
 from sheetgen.errors import UsageError
 from sheetgen.registry import Figures, Printable, Spec
+from sheetgen.render.pdf import printing
 
 
 def can_render(spec: Spec) -> bool:
     return spec.game.printable_for(spec.kind_name) is not None
+
+
+def shared_pages(spec: Spec, printable: str | None = None) -> tuple[str, ...]:
+    """The keys of the shared pages (`Printable.shared`) the spec's PDF holds."""
+    chosen = spec.game.printable_for(spec.kind_name, printable)
+    return chosen.shared_of(spec.model) if chosen is not None else ()
 
 
 def _function(printable: Printable):
@@ -31,12 +38,14 @@ def build_outputs(
     template: str | None = None,
     figures: Figures | None = None,
     printable: str | None = None,
+    elsewhere: frozenset[str] = frozenset(),
 ) -> tuple[bytes, int]:
     """The PDF bytes and page count `build` and `render` write for one spec; `template`
     None draws with the game's own built-in template. `figures`: the spec's solved figures
     as the command has them (those `strict` saw), else solved here. `printable`: which of the
     game's printables of the spec's kind, by name (a game's own command may print another
-    than the first, which `build` prints)."""
+    than the first, which `build` prints). `elsewhere`: the keys of the shared pages
+    (`Printable.shared`) another file of the job prints, which this one leaves out."""
     from sheetgen import registry
     from sheetgen.template import load_template
 
@@ -50,9 +59,10 @@ def build_outputs(
         sizes=[size for game in registry.games() for size in game.template_sizes],
     )
     solved = (figures if figures is not None else Figures(spec)).get()
-    return _function(chosen_printable)(
-        spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",), figures=solved
-    )
+    with printing(chosen_printable.duplex_of(spec.model), elsewhere):
+        return _function(chosen_printable)(
+            spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",), figures=solved
+        )
 
 
 def _what(spec: Spec) -> str:

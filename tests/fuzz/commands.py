@@ -223,7 +223,7 @@ def _standings(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     if mut.rng.random() < 0.5:
         target = ["-o", "standings.pdf", *_print(mut.rng)]
         case.targets.append("standings.pdf")
-    case.args = ["standings", spec.path, *target, *_format(mut.rng)]
+    case.args = ["standings", spec.path, *target, *_format(mut.rng, ("text", "json", "markdown", "bbcode"))]
 
 
 def _season(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:

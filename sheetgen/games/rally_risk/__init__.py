@@ -18,6 +18,21 @@ if TYPE_CHECKING:  # the model loads with the first spec, not with the command l
     from sheetgen.games.rally_risk.model import Calendar, Library, Race, Results
 
 
+def _house_card(model: Any) -> tuple[str, ...]:
+    """A library's PDF and a calendar's end with the reference card of the house tables (a
+    calendar's races are played with them): one a job (`Printable.shared`)."""
+    from sheetgen.games.rally_risk.tables import card_key, house_tables
+
+    return (card_key(house_tables()),)
+
+
+def _race_card(model: Any) -> tuple[str, ...]:
+    """A race's PDF ends with the reference card of its tables: one a job."""
+    from sheetgen.games.rally_risk.tables import card_key
+
+    return (card_key(model.tables),)
+
+
 def _summary(model: Library | Race | Calendar) -> str:
     from sheetgen.games.rally_risk.model import Calendar, Library, Results
 
@@ -154,10 +169,15 @@ def _generate(seed: int, options: Options, folder: str = ".") -> str:
 
 
 def _standings(spec: Any, options: Options) -> Report:
-    from sheetgen.games.rally_risk.standings import format_standings_text, standings, standings_to_json
+    from sheetgen.games.rally_risk.standings import (
+        format_standings_text,
+        standings,
+        standings_tables,
+        standings_to_json,
+    )
 
     st = standings(spec.model)
-    return Report(standings_to_json(st), format_standings_text(st))
+    return Report(standings_to_json(st), format_standings_text(st), tables=standings_tables(st))
 
 
 def _commands() -> list:
@@ -207,10 +227,18 @@ GAME = Game(
     commands=_commands,
     printables=(
         Printable(
-            "section cards and reference card", ("library",), "sheetgen.render.rally_risk.section_cards:print_library"
+            "section cards and reference card",
+            ("library",),
+            "sheetgen.render.rally_risk.section_cards:print_library",
+            shared=_house_card,
         ),
-        Printable("course sheet and reference card", ("race",), "sheetgen.render.rally_risk.course_sheet:print_race"),
-        Printable("calendar", ("calendar",), "sheetgen.render.rally_risk.calendar:print_calendar"),
+        Printable(
+            "course sheet and reference card",
+            ("race",),
+            "sheetgen.render.rally_risk.course_sheet:print_race",
+            shared=_race_card,
+        ),
+        Printable("calendar", ("calendar",), "sheetgen.render.rally_risk.calendar:print_calendar", shared=_house_card),
         Printable("standings sheet", ("results",), "sheetgen.render.rally_risk.standings:print_standings"),
     ),
     tables=_tables,

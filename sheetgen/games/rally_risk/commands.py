@@ -60,11 +60,12 @@ def calendar(
     table without overlap, uses no section more often than the box has it, and can be
     finished (exact analysis: permanent assistance, no mechanics, P(elimination) under 5%).
     With -o the calendar is written as an explicit calendar spec (every race as a course;
-    `sheetgen validate` checks it) and as a PDF: overview, section lists, a course sheet per
-    race and the championship score sheet. An impossible calendar is explained with the
-    spec's FILE:LINE:COL and nothing is written. The same spec and seed give the same
-    files, byte for byte. `sheetgen build` and `sheetgen render` print a calendar spec with
-    seed 1: the PDF `sheetgen calendar SPEC --seed 1 -o DIR` writes.
+    `sheetgen validate` checks it) and as a PDF: overview, a course sheet per race (its
+    sections in driving order), the championship score sheet and the reference card. An
+    impossible calendar is explained with the spec's FILE:LINE:COL and nothing is written.
+    The same spec and seed give the same files, byte for byte. `sheetgen build` and
+    `sheetgen render` print a calendar spec with seed 1: the PDF `sheetgen calendar SPEC
+    --seed 1 -o DIR` writes.
 
     \b
     Example:

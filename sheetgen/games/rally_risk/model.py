@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 MIN_GEAR = 1
 MAX_GEAR = 5
@@ -360,3 +361,5 @@ class Results:
     rallies: tuple[RallyResult, ...]
     calendar: str | None = None  # as written in the spec
     championship: Calendar | None = None  # that calendar, loaded
+    #: the league's house options (`sheetgen.league.League`: rallies counted, bonus points), or None
+    league: Any = None

@@ -24,6 +24,11 @@ permanent and who is recorded with normal assistance is refused at that value. O
 change is refused: permanent, then rapid, then normal in a later race is allowed, one
 change at a time, as the rulebook words it.
 
+A `league:` block adds house options (`sheetgen.league`; the rulebook has none): `best: N`
+counts each driver's best N rallies, and bonus points (`stage_win`: the best score A of a
+race; `fastest_stage`: the first car home in a rally's last normal race; `clean_run`: every
+race of a rally finished). The points per place stay the rulebook's (RR-27).
+
 Departure order (rulebook, "Scores"): the first race's is drawn by lot (the order of
 `players`, or the race's own `departure`); every later race leaves in the order of arrival
 of the race before, that is by score A, best first. Where that race had a tie, lots are
@@ -40,7 +45,8 @@ import difflib
 from sheetgen.errors import Problem, SpecError
 from sheetgen.games.rally_risk.model import DESTROYED, Assistance, Calendar, RaceResult, Rally, RallyResult, Results
 from sheetgen.games.rally_risk.scoring import score_a
-from sheetgen.games.rally_risk.spec import RESULTS_SCHEMA, _load_other, race_name
+from sheetgen.games.rally_risk.spec import LEAGUE_SCHEMA, RESULTS_SCHEMA, _load_other, race_name
+from sheetgen.league import load_league
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document
 
@@ -106,10 +112,12 @@ def load_results(doc: Document) -> Results:
     problems = check(doc, _outline()) + _finish_problems(doc, data)
     if problems:
         raise SpecError(problems)
+    league, problems = load_league(doc, LEAGUE_SCHEMA)
     players = tuple(data["players"])
     calendar: Calendar | None = None
     if "calendar" in data:
-        calendar, problems = _load_other(doc, "calendar", "calendar")
+        calendar, refused = _load_other(doc, "calendar", "calendar")
+        problems += refused
         if calendar is None:
             raise SpecError(problems)
     rallies: list[RallyResult] = []
@@ -225,7 +233,7 @@ def load_results(doc: Document) -> Results:
         rallies.append(RallyResult(name, tuple(races), rally.id if rally else None, complete))
     if problems:
         raise SpecError(problems)
-    return Results(data["name"], players, tuple(rallies), data.get("calendar"), calendar)
+    return Results(data["name"], players, tuple(rallies), data.get("calendar"), calendar, league)
 
 
 def _departure(

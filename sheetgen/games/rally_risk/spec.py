@@ -106,6 +106,7 @@ from sheetgen.games.rally_risk.model import (
     Zone,
 )
 from sheetgen.glyphs import TEXT
+from sheetgen.league import league_schema
 from sheetgen.schemacheck import check
 from sheetgen.yamlsrc import Document, load_beside
 
@@ -293,6 +294,16 @@ _FINISH = {
     "description": "the round the car finished in, or destroyed / eliminated",
 }
 
+#: a championship's house options (`sheetgen.league`): its points per place are the rulebook's
+LEAGUE_SCHEMA = league_schema(
+    points=False,
+    bonus_help={
+        "stage_win": "points for the best score A of a race (ties: each of them), per race",
+        "fastest_stage": "points for the first car home (fewest rounds) in a rally's last normal race",
+        "clean_run": "points for finishing every race of a rally (never destroyed or eliminated)",
+    },
+)
+
 RESULTS_SCHEMA: dict[str, Any] = {
     "title": "sheetgen Rally Risk championship results",
     "type": "object",
@@ -303,6 +314,7 @@ RESULTS_SCHEMA: dict[str, Any] = {
         "kind": {"const": "results"},
         "name": _NAME,
         "calendar": {"type": "string", "minLength": 1, "description": "calendar file, relative to this file"},
+        "league": LEAGUE_SCHEMA,
         "players": {
             "type": "array",
             "minItems": 1,

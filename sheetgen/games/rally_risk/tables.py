@@ -390,6 +390,14 @@ def build(overrides: dict | None = None) -> Tables:
 _HOUSE: Tables | None = None
 
 
+def card_key(tables: Tables) -> str:
+    """What names the reference card of `tables` among the pages a job prints
+    (`registry.Printable.shared`): the same tables, the same card, printed once a job."""
+    import hashlib
+
+    return f"rally_risk reference card {hashlib.sha256(repr(tables).encode()).hexdigest()[:16]}"
+
+
 def house_tables() -> Tables:
     global _HOUSE
     if _HOUSE is None:

@@ -54,6 +54,11 @@ def _simulate(loaded: Any, options: Options):
     return lambda seed: transcript(play(tiles, seed, players, options["policy"], options["rounds"]))
 
 
+def _duplex(model: Any) -> str:
+    """A tile set is printed double-sided (the road tiles' backs), flipped on its own edge."""
+    return str(model.duplex)
+
+
 def _strict(spec: Any, figures: Any = None) -> list:
     """A set that cannot make a road (no road tile joins two sides, so no car ever leaves its
     start-finish tile) cannot be finished, whatever the shuffle: refused at its tiles."""
@@ -130,9 +135,10 @@ GAME = Game(
     simulate=_simulate,
     printables=(
         Printable(
-            "road, pit stop, start-finish and trophy tiles, with backs and a rules summary",
+            "road, pit stop, start-finish and trophy tiles and cars, the road tiles' backs and a rules summary",
             ("set",),
             "sheetgen.render.rally_run.tiles:print_set",
+            duplex=_duplex,
         ),
     ),
     generator=Generator(_generate, "a new tile set whose simulated median game length is near --target-turns"),

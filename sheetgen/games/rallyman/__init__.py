@@ -46,6 +46,8 @@ def _summary(model: Any) -> str:
     from sheetgen.games.rallyman.model import Library
     from sheetgen.games.rallyman.results import Results
 
+    if isinstance(model, Results) and model.is_league:
+        return f"league results over {len(model.events)} event{'s' if len(model.events) != 1 else ''}"
     if isinstance(model, Results):  # results hook (rmdirt)
         return (
             f"results of {len(model.drivers)} driver{'s' if len(model.drivers) != 1 else ''} over {len(model.stages)} "
@@ -127,8 +129,8 @@ def _standings(spec: Any, options: Any):
     from sheetgen.games.rallyman import results
     from sheetgen.registry import Report
 
-    st = results.standings(spec.model)
-    return Report(results.standings_to_json(st), results.format_standings_text(st))
+    data, text, tables = results.report(spec.model)
+    return Report(data, text, tables=tables)
 
 
 def _is_dirt(track: Any) -> bool:

@@ -110,3 +110,105 @@ def turns_needed(track: Any) -> int:
     return max(12, math.ceil(distance(track) / SPACES_PER_TURN))
 
 
+
+
+# --------------------------------------------------------------------------- without the box
+
+
+def plain_die_cautions(faces: int, cautions: int) -> tuple[int, ...]:
+    """The faces of a plain die of `faces` sides (numbered 1 to `faces`) that read as a
+    caution for a die kind with `cautions` caution faces: the highest ones (a 6 for one, a 5
+    or a 6 for two), so that the chance of a caution is the box's die's, cautions / faces."""
+    return tuple(range(faces - cautions + 1, faces + 1))
+
+
+def faces_words(faces: tuple[int, ...]) -> str:
+    """`(5, 6)` as "5 or 6", `(6,)` as "6", `()` as "never"."""
+    if not faces:
+        return "never"
+    if len(faces) == 1:
+        return str(faces[0])
+    return ", ".join(str(f) for f in faces[:-1]) + f" or {faces[-1]}"
+
+
+def plain_dice_key(ruleset: Ruleset) -> tuple[dict, ...]:
+    """For every die kind of the ruleset, how a plain die stands in for it: the plain die to
+    roll (a d6 for the box's six-sided dice), the faces that are a caution, and the chance,
+    the same as the box's die's."""
+    return tuple(
+        {
+            "die": die,
+            "plain": f"d{die.faces}",
+            "cautions": plain_die_cautions(die.faces, die.cautions),
+            "chance": die.caution_chance,
+        }
+        for die in ruleset.dice
+    )
+
+
+def bag_tokens(ruleset: Ruleset) -> tuple[tuple[str, str | None], ...]:
+    """The damage bag as tokens to cut out, one per token of the bag: (kind, shortcut side or
+    None), kind by kind as the ruleset lists them."""
+    return tuple((t.kind, t.shortcut) for t in ruleset.damage_bag.tokens for _ in range(t.count))
+
+
+#: car counters printed to cut out (a race of up to six drivers: print the page again for more)
+CARS = 6
+
+
+#: damage a car keeps until it is repaired, as a time sheet tallies it: (bag kind, shortcut
+#: side or None, words); GT's lost dice, DIRT's damage tokens and the coast-die damage of a
+#: shortcut token's side (rulebooks "Damage", "Shortcut")
+KEPT_DAMAGE = (
+    ("lose_gear_die", None, "gear die lost"),
+    ("lose_brake_die", None, "brake die lost"),
+    ("lose_coast_die", None, "coast die lost"),
+    ("gear", None, "gear"),
+    ("brake", None, "brake"),
+    ("coast_leader", None, "coast/leader"),
+    (None, "coast_die", "shortcut: coast die"),
+)
+
+
+def damage_tally(ruleset: Ruleset) -> tuple[tuple[str, int], ...]:
+    """The damage a time sheet tallies for the ruleset's bag: (words, how many tokens of it
+    the bag holds), for the kinds in `KEPT_DAMAGE` the bag has."""
+    out = []
+    for kind, side, words in KEPT_DAMAGE:
+        n = sum(
+            t.count
+            for t in ruleset.damage_bag.tokens
+            if (kind is None or t.kind == kind) and (side is None or t.shortcut == side)
+        )
+        if n:
+            out.append((words, n))
+    return tuple(out)
+
+
+#: the dice a table is likely to have, by their sides
+PLAIN_DICE = (4, 6, 8, 10, 12, 20)
+
+
+def time_card_rolls(ruleset: Ruleset) -> tuple[tuple[tuple[int, ...], str, tuple[tuple[str, int, int], ...]], ...]:
+    """DIRT without the box: what a loss of control turns up, read from a roll instead of the
+    card of the gear's deck. Per group of gears whose decks read alike: the gears, the die
+    ("d10", or "a slip of 7" where no common die has as many sides as the deck has cards),
+    and each icon with the first and last number that gives it (SISU, then Spin, then
+    Crash): every icon keeps its share of the deck, the chances `TimeCards.loss_outcomes`
+    gives. Empty for a ruleset without time cards."""
+    if ruleset.time_cards is None:
+        return ()
+    groups: dict[tuple, list[int]] = {}
+    for card in sorted(ruleset.time_cards.cards, key=lambda c: c.gear):
+        groups.setdefault((card.sisu, card.spin, card.crash), []).append(card.gear)
+    out = []
+    for (sisu, spin, crash), gears in groups.items():
+        n = sisu + spin + crash
+        die = f"d{n}" if n in PLAIN_DICE else f"a numbered slip of {n}"
+        spans, first = [], 1
+        for icon, count in (("SISU", sisu), ("Spin", spin), ("Crash", crash)):
+            if count:
+                spans.append((icon, first, first + count - 1))
+                first += count
+        out.append((tuple(gears), die, tuple(spans)))
+    return tuple(out)

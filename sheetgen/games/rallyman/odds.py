@@ -33,7 +33,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, localcontext
 from fractions import Fraction
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from sheetgen.errors import OptionError
@@ -157,6 +157,7 @@ class FlatOut:
     tokens_earned: int
 
 
+@lru_cache(maxsize=4096)  # exact fractions: the dashboards and odds pages ask for the same plans again
 def flat_out(plan: Plan, ruleset: Ruleset) -> FlatOut:
     """All the dice at once: the chance that the cautions rolled and the track's reach the
     caution limit, and the tokens earned (every gear, coast and leader die, lost control or
@@ -246,6 +247,7 @@ def _solve(plan: Plan, limit: int, focus: int, costs) -> tuple[Value, dict]:
     return value(0, plan.extra, 0), choice
 
 
+@lru_cache(maxsize=4096)  # (as flat_out: its value is immutable)
 def one_at_a_time(plan: Plan, ruleset: Ruleset, focus: int = 0) -> OneAtATime:
     """The best chance of completing `plan` one die at a time with `focus` tokens (see the
     module), with the policy's expectations and where it secures."""
@@ -463,8 +465,24 @@ def odds_table(
     (coast, gear 1-2), n + m from 1 to `max_dice`, the flat-out chance of losing control (it
     does not depend on the order). `plans`: for each plan, the flat-out chance of losing
     control and the one-at-a-time chance of completing it with each number of `focus`
-    tokens. Fractions as "a/b" with the decimal beside."""
+    tokens. Fractions as "a/b" with the decimal beside.
+
+    Kept in the figures cache (`sheetgen.cache.figures`, keyed by the ruleset and this
+    module's sources): the exact fractions take a second to solve, for every printout."""
+    from sheetgen import cache
+
     ruleset = ruleset or default(GT)
+    subject = repr((ruleset, tuple(plans), max_dice, tuple(focus)))
+    return cache.figures(
+        "rallyman-odds",
+        subject,
+        __name__,
+        lambda: _odds_table(ruleset, tuple(plans), max_dice, tuple(focus)),
+        lambda value: isinstance(value["plans"], list) and isinstance(value["by_count"], list),
+    )
+
+
+def _odds_table(ruleset: Ruleset, plans: tuple[str, ...], max_dice: int, focus: tuple[int, ...]) -> dict:
     two = next(d for d in ruleset.dice if d.cautions == 2 and d.faces == 6)
     one = next(d for d in ruleset.dice if d.cautions == 1 and d.faces == 6)
     by_count = []

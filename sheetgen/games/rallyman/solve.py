@@ -400,7 +400,7 @@ def _canonical_marks(stage: Stage, dice: _Dice) -> bool:
 
 
 @contextmanager
-def _collector_paused():
+def collector_paused():
     """Python's cyclic garbage collector off for a solve (it makes millions of tuples and
     frees them by reference counting: the collector's passes over them were about a quarter
     of the par's time), on again after it as it was."""
@@ -420,7 +420,7 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     chosen die by die. `one_at_a_time=False` with `focus_cap=0` is the flat-out policy of
     earlier versions (RG-30). Solved by the compiled kernel where it is built
     (:mod:`accel`: the same figures), else here."""
-    with _collector_paused():
+    with collector_paused():
         return _par(stage, focus_cap, one_at_a_time)
 
 
@@ -854,7 +854,7 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     """The least time over turns that cannot lose control (see the module); None when the
     finish cannot be reached so. Searched by the compiled kernel where it is built
     (:mod:`accel`: the same route), else here."""
-    with _collector_paused():
+    with collector_paused():
         return _safe_route(stage, focus_cap)
 
 

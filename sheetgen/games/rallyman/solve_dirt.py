@@ -19,7 +19,7 @@ die within the limits places its first die over one and loses control there (RD-
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sheetgen.games.rallyman import rules_dirt as rd
@@ -74,6 +74,7 @@ class DirtPar:
     slid: dict  # a slide zone's first cell -> expected slides into it
     cards: dict  # (gear, None or the loss icon) -> expected time cards of that kind per stage
     expected_turns: float
+    onward: dict = field(default_factory=dict)  # cell -> the cells a die from it ends on or jumps from
 
     @property
     def time(self) -> float:
@@ -83,21 +84,64 @@ class DirtPar:
 def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     """The best flat-out policy's expected time (see the module). `banned`: shortcut spaces
     never entered, jump spaces never taken off from and slide spaces never slid into (to
-    price them)."""
+    price them; :func:`banned_time` gives the time alone, faster)."""
     if stage.damage:
         raise ValueError("the par time is for the solver's model (DirtStage(damage=False))")
     if (why := solve.loop_reason(stage.track)) is not None:
         raise ValueError(why)
+    with solve.collector_paused():  # (millions of tuples made and freed: a quarter of the time)
+        start, value, W, onward = _dp(stage, banned)
+        choice = {}
+        for k in list(value):
+            front = W(*k, NONE_USED, 0)
+            if front:
+                choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]
+        result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0, onward)
+        _forward(result, p_coast=float(dict(stage.shortcut_sides()).get("coast_die", 0)), coast_dice=_coast_dice(stage))
+    return result
+
+
+def _coast_dice(stage: DirtStage) -> int:
+    board = dict(stage.board.dice)
+    return board.get("coast", 0) + board.get("leader", 0)
+
+
+def banned_time(result: DirtPar, banned: frozenset) -> float:
+    """`par(result.stage, banned).time`, the same float, solving again only the states from
+    which a car can still reach a banned space: every other state's value is the one
+    `result` solved (its moves, and all that follow them, are not touched by the ban; the
+    moves lead on, RG-30, so the cells that reach a banned one are known from `result`)."""
+    back: dict = {}
+    for cell, nexts in result.onward.items():
+        for n in nexts:
+            back.setdefault(n, []).append(cell)
+    reaching = set(banned)
+    todo = list(banned)
+    while todo:
+        for cell in back.get(todo.pop(), ()):
+            if cell not in reaching:
+                reaching.add(cell)
+                todo.append(cell)
+    with solve.collector_paused():
+        start, value, _W, _onward = _dp(result.stage, banned, result.value, frozenset(reaching))
+    return value[start]
+
+
+def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching: frozenset = frozenset()):
+    """The dynamic programme of :func:`par`: (the start state, the values of the states
+    solved, the fronts' function W, and each cell's onward cells: where a die from it ends or
+    passes a jump). With `known` (another ban's values), a state on a cell not `reaching` a
+    banned space takes its value from there."""
     limit = stage.limit
     sec = stage.seconds
-    board = dict(stage.board.dice)
-    coast_dice = board.get("coast", 0) + board.get("leader", 0)
+    coast_dice = _coast_dice(stage)
     sides = dict(stage.shortcut_sides())
     p_coast = float(sides.get("coast_die", 0))
     loss_seconds = stage.time_cards.loss_seconds
     value: dict[tuple[Hex, int, int, int], float] = {}
     sets: dict = {}
     steps_memo: dict = {}
+    onward: dict[Hex, set[Hex]] = {}
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
 
     def moves(cell: Hex, gear: int, lost: int, slide: int) -> tuple:
@@ -105,9 +149,15 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         hit = steps_memo.get(k)
         if hit is None:
             car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
+            every = rd.dirt_steps(stage, car, ())
+            nexts = onward.setdefault(cell, set())
+            for s in every:
+                nexts.add(s.to)
+                if s.via is not None:
+                    nexts.add(s.via)
             hit = tuple(
                 s
-                for s in rd.dirt_steps(stage, car, ())
+                for s in every
                 if not (s.via in banned and s.air)
                 and not (s.entry and (s.to in banned or s.via in banned))
                 and not (s.slide == 1 and s.to in banned)
@@ -171,6 +221,9 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         k = (cell, gear, lost, slide)
         if k in value:
             return value[k]
+        if known is not None and cell not in reaching and k in known:
+            value[k] = known[k]
+            return value[k]
         value[k] = BIG
         front = W(cell, gear, lost, slide, NONE_USED, 0)
         value[k] = min((vec[0] for vec, _t in front), default=BIG)
@@ -215,14 +268,7 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
 
     start = (stage.start_cell, 0, 0, 0)
     V(*start)
-    choice = {}
-    for k in list(value):
-        front = W(*k, NONE_USED, 0)
-        if front:
-            choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]
-    result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0)
-    _forward(result, p_coast, coast_dice)
-    return result
+    return start, value, W, {cell: frozenset(nexts) for cell, nexts in onward.items()}
 
 
 def _program(limit: int, marks: int, on_caution: bool) -> tuple[tuple[int, int], ...]:
@@ -378,7 +424,7 @@ def features(result: DirtPar) -> list[dict]:
         else:
             used = sum(v for h in cells for a, v in result.airs.get(h, {}).items() if a)
         # a feature the par policy never takes saves nothing (the same policy is left)
-        without = par(result.stage, cells).time if used > 0 else result.time
+        without = banned_time(result, cells) if used > 0 else result.time
         out.append(
             {
                 "kind": note.kind,

@@ -311,11 +311,18 @@ GAME = Game(
     simulate=_simulate,
     commands=_commands,
     printables=(
-        Printable("race sheets", ("race",), "sheetgen.render.rallytaire.race_sheet:print_race"),
-        Printable("season sheet", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season"),
+        # a race is one sheet of paper, front and back; a season leaves pages blank so that each
+        # race starts on a sheet of its own: both printed double-sided, flipped on the long edge
+        Printable("race sheets", ("race",), "sheetgen.render.rallytaire.race_sheet:print_race", duplex="long_edge"),
+        Printable(
+            "season sheet", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season", duplex="long_edge"
+        ),
         # `season --no-par -o`: the sheet alone (given the expanded season as its figures)
         Printable(
-            "season sheet without par times", ("season",), "sheetgen.render.rallytaire.season_sheet:print_season_sheet"
+            "season sheet without par times",
+            ("season",),
+            "sheetgen.render.rallytaire.season_sheet:print_season_sheet",
+            duplex="long_edge",
         ),
     ),
     generator=Generator(

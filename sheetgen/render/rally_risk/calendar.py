@@ -1,8 +1,10 @@
 """The Rally Risk championship calendar's PDF: the overview (every rally and race with its
-sections counted by kind), the section lists (the sections of each race in driving order,
-with a small map; rallies share pages), each race's course sheet (drawn by
-:func:`sheetgen.render.rally_risk.course_sheet.draw_course_sheet`), and the championship
-score sheet, which the standings sheet prints filled in.
+sections counted by kind), each race's course sheet (drawn by
+:func:`sheetgen.render.rally_risk.course_sheet.draw_course_sheet`: its sections in driving
+order, on the map and in the strip of spaces, so that the calendar prints no list of them
+besides), the championship score sheet, which the standings sheet prints filled in, and the
+reference card of the tables the races are played with (unless another file of the job
+prints it: `printed_elsewhere`).
 """
 
 from __future__ import annotations
@@ -10,23 +12,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sheetgen.games.rally_risk.championship import CHECK_ASSISTANCE, THRESHOLD, BuiltCalendar, limits_text, tag_counts
-from sheetgen.games.rally_risk.graph import layout_graph
-from sheetgen.games.rally_risk.model import Calendar, Race, Rally, Side
+from sheetgen.games.rally_risk.model import Calendar, Rally, Tables
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS, ELIMINATION_HANDICAP
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS, race_name
-from sheetgen.render.common import CAP, fit_size, fitted_text, plural, text_box
-from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.rally_risk.common import ARROW, ZONE_NAMES, race_label
+from sheetgen.games.rally_risk.tables import card_key
+from sheetgen.render.common import plural
+from sheetgen.render.pdf import Meta, Sheet, printed_elsewhere, render_pdf
+from sheetgen.render.rally_risk.common import ZONE_NAMES, race_label
 from sheetgen.render.rally_risk.course_sheet import draw_course_sheet
+from sheetgen.render.rally_risk.reference_card import draw_reference_card
 from sheetgen.render.tables import (
-    FOOTER_MM,
-    HEADER_MM,
     Column,
     Row,
     Table,
     count_pages,
     draw_table_pages,
-    page_footer,
     page_header,
 )
 from sheetgen.template import MM, Template
@@ -90,8 +90,8 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
         "rule; the drivers "
         "decide before the championship whether to run them). Weather zones: EC Central Europe, EN Northern Europe, A "
         "Africa.",
-        "The last to arrive in a race chooses the next one (rulebook). The section lists of every race follow, then "
-        "each race's course sheet.",
+        "The last to arrive in a race chooses the next one (rulebook). Each race's course sheet follows (its sections "
+        "in driving order), then the score sheet.",
     ]
     if checked:
         notes.insert(
@@ -114,193 +114,6 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
 
     table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
     return draw_table_pages(sheet, table, rows, header, first_page=1, notes=notes, kind="calendar")
-
-
-def _mini_map(sheet: Sheet, race: Race, x: float, top: float, width: float, height: float) -> None:
-    """The course on its grid squares, numbered in driving order, with the road's way
-    through each square: to see the shape at a glance (the course sheet has it in full)."""
-    graph = layout_graph(race.course)
-    cells = [graph.nodes[i]["cell"] for i in graph]
-    xs, ys = [c[0] for c in cells], [c[1] for c in cells]
-    cols, rows = max(xs) - min(xs) + 1, max(ys) - min(ys) + 1
-    side = min(width / cols, height / rows, 9 * MM)
-    ox = x + (width - cols * side) / 2
-    oy = top - (height + rows * side) / 2
-    centre = {}
-    for i in graph:
-        cx, cy = graph.nodes[i]["cell"]
-        px = ox + (cx - min(xs)) * side
-        py = oy + (cy - min(ys)) * side
-        centre[i] = (px + side / 2, py + side / 2)
-        sheet.box(px, py, side, side, width=sheet.ink.thin_width)
-    # the road: from the entry side's middle through the centre to the exit side's middle
-    half = side / 2
-    sheet.stroke(width=sheet.ink.line_width * 1.4)
-    for i in graph:
-        (mx, my) = centre[i]
-        entry = Side(graph.nodes[i]["entry"])
-        exit_ = Side(graph.nodes[i]["exit"])
-        ex, ey = entry.step
-        xx, xy = exit_.step
-        path = sheet.c.beginPath()
-        path.moveTo(mx + ex * half, my + ey * half)
-        path.lineTo(mx, my)
-        path.lineTo(mx + xx * half, my + xy * half)
-        sheet.c.drawPath(path, stroke=1, fill=0)
-    # numbers sit in a quarter of their square: the road only runs on the square's axes
-    size = min(sheet.t.sizes["small"], side / MM * 1.6)
-    for i in graph:
-        mx, my = centre[i]
-        sheet.text(
-            mx + side * 0.25, my + side * 0.25 - CAP * size / 2, str(i + 1), bold=True, size=size, align="center"
-        )
-    # start: a bar across the first square's entry; finish: two bars across the last exit
-    ends = ((0, "entry", (0.0,)), (len(centre) - 1, "exit", (0.0, -0.09)))
-    sheet.stroke(width=sheet.ink.line_width * 2.0)
-    for i, which, offsets in ends:
-        mx, my = centre[i]
-        dx, dy = Side(graph.nodes[i][which]).step
-        for off in offsets:
-            bx, by = mx + dx * half * (1 + off), my + dy * half * (1 + off)
-            sheet.c.line(bx - dy * half * 0.5, by - dx * half * 0.5, bx + dy * half * 0.5, by + dx * half * 0.5)
-
-
-def _factor_text(race_leg) -> str:
-    fords = set(race_leg.section.fords)
-    return " ".join(f"{f}*" if i in fords else str(f) for i, f in enumerate(race_leg.section.factors, start=1))
-
-
-def _race_block_height(race: Race) -> float:
-    return (7.5 + 5.0 + 4.6 * len(race.course) + 4.0) * MM
-
-
-RALLY_HEAD_MM = 10.0
-
-
-def draw_section_list_page(
-    sheet: Sheet, built: BuiltCalendar, blocks: Sequence[tuple[int, int]], page: int, pages: int, first: bool
-) -> None:
-    """A page of section lists, shared by the rallies: for each block (rally, race) the
-    race's sections in driving order (take them from the box and lay each entered heading
-    as shown) and a small map of the course; each rally's name, zone and limits above its
-    first race on the page."""
-    cal = built.calendar
-    title = (cal.name, ": section lists" + ("" if first else " (continued)"))
-    subtitle = (
-        "each race's road sections in driving order: take them from the box and lay each one entered heading as shown"
-    )
-    y = page_header(sheet, title, subtitle, (cal.name, ": Rally Risk calendar"), page, pages)
-    x, right = sheet.left, sheet.right
-    width = right - x
-    map_w = 44 * MM
-    table_w = width - map_w - 4 * MM
-    cols = [("#", 6), ("section", 0.0), ("enter heading", 16), ("spaces", 13), ("factors (* ford)", 30), ("kind", 27)]
-    fixed = sum(w for _h, w in cols)
-    cols[1] = ("section", table_w / MM - fixed)
-    shown = None
-    for ri, k in blocks:
-        rally = cal.rallies[ri]
-        race, check = rally.courses[k], built.checks[ri][k]
-        if ri != shown:
-            shown = ri
-            y -= 6.5 * MM
-            fitted_text(
-                sheet,
-                x,
-                y,
-                rally.name,
-                70 * MM,
-                bold=True,
-                size=sheet.t.sizes["title"] - 3,
-                after="" if k == 0 else " (continued)",
-            )
-            words = (
-                f"zone {rally.zone.value} ({ZONE_NAMES[rally.zone]}); {_rally_words(rally)}; "
-                f"{limits_text(rally.limits)}"
-            )
-            sheet.text(x + 72 * MM, y, words, size=fit_size(sheet, words, width - 72 * MM, sheet.t.sizes["body"]))
-            sheet.stroke(width=sheet.ink.line_width)
-            sheet.c.line(x, y - 1.6 * MM, right, y - 1.6 * MM)
-            y -= RALLY_HEAD_MM * MM - 6.5 * MM
-        y -= 6 * MM
-        fitted_text(
-            sheet,
-            x,
-            y,
-            race.name,
-            width,
-            "heading",
-            bold=True,
-            after="  (SPECIAL RACE: no speed limits)" if race.special else "",
-        )
-        counts = tag_counts(race)
-        facts = (
-            f"{plural(len(race.course), 'section')}, {plural(race.length, 'space')}; sharp curves "
-            f"{counts['sharp_curves']}, fords {counts['fords']}, fast roads {counts['fast_roads']}"
-        )
-        if check is not None:
-            facts += (
-                f"; {check.expected_rounds:.1f} rounds expected, P(elimination) "
-                f"{100 * check.elimination_probability:.1f}% ({CHECK_ASSISTANCE.value} assistance, no mechanics)"
-            )
-        sheet.text(x, y - 4 * MM, facts, "small", size=fit_size(sheet, facts, width, sheet.t.sizes["small"]))
-        y -= 5.5 * MM
-        row = 4.6 * MM
-        top = y
-        cx = x
-        for h, w in cols:
-            text_box(sheet, cx, y - row, w * MM, row, h, bold=True, shaded=True)
-            cx += w * MM
-        spaces = race.spaces
-        for n, leg in enumerate(race.course, start=1):
-            y -= row
-            numbers = [s.number for s in spaces if s.leg == n - 1]
-            tags = ", ".join(t.value.replace("_", " ") for t in leg.section.tags)
-            values = [
-                str(n),
-                leg.section.name,
-                f"{ARROW[leg.heading]} {leg.heading.value}",
-                f"{numbers[0]}-{numbers[-1]}",
-                _factor_text(leg),
-                tags,
-            ]
-            cx = x
-            for (h, w), value in zip(cols, values):
-                text_box(
-                    sheet,
-                    cx,
-                    y - row,
-                    w * MM,
-                    row,
-                    value,
-                    align="left" if h in ("section", "kind", "factors (* ford)") else "center",
-                    bold=h == "#",
-                )
-                cx += w * MM
-        y -= row
-        _mini_map(sheet, race, right - map_w, top, map_w, top - y)
-        y -= 2 * MM
-    page_footer(sheet, "maps: one square per section, numbered in driving order; a bar marks the start, two the finish")
-    sheet.end_page("section lists")
-
-
-def section_list_pages(room: float, cal: Calendar) -> list[list[tuple[int, int]]]:
-    """The races (rally index, race index) on each page of section lists: in calendar order,
-    rallies sharing pages, a new page when the next race (and its rally's heading, when it
-    is the first of its rally on the page) would not fit in `room` points."""
-    pages: list[list[tuple[int, int]]] = [[]]
-    used = 0.0
-    for ri, rally in enumerate(cal.rallies):
-        for k, race in enumerate(rally.courses):
-            h = _race_block_height(race)
-            head = RALLY_HEAD_MM * MM if not pages[-1] or pages[-1][-1][0] != ri else 0.0
-            if pages[-1] and used + head + h > room:
-                pages.append([])
-                used = 0.0
-                head = RALLY_HEAD_MM * MM
-            pages[-1].append((ri, k))
-            used += head + h
-    return pages
 
 
 SCORING_NOTES = (
@@ -364,13 +177,17 @@ def render_calendar(
     keywords: tuple[str, ...] = (),
     library_name: str = "",
 ) -> tuple[bytes, int]:
-    """The calendar's PDF: overview, the section lists, each race's course sheet, then the
-    championship score sheet."""
+    """The calendar's PDF: overview, each race's course sheet, the championship score sheet,
+    then the reference card of the races' tables (once each: the calendar's races are
+    played with the house tables), unless another file of the job prints it."""
     cal = built.calendar
-    width, height = template.page_size(paper)
+    width, _height = template.page_size(paper)
     margin = template.margin_mm * MM
-    room = height - 2 * margin - (HEADER_MM + FOOTER_MM + 4) * MM
-    lists = section_list_pages(room, cal)
+    cards: dict[str, Tables] = {}
+    for rally in cal.rallies:
+        for race in rally.courses:
+            cards.setdefault(card_key(race.tables), race.tables)
+    cards = {key: tables for key, tables in cards.items() if not printed_elsewhere(key)}
     rows = blank_score_rows(cal)
     table = score_table(width - 2 * margin, ())
     title = cal.name, ": score sheet"
@@ -391,23 +208,23 @@ def render_calendar(
 
     scores = count_pages(template, paper, lambda sheet: score_pages(sheet, 1, 1))
     overview = count_pages(template, paper, lambda sheet: draw_overview(sheet, built, 1, library_name or cal.library))
-    pages = overview + len(lists) + sum(len(r.courses) for r in cal.rallies) + scores
+    pages = overview + sum(len(r.courses) for r in cal.rallies) + scores + len(cards)
     meta = Meta(
         title=f"{cal.name}: Rally Risk calendar",
-        subject="Rally Risk championship calendar: section lists, course sheets and score sheet",
+        subject="Rally Risk championship calendar: course sheets, score sheet and reference card",
         keywords=("rally risk", "calendar") + ((f"seed:{built.seed}",) if built.seed is not None else ()) + keywords,
     )
 
     def draw(sheet: Sheet) -> None:
         page = 1 + draw_overview(sheet, built, pages, library_name or cal.library)
-        for n, blocks in enumerate(lists):
-            draw_section_list_page(sheet, built, blocks, page, pages, n == 0)
-            page += 1
         for rally in cal.rallies:
             for race in rally.courses:
                 draw_course_sheet(sheet, race, None, page_label=(cal.name, f": page {page} of {pages}"))
                 page += 1
-        score_pages(sheet, page, pages)
+        page += score_pages(sheet, page, pages)
+        for tables in cards.values():
+            draw_reference_card(sheet, tables, subtitle=f"{cal.name}: page {page} of {pages}")
+            page += 1
 
     return render_pdf(template, ink, paper, meta, draw)
 

@@ -19,6 +19,7 @@ from sheetgen.games.rally_risk.layout import CourseMap, RoadShape, course_map, r
 from sheetgen.games.rally_risk.model import GEARS, MAX_MECHANICS, MECHANIC_RANGE, Race, Side
 from sheetgen.games.rally_risk.scoring import ELIMINATION_HANDICAP
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
+from sheetgen.games.rally_risk.tables import card_key
 from sheetgen.render.common import (
     CAP,
     TITLE_LEAST,
@@ -35,7 +36,7 @@ from sheetgen.render.common import (
     wave,
     wrap,
 )
-from sheetgen.render.pdf import SCALE_LABEL, Meta, Sheet, render_pdf
+from sheetgen.render.pdf import NUMBER_GAP, SCALE_LABEL, Meta, Sheet, printed_elsewhere, render_pdf
 from sheetgen.render.rally_risk.common import (
     BOX_PAD,
     DISPLAY,
@@ -686,6 +687,7 @@ def _footer(sheet: Sheet, note: str = "") -> None:
     if note:
         sheet.text(sheet.right, y, note, "small", align="right")
     room = sheet.right - sheet.left - 52 * MM - sheet.text_width(note, "small") - 4 * MM
+    room -= NUMBER_GAP + sheet.number_width()  # the page's number follows the bar's words
     for label in (SCALE_LABEL, "50 mm: if not, print at 100 % (no fit to page)", "50 mm: print at 100 %"):
         if sheet.text_width(label, "small") <= room:
             break
@@ -814,7 +816,9 @@ def render_race(
     ink: str = "normal",
     keywords: tuple[str, ...] = (),
 ) -> tuple[bytes, int]:
-    """A race's printable PDF: its course sheet, then the reference card of its tables."""
+    """A race's printable PDF: its course sheet, then the reference card of its tables
+    unless another file of the job prints that card (`printed_elsewhere`)."""
+    card = not printed_elsewhere(card_key(race.tables))
     meta = Meta(
         title=f"{race.name}: Rally Risk course sheet",
         subject="Rally Risk course sheet and reference card",
@@ -822,11 +826,12 @@ def render_race(
     )
 
     width, height = template.page_size(paper)
-    total = course_sheet_pages(race, analysis, width / MM, height / MM, template.margin_mm) + 1
+    total = course_sheet_pages(race, analysis, width / MM, height / MM, template.margin_mm) + card
 
     def draw(sheet: Sheet) -> None:
         draw_course_sheet(sheet, race, analysis, page=1, pages=total)
-        draw_reference_card(sheet, race.tables, subtitle=f"{race.name}: page {total} of {total}")
+        if card:
+            draw_reference_card(sheet, race.tables, subtitle=f"{race.name}: page {total} of {total}")
 
     return render_pdf(template, ink, paper, meta, draw)
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from sheetgen.games.rally_risk.layout import CardGrid, card_grid, road_shape
 from sheetgen.games.rally_risk.model import Library, Section, Side, Tables, Tag
+from sheetgen.games.rally_risk.tables import card_key
 from sheetgen.render.common import fit_size, fit_text, fitted_text, wrap
-from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.pdf import Meta, Sheet, printed_elsewhere, render_pdf
 from sheetgen.render.rally_risk.common import ARROW, draw_road, edge_label
 from sheetgen.render.rally_risk.kit import draw_kit, draw_trackers
 from sheetgen.render.rally_risk.reference_card import draw_reference_card
@@ -105,27 +106,28 @@ def card_plan(
     return grid, pages
 
 
-def draw_card_page(
-    sheet: Sheet, library: Library, grid: CardGrid, cards: list[tuple[Section, int]], page: int, pages: int
-) -> None:
-    """One page of section cards with their cut marks, its header and scale bar."""
+def draw_card_page(sheet: Sheet, library: Library, grid: CardGrid, cards: list[tuple[Section, int]]) -> None:
+    """One page of section cards with their cut marks, its header (with the page's number in
+    the PDF, "page N of M") and scale bar."""
     top = sheet.top
-    kind = f"Rally Risk road-section cards, page {page} of {pages}"
+    kind = "Rally Risk road-section cards"
+    sheet.page_number(sheet.right, top - 4 * MM, "right")
+    right = sheet.right - sheet.number_width() - 2 * MM
     fitted_text(
         sheet,
         sheet.left,
         top - 4 * MM,
         library.name,
-        sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
+        right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
         "heading",
         bold=True,
     )
-    sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
+    sheet.text(right, top - 4 * MM, kind, "small", align="right")
     note = f"Cards {library.card_mm:g} mm square: cut along the card edges, from mark to mark."
     sheet.text(sheet.left, top - 8.6 * MM, note, "small")
     bar_label = "50 mm: print at 100 %"
-    bar_x = sheet.right - sheet.scale_bar_width(bar_label)
-    sheet.scale_bar(bar_x, top - 8.6 * MM, bar_label)
+    bar_x = sheet.right - sheet.scale_bar_width(bar_label, number=False)
+    sheet.scale_bar(bar_x, top - 8.6 * MM, bar_label, number=False)
     for slot, (section, copy) in enumerate(cards):
         ox, oy = grid.origin(slot)
         draw_section_card(sheet, section, ox * MM, oy * MM, grid.card, copy, section.copies)
@@ -145,7 +147,8 @@ def render_library(
 ) -> tuple[bytes, int]:
     """A library's printable PDF: every section as cards (as many as the box has), cut
     marks on every page, the kit pages (car tokens, markers, R.P.M. cards; the gear
-    simulators), then the reference card of the house tables."""
+    simulators), then the reference card of `tables` (unless another file of the job prints
+    it)."""
     grid, pages = card_plan(library, template, paper)
     meta = Meta(
         title=f"{library.name}: Rally Risk road sections",
@@ -153,14 +156,18 @@ def render_library(
         keywords=("rally risk", "road sections") + keywords,
     )
 
+    card = not printed_elsewhere(card_key(tables))  # another file of the job may print it
+    total = len(pages) + 2 + card  # the card pages, the kit and its gear simulators, the reference card
+
     def draw(sheet: Sheet) -> None:
-        total = len(pages) + 3  # the card pages, the kit and its gear simulators, the reference card
-        for number, cards in enumerate(pages, start=1):
-            draw_card_page(sheet, library, grid, cards, number, total)
+        for cards in pages:
+            draw_card_page(sheet, library, grid, cards)
             sheet.end_page("section cards")
-        draw_kit(sheet, library.name, total - 2, total)
-        draw_trackers(sheet, library.name, tables, total - 1, total)
-        draw_reference_card(sheet, tables, subtitle=f"{library.name}: play with these tables, page {total} of {total}")
+        draw_kit(sheet, library.name, len(pages) + 1, total)
+        draw_trackers(sheet, library.name, tables, len(pages) + 2, total)
+        if card:
+            subtitle = f"{library.name}: play with these tables, page {total} of {total}"
+            draw_reference_card(sheet, tables, subtitle=subtitle)
 
     return render_pdf(template, ink, paper, meta, draw)
 

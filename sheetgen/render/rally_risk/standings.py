@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import functools
 
+from sheetgen import league as leagues
 from sheetgen.games.rally_risk.scoring import CHAMPIONSHIP_POINTS
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
-from sheetgen.games.rally_risk.standings import departure_text, standings
+from sheetgen.games.rally_risk.standings import departure_text, league_notes, standings
 from sheetgen.render.common import fitted_text, plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rally_risk.calendar import SCORING_NOTES, race_names, score_table
@@ -111,9 +112,13 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
     nx = x + max(
         30 * MM, sheet.text_width("Championship", "heading", bold=True) + 1.5 * MM
     )  # (a larger heading pushes it on)
-    fitted_text(
-        sheet, nx, y, f"{points} points per rally; tied drivers share the better place", sheet.right - nx, "small"
+    said = (
+        f"{points} points per rally; {'; '.join(st.league.house_rules()) or 'no house rules'} (house rules); ties: "
+        "countback, then the latest rally"
+        if st.league is not None
+        else f"{points} points per rally; tied drivers share the better place"
     )
+    fitted_text(sheet, nx, y, said, sheet.right - nx, "small")
     y -= 2.5 * MM
     rallies = st.rallies
     fixed = [Column("place", 12 * MM), Column("driver", 38 * MM, "left", lines=2), Column("points", 15 * MM)]
@@ -123,9 +128,15 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
     columns = fixed + [Column(r.result.name, each) for r in rallies] + [tail]
     table = fit_heads(sheet, Table(tuple(columns), row_h=5.6 * MM, head_h=5.2 * MM, head_lines=2))
     rows = []
+    league = {lr.driver: lr for lr in st.league_rows}  # with a league: drops and bonus shown
     for row in st.table:
         cells = [str(row.place), row.player, str(row.points)]
-        cells += ["-" if v is None else str(v) for v in row.rally_points]
+        if row.player in league:
+            lr = league[row.player]
+            shown = {i: leagues.shown_score(e, k) for i, e, k in zip(st.rounds, lr.entries, lr.kept)}
+            cells += [shown.get(i, "-") for i in range(len(rallies))]
+        else:
+            cells += ["-" if v is None else str(v) for v in row.rally_points]
         cells.append(_signed(row.score_total))
         rows.append(Row("row", tuple(cells)))
     top = y
@@ -138,6 +149,8 @@ def _draw_championship(sheet: Sheet, st, y: float) -> float:
         lines.append(f"Chosen by the last to arrive in the last race: {' or '.join(st.chooses_next)}.")
     if st.remaining:
         lines.append(f"Still to run: {_grouped(st.remaining)}.")
+    if st.league is not None:
+        lines += league_notes(st)[:-1]  # (the tie-break order is said above the table)
     used = sum(c.width for c in columns)
     if width - used >= NEXT_RACE_BESIDE_MM * MM:  # beside the table, where it leaves room
         nx = x + used + 5 * MM

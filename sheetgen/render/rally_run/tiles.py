@@ -1,14 +1,24 @@
 """Rally Run! tiles to print and cut: every road tile of the set (as many as it has), the pit
-stop, the four start-finish tiles and the trophies, all at the set's `tile_mm` (default 60 mm),
-on pages of tiles side by side with cut marks outside the grid; after each page of fronts, its
-page of backs; then a one-page rules summary.
+stop, the four start-finish tiles, the trophies and the four cars (the box's "4 rally race
+cars", four tokens cut from one tile's place), all at the set's `tile_mm` (default 60 mm), on
+pages of tiles side by side with cut marks outside the grid; after each page of fronts, the
+other side of its sheet; then a one-page rules summary on a sheet of its own.
 
 Roads leave every tile at the middle of its sides, a third of the tile wide, so that any two
-tiles laid side by side join edge to edge. Start-finish and trophy tiles carry their colour,
-their pattern and their name (never colour alone). Backs are on the mirrored positions of the
-fronts for the set's `duplex` flip edge: `long_edge` (the sheet turns over about its long side:
-a tile's back is mirrored left to right) or `short_edge` (about its short side: mirrored top to
-bottom), so that a duplex print puts each back behind its front.
+tiles laid side by side join edge to edge. A road tile names its kind, never its openings
+(they turn with the tile). Start-finish and trophy tiles carry their colour, their pattern and
+their name (never colour alone).
+
+Only road tiles are ever face down, so only they have backs (the pit stop, start-finish and
+trophy tiles lie face up all game): a back is on the mirrored position of its front for the
+set's `duplex` flip edge: `long_edge` (the sheet turns over about its long side: a tile's back
+is mirrored left to right) or `short_edge` (about its short side: mirrored top to bottom), so
+that a duplex print puts each back behind its front. The backs are one pattern that runs on
+`BLEED_MM` past the outer cut lines (a front coloured to its edge, a tinted tile or a road's
+end, does too), so that a sheet printed a millimetre or two off on its back shows no white
+strip on the edge tiles: face-down tiles stay alike. The cars' other sides repeat the cars;
+a sheet with nothing on its other side gets a page left blank, so that in a double-sided
+print the next sheet starts on a new sheet of paper.
 """
 
 from __future__ import annotations
@@ -17,15 +27,21 @@ import math
 from dataclasses import dataclass
 
 from reportlab.lib.colors import HexColor
+from reportlab.pdfgen.canvas import FILL_NON_ZERO
 
 from sheetgen.games.rally_run.model import COLOURS, SIDES, TileKind, TileSet
 from sheetgen.render.common import fit_size, fit_text, fitted_text, wrap
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.template import MM, Template
 
-HEADER_MM = 10.0
-MARK_GAP_MM = 1.0
-MARK_LEN_MM = 2.5
+HEADER_MM = 9.2
+#: how far the backs (and coloured fronts) run on past the outer cut lines
+BLEED_MM = 3.0
+#: cut marks start where the bleed ends, on the cut line's extension
+MARK_GAP_MM = BLEED_MM
+MARK_LEN_MM = 1.8
+#: the box's "4 rally race cars", printed as tokens four to a tile's place
+CARS = 4
 HOUSE_NOTE = "House set: the published game's tile counts are unknown; these are sheetgen's own."
 SHORT_HOUSE_NOTE = "House set (the published counts are unknown)."
 
@@ -87,7 +103,7 @@ def back_slot(slot: Slot, page: tuple[float, float], duplex: str) -> Slot:
 
 @dataclass(frozen=True)
 class Tile:
-    what: str  # road | pit | start | trophy
+    what: str  # road | pit | start | trophy | cars
     name: str
     openings: frozenset[int] = frozenset()
     colour: str = ""
@@ -117,7 +133,15 @@ def tiles_of(tiles: TileSet) -> list[Tile]:
                 note=f"finish at the {trophy.colour} start-finish",
             )
         )
+    out.append(Tile("cars", "cars"))
     return out
+
+
+def two_sided(tile: Tile) -> bool:
+    """Whether the other side of the sheet carries something behind `tile`: a road tile's
+    back (road tiles are the ones laid face down), the cars again; never the pit stop,
+    start-finish or trophy tiles, which lie face up all game."""
+    return tile.what in ("road", "cars")
 
 
 def _kind_note(kind: TileKind, copy: int) -> str:
@@ -134,8 +158,9 @@ def _tint(hex_colour: str, share: float) -> str:
     return "#" + "".join(f"{v:02x}" for v in mixed)
 
 
-def draw_road(sheet: Sheet, slot: Slot, openings: frozenset[int]) -> None:
-    """The road: a third of the tile wide, from the centre to the middle of each opening side."""
+def draw_road(sheet: Sheet, slot: Slot, openings: frozenset[int], reach: frozenset[int] = frozenset()) -> None:
+    """The road: a third of the tile wide, from the centre to the middle of each opening side;
+    on the sides in `reach` (outer cut lines) it runs on `BLEED_MM` past the tile's edge."""
     c = sheet.c
     s = slot.size
     a, b = slot.x + s / 3, slot.x + 2 * s / 3  # the road's edges across
@@ -143,11 +168,13 @@ def draw_road(sheet: Sheet, slot: Slot, openings: frozenset[int]) -> None:
     cx, cy = slot.x + s / 2, slot.y + s / 2
     if not openings:
         return
+    run = {side: BLEED_MM * MM if side in reach else 0.0 for side in range(4)}
+    north, east, south, west = slot.y + s + run[0], slot.x + s + run[1], slot.y - run[2], slot.x - run[3]
     arms = {
-        0: (a, hi, s / 3, s / 3),
-        1: (b, lo, s / 3, s / 3),
-        2: (a, slot.y, s / 3, s / 3),
-        3: (slot.x, lo, s / 3, s / 3),
+        0: (a, hi, s / 3, north - hi),
+        1: (b, lo, east - b, s / 3),
+        2: (a, south, s / 3, lo - south),
+        3: (west, lo, a - west, s / 3),
     }
     if sheet.ink.fill:
         sheet.fill(sheet.ink.track_fill)
@@ -157,17 +184,17 @@ def draw_road(sheet: Sheet, slot: Slot, openings: frozenset[int]) -> None:
             c.rect(x, y, w, h, stroke=0, fill=1)
     sheet.stroke(width=sheet.ink.line_width)
     edges = {  # each side of the centre square: closed, or two road edges out to the tile's side
-        0: (((a, hi), (b, hi)), ((a, hi), (a, slot.y + s)), ((b, hi), (b, slot.y + s))),
-        1: (((b, lo), (b, hi)), ((b, lo), (slot.x + s, lo)), ((b, hi), (slot.x + s, hi))),
-        2: (((a, lo), (b, lo)), ((a, lo), (a, slot.y)), ((b, lo), (b, slot.y))),
-        3: (((a, lo), (a, hi)), ((a, lo), (slot.x, lo)), ((a, hi), (slot.x, hi))),
+        0: (((a, hi), (b, hi)), ((a, hi), (a, north)), ((b, hi), (b, north))),
+        1: (((b, lo), (b, hi)), ((b, lo), (east, lo)), ((b, hi), (east, hi))),
+        2: (((a, lo), (b, lo)), ((a, lo), (a, south)), ((b, lo), (b, south))),
+        3: (((a, lo), (a, hi)), ((a, lo), (west, lo)), ((a, hi), (west, hi))),
     }
     for side in range(4):
         closed, one, two = edges[side]
         for p, q in ((one, two) if side in openings else (closed,)):
             c.line(p[0], p[1], q[0], q[1])
     sheet.stroke(width=sheet.ink.thin_width, dash=(2.2, 1.8))
-    ends = {0: (cx, slot.y + s), 1: (slot.x + s, cy), 2: (cx, slot.y), 3: (slot.x, cy)}
+    ends = {0: (cx, north), 1: (east, cy), 2: (cx, south), 3: (west, cy)}
     for side in sorted(openings):
         c.line(cx, cy, *ends[side])
     sheet.stroke()
@@ -179,20 +206,46 @@ def draw_road(sheet: Sheet, slot: Slot, openings: frozenset[int]) -> None:
         sheet.stroke()
 
 
-def draw_pattern(sheet: Sheet, slot: Slot, pattern: str, colour: str) -> None:
-    """A colour's pattern over the tile, in thin lines of that colour (black in low ink)."""
+def bled(slot: Slot, reach: frozenset[int]) -> tuple[float, float, float, float]:
+    """The slot's square (x, y, w, h) run on `BLEED_MM` past the sides in `reach`."""
+    run = BLEED_MM * MM
+    x0 = slot.x - (run if 3 in reach else 0.0)
+    y0 = slot.y - (run if 2 in reach else 0.0)
+    x1 = slot.x + slot.size + (run if 1 in reach else 0.0)
+    y1 = slot.y + slot.size + (run if 0 in reach else 0.0)
+    return (x0, y0, x1 - x0, y1 - y0)
+
+
+def outer_sides(slot: Slot, others: list[Slot]) -> frozenset[int]:
+    """The sides of `slot` (0 N, 1 E, 2 S, 3 W) with no slot of `others` beyond them: its
+    outer cut lines."""
+    near = 0.01
+    out = set()
+    for side, (dx, dy) in enumerate(((0, 1), (1, 0), (0, -1), (-1, 0))):
+        x, y = slot.x + dx * slot.size, slot.y + dy * slot.size
+        if not any(abs(o.x - x) < near and abs(o.y - y) < near for o in others):
+            out.add(side)
+    return frozenset(out)
+
+
+def draw_pattern(sheet: Sheet, slot: Slot, pattern: str, colour: str, reach: frozenset[int] = frozenset()) -> None:
+    """A colour's pattern over the tile (run on past the sides in `reach`), in thin lines of
+    that colour (black in low ink)."""
     c = sheet.c
     c.saveState()
     clip = c.beginPath()
-    clip.rect(slot.x, slot.y, slot.size, slot.size)
+    clip.rect(*bled(slot, reach))
     c.clipPath(clip, stroke=0, fill=0)
+    # the pattern's rows and columns from one row and column before the tile to one after,
+    # so that a bleed past its sides carries it on
+    slot = Slot(slot.x - slot.size / 10, slot.y - slot.size / 10, slot.size * 1.2)
     line = COLOURS[colour] if sheet.ink.fill else sheet.ink.line
     if colour == "white" and sheet.ink.fill:
         line = "#9a9a9a"
     sheet.stroke(colour=line, width=max(sheet.ink.thin_width * 2, 0.6))
     s = slot.size
-    step = s / 10
-    n = 11
+    step = s / 12
+    n = 13
     if pattern == "stripes":
         for k in range(-n, n + 1):
             c.line(slot.x + k * step, slot.y, slot.x + k * step + s, slot.y + s)
@@ -249,15 +302,20 @@ def _label(sheet: Sheet, slot: Slot, lines: list[tuple[str, float, bool]]) -> No
         ty -= step * 0.15
 
 
-def draw_front(sheet: Sheet, tile: Tile, slot: Slot) -> None:
+def draw_front(sheet: Sheet, tile: Tile, slot: Slot, reach: frozenset[int] = frozenset()) -> None:
+    """A tile's face; what is coloured to its edge (a tint, a road's end) runs on past the
+    sides in `reach`, its outer cut lines."""
     s = slot.size
     scale = s / (60 * MM)
     small = max(6.5 * scale, 5.0)
+    if tile.what == "cars":
+        draw_cars(sheet, slot)
+        return
     if tile.what in ("start", "trophy"):
         if sheet.ink.fill:
             sheet.fill(_tint(COLOURS[tile.colour], 0.35))
-            sheet.c.rect(slot.x, slot.y, s, s, stroke=0, fill=1)
-        draw_pattern(sheet, slot, tile.pattern, tile.colour)
+            sheet.c.rect(*bled(slot, reach), stroke=0, fill=1)
+        draw_pattern(sheet, slot, tile.pattern, tile.colour, reach)
         kind = "START-FINISH" if tile.what == "start" else "TROPHY"
         _label(
             sheet,
@@ -270,7 +328,7 @@ def draw_front(sheet: Sheet, tile: Tile, slot: Slot) -> None:
             ],
         )
     else:
-        draw_road(sheet, slot, tile.openings)
+        draw_road(sheet, slot, tile.openings, reach)
         inset = 1.6 * MM
         if tile.what == "pit":
             _chequer(sheet, slot)
@@ -286,7 +344,8 @@ def draw_front(sheet: Sheet, tile: Tile, slot: Slot) -> None:
             sheet.text(slot.x + inset, slot.y + inset, "pit stop", size=small)
         else:
             room = s / 3 - 1.5 * inset
-            # the name in the corner the road leaves free: two lines, then smaller, then cut
+            # the name in the corner the road leaves free: two lines, then smaller, then cut;
+            # no openings: they turn with the tile ("NE" is wrong once it is turned)
             name = fit_text(sheet, tile.name, room, 7.5 * scale, bold=True, lines=2, single=7.5 * scale)
             for k, part in enumerate(name.lines):
                 sheet.text(
@@ -297,10 +356,54 @@ def draw_front(sheet: Sheet, tile: Tile, slot: Slot) -> None:
                     size=fit_size(sheet, part, room, name.size, True),
                 )
             fitted_text(sheet, slot.x + inset, slot.y + inset, tile.note, room, size=small)
-            openings = "".join(SIDES[d] for d in sorted(tile.openings)) or "none"
-            sheet.text(slot.x + s - inset, slot.y + inset, openings, size=small, align="right")
     sheet.stroke(width=sheet.ink.thin_width)
     sheet.c.rect(slot.x, slot.y, s, s, stroke=1, fill=0)
+
+
+def car_slots(slot: Slot) -> list[Slot]:
+    """The four car tokens in a tile's place, a quarter each: top left, top right, bottom
+    left, bottom right."""
+    half = slot.size / 2
+    return [Slot(slot.x + (k % 2) * half, slot.y + (1 - k // 2) * half, half) for k in range(CARS)]
+
+
+def draw_cars(sheet: Sheet, slot: Slot, flip: str | None = None) -> None:
+    """The four cars, numbered 1 to 4 (a number, never a colour alone, tells them apart), each
+    a car seen from above on a token a quarter of a tile's place, cut apart along the lines
+    between them. `flip`: the other side of the sheet turned over about that edge, each car
+    behind itself (left and right swapped for the long edge, top and bottom for the short)."""
+    tokens = car_slots(slot)
+    if flip is not None:
+        tokens = [tokens[k ^ (1 if flip == "long_edge" else 2)] for k in range(CARS)]
+    for number, token in enumerate(tokens, start=1):
+        _car(sheet, token, number)
+    sheet.stroke(width=sheet.ink.thin_width)
+    for token in tokens:
+        sheet.c.rect(token.x, token.y, token.size, token.size, stroke=1, fill=0)
+
+
+def _car(sheet: Sheet, token: Slot, number: int) -> None:
+    """A rally car from above (body, windscreen, rear window, four wheels), its number on the
+    roof."""
+    c = sheet.c
+    t = token.size
+    cx = token.x + t / 2
+    body_w, body_h = t * 0.42, t * 0.78
+    x, y = cx - body_w / 2, token.y + (t - body_h) / 2
+    sheet.stroke(width=sheet.ink.line_width)
+    for wx in (x - t * 0.05, x + body_w - t * 0.03):  # wheels
+        for wy in (y + body_h * 0.12, y + body_h * 0.72):
+            if sheet.ink.fill:
+                sheet.fill(sheet.ink.text)
+            c.rect(wx, wy, t * 0.08, body_h * 0.16, stroke=1, fill=1 if sheet.ink.fill else 0)
+    sheet.fill(sheet.ink.box_fill)
+    c.roundRect(x, y, body_w, body_h, t * 0.08, stroke=1, fill=1)
+    sheet.stroke(width=sheet.ink.thin_width)
+    c.roundRect(x + body_w * 0.12, y + body_h * 0.68, body_w * 0.76, body_h * 0.16, t * 0.02, stroke=1, fill=0)
+    c.roundRect(x + body_w * 0.16, y + body_h * 0.08, body_w * 0.68, body_h * 0.1, t * 0.02, stroke=1, fill=0)
+    size = t * 0.24
+    sheet.text(cx, y + body_h * 0.45 - 0.36 * size, str(number), bold=True, size=size, align="center")
+    sheet.stroke()
 
 
 def _chequer(sheet: Sheet, slot: Slot) -> None:
@@ -324,27 +427,41 @@ def _chequer(sheet: Sheet, slot: Slot) -> None:
     sheet.stroke()
 
 
-def draw_back(sheet: Sheet, slot: Slot, title: str) -> None:
-    """The one back every tile has (face-down road tiles must all look alike)."""
-    s = slot.size
+def draw_backs(sheet: Sheet, slots: list[Slot], title: str, others: tuple[Slot, ...] = ()) -> None:
+    """The one back every road tile has (face-down road tiles must all look alike): one
+    lattice over all of them, aligned to the grid of tiles so that each shows the same part
+    of it, running on `BLEED_MM` past the outer cut lines (not into `others`, the places
+    behind which something else is printed), then a label on each. No outline:
+    a back printed a little off its front must show nothing that tells one tile from another."""
+    if not slots:
+        return
     c = sheet.c
-    c.saveState()
-    clip = c.beginPath()
-    clip.rect(slot.x, slot.y, s, s)
-    c.clipPath(clip, stroke=0, fill=0)
+    s = slots[0].size
     if sheet.ink.fill:
+        c.saveState()
+        clip = c.beginPath()
+        for slot in slots:
+            clip.rect(*bled(slot, outer_sides(slot, [*slots, *others])))
+        c.clipPath(clip, stroke=0, fill=0, fillMode=FILL_NON_ZERO)
+        x0, y0 = min(slot.x for slot in slots), min(slot.y for slot in slots)
+        x1, y1 = max(slot.x for slot in slots) + s, max(slot.y for slot in slots) + s
+        run = BLEED_MM * MM
         sheet.fill(sheet.ink.shade)
-        c.rect(slot.x, slot.y, s, s, stroke=0, fill=1)
+        c.rect(x0 - run, y0 - run, x1 - x0 + 2 * run, y1 - y0 + 2 * run, stroke=0, fill=1)
         sheet.stroke(width=sheet.ink.thin_width)
         step = s / 8
-        for k in range(-8, 9):
-            c.line(slot.x + k * step, slot.y, slot.x + k * step + s, slot.y + s)
-            c.line(slot.x + k * step, slot.y + s, slot.x + k * step + s, slot.y)
-    c.restoreState()
+        # the lattice's lines through the tiles' corners, as far as the bleed reaches
+        first = -int((x1 - x0 + y1 - y0 + 4 * run) // step) - 2
+        last = -first
+        for k in range(first, last + 1):
+            u = x0 + k * step  # lines x - y = u - y0 and x + y = u + y1
+            c.line(u - 2 * run - (y1 - y0), y0 - 2 * run - (y1 - y0), u + (y1 - y0) + 2 * run, y1 + 2 * run)
+            c.line(u - 2 * run - (y1 - y0), y1 + 2 * run + (y1 - y0), u + (y1 - y0) + 2 * run, y0 - 2 * run)
+        c.restoreState()
     scale = s / (60 * MM)
-    _label(sheet, slot, [("RALLY RUN!", 10 * scale, True), (title, max(6 * scale, 5.0), False)])
-    sheet.stroke(width=sheet.ink.thin_width)
-    c.rect(slot.x, slot.y, s, s, stroke=1, fill=0)
+    for slot in slots:
+        _label(sheet, slot, [("RALLY RUN!", 10 * scale, True), (title, max(6 * scale, 5.0), False)])
+    sheet.stroke()
 
 
 def draw_marks(sheet: Sheet, grid: Grid, slots: list[Slot]) -> None:
@@ -373,17 +490,21 @@ def draw_marks(sheet: Sheet, grid: Grid, slots: list[Slot]) -> None:
 
 
 def _header(sheet: Sheet, tiles: TileSet, text: str, at_top: bool) -> None:
+    """The set's name and what the page is, then the page's number, on the first line; what
+    to do with the tiles on the second."""
     y = sheet.top - 4 * MM if at_top else sheet.bottom + 5.5 * MM
+    sheet.page_number(sheet.right, y, "right")
+    right = sheet.right - sheet.number_width() - 2 * MM
     fitted_text(
         sheet,
         sheet.left,
         y,
         tiles.name,
-        sheet.right - sheet.left - sheet.text_width(text, "small") - 4 * MM,
+        right - sheet.left - sheet.text_width(text, "small") - 4 * MM,
         "heading",
         bold=True,
     )
-    sheet.text(sheet.right, y, text, "small", align="right")
+    sheet.text(right, y, text, "small", align="right")
     note = f"Tiles {tiles.tile_mm:g} mm square: cut along the marks."
     if tiles.house_set:
         note += " " + SHORT_HOUSE_NOTE
@@ -400,7 +521,7 @@ def render_set(
     flip = "long edge" if tiles.duplex == "long_edge" else "short edge"
     meta = Meta(
         title=f"{tiles.name}: Rally Run! tiles",
-        subject="Rally Run! print-and-play tiles, their backs and a rules summary",
+        subject="Rally Run! print-and-play tiles and cars, the road tiles' backs and a rules summary",
         keywords=("rally run", "tiles") + keywords,
     )
 
@@ -408,22 +529,38 @@ def render_set(
         for number, chunk in enumerate(pages, start=1):
             _header(sheet, tiles, f"Rally Run! tiles, sheet {number} of {len(pages)}: fronts", True)
             bar_label = "50 mm: print at 100 %"
-            sheet.scale_bar(sheet.right - sheet.scale_bar_width(bar_label), sheet.top - 8.4 * MM, bar_label)
+            bar_x = sheet.right - sheet.scale_bar_width(bar_label, number=False)
+            sheet.scale_bar(bar_x, sheet.top - 8.4 * MM, bar_label, number=False)
             slots = [grid.slot(k) for k in range(len(chunk))]
             for tile, slot in zip(chunk, slots):
-                draw_front(sheet, tile, slot)
+                draw_front(sheet, tile, slot, outer_sides(slot, slots))
             draw_marks(sheet, grid, slots)
             sheet.end_page("tile fronts")
-            backs = [back_slot(slot, page, tiles.duplex) for slot in slots]
+            behind = [
+                (tile, back_slot(slot, page, tiles.duplex)) for tile, slot in zip(chunk, slots) if two_sided(tile)
+            ]
+            if not behind:  # nothing is ever turned over here: the next sheet starts a new sheet
+                _header(sheet, tiles, f"sheet {number} of {len(pages)}: left blank", tiles.duplex == "long_edge")
+                sheet.text(
+                    sheet.left,
+                    sheet.top - 16 * MM,
+                    "This side is left blank: the tiles on the other side lie face up all game.",
+                    "small",
+                )
+                sheet.end_page("blank page")
+                continue
             _header(
                 sheet,
                 tiles,
                 f"sheet {number} of {len(pages)}: backs (print double-sided, flip on the {flip})",
                 tiles.duplex == "long_edge",
             )
-            for slot in backs:
-                draw_back(sheet, slot, tiles.name)
-            draw_marks(sheet, grid, backs)
+            roads = [slot for tile, slot in behind if tile.what == "road"]
+            draw_backs(sheet, roads, tiles.name, tuple(slot for tile, slot in behind if tile.what != "road"))
+            for tile, slot in behind:
+                if tile.what == "cars":
+                    draw_cars(sheet, slot, flip=tiles.duplex)
+            draw_marks(sheet, grid, [slot for _tile, slot in behind])
             sheet.end_page("tile backs")
         draw_rules(sheet, tiles)
         sheet.end_page("rules summary")
@@ -515,8 +652,8 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
         width,
         "small",
         after=(
-            f": {tiles.road_tiles} road tiles, {tiles.size} x {tiles.size} grid. The rulings sheetgen follows are in "
-            "docs/rulings.md (RN-*)."
+            f": {tiles.road_tiles} road tiles, {tiles.size} x {tiles.size} grid, {CARS} cars. Where the rulebook "
+            "is silent, these rules are sheetgen's readings of it."
         ),
     )
     if tiles.house_set:
@@ -536,14 +673,16 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
             + lines * body * 1.35
             + blocks * 1.2 * MM
             + 8 * MM
-            + (len(tiles.kinds) + len(tiles.start_finish)) * body * 1.5
+            + (len(tiles.kinds) + len(tiles.start_finish) + 1) * body * 1.5
             + body
         )
 
     # the page's type, smaller when the rules and the list would not fit above the margin
     # (a larger template size, or a set of many kinds of tile)
     body = sheet.t.sizes["body"] + 1.5
-    while body > 4.5 and height(body) > y - sheet.bottom:
+    # the page's number goes at the bottom right: the rules keep above it
+    floor = sheet.bottom + sheet.t.sizes["small"] + 1 * MM
+    while body > 4.5 and height(body) > y - floor:
         body -= 0.25
     for heading, paragraphs in RULES:
         y -= 9 * MM
@@ -580,6 +719,8 @@ def draw_rules(sheet: Sheet, tiles: TileSet) -> None:
             size=body,
             after=f": {sf.colour}, pattern {sf.pattern}, corner {sf.corner}",
         )
+    y -= body * 1.5
+    sheet.text(sheet.left, y, f"{CARS} cars, numbered 1 to {CARS}: cut the four tokens apart", size=body)
     sheet.c.setFillColor(HexColor(sheet.ink.text))
 
 

@@ -30,6 +30,9 @@ DANGER_FILL = {Danger.YELLOW: "#fbf1bf", Danger.ORANGE: "#f8d6ae", Danger.RED: "
 DANGER_RINGS = {Danger.YELLOW: 0, Danger.ORANGE: 1, Danger.RED: 2}
 DANGER_WORD = {Danger.YELLOW: "yellow (low)", Danger.ORANGE: "orange (medium)", Danger.RED: "red (high)"}
 GREY = "#8a8a8a"
+#: the least size (points) of a tile's label on a map or a cut-out tile: the size of the
+#: template's small print, readable at arm's length (4.2 pt in grey was not, issue 30)
+LABEL_PT = 6.0
 #: radius of the alignment marks of a tiled map (no other circle of a map has it)
 MARK_RADIUS_MM = 3.0
 
@@ -384,17 +387,18 @@ def tile_label(
 ) -> None:
     """A tile's label: lines of (text, bold) centred on the frame cell `spot` (plane offset from
     the tile's centre), or just inside the tile's top corner when no cell is free; grey unless
-    `colour` says otherwise (None: the text colour)."""
+    `colour` says otherwise (None: the text colour). No line is smaller than `size` and
+    LABEL_PT: a long id or name is cut with an ellipsis rather than shrunk."""
     from sheetgen.render.common import fit_text, wrap
 
-    size = size or 4.8 * hex_mm / 30.0
+    size = max(size or 4.8 * hex_mm / 30.0, LABEL_PT)
     x, y = tile_centre
     room = view.mm(hex_mm * 0.8)  # a space's width, less a little
     rows: list[tuple[str, float, bool]] = []
     if spot is None:
         y = y - tile_radius(hex_mm, frame) + 0.2 * hex_mm
         for text, bold in lines[:1]:
-            fitted = fit_text(sheet, text, room, size * (1.5 if bold else 1), bold=bold)
+            fitted = fit_text(sheet, text, room, size * (1.5 if bold else 1), bold=bold, least=size)
             rows.append((fitted.lines[0], fitted.size, bold))
     else:
         # in the free space: the id (two lines at most), the name in the lines the space's
@@ -410,6 +414,7 @@ def tile_label(
             bold=id_bold,
             lines=2,
             single=size * (1.5 if id_bold else 1),
+            least=size,
         )
         rows += [(part, fitted.size, id_bold) for part in fitted.lines]
         tail = [
@@ -427,6 +432,7 @@ def tile_label(
             bold=name_bold,
             lines=max(1, int((0.69 * hex_mm - used) / (lead * at / size) + 1e-9)),
             single=at,
+            least=size,
         )
         rows += [(part, fitted.size, name_bold) for part in fitted.lines] + tail
     lead = size * 1.25 / (view.scale * MM)

@@ -1,8 +1,10 @@
 """The printable of a Rallyman track: one PDF with everything a race on it needs.
 
-In order: the assembly page, the map pages at true scale (`track_map`), the roadbook
-(`roadbook`), the dashboard reference card (`dashboard`) and the time sheet (`time_sheet`),
-GT's or DIRT's by the track's variant. The pages are drawn with the functions of those
+In order: the assembly page (not for a map of one page: its key then follows the
+roadbook), the map pages at true scale (`track_map`), the roadbook
+(`roadbook`), the dashboard reference card (`dashboard`), the time sheet (`time_sheet`),
+GT's or DIRT's by the track's variant, and the pieces to play without the box (`kit`: a dice
+key for plain dice, car counters, the damage bag's tokens). The pages are drawn with the functions of those
 modules on one canvas.
 """
 
@@ -10,15 +12,19 @@ from __future__ import annotations
 
 from sheetgen.games.rallyman.model import Track, Variant
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
-from sheetgen.render.rallyman import dashboard, time_sheet
+from sheetgen.render.rallyman import dashboard, kit, time_sheet
+from sheetgen.render.rallyman.common import legend_items
 from sheetgen.render.rallyman.roadbook import draw_roadbook_page, roadbook_pages
 from sheetgen.render.rallyman.track_map import (
+    LEGEND_ROW_MM,
     _turn_page,
     draw_assembly_page,
+    draw_legend,
     draw_map_page,
+    figures_lines,
     map_plan,
 )
-from sheetgen.template import Template
+from sheetgen.template import MM, Template
 
 
 def print_track(
@@ -48,17 +54,34 @@ def render_track(
     )
 
     def draw(sheet: Sheet) -> None:
-        draw_assembly_page(sheet, track, plan, template, figures)
-        sheet.end_page("assembly page")
+        # a map of one page needs no assembly: its key goes under the roadbook instead
+        single = len(printed) == 1
+        if not single:
+            draw_assembly_page(sheet, track, plan, template, figures)
+            sheet.end_page("assembly page")
         upright = (sheet.width, sheet.height)
+        first = 0 if single else 1  # the PDF pages (from 0) before the first map page
         for number, page in enumerate(printed, 1):
             _turn_page(sheet, plan.page_size)
-            draw_map_page(sheet, track, plan, page, number, len(printed))
+            draw_map_page(sheet, track, plan, page, number, len(printed), first + number)
             sheet.end_page("map")
         _turn_page(sheet, upright)
         book = roadbook_pages(track, sheet)
         for number, rows in enumerate(book, 1):
-            draw_roadbook_page(sheet, track, rows, number, len(book))
+            below = draw_roadbook_page(sheet, track, rows, number, len(book))
+            if single and number == len(book):
+                # what the assembly page would say: the par and safe route, and the key
+                par = figures_lines(sheet, figures, sheet.right - sheet.left)
+                markers = any(t.effect is None for p in track.placements for t in p.tokens)
+                need = (4 * len(par) + 6 + 5 + LEGEND_ROW_MM * len(legend_items(track.cells, markers))) * MM
+                if below - need < sheet.bottom + 8 * MM:
+                    sheet.end_page("roadbook")
+                    below = sheet.top
+                below -= 6 * MM
+                for line in par:
+                    sheet.text(sheet.left, below, line, "body")
+                    below -= 4 * MM
+                draw_legend(sheet, track.cells, sheet.left, below - 2 * MM, markers, title="Key to the map")
             sheet.end_page("roadbook")
         dashboard.draw_dashboard_card(sheet, track)
         if track.variant is Variant.GT:
@@ -69,5 +92,7 @@ def render_track(
             ranges = time_sheet.dirt_time_sheet_pages(track, sheet)
             for number, (first, last) in enumerate(ranges, 1):
                 time_sheet.draw_dirt_time_sheet(sheet, track, first, last, number, len(ranges))
+        kit.draw_dice_key_page(sheet, track, template)
+        kit.draw_damage_bag_page(sheet, track)
 
     return render_pdf(template, ink, paper, meta, draw)

@@ -221,7 +221,7 @@ def entries(track: Track) -> tuple[Entry, ...]:
     return tuple(entry for _s, _o, entry in out)
 
 
-COLUMNS = (("no.", 9), ("space", 12), ("+spaces", 14), ("call", 40), ("details", 0), ("your notes", 34))
+COLUMNS = (("no.", 9), ("move", 12), ("+moves", 14), ("call", 40), ("details", 0), ("your notes", 34))
 
 
 def roadbook_pages(track: Track, sheet: Sheet) -> list[list[tuple[int, Entry, int, list[str]]]]:
@@ -262,7 +262,8 @@ def _widths(sheet: Sheet) -> list[float]:
     return [w if w else total - fixed for _n, w in COLUMNS]
 
 
-def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) -> None:
+def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) -> float:
+    """One page of the roadbook (the page does not end); returns the y below its rows."""
     top = sheet.top
     numbers = f"page {page} of {pages}"
     room = sheet.right - sheet.left - sheet.text_width(numbers, "small") - 4 * MM
@@ -272,7 +273,8 @@ def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) 
     sheet.text(sheet.right, top - 6 * MM, numbers, "small", align="right")
     calls = "in/out: the limit of its inside and outside lane" if track.variant is Variant.DIRT else "lane 1/lane 2/..."
     intro = (
-        "Every note in track order. space: moves from the start; +spaces: from the previous note. A corner's call "
+        "Every note in track order. move: moves from the start to its first space; +moves: from the previous note. "
+        "A corner's call "
         f"gives its limits (top gear), {calls}."
     )
     sheet.text(
@@ -306,3 +308,4 @@ def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) 
             x += w * MM
         y -= h
     sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)
+    return y

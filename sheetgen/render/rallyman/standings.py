@@ -1,13 +1,21 @@
 """The Rallyman standings sheet of a results file (kind `results`): every driver's stage
 times, the total and the gap, with the stages still to run left as empty boxes so that the
 sheet can be carried on by hand (docs/rallyman_dirt.md "A rally of several stages").
+
+A DIRT rally's file also prints the drivers' rally time sheet: its stages side by side, three
+a sheet, each with rows for its own track's turns (`Stage.turns`; a stage that names no track
+gets the longest named stage's).
 """
 
 from __future__ import annotations
 
-from sheetgen.games.rallyman.results import Standings, clock, standings
+from sheetgen import league as leagues
+from sheetgen.games.rallyman.results import LeagueStandings, Standings, clock, league_standings, league_table, standings
+from sheetgen.games.rallyman.ruleset import default
 from sheetgen.render.common import plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
+from sheetgen.render.rallyman import time_sheet
+from sheetgen.render.rallyman.time_sheet import SheetStage
 from sheetgen.render.tables import (
     Column,
     Row,
@@ -26,16 +34,19 @@ NOTES = (
 )
 
 
-def standings_table(st: Standings, width: float) -> Table:
+def standings_table(st: Standings, width: float, points: bool = False) -> Table:
     fixed = [Column("place", 12 * MM), Column("driver", 40 * MM, "left", lines=2)]
-    tail = [Column("total", 18 * MM), Column("gap", 24 * MM)]
+    tail = [Column("total", 18 * MM), Column("gap", 24 * MM)] + ([Column("points", 16 * MM)] if points else [])
     room = width - sum(c.width for c in fixed + tail)
     each = min(room / max(len(st.results.stages), 1), 30 * MM)
     stages = [Column(f"{i + 1}. {s.name}", each) for i, s in enumerate(st.results.stages)]
     return Table(tuple(fixed + stages + tail), row_h=7 * MM, head_h=9 * MM, head_lines=3)
 
 
-def standings_rows(st: Standings) -> list[Row]:
+def standings_rows(st: Standings, entries: dict[str, leagues.Entry] | None = None) -> list[Row]:
+    """A rally's rows; with `entries` (a league's event), each driver's points last (bonus as
+    +N: a driver with no time in the event has none)."""
+    more = entries is not None
     rows = []
     for r in st.rows:
         times = [clock(t) if t is not None else "" for t in r.times]
@@ -43,9 +54,10 @@ def standings_rows(st: Standings) -> list[Row]:
         gap = ("+" + clock(r.gap) if r.gap else "") if r.place is not None else "not classified"
         # an unclassified driver's sum of the stages they finished is no total to compare
         total = clock(r.total) if r.place is not None else "-"
-        rows.append(Row("row", (place, r.driver, *times, total, gap)))
+        score = (leagues.shown_score(entries.get(r.driver), True),) if entries is not None else ()
+        rows.append(Row("row", (place, r.driver, *times, total, gap, *score)))
     fastest = tuple(", ".join(w) for w in st.stage_winners) + ("",) * (len(st.results.stages) - st.run)
-    rows.append(Row("total", ("", "fastest", *fastest, "", "")))
+    rows.append(Row("total", ("", "fastest", *fastest, "", "", *(("",) if more else ()))))
     return rows
 
 
@@ -85,12 +97,134 @@ def render_standings(
 
     def draw(sheet: Sheet) -> None:
         pages_of(sheet, pages)
+        if st.results.variant == "dirt":
+            draw_rally_sheets(sheet, st)
 
     return render_pdf(template, ink, paper, meta, draw)
+
+
+def league_pages_table(ls: LeagueStandings, width: float) -> Table:
+    fixed = [Column("place", 12 * MM), Column("driver", 40 * MM, "left", lines=2)]
+    tail = [Column("total", 18 * MM)]
+    room = width - sum(c.width for c in fixed + tail)
+    each = min(room / max(len(ls.rounds), 1), 30 * MM)
+    events = [Column(ls.events[i].event.name, each, lines=2) for i in ls.rounds]
+    return Table(tuple(fixed + events + tail), row_h=7 * MM, head_h=9 * MM, head_lines=3)
+
+
+def league_rows(ls: LeagueStandings) -> list[Row]:
+    """A row per driver: place, driver, each event's points (bonus as +N, a dropped event in
+    brackets, `-`: not in it) and the points counted."""
+    return [
+        Row(
+            "row",
+            (
+                str(row.place),
+                row.driver,
+                *(leagues.shown_score(e, k) for e, k in zip(row.entries, row.kept)),
+                str(row.total),
+            ),
+        )
+        for row in ls.table
+    ]
+
+
+def render_league(
+    ls: LeagueStandings,
+    template: Template,
+    *,
+    paper: str | None = None,
+    ink: str = "normal",
+    keywords: tuple[str, ...] = (),
+) -> tuple[bytes, int]:
+    """A league's standings sheets: the league table (drop rounds and bonus points said in its
+    notes), then each event run, as a rally's standings with each driver's points."""
+    width, _h = template.page_size(paper)
+    inner = width - 2 * template.margin_mm * MM
+    res = ls.results
+    game = "Rallyman DIRT" if res.variant == "dirt" else "Rallyman GT"
+    main = league_table(ls)
+    subtitle = f"{plural(len(ls.table), 'driver')}, {len(ls.rounds)} of {plural(len(ls.events), 'event')} run"
+
+    def pages_of(sheet: Sheet, pages: int) -> int:
+        page = 1
+
+        def header_for(title: tuple[str, str], sub: str) -> object:
+            def header(s: Sheet, at: int, continued: bool) -> float:
+                shown = (title[0], title[1] + (" (continued)" if continued else ""))
+                return page_header(s, shown, sub, f"{game} league standings", at, pages)
+
+            return header
+
+        page += draw_table_pages(
+            sheet,
+            fit_heads(sheet, league_pages_table(ls, inner)),
+            league_rows(ls),
+            header_for((res.name, ": league standings"), subtitle),  # type: ignore[arg-type]
+            first_page=page,
+            notes=main.notes,
+            kind="standings",
+        )
+        for e in ls.events:
+            if not e.run:
+                continue
+            st = e.standings
+            stages = plural(len(st.results.stages), "stage")
+            sub = f"{plural(len(st.results.drivers), 'driver')}, {st.run} of {stages} run"
+            page += draw_table_pages(
+                sheet,
+                fit_heads(sheet, standings_table(st, inner, points=True)),
+                standings_rows(st, e.entries),
+                header_for((res.name, f": {e.event.name}"), sub),  # type: ignore[arg-type]
+                first_page=page,
+                notes=NOTES + ("Points: the event place's points, then +N bonus points (the league's house rules).",),
+                kind="standings",
+            )
+        return page - 1
+
+    pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
+    meta = Meta(
+        title=f"{res.name}: {game} league standings",
+        subject=f"{game} league standings",
+        keywords=("rallyman", "standings", "league") + keywords,
+    )
+
+    def draw(sheet: Sheet) -> None:
+        pages_of(sheet, pages)
+
+    return render_pdf(template, ink, paper, meta, draw)
+
+
+def draw_rally_sheets(sheet: Sheet, st: Standings) -> None:
+    """A DIRT rally's time sheet: its stages, STAGES a sheet, each with its own rows."""
+    ruleset = default("dirt")
+    named: list[SheetStage] = [(f"stage {i + 1}: {s.name}", s.turns) for i, s in enumerate(st.results.stages)]
+    chunks = [named[i : i + time_sheet.STAGES] for i in range(0, len(named), time_sheet.STAGES)]
+    known = [t for _n, t in named if t is not None]
+    longest = max(known) if known else None
+    plan = []
+    for chunk in chunks:
+        stages = [(name, turns if turns is not None else longest) for name, turns in chunk]
+        plan.append((stages, time_sheet.dirt_time_sheet_pages(None, sheet, stages, ruleset)))
+    pages = sum(len(ranges) for _s, ranges in plan)
+    number = 0
+    for k, (stages, ranges) in enumerate(plan):
+        for first, last in ranges:
+            number += 1
+            title = (st.results.name, ": rally time sheet" + (" (continued)" if number > 1 else ""))
+            sub = (
+                f"Rallyman DIRT rally of {plural(len(named), 'stage')}, rows for each stage's own turns (two moves a "
+                "turn). ",
+                "One sheet per driver: print these pages once for each.",
+            )
+            time_sheet.draw_dirt_rally_sheet(sheet, ruleset, title, sub, stages, first, last, number, pages, k > 0)
 
 
 def print_standings(
     spec, template: Template, *, paper: str | None, ink: str, keywords: tuple[str, ...], figures: object = None
 ) -> tuple[bytes, int]:
-    """The printable of a Rallyman results file: the standings sheet."""
+    """The printable of a Rallyman results file: the standings sheet (a league's: the league
+    table, then each event's standings)."""
+    if spec.model.is_league:
+        return render_league(league_standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)
     return render_standings(standings(spec.model), template, paper=paper, ink=ink, keywords=keywords)

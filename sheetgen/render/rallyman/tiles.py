@@ -5,7 +5,8 @@ Each tile is its big hexagon (`span` spaces across flats: 4 in the standard fram
 large one, `hexgrid.FRAMES`) with every space of its own frame drawn as on the map, half
 cells cut by the outline. The outline is the cut line; cut marks extend each side beyond its
 corners (a gap, then a short line), all inside the page margins. Two tiles share a page when
-they fit (nested, the second lower right), else one. A tile wider than the page (a large
+they fit (nested, the second lower right; on Letter, shorter, the pair nests from the top
+margin and the header sits in the corner they leave free), else one. A tile wider than the page (a large
 tile with spaces of 30 mm is 210 mm across) prints in two halves, left and right of the line
 through its top and bottom corners, each on its own page: cut both out along their outlines
 (the join line too) and tape them together along it, the spaces it cuts matching.
@@ -20,10 +21,11 @@ from sheetgen.errors import UsageError
 from sheetgen.games.rallyman import HEX_MM
 from sheetgen.games.rallyman.hexgrid import TILE_SPAN, frame_of
 from sheetgen.games.rallyman.model import Library, TileDef
-from sheetgen.render.common import fitted_text
+from sheetgen.render.common import fit_size, fit_text, fitted_text
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
 from sheetgen.render.rallyman.common import (
     DANGER_WORD,
+    LABEL_PT,
     View,
     cell_centre,
     danger_of,
@@ -53,6 +55,9 @@ class TilePlan:
     #: None: whole tiles; else each tile prints in two halves, one a page, with the tile's
     #: centre at these page points for the left half and for the right half
     halves: tuple[tuple[float, float], tuple[float, float]] | None = None
+    #: None: the header runs across the top of the page; else the two tiles nest from the top
+    #: margin down (Letter) and the header sits in the free top-right corner, from this x (mm)
+    header_x: float | None = None
 
 
 def tile_corners(cx: float, cy: float, rad: float) -> list[tuple[float, float]]:
@@ -161,9 +166,34 @@ def tile_plan(template: Template, paper: str | None = None, frame=None) -> TileP
         dy = (need - dx * 0.5) / math.sin(math.radians(60))
     second = (first[0] + dx, first[1] - dy)
     if dx < need and second[1] - hh < bottom:
+        corner = _corner_nest(rad, hw, hh, left, right, bottom, page_h - m, need)
+        if corner is not None:
+            return corner
         centre = ((left + right) / 2, (top + bottom) / 2)
         return TilePlan(1, (centre,))
     return TilePlan(2, (first, second))
+
+
+def _corner_nest(
+    rad: float, hw: float, hh: float, left: float, right: float, bottom: float, top: float, need: float
+) -> TilePlan | None:
+    """Two tiles nested as neighbours of a honeycomb, the second one below and to the right of
+    the first (their facing sides `need` apart between centres, 60 degrees down), the first
+    from the top margin: the header goes in the top-right corner the tiles leave free (Letter,
+    17.6 mm shorter than A4, has no room for a header band above the pair). None when the pair,
+    or the header's room, does not fit."""
+    dx, dy = need * 0.5, need * math.sin(math.radians(60))
+    if 2 * hw + dx > right - left or 2 * hh + dy > top - bottom:
+        return None
+    first = (left + hw, top - hh)
+    second = (first[0] + dx, first[1] - dy)
+    # the header's two lines reach HEAD_MM below the top margin: right of the first tile's
+    # outline (with its cut marks) down to there, where the hexagon is widest
+    depth = HEAD_MM - (top - (first[1] + rad))
+    header_x = first[0] + max(depth, 0.0) * math.tan(math.radians(60)) + MARK_GAP_MM + MARK_LEN_MM + 2.0
+    if right - header_x < 80.0:
+        return None
+    return TilePlan(2, (first, second), header_x=header_x)
 
 
 def draw_tile(
@@ -220,7 +250,7 @@ def draw_tile(
         hex_mm,
         words + [(danger, False)],
         offset,
-        size=5.0 * hex_mm / 30,
+        size=LABEL_PT * hex_mm / 30,
         colour=None,
         frame=frame,
     )
@@ -258,22 +288,37 @@ def render_tiles(
         for number, page in enumerate(pages, 1):
             top = sheet.top
             kind = f"Rallyman tiles, page {number} of {len(pages)}"
-            fitted_text(
-                sheet,
-                sheet.left,
-                top - 5 * MM,
-                library.name,
-                sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
-                "heading",
-                bold=True,
-            )
-            sheet.text(sheet.right, top - 5 * MM, kind, "small", align="right")
-            sheet.text(
-                sheet.left,
-                top - 9 * MM,
-                f"Spaces {template.size(HEX_MM):g} mm across flats. Cut along the outline, from mark to mark.",
-                "small",
-            )
+            how = f"Spaces {template.size(HEX_MM):g} mm across flats. Cut along the outline, from mark to mark."
+            if plan.header_x is None:
+                fitted_text(
+                    sheet,
+                    sheet.left,
+                    top - 5 * MM,
+                    library.name,
+                    sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
+                    "heading",
+                    bold=True,
+                )
+                sheet.text(sheet.right, top - 5 * MM, kind, "small", align="right")
+                sheet.text(sheet.left, top - 9 * MM, how, "small")
+            else:  # in the top-right corner the nested pair leaves free
+                room = sheet.right - plan.header_x * MM
+                name = fit_text(sheet, library.name, room, sheet.t.sizes["heading"], bold=True)
+                sheet.text(sheet.right, top - 4 * MM, name.lines[0], size=name.size, bold=True, align="right")
+                sheet.text(
+                    sheet.right,
+                    top - 7.5 * MM,
+                    kind,
+                    size=fit_size(sheet, kind, room, sheet.t.sizes["small"]),
+                    align="right",
+                )
+                sheet.text(
+                    sheet.right,
+                    top - 10.5 * MM,
+                    how,
+                    size=fit_size(sheet, how, room, sheet.t.sizes["small"]),
+                    align="right",
+                )
             for tile, (x, y) in zip(page, plan.centres):
                 draw_tile(sheet, tile, x, y, template.size(HEX_MM), frame)
             keys = ", ".join(

@@ -101,6 +101,50 @@ def _tick_box(sheet: Sheet, cx: float, cy: float) -> None:
     sheet.c.rect(cx - s / 2, cy - s / 2, s, s, stroke=1, fill=0)
 
 
+TALLY_BOXES = 4  # tick boxes per kind of damage kept (a car has at most a few of one kind)
+TALLY_LINE_MM = 5.0
+TALLY_LABEL = "damage kept:"
+
+
+def _tally_lines(sheet: Sheet, ruleset: Ruleset) -> list[list[tuple[str, int]]]:
+    """The damage tally laid out in lines across the page, after its label: (words, boxes)
+    of each kind of damage a car keeps."""
+    lines: list[list[tuple[str, int]]] = [[]]
+    x = sheet.left + sheet.text_width(TALLY_LABEL, "small", bold=True) + 2 * MM
+    for words, n in cards.damage_tally(ruleset):
+        boxes = min(n, TALLY_BOXES)
+        width = sheet.text_width(words, "small") + 1.5 * MM + boxes * 4.2 * MM + 4 * MM
+        if lines[-1] and x + width > sheet.right:
+            lines.append([])
+            x = sheet.left + 4 * MM
+        lines[-1].append((words, boxes))
+        x += width
+    return lines
+
+
+def tally_height(sheet: Sheet, ruleset: Ruleset) -> float:
+    """The height (mm) the damage tally takes."""
+    return TALLY_LINE_MM * len(_tally_lines(sheet, ruleset)) + 0.5
+
+
+def _draw_tally(sheet: Sheet, ruleset: Ruleset, y: float) -> float:
+    """The damage tally from y down: each kind of damage a car keeps, with tick boxes;
+    returns the y below it."""
+    sheet.text(sheet.left, y - 3.6 * MM, TALLY_LABEL, "small", bold=True)
+    x = sheet.left + sheet.text_width(TALLY_LABEL, "small", bold=True) + 2 * MM
+    for k, line in enumerate(_tally_lines(sheet, ruleset)):
+        if k:
+            x = sheet.left + 4 * MM
+        ty = y - (3.6 + TALLY_LINE_MM * k) * MM
+        for words, boxes in line:
+            sheet.text(x, ty, words, "small")
+            bx = x + sheet.text_width(words, "small") + 1.5 * MM
+            for b in range(boxes):
+                _tick_box(sheet, bx + (b + 0.5) * 4.2 * MM, ty + 1.0 * MM)
+            x = bx + boxes * 4.2 * MM + 4 * MM
+    return y - tally_height(sheet, ruleset) * MM
+
+
 def _ranges(total: int, per_page: int) -> list[tuple[int, int]]:
     """Turn numbers per page: (first, last), from 1, until `total` turns have room."""
     out: list[tuple[int, int]] = []
@@ -116,11 +160,12 @@ def _ranges(total: int, per_page: int) -> list[tuple[int, int]]:
 
 def _gt_columns(laps: int) -> list[tuple[str, float]]:
     cols = [
-        ("turn", 8.5),
-        ("gear\nat the end", 13.0),
-        ("seconds\nof the turn", 14.0),
-        ("running\ntotal", 17.0),
+        ("turn", 8.0),
+        ("gear\nat the end", 12.0),
+        ("seconds\nof the turn", 13.5),
+        ("running\ntotal", 15.5),
         ("lost\ncontrol", 11.0),
+        ("focus\ntokens", 11.0),
         ("damage\ntokens drawn", 0.0),
     ]
     if laps > 1:
@@ -130,11 +175,11 @@ def _gt_columns(laps: int) -> list[tuple[str, float]]:
 
 def gt_time_sheet_pages(track, sheet: Sheet) -> list[tuple[int, int]]:
     """The turns of each page of the GT time sheet (two blocks of rows a page)."""
-    return _ranges(cards.turns_needed(track), 2 * _gt_rows(sheet))
+    return _ranges(cards.turns_needed(track), 2 * _gt_rows(sheet, ruleset_of(track)))
 
 
-def _gt_rows(sheet: Sheet) -> int:
-    room = (sheet.top - sheet.bottom) / MM - 17 - 7 - 29 - 9 - 15 - 9
+def _gt_rows(sheet: Sheet, ruleset: Ruleset) -> int:
+    room = (sheet.top - sheet.bottom) / MM - 17 - 7 - 29 - 9 - 15 - 9 - tally_height(sheet, ruleset)
     return int(room // GT_ROW_MM)
 
 
@@ -159,7 +204,8 @@ def draw_gt_time_sheet(
     laps = f"{track.laps} laps" if track.laps > 1 else "1 lap (a stage)"
     title = (track.name, ": time sheet" + (" (continued)" if first > 1 else ""))
     sub = (
-        f"Rallyman GT, {laps}, {cards.distance(track)} spaces to the finish. One sheet per driver: print this page "
+        f"Rallyman GT, {laps}, {plural(cards.distance(track), 'move')} from start to finish. One sheet per driver: "
+        "print this page "
         "once for each."
     )
     y = page_header(sheet, title, sub, "Rallyman GT time sheet", page, pages)
@@ -194,20 +240,22 @@ def draw_gt_time_sheet(
     for line in wrap(
         sheet,
         cards.loss_words(ruleset).capitalize()
-        + ". Tick 'lost control' and write the tokens drawn; add each turn's seconds to the running total.",
+        + ". Tick 'lost control' and write the tokens drawn; add each turn's seconds to the running total; "
+        "'focus tokens': the tokens you hold at the end of the turn. Damage kept: tick a box per token kept, cross it "
+        "out when repaired.",
         sheet.right - x,
         sheet.t.sizes["small"],
     ):
         sheet.text(x, y, line, "small")
         y -= 3 * MM
-    y -= 1.5 * MM
+    y = _draw_tally(sheet, ruleset, y + 2 * MM) - 1.5 * MM
     # two blocks of turn rows
     cols = _gt_columns(track.laps)
     gap = 4 * MM
     block_w = (sheet.right - x - gap) / 2
     fixed = sum(c for _h, c in cols) * MM
     widths = [c * MM if c else block_w - fixed for _h, c in cols]
-    rows = _gt_rows(sheet)
+    rows = _gt_rows(sheet, ruleset)
     head_h = 8 * MM
     row_h = GT_ROW_MM * MM
     for block in range(2):
@@ -244,9 +292,34 @@ def draw_gt_time_sheet(
 # --------------------------------------------------------------------------- DIRT
 
 
-def dirt_time_sheet_pages(track, sheet: Sheet) -> list[tuple[int, int]]:
-    turns = cards.turns_needed(track)
-    return _ranges(turns, _dirt_rows(sheet, turns))
+#: a DIRT rally sheet's stage: the name its column heads with, and the turns its track needs
+#: (`cards.turns_needed`), or None for a stage whose track the sheet does not know
+SheetStage = tuple[str, "int | None"]
+
+
+def track_stages(track) -> list[SheetStage]:
+    """A DIRT track's own rally sheet: stage 1 is the track, the others named by hand (their
+    tracks unknown: they get the rows of the longest known stage)."""
+    return [(f"stage 1: {track.name}", cards.turns_needed(track))] + [
+        (f"stage {s + 1}:", None) for s in range(1, STAGES)
+    ]
+
+
+def _longest(stages: list[SheetStage]) -> int:
+    """The turns a sheet of these stages leaves rows for: its longest known stage's (12, the
+    least a sheet has, when it knows none)."""
+    return max((t for _n, t in stages if t is not None), default=12)
+
+
+def dirt_time_sheet_pages(
+    track, sheet: Sheet, stages: list[SheetStage] | None = None, ruleset: Ruleset | None = None
+) -> list[tuple[int, int]]:
+    """The turns of each page of a DIRT time sheet: of `track`'s own (stage 1 the track), or
+    of `stages` played with `ruleset`."""
+    stages = track_stages(track) if stages is None else stages
+    ruleset = ruleset_of(track) if ruleset is None else ruleset
+    turns = _longest(stages)
+    return _ranges(turns, _dirt_rows(sheet, turns, ruleset))
 
 
 def _card_note(ruleset: Ruleset) -> tuple[str, bool]:
@@ -262,35 +335,54 @@ def _card_note(ruleset: Ruleset) -> tuple[str, bool]:
     return f"Time cards: {cards.source_words(ruleset, 'time_cards')}.", False
 
 
-def _dirt_room(sheet: Sheet) -> float:
+def _dirt_room(sheet: Sheet, ruleset: Ruleset) -> float:
     """The height (mm) a DIRT sheet's page has for its rows of turns."""
-    return (sheet.top - sheet.bottom) / MM - 17 - 7 - 13 - 14 - 14 - 12 - 9 - 12 - 12
+    return (sheet.top - sheet.bottom) / MM - 17 - 7 - 13 - 14 - 14 - 12 - 9 - 12 - 12 - tally_height(sheet, ruleset)
 
 
-def _dirt_row_mm(sheet: Sheet, turns: int) -> float:
+def _dirt_row_mm(sheet: Sheet, turns: int, ruleset: Ruleset) -> float:
     """A DIRT row's height: DIRT_ROW_MM, or less (down to DIRT_ROW_LEAST_MM) when that keeps
     every turn on one page (a 49-space stage's 25 turns on Letter, which has room for 22)."""
-    room = _dirt_room(sheet)
+    room = _dirt_room(sheet, ruleset)
     if room // DIRT_ROW_MM >= turns or room / turns < DIRT_ROW_LEAST_MM:
         return DIRT_ROW_MM
     return room / turns
 
 
-def _dirt_rows(sheet: Sheet, turns: int) -> int:
+def _dirt_rows(sheet: Sheet, turns: int, ruleset: Ruleset) -> int:
     """The rows of turns a DIRT sheet's page holds, for a sheet of `turns` turns."""
-    row = _dirt_row_mm(sheet, turns)
-    return turns if row < DIRT_ROW_MM else max(int(_dirt_room(sheet) // row), 1)
+    row = _dirt_row_mm(sheet, turns, ruleset)
+    return turns if row < DIRT_ROW_MM else max(int(_dirt_room(sheet, ruleset) // row), 1)
 
 
 def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, pages: int) -> None:
-    """One page of a DIRT time sheet: turns `first` to `last` of up to STAGES stages; then
-    the page ends."""
-    ruleset = ruleset_of(track)
+    """One page of a DIRT track's time sheet: turns `first` to `last` of up to STAGES stages,
+    the first this track; then the page ends."""
     title = (track.name, ": rally time sheet" + (" (continued)" if first > 1 else ""))
     sub = (
         f"Rallyman DIRT rally of up to {STAGES} stages, stage 1: {track.name}",
-        f" ({cards.distance(track)} spaces). One sheet per driver: print this page once for each.",
+        f" ({plural(cards.distance(track), 'move')} from start to finish). One sheet per driver: print this page once "
+        "for each.",
     )
+    draw_dirt_rally_sheet(sheet, ruleset_of(track), title, sub, track_stages(track), first, last, page, pages)
+
+
+def draw_dirt_rally_sheet(
+    sheet: Sheet,
+    ruleset: Ruleset,
+    title: str | tuple[str, str],
+    sub: str | tuple[str, str],
+    stages: list[SheetStage],
+    first: int,
+    last: int,
+    page: int,
+    pages: int,
+    carried: bool = False,
+) -> None:
+    """One page of a DIRT rally time sheet: turns `first` to `last` of `stages` side by side,
+    each stage with rows for its own turns (a stage whose track is not known: the longest
+    known stage's); `carried`: the rally total starts from the pages of the stages before.
+    Then the page ends."""
     y = page_header(sheet, title, sub, "Rallyman DIRT time sheet", page, pages)
     x, right = sheet.left, sheet.right
     line_y = y - 3 * MM
@@ -332,32 +424,34 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
             "A loss of control: the card of your gear then, turned to gear 0; ring its icon. SISU: the card's own "
             "seconds, no damage, next turn in that gear. "
             f"Spin: {loss} s, no damage, next turn in gear 0. Crash: {loss} s, damage by the last gear and the tile's "
-            "danger, off the track, next turn in gear 0."
+            "danger, off the track, next turn in gear 0. '2nd tokens': the second tokens you hold at the end of the "
+            "turn. Damage kept: tick a box per token kept, cross it out when repaired."
         )
     ]
     for text in lines:
         for line in wrap(sheet, text, right - x, sheet.t.sizes["small"]):
             sheet.text(x, y, line, "small")
             y -= 3 * MM
-    y -= 1.5 * MM
+    y = _draw_tally(sheet, ruleset, y + 2 * MM) - 1.5 * MM
     # the stages side by side
     turn_w = 9 * MM
-    stage_w = (right - x - turn_w) / STAGES
+    count = len(stages)
+    stage_w = (right - x - turn_w) / count
     cols = [
-        ("card\n(gear)", 0.2),
-        ("loss of control\n(ring the icon)", 0.38),
-        ("seconds", 0.19),
-        ("stage\ntotal", 0.23),
+        ("card\n(gear)", 0.17),
+        ("loss of control\n(ring the icon)", 0.34),
+        ("seconds", 0.16),
+        ("stage\ntotal", 0.19),
+        ("2nd\ntokens", 0.14),
     ]
     widths = [stage_w * f for _h, f in cols]
     group_h, head_h = 6 * MM, 8 * MM
-    turns = cards.turns_needed(track)
-    rows = _dirt_rows(sheet, turns)
-    row_h = _dirt_row_mm(sheet, turns) * MM
+    turns = _longest(stages)
+    rows = _dirt_rows(sheet, turns, ruleset)
+    row_h = _dirt_row_mm(sheet, turns, ruleset) * MM
     _cell(sheet, x, y, turn_w, group_h + head_h, "turn", bold=True, shaded=True)
-    for s in range(STAGES):
+    for s, (name, _t) in enumerate(stages):
         sx = x + turn_w + s * stage_w
-        name = f"stage 1: {track.name}" if s == 0 else f"stage {s + 1}:"
         _cell(
             sheet,
             sx,
@@ -367,7 +461,7 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
             name,
             bold=True,
             shaded=True,
-            size=sheet.t.sizes["body"],
+            size=fit_size(sheet, name, stage_w - 2.4 * MM, sheet.t.sizes["body"], True),
             width=sheet.ink.line_width,
             align="left",
         )
@@ -379,7 +473,9 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
     for r in range(rows):
         ry = top - r * row_h
         _cell(sheet, x, ry, turn_w, row_h, str(first + r), bold=True)
-        for s in range(STAGES):
+        for s, (_name, own) in enumerate(stages):
+            if own is not None and first + r > own:
+                continue  # past the stage's own turns: no row
             cx = x + turn_w + s * stage_w
             for k, cw in enumerate(widths):
                 _cell(sheet, cx, ry, cw, row_h)
@@ -387,36 +483,50 @@ def draw_dirt_time_sheet(sheet: Sheet, track, first: int, last: int, page: int, 
                     _icons(sheet, cx, ry - row_h / 2, cw)
                 cx += cw
     bottom = top - rows * row_h
-    for s in range(STAGES):
+    for s, (_name, own) in enumerate(stages):
         sx = x + turn_w + s * stage_w
-        sheet.box(sx, bottom, stage_w, y - bottom, width=sheet.ink.line_width)
+        shown = rows if own is None else max(0, min(rows, own - first + 1))
+        sheet.box(sx, top - shown * row_h, stage_w, y - (top - shown * row_h), width=sheet.ink.line_width)
+        if shown < rows:
+            sheet.text(
+                sx + stage_w / 2,
+                top - shown * row_h - 4 * MM,
+                f"{plural(own or 0, 'turn')} at two moves a turn: a slow drive",
+                "small",
+                align="center",
+            )
     # stage times and the rally total
     y = bottom
     _cell(sheet, x, y, turn_w, 8 * MM, "", shaded=True)
-    for s in range(STAGES):
+    for s, (name, _own) in enumerate(stages):
         sx = x + turn_w + s * stage_w
+        number = name.split(":")[0]
         _cell(
             sheet,
             sx,
             y,
-            stage_w - widths[-1],
+            stage_w - widths[3] - widths[4],
             8 * MM,
-            f"stage {s + 1} time" + (" (at the finish)" if s == 0 else ""),
+            f"{number} time" + (" (at the finish)" if s == 0 else ""),
             bold=True,
             size=sheet.t.sizes["body"],
             shaded=True,
             align="right",
         )
-        _cell(sheet, sx + stage_w - widths[-1], y, widths[-1], 8 * MM, "", width=sheet.ink.line_width * 1.8)
+        _cell(sheet, sx + stage_w - widths[3] - widths[4], y, widths[3], 8 * MM, "", width=sheet.ink.line_width * 1.8)
+        _cell(sheet, sx + stage_w - widths[4], y, widths[4], 8 * MM, "s", size=sheet.t.sizes["body"], align="left")
     y -= 8 * MM + 4 * MM
     sheet.text(x, y - 5.5 * MM, "Rally total:", "heading", bold=True)
     bx = x + sheet.text_width("Rally total:", "heading", bold=True) + 3 * MM
-    box_w = 24 * MM
-    for s in range(STAGES):
+    parts = (["stages before"] if carried else []) + [name.split(":")[0] for name, _t in stages]
+    box_w = min(24 * MM, (right - bx - 34 * MM) / len(parts) - 4.4 * MM)
+    for k, part in enumerate(parts):
         sheet.box(bx, y - 8 * MM, box_w, 9 * MM, width=sheet.ink.thin_width)
-        sheet.text(bx + 1 * MM, y - 7.2 * MM, f"stage {s + 1}", "small")
+        sheet.text(bx + 1 * MM, y - 7.2 * MM, part, size=fit_size(sheet, part, box_w - 2 * MM, sheet.t.sizes["small"]))
         bx += box_w
-        sheet.text(bx + 2.2 * MM, y - 5.5 * MM, "+" if s < STAGES - 1 else "=", "heading", bold=True, align="center")
+        sheet.text(
+            bx + 2.2 * MM, y - 5.5 * MM, "+" if k < len(parts) - 1 else "=", "heading", bold=True, align="center"
+        )
         bx += 4.4 * MM
     sheet.box(bx, y - 8 * MM, 30 * MM, 9 * MM, width=sheet.ink.line_width * 1.8)
     sheet.text(bx + 1 * MM, y - 7.2 * MM, "rally total", "small", bold=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from sheetgen.games.rallyman import HEX_MM
+from sheetgen.games.rallyman import HEX_MM, cards
 from sheetgen.games.rallyman.hexgrid import frame_of, tile_corners
 from sheetgen.games.rallyman.model import Track, Variant
 from sheetgen.render.common import CAP, TITLE_LEAST, fit_size, fitted_text, wrap
@@ -28,6 +28,7 @@ from sheetgen.render.rallyman.common import (
     DANGER_RINGS,
     DANGER_WORD,
     GREY,
+    LABEL_PT,
     MARK_RADIUS_MM,
     View,
     _badge,
@@ -187,10 +188,11 @@ def map_plan(track: Track, template: Template, paper: str | None = None) -> MapP
     paper upright or turned, whichever prints fewer pages (upright on a tie)."""
     upright = template.page_size(paper)
     plans = []
+    shapes = _track_shapes(track, template.size(HEX_MM))
     for landscape, size in ((False, upright), (True, (upright[1], upright[0]))):
         for sx in SHIFTS:
             for sy in SHIFTS:
-                plans.append(_plan(track, template, size, landscape, sx, sy))
+                plans.append(_plan(track, template, size, landscape, sx, sy, shapes))
     # fewest pages; then upright; then the grid nearest to centred on the track
     return min(plans, key=lambda p: (len(p.printed()), p.landscape, p.off_centre))
 
@@ -200,7 +202,13 @@ SHIFTS = (0.5, 0.25, 0.75, 0.0, 1.0)
 
 
 def _plan(
-    track: Track, template: Template, page_size: tuple[float, float], landscape: bool, sx: float = 0.5, sy: float = 0.5
+    track: Track,
+    template: Template,
+    page_size: tuple[float, float],
+    landscape: bool,
+    sx: float = 0.5,
+    sy: float = 0.5,
+    shapes: list[Shape] | None = None,
 ) -> MapPlan:
     hex_mm = template.size(HEX_MM)
     page_w, page_h = (v / MM for v in page_size)
@@ -221,29 +229,167 @@ def _plan(
     total_h = height + (rows - 1) * (height - overlap)
     ox = x0 - (total_w - (x1 - x0)) * sx
     oy = y0 - (total_h - (y1 - y0)) * sy
-    rad = radius(hex_mm)
     step_x, step_y = width - overlap, height - overlap
-    taken: set[tuple[int, int]] = set()
-    # each space prints on the pages whose window (widened by half a space) holds its centre:
-    # the few columns and rows around it, not every page of the grid
-    # (and so do a scenery tile's centre and corners: it prints where it lies)
-    points = [cell_centre(c, hex_mm) for c in track.cells] + _scenery_corners(track, hex_mm)
-    points += [cell_centre(p.centre_hex, hex_mm) for p in track.placements if p.scenery]
-    for x, y in points:
-        cols_near = _windows(x, ox, step_x, width, hex_mm / 2, cols)
-        rows_near = _windows(y, oy, step_y, height, rad, rows)
-        taken.update((col, row) for col in cols_near for row in rows_near)
+    shapes = _track_shapes(track, hex_mm) if shapes is None else shapes
+    taken = _pages_needed(shapes, ox, oy, step_x, step_y, width, height, overlap, cols, rows)
     off_centre = abs(sx - 0.5) + abs(sy - 0.5)
     grid = (hex_mm, cols, rows, width, height, overlap, left, top, ox, oy)
     return MapPlan(*grid, frozenset(taken), page_size, landscape, off_centre)
 
 
-def _windows(v: float, origin: float, step: float, window: float, reach: float, count: int) -> list[int]:
-    """The indices k (0 <= k < count) of the windows [origin + k step - reach, origin + k
-    step + window + reach] that hold `v` strictly inside, as the pages' test has it."""
-    first = max(0, math.floor((v - origin - window - reach) / step) - 1)
-    last = min(count - 1, math.ceil((v - origin + reach) / step) + 1)
-    return [k for k in range(first, last + 1) if origin + k * step - reach < v < origin + k * step + window + reach]
+#: how far (mm) a shape must reach into the part of a page no neighbour covers for the page to
+#: print: less is a sliver of a line width
+REACH_MM = 0.3
+
+
+#: a convex polygon as the page planner tests it: its bounds (x0, y0, x1, y1) and, per side
+#: direction, the unit normal and the polygon's extent along it (nx, ny, least, most)
+Shape = tuple[tuple[float, float, float, float], tuple[tuple[float, float, float, float], ...]]
+
+
+def _shape(points: list[tuple[float, float]]) -> Shape:
+    xs, ys = [x for x, _y in points], [y for _x, y in points]
+    axes: list[tuple[float, float, float, float]] = []
+    for (ax, ay), (bx, by) in zip(points, points[1:] + points[:1]):
+        n = math.hypot(bx - ax, by - ay)
+        if n < 1e-9:
+            continue
+        nx, ny = (ay - by) / n, (bx - ax) / n
+        if abs(nx) < 1e-9 or abs(ny) < 1e-9 or any(abs(nx * mx + ny * my) > 1 - 1e-9 for mx, my, _l, _h in axes):
+            continue  # the box's own axes, or a direction already kept
+        along = [nx * x + ny * y for x, y in points]
+        axes.append((nx, ny, min(along), max(along)))
+    return (min(xs), min(ys), max(xs), max(ys)), tuple(axes)
+
+
+def _track_shapes(track: Track, hex_mm: float) -> list[Shape]:
+    """What a map page prints, as convex polygons in the plane (mm): every space's hexagon and
+    every scenery tile's outline."""
+    rad = radius(hex_mm)
+    corners = [(rad * math.cos(math.radians(30 + 60 * k)), rad * math.sin(math.radians(30 + 60 * k))) for k in range(6)]
+    shapes = []
+    for c in track.cells:
+        x, y = cell_centre(c, hex_mm)
+        shapes.append(_shape([(x + dx, y + dy) for dx, dy in corners]))
+    for p in track.placements:
+        if p.scenery:
+            shapes.append(_shape(list(tile_corners(p.q, p.r, rad, p.frame))))
+    return shapes
+
+
+def _overlaps(shape: Shape, box: tuple[float, float, float, float]) -> bool:
+    """Whether a convex polygon and a box overlap by more than REACH_MM across (no separating
+    axis among the box's and the polygon's side normals, with that margin)."""
+    (sx0, sy0, sx1, sy1), axes = shape
+    x0, y0, x1, y1 = box
+    if min(sx1, x1) - max(sx0, x0) <= REACH_MM or min(sy1, y1) - max(sy0, y0) <= REACH_MM:
+        return False
+    for nx, ny, lo, hi in axes:
+        b = (nx * x0 + ny * y0, nx * x1 + ny * y0, nx * x1 + ny * y1, nx * x0 + ny * y1)
+        if min(hi, max(b)) - max(lo, min(b)) <= REACH_MM:
+            return False
+    return True
+
+
+def _pages_needed(
+    shapes: list[Shape],
+    ox: float,
+    oy: float,
+    step_x: float,
+    step_y: float,
+    width: float,
+    height: float,
+    overlap: float,
+    cols: int,
+    rows: int,
+) -> set[tuple[int, int]]:
+    """The pages of a grid that print. Assembled, the pages show the plane cut along the middle
+    of every shared band (the dashed lines): a page shows its window less the halves of the
+    bands it shares with printed neighbours. So a page prints when a shape reaches into its
+    share of the plane, the cell between the cut lines round it; and then, a page whose share
+    of the track lies inside one printed neighbour's window is left out (that neighbour, no
+    longer cut on that side, shows it), unless leaving it out would split the printed pages
+    (pages register through the marks on the bands they share) or another page was left out
+    for it to show."""
+    half = overlap / 2
+
+    def cell(col: int, row: int) -> tuple[float, float, float, float]:
+        x0 = ox + col * step_x + (half if col else 0.0)
+        y0 = oy + row * step_y + (half if row else 0.0)
+        x1 = ox + (col + 1) * step_x + half if col < cols - 1 else ox + col * step_x + width
+        y1 = oy + (row + 1) * step_y + half if row < rows - 1 else oy + row * step_y + height
+        return (x0, y0, x1, y1)
+
+    def window(col: int, row: int) -> tuple[float, float, float, float]:
+        return (ox + col * step_x, oy + row * step_y, ox + col * step_x + width, oy + row * step_y + height)
+
+    pieces: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+
+    def index(v: float, origin: float, step: float, count: int) -> int:
+        return min(count - 1, max(0, math.floor((v - origin - half) / step)))
+
+    for shape in shapes:
+        bounds = shape[0]
+        c0, c1 = index(bounds[0], ox, step_x, cols), index(bounds[2], ox, step_x, cols)
+        r0, r1 = index(bounds[1], oy, step_y, rows), index(bounds[3], oy, step_y, rows)
+        if c0 == c1 and r0 == r1:  # wholly in one page's share (the usual case)
+            pieces.setdefault((c0, r0), []).append(bounds)
+            continue
+        for col in range(c0, c1 + 1):
+            for row in range(r0, r1 + 1):
+                box = cell(col, row)
+                if _overlaps(shape, box):
+                    # the shape's bounds within the cell: what a neighbour must hold to show it
+                    piece = (
+                        max(bounds[0], box[0]),
+                        max(bounds[1], box[1]),
+                        min(bounds[2], box[2]),
+                        min(bounds[3], box[3]),
+                    )
+                    pieces.setdefault((col, row), []).append(piece)
+    taken = set(pieces)
+    absorbers: set[tuple[int, int]] = set()
+
+    def area(page: tuple[int, int]) -> float:
+        return sum((p[2] - p[0]) * (p[3] - p[1]) for p in pieces[page])
+
+    groups = _groups(taken)
+    for page in sorted(pieces, key=lambda p: (area(p), p[1], p[0])):
+        if page in absorbers:
+            continue
+        col, row = page
+        for n in ((col - 1, row), (col + 1, row), (col, row - 1), (col, row + 1)):
+            if n not in taken:
+                continue
+            wx0, wy0, wx1, wy1 = window(*n)
+            held = all(
+                wx0 + REACH_MM <= p[0] and p[2] <= wx1 - REACH_MM and wy0 + REACH_MM <= p[1] and p[3] <= wy1 - REACH_MM
+                for p in pieces[page]
+            )
+            if held and _groups(taken - {page}) <= groups:
+                taken.discard(page)
+                absorbers.add(n)
+                break
+    return taken
+
+
+def _groups(pages: set[tuple[int, int]]) -> int:
+    """How many groups the pages form through shared sides (their marks join them)."""
+    seen: set[tuple[int, int]] = set()
+    count = 0
+    for start in sorted(pages):
+        if start in seen:
+            continue
+        count += 1
+        seen.add(start)
+        todo = [start]
+        while todo:
+            col, row = todo.pop()
+            for n in ((col - 1, row), (col + 1, row), (col, row - 1), (col, row + 1)):
+                if n in pages and n not in seen:
+                    seen.add(n)
+                    todo.append(n)
+    return count
 
 
 def _view(plan: MapPlan, page: MapPage) -> View:
@@ -283,7 +429,8 @@ def draw_track_cells(
             if spot is not None:
                 gx, gy = cell_centre(placement.place(spot), hex_mm)
                 offset = (gx - centre[0], gy - centre[1])
-            tile_label(sheet, view, centre, hex_mm, words, offset, size=4.2 * hex_mm / 30.0, frame=placement.frame)
+            size = LABEL_PT * hex_mm / 30.0
+            tile_label(sheet, view, centre, hex_mm, words, offset, size=size, colour=None, frame=placement.frame)
     for line in track.lines:
         if inside(*cell_centre(line.a, hex_mm), rad):
             draw_line(sheet, view, line, hex_mm)
@@ -304,7 +451,11 @@ def _mark(sheet: Sheet, view: View, x: float, y: float) -> None:
     sheet.c.line(px, py - arm, px, py + arm)
 
 
-def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, number: int, pages: int) -> None:
+def draw_map_page(
+    sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, number: int, pages: int, pdf_page: int | None = None
+) -> None:
+    """Map page `page`, the `number`-th of `pages`; `pdf_page`: its page number in the PDF
+    (the header gives it, so that the map's numbers match the PDF's)."""
     view = _view(plan, page)
     hex_mm = plan.hex_mm
     c = sheet.c
@@ -333,7 +484,8 @@ def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, numb
     top = sheet.top
     sheet.text(sheet.left, top - 6 * MM, page.label, "title", bold=True)
     lw = sheet.text_width(page.label, "title", bold=True) + 3 * MM
-    end = f": map page {page.label} at true scale ({number} of {pages}, grid {plan.cols} x {plan.rows})"
+    place = f"page {pdf_page} of the PDF, " if pdf_page is not None else ""
+    end = f": map page {page.label} at true scale ({place}map {number} of {pages}, grid {plan.cols} x {plan.rows})"
     fitted_text(
         sheet,
         sheet.left + lw,
@@ -346,7 +498,12 @@ def draw_map_page(sheet: Sheet, track: Track, plan: MapPlan, page: MapPage, numb
     sheet.text(
         sheet.left + lw,
         top - 7 * MM,
-        f"spaces {hex_mm:g} mm across flats; cut along the dashed lines, lay on the page named there, match the marks",
+        f"spaces {hex_mm:g} mm across flats; "
+        + (
+            "the whole map on one page"
+            if pages == 1
+            else "cut along the dashed lines, lay on the page named there, match the marks"
+        ),
         "small",
     )
     above = plan.neighbour(page, 0, -1)
@@ -401,8 +558,8 @@ def draw_assembly_page(
     sheet.text(
         sheet.left,
         top - 11 * MM,
-        f"{variant} track, {len(track.cells)} spaces. Assembly: {len(printed)} map "
-        f"page{'s' if len(printed) != 1 else ''} on a grid of {plan.cols} x {plan.rows}",
+        f"{variant} track, {len(track.cells)} spaces (hexagons), {cards.distance(track)} moves from start to finish. "
+        f"Assembly: {len(printed)} map page{'s' if len(printed) != 1 else ''} on a grid of {plan.cols} x {plan.rows}",
         "body",
     )
     par_lines = figures_lines(sheet, figures, sheet.right - sheet.left)
@@ -415,7 +572,8 @@ def draw_assembly_page(
         "names its neighbours at its edges.",
         "Cut each page along its dashed line(s) on the left and at the top, lay it over the page named there, match "
         "the half circles and the half spaces, and tape.",
-        "Tile outlines are dashed grey, with the tile id, its turn and danger colour in a free space of the tile.",
+        "Tile outlines are dashed grey; the tile id, its turn and danger colour are printed in a free space of the "
+        "tile.",
     ]
     body = sheet.t.sizes["body"]
     lines = [
@@ -511,10 +669,10 @@ def draw_assembly_page(
     sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)
 
 
-def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False) -> float:
+def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False, title: str = "Key") -> float:
     """The key to the marks the cells carry (and with `markers`, to a token's marker), from
     (x, y) down; returns the y below it."""
-    sheet.text(x, y, "Key", "heading", bold=True)
+    sheet.text(x, y, title, "heading", bold=True)
     y -= 5 * MM
     symbol = {
         "limit": ("circle", "3"),

@@ -260,6 +260,36 @@ def test_the_stage_that_fits_no_page_is_named_by_its_index():
     assert RaceSheetFit().race(race) == 1
 
 
+def test_the_sheet_check_refuses_a_stage_with_a_mark_on_a_zone_line(monkeypatch):
+    """Issue 30: a layout that could only put a gear label or an N or D box on a zone line
+    (`StageLayout.marks_on_lines`) is not printed: the generator's check refuses the stage
+    alone and names it in the race, so that it is proposed again; the same layout without
+    the flag passes."""
+    from dataclasses import replace
+
+    from sheetgen.games.rallytaire import layout as layout_module
+    from sheetgen.games.rallytaire import sheet
+    from sheetgen.games.rallytaire.generate import RaceSheetFit
+    from sheetgen.games.rallytaire.model import Corner, Race, Stage, Surface, Turn
+
+    corners = (Corner(after=6, gear=3, zone=2, turn=Turn.LEFT), Corner(after=14, gear=2, zone=10, turn=Turn.RIGHT))
+    first = Stage("SS1 Clean", Surface.GRAVEL, 20, corners)
+    second = Stage("SS2 Crossed", Surface.GRAVEL, 22, corners)
+    race = Race(name="Marks", stages=(first, second))
+    fit = RaceSheetFit()
+    assert fit.stage(second, 1) and fit.race(race) is None
+    real = layout_module.layout_stage
+
+    def crossed(stage, *args, **kwargs):
+        lay = real(stage, *args, **kwargs)
+        return replace(lay, marks_on_lines=True) if stage.name == "SS2 Crossed" else lay
+
+    monkeypatch.setattr(layout_module, "layout_stage", crossed)
+    monkeypatch.setattr(sheet, "layout_stage", crossed)
+    assert fit.stage(first, 0) and not fit.stage(second, 1)
+    assert fit.race(race) == 1
+
+
 @pytest.mark.parametrize("difficulty", [d if d == "hard" else pytest.param(d, marks=pytest.mark.slow) for d in DOCUMENTED])
 def test_stages_too_long_to_wind_print_as_rows_with_u_turns(difficulty):
     """A stage too long to wind on a page at all is accepted as the renderer's serpentine (rows

@@ -169,15 +169,54 @@ def check(stage_: Stage, result, width: float, height: float) -> None:
         assert 4.0 <= cl.n_box.width <= 6.0 and cl.n_box.width == cl.n_box.height
         assert cl.d_box.width == cl.n_box.width and cl.d_box.height == cl.n_box.height
         marks += [(cl.after, cl.label), (cl.after, cl.n_box), (cl.after, cl.d_box)]
-    # labels and boxes overlap nothing else, not even each other
+    # labels and boxes overlap nothing else, not even each other; every two marks (zone marks
+    # too) at least 0.95 mm apart, so that no two marks of different corners read as a pair
+    marks += [(cl.after, cl.zone_mark) for cl in result.corners if cl.zone_mark is not None]
     for i in range(len(marks)):
         for j in range(i + 1, len(marks)):
             assert not convex_overlap(marks[i][1].corners, marks[j][1].corners, 0.01), (marks[i], marks[j])
+            assert _rect_gap(marks[i][1], marks[j][1]) >= 0.95 - 1e-6, (marks[i], marks[j])
+    # no planning-zone line (nor the tick at its first space) through a mark, its own corner's
+    # or another's: 0.4 mm clear; only a serpentine that found no other way may, and says so
+    lines = [(cl.after, seg) for cl in result.corners for seg in zip(cl.zone, cl.zone[1:])]
+    lines += [(cl.after, cl.zone_tick) for cl in result.corners]
+    assert all(cl.zone_tick is not None and math.isclose(math.dist(*cl.zone_tick), 2.6) for cl in result.corners)
+    assert all(_point_polyline(cl.zone[-1], cl.zone_tick) < 1e-6 for cl in result.corners)
+    crossed = [
+        (after, owner)
+        for after, seg in lines
+        for owner, rect in marks
+        if _rect_segment_distance(rect, *seg) < 0.4 - 1e-6
+    ]
+    if result.marks_on_lines:
+        assert result.style == "serpentine" and crossed
+    else:
+        assert not crossed, crossed
 
     bb = result.bbox
     assert -TOL <= bb.x and -TOL <= bb.y and bb.x + bb.width <= width + TOL and bb.y + bb.height <= height + TOL
     for sp in allsp:
         assert all(bb.x - TOL <= x <= bb.x + bb.width + TOL and bb.y - TOL <= y <= bb.y + bb.height + TOL for x, y in sp.corners)
+
+
+def _segment_distance(a, b, c, d) -> float:
+    """Least distance between segments ab and cd (0 when they cross)."""
+
+    def orient(p, q, r):
+        return (q[0] - p[0]) * (r[1] - p[1]) - (q[1] - p[1]) * (r[0] - p[0])
+
+    if orient(a, b, c) * orient(a, b, d) < 0 and orient(c, d, a) * orient(c, d, b) < 0:
+        return 0.0
+    return min(_point_polyline(a, (c, d)), _point_polyline(b, (c, d)), _point_polyline(c, (a, b)), _point_polyline(d, (a, b)))
+
+
+def _rect_segment_distance(rect, a, b) -> float:
+    """Least distance from an axis-aligned rectangle to segment ab (0 when they meet)."""
+    if rect.x <= a[0] <= rect.x + rect.width and rect.y <= a[1] <= rect.y + rect.height:
+        return 0.0
+    x0, y0, x1, y1 = rect.x, rect.y, rect.x + rect.width, rect.y + rect.height
+    edges = [((x0, y0), (x1, y0)), ((x1, y0), (x1, y1)), ((x1, y1), (x0, y1)), ((x0, y1), (x0, y0))]
+    return min(_segment_distance(a, b, c, d) for c, d in edges)
 
 
 def _on_line(p, seg, tol: float = 1e-6) -> bool:
@@ -497,6 +536,7 @@ def test_zone_lines_are_broken_and_marked():
 
     template = load_template("race_sheet")
     checked = 0
+    near: list[bool] = []
     for path in RALLYTAIRE_SPECS:
         race = load_spec(path).model
         for page in plan_race(race, template, 279.4).pages:
@@ -526,6 +566,11 @@ def test_zone_lines_are_broken_and_marked():
                     assert math.dist(cl.zone_mark.centre, cl.zone[-1]) <= 6.0
                     for sp in lay.spaces:
                         assert not convex_overlap(cl.zone_mark.corners, sp.corners, 0.01)
-                    # the label and its N and D pair: one unit
-                    assert _rect_gap(cl.label, cl.n_box) <= 1.0 + 1e-6 or _rect_gap(cl.label, cl.d_box) <= 1.0 + 1e-6
+                    # the label and its N and D pair: one unit, right next to it (1 mm) unless
+                    # a zone line leaves no room there: then a little apart (Burzet by Night's
+                    # corner 26, whose zone runs where the pair would go: 2.3 mm), never on
+                    # the line
+                    assert _rect_gap(cl.label, cl.n_box) <= 2.5 or _rect_gap(cl.label, cl.d_box) <= 2.5
+                    near.append(min(_rect_gap(cl.label, cl.n_box), _rect_gap(cl.label, cl.d_box)) <= 1.0 + 1e-6)
     assert checked >= 5  # the bundled races have zones running past other corners (10 gaps)
+    assert near.count(False) <= 1 and len(near) > 50, (near.count(False), len(near))

@@ -148,7 +148,7 @@ def test_one_png_page_goes_to_standard_output(run):
     "spec,kinds",
     [
         ("rallytaire/thousand_lakes.yaml", [(0, "race sheet")]),
-        ("rally_risk/sections.yaml", [(0, "section cards"), (4, "kit"), (5, "reference card")]),
+        ("rally_risk/sections.yaml", [(0, "section cards"), (4, "kit"), (6, "reference card")]),  # the kit: two pages
         ("rally_risk/safari_1.yaml", [(0, "course sheet"), (1, "reference card")]),
         (
             "rallyman/tiny.yaml",

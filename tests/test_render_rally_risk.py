@@ -119,7 +119,7 @@ def test_library_pages_and_text(pdfs, library, paper, size):
     data = pdfs["Library", paper]
     pdf = reader(data)
     cards = sum(s.copies for s in library.model.sections)
-    assert len(pdf.pages) == math.ceil(cards / 6) + 2  # six cards a page, the kit, then the reference card
+    assert len(pdf.pages) == math.ceil(cards / 6) + 3  # six cards a page, the kit's two pages, then the reference card
     for page in pdf.pages:
         assert (round(float(page.mediabox.width)), round(float(page.mediabox.height))) == size
     text = text_of(data)
@@ -172,7 +172,7 @@ def test_kit_page_has_six_cars_their_markers_and_rpm_cards(pdfs, paper, size):
 
     data = pdfs["Library", paper]
     pdf = reader(data)
-    index = len(pdf.pages) - 2
+    index = len(pdf.pages) - 3
     page = pdf.pages[index]
     text = page.extract_text()
     assert "print-and-play kit" in text
@@ -205,6 +205,84 @@ def test_kit_page_has_six_cars_their_markers_and_rpm_cards(pdfs, paper, size):
             assert abs(bands[i] - bands[j]).mean() > 5, (i + 1, j + 1)
 
 
+def _paths(page, pdf) -> list[tuple[bytes, tuple[float, ...], list[tuple[float, float, float, float]]]]:
+    """(painting operator, dash array, the `re` rectangles) of each painted path."""
+    out, found, dash = [], [], ()
+    for operands, op in operations(page, pdf):
+        if op == b"d":
+            dash = tuple(float(v) for v in operands[0])
+        elif op == b"re":
+            found.append(tuple(float(v) for v in operands))
+        elif op in (b"S", b"s", b"f", b"F", b"f*", b"B", b"B*", b"b", b"b*", b"n"):
+            out.append((op, dash, found))
+            found = []
+    return out
+
+
+@pytest.mark.parametrize("ink", ["normal", "low"])
+@pytest.mark.parametrize("paper,size", [("a4", A4), ("letter", LETTER)])
+def test_gear_simulators_page_tracks_six_cars_gears_and_halts(library, paper, size, ink):
+    """The kit's second page stands in for the box's six gear simulators (the rulebook: "the
+    gear used is to be shown by placing a marker on the gear chart itself"; a car stops "at a
+    halt through" one, two or three turns, or is eliminated). Read from the PDF, on A4 and
+    Letter, normal and low ink: per car its number, five gear cells 1st-5th with the spaces
+    each moves by assistance (house gear chart: 4th with rapid assistance 4-8, the rulebook's
+    minimum of 4; 5th with normal 6-11, the braking example's minimum of 6; 1st always 1),
+    "out" and halt cells 3, 2, 1 (in that order, left to right), a 13 mm dashed spot in each of those nine cells and a 12 mm
+    gear and halt marker per car to cut out; all inside the 10 mm margins, nothing filled."""
+    from sheetgen.games.rally_risk.layout import TRACK_MARKER_MM, TRACK_SPOT_MM
+
+    data = build_outputs(library, paper=paper, ink=ink)[0]
+    pdf = reader(data)
+    index = len(pdf.pages) - 2
+    page = pdf.pages[index]
+    text = page.extract_text()
+    assert "Gear simulators: a strip per car" in text
+    assert f"print-and-play kit, page {index + 1} of {len(pdf.pages)}" in text
+    lines = [line.strip() for line in text.split("\n")]
+    for label in ("1st", "2nd", "3rd", "4th", "5th", "out", "eliminated", "3 turns", "2 turns", "1 turn", "P 1", "R 1", "N 1"):
+        assert lines.count(label) == 6, label
+    assert lines.count("R 4\u20138") == 6 and lines.count("N 6\u201311") == 6 and lines.count("P 3\u20137") == 6
+    assert lines.count("gear") == 6 and lines.count("halt") == 6 * 3 + 6  # three halt cells and a marker a car
+    for car in range(1, 7):
+        assert lines.count(str(car)) >= 3, car  # on its band and its two markers
+    # each strip's cell heads (9 pt) left to right: the gears up, then out and the turns at a
+    # halt counting down, so that a halt marker moved right leaves the strip after the 1
+    from pdfgeom import read_pages
+
+    heads: dict[float, list[tuple[float, str]]] = {}
+    for t in read_pages(data)[index].texts:
+        if abs(t.size - 9.0) < 0.01:
+            heads.setdefault(round(t.y, 1), []).append((t.x, t.value))
+    assert len(heads) == 6
+    for row in heads.values():
+        assert [v for _x, v in sorted(row)] == ["1st", "2nd", "3rd", "4th", "5th", "out", "3", "2", "1"]
+    paths = _paths(page, pdf)
+    assert not [op for op, _dash, _r in paths if op in FILL_OPERATORS], "nothing filled on the gear simulators"
+
+    def sized(side, dashed):
+        return {
+            (round(x, 1), round(y, 1))
+            for _op, dash, found in paths
+            if bool(dash) == dashed
+            for x, y, w, h in found
+            if abs(abs(w) - side * MM) < 0.05 and abs(abs(h) - side * MM) < 0.05
+        }
+
+    spots = sized(TRACK_SPOT_MM, True)
+    markers = sized(TRACK_MARKER_MM, False)
+    assert len(spots) == 6 * 9 and len(markers) == 6 * 2
+    # every marker fits on a spot
+    assert TRACK_MARKER_MM < TRACK_SPOT_MM
+    # six strips: the spots stand in six rows of nine
+    rows = sorted({y for _x, y in spots})
+    assert len(rows) == 6 and all(sum(1 for _x, y in spots if y == row) == 9 for row in rows)
+    for x, y, w, h in (r for _op, _d, found in paths for r in found):
+        x0, x1 = sorted((x, x + w))
+        y0, y1 = sorted((y, y + h))
+        assert 10 * MM - 0.5 <= x0 and x1 <= size[0] - 10 * MM + 0.5 and 10 * MM - 0.5 <= y0 and y1 <= size[1] - 10 * MM + 0.5
+
+
 def test_printed_card_size_is_the_spec_size(pdfs, library):
     """Measured twice in the content stream: the card outlines, and the cut marks' spacing;
     both agree with the pure layout's grid."""
@@ -231,7 +309,7 @@ def test_card_size_option(tmp_path):
     data, pages = build_outputs(spec, paper="letter")
     pdf = reader(data)
     grid, plan = card_plan(spec.model, load_template("rally_risk"), "letter")
-    assert (grid.cols, grid.rows) == (3, 3) and pages == len(plan) + 2  # the cards, the kit, the reference card
+    assert (grid.cols, grid.rows) == (3, 3) and pages == len(plan) + 3  # the cards, the kit's two pages, the reference card
     assert len(_card_rects(pdf.pages[0], pdf, 61.5)) == 9
     xs, _ys = _cut_mark_spacing(pdf.pages[0], pdf)
     assert [(b - a) / MM for a, b in zip(xs, xs[1:])] == pytest.approx([61.5, 61.5, 61.5], abs=0.005)
@@ -505,7 +583,7 @@ def test_one_reference_card_per_job(run, tmp_path):
     out = tmp_path / "out"
     result = run("build", "-o", str(out), *files, "--jobs", "1")
     assert result.exit_code == 0, result.output
-    assert result.stdout == f"built 4 specs: 10 pages, 4 files written to {out}/\n"
+    assert result.stdout == f"built 4 specs: 11 pages, 4 files written to {out}/\n"  # the library: 4 card pages, the kit 2
     kinds = {name: _kinds((out / name).read_bytes()) for name in files_under(out)}
     assert kinds == {
         "montecarlo_1.pdf": [("course sheet", 1), ("reference card", 2)],

@@ -552,3 +552,88 @@ def kit_layout(
         row, col = divmod(k, per_row)
         pieces.append(Piece("rpm", k + 1, x0 + col * w, y - (row + 1) * h, w, h))
     return KitLayout(tuple(pieces), tuple(titles))
+
+
+# --------------------------------------------------------------------------- gear simulators
+
+
+#: The gear simulators (mm): a strip per car standing in for the box's gear simulator, with
+#: the car's band, a cell per gear and a cell per turn at a halt, each with a spot for a marker.
+TRACK_MARKER_MM = 12.0  # a gear or halt marker, cut out at the strip's end
+TRACK_SPOT_MM = 13.0  # the dashed square a marker goes on
+TRACK_STRIP_MM = 31.0  # a strip's height
+TRACK_GAP_MM = 4.0  # between two strips
+TRACK_BAND_MM = 18.0  # the car's band at the strip's start
+TRACK_HALT_MM = 14.5  # a halt cell's width
+TRACK_SPACE_MM = 2.5  # between the gears, the halts and the markers
+#: The turns a car can stand at a halt: damage of the 3rd degree, or a repair and a change of
+#: tyres in one stop (docs/rulings.md RR-10, RR-13) never leave more than three.
+HALT_TURNS = 3
+
+
+@dataclass(frozen=True)
+class Cell:
+    """A cell of a gear simulator: `label` ("1st".."5th", "3".."1", "out"), its outline
+    (bottom-left x, y, w, h) and the spot a marker goes on (bottom-left x, y; TRACK_SPOT_MM)."""
+
+    label: str
+    x: float
+    y: float
+    w: float
+    h: float
+    spot: tuple[float, float]
+
+
+@dataclass(frozen=True)
+class TrackerStrip:
+    """One car's gear simulator: its band, its gear cells (1st-5th), its halt cells ("out" for
+    a car eliminated, then 3, 2, 1 turns: a halted car's marker moves right, off the strip
+    after the 1) and its two markers to cut out (gear, halt)."""
+
+    car: int
+    band: tuple[float, float, float, float]
+    gears: tuple[Cell, ...]
+    halts: tuple[Cell, ...]
+    markers: tuple[Piece, Piece]
+
+
+def tracker_layout(
+    page_w: float, page_h: float, margin: float, *, header: float, cars: int = 6
+) -> tuple[TrackerStrip, ...]:
+    """The gear simulators on one page below `header` mm: a strip per car, full width, one
+    under the other. The gear cells share what the band, the halt cells and the markers
+    leave; everything stays inside the margins. Raises ValueError when the page is too small
+    (no paper sheetgen prints on is)."""
+    left, right = margin, page_w - margin
+    width = right - left
+    halts = HALT_TURNS + 1
+    gear_w = (width - TRACK_BAND_MM - halts * TRACK_HALT_MM - TRACK_MARKER_MM - 3 * TRACK_SPACE_MM) / 5
+    top = page_h - margin - header
+    if gear_w < TRACK_SPOT_MM + 2 or top - cars * (TRACK_STRIP_MM + TRACK_GAP_MM) < margin:
+        raise ValueError(f"a page of {page_w} x {page_h} mm is too small for {cars} gear simulators")
+    strips = []
+    for k in range(cars):
+        y = top - (k + 1) * TRACK_STRIP_MM - k * TRACK_GAP_MM
+        h = TRACK_STRIP_MM
+        x = left + TRACK_BAND_MM
+        gears = []
+        for g in range(5):
+            cx = x + g * gear_w
+            spot = (cx + (gear_w - TRACK_SPOT_MM) / 2, y + h - 5.0 - TRACK_SPOT_MM)
+            gears.append(Cell(("1st", "2nd", "3rd", "4th", "5th")[g], cx, y, gear_w, h, spot))
+        x += 5 * gear_w + TRACK_SPACE_MM
+        cells = []
+        for t in range(halts):
+            cx = x + t * TRACK_HALT_MM
+            label = str(HALT_TURNS + 1 - t) if t else "out"
+            spot = (cx + (TRACK_HALT_MM - TRACK_SPOT_MM) / 2, y + h - 5.0 - TRACK_SPOT_MM)
+            cells.append(Cell(label, cx, y, TRACK_HALT_MM, h, spot))
+        x += halts * TRACK_HALT_MM + TRACK_SPACE_MM
+        mark = TRACK_MARKER_MM
+        gap = (h - 2 * mark) / 3
+        markers = (
+            Piece("gear marker", k + 1, right - mark, y + h - gap - mark, mark, mark),
+            Piece("halt marker", k + 1, right - mark, y + gap, mark, mark),
+        )
+        strips.append(TrackerStrip(k + 1, (left, y, TRACK_BAND_MM, h), tuple(gears), tuple(cells), markers))
+    return tuple(strips)

@@ -181,6 +181,14 @@ class Tables:
     def bonus(self, assistance: Assistance) -> int:
         return dict(self.assistance)[assistance]
 
+    def gear_range(self, gear: int, assistance: Assistance) -> tuple[int, int]:
+        """(minimum, maximum) spaces the gear chart gives `gear` with `assistance`: the
+        assistance adds to both in gears 2-5, never in 1st (docs/rulings.md RR-4); before a
+        special race's extra and special tyres (`rules.movement_range` adds those)."""
+        lo, hi = self.gear_chart[gear - 1]
+        bonus = self.bonus(assistance) if gear > MIN_GEAR else 0
+        return lo + bonus, hi + bonus
+
     def ford_factor(self, weather: Weather) -> int | None:
         """A ford's factor in this weather, or None when the printed factor holds."""
         return dict(self.fords).get(weather)

@@ -10,7 +10,9 @@ Each proposal is then checked, and only kept when
 - the exact solver (`solve.analyze_stage`) puts it in the requested difficulty band;
 - it prints on the race sheet, A4 and Letter alike, two stages a page (`RaceSheetFit`: the
   renderer's own page plan, `sheet.plan_race`; the whole race goes through it once more at the
-  end, so that a race of four stages prints on one sheet, front and back).
+  end, so that a race of four stages prints on one sheet, front and back), every planning
+  zone in a lane of its own and no zone line through a gear label, N or D box or zone mark
+  (a serpentine that can only place a mark on a line is proposed again).
 
 Every random choice comes from ``random.Random(seed)`` (each stage from its own generator
 seeded from it), never from the global generator or ``hash()``, so the same seed and options
@@ -454,12 +456,14 @@ class RaceSheetFit:
             lay = layout_stage(stage, width, height, space_mm=self._template.size(SPACE_MM), min_space_mm=least)
         except LayoutError:
             return False
-        return not lay.shared_lanes  # every planning zone in a lane of its own
+        # every planning zone in a lane of its own, and no zone line through a mark
+        return not lay.shared_lanes and not lay.marks_on_lines
 
     def race(self, race: Race) -> int | None:
         """Index of a stage to propose again because the race does not print on the pages it
-        should (`sheet.pages_wanted`, when every stage is no longer than `sheet.PAIR_LENGTH`) or
-        a stage's planning zones share a lane, None when it prints well."""
+        should (`sheet.pages_wanted`, when every stage is no longer than `sheet.PAIR_LENGTH`), a
+        stage's planning zones share a lane or a zone line runs through a mark, None when it
+        prints well."""
         from sheetgen.games.rallytaire.layout import LayoutError, needed_height
 
         try:
@@ -469,7 +473,7 @@ class RaceSheetFit:
             return exc.stage_index
         for page in plan.pages:
             for placed in page:
-                if placed.layout.shared_lanes:
+                if placed.layout.shared_lanes or placed.layout.marks_on_lines:
                     return placed.index
         if all(s.length <= self._sheet.PAIR_LENGTH for s in race.stages) and plan.page_count > self._sheet.pages_wanted(
             len(race.stages)

@@ -1,15 +1,20 @@
-"""The Rally Risk print-and-play kit, on one page after a library's section cards: a token
+"""The Rally Risk print-and-play kit, on two pages after a library's section cards: a token
 per car (its number on its own pattern), each car's mechanic markers (its number and
-pattern again), the weather markers and an R.P.M.'s too high card per driver.
+pattern again), the weather markers and an R.P.M.'s too high card per driver; then the gear
+simulators, a strip per car standing in for the box's six: a cell per gear with the spaces
+it moves by assistance, a cell per turn the car still stands at a halt and one for a car
+out of the race, each with a spot for the car's gear or halt marker (cut from the strip's
+end).
 
-Where the pieces go comes from :func:`sheetgen.games.rally_risk.layout.kit_layout`; this
-module only draws them. A car is told by its number and by its pattern, never by colour.
+Where the pieces go comes from :func:`sheetgen.games.rally_risk.layout.kit_layout` and
+:func:`~sheetgen.games.rally_risk.layout.tracker_layout`; this module only draws them. A car
+is told by its number and by its pattern, never by colour.
 """
 
 from __future__ import annotations
 
-from sheetgen.games.rally_risk.layout import kit_layout
-from sheetgen.games.rally_risk.model import MAX_MECHANICS, MECHANIC_RANGE
+from sheetgen.games.rally_risk.layout import TRACK_SPOT_MM, kit_layout, tracker_layout
+from sheetgen.games.rally_risk.model import MAX_MECHANICS, MECHANIC_RANGE, Assistance, Tables
 from sheetgen.games.rally_risk.spec import MAX_PLAYERS
 from sheetgen.render.common import CAP, centred, fit_size, fitted_text, wrap
 from sheetgen.render.patterns import CAR_PATTERNS, draw_car_pattern
@@ -110,3 +115,103 @@ def _rpm_card(sheet: Sheet, car: int, x: float, y: float, w: float, h: float) ->
             ty -= size * 1.3
         ty -= 1.2 * MM
     sheet.text(x + w / 2, y + 3 * MM + CAP * 0, f"car {car} ({CAR_PATTERNS[car - 1]})", "small", align="center")
+
+
+#: The assistance letters of a gear cell, as the course sheet's driver rows have them.
+ASSISTANCE_LETTERS = {Assistance.PERMANENT: "P", Assistance.RAPID: "R", Assistance.NORMAL: "N"}
+
+
+def tracker_notes(tables: Tables) -> tuple[str, ...]:
+    """The gear simulators' instructions (docs/rally_risk.md, "Gear simulators")."""
+    source = "from your box (spec)" if "gear_chart" in tables.overridden else "house table"
+    extra = ", ".join(f"{g} +{e}" for g, e in zip(("1st", "2nd", "3rd", "4th", "5th"), tables.special_extra) if e)
+    return (
+        "Gear: the car's gear marker stands on the gear it drives this turn. Shift one gear at a time "
+        "(the R.P.M. card: once a race, two down). Start, and drive on after going off the road or a "
+        "mechanic's stop, in 1st.",
+        f"Spaces moved, minimum-maximum, by assistance: P permanent, R rapid, N normal ({source}); "
+        f"special races add to the maximum: {extra}.",
+        "Halt: damage of the 1st, 2nd or 3rd degree puts the halt marker on 1, 2 or 3 (a tyre change "
+        "with a repair: one more). At each of its turns a halted car moves the marker one cell right "
+        "instead of driving; "
+        "moved off the 1, the car drives on in 1st. Tail spin (tc): no turn lost. Eliminated (e): out.",
+    )
+
+
+def draw_trackers(sheet: Sheet, title: str, tables: Tables, page: int, pages: int) -> None:
+    """The gear simulators' page; then ``sheet.end_page()``."""
+    top = sheet.top
+    kind = f"Rally Risk print-and-play kit, page {page} of {pages}"
+    fitted_text(
+        sheet,
+        sheet.left,
+        top - 4 * MM,
+        title,
+        sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
+        "heading",
+        bold=True,
+    )
+    sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
+    heading = "Gear simulators: a strip per car, for its gear and the turns it stands at a halt"
+    width = sheet.right - sheet.left
+    heading_size = fit_size(sheet, heading, width, sheet.t.sizes["body"], True)
+    sheet.text(sheet.left, top - 10 * MM, heading, size=heading_size, bold=True)
+    size = sheet.t.sizes["small"]
+    y = top - 14 * MM
+    for paragraph in tracker_notes(tables):
+        for line in wrap(sheet, paragraph, width, size):
+            sheet.text(sheet.left, y, line, size=size)
+            y -= size * 1.25
+    header = (top - y) / MM + 1.0  # the strips start below the notes
+    strips = tracker_layout(sheet.width / MM, sheet.height / MM, sheet.margin / MM, header=header)
+    thin = sheet.ink.thin_width
+    for strip in strips:
+        bx, by, bw, bh = (v * MM for v in strip.band)
+        r = 5 * MM
+        draw_car_pattern(sheet, strip.car, bx, by, bw, bh, hole=(bx + bw / 2, by + bh / 2, r + 0.6 * MM))
+        _number(sheet, bx + bw / 2, by + bh / 2, r, str(strip.car), 13.0)
+        sheet.box(bx, by, bw, bh, width=sheet.ink.line_width)
+        for cell in strip.gears:
+            x, y, w, h = cell.x * MM, cell.y * MM, cell.w * MM, cell.h * MM
+            sheet.box(x, y, w, h, width=sheet.ink.line_width)
+            sheet.text(x + w / 2, y + h - 3.9 * MM, cell.label, bold=True, size=9.0, align="center")
+            _spot(sheet, cell.spot)
+            gear = int(cell.label[0])
+            ly = y + (cell.spot[1] - cell.y) * MM - 3.2 * MM
+            for assistance, letter in ASSISTANCE_LETTERS.items():
+                lo, hi = tables.gear_range(gear, assistance)
+                moves = f"{lo}" if lo == hi else f"{lo}\u2013{hi}"
+                sheet.text(x + w / 2, ly, f"{letter} {moves}", size=6.5, align="center")
+                ly -= 2.9 * MM
+        for cell in strip.halts:
+            x, y, w, h = cell.x * MM, cell.y * MM, cell.w * MM, cell.h * MM
+            sheet.box(x, y, w, h, width=sheet.ink.line_width)
+            sheet.text(x + w / 2, y + h - 3.9 * MM, cell.label, bold=True, size=9.0, align="center")
+            _spot(sheet, cell.spot)
+            words = {"1": ("halt", "1 turn"), "out": ("eliminated", "")}.get(
+                cell.label, ("halt", f"{cell.label} turns")
+            )
+            ly = y + (cell.spot[1] - cell.y) * MM - 3.2 * MM
+            for word in words:
+                sheet.text(x + w / 2, ly, word, size=6.0, align="center")
+                ly -= 2.7 * MM
+        for piece in strip.markers:
+            x, y, w, h = piece.x * MM, piece.y * MM, piece.w * MM, piece.h * MM
+            band = h * 0.36
+            draw_car_pattern(sheet, piece.car, x, y + h - band, w, band)
+            sheet.stroke(width=thin)
+            sheet.c.line(x, y + h - band, x + w, y + h - band)
+            centred(sheet, x + w / 2, y + (h - band) * 0.64, str(piece.car), 8.5, bold=True)
+            word = "gear" if piece.kind == "gear marker" else "halt"
+            centred(sheet, x + w / 2, y + (h - band) * 0.22, word, 6.0)
+            sheet.box(x, y, w, h, width=thin)
+    sheet.scale_bar(sheet.left, sheet.bottom + 1.5 * MM)
+    sheet.end_page("kit")
+
+
+def _spot(sheet: Sheet, at: tuple[float, float]) -> None:
+    """The dashed square a marker goes on."""
+    sheet.stroke(width=sheet.ink.thin_width, dash=(1.5, 1.5))
+    side = TRACK_SPOT_MM * MM
+    sheet.c.rect(at[0] * MM, at[1] * MM, side, side, stroke=1, fill=0)
+    sheet.stroke(width=sheet.ink.thin_width)

@@ -127,13 +127,12 @@ def draw_reference_card(sheet: Sheet, tables: Tables, *, subtitle: str = "") -> 
     row_h = (5.6 if len(tables.damage) <= 6 else 4.4) * MM
     # gear chart
     ly = _table_title(sheet, left_x, y, col_w, "Gear chart", _source(tables, "gear_chart"))
-    bonus = {a: tables.bonus(a) for a in Assistance}
     rows = []
-    for g, (lo, hi) in zip(GEARS, tables.gear_chart):
+    for g in GEARS:
         cells = []
         for a in Assistance:
-            b = bonus[a] if g > 1 else 0
-            cells.append(f"{lo + b}" if lo == hi else f"{lo + b}\u2013{hi + b}")
+            lo, hi = tables.gear_range(g, a)
+            cells.append(f"{lo}" if lo == hi else f"{lo}\u2013{hi}")
         extra = tables.special_extra[g - 1]
         cells.append(f"+{extra}" if extra else "-")
         rows.append((ORDINAL[g], cells))

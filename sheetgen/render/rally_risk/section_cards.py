@@ -1,7 +1,8 @@
 """Rally Risk road-section cards: every section of a library as many times as the box has
 it, on pages of cards side by side with cut marks outside the grid, then the reference card
 of the house tables (`print_library`, a library file's printable); the print-and-play kit
-(car tokens, markers and R.P.M. cards, :mod:`.kit`) follows the cards.
+(car tokens, markers and R.P.M. cards, then the gear simulators, :mod:`.kit`) follows the
+cards.
 
 Where the cards go (the card grid and its cut marks) comes from
 :mod:`sheetgen.games.rally_risk.layout`; this module only draws it.
@@ -15,7 +16,7 @@ from sheetgen.games.rally_risk.tables import card_key
 from sheetgen.render.common import fit_size, fit_text, fitted_text, wrap
 from sheetgen.render.pdf import Meta, Sheet, printed_elsewhere, render_pdf
 from sheetgen.render.rally_risk.common import ARROW, draw_road, edge_label
-from sheetgen.render.rally_risk.kit import draw_kit
+from sheetgen.render.rally_risk.kit import draw_kit, draw_trackers
 from sheetgen.render.rally_risk.reference_card import draw_reference_card
 from sheetgen.template import MM, Template
 
@@ -145,8 +146,9 @@ def render_library(
     keywords: tuple[str, ...] = (),
 ) -> tuple[bytes, int]:
     """A library's printable PDF: every section as cards (as many as the box has), cut
-    marks on every page, the kit page (car tokens, markers, R.P.M. cards), then the
-    reference card of `tables` (unless another file of the job prints it)."""
+    marks on every page, the kit pages (car tokens, markers, R.P.M. cards; the gear
+    simulators), then the reference card of `tables` (unless another file of the job prints
+    it)."""
     grid, pages = card_plan(library, template, paper)
     meta = Meta(
         title=f"{library.name}: Rally Risk road sections",
@@ -155,13 +157,14 @@ def render_library(
     )
 
     card = not printed_elsewhere(card_key(tables))  # another file of the job may print it
-    total = len(pages) + 1 + card  # the card pages, the kit, the reference card
+    total = len(pages) + 2 + card  # the card pages, the kit and its gear simulators, the reference card
 
     def draw(sheet: Sheet) -> None:
         for cards in pages:
             draw_card_page(sheet, library, grid, cards)
             sheet.end_page("section cards")
         draw_kit(sheet, library.name, len(pages) + 1, total)
+        draw_trackers(sheet, library.name, tables, len(pages) + 2, total)
         if card:
             subtitle = f"{library.name}: play with these tables, page {total} of {total}"
             draw_reference_card(sheet, tables, subtitle=subtitle)

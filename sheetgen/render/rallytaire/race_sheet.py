@@ -318,14 +318,10 @@ def draw_track(sheet: Sheet, stage: Stage, lay: StageLayout, x0: float, y0: floa
                 path.lineTo(*P(p))
             sheet.stroke(colour=ink.corner, width=zone_width, dash=(3, 1.2))
             c.drawPath(path, stroke=1, fill=0)
-        if len(corner.zone) >= 2:
+        if corner.zone_tick is not None:
             sheet.stroke(colour=ink.corner, width=zone_width)
-            ex, ey = P(corner.zone[-1])
-            px, py = P(corner.zone[-2])
-            dx, dy = ex - px, ey - py
-            norm = max((dx * dx + dy * dy) ** 0.5, 1e-6)
-            tick = 1.3 * MM
-            c.line(ex - dy / norm * tick, ey + dx / norm * tick, ex + dy / norm * tick, ey - dx / norm * tick)
+            (ax, ay), (bx, by) = P(corner.zone_tick[0]), P(corner.zone_tick[1])
+            c.line(ax, ay, bx, by)
         if corner.zone_mark is not None:
             mx, my = P(corner.zone_mark.centre)
             sheet.stroke(colour=ink.corner, width=ink.thin_width)

@@ -43,6 +43,12 @@ ZONE_GAP_MM = 2.0
 ZONE_BREAK_MM = 1.2
 #: Side of the box of the gear number that marks a zone's first space, mm.
 ZONE_MARK_MM = 3.0
+#: Half length of the tick across a zone line's first end, mm.
+ZONE_TICK_MM = 1.3
+#: Least gap between two marks (gear labels, N and D pairs, zone marks), mm: at 0.6 mm a gear
+#: circle and another corner's zone circle read as one pair; an N and D pair sits 1.0 mm from
+#: its own label.
+MARK_GAP_MM = 0.95
 
 
 def _side_offset(pose: tuple[float, float, float], side: int) -> Point:
@@ -199,8 +205,8 @@ class _Marks:
         return False
 
     def box_free(self, rx: float, ry: float, rw: float, rh: float, avoid_lines: bool = True) -> bool:
-        """Is the box (rx, ry, rw, rh) inside the page, 0.4 mm clear of every space and of every
-        other label or box pair, and (``avoid_lines``) crossed by no zone line?"""
+        """Is the box (rx, ry, rw, rh) inside the page, 0.4 mm clear of every space, MARK_GAP_MM
+        of every other label or box pair, and (``avoid_lines``) 0.4 mm clear of every zone line?"""
         if rx < 0.3 or ry < 0.3 or rx + rw > self.w - 0.3 or ry + rh > self.h - 0.3:
             return False
         # grow_rect(r, 0.4), the same arithmetic
@@ -208,8 +214,9 @@ class _Marks:
         grown = ((gx, gy), (gx + gw, gy), (gx + gw, gy + gh), (gx, gy + gh))
         # every test below is a pure veto, so their order does not change the answer: cheap first
         for o in self.rects:
-            # the box and o closer than 0.6 mm
-            if rx < o.x + o.width + 0.6 and o.x < rx + rw + 0.6 and ry < o.y + o.height + 0.6 and o.y < ry + rh + 0.6:
+            # the box and o closer than MARK_GAP_MM
+            g = MARK_GAP_MM
+            if rx < o.x + o.width + g and o.x < rx + rw + g and ry < o.y + o.height + g and o.y < ry + rh + g:
                 return False
         board = self.board
         polys, poses = board.polys, board.poses
@@ -307,14 +314,15 @@ def _place_label(
     fwd: Point,
     own: tuple[Point, Point],
     others: Sequence[tuple[Point, Point]],
+    avoids: tuple[bool, ...],
 ) -> Rect | None:
     ax, ay = anchor
     ox, oy = out
     fx, fy = fwd
     half = LABEL_MM / 2
     box_free = marks.box_free
-    for nearest in (True, False):
-        for avoid in (True, False):
+    for nearest in (True, False) if False in avoids else (True,):
+        for avoid in avoids:
             for t, v in _LABEL_OFFSETS:
                 # lower-left of the label box centred at the offset point
                 x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
@@ -333,8 +341,8 @@ def _place_zone_mark(marks: _Marks, pts: Sequence[Point], first: tuple[float, fl
     nx, ny = _side_offset(first, side)  # away from the road
     m = ZONE_MARK_MM / 2
     cands = []
-    for along in (m + 0.8, 0.0, m + 0.3, -m, 2 * m + 0.8):
-        for out in (0.0, m + 0.7, m + 1.7, 2 * m + 1.0):
+    for along in (m + 0.8, 0.0, m + 0.3, -m, 2 * m + 0.8, 3 * m + 0.8, -2 * m):
+        for out in (0.0, m + 0.7, m + 1.7, 2 * m + 1.0, 2 * m + 2.0):
             cx, cy = ex + bx * along + nx * out, ey + by * along + ny * out
             cands.append((math.hypot(cx - ex, cy - ey), cx - m, cy - m))
     cands.sort()
@@ -382,17 +390,20 @@ def _place_unit(
     fwd: Point,
     own: tuple[Point, Point],
     others: Sequence[tuple[Point, Point]],
+    avoids: tuple[bool, ...] = (True,),
 ) -> tuple[Rect, Rect, Rect] | None:
     """A corner's gear label and its N and D pair as one unit (the pair right next to the
     label), both nearer its own corner line than any other (NEARER_MM); failing that, the
     label and then the pair wherever each fits, nearest first. The unit's rectangles are added
-    to `marks`."""
+    to `marks`. ``avoids``: (True,) keeps every mark off every zone line and nearer its own
+    corner line (None when that cannot be done); (True, False) lets a mark lie on a zone line,
+    then stand nearer another corner's line, as a last resort."""
     pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
     half = LABEL_MM / 2
     ax, ay = anchor
     ox, oy = out
     fx, fy = fwd
-    for avoid in (True, False):
+    for avoid in avoids:
         for t, v in _LABEL_OFFSETS:
             x, y = ax + ox * t + fx * v - half, ay + oy * t + fy * v - half
             if not marks.box_free(x, y, LABEL_MM, LABEL_MM, avoid):
@@ -407,12 +418,12 @@ def _place_unit(
                     marks.rects.append(Rect(bx, by, w, h))
                     return (label, *_pair(bx, by, horizontal))
             marks.rects.pop()
-    found = _place_label(marks, anchor, out, fwd, own, others)
+    found = _place_label(marks, anchor, out, fwd, own, others, avoids)
     if found is None:
         return None
     label = found
     marks.rects.append(label)
-    boxes = _place_boxes(marks, label, anchor, out, own, others)
+    boxes = _place_boxes(marks, label, anchor, out, own, others, avoids)
     if boxes is None:
         return None
     n_box, d_box = boxes
@@ -434,6 +445,7 @@ def _place_boxes(
     out: Point,
     own: tuple[Point, Point],
     others: Sequence[tuple[Point, Point]],
+    avoids: tuple[bool, ...],
 ) -> tuple[Rect, Rect] | None:
     pair_w, pair_h = 2 * BOX_MM + BOX_GAP_MM, BOX_MM
     # lower-left corners of the pair (and horizontal?): next to the gear label first
@@ -450,8 +462,8 @@ def _place_boxes(
                 yield (cx - pair_w / 2, cy - pair_h / 2, True)
                 yield (cx - pair_h / 2, cy - pair_w / 2, False)
 
-    for nearest in (True, False):
-        for avoid in (True, False):
+    for nearest in (True, False) if False in avoids else (True,):
+        for avoid in avoids:
             for x, y, horizontal in itertools.chain(cands, rings()):
                 w, hh = (pair_w, pair_h) if horizontal else (pair_h, pair_w)
                 if not marks.box_free(x, y, w, hh, avoid):
@@ -474,8 +486,13 @@ def complete_layout(
     s: float,
     clear: float,
     style: str,
+    lenient: bool = False,
 ) -> StageLayout | None:
-    """Check the road, add the corner marks and centre everything in the box; None if it fails."""
+    """Check the road, add the corner marks and centre everything in the box; None if it fails.
+
+    Every gear label and N and D box keeps off every planning-zone line (None when one cannot);
+    ``lenient`` lets one lie on a zone line as a last resort (the serpentine's, so that any
+    stage prints on a large enough box), and the layout's ``marks_on_lines`` then says so."""
     poses = road_poses(start, angles, s)  # length + 1 poses: spaces 1..L and the invisible space
     board = Board(width, height, s, clear, EDGE_MM)
     for p in poses:
@@ -514,6 +531,12 @@ def complete_layout(
         zones.append(done)
         marks.add_polyline(done[0])
 
+    # the tick across each zone line's first end: a line that marks keep off, as the zones
+    ticks = [_zone_tick(z[0]) for z in zones]
+    for tick in ticks:
+        if tick is not None:
+            marks.add_polyline(tick)
+
     # each zone line's pieces, and the gear number at its first space
     pieces_of: list[tuple[tuple[Point, ...], ...]] = []
     zone_marks: list[Rect | None] = []
@@ -550,7 +573,7 @@ def complete_layout(
         mx, my = p[0] + fx * h, p[1] + fy * h  # middle of the corner line
         inner = (mx - ox * h, my - oy * h)
         outer = (mx + ox * h, my + oy * h)
-        unit = _place_unit(marks, outer, (ox, oy), (fx, fy), lines[ci], others)
+        unit = _place_unit(marks, outer, (ox, oy), (fx, fy), lines[ci], others, (True, False) if lenient else (True,))
         if unit is None:
             return None
         label, n_box, d_box = unit
@@ -571,6 +594,7 @@ def complete_layout(
                 d_box=d_box,
                 zone_pieces=pieces_of[ci],
                 zone_mark=zone_marks[ci],
+                zone_tick=ticks[ci],
             )
         )
 
@@ -602,8 +626,39 @@ def complete_layout(
         corners=tuple(out_corners),
         bbox=Rect(x0, y0, x1 - x0, y1 - y0),
         shared_lanes=shared,
+        marks_on_lines=bool(lenient and marks_on_lines(out_corners)),
     )
     return centred(raw, width, height)
+
+
+def _zone_tick(pts: Sequence[Point]) -> tuple[Point, Point] | None:
+    """The tick across the zone line's first end (its last point), ZONE_TICK_MM either side."""
+    if len(pts) < 2:
+        return None
+    (px, py), (ex, ey) = pts[-2], pts[-1]
+    n = math.hypot(ex - px, ey - py)
+    if n < 1e-9:
+        return None
+    ux, uy = -(ey - py) / n * ZONE_TICK_MM, (ex - px) / n * ZONE_TICK_MM
+    return ((ex + ux, ey + uy), (ex - ux, ey - uy))
+
+
+def marks_on_lines(corners: Sequence[CornerLayout]) -> list[tuple[int, int, str]]:
+    """Where a planning-zone line runs through a mark: (the zone's corner, the mark's corner,
+    which mark: "label", "N", "D" or "zone mark"), in the order of the corners, for every
+    pair; a zone line with its tick. A mark is its box (a gear label's circle lies inside
+    its box)."""
+    found = []
+    for i, zc in enumerate(corners):
+        for j, mc in enumerate(corners):
+            kinds = [("label", mc.label), ("N", mc.n_box), ("D", mc.d_box)]
+            if mc.zone_mark is not None:
+                kinds.append(("zone mark", mc.zone_mark))
+            lines = list(zip(zc.zone, zc.zone[1:])) + ([] if zc.zone_tick is None else [zc.zone_tick])
+            for kind, r in kinds:
+                if any(segment_crosses_polygon(a, b, r.corners, 0.0) for a, b in lines):
+                    found.append((i, j, kind))
+    return found
 
 
 def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None:
@@ -641,6 +696,7 @@ def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None
             d_box=mvr(cl.d_box),
             zone_pieces=tuple(tuple(mv(q) for q in piece) for piece in cl.zone_pieces),
             zone_mark=None if cl.zone_mark is None else mvr(cl.zone_mark),
+            zone_tick=None if cl.zone_tick is None else (mv(cl.zone_tick[0]), mv(cl.zone_tick[1])),
         )
         for cl in lay.corners
     )
@@ -656,6 +712,7 @@ def centred(lay: StageLayout, width: float, height: float) -> StageLayout | None
         corners=corners,
         bbox=mvr(bb),
         shared_lanes=lay.shared_lanes,
+        marks_on_lines=lay.marks_on_lines,
     )
 
 

@@ -77,7 +77,9 @@ class CornerLayout:
     road. ``zone_pieces`` is the zone line as drawn: broken where it runs past another
     corner's line or the start of another zone, and short of its own corner line.
     ``zone_mark`` is the box of the gear number that marks the zone's first space (None in
-    the rare layout that has no room for it). ``n_box`` and ``d_box`` are the N and D boxes.
+    the rare layout that has no room for it). ``zone_tick`` is the tick across the zone line
+    at its first space (None for a zone line of one point). ``n_box`` and ``d_box`` are the
+    N and D boxes.
     """
 
     after: int
@@ -93,6 +95,7 @@ class CornerLayout:
     d_box: Rect
     zone_pieces: tuple[tuple[Point, ...], ...] = ()
     zone_mark: Rect | None = None
+    zone_tick: Segment | None = None
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,9 @@ class StageLayout:
     "winding" or "serpentine" (the fallback). ``bbox`` holds everything laid out.
     ``shared_lanes`` is True when some planning zone found no lane of its own (2 mm from every
     other zone line) and shares one: the stage prints, but its zones may be misread.
+    ``marks_on_lines`` is True when a planning-zone line runs through a gear label, an N or D
+    box or a zone mark (only a serpentine does that, and only when nothing else fits): the
+    stage prints, but a tick may be misread; the generator proposes such a stage again.
     """
 
     width: float
@@ -118,3 +124,4 @@ class StageLayout:
     corners: tuple[CornerLayout, ...]
     bbox: Rect
     shared_lanes: bool = False
+    marks_on_lines: bool = False

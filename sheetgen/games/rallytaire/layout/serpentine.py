@@ -47,13 +47,18 @@ def lowest_serpentine(
     if rows is None:
         return None
     angles, ys = rows
-    # the rows' own height first; when the marks do not fit in it, a little more room
-    for extra in (0.0, 5.0, 10.0, 20.0):
-        height = max(ys) - min(ys) + 2 * _SERP_LABEL_MM + extra
-        start = (EDGE_MM + s / 2, height - _SERP_LABEL_MM - max(ys), 0.0)
-        result = complete_layout(length, corners, list(angles), start, width, height, s, _SERP_CLEAR_MM, "serpentine")
-        if result is not None:
-            return result
+    # the rows' own height first; when the marks do not fit in it, a little more room, half
+    # above the first row and half below the last; and only when no room is enough for marks
+    # clear of every zone line, a mark on a line
+    for lenient in (False, True):
+        for extra in (0.0, 5.0, 10.0, 20.0):
+            height = max(ys) - min(ys) + 2 * _SERP_LABEL_MM + extra
+            start = (EDGE_MM + s / 2, height - _SERP_LABEL_MM - extra / 2 - max(ys), 0.0)
+            result = complete_layout(
+                length, corners, list(angles), start, width, height, s, _SERP_CLEAR_MM, "serpentine", lenient
+            )
+            if result is not None:
+                return result
     return None
 
 

@@ -225,6 +225,13 @@ def _parse_table(text: str) -> tuple[float, float]:
     return parse_table(text)
 
 
+def _commands() -> list:
+    """`Game.commands`: `sheetgen rally`."""
+    from sheetgen.games.rallyman.commands import COMMANDS
+
+    return COMMANDS
+
+
 def _read_rekee(path: str, target: str, options: Any):
     from sheetgen.games.rallyman.rekee import read
 
@@ -358,6 +365,7 @@ GAME = Game(
         "a new track laid from your box's tiles: inside the box and the table, checked, in its difficulty band",
     ),
     standings=_standings,
+    commands=_commands,
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,

@@ -431,3 +431,22 @@ def test_a_rally_that_cannot_be_generated_writes_nothing(run, folder):
         "for fewer cells\n"
     )
     assert not out.exists()
+
+
+@pytest.mark.slow  # a generated track printed on A4 and on Letter, every page rasterised: about 8 s
+def test_a_generated_track_prints_on_a4_and_letter_inside_the_margins(run, folder):
+    pypdfium2 = pytest.importorskip("pypdfium2")
+    numpy = pytest.importorskip("numpy")
+    path = generate(run, folder, "--seed", "1", "--stage", "--length", "24..44", "--difficulty", "easy")
+    for paper, size in (("a4", (595, 842)), ("letter", (612, 792))):
+        pdf = folder / f"t-{paper}.pdf"
+        assert run("render", str(path), "--paper", paper, "-o", str(pdf)).exit_code == 0
+        document = pypdfium2.PdfDocument(pdf.read_bytes())
+        assert len(document) >= 5  # overview and assembly, map pages, roadbook, dashboard card, time sheet
+        for page in document:
+            assert tuple(round(v) for v in page.get_size()) == size
+            dark = 255 - numpy.asarray(page.render(scale=100 / 72, grayscale=True).to_numpy(), dtype=numpy.int64)
+            edge = int((10 - 0.4) * 100 / 25.4)  # the 10 mm margin, less half a thick line and a pixel
+            assert dark.any()
+            for band in (dark[:edge, :], dark[-edge:, :], dark[:, :edge], dark[:, -edge:]):
+                assert band.max() == 0

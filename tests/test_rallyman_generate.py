@@ -230,7 +230,7 @@ def check_generated(run, path, *, variant, laps, length, difficulty, table=(150,
         analysis = json.loads(run("analyze", str(path), "--format", "json").stdout)
         par = analysis["par"]
         delay = (par["expected_seconds"] - (7.07 + 1.8406 * steps)) / steps
-        worst = max(d["lose_control"] for d in par["dangerous_cells"])
+        worst = max((d["lose_control"] for d in par["dangerous_cells"]), default=0.0)
         values = (delay, par["lose_control_expected"] / track.laps, worst)
         assert all(lo <= v < hi for v, (lo, hi) in zip(values, GT_BANDS[difficulty])), values
     else:
@@ -450,3 +450,18 @@ def test_a_generated_track_prints_on_a4_and_letter_inside_the_margins(run, folde
             assert dark.any()
             for band in (dark[:edge, :], dark[-edge:, :], dark[:, :edge], dark[:, -edge:]):
                 assert band.max() == 0
+
+
+def test_a_gt_track_is_laid_from_asphalt_tiles_without_dirt_spaces_and_a_dirt_track_without_a_pit():
+    from sheetgen.games.rallyman.generate import usable_pieces
+    from sheetgen.games.rallyman.model import Variant
+
+    library = load_spec(LIBRARY).model
+
+    def ids(variant):
+        found = usable_pieces(library, variant)
+        return {p.tile.id for p in found.starts + found.finishes + found.loops + found.road}
+
+    gt, dirt = ids(Variant.GT), ids(Variant.DIRT)
+    assert gt == {t.id for t in library.tiles if not t.id.startswith("sg-d-")}
+    assert dirt == {t.id for t in library.tiles} - {"sg-pit2"}

@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallyman.hexgrid import DIRECTIONS, Hex, place
 from sheetgen.games.rallyman.layout import Laid, Piece, cell_radius_mm, meet, pieces_of, table_fits
-from sheetgen.games.rallyman.model import Library, TileDef, Variant
+from sheetgen.games.rallyman.model import Library, Surface, TileDef, Variant
 
 DIFFICULTIES = ("easy", "medium", "hard")
 #: cells of a generated track by default (a stage of about 10 tiles, a circuit of about 12)
@@ -201,12 +201,13 @@ class _Pieces:
 
 def usable_pieces(library: Library, variant: Variant) -> _Pieces:
     """The pieces a track of `variant` may be laid from: a GT track takes no tile with DIRT
-    spaces, nor DIRT the pit; a start or finish is laid the way the library draws it."""
+    spaces or off asphalt, a DIRT track none with a pit lane; a start or finish is laid the
+    way the library draws it."""
     out = _Pieces([], [], [], [])
     for tile in library.tiles:
-        if variant is Variant.GT and any(
-            c.slide or c.shortcut is not None or c.jump is not None or c.water for c in tile.cells
-        ):
+        dirt = any(c.slide or c.shortcut is not None or c.jump is not None or c.water for c in tile.cells)
+        off_road = any(c.surface is not Surface.ASPHALT for c in tile.cells)
+        if variant is Variant.GT and (dirt or off_road):  # the GT rulebook has no gravel or snow
             continue
         if variant is Variant.DIRT and any(c.pit for c in tile.cells):
             continue

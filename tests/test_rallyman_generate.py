@@ -465,3 +465,38 @@ def test_a_gt_track_is_laid_from_asphalt_tiles_without_dirt_spaces_and_a_dirt_tr
     gt, dirt = ids(Variant.GT), ids(Variant.DIRT)
     assert gt == {t.id for t in library.tiles if not t.id.startswith("sg-d-")}
     assert dirt == {t.id for t in library.tiles} - {"sg-pit2"}
+
+
+@pytest.mark.slow  # three exact DIRT solves of 30-cell stages: about 15 s
+def test_dirt_bands_by_features_order_stages_as_the_exact_dirt_analysis_does(run, folder, tmp_path):
+    """The DIRT bands are read from features (the exact DIRT solve is too slow to rate layouts
+    with); the exact analysis of an easy and a hard generated stage, each against the exact
+    par of a two-lane DIRT straight of as many steps, puts the easy one near the straight and
+    the hard one well above it (calibration: docs/rallyman_generate.md)."""
+    import json
+
+    from sheetgen.games.rallyman.solve_dirt import analyze_dirt
+    from sheetgen.registry import spec_of
+    from sheetgen.yamlsrc import load_text
+
+    delays = {}
+    for difficulty in ("easy", "hard"):
+        path = generate(
+            run, folder, "--seed", "2", "--variant", "dirt", "--length", "24..40", "--difficulty", difficulty,
+            name=f"{difficulty}.yaml",
+        )
+        track = load_spec(path).model
+        steps = max(track.steps().values()) + 1
+        par = json.loads(run("analyze", str(path), "--format", "json").stdout)["par"]["expected_seconds"]
+        straight = (
+            "game: rallyman\nvariant: dirt\nname: s\nsurface: gravel\npath:\n  lanes: 2\n"
+            f"  from: {{q: 0, r: 0, heading: 0}}\n  segments: straight {steps}\n"
+        )
+        base = analyze_dirt(spec_of(load_text(straight, str(tmp_path / "s.yaml"))).model)["par"]["expected_seconds"]
+        delays[difficulty] = (par - base) / steps
+    assert delays["easy"] < 0.4 < 0.6 < delays["hard"], delays
+
+
+def test_a_longer_max_is_held_to_what_the_exact_solve_takes(run, folder):
+    path = generate(run, folder, "--seed", "3", "--variant", "dirt", "--length", "140..400", "--difficulty", "easy")
+    assert 140 <= len(load_spec(path).model.cells) <= 150

@@ -31,7 +31,7 @@ import os
 import random
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallyman.hexgrid import DIRECTIONS, Hex, place
@@ -699,6 +699,9 @@ def generate_track(
 
     pieces = usable_pieces(library, request.variant)
     check_request(library, pieces, box, request)
+    # a longer MAX is held to what the exact solve takes (check_request refused a MIN beyond it)
+    cap = MAX_DIRT_CELLS if request.variant is Variant.DIRT else MAX_SOLVE_SIZE // (request.laps or 1)
+    request = replace(request, length=(request.length[0], min(request.length[1], cap)))
     where = os.path.normpath(os.path.join(os.path.abspath(folder), library_path))
     rng = random.Random(request.seed)
     lean = [LEAN[request.difficulty]]

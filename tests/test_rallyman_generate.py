@@ -500,3 +500,23 @@ def test_dirt_bands_by_features_order_stages_as_the_exact_dirt_analysis_does(run
 def test_a_longer_max_is_held_to_what_the_exact_solve_takes(run, folder):
     path = generate(run, folder, "--seed", "3", "--variant", "dirt", "--length", "140..400", "--difficulty", "easy")
     assert 140 <= len(load_spec(path).model.cells) <= 150
+
+
+@pytest.mark.slow  # the whole solve budget spent before the refusal: about 6 s
+def test_an_easy_gt_circuit_is_refused_with_the_band_and_the_closest_layout(run, folder):
+    """Easy circuits cannot be laid from the bundled box (its six fast corners cannot close a
+    circuit inside the easy band): the refusal names the band and the closest layout's figures."""
+    result = run(
+        "generate", "rallyman", "--library", str(folder / "tiles.yaml"), "--seed", "1", "--laps", "1",
+        "--length", "60..100", "--difficulty", "easy",
+    )
+    assert result.exit_code == 1
+    head = (
+        "sheetgen: error: cannot generate an easy GT circuit of 1 lap of 60..100 cells on a 150 x 90 cm table: none of "
+        "the "
+    )
+    assert result.stderr.startswith(head)
+    assert "layouts found is in the easy band (delay under 0.25 s/step, under 0.08 losses of control a lap; " in (
+        result.stderr
+    )
+    assert "; the closest: par " in result.stderr and result.stderr.endswith("; try another --difficulty or --length\n")

@@ -781,6 +781,13 @@ def _distance(rating: Rating, difficulty: str) -> float:
     return 0.0 if low <= value < high else (low - value if value < low else value - high)
 
 
+def _range(low: float, high: float) -> str:
+    """A band's range in words: "under 0.25", "0.25 to under 0.85", "0.85 or more"."""
+    if low <= 0:
+        return f"under {high:g}"
+    return f"{low:g} or more" if high >= 99 else f"{low:g} to under {high:g}"
+
+
 def _refusal(
     request: Request, box: Box, counts: tuple[int, int, int, int], why: Counter[str], closest: Rating | None
 ) -> str:
@@ -798,13 +805,11 @@ def _refusal(
         return f"{head}: no layout found in {MAX_SEARCH} search steps ({because}); try another --length or --table"
     if request.variant is Variant.GT:
         band = BANDS[request.difficulty]
-        want = (
-            f"delay {band.delay[0]:g} to under {band.delay[1]:g} s/step, under {band.lose_per_lap[1]:g} losses of "
-            f"control a lap"
-        )
+        low, high = band.lose_per_lap
+        lose = f"under {high:g}" if low <= 0 else f"{low:g} or more" if high >= 99 else f"{low:g} to under {high:g}"
+        want = f"delay {_range(*band.delay)} s/step, {lose} losses of control a lap"
     else:
-        low, high = DIRT_BANDS[request.difficulty]
-        want = f"severity {low:g} to under {high:g} per step"
+        want = f"severity {_range(*DIRT_BANDS[request.difficulty])} per step"
     near = f"; the closest: {closest.words()}" if closest is not None else ""
     return (
         f"{head}: none of the {tried} layouts found is in the {request.difficulty} band ({want}; {solved} solved "

@@ -10,18 +10,19 @@ given size laid as they are, no two tiles on one place and no road running into 
 beside it.
 
 Each layout is written as an ordinary track spec, loaded back and checked by the track's own
-checks (what `validate --strict` says), then rated (`rate`) and kept only when it is in the
-requested difficulty band (`BANDS`). GT tracks are rated by the exact par solve
-(`solve.solve_track`: par per cell, the expected losses of control under par play, what the
-safe route costs, the dangerous corners); DIRT tracks by features read off the track's cells
-(`dirt_features`) because the exact DIRT solve takes 5-50 s a stage (docs/rallyman_generate.md
-says how each band was calibrated).
+checks (what `validate --strict` says), then rated and kept only when it is in the requested
+difficulty band. GT tracks are rated by the exact par solve (`rate_gt`, `BANDS`: the delay
+against a straight as long, the par policy's losses of control a lap and its worst cell, the
+dangerous corners); DIRT tracks by features read off the track's cells (`dirt_features`,
+`DIRT_BANDS`) because the exact DIRT solve takes 4-14 s a stage (docs/rallyman_generate.md says
+how each band was calibrated).
 
 Every random choice comes from ``random.Random(seed)``; the same library, box and options
-give the same file, byte for byte. Work is bounded by counts, never by a clock: at most
-`MAX_LAYOUTS` layouts, `MAX_NODES` search steps each, and `MAX_SOLVES` exact solves of at
-most `MAX_SOLVE_SIZE` cells x laps, so that a request is answered in a few seconds of CPU
-(measured in benchmarks/bench_rallyman_generate.py) or refused saying which constraint failed.
+give the same file, byte for byte. Work is bounded by counts, never by a clock: `MAX_SEARCH`
+search steps in all (`MAX_NODES` a layout) and `SOLVE_BUDGET` cells x laps of exact solves
+(a GT track of at most `MAX_SOLVE_SIZE` cells x laps), so that a request is answered in a
+few seconds of CPU (benchmarks/bench_rallyman_generate.py) or refused saying which
+constraint failed.
 """
 
 from __future__ import annotations
@@ -52,9 +53,8 @@ MAX_NODES = 80
 HOMING = 0.45
 #: search steps of all the layouts of one request
 MAX_SEARCH = 12000
-#: exact GT solves a request may take (each at most MAX_SOLVE_SIZE cells x laps: about 0.01 s
-#: of CPU a cell x lap with the compiled kernel, docs/benchmarks.md)
-MAX_SOLVES = 6
+#: the largest GT track (cells x laps) a request lays: its exact solve takes about 0.01 s of
+#: CPU a cell x lap with the compiled kernel (docs/benchmarks.md)
 MAX_SOLVE_SIZE = 300
 #: cells of a generated track at most (and at least)
 MIN_CELLS, MAX_CELLS = 12, 400

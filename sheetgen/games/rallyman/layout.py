@@ -8,10 +8,10 @@ when the road leaves the one and enters the other in as many lanes, agreeing on 
 cell they share: exactly what the tile edge check (RM-8) and the track's moves ask of them,
 worked out once per pair.
 
-`Layout` lays pieces one after another on the tile lattice, each turned so that it enters
-across the side the previous one leaves by: no two tiles on one place, no road running into
-a tile beside it that it does not continue into, and the tiles' outlines inside a table.
-Pure geometry: no I/O; what it lays is checked again, as a spec, by the track's own checks.
+`Laid` is a piece laid on the tile lattice (the generator, `generate._Search`, lays them one
+after another, each turned to enter across the side the one before leaves by), and
+`table_fits` says whether the tiles' outlines lie inside a table. Pure geometry, no I/O: what
+is laid is checked again, as a spec, by the track's own checks.
 """
 
 from __future__ import annotations
@@ -174,7 +174,3 @@ def outline_size(laid, frame: str, size: float) -> tuple[float, float]:
 def cell_radius_mm(across_flats_mm: float) -> float:
     """A space's circumradius from its size across flats."""
     return across_flats_mm / math.sqrt(3)
-
-
-def frame_span(frame: str) -> int:
-    return frame_of(frame).span

@@ -520,3 +520,20 @@ def test_an_easy_gt_circuit_is_refused_with_the_band_and_the_closest_layout(run,
         result.stderr
     )
     assert "; the closest: par " in result.stderr and result.stderr.endswith("; try another --difficulty or --length\n")
+
+
+def test_a_track_lays_one_face_of_a_two_faced_tile_as_often_as_the_box_holds_the_tile(run, folder):
+    """sg-c60r and sg-c60l stand for the two faces of one tile (150a, 150b), the fast corners
+    for 151a and 151b: a box of one of each lays at most one corner of each pair."""
+    import yaml
+
+    text = (folder / "tiles.yaml").read_text(encoding="utf-8")
+    for tile, rekee in (("sg-c60r", "150a"), ("sg-c60l", "150b"), ("sg-c60r-fast", "151a"), ("sg-c60l-fast", "151b")):
+        text = text.replace(f"  - id: {tile}\n", f'  - id: {tile}\n    rekee: "{rekee}"\n', 1)
+    (folder / "tiles.yaml").write_text(text, encoding="utf-8")
+    (folder / "box.yaml").write_text('sg-start2: 1\nsg-finish2: 1\nsg-s2: 4\n"150": 1\n"151": 1\n', encoding="utf-8")
+    path = generate(run, folder, "--seed", "1", "--box", str(folder / "box.yaml"), "--length", "30..60", "--difficulty", "easy")
+    ids = [t["id"] for t in yaml.safe_load(path.read_text(encoding="utf-8"))["tiles"]]
+    assert ids.count("sg-c60r") + ids.count("sg-c60l") <= 1
+    assert ids.count("sg-c60r-fast") + ids.count("sg-c60l-fast") <= 1
+    assert ids.count("sg-s2") <= 4 and ids[0] == "sg-start2" and ids[-1] == "sg-finish2"

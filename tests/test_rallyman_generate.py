@@ -233,6 +233,10 @@ def check_generated(run, path, *, variant, laps, length, difficulty, table=(150,
         worst = max((d["lose_control"] for d in par["dangerous_cells"]), default=0.0)
         values = (delay, par["lose_control_expected"] / track.laps, worst)
         assert all(lo <= v < hi for v, (lo, hi) in zip(values, GT_BANDS[difficulty])), values
+        # the spec's third line gives the figures `analyze` gives
+        note = path.read_text(encoding="utf-8").splitlines()[2]
+        assert note.startswith(f"# {difficulty}: par {par['expected_seconds']:.1f} s (")
+        assert f"delay {delay:.3f} s/step over {steps} steps" in note
     else:
         total = 0
         for corner in track.corners():

@@ -511,14 +511,17 @@ class Rating:
     dangerous: tuple[str, ...] = ()
     severity: float = 0.0
     corners: int = 1
+    cells: int = 1  # cells x laps
 
     def words(self) -> str:
         if self.variant is Variant.DIRT:
             return f"severity {self.severity:.3f} per step over {self.steps} steps (features, not solved)"
         hot = ", ".join(self.dangerous) if self.dangerous else "none"
+        par = self.par or 0.0
         return (
-            f"par {self.par:.1f} s, delay {self.delay:.3f} s/step over {self.steps} steps, "
-            f"{self.lose_per_lap:.3f} losses of control a lap, worst cell {self.worst:.3f}; dangerous cells: {hot}"
+            f"par {par:.1f} s ({par / self.cells:.2f} s a cell), delay {self.delay:.3f} s/step over {self.steps} "
+            f"steps, {self.lose_per_lap:.3f} losses of control a lap, worst cell {self.worst:.3f}; "
+            f"dangerous cells: {hot}"
         )
 
 
@@ -594,6 +597,7 @@ def rate_gt(track) -> Rating | None:
         worst,
         tuple(f"({d['q']}, {d['r']})" for d in par["dangerous_cells"] if d["lose_control"] >= DANGER),
         corners=len(track.corners()),
+        cells=len(track.cells) * track.laps,
     )
 
 

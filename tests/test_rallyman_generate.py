@@ -220,7 +220,7 @@ def check_generated(run, path, *, variant, laps, length, difficulty, table=(150,
     holds = box or {t.id: t.count for t in library.tiles}
     assert all(n <= holds.get(tile, 0) for tile, n in Counter(t["id"] for t in data["tiles"]).items())
     # the tiles' outlines on the table, spaces 30 mm across flats
-    corners = [pt for t in data["tiles"] for pt in tile_corners(t["q"], t["r"], 30 / math.sqrt(3))]
+    corners = [pt for t in data["tiles"] for pt in tile_corners(t["q"], t["r"], 30 / math.sqrt(3), library.frame)]
     w = (max(x for x, _ in corners) - min(x for x, _ in corners)) / 10
     h = (max(y for _, y in corners) - min(y for _, y in corners)) / 10
     assert (w <= table[0] and h <= table[1]) or (w <= table[1] and h <= table[0])
@@ -541,3 +541,23 @@ def test_a_track_lays_one_face_of_a_two_faced_tile_as_often_as_the_box_holds_the
     assert ids.count("sg-c60r") + ids.count("sg-c60l") <= 1
     assert ids.count("sg-c60r-fast") + ids.count("sg-c60l-fast") <= 1
     assert ids.count("sg-s2") <= 4 and ids[0] == "sg-start2" and ids[-1] == "sg-finish2"
+
+
+def test_a_library_without_counts_asks_for_a_box(run, tmp_path):
+    shutil.copy(RALLYMAN / "tiles_large.yaml", tmp_path / "large.yaml")
+    result = run("generate", "rallyman", "--library", str(tmp_path / "large.yaml"), "--seed", "1")
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"sheetgen: error: {tmp_path / 'large.yaml'} says no tile counts: give --box COUNTS, a YAML file of tile ids "
+        "and how many of each your box holds (sg-s2: 4), or add 'count: N' to the library's tiles\n"
+    )
+
+
+def test_a_track_from_a_large_frame_library_fits_its_table_by_the_large_tiles(run, tmp_path):
+    shutil.copy(RALLYMAN / "tiles_large.yaml", tmp_path / "tiles.yaml")
+    library = load_spec(tmp_path / "tiles.yaml").model
+    box = {t.id: 2 for t in library.tiles}
+    (tmp_path / "box.yaml").write_text("".join(f"{k}: {v}\n" for k, v in box.items()), encoding="utf-8")
+    args = ["--seed", "3", "--box", str(tmp_path / "box.yaml"), "--length", "60..150", "--table", "200x120"]
+    path = generate(run, tmp_path, *args)
+    check_generated(run, path, variant="gt", laps=None, length=(60, 150), difficulty="medium", table=(200, 120), box=box)

@@ -335,11 +335,17 @@ def _parsed(parse: Callable[[Any], Any]):
     return callback
 
 
+def _parsed_per_game(pairs: list[tuple[registry.Game, registry.Option]]) -> bool:
+    """Whether games declare one option name with parsers of their own (each game's parses
+    the text given, in `option_values`, once the spec's game is known)."""
+    return len({o.parse for _g, o in pairs}) > 1
+
+
 def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]]) -> click.Option:
     first = pairs[0][1]
 
-    def shape(o: registry.Option) -> tuple[bool, bool, bool, bool]:
-        return (bool(o.choices), o.between is not None, o.parse is not None, o.multiple)
+    def shape(o: registry.Option) -> tuple[bool, bool, bool, bool, bool]:
+        return (bool(o.choices), o.between is not None, o.parse is not None, o.multiple, o.flag)
 
     if any(shape(o) != shape(first) for _g, o in pairs):
         raise RuntimeError(f"games declare --{name} differently: {', '.join(g.name for g, _o in pairs)}")
@@ -350,8 +356,10 @@ def _click_option(name: str, pairs: list[tuple[registry.Game, registry.Option]])
     elif first.between is not None:
         ranges = [o.between for _g, o in pairs if o.between is not None]  # (every one: the shapes agree)
         kwargs["type"] = click.IntRange(min(lo for lo, _hi in ranges), max(hi for _lo, hi in ranges))
-    elif first.parse is not None:
+    elif first.parse is not None and not _parsed_per_game(pairs):
         kwargs["callback"] = _parsed(first.parse)
+    elif first.flag:
+        kwargs["is_flag"] = True
     if first.metavar:
         kwargs["metavar"] = first.metavar
     return click.Option([f"--{name}", first.key], **kwargs)
@@ -407,7 +415,17 @@ def option_values(command: str, game: registry.Game, given: dict, spec: str | No
             takers = [g.title for g, _o in _declared(command).get(key.replace("_", "-"), [])]
             why = f"{spec} is a {game.title} spec" if spec else f"{game.title} does not take it"
             raise OptionError(f"--{key.replace('_', '-')} is for {' and '.join(takers)}; {why}")
-    return game.option_values(command, given)
+    declared = _declared(command)
+    parsed = dict(given)
+    for option in game.takes(command):
+        value = given.get(option.key)
+        if value is None or option.parse is None or not _parsed_per_game(declared.get(option.name, [])):
+            continue
+        try:
+            parsed[option.key] = option.parse(value)
+        except ValueError as exc:  # as click words a callback's refusal
+            raise OptionError(f"Invalid value for '--{option.name}': {exc}") from None
+    return game.option_values(command, parsed)
 
 
 def echo_report(report: registry.Report, fmt: str, *, indent: int | None = 2) -> None:

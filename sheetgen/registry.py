@@ -50,6 +50,7 @@ class Option:
     metavar: str | None = None
     multiple: bool = False  # may be given several times: `parse` gets them all
     default: Any = None
+    flag: bool = False  # a switch that takes no value (given: True)
 
     @property
     def key(self) -> str:

@@ -83,7 +83,11 @@ def test_no_game_module_imports_the_renderers(name):
 
 
 def test_games_bring_their_own_commands():
-    assert GAME_COMMANDS == ["sheetgen.games.rally_risk.commands", "sheetgen.games.rallytaire.commands"]
+    assert GAME_COMMANDS == [
+        "sheetgen.games.rally_risk.commands",
+        "sheetgen.games.rallyman.commands",
+        "sheetgen.games.rallytaire.commands",
+    ]
     assert "sheetgen.render" in imports_of("sheetgen.games.rally_risk.commands")
 
 

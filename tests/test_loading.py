@@ -222,7 +222,7 @@ def test_an_id_or_colour_ending_in_a_newline_is_refused(run, tmp_path):
     tiles = (SPECS / "rallyman" / "tiles.yaml").read_text(encoding="utf-8")
     (tmp_path / "tiles.yaml").write_text(tiles.replace("  - id: sg-s2\n", '  - id: "sg-s2\\n"\n', 1), encoding="utf-8")
     assert errors_of(run("validate", str(tmp_path / "sections.yaml"))) == [(9, 9, "'id' has an invalid form: 'start\\n'")]
-    assert errors_of(run("validate", str(tmp_path / "tiles.yaml"))) == [(9, 9, "'id' has an invalid form: 'sg-s2\\n'")]
+    assert errors_of(run("validate", str(tmp_path / "tiles.yaml"))) == [(10, 9, "'id' has an invalid form: 'sg-s2\\n'")]
     template = (SPECS.parent / "templates" / "race_sheet.yaml").read_text(encoding="utf-8")
     (tmp_path / "t.yaml").write_text(template.replace('"#1a1a1a"', '"#1a1a1a\\n"', 1), encoding="utf-8")
     result = run("render", str(SPECS / "rallytaire" / "acropolis.yaml"), "--template", str(tmp_path / "t.yaml"), "-o", str(tmp_path / "x.pdf"))

@@ -328,9 +328,9 @@ def test_rekee_refusals_name_the_user_s_own_file(run, box, tmp_path):
     result = run("export", "rekee", str(results), "-o", str(tmp_path / "x.json"))
     assert (result.exit_code, result.stderr) == (1, f"{results}:4:7: error: a Rallyman results file, not a track: Rekee's files hold tracks\n")
     result = run("export", "rekee", str(BUNDLED / "tiles.yaml"), "-o", str(tmp_path / "x.json"))
-    assert (result.exit_code, result.stderr) == (1, f"{BUNDLED / 'tiles.yaml'}:6:7: error: a Rallyman tile library, not a track: Rekee's files hold tracks\n")
+    assert (result.exit_code, result.stderr) == (1, f"{BUNDLED / 'tiles.yaml'}:7:7: error: a Rallyman tile library, not a track: Rekee's files hold tracks\n")
     result = run("simulate", str(BUNDLED / "tiles.yaml"), "--seed", "1")
-    assert result.stderr == f"{BUNDLED / 'tiles.yaml'}:6:7: error: a Rallyman tile library, not a track: analyze and simulate take a Rallyman GT or DIRT track\n"
+    assert result.stderr == f"{BUNDLED / 'tiles.yaml'}:7:7: error: a Rallyman tile library, not a track: analyze and simulate take a Rallyman GT or DIRT track\n"
     risk = BUNDLED.parent / "rally_risk" / "results.yaml"
     result = run("simulate", str(risk), "--seed", "1")
     assert result.stderr == f"{risk}:6:7: error: a Rally Risk results file, not a race: analysis and simulation need a race (kind: race) (`sheetgen standings {risk}` gives its standings)\n"

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from sheetgen.games.rallyman.options import ODDS_OPTIONS
-from sheetgen.registry import Converter, Game, Kind, Option, Printable
+from sheetgen.registry import Converter, Game, Generator, Kind, Option, Printable
 from sheetgen.template import TemplateSize
 from sheetgen.yamlsrc import Document
 
@@ -209,6 +209,31 @@ def _simulate(spec: Any, options: Any):
     return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))
 
 
+def _generate(seed: int, options: Any, folder: str = ".") -> str:
+    from sheetgen.games.rallyman.generate import make
+
+    return make(seed, options, folder)
+
+
+def _parse_length(text: str) -> tuple[int, int]:
+    from sheetgen.games.rallyman.generate import parse_length
+
+    return parse_length(text)
+
+
+def _parse_table(text: str) -> tuple[float, float]:
+    from sheetgen.games.rallyman.generate import parse_table
+
+    return parse_table(text)
+
+
+def _commands() -> list:
+    """`Game.commands`: `sheetgen rally`."""
+    from sheetgen.games.rallyman.commands import COMMANDS
+
+    return COMMANDS
+
+
 def _read_rekee(path: str, target: str, options: Any):
     from sheetgen.games.rallyman.rekee import read
 
@@ -277,6 +302,54 @@ GAME = Game(
             choices=("json", "rgt"),
             default="json",
         ),
+        Option(
+            "library",
+            "the tile library of your box the track is laid from (needed)",
+            ("generate",),
+            parse=str,
+            metavar="LIBRARY",
+        ),
+        Option(
+            "variant", "the game: gt or dirt (default: the library's, else gt)", ("generate",), choices=("gt", "dirt")
+        ),
+        Option(
+            "box",
+            "a YAML file of tile ids and how many of each your box holds (default: the library's counts)",
+            ("generate",),
+            parse=str,
+            metavar="COUNTS",
+        ),
+        Option(
+            "laps",
+            "a circuit of N laps, 1 to 10 (default: a point-to-point stage; DIRT: 1)",
+            ("generate",),
+            between=(1, 10),
+            metavar="N",
+        ),
+        Option("stage", "a point-to-point stage, from a start to a finish (the default)", ("generate",), flag=True),
+        Option(
+            "length",
+            "cells of the track, MIN..MAX (12..400; default: 50..90)",
+            ("generate",),
+            parse=_parse_length,
+            metavar="MIN..MAX",
+            default=(50, 90),
+        ),
+        Option(
+            "table",
+            "the table the tiles lie on, WIDTHxHEIGHT in cm (default: 150x90)",
+            ("generate",),
+            parse=_parse_table,
+            metavar="WxH",
+            default=(150.0, 90.0),
+        ),
+        Option(
+            "difficulty",
+            "easy, medium or hard (default: medium)",
+            ("generate",),
+            choices=("easy", "medium", "hard"),
+            default="medium",
+        ),
         *ODDS_OPTIONS,
         Option("cars", "cars in the race, 1 to 6 (default: 1)", ("simulate",), between=(1, 6), default=1),
         Option(
@@ -289,7 +362,12 @@ GAME = Game(
         ),
     ),
     odds=_odds,
+    generator=Generator(
+        _generate,
+        "a new track laid from your box's tiles: inside the box and the table, checked, in its difficulty band",
+    ),
     standings=_standings,
+    commands=_commands,
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,

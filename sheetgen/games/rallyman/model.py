@@ -177,6 +177,7 @@ class TileDef:
     lines: tuple[InsideLine, ...] = ()
     rekee: str | None = None  # the library's `rekee`: the id Rekee knows the tile by
     scenery: bool = False  # a tile with no road (a podium, a filler): no cells
+    count: int | None = None  # copies in the box (`generate`; both faces of a tile share it)
 
     @property
     def lanes(self) -> int:

@@ -267,6 +267,15 @@ _TILE: dict[str, Any] = {
             ),
         },
         "name": _NAME,
+        "count": {
+            "type": "integer",
+            "minimum": 0,
+            "maximum": 99,
+            "description": (
+                "copies of the tile in your box, for `generate` (the two faces of one tile, Rekee's 102a and 102b, "
+                "share one count)"
+            ),
+        },
         "surface": _SURFACE,
         "danger": _DANGER,
         "scenery": {
@@ -403,6 +412,7 @@ def load_library(doc: Document) -> Library:
     frame = data["frame"] if data.get("frame") in FRAMES else DEFAULT_FRAME
     ids: dict[str, int] = {}
     rekee_ids: dict[str, tuple[int, str]] = {}  # Rekee's id -> (index, id) of the tile it stands for
+    counted: dict[str, tuple[int, str]] = {}  # a physical tile -> (count, id) of its face counted first
     tiles = []
     for i, raw in enumerate(data.get("tiles") if isinstance(data.get("tiles"), list) else []):
         base = ("tiles", i)
@@ -431,6 +441,18 @@ def load_library(doc: Document) -> Library:
                     )
                 elif stands is not None:
                     rekee_ids[stands] = (i, tile.id)
+                if tile.count is not None:
+                    # the two faces of one tile (Rekee's 102a and 102b) are one tile in the box
+                    physical = stands[:3] if stands is not None else tile.id
+                    if physical in counted and counted[physical][0] != tile.count:
+                        problems.append(
+                            doc.problem(
+                                base + ("count",),
+                                f"tile {tile.id!r} is a face of tile {physical}, which tile {counted[physical][1]!r} "
+                                f"counts {counted[physical][0]}: the two faces of one tile share one count",
+                            )
+                        )
+                    counted.setdefault(physical, (tile.count, tile.id))
         problems.extend(found)
     if problems:
         raise SpecError(problems)
@@ -473,7 +495,9 @@ def _tile(
                 )
         if problems:
             return problems, None
-        return [], TileDef(raw["id"], raw.get("name", raw["id"]), (), (), raw.get("rekee"), scenery=True)
+        return [], TileDef(
+            raw["id"], raw.get("name", raw["id"]), (), (), raw.get("rekee"), scenery=True, count=raw.get("count")
+        )
     if "cells" not in raw:
         problems.append(
             doc.problem(
@@ -523,7 +547,14 @@ def _tile(
             lines.append(parsed)
     if problems:
         return problems, None
-    return [], TileDef(raw["id"], raw.get("name", raw["id"]), tuple(cells.values()), tuple(lines), raw.get("rekee"))
+    return [], TileDef(
+        raw["id"],
+        raw.get("name", raw["id"]),
+        tuple(cells.values()),
+        tuple(lines),
+        raw.get("rekee"),
+        count=raw.get("count"),
+    )
 
 
 # --------------------------------------------------------------------------- track

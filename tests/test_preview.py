@@ -152,7 +152,9 @@ def test_one_png_page_goes_to_standard_output(run):
         ("rally_risk/safari_1.yaml", [(0, "course sheet"), (1, "reference card")]),
         (
             "rallyman/tiny.yaml",
-            [(0, "assembly page"), (1, "map"), (2, "roadbook"), (3, "dashboard card"), (4, "dashboard card: odds"), (5, "time sheet")],
+            # a one-page map has no assembly page; the pieces to play without the box come last
+            [(0, "map"), (1, "roadbook"), (2, "dashboard card"), (3, "dashboard card: odds"), (4, "time sheet"),
+             (5, "without the box"), (6, "damage bag")],
         ),
         ("rally_run/house_set.yaml", [(0, "tile fronts"), (1, "tile backs"), (2, "tile fronts"), (3, "tile backs"), (4, "tile fronts"), (5, "tile backs"), (6, "rules summary")]),
         ("seasons/winter_season.yaml", [(0, "season sheet"), (1, "blank page"), (2, "race sheet")]),

@@ -12,7 +12,6 @@ import importlib
 
 from sheetgen.errors import UsageError
 from sheetgen.registry import Figures, Printable, Spec
-from sheetgen.render.pdf import printing
 
 
 def can_render(spec: Spec) -> bool:
@@ -59,6 +58,8 @@ def build_outputs(
         sizes=[size for game in registry.games() for size in game.template_sizes],
     )
     solved = (figures if figures is not None else Figures(spec)).get()
+    from sheetgen.render.pdf import printing  # (reportlab: not for the quick commands that import this module)
+
     with printing(chosen_printable.duplex_of(spec.model), elsewhere):
         return _function(chosen_printable)(
             spec, chosen, paper=paper, ink=ink, keywords=(f"spec-sha256:{spec.sha256}",), figures=solved

@@ -156,7 +156,7 @@ def test_a_water_token_makes_water_hazards_and_slows_the_dirt_par(lib):
     assert dirt_par(water) > dirt_par(plain)
 
 
-def test_a_mud_spray_lowers_every_corner_limit_of_its_tile_and_slows_the_dirt_par(lib):
+def test_a_mud_spray_lowers_every_corner_limit_of_its_tile(lib):
     """sg-d-c60r: lane 1's corner spaces limit 5, lane 2's limit 3; the road leaves by the
     south-east side, on to a straight and the finish turned once."""
     after = "  - {id: sg-d-s2, q: 1, r: 1, rotation: 1}\n  - {id: sg-d-finish2, q: 1, r: 2, rotation: 1}\n"
@@ -169,6 +169,13 @@ def test_a_mud_spray_lowers_every_corner_limit_of_its_tile_and_slows_the_dirt_pa
         Hex(3, 1): (3, 2),
         Hex(3, 2): (3, 2),
     }
+
+
+@pytest.mark.slow  # two DIRT pars of a four-tile track (5 s); the jump and water tokens' pars are in the default suite
+def test_a_mud_spray_slows_the_dirt_par(lib):
+    after = "  - {id: sg-d-s2, q: 1, r: 1, rotation: 1}\n  - {id: sg-d-finish2, q: 1, r: 2, rotation: 1}\n"
+    plain = track(lib, "dirt", "sg-d-c60r", after=after)
+    mud = track(lib, "dirt", "sg-d-c60r", "{id: mud-spray, q: 0.3, r: -0.3, dir: 2.0}", after)
     assert dirt_par(mud) > dirt_par(plain)
 
 

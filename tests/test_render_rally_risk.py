@@ -504,6 +504,7 @@ def test_build_prints_a_calendar_as_the_calendar_command_does_with_seed_1(run, t
     assert can_render(spec) and len(reader(build_outputs(spec)[0]).pages) == len(reader(built).pages)
 
 
+@pytest.mark.slow  # 6 s: the golden build (build-report/a4-quick.txt) builds these files; a bad file of a build writes nothing: test_loading
 def test_build_writes_a_pdf_per_race_and_library_and_nothing_when_one_is_bad(run, tmp_path):
     folder = tmp_path / "specs"
     folder.mkdir()

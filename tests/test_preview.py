@@ -388,7 +388,7 @@ def test_the_server_says_where_it_serves(gallery):
     [
         ("race", ["race sheet"] * 2, (("stages", 0, "par_time"), 153.3184)),
         ("safari", ["course sheet", "reference card"], (("best_assistance",), "normal")),
-        ("tiny", ["assembly page", "map", "roadbook", "dashboard card", "dashboard card: odds", "time sheet"], (("par", "expected_seconds"), 23.889)),
+        ("tiny", ["map", "roadbook", "dashboard card", "dashboard card: odds", "time sheet", "without the box", "damage bag"], (("par", "expected_seconds"), 23.889)),
         ("tiles", ["tile fronts", "tile backs"] * 3 + ["rules summary"], (("finished_share",), 0.9778)),
     ],
 )
@@ -459,7 +459,7 @@ def test_a_spec_that_cannot_be_played_is_drawn_as_a_draft(gallery):
         f"{path}:7:5: warning: cell (3, 0) cannot be reached from the start (drawn all the same, as a draft)",
     ]
     assert [p["quote"] for p in spec["problems"]] == ["  - {q: 1, r: 0, heading: 0, lane: 1}", "  - {q: 3, r: 0, heading: 0, lane: 1, finish: true}"]
-    assert [p["kind"] for p in spec["pages"]][:2] == ["assembly page", "map"]
+    assert [p["kind"] for p in spec["pages"]][:2] == ["map", "roadbook"]
     assert spec["figures"]["note"].startswith("the track cannot be finished")
     assert "Drawn as a draft: the problems above make it unplayable as it is." in server.get("/").decode()
 
@@ -545,7 +545,7 @@ def test_saves_update_the_page_through_its_update_channel(preview, tmp_path):
 
         missing.write_text((SPECS / "rallyman" / "tiny.yaml").read_text(encoding="utf-8"), encoding="utf-8")
         state = update_until(lambda s: s["specs"][2]["status"] == "ready")
-        assert [p["kind"] for p in state["specs"][2]["pages"]][:3] == ["assembly page", "map", "roadbook"]
+        assert [p["kind"] for p in state["specs"][2]["pages"]][:3] == ["map", "roadbook", "dashboard card"]
 
         damaged(specs["thousand_lakes"], "length: x96", "length: 96")
         state = update_until(lambda s: s["specs"][0]["status"] == "ready")

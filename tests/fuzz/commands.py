@@ -38,26 +38,40 @@ def _dice(rng: random.Random, size: str, variant: str) -> str:
     return ",".join(rng.choice(names) + "!" * (rng.randint(0, marks) if rng.random() < 0.3 else 0) for _ in range(count))
 
 
-def _length(rng: random.Random, size: str, variant: str) -> str:
+def _length(rng: random.Random, size: str, variant: str, game: str = "") -> str:
+    if game == "rallyman":  # cells of a generated track (12..400)
+        return rng.choice(["300..400", "200..400"]) if size == "large" else rng.choice(["12..30", "20..40", "30..50"])
     if size == "large":
         return rng.choice(["300..300", "200..300", "2..300"])
     return rng.choice(["8..12", "10..20", "20..30", "2..6", "15..15"])
 
 
-def _surface(rng: random.Random, size: str, variant: str) -> str:
+def _surface(rng: random.Random, size: str, variant: str, game: str = "") -> str:
     surfaces = ["asphalt", "gravel", "snow"]
     return ",".join(rng.sample(surfaces, rng.randint(1, 3)))
 
 
-#: values of the options a game parses itself: name -> (rng, size, variant) -> text; a file
-#: an option names is a path in the case folder
-PARSED: dict[str, Callable[[random.Random, str, str], str]] = {
-    "dice": _dice,
+def _library(rng: random.Random, size: str, variant: str, game: str = "") -> str:
+    return "track_specs/rallyman/tiles.yaml" if game == "rallyman" else "track_specs/rally_risk/sections.yaml"
+
+
+def _table(rng: random.Random, size: str, variant: str, game: str = "") -> str:
+    return rng.choice(["300x200", "400x400"]) if size == "large" else rng.choice(["150x90", "120x80", "200x100"])
+
+
+#: values of the options a game parses itself: name -> (rng, size, variant, game) -> text; a
+#: file an option names is a path in the case folder
+PARSED: dict[str, Callable[..., str]] = {
+    "dice": lambda rng, size, variant, game="": _dice(rng, size, variant),
     "length": _length,
     "surface": _surface,
-    "library": lambda rng, size, variant: "track_specs/rally_risk/sections.yaml",
-    "tiles": lambda rng, size, variant: "track_specs/rallyman/tiles.yaml",
+    "library": _library,
+    "tiles": lambda rng, size, variant, game="": "track_specs/rallyman/tiles.yaml",
+    "table": _table,
 }
+
+#: options a game parses that the harness gives no value (left out of its cases), and why
+UNFUZZED = {"box": "a box file of tile counts: tests/test_rallyman_generate.py writes and checks them"}
 
 #: options whose value a case sets itself (never chosen at random)
 FIXED = {("simulate", "seed")}
@@ -79,7 +93,7 @@ def option_args(command: str, game, rng: random.Random, size: str, share: float 
                 near = [low, low + 1, option.default if isinstance(option.default, int) else low]
                 values = [str(min(high, rng.choice(near)))]
         elif option.name in PARSED:
-            values = [PARSED[option.name](rng, size, variant)]
+            values = [PARSED[option.name](rng, size, variant, game.name)]
         else:  # an option the harness has no value for: left out (a self-check finds it)
             continue
         for value in values:
@@ -272,10 +286,24 @@ def _generate(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     # a generator that needs a file (Rally Risk's library) is always given one
     for option in game.takes("generate"):
         if "(needed)" in option.help and f"--{option.name}" not in options and option.name in PARSED:
-            path = PARSED[option.name](mut.rng, size, "gt")
+            path = PARSED[option.name](mut.rng, size, "gt", game.name)
             options += [f"--{option.name}", path]
             case.extra_inputs.append(path)
     case.args = ["generate", mut.pick(spellings(game.name)), "--seed", str(mut.rng.randrange(10**6)), *options, *out]
+
+
+def _rally(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
+    """Rallyman's own `rally`: a DIRT rally of generated stages from the bundled library's box."""
+    case.game = "rallyman"
+    library = "track_specs/rallyman/tiles.yaml"
+    case.extra_inputs.append(library)
+    stages = "3" if size == "large" else mut.pick(["1", "2"])
+    options = ["--stages", stages]
+    if mut.rng.random() < 0.5:
+        options += ["--difficulty", mut.pick(["easy", "medium", "hard"])]
+    case.output_folder = "rally"
+    case.targets.append("rally")
+    case.args = ["rally", "--library", library, "--seed", str(mut.rng.randrange(10**6)), *options, "-o", "rally"]
 
 
 def _import(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
@@ -369,6 +397,7 @@ BUILDERS: dict[str, Callable[[Case, Mutator, Corpus, str], None]] = {
     "generate": _generate,
     "import": _import,
     "odds": _odds,
+    "rally": _rally,
     "render": _render,
     "schema": _schema,
     "season": _season,

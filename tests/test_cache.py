@@ -68,6 +68,7 @@ def test_a_printout_is_the_same_with_the_cache_or_without_it(run, tmp_path, monk
     assert sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "c").iterdir()) == ["rallyman-gt", "rallyman-odds"]
 
 
+@pytest.mark.slow  # the advanced solve of a race, uncached (6 s); the GT and Rally Risk entries are checked so in the default suite
 def test_a_race_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, monkeypatch):
     """A Rallytaire race sheet's advanced figures (par, p10/p50/p90, out of the race): solved
     and kept, then read from the entry: the same PDF, and the figures read back are the

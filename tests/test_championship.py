@@ -187,6 +187,7 @@ def built_files(tmp_path_factory):
     return json.loads(result.stdout), out
 
 
+@pytest.mark.slow  # the calendar command at seed 11 (7 s, shared by four tests): the golden calendar at seed 1 checks the command in the default suite
 def test_calendar_command_full_analysis(built_files, library_raw):
     data, out = built_files
     assert calendar_problems(data, library_raw) == []
@@ -200,6 +201,7 @@ def test_calendar_command_full_analysis(built_files, library_raw):
     assert files_under(out) == ["championship-seed11.pdf", "championship-seed11.yaml"]
 
 
+@pytest.mark.slow  # the calendar command at seed 11 (7 s, shared by four tests): the golden calendar at seed 1 checks the command in the default suite
 def test_written_calendar_validates_and_round_trips(built_files, run):
     data, out = built_files
     spec = out / "championship-seed11.yaml"
@@ -217,6 +219,7 @@ def test_written_calendar_validates_and_round_trips(built_files, run):
     assert calendar_to_data(load_calendar(load_text(calendar_yaml(model), str(spec)))) == calendar_to_data(model)
 
 
+@pytest.mark.slow  # the calendar command at seed 11 (7 s, shared by four tests): the golden calendar at seed 1 checks the command in the default suite
 def test_finishability_agrees_with_the_full_analysis(built_files):
     """Two races of the built calendar, analysed as `validate --strict` does for race files
     (every assistance type, mechanics placed): finishable too."""
@@ -228,6 +231,7 @@ def test_finishability_agrees_with_the_full_analysis(built_files):
         assert analyze_rally_risk_race(race).finishable
 
 
+@pytest.mark.slow  # the calendar command at seed 11 (7 s, shared by four tests): the golden calendar at seed 1 checks the command in the default suite
 def test_calendar_pdf(built_files):
     data, out = built_files
     pdf = PdfReader(out / "championship-seed11.pdf")

@@ -36,6 +36,7 @@ def test_results_in_order_for_any_number_of_processes():
     assert list(parallel.imap(square, items, jobs=2)) == expected
 
 
+@pytest.mark.slow  # three backends started (3 s); loky, the default, is checked in the default suite
 def test_every_named_backend_gives_the_results_in_order(monkeypatch):
     """The backends the command line may name (SHEETGEN_PARALLEL_BACKEND): joblib's
     "multiprocessing" gives no results as they come, so its results come at the end."""

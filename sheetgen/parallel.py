@@ -31,6 +31,8 @@ R = TypeVar("R")
 #: the environment variable naming a joblib backend for the command line ("loky",
 #: "multiprocessing", "threading", or one a cluster registered: "dask", "ray")
 BACKEND_VARIABLE = "SHEETGEN_PARALLEL_BACKEND"
+#: the worker processes of a command not given --jobs (default: every CPU this process may use)
+JOBS_VARIABLE = "SHEETGEN_JOBS"
 #: the address of the Dask scheduler the command line connects to (tcp://host:8786)
 SCHEDULER_VARIABLE = "SHEETGEN_DASK_SCHEDULER"
 #: the backends the command line may name
@@ -89,7 +91,13 @@ def _backend(name: str | None):
 
 
 def default_jobs() -> int:
-    """The CPUs this process may use (its affinity where the system tells it)."""
+    """SHEETGEN_JOBS when set (1 to 64: a shared machine's or a CI's share), else the CPUs this
+    process may use (its affinity where the system tells it)."""
+    given = os.environ.get(JOBS_VARIABLE, "").strip()
+    if given:
+        if not given.isdigit() or not 1 <= int(given) <= 64:
+            raise _setting_error(f"{JOBS_VARIABLE}={given!r} is not a number of processes from 1 to 64")
+        return int(given)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):

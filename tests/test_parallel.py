@@ -257,3 +257,18 @@ def test_a_build_leaves_no_worker_process_behind(tmp_path):
             break
         time.sleep(0.1)
     assert left() == []  # (an idle worker stayed for minutes)
+
+
+def test_sheetgen_jobs_sets_the_default_number_of_processes(run, monkeypatch, tmp_path):
+    """SHEETGEN_JOBS: the processes of a command not given --jobs; a bad value is a usage
+    error naming it."""
+    monkeypatch.setenv(parallel.JOBS_VARIABLE, "3")
+    assert parallel.default_jobs() == 3
+    monkeypatch.delenv(parallel.JOBS_VARIABLE)
+    assert parallel.default_jobs() == max(1, len(os.sched_getaffinity(0)))  # (this machine's CPUs)
+    for bad in ("0", "x", "65"):
+        monkeypatch.setenv(parallel.JOBS_VARIABLE, bad)
+        result = run("build", "-o", str(tmp_path / "out"), str(SPECS / "rallytaire" / "acropolis.yaml"))
+        assert result.exit_code == 2, bad
+        assert f"SHEETGEN_JOBS='{bad}' is not a number of processes from 1 to 64" in result.stderr
+        assert not (tmp_path / "out").exists()

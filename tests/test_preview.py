@@ -319,9 +319,14 @@ def copy_specs(folder: Path) -> dict[str, Path]:
 
 
 def damaged(path: Path, old: str, new: str) -> None:
+    """One save of `path` with `old` replaced, put in place at once (as an editor's save-and-
+    rename): written in place, a poll between the truncation and the write saw two changes, a
+    revision more than the test counts (a flake of one run in many)."""
     text = path.read_text(encoding="utf-8")
     assert text.count(old) == 1
-    path.write_text(text.replace(old, new), encoding="utf-8")
+    temp = path.with_name(f".{path.name}.saving")
+    temp.write_text(text.replace(old, new), encoding="utf-8")
+    os.replace(temp, path)
 
 
 DEAD_END = """\

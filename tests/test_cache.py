@@ -266,37 +266,36 @@ def test_a_race_with_its_entries_edited_prints_as_without_the_cache(run, tmp_pat
     assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
 
 
+def _reprinted_over_a_damaged_entry(run, tmp_path, monkeypatch, kind: str, entry: str):
+    """Tiny printed without the cache, then with it; its `kind` entry overwritten with `entry`
+    and printed again: the three PDFs the same. The entry, solved and kept again."""
+    spec = str(SPECS / "rallyman" / "tiny.yaml")
+    monkeypatch.setenv("SHEETGEN_CACHE", "off")
+    assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
+    assert run("render", spec, "-o", str(tmp_path / "first.pdf")).exit_code == 0
+    (kept,) = (tmp_path / "c").glob(f"{kind}-*")
+    kept.write_text(entry, encoding="utf-8")
+    out = run("render", spec, "-o", str(tmp_path / "again.pdf"))
+    assert out.exit_code == 0, out.output
+    assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
+    return kept
+
+
 @pytest.mark.parametrize("entry", ['{"value": 5}', '{"value": null}', '{"value": "x"}', '{"value": []}', '{"value": {"figures": {"par_seconds": "bad"}}}',
                                    '{"value": {"figures": 5}}', '{"value": {"par_seconds": 1.0}}', '{"value": {"figures": null}}',
                                    '{"value": {"figures": null, "analysis": 5}}'])
 def test_a_damaged_figures_entry_gives_the_same_printout_as_no_cache(run, tmp_path, monkeypatch, entry):
     """A GT track's figures entry that reads back with the wrong shape (the audit's cases) is
     solved again: the PDF is the one printed without the cache."""
-    spec = str(SPECS / "rallyman" / "tiny.yaml")
-    monkeypatch.setenv("SHEETGEN_CACHE", "off")
-    assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
-    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
-    assert run("render", spec, "-o", str(tmp_path / "first.pdf")).exit_code == 0
-    (kept,) = (tmp_path / "c").glob("rallyman-gt-*")
-    kept.write_text(entry, encoding="utf-8")
-    out = run("render", spec, "-o", str(tmp_path / "again.pdf"))
-    assert out.exit_code == 0, out.output
-    assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
+    kept = _reprinted_over_a_damaged_entry(run, tmp_path, monkeypatch, "rallyman-gt", entry)
     assert json.loads(kept.read_text(encoding="utf-8"))["value"]["figures"]["par_seconds"] == pytest.approx(215 / 9)
 
 
 @pytest.mark.parametrize("entry", ['{"value": 5}', '{"value": {"plans": 5, "by_count": []}}', '{"value": {"plans": []}}'])
 def test_a_damaged_odds_entry_gives_the_same_printout_as_no_cache(run, tmp_path, monkeypatch, entry):
     """The dashboard card's odds table, kept as figures, read back damaged: solved again."""
-    spec = str(SPECS / "rallyman" / "tiny.yaml")
-    monkeypatch.setenv("SHEETGEN_CACHE", "off")
-    assert run("render", spec, "-o", str(tmp_path / "plain.pdf")).exit_code == 0
-    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
-    assert run("render", spec, "-o", str(tmp_path / "first.pdf")).exit_code == 0
-    (kept,) = (tmp_path / "c").glob("rallyman-odds-*")
-    kept.write_text(entry, encoding="utf-8")
-    assert run("render", spec, "-o", str(tmp_path / "again.pdf")).exit_code == 0
-    assert (tmp_path / "again.pdf").read_bytes() == (tmp_path / "plain.pdf").read_bytes() == (tmp_path / "first.pdf").read_bytes()
+    kept = _reprinted_over_a_damaged_entry(run, tmp_path, monkeypatch, "rallyman-odds", entry)
     assert json.loads(kept.read_text(encoding="utf-8"))["value"]["plans"][0]["plan"] == "1,2,3"
 
 

@@ -43,8 +43,8 @@ def _number(sheet: Sheet, x: float, y: float, r: float, value: str, size: float)
     centred(sheet, x, y, value, size, bold=True)
 
 
-def draw_kit(sheet: Sheet, title: str, page: int, pages: int) -> None:
-    """The kit page; then ``sheet.end_page()``."""
+def _kit_header(sheet: Sheet, title: str, page: int, pages: int) -> float:
+    """A kit page's title and "page N of M" on its top line; the page's top."""
     top = sheet.top
     kind = f"Rally Risk print-and-play kit, page {page} of {pages}"
     fitted_text(
@@ -57,6 +57,12 @@ def draw_kit(sheet: Sheet, title: str, page: int, pages: int) -> None:
         bold=True,
     )
     sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
+    return top
+
+
+def draw_kit(sheet: Sheet, title: str, page: int, pages: int) -> None:
+    """The kit page; then ``sheet.end_page()``."""
+    top = _kit_header(sheet, title, page, pages)
     note = "Cut along the lines. " + ", ".join(f"car {k + 1} {CAR_PATTERNS[k]}" for k in range(MAX_PLAYERS)) + "."
     sheet.text(
         sheet.left, top - 8.6 * MM, note, size=fit_size(sheet, note, sheet.right - sheet.left, sheet.t.sizes["small"])
@@ -140,18 +146,7 @@ def tracker_notes(tables: Tables) -> tuple[str, ...]:
 
 def draw_trackers(sheet: Sheet, title: str, tables: Tables, page: int, pages: int) -> None:
     """The gear simulators' page; then ``sheet.end_page()``."""
-    top = sheet.top
-    kind = f"Rally Risk print-and-play kit, page {page} of {pages}"
-    fitted_text(
-        sheet,
-        sheet.left,
-        top - 4 * MM,
-        title,
-        sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM,
-        "heading",
-        bold=True,
-    )
-    sheet.text(sheet.right, top - 4 * MM, kind, "small", align="right")
+    top = _kit_header(sheet, title, page, pages)
     heading = "Gear simulators: a strip per car, for its gear and the turns it stands at a halt"
     width = sheet.right - sheet.left
     heading_size = fit_size(sheet, heading, width, sheet.t.sizes["body"], True)

@@ -1,4 +1,4 @@
-"""The optional compiled kernel of the Rallyman GT solvers (sheetgen/games/rallyman/_kernel.c).
+"""The optional compiled kernel of the Rallyman GT and DIRT solvers (sheetgen/games/rallyman/_kernel.c).
 
 pyproject.toml holds the project's metadata; this file only declares the C extension. It is
 optional: where it cannot be built (no C compiler or no Python headers) the install goes on

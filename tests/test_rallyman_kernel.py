@@ -247,3 +247,108 @@ def test_the_kernel_gives_the_references_safe_route_for_other_caps(cap, monkeypa
     for seed in range(4):
         stage = Stage(hex_ring(seed), GT, damage=False)
         assert solve.safe_route(stage, focus_cap=cap) == reference(monkeypatch, solve.safe_route, stage, focus_cap=cap)
+
+
+# --------------------------------------------------------------------------- DIRT (solve_dirt._dp)
+
+
+def dirt_strip(seed: int):
+    """A two-lane DIRT stage in the compact form: corners of random limits (some in caution
+    triangles), straights with a jump, a slide zone, water or snow, or None when its layout is
+    refused."""
+    from sheetgen.games.rallyman.spec import load
+    from sheetgen.yamlsrc import load_text
+
+    rng = random.Random(seed)
+    segments = [f"straight {rng.randint(2, 3)}"]
+    for _ in range(rng.randint(2, 3)):
+        side = rng.choice(("left", "right"))
+        top = rng.randint(2, 4)
+        caution = " caution" if rng.random() < 0.4 else ""
+        segments.append(f"corner {side} limit {top}/{min(6, top + 1)}{caution}")
+        extra = rng.choice(("", " snow", f" jump {rng.randint(2, 5)}", " slide", " water"))
+        segments.append(f"straight {rng.randint(1, 3)}{extra}")
+    text = (f"game: rallyman\nvariant: dirt\nname: Dirt {seed}\nsurface: gravel\npath:\n  lanes: 2\n"
+            "  from: {q: 0, r: 0, heading: 0}\n  segments:\n" + "".join(f"    - {s}\n" for s in segments))
+    try:
+        return load(load_text(text, f"dirt{seed}.yaml"))
+    except Exception:  # noqa: BLE001 (a layout that overlaps itself: another seed)
+        return None
+
+
+def dirt_shortcut_strip() -> Track:
+    """A DIRT strip whose limit-1 corner a three-space shortcut cuts: the par policy takes it
+    (over 0.99 of the time), so the shortcut draws of solve_dirt's `after` are solved."""
+    cells = []
+    for q in range(10):
+        for lane, r in ((1, 0), (2, 1)):
+            limit = 1 if q in (4, 5) else None
+            cells.append(Cell(Hex(q, r), 0, lane, start=q == 0 and lane == 1, finish=q == 9, limit=limit))
+    cells += [Cell(Hex(4 + i, -1), 0, 0, shortcut=3) for i in range(3)]
+    return Track("shortcut strip", Variant.DIRT, tuple(cells))
+
+
+def assert_same_dirt(monkeypatch, track, prices: bool = True) -> None:
+    """The DIRT par and everything read from it: the value and plan tables (and the order the
+    solve met the states), the policy's visits, losses, jumps, shortcut entries, slides, time
+    cards and turns, and (with `prices`) what each shortcut, jump and slide zone saves."""
+    from sheetgen.games.rallyman import rules_dirt as rd
+    from sheetgen.games.rallyman import solve_dirt as sd
+
+    stage = rd.DirtStage(track, default("dirt"), damage=False)
+    kernel, ref = sd.par(stage), reference(monkeypatch, sd.par, stage)
+    assert kernel.time == ref.time
+    assert kernel.start == ref.start
+    assert kernel.choice[kernel.start] == ref.choice[ref.start]  # the first plan
+    assert kernel.value == ref.value
+    assert list(kernel.value) == list(ref.value)
+    assert kernel.choice == ref.choice
+    assert list(kernel.choice) == list(ref.choice)
+    for name in ("visits", "danger", "airs", "entries", "slid", "cards", "onward"):
+        assert getattr(kernel, name) == getattr(ref, name), name
+    assert kernel.expected_turns == ref.expected_turns
+    if prices:
+        assert sd.features(kernel) == reference(monkeypatch, sd.features, ref)
+
+
+def random_dirt_tracks() -> list:
+    """DIRT strips of at most 25 cells (a jump, slides, water...): two in the default suite
+    (1 and 3: about a second of the reference's each), six more in the slow suite."""
+    out, seed = [], 0
+    while len(out) < 8:
+        track = dirt_strip(seed)
+        if track is not None and len(track.cells) <= 25:
+            out.append(pytest.param(seed, id=f"dirt{seed}", marks=() if seed in (1, 3) else pytest.mark.slow))
+        seed += 1
+    return out
+
+
+@needs_kernel
+@pytest.mark.parametrize("seed", random_dirt_tracks())
+def test_the_kernel_gives_the_references_dirt_par_on_random_tracks(seed, monkeypatch):
+    track = dirt_strip(seed)
+    assert track is not None and solve.loop_reason(track) is None
+    assert_same_dirt(monkeypatch, track)
+
+
+@needs_kernel
+def test_the_kernel_gives_the_references_dirt_par_where_a_shortcut_is_taken(monkeypatch):
+    from sheetgen.games.rallyman import rules_dirt as rd
+    from sheetgen.games.rallyman import solve_dirt as sd
+
+    track = dirt_shortcut_strip()
+    taken = sd.par(rd.DirtStage(track, default("dirt"), damage=False)).entries
+    assert sum(taken.values()) > 0.99  # (the shortcut draws are solved, not only the road)
+    assert_same_dirt(monkeypatch, track, prices=False)  # (its pricing: seconds of the reference's)
+
+
+@needs_kernel
+@pytest.mark.slow  # (the reference: 10 and 20 s)
+@pytest.mark.parametrize("name", ["dirt_lakeside", "dirt_forest_stage"])
+def test_the_kernel_gives_the_references_dirt_par_on_the_bundled_tracks(name, monkeypatch):
+    assert_same_dirt(monkeypatch, load_spec(BUNDLED / f"{name}.yaml").model)
+
+
+def test_the_bundled_dirt_tracks_are_compared():
+    names = {p.stem for p in BUNDLED.glob("*.yaml") if getattr(load_spec(p).model, "variant", None) is Variant.DIRT}
+    assert names == {"dirt_lakeside", "dirt_forest_stage"}

@@ -1,4 +1,4 @@
-/* The Rallyman GT exact solvers' compiled kernel: the par time's dynamic programme
+/* The Rallyman exact solvers' compiled kernel: GT's the par time's dynamic programme
  * (sheetgen/games/rallyman/solve.py, `par`) and the safe route's search (`safe_route`) over
  * flat arrays, for sheetgen.games.rallyman.accel, which builds its inputs and reads its
  * answers. It is the reference's arithmetic, not an approximation of it: the same float
@@ -16,10 +16,14 @@
  * dictionaries; a front asked for again is computed again, the same. Then the policy's
  * forward pass (solve._forward: the losses of control by cell, the expected turns, the turns
  * by mode), from the tables while they are here.
+ *
+ * DIRT's par (sheetgen/games/rallyman/solve_dirt.py, `_dp`) is the last part, `dirt_par`:
+ * the same kind of graph over DIRT's states, its fronts kept for the whole solve.
  */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -2384,6 +2388,687 @@ done:
     return result;
 }
 
+/* ================================================================== the DIRT par (solve_dirt._dp) */
+
+/* solve_dirt._dp over flat arrays: a state is (cell, gear, coast dice lost, slide space),
+ * a node of the partial-plan graph is a state with the dice used so far this turn and the
+ * shortcut entries made, and a node's front (the Pareto set of its continuations as vectors
+ * over the cautions so far) is kept in one pool for the whole solve, as the reference keeps
+ * its dictionary. The engine's dice from a state (rules_dirt.dirt_steps, the bans applied)
+ * are asked of Python once per state; the loss outcomes, the seconds, the dice pools and the
+ * shortcut draw are small tables. The same float operations in the same order as the
+ * reference, the same sort of candidates (the vector, then the plan's length, then the order
+ * found), the same 1e-12 test, the same plan chosen. */
+
+#define DMAXL 16  /* cautions before a loss of control (stage.limit) */
+#define DMAXICON 8
+#define DMAXDEPTH 200000
+
+typedef struct {
+    int32_t to, die, gear, marks, fin, entry, slide, over, last, always, on_caution;
+} DMove;
+
+typedef struct {
+    int32_t plen, step, next_node, next_k;
+} DEntry;
+
+typedef struct {
+    int32_t si;        /* its state */
+    int32_t off, cnt;  /* its front in the pool; cnt -1: not solved yet */
+} DNode;
+
+typedef struct {
+    int ncells, top, G, nlost, limit, ndice, depth;
+    double p_coast;
+    PyObject *moves_cb;
+    /* the dice: kind 0 a gear die (its bit), 1 coast, 2 leader, 3 brake, 4 boost */
+    int kind[MAXDICE], gbit[MAXDICE];
+    double chance[MAXDICE];
+    /* per coast dice lost: the usable gear dice and each kind's count */
+    long long pool[8][5];
+    /* per gear 0..top: the seconds of its card; per gear 1..top its loss outcomes */
+    double sec[MAXGEARS];
+    int nicons[MAXGEARS];
+    double icon_q[MAXGEARS][DMAXICON], icon_sec[MAXGEARS][DMAXICON];
+    int icon_gear[MAXGEARS][DMAXICON];
+    /* the states: [ncells * G * nlost * 3] */
+    double *value;
+    signed char *status; /* 0 not met, 1 being solved, 2 solved, 3 taken from `known` */
+    double *known;
+    signed char *has_known, *reaching; /* reaching: per cell */
+    int32_t *root;       /* the node of the state's turn start, or -1 */
+    int32_t *mv_off, *mv_cnt;
+    DMove *mv;
+    size_t mv_n, mv_cap;
+    int32_t *order;      /* the states in the order first met (the reference's dict order) */
+    size_t order_n, order_cap;
+    /* the nodes and their fronts */
+    Map ids;
+    DNode *node;
+    size_t node_n, node_cap;
+    DEntry *ent;
+    double *ev;          /* the entries' vectors, limit doubles each */
+    size_t ent_n, ent_cap, ev_cap;
+    /* candidates being gathered (a stack: a nested node's are above, gone when it is done) */
+    DEntry *cand;
+    double *cv;
+    size_t cand_n, cand_cap, cv_cap;
+    int32_t *idx, *tmp;
+    size_t idx_cap, tmp_cap;
+} DPar;
+
+static void dpar_free(DPar *P)
+{
+    free(P->value); free(P->status); free(P->known); free(P->has_known); free(P->reaching);
+    free(P->root); free(P->mv_off); free(P->mv_cnt); free(P->mv); free(P->order);
+    map_free(&P->ids);
+    free(P->node); free(P->ent); free(P->ev); free(P->cand); free(P->cv); free(P->idx); free(P->tmp);
+}
+
+static inline int32_t dstate(const DPar *P, int cell, int gear, int lost, int slide)
+{
+    return ((cell * P->G + gear) * P->nlost + lost) * 3 + slide;
+}
+
+static int dfetch(DPar *P, int32_t si)
+{
+    if (P->mv_cnt[si] >= 0)
+        return 0;
+    int slide = si % 3, lost = (si / 3) % P->nlost, gear = (si / 3 / P->nlost) % P->G, cell = si / 3 / P->nlost / P->G;
+    PyObject *got = PyObject_CallFunction(P->moves_cb, "iiii", cell, gear, lost, slide);
+    if (got == NULL)
+        return -1;
+    PyObject *fast = PySequence_Fast(got, "moves");
+    Py_DECREF(got);
+    if (fast == NULL)
+        return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(fast);
+    if (GROW(P->mv, P->mv_cap, P->mv_n + (size_t)n) < 0) {
+        Py_DECREF(fast);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        long long f[11];
+        if (read_ints(PySequence_Fast_GET_ITEM(fast, i), 11, f, "move") < 0) {
+            Py_DECREF(fast);
+            return -1;
+        }
+        if (f[0] < 0 || f[0] >= P->ncells || f[1] < 0 || f[1] >= P->ndice || f[2] < 0 || f[2] > P->top || f[3] < 0 ||
+            f[3] > 64 || f[6] < 0 || f[6] > 2) {
+            Py_DECREF(fast);
+            PyErr_SetString(PyExc_ValueError, "a move the kernel cannot take");
+            return -1;
+        }
+        DMove *m = &P->mv[P->mv_n + (size_t)i];
+        m->to = (int32_t)f[0];
+        m->die = (int32_t)f[1];
+        m->gear = (int32_t)f[2];
+        m->marks = (int32_t)f[3];
+        m->fin = (int32_t)f[4];
+        m->entry = (int32_t)f[5];
+        m->slide = (int32_t)f[6];
+        m->over = (int32_t)f[7];
+        m->last = (int32_t)f[8];
+        m->always = (int32_t)f[9];
+        m->on_caution = (int32_t)f[10];
+    }
+    Py_DECREF(fast);
+    P->mv_off[si] = (int32_t)P->mv_n;
+    P->mv_cnt[si] = (int32_t)n;
+    P->mv_n += (size_t)n;
+    return 0;
+}
+
+/* the dice used so far: the gear dice's bits (16), then coast, leader, brake, boost (8 each) */
+#define U_MASK(u) ((u) & 0xFFFFULL)
+#define U_CNT(u, k) (((u) >> (16 + 8 * ((k) - 1))) & 0xFFULL)
+
+/* solve_dirt._key_used and fits: the dice with `die` added, or 0 when it cannot be (a used
+ * value is never 0 once a die is in it) */
+static inline uint64_t dused(const DPar *P, uint64_t used, int die, int lost)
+{
+    uint64_t nu;
+    int k = P->kind[die];
+    if (k == 0) {
+        uint64_t bit = 1ULL << P->gbit[die];
+        if (used & bit)
+            return 0;
+        nu = used | bit;
+    } else {
+        if (U_CNT(used, k) >= 0xFF)
+            return 0;
+        nu = used + (1ULL << (16 + 8 * (k - 1)));
+    }
+    const long long *pool = P->pool[lost];
+    if (POPCOUNT(U_MASK(nu)) > pool[0])
+        return 0;
+    for (int j = 1; j <= 4; j++)
+        if ((long long)U_CNT(nu, j) > pool[j])
+            return 0;
+    return nu;
+}
+
+static int dV(DPar *P, int cell, int gear, int lost, int slide, double *out);
+
+/* solve_dirt's `after`: the rest of the stage after the shortcut draws of `entries` entries */
+static int dafter(DPar *P, int cell, int gear, int lost, int slide, int entries, double *out)
+{
+    if (entries == 0 || P->p_coast == 0)
+        return dV(P, cell, gear, lost, slide, out);
+    double total = 0.0;
+    double comb = 1.0; /* math.comb(entries, k), exact in a double at these sizes */
+    long long c = 1;
+    for (int k = 0; k <= entries; k++) {
+        if (k > 0)
+            c = c * (entries - k + 1) / k;
+        comb = (double)c;
+        double q = comb * pow(P->p_coast, (double)k) * pow(1 - P->p_coast, (double)(entries - k));
+        int l2 = lost + k < P->nlost - 1 ? lost + k : P->nlost - 1;
+        double v;
+        if (dV(P, cell, gear, l2, slide, &v) < 0)
+            return -1;
+        total += q * v;
+    }
+    *out = total;
+    return 0;
+}
+
+static inline int dend(DPar *P, int cell, int gear, int lost, int slide, int entries, int finished, double *out)
+{
+    double rest = 0.0;
+    if (!finished && dafter(P, cell, gear, lost, slide, entries, &rest) < 0)
+        return -1;
+    *out = P->sec[gear] + rest;
+    return 0;
+}
+
+/* solve_dirt's `lose`: the expected rest after losing control on move m */
+static int dlose(DPar *P, const DMove *m0, int lost, int entries, double *out)
+{
+    DMove m = *m0; /* (the moves' array may grow meanwhile) */
+    double total = 0.0;
+    for (int i = 0; i < P->nicons[m.gear]; i++) {
+        double rest = 0.0;
+        if (!m.fin && dafter(P, m.to, P->icon_gear[m.gear][i], lost, m.slide, entries, &rest) < 0)
+            return -1;
+        total += P->icon_q[m.gear][i] * (P->icon_sec[m.gear][i] + rest);
+    }
+    *out = total;
+    return 0;
+}
+
+static int dpush(DPar *P, int32_t plen, int32_t step, int32_t next_node, int32_t next_k, const double *vec)
+{
+    size_t L = (size_t)P->limit;
+    if (GROW(P->cand, P->cand_cap, P->cand_n + 1) < 0 || GROW(P->cv, P->cv_cap, (P->cand_n + 1) * L) < 0)
+        return -1;
+    DEntry *c = &P->cand[P->cand_n];
+    c->plen = plen;
+    c->step = step;
+    c->next_node = next_node;
+    c->next_k = next_k;
+    memcpy(P->cv + P->cand_n * L, vec, L * sizeof(double));
+    P->cand_n++;
+    return 0;
+}
+
+/* the sort key of solve._pareto: the vector, then the plan's length, then the order found */
+static inline int dless(const DPar *P, int32_t a, int32_t b)
+{
+    const double *x = P->cv + (size_t)a * P->limit, *y = P->cv + (size_t)b * P->limit;
+    for (int i = 0; i < P->limit; i++) {
+        if (x[i] < y[i])
+            return 1;
+        if (y[i] < x[i])
+            return 0;
+    }
+    if (P->cand[a].plen != P->cand[b].plen)
+        return P->cand[a].plen < P->cand[b].plen;
+    return a < b;
+}
+
+static void dsort(const DPar *P, int32_t *a, int32_t *tmp, size_t n)
+{
+    if (n < 16) {
+        for (size_t i = 1; i < n; i++) {
+            int32_t x = a[i];
+            size_t j = i;
+            while (j > 0 && dless(P, x, a[j - 1])) {
+                a[j] = a[j - 1];
+                j--;
+            }
+            a[j] = x;
+        }
+        return;
+    }
+    size_t h = n / 2;
+    dsort(P, a, tmp, h);
+    dsort(P, a + h, tmp, n - h);
+    size_t i = 0, j = h, k = 0;
+    while (i < h && j < n)
+        tmp[k++] = dless(P, a[j], a[i]) ? a[j++] : a[i++];
+    while (i < h)
+        tmp[k++] = a[i++];
+    while (j < n)
+        tmp[k++] = a[j++];
+    memcpy(a, tmp, n * sizeof(int32_t));
+}
+
+/* solve._pareto of the candidates from `cbase` up, stored as node's front; the candidates popped */
+static int dfront(DPar *P, size_t cbase, int32_t node)
+{
+    size_t n = P->cand_n - cbase, L = (size_t)P->limit;
+    if (GROW(P->idx, P->idx_cap, n) < 0 || GROW(P->tmp, P->tmp_cap, n) < 0)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        P->idx[i] = (int32_t)(cbase + i);
+    dsort(P, P->idx, P->tmp, n);
+    size_t off = P->ent_n;
+    for (size_t i = 0; i < n; i++) {
+        const double *v = P->cv + (size_t)P->idx[i] * L;
+        double top[DMAXL];
+        for (size_t c = 0; c < L; c++)
+            top[c] = v[c] + EPS;
+        int beaten = 0;
+        for (size_t o = off; o < P->ent_n && !beaten; o++) {
+            const double *w = P->ev + o * L;
+            size_t c = 0;
+            while (c < L && w[c] <= top[c])
+                c++;
+            beaten = c == L;
+        }
+        if (beaten)
+            continue;
+        if (GROW(P->ent, P->ent_cap, P->ent_n + 1) < 0 || GROW(P->ev, P->ev_cap, (P->ent_n + 1) * L) < 0)
+            return -1;
+        P->ent[P->ent_n] = P->cand[P->idx[i]];
+        memcpy(P->ev + P->ent_n * L, v, L * sizeof(double));
+        P->ent_n++;
+    }
+    P->node[node].off = (int32_t)off;
+    P->node[node].cnt = (int32_t)(P->ent_n - off);
+    P->cand_n = cbase;
+    return 0;
+}
+
+/* solve_dirt's W: the node of (state, dice used, entries) with its front solved, or -1 */
+static int32_t dW(DPar *P, int cell, int gear, int lost, int slide, uint64_t used, int entries)
+{
+    int32_t si = dstate(P, cell, gear, lost, slide);
+    uint64_t b = used | ((uint64_t)entries << 48);
+    int64_t got = map_get(&P->ids, (uint64_t)si, b);
+    if (got >= 0 && P->node[got].cnt >= 0)
+        return (int32_t)got;
+    int32_t node;
+    if (got >= 0) {
+        node = (int32_t)got;
+    } else {
+        if (entries > 0xFF) {
+            PyErr_SetString(PyExc_ValueError, "too many shortcut entries in a turn for the kernel");
+            return -1;
+        }
+        if (GROW(P->node, P->node_cap, P->node_n + 1) < 0)
+            return -1;
+        node = (int32_t)P->node_n++;
+        P->node[node].si = si;
+        P->node[node].cnt = -1;
+        if (map_put(&P->ids, (uint64_t)si, b, node) < 0)
+            return -1;
+    }
+    if (++P->depth > DMAXDEPTH) {
+        PyErr_SetString(PyExc_ValueError, "a solve too deep for the kernel");
+        return -1;
+    }
+    size_t cbase = P->cand_n;
+    double vec[DMAXL];
+    int L = P->limit;
+    if (used != 0) {
+        double e;
+        if (dend(P, cell, gear, lost, slide, entries, 0, &e) < 0)
+            return -1;
+        for (int c = 0; c < L; c++)
+            vec[c] = e;
+        if (dpush(P, 0, -1, -1, -1, vec) < 0)
+            return -1;
+    }
+    if (dfetch(P, si) < 0)
+        return -1;
+    int32_t moff = P->mv_off[si], mcnt = P->mv_cnt[si];
+    for (int32_t i = 0; i < mcnt; i++) {
+        DMove s = P->mv[moff + i];
+        if (s.over && used != 0)
+            continue; /* over a limit only as a turn's first die (RD-17) */
+        uint64_t nu = dused(P, used, s.die, lost);
+        if (nu == 0)
+            continue;
+        int e2 = entries + (s.entry ? 1 : 0);
+        double p = P->chance[s.die];
+        double lost_v;
+        if (dlose(P, &s, lost, e2, &lost_v) < 0)
+            return -1;
+        int32_t tnode = -1, toff = 0, tcnt = 1;
+        double endv = 0.0;
+        if (s.last) {
+            if (dend(P, s.to, s.gear, lost, s.slide, e2, s.fin, &endv) < 0)
+                return -1;
+        } else {
+            tnode = dW(P, s.to, s.gear, lost, s.slide, nu, e2);
+            if (tnode < 0)
+                return -1;
+            toff = P->node[tnode].off;
+            tcnt = P->node[tnode].cnt;
+        }
+        if (s.always) {
+            for (int c = 0; c < L; c++)
+                vec[c] = lost_v;
+            for (int32_t k = 0; k < tcnt; k++) {
+                int32_t tl = tnode < 0 ? 0 : P->ent[toff + k].plen;
+                if (dpush(P, 1 + tl, i, tnode, tnode < 0 ? -1 : k, vec) < 0)
+                    return -1;
+            }
+            continue;
+        }
+        double q = 1 - p;
+        for (int32_t k = 0; k < tcnt; k++) {
+            double tv[DMAXL];
+            int32_t tl = 0;
+            if (tnode < 0) {
+                for (int c = 0; c < L; c++)
+                    tv[c] = endv;
+            } else {
+                memcpy(tv, P->ev + (size_t)(toff + k) * L, (size_t)L * sizeof(double));
+                tl = P->ent[toff + k].plen;
+            }
+            /* cautions so far c: no caution on this die (c + marks), or one more (c + marks + 1),
+             * each the loss's seconds past the limit */
+            for (int c = 0; c < L; c++) {
+                int a = c + s.marks;
+                int bb = (s.on_caution || a + 1 >= L) ? -1 : a + 1;
+                if (a >= L)
+                    a = -1;
+                vec[c] = q * (a < 0 ? lost_v : tv[a]) + p * (bb < 0 ? lost_v : tv[bb]);
+            }
+            if (dpush(P, 1 + tl, i, tnode, tnode < 0 ? -1 : k, vec) < 0)
+                return -1;
+        }
+    }
+    if (dfront(P, cbase, node) < 0)
+        return -1;
+    P->depth--;
+    return node;
+}
+
+static int dV(DPar *P, int cell, int gear, int lost, int slide, double *out)
+{
+    int32_t si = dstate(P, cell, gear, lost, slide);
+    if (P->status[si]) {
+        *out = P->value[si];
+        return 0;
+    }
+    if (GROW(P->order, P->order_cap, P->order_n + 1) < 0)
+        return -1;
+    P->order[P->order_n++] = si;
+    if (P->has_known[si] && !P->reaching[cell]) {
+        P->status[si] = 3;
+        *out = P->value[si] = P->known[si];
+        return 0;
+    }
+    P->status[si] = 1;
+    P->value[si] = BIG;
+    int32_t node = dW(P, cell, gear, lost, slide, 0, 0);
+    if (node < 0)
+        return -1;
+    P->root[si] = node;
+    double best = BIG;
+    int first = 1;
+    for (int32_t k = 0; k < P->node[node].cnt; k++) {
+        double v = P->ev[(size_t)(P->node[node].off + k) * P->limit];
+        if (first || v < best)
+            best = v;
+        first = 0;
+    }
+    P->status[si] = 2;
+    *out = P->value[si] = best;
+    return 0;
+}
+
+static PyObject *kernel_dirt_par(PyObject *self, PyObject *args)
+{
+    PyObject *spec, *moves_cb, *result = NULL;
+    if (!PyArg_ParseTuple(args, "OO", &spec, &moves_cb))
+        return NULL;
+    DPar P;
+    memset(&P, 0, sizeof(P));
+    P.moves_cb = moves_cb;
+    long long v;
+    if (get_int(spec, "ncells", &v) < 0)
+        goto done;
+    P.ncells = (int)v;
+    if (get_int(spec, "top", &v) < 0)
+        goto done;
+    P.top = (int)v;
+    P.G = P.top + 1;
+    if (get_int(spec, "coast_dice", &v) < 0)
+        goto done;
+    P.nlost = (int)v + 1;
+    if (get_int(spec, "limit", &v) < 0)
+        goto done;
+    P.limit = (int)v;
+    if (get_int(spec, "ndice", &v) < 0)
+        goto done;
+    P.ndice = (int)v;
+    if (P.ncells < 1 || P.ncells >= (1 << 20) || P.top < 1 || P.top >= MAXGEARS || P.nlost < 1 || P.nlost > 8 || P.limit < 1 ||
+        P.limit > DMAXL || P.ndice < 1 || P.ndice > MAXDICE) {
+        PyErr_SetString(PyExc_ValueError, "a stage beyond the kernel's sizes");
+        goto done;
+    }
+    {
+        PyObject *pc = get_item(spec, "p_coast");
+        if (pc == NULL)
+            goto done;
+        P.p_coast = PyFloat_AsDouble(pc);
+        if (P.p_coast == -1.0 && PyErr_Occurred())
+            goto done;
+        long long kind[MAXDICE], gbit[MAXDICE], pool[8 * 5];
+        if (get_ints(spec, "kind", P.ndice, kind) < 0 || get_ints(spec, "gbit", P.ndice, gbit) < 0 ||
+            get_doubles(spec, "chance", P.ndice, P.chance) < 0 || get_ints(spec, "pool", (Py_ssize_t)P.nlost * 5, pool) < 0 ||
+            get_doubles(spec, "sec", P.G, P.sec) < 0)
+            goto done;
+        for (int d = 0; d < P.ndice; d++) {
+            if (kind[d] < 0 || kind[d] > 4 || gbit[d] < 0 || gbit[d] > 15) {
+                PyErr_SetString(PyExc_ValueError, "a die the kernel cannot take");
+                goto done;
+            }
+            P.kind[d] = (int)kind[d];
+            P.gbit[d] = (int)gbit[d];
+        }
+        for (int l = 0; l < P.nlost; l++)
+            for (int j = 0; j < 5; j++)
+                P.pool[l][j] = pool[l * 5 + j];
+        PyObject *icons = get_item(spec, "icons"); /* per gear 0..top: ((q, seconds, gear after), ...) */
+        if (icons == NULL)
+            goto done;
+        PyObject *fi = PySequence_Fast(icons, "icons");
+        if (fi == NULL)
+            goto done;
+        if (PySequence_Fast_GET_SIZE(fi) != P.G) {
+            Py_DECREF(fi);
+            PyErr_SetString(PyExc_ValueError, "icons: one list a gear");
+            goto done;
+        }
+        for (int g = 0; g < P.G; g++) {
+            PyObject *fg = PySequence_Fast(PySequence_Fast_GET_ITEM(fi, g), "icons");
+            if (fg == NULL) {
+                Py_DECREF(fi);
+                goto done;
+            }
+            Py_ssize_t n = PySequence_Fast_GET_SIZE(fg);
+            if (n > DMAXICON) {
+                Py_DECREF(fg);
+                Py_DECREF(fi);
+                PyErr_SetString(PyExc_ValueError, "too many loss outcomes for the kernel");
+                goto done;
+            }
+            P.nicons[g] = (int)n;
+            for (Py_ssize_t i = 0; i < n; i++) {
+                double t[2];
+                long long g2;
+                PyObject *item = PySequence_Fast_GET_ITEM(fg, i);
+                PyObject *fo = PySequence_Fast(item, "icon");
+                if (fo == NULL || PySequence_Fast_GET_SIZE(fo) != 3) {
+                    Py_XDECREF(fo);
+                    Py_DECREF(fg);
+                    Py_DECREF(fi);
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_ValueError, "icon: (q, seconds, gear after)");
+                    goto done;
+                }
+                t[0] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fo, 0));
+                t[1] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(fo, 1));
+                g2 = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fo, 2));
+                Py_DECREF(fo);
+                if (PyErr_Occurred() || g2 < 0 || g2 > P.top) {
+                    Py_DECREF(fg);
+                    Py_DECREF(fi);
+                    if (!PyErr_Occurred())
+                        PyErr_SetString(PyExc_ValueError, "icon: a gear the kernel does not know");
+                    goto done;
+                }
+                P.icon_q[g][i] = t[0];
+                P.icon_sec[g][i] = t[1];
+                P.icon_gear[g][i] = (int)g2;
+            }
+            Py_DECREF(fg);
+        }
+        Py_DECREF(fi);
+    }
+    {
+        size_t ns = (size_t)P.ncells * P.G * P.nlost * 3;
+        P.value = calloc(ns, sizeof(double));
+        P.status = calloc(ns, 1);
+        P.known = calloc(ns, sizeof(double));
+        P.has_known = calloc(ns, 1);
+        P.reaching = calloc((size_t)P.ncells, 1);
+        P.root = malloc(ns * sizeof(int32_t));
+        P.mv_off = malloc(ns * sizeof(int32_t));
+        P.mv_cnt = malloc(ns * sizeof(int32_t));
+        if (!P.value || !P.status || !P.known || !P.has_known || !P.reaching || !P.root || !P.mv_off || !P.mv_cnt) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (size_t i = 0; i < ns; i++) {
+            P.root[i] = -1;
+            P.mv_cnt[i] = -1;
+        }
+        if (map_init(&P.ids, 4096) < 0)
+            goto done;
+        /* known: ((cell, gear, lost, slide, value), ...) and reaching: (cell, ...) */
+        PyObject *known = get_item(spec, "known"), *reaching = get_item(spec, "reaching");
+        if (known == NULL || reaching == NULL)
+            goto done;
+        PyObject *fk = PySequence_Fast(known, "known");
+        if (fk == NULL)
+            goto done;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fk); i++) {
+            PyObject *item = PySequence_Fast_GET_ITEM(fk, i);
+            long long c, g, l, s;
+            double x;
+            if (!PyArg_ParseTuple(item, "LLLLd", &c, &g, &l, &s, &x)) {
+                Py_DECREF(fk);
+                goto done;
+            }
+            if (c < 0 || c >= P.ncells || g < 0 || g > P.top || l < 0 || l >= P.nlost || s < 0 || s > 2) {
+                Py_DECREF(fk);
+                PyErr_SetString(PyExc_ValueError, "known: a state the kernel does not know");
+                goto done;
+            }
+            int32_t si = dstate(&P, (int)c, (int)g, (int)l, (int)s);
+            P.known[si] = x;
+            P.has_known[si] = 1;
+        }
+        Py_DECREF(fk);
+        PyObject *fr = PySequence_Fast(reaching, "reaching");
+        if (fr == NULL)
+            goto done;
+        for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fr); i++) {
+            long long c = PyLong_AsLongLong(PySequence_Fast_GET_ITEM(fr, i));
+            if ((c == -1 && PyErr_Occurred()) || c < 0 || c >= P.ncells) {
+                Py_DECREF(fr);
+                if (!PyErr_Occurred())
+                    PyErr_SetString(PyExc_ValueError, "reaching: a cell the kernel does not know");
+                goto done;
+            }
+            P.reaching[c] = 1;
+        }
+        Py_DECREF(fr);
+    }
+    {
+        long long start[4];
+        if (get_ints(spec, "start", 4, start) < 0)
+            goto done;
+        if (start[0] < 0 || start[0] >= P.ncells || start[1] < 0 || start[1] > P.top || start[2] < 0 || start[2] >= P.nlost ||
+            start[3] < 0 || start[3] > 2) {
+            PyErr_SetString(PyExc_ValueError, "start: a state the kernel does not know");
+            goto done;
+        }
+        double x;
+        if (dV(&P, (int)start[0], (int)start[1], (int)start[2], (int)start[3], &x) < 0)
+            goto done;
+    }
+    {
+        /* [(cell, gear, lost, slide, value, plan or None), ...] in the order first met; the plan:
+         * the moves' places in their states' lists, the first entry of least (time, length) */
+        PyObject *out = PyList_New((Py_ssize_t)P.order_n);
+        if (out == NULL)
+            goto done;
+        for (size_t i = 0; i < P.order_n; i++) {
+            int32_t si = P.order[i];
+            int slide = si % 3, lost = (si / 3) % P.nlost, gear = (si / 3 / P.nlost) % P.G, cell = si / 3 / P.nlost / P.G;
+            PyObject *plan;
+            int32_t node = P.root[si];
+            if (P.status[si] == 2 && node >= 0 && P.node[node].cnt > 0) {
+                int32_t best = P.node[node].off;
+                for (int32_t k = P.node[node].off + 1; k < P.node[node].off + P.node[node].cnt; k++) {
+                    double a = P.ev[(size_t)k * P.limit], b = P.ev[(size_t)best * P.limit];
+                    if (a < b || (a == b && P.ent[k].plen < P.ent[best].plen))
+                        best = k;
+                }
+                plan = PyTuple_New(P.ent[best].plen);
+                if (plan == NULL) {
+                    Py_DECREF(out);
+                    goto done;
+                }
+                int32_t e = best;
+                for (int32_t j = 0; j < P.ent[best].plen; j++) {
+                    PyObject *step = PyLong_FromLong(P.ent[e].step);
+                    if (step == NULL) {
+                        Py_DECREF(plan);
+                        Py_DECREF(out);
+                        goto done;
+                    }
+                    PyTuple_SET_ITEM(plan, j, step);
+                    int32_t nn = P.ent[e].next_node;
+                    if (nn >= 0)
+                        e = P.node[nn].off + P.ent[e].next_k;
+                }
+            } else {
+                plan = Py_None;
+                Py_INCREF(plan);
+            }
+            PyObject *row = Py_BuildValue("(iiiidN)", cell, gear, lost, slide, P.value[si], plan);
+            if (row == NULL) {
+                Py_DECREF(out);
+                goto done;
+            }
+            PyList_SET_ITEM(out, (Py_ssize_t)i, row);
+        }
+        result = out;
+    }
+done:
+    dpar_free(&P);
+    return result;
+}
+
 /* ================================================================== the module */
 
 static PyMethodDef kernel_methods[] = {
@@ -2391,11 +3076,13 @@ static PyMethodDef kernel_methods[] = {
      "par(spec, moves) -> [(cell, crossings, gear, tokens, seconds, mode, plan), ...]: solve.par's values and plans"},
     {"safe_route", kernel_safe_route, METH_VARARGS,
      "safe_route(spec, moves) -> (seconds, [(mode, cell, crossings, gear, plan), ...]) or None: solve.safe_route's route"},
+    {"dirt_par", kernel_dirt_par, METH_VARARGS,
+     "dirt_par(spec, moves) -> [(cell, gear, coast lost, slide, seconds, plan or None), ...]: solve_dirt._dp's values and plans"},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef kernel_module = {
-    PyModuleDef_HEAD_INIT, "_kernel", "The Rallyman GT exact solvers' compiled kernel (see sheetgen.games.rallyman.accel).", -1, kernel_methods,
+    PyModuleDef_HEAD_INIT, "_kernel", "The Rallyman GT and DIRT exact solvers' compiled kernel (see sheetgen.games.rallyman.accel).", -1, kernel_methods,
 };
 
 PyMODINIT_FUNC PyInit__kernel(void)

@@ -1,5 +1,6 @@
-"""The optional compiled kernel of the Rallyman GT exact solvers (`_kernel.c`): what
-:func:`sheetgen.games.rallyman.solve.par` hands it and reads back.
+"""The optional compiled kernel of the Rallyman exact solvers (`_kernel.c`): what
+:func:`sheetgen.games.rallyman.solve.par`, :func:`~sheetgen.games.rallyman.solve.safe_route`
+and DIRT's :func:`sheetgen.games.rallyman.solve_dirt.par` hand it and read back.
 
 The kernel is the reference's dynamic programme over flat arrays, the same float operations
 in the same order, so its figures are the pure-Python solver's bit for bit
@@ -25,7 +26,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "ae49239bdab1a04f7c178888f5940fb1d37aeb7ad2b3162e2b31836a5f8467a2"
+SOURCE_SHA256 = "1282e96cffbe721d398e0bc516976b6f3c1fe7b7cd08703949b694e13d117c9c"
 
 _LOADED: list = []
 
@@ -278,3 +279,95 @@ def safe_route_plans(
             at, c, g = s.to, c2, s.gear
         plans.append((modes[mode], tuple(steps)))
     return ((seconds, tuple(plans)),)
+
+
+#: DIRT's dice other than the gear dice, as the kernel numbers them from 1 (solve_dirt._key_used)
+KINDS = ("coast", "leader", "brake", "boost")
+
+
+def dirt_par_tables(
+    stage,
+    *,
+    moves,
+    pools: list,
+    outcomes: dict,
+    chance: dict,
+    p_coast: float,
+    coast_dice: int,
+    known: dict | None,
+    reaching: frozenset,
+    start: tuple,
+    choose: bool,
+) -> tuple[dict, dict] | None:
+    """solve_dirt._dp's `value` and `choice` tables solved by the kernel (`choice` empty
+    without `choose`), or None when the kernel is not available or does not take this stage
+    (the caller solves in Python then). The arguments are those _dp has worked out: `moves`
+    its engine's dice of a state (cell, gear, coast lost, slide; the bans applied), `pools`
+    the dice pool of each count of coast dice lost, `outcomes` solve_dirt.loss_outcomes."""
+    module = kernel()
+    if module is None:
+        return None
+    track = stage.track
+    top = stage.top_gear
+    hexes = [c.hex for c in track.cells]
+    index = {h: i for i, h in enumerate(hexes)}
+    names = [d.name for d in stage.ruleset.dice]
+    die_index = {n: i for i, n in enumerate(names)}
+    kind = [0 if n.isdigit() else 1 + KINDS.index(n) if n in KINDS else 4 for n in names]
+    if start[0] not in index or any(n.isdigit() and int(n) > 15 for n in names):
+        return None
+    spec = {
+        "ncells": len(hexes),
+        "top": top,
+        "coast_dice": coast_dice,
+        "limit": stage.limit,
+        "ndice": len(names),
+        "p_coast": float(p_coast),
+        "kind": kind,
+        "gbit": [int(n) if n.isdigit() else 0 for n in names],
+        "chance": [chance[n] for n in names],
+        "pool": [x for dice, free in pools for x in (free, *(dice.get(k, 0) for k in KINDS))],
+        "sec": [float(stage.seconds(g)) for g in range(top + 1)],
+        "icons": [()] + [tuple((q, float(sec), g2) for _icon, q, sec, g2 in outcomes[g]) for g in range(1, top + 1)],
+        "known": [] if known is None else [(index[k[0]], *k[1:], v) for k, v in known.items() if k[0] in index],
+        "reaching": [index[h] for h in reaching if h in index],
+        "start": (index[start[0]], start[1], start[2], start[3]),
+    }
+
+    def moves_of(cell: int, gear: int, lost: int, slide: int) -> list:
+        """The engine's dice from a state, as the kernel reads them."""
+        return [
+            (
+                index[s.to],
+                die_index[s.die],
+                s.gear,
+                s.marks,
+                int(s.finishes),
+                int(s.entry),
+                s.slide,
+                int(s.over),
+                int(s.last),
+                int(s.lose_always),
+                int(s.lose_on_caution),
+            )
+            for s in moves(hexes[cell], gear, lost, slide)
+        ]
+
+    try:
+        solved = module.dirt_par(spec, moves_of)
+    except ValueError:
+        return None  # (a stage beyond the kernel's fixed sizes: the reference solves it)
+    value: dict = {}
+    choice: dict = {}
+    for cell, gear, lost, slide, seconds, plan in solved:
+        key = (hexes[cell], gear, lost, slide)
+        value[key] = seconds
+        if choose and plan is not None:
+            steps = []
+            at, g, sl = key[0], gear, slide
+            for i in plan:
+                s = moves(at, g, lost, sl)[i]
+                steps.append(s)
+                at, g, sl = s.to, s.gear, s.slide
+            choice[key] = tuple(steps)
+    return value, choice

@@ -75,6 +75,8 @@ class DirtPar:
     cards: dict  # (gear, None or the loss icon) -> expected time cards of that kind per stage
     expected_turns: float
     onward: dict = field(default_factory=dict)  # cell -> the cells a die from it ends on or jumps from
+    #: the engine's dice of each state solved (rules_dirt.dirt_steps, no ban), for the solves of a ban
+    steps: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def time(self) -> float:
@@ -90,13 +92,9 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
     if (why := solve.loop_reason(stage.track)) is not None:
         raise ValueError(why)
     with solve.collector_paused():  # (millions of tuples made and freed: a quarter of the time)
-        start, value, W, onward = _dp(stage, banned)
-        choice = {}
-        for k in list(value):
-            front = W(*k, NONE_USED, 0)
-            if front:
-                choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]
-        result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0, onward)
+        steps: dict = {}
+        start, value, choice, onward = _dp(stage, banned, steps=steps)
+        result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0, onward, steps)
         _forward(result, p_coast=float(dict(stage.shortcut_sides()).get("coast_die", 0)), coast_dice=_coast_dice(stage))
     return result
 
@@ -123,24 +121,50 @@ def banned_time(result: DirtPar, banned: frozenset) -> float:
                 reaching.add(cell)
                 todo.append(cell)
     with solve.collector_paused():
-        start, value, _W, _onward = _dp(result.stage, banned, result.value, frozenset(reaching))
+        start, value, _choice, _onward = _dp(
+            result.stage, banned, result.value, frozenset(reaching), choose=False, steps=result.steps
+        )
     return value[start]
 
 
-def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching: frozenset = frozenset()):
+def loss_outcomes(stage: DirtStage) -> dict[int, tuple[tuple[str, float, int, int], ...]]:
+    """What losing control in each gear leads to (RD-12): (the card's icon, its chance, the
+    card's seconds, the gear the car restarts in): SISU the card of that gear's seconds, the
+    next turn in that gear; Spin and Crash the loss's seconds, gear 0."""
+    loss_seconds = stage.time_cards.loss_seconds
+    return {
+        g: tuple(
+            (icon, float(q), stage.seconds(g), g) if icon == rd.SISU else (icon, float(q), loss_seconds, 0)
+            for icon, q in stage.icons(g)
+        )
+        for g in range(1, stage.top_gear + 1)
+    }
+
+
+def _dp(
+    stage: DirtStage,
+    banned: frozenset,
+    known: dict | None = None,
+    reaching: frozenset = frozenset(),
+    choose: bool = True,
+    steps: dict | None = None,
+):
     """The dynamic programme of :func:`par`: (the start state, the values of the states
-    solved, the fronts' function W, and each cell's onward cells: where a die from it ends or
-    passes a jump). With `known` (another ban's values), a state on a cell not `reaching` a
-    banned space takes its value from there."""
+    solved, the plan of each (with `choose`; else {}), and each cell's onward cells: where a
+    die from it ends or passes a jump). With `known` (another ban's values), a state on a
+    cell not `reaching` a banned space takes its value from there. `steps`: the engine's dice
+    of states met before (rules_dirt.dirt_steps, no ban), kept there. The compiled kernel
+    (accel.dirt_par_tables) solves it where it is built; the Python below is the reference
+    and the fallback, the same floats (tests/test_rallyman_kernel.py)."""
     limit = stage.limit
     sec = stage.seconds
     coast_dice = _coast_dice(stage)
     sides = dict(stage.shortcut_sides())
     p_coast = float(sides.get("coast_die", 0))
-    loss_seconds = stage.time_cards.loss_seconds
     value: dict[tuple[Hex, int, int, int], float] = {}
     sets: dict = {}
     steps_memo: dict = {}
+    engine: dict = {} if steps is None else steps
     onward: dict[Hex, set[Hex]] = {}
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
 
@@ -148,8 +172,10 @@ def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching
         k = (cell, gear, lost, slide)
         hit = steps_memo.get(k)
         if hit is None:
-            car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
-            every = rd.dirt_steps(stage, car, ())
+            every = engine.get(k)
+            if every is None:
+                car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
+                every = engine[k] = rd.dirt_steps(stage, car, ())
             nexts = onward.setdefault(cell, set())
             for s in every:
                 nexts.add(s.to)
@@ -167,12 +193,15 @@ def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching
 
     pool_of: dict = {}
 
-    def fits(used: tuple, lost: int) -> bool:
+    def fits_pool(lost: int) -> tuple[dict[str, int], int]:
         if lost not in pool_of:
             pool_of[lost] = rd.dice_pool(
                 stage, DirtCar(cell=stage.start_cell, lost=(("coast", lost),) if lost else ()), True
             )
-        dice, gear_free = pool_of[lost]
+        return pool_of[lost]
+
+    def fits(used: tuple, lost: int) -> bool:
+        dice, gear_free = fits_pool(lost)
         mask, coast, leader, brake, boost = used
         return (
             mask.bit_count() <= gear_free
@@ -197,8 +226,27 @@ def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching
     def end(cell: Hex, gear: int, lost: int, slide: int, entries: int, finished: bool) -> float:
         return sec(gear) + (0.0 if finished else after(cell, gear, lost, slide, entries))
 
-    icons = {g: tuple((icon, float(q)) for icon, q in stage.icons(g)) for g in range(1, stage.top_gear + 1)}
+    outcomes = loss_outcomes(stage)
     chance = {d.name: float(d.caution_chance) for d in stage.ruleset.dice}
+    start = (stage.start_cell, 0, 0, 0)
+    from sheetgen.games.rallyman import accel
+
+    solved = accel.dirt_par_tables(
+        stage,
+        moves=moves,
+        pools=[fits_pool(lost) for lost in range(coast_dice + 1)],
+        outcomes=outcomes,
+        chance=chance,
+        p_coast=p_coast,
+        coast_dice=coast_dice,
+        known=known,
+        reaching=reaching,
+        start=start,
+        choose=choose,
+    )
+    if solved is not None:
+        value_k, choice_k = solved
+        return start, value_k, choice_k, {cell: frozenset(nexts) for cell, nexts in onward.items()}
     lose_memo: dict = {}
 
     def lose(s: DStep, lost: int, entries: int) -> float:
@@ -207,11 +255,8 @@ def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching
         if hit is not None:
             return hit
         total = 0.0
-        for icon, q in icons[s.gear]:
-            if icon == rd.SISU:
-                total += q * (sec(s.gear) + (0.0 if s.finishes else after(s.to, s.gear, lost, s.slide, entries)))
-            else:
-                total += q * (loss_seconds + (0.0 if s.finishes else after(s.to, 0, lost, s.slide, entries)))
+        for _icon, q, seconds, gear in outcomes[s.gear]:
+            total += q * (seconds + (0.0 if s.finishes else after(s.to, gear, lost, s.slide, entries)))
         lose_memo[k] = total
         return total
 
@@ -266,9 +311,14 @@ def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching
         sets[k] = front
         return front
 
-    start = (stage.start_cell, 0, 0, 0)
     V(*start)
-    return start, value, W, {cell: frozenset(nexts) for cell, nexts in onward.items()}
+    choice = {}
+    if choose:
+        for k in list(value):
+            front = W(*k, NONE_USED, 0)
+            if front:
+                choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]
+    return start, value, choice, {cell: frozenset(nexts) for cell, nexts in onward.items()}
 
 
 def _program(limit: int, marks: int, on_caution: bool) -> tuple[tuple[int, int], ...]:
@@ -293,6 +343,8 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
     stage = result.stage
     from math import comb
 
+    outcomes = loss_outcomes(stage)
+
     def succ(k):
         _cell, _gear, lost, _slide = k
         plan = result.choice[k]
@@ -306,12 +358,11 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
             out.append((None, 0.0, events))
             reach -= q
             if q:
-                for icon, qi in stage.icons(s.gear):
-                    g = s.gear if icon == rd.SISU else 0
+                for icon, qi, _seconds, g in outcomes[s.gear]:
                     for j in range(entries + 1):
                         qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
                         nk = None if s.finishes else (s.to, g, min(coast_dice, lost + j), s.slide)
-                        out.append((nk, q * float(qi) * qj, ("lose", s.to, (s.gear, icon))))
+                        out.append((nk, q * qi * qj, ("lose", s.to, (s.gear, icon))))
         last = plan[-1]
         for j in range(entries + 1):
             qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)

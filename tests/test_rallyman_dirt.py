@@ -594,13 +594,13 @@ def _dirt_path(cells: int) -> str:
 def test_a_dirt_track_too_large_for_the_exact_solve_is_refused_at_once(run, write):
     """Over solve_dirt.MAX_DIRT_SIZE cells, analyze and simulate say so (at the spec's `game:`)
     before solving anything; at the limit the track is solved; its printout works at any size."""
-    assert sd.MAX_DIRT_SIZE == 150
-    at_limit = registry.load_spec(write(_dirt_path(150), "limit.yaml"))
-    assert len(at_limit.model.cells) == 150 and sd.too_large(at_limit.model) is None
-    long = write(_dirt_path(152), "long.yaml")
+    assert sd.MAX_DIRT_SIZE == 180
+    at_limit = registry.load_spec(write(_dirt_path(180), "limit.yaml"))
+    assert len(at_limit.model.cells) == 180 and sd.too_large(at_limit.model) is None
+    long = write(_dirt_path(182), "long.yaml")
     line = (
-        f"{long}:1:7: error: a DIRT track of 152 cells is too large for the exact par solve (at most 150 cells: "
-        "it would take over half a minute); its printouts and `sheetgen odds` work at any size\n"
+        f"{long}:1:7: error: a DIRT track of 182 cells is too large for the exact par solve (at most 180 cells: "
+        "its analysis would take over 10 s of CPU); its printouts and `sheetgen odds` work at any size\n"
     )
     for args in (["analyze", long], ["simulate", long, "--seed", "1"]):
         result = run(*args)

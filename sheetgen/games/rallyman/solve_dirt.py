@@ -30,10 +30,14 @@ from sheetgen.games.rallyman.solve import _pareto
 
 BIG = 10.0**9
 
-#: cells of a DIRT track `analyze` and `simulate` solve exactly at most: the solve's time and
-#: memory grow with the cells (about 0.2 s and 2 MB a cell on a track full of jumps, slides
-#: and cautions), so the largest takes about half a minute (the bundled stages have 79 and 104)
-MAX_DIRT_SIZE = 150
+#: cells of a DIRT track `analyze` and `simulate` solve exactly at most. With the compiled
+#: kernel the par grows with the cells (about 5 ms a cell), the analysis with the cells times
+#: the shortcuts, jumps and slide zones it prices (each solves again the states before it):
+#: the densest tracks measured, a jump or slide zone every two or three columns, take 7.4 s
+#: of CPU at 180 cells and 9.5 s at 200 (docs/benchmarks.md, "Rallyman DIRT analysis"); the
+#: bundled stages have 79 and 104 (about 2 s each). Without the kernel the Python reference
+#: takes 10 to 25 times as long.
+MAX_DIRT_SIZE = 180
 
 
 def too_large(track) -> str | None:
@@ -41,7 +45,7 @@ def too_large(track) -> str | None:
     if len(track.cells) <= MAX_DIRT_SIZE:
         return None
     return (f"a DIRT track of {len(track.cells)} cells is too large for the exact par solve (at most {MAX_DIRT_SIZE} "
-            "cells: it would take over half a minute); its printouts and `sheetgen odds` work at any size")
+            "cells: its analysis would take over 10 s of CPU); its printouts and `sheetgen odds` work at any size")
 
 
 def _key_used(used: tuple, die: str) -> tuple | None:

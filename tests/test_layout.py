@@ -574,3 +574,32 @@ def test_zone_lines_are_broken_and_marked():
                     near.append(min(_rect_gap(cl.label, cl.n_box), _rect_gap(cl.label, cl.d_box)) <= 1.0 + 1e-6)
     assert checked >= 5  # the bundled races have zones running past other corners (10 gaps)
     assert near.count(False) <= 1 and len(near) > 50, (near.count(False), len(near))
+
+
+def test_a_serpentine_is_kept_on_disk_and_read_back_equal(tmp_path, monkeypatch):
+    """The lowest serpentine is kept in the figures cache: written as JSON, read back equal
+    (every float, point and box; JSON gives floats back exactly), and a second process's
+    memo finds it there without laying it out again."""
+    import json
+
+    from sheetgen.games.rallytaire.layout import clear_caches
+    from sheetgen.games.rallytaire.layout import serpentine as serp
+    from sheetgen.games.rallytaire.layout.result import layout_from_json, layout_to_json
+
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path))
+    clear_caches()
+    laid = layout_stage(S250, *A4)
+    assert laid.style == "serpentine" and laid.corners and laid.spaces
+    assert layout_from_json(json.loads(json.dumps(layout_to_json(laid)))) == laid
+    entries = sorted(p.name for p in tmp_path.iterdir())
+    assert entries and all(n.startswith("rallytaire-serpentine-") for n in entries)
+    clear_caches()
+
+    def never(*args):
+        raise AssertionError("laid out again")
+
+    monkeypatch.setattr(serp, "_lowest_serpentine", never)
+    assert layout_stage(S250, *A4) == laid
+    clear_caches()
+    monkeypatch.undo()
+    clear_caches()

@@ -125,3 +125,47 @@ class StageLayout:
     bbox: Rect
     shared_lanes: bool = False
     marks_on_lines: bool = False
+
+
+# --------------------------------------------------------------------------- kept on disk
+
+_KINDS: dict[str, type] = {}
+
+
+def _encode(value: Any) -> Any:
+    """A layout value as JSON: a dataclass as its class name and fields, a tuple as a list."""
+    if isinstance(value, (Space, CornerLayout, StageLayout, Rect)):
+        return {"kind": type(value).__name__, **{f: _encode(getattr(value, f)) for f in value.__dataclass_fields__}}
+    if isinstance(value, tuple):
+        return [_encode(v) for v in value]
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError(f"a layout holds no {type(value).__name__}")
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if not _KINDS:
+            _KINDS.update({k.__name__: k for k in (Space, CornerLayout, StageLayout, Rect)})
+        fields = {k: _decode(v) for k, v in value.items() if k != "kind"}
+        return _KINDS[value["kind"]](**fields)
+    if isinstance(value, list):
+        return tuple(_decode(v) for v in value)
+    return value
+
+
+def layout_to_json(layout: StageLayout | None) -> Any:
+    """A layout (or None) as a JSON value, for the figures cache: JSON gives every float back
+    exactly, so :func:`layout_from_json` gives an equal layout, drawn to the same bytes."""
+    return None if layout is None else _encode(layout)
+
+
+def layout_from_json(value: Any) -> StageLayout | None:
+    """The layout :func:`layout_to_json` wrote (TypeError, KeyError or ValueError when the
+    value is of another shape: the cache then lays it out again)."""
+    if value is None:
+        return None
+    layout = _decode(value)
+    if not isinstance(layout, StageLayout):
+        raise TypeError("not a stage layout")
+    return layout

@@ -9,9 +9,10 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
+from typing import Any
 
 from sheetgen.games.rallytaire.layout.marks import centred, complete_layout
-from sheetgen.games.rallytaire.layout.result import StageLayout
+from sheetgen.games.rallytaire.layout.result import StageLayout, layout_from_json, layout_to_json
 from sheetgen.games.rallytaire.layout.road import EDGE_MM, RoadCorner, road_poses, step
 from sheetgen.geometry import square_corners
 
@@ -41,8 +42,28 @@ def lowest_serpentine(
     """The serpentine in the lowest box (of this width) that holds it, or None.
 
     Laid out once at its own minimal height and only moved into a taller box afterwards, so a
-    taller box always works when a lower one does.
+    taller box always works when a lower one does. Kept in the figures cache (`sheetgen.cache`,
+    keyed by the arguments and this module's import graph): placing its marks clear of every
+    zone line is most of a race sheet's drawing time, and a second build lays out nothing again.
     """
+    from sheetgen import cache
+
+    def lay() -> Any:
+        return layout_to_json(_lowest_serpentine(length, corners, width, s, uturn, strict))
+
+    kept = cache.figures(
+        "rallytaire-serpentine",
+        repr((length, corners, width, s, uturn, strict)),
+        __name__,
+        lay,
+        valid=lambda value: layout_from_json(value) is not None or value is None,
+    )
+    return layout_from_json(kept)
+
+
+def _lowest_serpentine(
+    length: int, corners: tuple[RoadCorner, ...], width: float, s: float, uturn: int, strict: bool
+) -> StageLayout | None:
     rows = _serpentine_rows(length, corners, width, s, uturn, strict)
     if rows is None:
         return None

@@ -320,3 +320,36 @@ def test_analyze_of_a_gt_track_reads_the_figures_a_build_kept(run, tmp_path, mon
     for fmt in ("json", "text"):
         kept = run("analyze", spec, "--format", fmt)
         assert (kept.exit_code, kept.stdout) == (0, solved[fmt]), kept.output
+
+
+def test_simulate_of_a_gt_track_plays_the_policy_kept_and_a_rename_solves_nothing(run, tmp_path, monkeypatch):
+    """`simulate` of a GT track solved its par again every time; the policy is kept in the
+    figures cache (issue 27): the race is the same as without the cache, and a second
+    simulate, of the track renamed too, solves nothing (the tables read back are the
+    solve's own, `==`)."""
+    from sheetgen import registry
+    from sheetgen.games.rallyman import figures, solve
+    from sheetgen.games.rallyman.rules import Stage
+    from sheetgen.games.rallyman.ruleset import ruleset_of
+
+    spec = SPECS / "rallyman" / "tiny.yaml"
+    args = ["--seed", "4", "--cars", "2"]
+    monkeypatch.setenv("SHEETGEN_CACHE", "off")
+    fresh = run("simulate", str(spec), *args)
+    assert fresh.exit_code == 0 and "Tiny" in fresh.stdout
+    monkeypatch.setenv("SHEETGEN_CACHE", str(tmp_path / "c"))
+    assert run("simulate", str(spec), *args).stdout == fresh.stdout
+    track = registry.load_spec(str(spec)).model
+    kept, solved = figures.policy(track, ruleset_of(track)), solve.par(Stage(track, ruleset_of(track), damage=False))
+    assert (kept.value, kept.choice, kept.start, kept.danger) == (solved.value, solved.choice, solved.start, solved.danger)
+    assert (kept.expected_turns, kept.turns_by_mode) == (solved.expected_turns, solved.turns_by_mode)
+    renamed = tmp_path / "renamed.yaml"
+    renamed.write_text(spec.read_text(encoding="utf-8").replace("name: Tiny", "name: Tiny Renamed"), encoding="utf-8")
+
+    def no_solve(*_args, **_kwargs):
+        raise AssertionError("solved again")
+
+    monkeypatch.setattr(solve, "par", no_solve)
+    again = run("simulate", str(renamed), *args)
+    assert again.exit_code == 0, again.output
+    assert again.stdout == fresh.stdout.replace("Tiny", "Tiny Renamed")

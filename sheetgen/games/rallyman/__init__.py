@@ -182,7 +182,6 @@ def _simulate(spec: Any, options: Any):
     from sheetgen.games.rallyman.rules import Stage
     from sheetgen.games.rallyman.ruleset import ruleset_of
     from sheetgen.games.rallyman.simulate import race_lines, simulate
-    from sheetgen.games.rallyman.solve import par
 
     track = _subject(spec)
     from sheetgen.games.rallyman.results import Results
@@ -198,13 +197,15 @@ def _simulate(spec: Any, options: Any):
         dirt = ruleset_of(track)
         solved_dirt = dirt_par(DirtStage(track, dirt, damage=False))
         dirt_stage = DirtStage(track, dirt)
-        policy = options["driving"] or "par"
+        driving = options["driving"] or "par"
         return lambda seed: simulate_dirt.race_lines(
-            simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, policy)
+            simulate_dirt.simulate(dirt_stage, seed, options["cars"], solved_dirt, driving)
         )
     _refuse_unsolved(spec, track)
     ruleset = ruleset_of(track)
-    solved = par(Stage(track, ruleset, damage=False))
+    from sheetgen.games.rallyman.figures import policy as kept_policy
+
+    solved = kept_policy(track, ruleset)  # the figures cache: solved once, played by every simulate
     stage = Stage(track, ruleset)
     return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))
 

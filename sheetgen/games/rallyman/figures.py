@@ -53,3 +53,68 @@ def spec_figures(spec: Any) -> dict | None:
     from sheetgen.games.rallyman.model import Track
 
     return track_figures(spec.model) if isinstance(spec.model, Track) else None
+
+
+# --------------------------------------------------------------------------- the policy `simulate` plays
+
+
+def policy(track: Any, ruleset: Any) -> Any:
+    """The par policy of a GT track (`solve.par` of its stage without damage), kept in the
+    figures cache under the same key as its figures: `simulate` plays it without solving
+    again after a build, an `analyze` or a rename. Its tables (every state's value and plan,
+    the plans as the places of their dice in the engine's lists of moves) come back equal:
+    JSON gives floats back exactly."""
+    from sheetgen import cache
+    from sheetgen.games.rallyman import solve
+    from sheetgen.games.rallyman.rules import Stage
+
+    stage = Stage(track, ruleset, damage=False)
+    hexes = [c.hex for c in track.cells]
+    index = {h: i for i, h in enumerate(hexes)}
+    moves = solve._moves_of(stage)
+
+    def keep() -> dict:
+        solved = solve.par(stage)
+        plans = []
+        for key, (mode, plan) in solved.choice.items():
+            at, cross, gear = key[0], key[1], key[2]
+            places = []
+            for step in plan:
+                listed = moves(at, cross, gear)
+                i = next(i for i, m in enumerate(listed) if m[0] == step)
+                places.append(i)
+                at, cross, gear = step.to, listed[i][1], step.gear
+            plans.append([index[key[0]], *key[1:], mode, places])
+        return {
+            "start": [index[solved.start[0]], *solved.start[1:]],
+            "value": [[index[k[0]], *k[1:], v] for k, v in solved.value.items()],
+            "choice": plans,
+            "focus_cap": solved.focus_cap,
+            "limit": solved.limit,
+            "danger": [[index[h], q] for h, q in solved.danger.items()],
+            "expected_turns": solved.expected_turns,
+            "turns_by_mode": solved.turns_by_mode,
+        }
+
+    kept = cache.figures("rallyman-gt-policy", subject(track, ruleset), SOLVER, keep, valid=lambda v: "choice" in v)
+    choice = {}
+    for cell, cross, gear, f, mode, places in kept["choice"]:
+        at, c, g = hexes[cell], cross, gear
+        steps = []
+        for i in places:
+            step, c2 = moves(at, c, g)[i][:2]
+            steps.append(step)
+            at, c, g = step.to, c2, step.gear
+        choice[hexes[cell], cross, gear, f] = (mode, tuple(steps))
+    start = kept["start"]
+    return solve.Par(
+        stage,
+        (hexes[start[0]], *start[1:]),
+        {(hexes[c], x, g, f): v for c, x, g, f, v in kept["value"]},
+        choice,
+        kept["focus_cap"],
+        kept["limit"],
+        {hexes[c]: q for c, q in kept["danger"]},
+        kept["expected_turns"],
+        kept["turns_by_mode"],
+    )

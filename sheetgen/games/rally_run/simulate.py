@@ -262,8 +262,10 @@ class Game:
 
     @property
     def rounds(self) -> int:
-        """The winner's own turns (the rounds played), or the cap's rounds unfinished."""
-        return (self.end.turns - 1) // self.end.table.players + 1
+        """The winner's own turns (the rounds played), or the cap's rounds unfinished (a
+        loop too: it would have run to the cap)."""
+        turns = self.end.table.cap if self.looped is not None else self.end.turns
+        return (turns - 1) // self.end.table.players + 1
 
 
 class _Looped(Exception):

@@ -20,8 +20,11 @@ alone would: the figures are the same to the last bit (see :class:`Solution`).
 
 Mechanics: their placement is a choice before the race. The analysis first solves without
 mechanics, then estimates for every space what a repair there would save under that
-policy (probability of each damage times the rounds the repair saves), picks the 1-3
-spaces that save most together, and solves again exactly with mechanics there. A race is
+policy (probability of each damage times the rounds the repair saves) and takes the 3
+spaces that save most together by that estimate (:func:`place_mechanics`, RR-11a); that
+placement, solved exactly, seeds an exact branch and bound over every placement
+(:func:`place_mechanics_exactly`, RR-30), which proves its placement the best or, its budget
+spent, says how much another could still save. A race is
 *finishable* when the best assistance's policy (with those mechanics) is eliminated with
 probability below `threshold` (default 5%).
 """

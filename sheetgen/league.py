@@ -26,7 +26,7 @@ Pure data and arithmetic (a game's model may hold a `League`): no I/O, no game n
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -246,6 +246,30 @@ def shown_score(entry: Entry | None, kept: bool) -> str:
     else:
         text = str(entry.points)
     return text if kept or entry is None else f"({text})"
+
+
+def table_json(
+    rows: Sequence[Row],
+    rounds: Sequence[int],
+    round_json: Callable[[int, Entry | None, bool], dict[str, Any]],
+    *,
+    who: str = "driver",
+    per_round: str = "rounds",
+) -> list[dict[str, Any]]:
+    """A league table as JSON, a row a driver: its place, the driver (under `who`), its
+    rounds (under `per_round`: `round_json(round index, entry, kept)` for each round run, by
+    index), the points counted and how a tie with the row above was broken (null: none).
+    Each game names its rounds and says what a round holds."""
+    return [
+        {
+            "place": row.place,
+            who: row.driver,
+            per_round: [round_json(i, e, kept) for i, e, kept in zip(rounds, row.entries, row.kept)],
+            "total": row.total,
+            "tie_break": row.tie or None,
+        }
+        for row in rows
+    ]
 
 
 TIE_NOTE = (

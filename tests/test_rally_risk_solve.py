@@ -12,7 +12,7 @@ import pytest
 from sheetgen.games.rally_risk import rules
 from sheetgen.games.rally_risk.model import Assistance, Tyres, Weather, WeatherSector
 from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text, format_race_run
-from sheetgen.games.rally_risk.rules import Car, RaceState
+from sheetgen.games.rally_risk.rules import Car, Course, RaceState
 from sheetgen.games.rally_risk.simulate import simulate
 from sheetgen.games.rally_risk.solve import (
     DEFAULT_PENALTY,
@@ -142,6 +142,32 @@ def test_bundled_races_are_finishable_and_mechanics_help(analyses):
         # more assistance means more speed: here it pays
         costs = [r.figures.expected_cost for r in analysis.results]
         assert analysis.best.figures.expected_cost == min(costs)
+
+
+def test_bundled_placements_say_whether_they_are_proven(analyses):
+    """RR-30: the exact placement search proves the placement of Monte Carlo 1, the special
+    and Sweden 1 at its first bound; on Safari 1 its budget runs out, and the gap it reports
+    covers the placement (25, 39, 39) that an exact solve shows cheaper (permanent
+    assistance, found by solving every placement, issue 34) by 0.0038 rounds. The text and
+    the JSON say which."""
+    for name in ("montecarlo_1", "montecarlo_special", "sweden_1"):
+        _race, analysis = analyses[name]
+        assert all(r.placement_gap == 0.0 and r.placement_proven for r in analysis.results), name
+        assert format_analysis_text(analysis).count("no placement costs less (exact search, proven)") == 3
+        assert {a["mechanics_proven_best"] for a in analysis_to_json(analysis)["assistance"]} == {True}
+    race, analysis = analyses["safari_1"]
+    permanent = analysis.for_assistance("permanent")
+    assert permanent.placement_proven is False and permanent.mechanics == (31, 38, 39)
+    better = Solution(Course.of(race), Car(Assistance.PERMANENT, (25, 39, 39)), DEFAULT_PENALTY).start_cost
+    saved = permanent.solution.start_cost - better
+    assert saved == pytest.approx(0.0038, abs=1e-4)
+    assert permanent.placement_gap >= saved
+    text = format_analysis_text(analysis)
+    assert f"mechanics on 31, 38, 39: the best of the placements solved (exact search, budget spent); another could save at most {permanent.placement_gap:.4f} rounds" in text
+    data = analysis_to_json(analysis)["assistance"][0]
+    assert data["mechanics_proven_best"] is False and data["mechanics_gap"] == round(permanent.placement_gap, 4)
+    given = analyze_rally_risk_race(race, "normal", mechanics=(40, 40, 40)).best
+    assert given.placement_gap is None and given.placement_proven is None
 
 
 def test_penalty_and_threshold_decide_finishable():

@@ -18,6 +18,14 @@ from hypothesis import strategies as st
 
 from conftest import SPECS
 from sheetgen.games.rally_run.graph import board_of, reachability
+from sheetgen.games.rally_run.report import (
+    SEAT_BATCH,
+    SEAT_TURN_BUDGET,
+    analyze_set,
+    format_analysis_text,
+    ranked,
+    wilson,
+)
 from sheetgen.games.rally_run.rules import (
     DOWN,
     REVEAL,
@@ -32,6 +40,7 @@ from sheetgen.games.rally_run.rules import (
     Swap,
     Turn,
 )
+from sheetgen.games.rally_run.simulate import play, position
 from sheetgen.registry import spec_of
 from sheetgen.yamlsrc import load_text
 
@@ -401,18 +410,27 @@ def test_simulate_options_are_checked(run):
     assert run("simulate", str(HOUSE), "--seed", "1", "--policy", "bold").exit_code == 2
 
 
-def test_analyze_keys_and_figures(run):
-    result = run("analyze", str(HOUSE), "--format", "json", "--games", "2")
-    assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
-    assert data["games"] == 6 and set(data["turns"]) == {"p10", "p50", "p90"}
+def test_analyze_keys_and_figures():
+    """The analysis' keys on the house set, 2 games a player count and a budget of 400 turns
+    (the command's is SEAT_TURN_BUDGET: seconds of play, test_seat_shares_play_until_ranked_or_the_budget
+    checks the rule on a board that ranks the seats)."""
+    data = analyze_set(house(), games=2, budget=400)
+    json.dumps(data)
+    assert set(data["turns"]) == {"p10", "p50", "p90"}
     assert [b["players"] for b in data["by_players"]] == [2, 3, 4]
+    assert data["games"] == sum(b["games"] for b in data["by_players"])
+    assert data["turn_budget"] == 400 and data["turns_played"] >= 400
     for block in data["by_players"]:
-        assert len(block["seat_win_share"]) == block["players"]
+        assert len(block["seat_win_share"]) == block["players"] == len(block["seat_win_interval"])
         assert abs(sum(block["seat_win_share"]) - 1) < 1e-3 or block["finished_share"] == 0
+        # RN-22: 2 games, then up to 10 more a batch until ranked or the turn budget is spent
+        assert block["games"] >= 2 and not block["seats_ranked"]
+        for share, (lo, hi) in zip(block["seat_win_share"], block["seat_win_interval"]):
+            assert lo <= share <= hi
     assert data["seat_win_share"] == {str(b["players"]): b["seat_win_share"] for b in data["by_players"]}
     assert 0 <= data["sealed_start_share"] <= 1 and data["starts"] is None
-    assert json.loads(run("analyze", str(HOUSE), "--format", "json", "--games", "2").stdout) == data
+    assert analyze_set(house(), games=2, budget=400) == data
+    assert SEAT_TURN_BUDGET == 5_000 and SEAT_BATCH == 10
 
 
 def test_analyze_a_fixed_board(run, write):
@@ -423,6 +441,62 @@ def test_analyze_a_fixed_board(run, write):
     assert data["sealed_start_share"] == 0.25
     text = run("analyze", path, "--games", "2", "--players", "2").stdout
     assert "NW Red start-finish (red): a car starting here cannot reach the pit stop" in text
+
+
+def test_wilson_intervals_by_hand():
+    """RN-22: the Wilson score interval, 95 %: for w wins of n, centre (p + z^2/2n) / (1 +
+    z^2/n), half-width z / (1 + z^2/n) * sqrt(p(1 - p)/n + z^2/4n^2), z = 1.95996. By hand:
+    5 of 10: centre 0.5, half-width 1.41601 * sqrt(0.025 + 0.0096037) = 0.26341; 0 of 10:
+    centre 0.16116 = half-width, so (0, 0.27753); 10 of 10 its mirror; 45 of 100: centre
+    (0.45 + 0.019207) / 1.038415 = 0.45184, half-width 1.88745 * sqrt(0.002475 + 0.0000960)
+    = 0.09570."""
+    assert wilson(5, 10) == pytest.approx((0.23659, 0.76341), abs=1e-5)
+    assert wilson(0, 10) == pytest.approx((0.0, 0.27753), abs=1e-5)
+    assert wilson(10, 10) == pytest.approx((0.72247, 1.0), abs=1e-5)
+    assert wilson(45, 100) == pytest.approx((0.35615, 0.54755), abs=1e-5)
+    with pytest.raises(ValueError):
+        wilson(0, 0)
+    # ranked: each seat's interval wholly above the next one's
+    assert ranked([10, 0], 10) and ranked([0, 10], 10)
+    assert not ranked([3, 0], 3)  # (0.4385, 1) and (0, 0.5615) overlap
+    assert not ranked([6, 4], 10) and not ranked([5, 5], 100) and not ranked([1, 1], 0)
+    assert ranked([60, 30, 10], 100) and not ranked([45, 24, 14, 17], 100)
+
+
+def test_seat_shares_play_until_ranked_or_the_budget():
+    """RN-22 on the sealed fixed board, 2 players (the NW car, seat 1, starts sealed off and
+    wins only after switches open its way). 2 games, then batches of 10: after 12 the seats
+    are not ranked, after 22 they are (seat 1 6 of 22: Wilson (0.1315, 0.4815) below seat 2's
+    (0.5185, 0.8685), by hand: centre 0.30652, half-width 0.17500), and the analysis stops
+    there; with no turns to spend it stops at the 2 asked for."""
+    tiles = load(small_set(SEALED_TILES, SEALED_BOARD))
+    block = analyze_set(tiles, games=2, players=2)["by_players"][0]
+    assert block["games"] == 22 and block["seats_ranked"] and block["seat_win_share"] == [0.2727, 0.7273]
+    assert block["seat_win_interval"] == [[0.1315, 0.4815], [0.5185, 0.8685]]
+    assert not analyze_set(tiles, games=12, players=2, budget=0)["by_players"][0]["seats_ranked"]
+    short = analyze_set(tiles, games=2, players=2, budget=0)
+    assert short["by_players"][0]["games"] == 2 and not short["by_players"][0]["seats_ranked"]
+    text = format_analysis_text(analyze_set(tiles, games=2, players=2))
+    assert "2 players, 22 games: finished 100%, median" in text
+    assert "wins (95% interval): seat 1 27% (13-48%), seat 2 73% (52-87%); ranked" in text
+
+
+def test_greedy_loops_stop_and_are_counted_apart(run):
+    """RN-21: house set, 2 players, seed 1002029 (game 29 of analyze's 2-player games, seed
+    1): the greedy drivers come back in round 19 to the position of round 17 (every tile, car
+    and trophy alike, nothing drawn between) and played it out to the 100-round cap before;
+    the game stops there, a loop, and analyze counts it apart from the finished games."""
+    game = play(house(), 1002029, 2)
+    assert game.looped == 33 and game.end.turns == 37 and not game.finished
+    assert game.rounds == 100  # counted as the cap, where it would have ended (generate's medians)
+    again = next(step.state for step in game.steps if step.state.turns == game.looped and step.state.phase == "act")
+    assert position(again) == position(game.end) and again.cars == game.end.cars == (8, 2)
+    lines = run("simulate", str(HOUSE), "--seed", "1002029", "--players", "2").stdout.splitlines()
+    assert lines[-1] == (
+        "Round 19, player 2: the position of round 17 again (every tile, car and trophy alike); the greedy "
+        "drivers would play the same turns for ever. No winner: a loop."
+    )
+    assert play(house(), 1002029, 2, policy="random").looped is None  # a random player may leave
 
 
 # --------------------------------------------------------------------------- printing
@@ -655,7 +729,7 @@ def test_generate_warns_when_the_target_is_out_of_reach(run):
 
 
 def test_every_ruling_names_tests_that_exist():
-    """docs/rulings.md's Rally Run! section: RN-1 to RN-20, each pinned by tests of this file
+    """docs/rulings.md's Rally Run! section: RN-1 to RN-22, each pinned by tests of this file
     that exist."""
     from conftest import ROOT
 
@@ -663,7 +737,7 @@ def test_every_ruling_names_tests_that_exist():
     section = text[text.index("## Rally Run!\n") :]
     section = section[: section.index("\n## ", 1)]
     rulings = re.findall(r"\*\*(RN-\d+)\.", section)
-    assert rulings == [f"RN-{k}" for k in range(1, 21)]
+    assert rulings == [f"RN-{k}" for k in range(1, 23)]
     for block in section.split("**RN-")[1:]:
         pinned = block[block.index("- Pinned by:") :]
         names = re.findall(r"test_rally_run\.py::(\w+)", pinned)

@@ -2,8 +2,8 @@
 disk figures cache (`sheetgen.cache`) between runs.
 
 The entry holds every figure of the :class:`~sheetgen.games.rally_risk.solve.RaceAnalysis`
-(each assistance type's figures, mechanics, tyres, dangerous spaces, mechanic help and the
-finishing-round distribution) as JSON, which gives the floats back exactly; not the solved
+(each assistance type's figures, mechanics and their placement's gap, tyres, dangerous spaces,
+mechanic help and the finishing-round distribution) as JSON, which gives the floats back exactly; not the solved
 policy (`solution`, None here), which only the simulator plays. It is keyed by the race
 without its name, numpy's version and the sources of the solver's import graph, so the figures read back are
 those the solver gives now.
@@ -74,6 +74,7 @@ def _to_json(a) -> dict[str, Any]:
                 ],
                 "mechanic_help": [list(h) for h in r.mechanic_help],
                 "finish_rounds": [list(fr) for fr in r.finish_rounds],
+                "placement_gap": r.placement_gap,
             }
             for r in a.results
         ],
@@ -107,6 +108,7 @@ def _from_json(data: dict[str, Any]):
                 mechanic_help=tuple((int(s), g) for s, g in r["mechanic_help"]),
                 solution=None,
                 finish_rounds=tuple((int(k), p) for k, p in r["finish_rounds"]),
+                placement_gap=r["placement_gap"],
             )
             for r in data["results"]
         ),

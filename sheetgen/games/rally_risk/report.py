@@ -11,7 +11,7 @@ from __future__ import annotations
 from sheetgen.games.rally_risk.model import Outcome, Tyres
 from sheetgen.games.rally_risk.rules import MoveResult, RulesError
 from sheetgen.games.rally_risk.simulate import RaceRun
-from sheetgen.games.rally_risk.solve import Figures, RaceAnalysis
+from sheetgen.games.rally_risk.solve import AssistanceAnalysis, Figures, RaceAnalysis
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
 
@@ -48,6 +48,10 @@ def analysis_to_json(analysis: RaceAnalysis) -> dict:
                 **_figures_json(r.figures),
                 "tyres": r.tyres.value,
                 "mechanics": list(r.mechanics),
+                # the exact placement search (RR-30): proven the best, or the most another
+                # placement could save (rounds of expected cost); null: mechanics given
+                "mechanics_proven_best": r.placement_proven,
+                "mechanics_gap": None if r.placement_gap is None else _r(r.placement_gap),
                 # the round the car finishes in: percentiles (None: eliminated too often)
                 "finish_round": {"p10": r.p10, "p50": r.p50, "p90": r.p90},
                 "without_mechanics": _figures_json(r.without_mechanics),
@@ -68,6 +72,19 @@ def analysis_to_json(analysis: RaceAnalysis) -> dict:
             for r in analysis.results
         ],
     }
+
+
+def placement_words(r: AssistanceAnalysis) -> str:
+    """What the analysis knows of its mechanics' placement (RR-30)."""
+    spaces = ", ".join(str(m) for m in r.mechanics) or "none"
+    if r.placement_gap is None:
+        return f"mechanics on {spaces}: as given"
+    if r.placement_gap == 0.0:
+        return f"mechanics on {spaces}: no placement costs less (exact search, proven)"
+    return (
+        f"mechanics on {spaces}: the best of the placements solved (exact search, budget spent); "
+        f"another could save at most {r.placement_gap:.4f} rounds"
+    )
 
 
 def format_analysis_text(analysis: RaceAnalysis) -> str:
@@ -125,6 +142,7 @@ def format_analysis_text(analysis: RaceAnalysis) -> str:
                 "  " + x
                 for x in _table(["Space", "Section", "Factor", "Off road", "Eliminated"], drows, left=frozenset({1, 2}))
             ]
+        out.append("  " + placement_words(r))
         if r.mechanic_help:
             spots = ", ".join(f"space {s} ({g:.2f})" for s, g in r.mechanic_help)
             out.append(f"  one mechanic helps most on: {spots} rounds saved")

@@ -20,8 +20,11 @@ alone would: the figures are the same to the last bit (see :class:`Solution`).
 
 Mechanics: their placement is a choice before the race. The analysis first solves without
 mechanics, then estimates for every space what a repair there would save under that
-policy (probability of each damage times the rounds the repair saves), picks the 1-3
-spaces that save most together, and solves again exactly with mechanics there. A race is
+policy (probability of each damage times the rounds the repair saves) and takes the 3
+spaces that save most together by that estimate (:func:`place_mechanics`, RR-11a); that
+placement, solved exactly, seeds an exact branch and bound over every placement
+(:func:`place_mechanics_exactly`, RR-30), which proves its placement the best or, its budget
+spent, says how much another could still save. A race is
 *finishable* when the best assistance's policy (with those mechanics) is eliminated with
 probability below `threshold` (default 5%).
 """
@@ -151,11 +154,15 @@ class Solution:
     a loop over each move's :func:`rules.move_outcomes` does, so every value and every
     choice is the same to the last bit."""
 
-    def __init__(self, course: Course, car: Car, penalty: float):
+    def __init__(self, course: Course, car: Car, penalty: float, upto: tuple[int, ...] | None = None):
         car.check(course)
         self.course = course
         self.car = car
         self.penalty = penalty
+        #: the relaxation of :func:`place_mechanics_exactly` (None: the car's own mechanics):
+        #: upto[q] mechanics stand within reach of space q, and after damage there the driver
+        #: may have any 0..upto[q] of them repair it; it prices, it does not play
+        self.upto = upto
         chart = course.chart
         self.nsectors = nw = len(chart.sectors)
         self.wnext = tuple(tuple((w2, float(p)) for w2, p in rules.weather_outcomes(chart, w)) for w in range(nw))
@@ -169,7 +176,10 @@ class Solution:
                     r = rules.risk_factor(course.tables, g, d, car.assistance, sec)
                     merged[r] = merged.get(r, 0) + 1
                 self.risks[(g, w)] = tuple(sorted((r, n / 6) for r, n in merged.items()))
-        self.reach = tuple(car.in_reach(s) > 0 for s in range(course.finish + 1))
+        if upto is None:
+            self.reach = tuple(car.in_reach(s) > 0 for s in range(course.finish + 1))
+        else:
+            self.reach = tuple(s <= course.length and upto[s] > 0 for s in range(course.finish + 1))
         self.ranges = {
             (g, t, w): rules.movement_range(course, car, CarState(tyres=t), g, sec)
             for g in GEARS
@@ -220,15 +230,30 @@ class Solution:
         self._damage = [[0.0] * ((n + 1) * _OUTCOMES) for _ in range(contexts)]
         eliminated = (n + 1) * 8
         self._damages: list[tuple[tuple[int, int], ...]] = [()]
+        #: per space, under the relaxation (upto): (damage slot, the OFF slots to choose from)
+        self._choices: list[tuple[tuple[int, tuple[int, ...]], ...]] = [()]
+        upto = self.upto
         for q in range(1, n + 1):
             pairs = []
+            choices = []
             for k, rolled in enumerate(_OUTCOME_ORDER):
                 r = rules.check_result(course, car, q, rolled)
-                if r is not None:
-                    pairs.append(
-                        (q * _OUTCOMES + k, eliminated if r.kind == "eliminated" else q * 8 + r.halt * 2 + r.repaired)
-                    )
+                if r is None:
+                    continue
+                if r.kind == "eliminated":
+                    pairs.append((q * _OUTCOMES + k, eliminated))
+                elif upto is None or upto[q] == 0:
+                    pairs.append((q * _OUTCOMES + k, q * 8 + r.halt * 2 + r.repaired))
+                else:
+                    slots = []
+                    for m in range(upto[q] + 1):
+                        fixed = rules.repair(rolled, m)
+                        slot = q * 8 + fixed.halt * 2 + (fixed is not rolled)
+                        if slot not in slots:
+                            slots.append(slot)
+                    choices.append((q * _OUTCOMES + k, tuple(slots)))
             self._damages.append(tuple(pairs))
+            self._choices.append(tuple(choices))
         # V = 1 + the weather's mix of the values after it: sum() of one or two terms, that
         # is (pa * x[wa] + pb * x[wb]); a marker that cannot move has pb = 0.0, and adding
         # 0.0 * x = 0.0 to a value >= 0 changes nothing
@@ -447,7 +472,7 @@ class Solution:
             for halt in (0, 1, 2, 3)
             for repaired in (False, True)
         ]
-        damages = self._damages[q]
+        damages, choices = self._damages[q], self._choices[q]
         for ti, t in enumerate(TYRES):
             others = [(t2, i2) for i2, t2 in enumerate(TYRES) if t2 is not t]
             for c in (0, 1):
@@ -479,6 +504,8 @@ class Solution:
                     damage = damagef[ci]
                     for d, o in damages:
                         damage[d] = off[o]
+                    for d, os in choices:
+                        damage[d] = min(off[o] for o in os)
 
     def end_value(self, q: int, g2: int, t: Tyres, c: int, w: int) -> tuple[float, Tyres | None]:
         """A car that ended its move normally on q in gear g2: stop for tyres or not."""
@@ -887,6 +914,129 @@ def place_mechanics(
     return chosen, _placement_gain(gain, n, chosen)
 
 
+#: What the exact placement search (:func:`place_mechanics_exactly`) may spend per assistance
+#: type, in solved states: each solve costs (spaces + 1) x contexts (3 tyres x 2 R.P.M. card
+#: states x weather sectors), about 0.1 ms of CPU each on a busy 2-core machine, so the budget
+#: is about 0.5 s of CPU whatever the course. A count, not a clock: the same race gives the
+#: same placement on every machine.
+PLACEMENT_BUDGET = 5_000
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Where :func:`place_mechanics_exactly` put the mechanics.
+
+    mechanics: the spaces; solution: the exact solve with them there; gap: how many rounds
+    of expected cost a placement the search did not solve could still save at most (its
+    lower bound), 0.0 when the search proved no placement costs less (to 1e-12); solves:
+    the exact and bounding solves it made."""
+
+    mechanics: tuple[int, ...]
+    solution: Solution
+    gap: float
+    solves: int
+
+    @property
+    def proven(self) -> bool:
+        return self.gap == 0.0
+
+
+def _ordered(node: tuple[tuple[int, int], ...]) -> tuple[tuple[int, int], ...] | None:
+    """The intervals of a set of placements m1 <= m2 <= ... (mi in node[i]) narrowed to the
+    spaces such a placement can use; None when there is none."""
+    lows, highs = [lo for lo, _ in node], [hi for _, hi in node]
+    for i in range(1, len(node)):
+        lows[i] = max(lows[i], lows[i - 1])
+    for i in range(len(node) - 2, -1, -1):
+        highs[i] = min(highs[i], highs[i + 1])
+    if any(lo > hi for lo, hi in zip(lows, highs)):
+        return None
+    return tuple(zip(lows, highs))
+
+
+def _upto(node: tuple[tuple[int, int], ...], length: int) -> tuple[int, ...]:
+    """Per space 0..length: how many of the node's intervals put a mechanic within reach of
+    it (the most mechanics any placement of the node has in reach there)."""
+    upto = [0] * (length + 1)
+    for lo, hi in node:
+        for q in range(max(1, lo - MECHANIC_RANGE), min(length, hi + MECHANIC_RANGE) + 1):
+            upto[q] += 1
+    return tuple(upto)
+
+
+def place_mechanics_exactly(
+    course: Course,
+    assistance: Assistance,
+    penalty: float,
+    estimate: tuple[int, ...],
+    budget: int = PLACEMENT_BUDGET,
+) -> Placement:
+    """The placement of len(estimate) mechanics with the least exact expected cost, by a
+    best-first branch and bound over every placement, seeded with the first-order estimate's
+    placement (:func:`place_mechanics`), solved exactly.
+
+    A node is a set of placements m1 <= m2 <= m3 with each mi in an interval of spaces. Its
+    bound is an exact solve of a relaxation: on every space, the driver who goes off may
+    have any 0..k mechanics repair the damage and may stop there for tyres when k > 0, k
+    the number of the node's intervals within reach of the space. Every placement of the
+    node gives the driver some of those choices only, so no placement of it costs less than
+    the bound. The node of least bound is split first (its widest interval halved, the
+    first of ties); a node of one placement is solved exactly; nodes whose bound is not
+    below the best placement solved (less 1e-12) are dropped. The search ends when no node
+    is left (the placement is proven the best) or when the next solve would go over
+    `budget` solved states (:data:`PLACEMENT_BUDGET`): then the placement is the best one
+    solved, and `gap` says how much the nodes left could still save at most. A placement
+    replaces the estimate's only when it costs less by more than 1e-12."""
+    import heapq
+
+    a = Assistance(assistance)
+    n = course.length
+    best_m = tuple(sorted(estimate))
+    best = Solution(course, Car(a, best_m), penalty)
+    cost = (n + 1) * len(TYRES) * 2 * best.nsectors
+    spent, solves = cost, 1
+    if not best_m:
+        return Placement(best_m, best, 0.0, solves)
+    root = ((1, n),) * len(best_m)  # every placement; its bound is always solved
+    heap = [(Solution(course, Car(a), penalty, upto=_upto(root, n)).start_cost, 0, root)]
+    spent, solves, pushed = spent + cost, solves + 1, 1
+    while heap:
+        bound, _i, node = heap[0]
+        if bound >= best.start_cost - TIE:
+            heap = []
+            break
+        if spent + cost > budget:
+            break
+        heapq.heappop(heap)
+        i = max(range(len(node)), key=lambda j: (node[j][1] - node[j][0], -j))
+        lo, hi = node[i]
+        mid = (lo + hi) // 2
+        children = []
+        for part in ((lo, mid), (mid + 1, hi)):
+            child = _ordered(node[:i] + (part,) + node[i + 1 :])
+            if child is not None:
+                children.append(child)
+        for child in children:
+            if spent + cost > budget:  # no room to price it: left with its parent's bound
+                heapq.heappush(heap, (bound, pushed, child))
+                pushed += 1
+                continue
+            spent, solves = spent + cost, solves + 1
+            if all(lo == hi for lo, hi in child):
+                m = tuple(lo for lo, _hi in child)
+                sol = Solution(course, Car(a, m), penalty)
+                if sol.start_cost < best.start_cost - TIE:
+                    best_m, best = m, sol
+                continue
+            v = Solution(course, Car(a), penalty, upto=_upto(child, n)).start_cost
+            if v < best.start_cost - TIE:
+                heapq.heappush(heap, (v, pushed, child))
+                pushed += 1
+    low = min((b for b, _i, _node in heap), default=best.start_cost)
+    gap = 0.0 if not heap else max(0.0, best.start_cost - low)
+    return Placement(best_m, best, gap, solves)
+
+
 def _placement_gain(gain: tuple[tuple[float, ...], ...], length: int, mechanics: tuple[int, ...]) -> float:
     """gain[k][x] summed in order over the spaces x from the first mechanic's reach to the
     last one's, k the mechanics reaching x (when any)."""
@@ -917,7 +1067,9 @@ class SpaceRisk:
 class AssistanceAnalysis:
     """Figures of the optimal policy for one assistance type.
 
-    mechanics: the spaces the analysis put the mechanics on (or the ones it was given).
+    mechanics: the spaces the analysis put the mechanics on (or the ones it was given):
+        the best placement found by an exact search (:func:`place_mechanics_exactly`),
+        proven the best when placement_gap is 0.0 (None: given).
     figures: with those mechanics; without_mechanics: the same car with none.
     dangerous: the spaces where the car most often goes off (with the mechanics), worst first.
     mechanic_help: (space, rounds saved) for one mechanic on that space, first-order
@@ -938,6 +1090,15 @@ class AssistanceAnalysis:
     #: None in an analysis read back from the figures cache (kept.py): it prints, it cannot play
     solution: Solution | None = field(repr=False, compare=False)
     finish_rounds: tuple[tuple[int, float], ...] = ()
+    #: rounds of expected cost a placement the search left unsolved could still save at
+    #: most (:class:`Placement`); 0.0: proven the best placement; None: the mechanics were
+    #: given, not placed
+    placement_gap: float | None = None
+
+    @property
+    def placement_proven(self) -> bool | None:
+        """Whether no placement of the mechanics costs less (None: they were given)."""
+        return None if self.placement_gap is None else self.placement_gap == 0.0
 
     @property
     def p10(self) -> int | None:
@@ -1028,10 +1189,14 @@ def analyze_assistance(
         if g > TIE:
             help_.append((s, g))
     help_.sort(key=lambda x: (-x[1], x[0]))
+    gap: float | None = None
     if mechanics is None:
-        mechanics, _gain = place_mechanics(base_ev.repair_gain, n)
-    mechanics = tuple(sorted(mechanics))
-    if mechanics:
+        estimate, _gain = place_mechanics(base_ev.repair_gain, n)
+        placed = place_mechanics_exactly(course, a, penalty, estimate)
+        mechanics, sol, gap = placed.mechanics, placed.solution, placed.gap
+        ev = evaluate(sol)
+    elif mechanics:
+        mechanics = tuple(sorted(mechanics))
         sol = solve(course, a, mechanics, penalty)
         ev = evaluate(sol)
     else:
@@ -1046,6 +1211,7 @@ def analyze_assistance(
         mechanic_help=tuple(help_[:5]),
         solution=sol,
         finish_rounds=finishing_rounds(sol),
+        placement_gap=gap,
     )
 
 

@@ -233,26 +233,20 @@ def _league_json(s: Standings) -> dict:
     return {
         "best": lg.best,
         "bonus": {key: lg.bonus(key) for key in leagues.BONUSES},
-        "table": [
-            {
-                "place": row.place,
-                "player": row.driver,
-                "rallies": [
-                    {
-                        "rally": s.rallies[i].result.name,
-                        "place": e.place if e is not None else None,
-                        "points": e.points if e is not None else None,
-                        "bonus": [key for key, _v in e.bonus] if e is not None else [],
-                        "score": e.score if e is not None else None,
-                        "kept": kept,
-                    }
-                    for i, e, kept in zip(s.rounds, row.entries, row.kept)
-                ],
-                "total": row.total,
-                "tie_break": row.tie or None,
-            }
-            for row in s.league_rows
-        ],
+        "table": leagues.table_json(
+            s.league_rows,
+            s.rounds,
+            lambda i, e, kept: {
+                "rally": s.rallies[i].result.name,
+                "place": e.place if e is not None else None,
+                "points": e.points if e is not None else None,
+                "bonus": [key for key, _v in e.bonus] if e is not None else [],
+                "score": e.score if e is not None else None,
+                "kept": kept,
+            },
+            who="player",
+            per_round="rallies",
+        ),
     }
 
 

@@ -109,7 +109,8 @@ GAME = Game(
         ),
         Option(
             "games",
-            "games played per number of players, at most 100 (default: 30)",
+            "games played first per number of players, at most 100 (default: 30); then batches of 10 more "
+            "until the seats' win shares are ranked or 5,000 turns are played",
             ("analyze",),
             between=(1, 100),
             default=30,

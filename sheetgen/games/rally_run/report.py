@@ -47,6 +47,38 @@ def sealed_share(tiles: TileSet, deals: int, seed: int) -> float:
     return round(sealed / (4 * deals), 4)
 
 
+#: z of a two-sided 95 % interval
+Z95 = 1.959963984540054
+#: Seat shares are played on until ranked (RN-22): extra games go in batches of this many
+#: per player count still unranked ...
+SEAT_BATCH = 10
+#: ... while the analysis has played fewer turns than this in all (every player's turn of
+#: every game, the first `games` of each player count included): about 1 ms of CPU a turn on
+#: a busy 2-core machine, so `analyze` of a set stays within about 6 s of CPU (10 s is the
+#: limit). A count, not a clock: the same set, options and seed give the same games.
+SEAT_TURN_BUDGET = 5_000
+
+
+def wilson(wins: int, games: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a share of wins out of games (95 % by default)."""
+    if games <= 0:
+        raise ValueError("an interval needs at least one game")
+    p = wins / games
+    z2 = z * z
+    centre = (p + z2 / (2 * games)) / (1 + z2 / games)
+    half = z / (1 + z2 / games) * math.sqrt(p * (1 - p) / games + z2 / (4 * games * games))
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def ranked(wins: list[int], games: int) -> bool:
+    """Whether the seats' win shares are ranked: in order of wins, each seat's 95 % interval
+    lies wholly above the next one's (no two alike)."""
+    if games <= 0:
+        return False
+    order = sorted(wins, reverse=True)
+    return all(wilson(a, games)[0] > wilson(b, games)[1] for a, b in zip(order, order[1:]))
+
+
 def analyze_set(
     tiles: TileSet,
     *,
@@ -55,26 +87,53 @@ def analyze_set(
     players: int | None = None,
     policy: str = "greedy",
     rounds: int = 100,
+    budget: int = SEAT_TURN_BUDGET,
 ) -> dict:
     counts = [players] if players else [2, 3, 4]
+    played: dict[int, list] = {}
+    turns = 0
+    for n in counts:
+        played[n] = [play(tiles, game_seed(seed, n, k), n, policy, rounds, keep=False) for k in range(games)]
+        turns += sum(g.end.turns for g in played[n])
+
+    def wins(n: int) -> list[int]:
+        return [sum(g.end.winner == s for g in played[n]) for s in range(n)]
+
+    def finished(n: int) -> int:
+        return sum(g.finished for g in played[n])
+
+    open_ = [n for n in counts if not ranked(wins(n), finished(n))]
+    while open_ and turns < budget:
+        for n in open_:
+            for _ in range(SEAT_BATCH):
+                if turns >= budget:
+                    break
+                g = play(tiles, game_seed(seed, n, len(played[n])), n, policy, rounds, keep=False)
+                played[n].append(g)
+                turns += g.end.turns
+        open_ = [n for n in open_ if not ranked(wins(n), finished(n))]
     blocks = []
     all_rounds: list[int] = []
-    finished_all = 0
+    finished_all = looped_all = 0
     for n in counts:
-        played = [play(tiles, game_seed(seed, n, k), n, policy, rounds, keep=False) for k in range(games)]
-        done = [g for g in played if g.finished]
+        done = [g for g in played[n] if g.finished]
         lengths = [g.rounds for g in done]
         all_rounds += lengths
         finished_all += len(done)
-        wins = [sum(g.end.winner == s for g in done) for s in range(n)]
+        looped = sum(g.looped is not None for g in played[n])
+        looped_all += looped
+        won = wins(n)
         blocks.append({
             "players": n,
-            "games": games,
-            "finished_share": round(len(done) / games, 4),
+            "games": len(played[n]),
+            "finished_share": round(len(done) / len(played[n]), 4),
+            "looping_share": round(looped / len(played[n]), 4),
             "turns": _turns(lengths),
-            "seat_win_share": [round(w / len(done), 4) if done else None for w in wins],
+            "seat_win_share": [round(w / len(done), 4) if done else None for w in won],
+            "seat_win_interval": [[round(x, 4) for x in wilson(w, len(done))] if done else None for w in won],
+            "seats_ranked": ranked(won, len(done)),
         })
-    total = games * len(counts)
+    total = sum(len(p) for p in played.values())
     data = {
         "set": tiles.name,
         "house_set": tiles.house_set,
@@ -82,11 +141,17 @@ def analyze_set(
         "seed": seed,
         "turn_cap": rounds,
         "games": total,
+        "turns_played": turns,
+        "turn_budget": budget,
         "finished_share": round(finished_all / total, 4),
+        # greedy games stopped at a position come back (RN-21): never finished, but not sealed
+        "looping_share": round(looped_all / total, 4),
         "turns": _turns(all_rounds),
         "sealed_start_share": sealed_share(tiles, 4 * games, seed),
-        # each seat's share of the finished games, per number of players ("2": [seat 1, seat 2])
+        # each seat's share of the finished games, per number of players ("2": [seat 1, seat 2]),
+        # and its Wilson 95 % interval
         "seat_win_share": {str(block["players"]): block["seat_win_share"] for block in blocks},
+        "seat_win_interval": {str(block["players"]): block["seat_win_interval"] for block in blocks},
         "by_players": blocks,
         "starts": None,  # a fixed board: per start, whether it reaches the pit stop and its finish
     }
@@ -128,14 +193,27 @@ def format_analysis_text(data: dict) -> str:
         f"  finished {_share(data['finished_share'])}; rounds to win p10 {_n(t['p10'])}, median {_n(t['p50'])}, p90 "
         f"{_n(t['p90'])}"
     )
+    if data["looping_share"]:
+        lines.append(
+            f"  looping {_share(data['looping_share'])}: the greedy drivers came back to a position and would repeat "
+            "it for ever (stopped, no winner)"
+        )
     lines.append(f"  a start sealed off on the dealt board: {_share(data['sealed_start_share'])} of starts")
     for block in data["by_players"]:
         t = block["turns"]
-        seats = ", ".join(f"seat {k + 1} {_share(s)}" for k, s in enumerate(block["seat_win_share"]))
-        lines.append(
-            f"  {block['players']} players: finished {_share(block['finished_share'])}, median {_n(t['p50'])} rounds; "
-            f"wins: {seats}"
+        seats = ", ".join(
+            f"seat {k + 1} {_share(s)}" + ("" if i is None else f" ({100 * i[0]:.0f}-{100 * i[1]:.0f}%)")
+            for k, (s, i) in enumerate(zip(block["seat_win_share"], block["seat_win_interval"]))
         )
+        loops = f", looping {_share(block['looping_share'])}" if block["looping_share"] else ""
+        order = "ranked" if block["seats_ranked"] else "not ranked: the intervals overlap"
+        lines.append(
+            f"  {block['players']} players, {block['games']} games: finished {_share(block['finished_share'])}{loops}, "
+            f"median {_n(t['p50'])} rounds; wins (95% interval): {seats}; {order}"
+        )
+    lines.append(
+        f"  seat shares played until ranked or {data['turn_budget']:,} turns in all ({data['turns_played']:,} played)"
+    )
     if data["starts"] is not None:
         lines.append("Fixed board, with the rotations the players choose (no switching):")
         for s in data["starts"]:

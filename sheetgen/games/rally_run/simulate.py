@@ -8,7 +8,9 @@
   turn over, then drives, each in place order) and turns the tile so that its road leads on
   to the place nearest the goal (the first such turn on a tie). With no known way to its goal
   it switches a known dead end out of the way when that opens one (`_unblocking_swap`), else
-  drives anyway (exploring), else switches the first two tiles it may (or passes).
+  drives anyway (exploring), else switches the first two tiles it may (or passes). The game
+  stops when a position comes back at a player's decision: with no tile drawn since, the
+  greedy drivers would repeat the same turns for ever (a loop, RN-21).
 - **random**: a random legal player: drives (turns a tile over or drives onto one) or switches
   two tiles with equal chance when it may do both, then picks one such action at random, and
   turns a tile at random; it draws from the game's seeded generator.
@@ -245,10 +247,14 @@ class Step:
 
 @dataclass(frozen=True)
 class Game:
-    """One played game: its end, every step, and the turns (rounds) the winner took."""
+    """One played game: its end, every step, and the turns (rounds) the winner took.
+
+    looped: the turn (counted from 0) whose position came back at `end` (RN-21): the game
+    stopped there, a greedy game that would have gone round for ever; None otherwise."""
 
     end: RunState
     steps: tuple[Step, ...]
+    looped: int | None = None
 
     @property
     def finished(self) -> bool:
@@ -256,8 +262,42 @@ class Game:
 
     @property
     def rounds(self) -> int:
-        """The winner's own turns (the rounds played), or the cap's rounds unfinished."""
-        return (self.end.turns - 1) // self.end.table.players + 1
+        """The winner's own turns (the rounds played), or the cap's rounds unfinished (a
+        loop too: it would have run to the cap)."""
+        turns = self.end.table.cap if self.looped is not None else self.end.turns
+        return (turns - 1) // self.end.table.players + 1
+
+
+class _Looped(Exception):
+    def __init__(self, state: RunState, since: int):
+        super().__init__("a position came back")
+        self.state, self.since = state, since
+
+
+def position(state: RunState) -> tuple:
+    """What a player's decision depends on, all but the turn count: every tile (kind, face,
+    turn), the unseen pile, the cars, their goals, the trophies taken, who plays, the switch
+    he may not undo and whether it is round 1 (RN-5)."""
+    first = state.turns < state.table.players
+    s = state
+    return (s.kinds, s.up, s.pool, s.cars, s.goals, s.taken, s.player, s.last_swap, first)
+
+
+def _loop_guard(chooser: Callable[[RunState], Any]) -> Callable[[RunState], Any]:
+    """The greedy driver, stopping the game when a position comes back (RN-21): the unseen
+    pile is the same, so no tile was drawn in between (the pile only shrinks), and the
+    greedy choice is a function of the position: the same turns would follow for ever."""
+    seen: dict[tuple, int] = {}
+
+    def choose(state: RunState):
+        if state.phase == ACT:
+            key = position(state)
+            if key in seen:
+                raise _Looped(state, seen[key])
+            seen[key] = state.turns
+        return chooser(state)
+
+    return choose
 
 
 def play(
@@ -265,10 +305,13 @@ def play(
 ) -> Game:
     """One seeded game of `players` under `policy`."""
     rng = random.Random(seed)
-    chooser = greedy if policy == "greedy" else random_player(rng)
+    chooser = _loop_guard(greedy) if policy == "greedy" else random_player(rng)
     steps: list[Step] = []
     record = (lambda s, x, after: steps.append(Step(s, x, after))) if keep else None
-    end = playout(RunState.start(tiles, players, rounds), chooser, rng, record)
+    try:
+        end = playout(RunState.start(tiles, players, rounds), chooser, rng, record)
+    except _Looped as loop:
+        return Game(loop.state, tuple(steps), loop.since)
     return Game(end, tuple(steps))
 
 
@@ -307,7 +350,13 @@ def transcript(game: Game) -> list[str]:
             lines.append(", ".join(words))
             words = []
     end = game.end
-    if end.winner >= 0:
+    if game.looped is not None:
+        since = game.looped // t.players + 1
+        lines.append(
+            f"Round {end.round}, player {end.player + 1}: the position of round {since} again (every tile, car and "
+            "trophy alike); the greedy drivers would play the same turns for ever. No winner: a loop."
+        )
+    elif end.winner >= 0:
         lines.append(f"Player {end.winner + 1} wins in round {game.rounds}.")
     else:
         lines.append(f"No winner after {end.table.cap // end.table.players} rounds.")

@@ -742,23 +742,15 @@ def league_to_json(ls: LeagueStandings) -> dict:
             }
             for e in ls.events
         ],
-        "table": [
-            {
-                "place": row.place,
-                "driver": row.driver,
-                "rounds": [
-                    {
-                        "event": ls.events[i].event.name,
-                        "score": en.score if en is not None else None,
-                        "kept": kept,
-                    }
-                    for i, en, kept in zip(ls.rounds, row.entries, row.kept)
-                ],
-                "total": row.total,
-                "tie_break": row.tie or None,
-            }
-            for row in ls.table
-        ],
+        "table": leagues.table_json(
+            ls.table,
+            ls.rounds,
+            lambda i, en, kept: {
+                "event": ls.events[i].event.name,
+                "score": en.score if en is not None else None,
+                "kept": kept,
+            },
+        ),
     }
 
 

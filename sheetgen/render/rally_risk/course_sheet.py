@@ -390,10 +390,20 @@ def side_panel_height(race: Race, analysis) -> float:
     h += 5 + 4.5 + _weather_rows(len(race.tables.chart(race.zone).sectors)) * WEATHER_ROW_MM + 8
     if analysis is not None:
         a = analysis.best
-        h += 5 + 4.5 + 4.4 * (1 + len(analysis.results)) + 3.5 + 4.2
+        h += 5 + 4.5 + 4.4 * (1 + len(analysis.results)) + 3.6 + 3.5 + 4.2
         h += 3.6 * (len(a.dangerous) + 1) if a.dangerous else 4.0
         h += 3.6 if a.mechanic_help else 0.0
     return h
+
+
+def _placement_note(analysis) -> str:
+    """What the analysis knows of its mechanics' placements (RR-30)."""
+    gaps = [r.placement_gap for r in analysis.results if r.placement_gap is not None]
+    if not gaps:
+        return "mechanics: as given"
+    if max(gaps) == 0.0:
+        return "mechanics: no placement costs less (proven)"
+    return f"mechanics: best found; another may save {max(gaps):.3f} rounds at most"
 
 
 def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, width: float) -> float:
@@ -466,6 +476,8 @@ def draw_side_panel(sheet: Sheet, race: Race, analysis, x: float, top: float, wi
             text_box(sheet, cx, y - h, w, h, cell, size=sheet.t.sizes["small"], bold=r.assistance is best, pad=BOX_PAD)
             cx += w
         y -= h
+    fitted_text(sheet, x, y - 2.6 * MM, _placement_note(analysis), width, "small")
+    y -= 3.6 * MM
     y -= 3.5 * MM
     a = analysis.best
     sheet.text(x, y - 2.6 * MM, f"Most dangerous spaces ({a.assistance.value} assistance)", "small", bold=True)

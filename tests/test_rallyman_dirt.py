@@ -160,6 +160,21 @@ def test_a_car_in_a_corner_is_followed_by_its_lane_never_passed():
     assert Hex(3, 1) not in to2  # the other lane of that corner is shut
 
 
+def test_once_beside_a_car_the_rest_of_the_move_is_at_any_speed():
+    """RG-33 (issue 34), DIRT's "Overtaking" as GT's: only the die that brings the car beside
+    another needs that car's gear; the dice after it, any gear."""
+    st = stage(strip(8))
+    traffic = rd.Traffic(((Hex(1, 1), 4, False),))  # lane 2, in gear 4: (2, 0) and (2, 1) are beside it
+    me = rd.DirtCar(Hex(1, 0), gear=3)
+    first = {(s.die, s.to) for s in rd.dirt_steps(st, me, (), traffic=traffic)}
+    assert ("4", Hex(2, 0)) in first and ("2", Hex(2, 0)) not in first and ("coast", Hex(2, 0)) not in first
+    four = next(s for s in rd.dirt_steps(st, me, (), traffic=traffic) if (s.die, s.to) == ("4", Hex(2, 0)))
+    then = {(s.die, s.to) for s in rd.dirt_steps(st, me, (four,), traffic=traffic)}
+    assert {("3", Hex(2, 1)), ("coast", Hex(2, 1)), ("brake", Hex(2, 1))} <= then
+    beside = rd.DirtCar(Hex(2, 0), gear=2)  # starts its turn beside it
+    assert ("1", Hex(2, 1)) in {(s.die, s.to) for s in rd.dirt_steps(st, beside, (), traffic=traffic)}
+
+
 # --------------------------------------------------------------------------- slides (RD-14)
 
 SLIDE = {"slide": True}

@@ -30,8 +30,9 @@ with the leader die, the time card at the end of a turn), chosen by the track's 
   control is lost there. Never onto a car; landing in a corner, in either lane.
 - **Water** (RD-10): a die onto a water space must be a coast (or leader) die or the gear-1
   die, not gear 1 by a brake; any other die ends the move there, in the gear before it.
-- **Other cars** (RD-11): never onto a car; next to a car only with a gear at least its gear;
-  into a corner or slide holding a car only by that car's lane, never past it there.
+- **Other cars** (RD-11): never onto a car; the die that brings the car beside another car at
+  least that car's gear, the dice after it any gear (RG-33); into a corner or slide holding a
+  car only by that car's lane, never past it there.
 - **Time cards** (RD-12): a turn under control takes the card of the car's gear (the last
   gear die; coast only: the card on top, the same gear); a loss of control takes the card of
   the gear at that moment, turned to gear 0: SISU (the card's seconds, no damage, the next
@@ -417,6 +418,7 @@ def dirt_steps(
     slide = plan[-1].slide if plan else car.slide
     crossed = any(track.at(s.to).finish for s in plan)
     others = traffic.others()
+    been = _been(track, car, plan) if traffic.cars else ()
     targets = _targets(track, here, slide)
     out, over = [], []
     for name, g in dice_left(stage, car, first, plan, gear):
@@ -424,15 +426,15 @@ def dirt_steps(
         seen: set = set()
         for frm, dest, space in targets:
             if space:
-                step = _slide_step(stage, name, frm, dest, g, space, traffic)
+                step = _slide_step(stage, name, frm, dest, g, space, traffic, been)
                 if step is not None:
                     out.append(step)
                 continue
             to = track.at(dest)
             if dest in seen or traffic.blocked(track, dest) or _follow_refused(track, dest, traffic):
                 continue
-            beside = others.alongside(track, dest)
-            if any(g < b for b in beside):
+            # RG-33: the die that brings the car beside another needs its gear, no die after it
+            if any(g < b for b in others.alongside(track, dest, been)):
                 continue
             marks = dirt_marks(track, frm, dest, g, traffic.mud, traffic.me)
             entry = to.shortcut is not None and track.at(frm).shortcut is None
@@ -473,18 +475,31 @@ def dirt_steps(
     return tuple(out)
 
 
+def _been(track: Track, car: DirtCar, plan: tuple[DStep, ...]) -> tuple[Hex, ...]:
+    """The cells the car has stood on this turn (RG-33): where it started (the half of its
+    slide zone, sliding) and where each die so far took it (a jump's take-off space too, a
+    slide's half)."""
+    zones = slide_zones(track)
+    out = list(zones[car.cell].halves[car.slide - 1]) if car.slide else [car.cell]
+    for s in plan:
+        if s.via is not None:
+            out.append(s.via)
+        out += zones[s.to].halves[s.slide - 1] if s.slide else [s.to]
+    return tuple(out)
+
+
 def _slide_step(
-    stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic
+    stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic, been: tuple = ()
 ) -> DStep | None:
     """A die sliding into slide space `space` (RD-14): never onto a car (a sliding car fills
-    its half), into a zone holding a car only sliding behind it, alongside a car only with a
-    gear at least its gear."""
+    its half), into a zone holding a car only sliding behind it, beside a car only with a
+    gear at least its gear unless the car is beside it already (RG-33)."""
     track = stage.track
     half = slide_zones(track)[anchor].halves[space - 1]
     if any(traffic.blocked(track, h) for h in half) or _follow_refused(track, anchor, traffic, space):
         return None
     others = traffic.others()
-    if any(g < b for h in half for b in others.alongside(track, h)):
+    if any(g < b for h in half for b in others.alongside(track, h, been)):
         return None
     marks = dirt_marks(track, frm, anchor, g, traffic.mud, traffic.me)
     return None if marks is None else DStep(name, anchor, g, marks, slide=space)

@@ -95,6 +95,26 @@ def test_water_with_and_without_a_coast_die():
     assert race.cars[0].cards[-1] == (2, None) and race.cars[0].time == 40  # the gear-2 card
 
 
+def test_the_gear_1_die_after_a_brake_die_stops_on_the_water():
+    """RD-20 (issue 34): "You cannot use a Gear 1 die in collaboration with a Brake die." A
+    brake counts one gear lower for every die after it (RG-14): the gear-1 die after a brake
+    die of the turn reached gear 1 with its help, and stops on the water in gear 2. It went
+    through (RD-10 read the sentence as the brake die itself, which the first sentence
+    already leaves out)."""
+    st = stage(strip(8, c3_1={"water": True}, c3_2={"water": True}))
+    car = rd.DirtCar(Hex(1, 0), gear=3)
+    water = Hex(3, 0)
+
+    def after(first: str) -> set:
+        step = next(s for s in rd.dirt_steps(st, car, ()) if (s.die, s.to) == (first, Hex(2, 0)))
+        assert step.gear == 2
+        return {(s.to, s.stopped, s.gear) for s in rd.dirt_steps(st, car, (step,)) if s.die == "1"}
+
+    assert (water, False, 1) in after("2")  # down through the gear dice: through the water
+    assert (water, True, 2) in after("brake")  # after a brake die: the move ends there, in gear 2
+    assert (water, False, 2) in {(s.to, s.stopped, s.gear) for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), ()) if s.die == "coast"}
+
+
 # --------------------------------------------------------------------------- shortcuts and mud (RD-8)
 
 

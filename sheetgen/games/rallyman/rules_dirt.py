@@ -28,8 +28,9 @@ with the leader die, the time card at the end of a turn), chosen by the track's 
   the same gear lands one space on (straight or diagonal); one higher two spaces on, a
   caution on that die losing control where it lands; two or more higher two spaces on and
   control is lost there. Never onto a car; landing in a corner, in either lane.
-- **Water** (RD-10): a die onto a water space must be a coast (or leader) die or the gear-1
-  die, not gear 1 by a brake; any other die ends the move there, in the gear before it.
+- **Water** (RD-10, RD-20): a die onto a water space must be a coast (or leader) die or the
+  gear-1 die, not gear 1 by a brake, nor the gear-1 die after a brake die of the turn ("in
+  collaboration with a Brake die"); any other die ends the move there, in the gear before it.
 - **Other cars** (RD-11): never onto a car; the die that brings the car beside another car at
   least that car's gear, the dice after it any gear (RG-33); into a corner or slide holding a
   car only by that car's lane, never past it there.
@@ -419,6 +420,7 @@ def dirt_steps(
     crossed = any(track.at(s.to).finish for s in plan)
     others = traffic.others()
     been = _been(track, car, plan) if traffic.cars else ()
+    braked = any(stage.ruleset.die(s.die).effect is Effect.BRAKE for s in plan)
     targets = _targets(track, here, slide)
     out, over = [], []
     for name, g in dice_left(stage, car, first, plan, gear):
@@ -442,8 +444,10 @@ def dirt_steps(
                 over.append(DStep(name, dest, g, 0, to.finish and not crossed, entry=entry, over=True))
                 continue
             seen.add(dest)
-            if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
-                # RD-10: the move ends on the water, in the gear before this die
+            through = kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1 and not braked)
+            if to.water and not through:
+                # RD-10: the move ends on the water, in the gear before this die; RD-20: the
+                # gear-1 die after a brake die of the turn too
                 m2 = dirt_marks(track, frm, dest, gear, traffic.mud, traffic.me) if gear >= 1 else marks
                 if m2 is not None:
                     out.append(DStep(name, dest, gear, m2, to.finish and not crossed, entry=entry, stopped=True))

@@ -328,11 +328,45 @@ def test_time_cards_sisu_spin_crash():
     base = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(2, 0), gear=5, entered=True),))
     lost = rd.replace(base, phase=rd.ICON, loss=(Hex(2, 0), 5), done=0)
     sisu = lost.apply("sisu").cars[0]
-    assert (sisu.time, sisu.gear, sisu.cards[-1]) == (15, 5, (5, "sisu"))
+    assert (sisu.time, sisu.gear, sisu.cards[-1]) == (15, 0, (5, "sisu"))  # RD-21: its seconds, gear 0
     spin = lost.apply("spin").cars[0]
     assert (spin.time, spin.gear, spin.crashed) == (60, 0, False)
     crash = lost.apply("crash")
     assert crash.phase == rd.DAMAGE  # gear 5 on a yellow tile draws a damage token
+
+
+def _expected_time(race: rd.DirtRace, act, memo: dict) -> float:
+    """The exact expected stage time of the first car under the policy `act`: a walk of the
+    engine's tree (every chance outcome with its probability, `act` at each decision)."""
+    if race not in memo:
+        if race.phase == rd.OVER:
+            memo[race] = float(race.cars[0].time)
+        elif outcomes := race.chance_outcomes():
+            memo[race] = sum(float(q) * _expected_time(race.apply(o), act, memo) for o, q in outcomes)
+        else:
+            memo[race] = _expected_time(race.apply(act(race)), act, memo)
+    return memo[race]
+
+
+def test_a_sisu_restarts_in_gear_0_in_the_engine_and_in_the_par():
+    """RD-21 (issue 34): "You start your next turn in the Gear shown on the card. (Normal
+    Time, but Gear 0)", the card turned "to the side showing 'Gear 0'": a SISU counts the
+    card's seconds and the car starts its next turn in gear 0 (it restarted in the gear of the
+    loss). The par's programme continues a SISU from gear 0 as the engine does: its par time
+    is the exact expected time of its policy played through the engine (an engine walk),
+    on a strip with a corner where SISU, Spin and Crash all happen in gears 3 to 5."""
+    st = stage(strip(6, c3_1={"limit": 3}, c3_2={"limit": 4}))
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(0, 0), gear=3, entered=True),))
+    for die, to in (("4", Hex(1, 0)), ("5", Hex(2, 0)), ("coast", Hex(2, 1))):
+        race = race.apply(rd.Place(die, to))
+    race = race.apply(rd.Roll()).apply((True, True, True)).apply("sisu")  # three cautions: lost in gear 5
+    car = race.cars[0]
+    assert (car.cell, car.gear, car.time, car.cards) == (Hex(2, 1), 0, 15, ((5, "sisu"),))
+    solved = sd.par(st)
+    assert any(icon == rd.SISU for _g, icon in solved.cards)
+    walked = _expected_time(rd.DirtRace.start(st, 1), sd.policy_for(solved), {})
+    assert math.isclose(walked, solved.time, rel_tol=1e-12)
+    assert math.isclose(solved.time, 21.048353909465, abs_tol=1e-9)
 
 
 def test_a_turn_under_control_takes_the_card_of_its_gear():

@@ -37,7 +37,7 @@ with the leader die, the time card at the end of a turn), chosen by the track's 
 - **Time cards** (RD-12): a turn under control takes the card of the car's gear (the last
   gear die; coast only: the card on top, the same gear); a loss of control takes the card of
   the gear at that moment, turned to gear 0: SISU (the card's seconds, no damage, the next
-  turn in that gear), Spin (60 s, gear 0) or Crash (60 s, damage by that gear and the tile's
+  turn in gear 0, RD-21), Spin (60 s, gear 0) or Crash (60 s, damage by that gear and the tile's
   danger, off the track until its next turn, gear 0), the icon a chance node with the deck's
   shares (house values, RD-1).
 - **Rolling** (RD-13): flat out, the dice are rolled all at once; control is lost on the die
@@ -807,8 +807,8 @@ class DirtRace(RaceCore):
         if self.loss is not None:
             _at, gear = self.loss
             card: tuple[int, str | None]
-            if self.icon == SISU:
-                seconds, end, card = self.stage.seconds(gear), gear, (gear, SISU)
+            if self.icon == SISU:  # RD-21: the card's own seconds, the next turn in gear 0
+                seconds, end, card = self.stage.seconds(gear), 0, (gear, SISU)
             else:
                 seconds, end, card = self.stage.time_cards.loss_seconds, 0, (gear, self.icon)
             car = replace(car, gear=end, crashed=self.icon == CRASH and not car.finished)

@@ -209,7 +209,7 @@ def _dp(stage: DirtStage, banned: frozenset, known: dict | None = None, reaching
         total = 0.0
         for icon, q in icons[s.gear]:
             if icon == rd.SISU:
-                total += q * (sec(s.gear) + (0.0 if s.finishes else after(s.to, s.gear, lost, s.slide, entries)))
+                total += q * (sec(s.gear) + (0.0 if s.finishes else after(s.to, 0, lost, s.slide, entries)))
             else:
                 total += q * (loss_seconds + (0.0 if s.finishes else after(s.to, 0, lost, s.slide, entries)))
         lose_memo[k] = total
@@ -307,7 +307,7 @@ def _forward(result: DirtPar, p_coast: float, coast_dice: int) -> None:
             reach -= q
             if q:
                 for icon, qi in stage.icons(s.gear):
-                    g = s.gear if icon == rd.SISU else 0
+                    g = 0
                     for j in range(entries + 1):
                         qj = comb(entries, j) * p_coast**j * (1 - p_coast) ** (entries - j)
                         nk = None if s.finishes else (s.to, g, min(coast_dice, lost + j), s.slide)

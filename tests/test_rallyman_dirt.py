@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from sheetgen import registry
+from sheetgen.engine import playout
 from sheetgen.games.rallyman import rules_dirt as rd
 from sheetgen.games.rallyman import solve_dirt as sd
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.model import Cell, Track, Variant
 from sheetgen.games.rallyman.ruleset import default
+from sheetgen.games.rallyman.simulate_dirt import DirtDriver
 
 
 def strip(n: int, extra: tuple[Cell, ...] = (), **marks: dict) -> Track:
@@ -403,8 +406,6 @@ def test_a_car_with_no_die_within_the_limits_goes_over_one_and_loses_control():
     six = next(s for s in rd.dirt_steps(st, car, ()) if (s.die, s.to) == ("6", Hex(2, 1)))
     assert rd.dirt_steps(st, car, (six,)) == ()
     # the simulation's driver, with no plan for this state, goes over in the lowest gear
-    from sheetgen.games.rallyman.simulate_dirt import DirtDriver
-
     chosen = DirtDriver(sd.par(stage(st.track)), "careful")(race)
     assert next(s.gear for s in steps if rd.place_of(s) == chosen) == 5
 
@@ -422,6 +423,70 @@ def test_a_car_that_can_place_no_die_is_blocked_and_keeps_its_gear():
     assert race.turn == 0 and race.legal_actions() == (rd.Roll(),)
     car = race.apply(rd.Roll()).cars[0]
     assert (car.cell, car.gear, car.time, car.cards) == (Hex(2, 1), 6, 10, ((6, None),))
+
+
+# --------------------------------------------------------------------------- the driver (RD-22)
+
+
+def _pool(ruleset, **counts):
+    """`ruleset` with its dashboards' dice counts replaced (a damaged pool as a box's own)."""
+    boards = tuple(replace(b, dice=tuple((n, counts.get(n, c)) for n, c in b.dice)) for b in ruleset.dashboards)
+    return replace(ruleset, dashboards=boards)
+
+
+def test_a_damaged_cars_expected_time_stays_at_the_best_for_its_dice():
+    """RD-22 (issue 34): after damage the driver found no solved plan for the car's state
+    and played the lowest die each turn (single-car Lakeside races of 770-1370 s against a
+    par of 126 s). Now it looks a turn ahead over the plans its own dice allow. The exact
+    expected time of the driver (an engine walk) of a car that has lost every coast and
+    leader die is the exact par of a box whose dashboard has none (the solve on that
+    dashboard: no better policy exists); before, 230 s on this 6-column strip, par 21.05 s.
+    With two gear dice lost it is at most the par of a dashboard without gear dice 5 and 6
+    (one of the pools it may use) and at least the undamaged par."""
+    st = stage(strip(6, c3_1={"limit": 3}, c3_2={"limit": 4}))
+    solved = sd.par(st)
+    start = rd.DirtRace.start(st, 1)
+
+    def driven(*lost) -> float:
+        race = replace(start, cars=(replace(start.cars[0], lost=lost),))
+        return _expected_time(race, DirtDriver(solved), {})
+
+    no_coast = sd.par(rd.DirtStage(st.track, _pool(st.ruleset, coast=0, leader=0), damage=False)).time
+    assert math.isclose(driven(("coast", 3)), no_coast, rel_tol=1e-9)
+    assert math.isclose(no_coast, 21.048353909465, rel_tol=1e-9)
+    four_gears = sd.par(rd.DirtStage(st.track, _pool(st.ruleset, **{"5": 0, "6": 0}), damage=False)).time
+    assert solved.time <= driven(("gear", 2)) <= four_gears + 1e-9
+    assert math.isclose(four_gears, 23.693415637860, rel_tol=1e-9)
+
+
+@pytest.mark.slow  # 6 s: a 13-column solve and six 4-car races (the damaged car's exact time stays in the default suite)
+def test_every_state_a_race_reaches_gives_the_driver_a_plan_it_may_play():
+    """RD-22: four cars with damage, mud and a shortcut, both ways of driving: at every turn
+    the engine lets a car place a die, the driver's plan is not empty and the engine allows
+    every die of it; its plans come from the solve or the lookahead (or go over a limit,
+    RD-17), and the lookahead is needed (dice lost, traffic)."""
+    extra = (Cell(Hex(3, -1), 0, 0, shortcut=2), Cell(Hex(4, -1), 0, 0, shortcut=2))
+    track = strip(13, extra, c3_1={"limit": 3, "tile": 0}, c4_1={"limit": 3, "tile": 0}, c7_1={"limit": 2}, c7_2={"limit": 2}, c10_1={"limit": 2}, c10_2={"limit": 3})
+    st = rd.DirtStage(track, default("dirt"))
+    solved = sd.par(rd.DirtStage(track, default("dirt"), damage=False))
+    found: dict[str, int] = {}
+    for seed, mode in ((1, "par"), (2, "careful"), (3, "par"), (3, "careful"), (5, "par"), (5, "careful")):
+        driver = DirtDriver(solved, mode)
+
+        def checked(state: rd.DirtRace, driver=driver):
+            if state.phase == rd.PLAN and not state.plan and state.next_dice():
+                plan = driver.plan_for(state)
+                car, traffic = state.car, state.traffic(state.turn)
+                assert plan and all(
+                    s in rd.dirt_steps(st, car, plan[:i], state.slot == 0, traffic) for i, s in enumerate(plan)
+                )
+            return driver(state)
+
+        final = playout(rd.DirtRace.start(st, 4), checked, random.Random(seed))
+        assert all(c.finished for c in final.cars)
+        for how, n in driver.found.items():
+            found[how] = found.get(how, 0) + n
+    assert set(found) <= {"solved", "lookahead", "over", "blocked"} and found["lookahead"] > 0
 
 
 # --------------------------------------------------------------------------- par against Monte Carlo

@@ -135,6 +135,21 @@ def test_shortcut_entry_from_a_corner_is_refused():
     assert not [s for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), ()) if s.to == Hex(3, -1) and s.gear == 3]
 
 
+def test_a_car_on_a_shortcut_is_not_beside_a_corner_space():
+    """RD-23 (issue 34): "Shortcuts count as adjacent to any space connected to them except
+    Corner spaces." The corner space (3, 0) touches the shortcut space (3, -1) on the grid; a
+    car on the shortcut in gear 2 asked a gear-2 die of a car entering the corner beside it.
+    It does not: the gear-1 die goes there. A space that is not a corner still does (RG-18)."""
+    st = stage(_shortcut_track())
+    on_shortcut = rd.Traffic(((Hex(3, -1), 2, False),))
+    assert st.track.steps()[Hex(3, 0)] >= st.track.steps()[Hex(3, -1)]
+    to = {(s.die, s.to) for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), (), traffic=on_shortcut)}
+    assert ("1", Hex(3, 0)) in to
+    plain = stage(strip(8, _shortcut_track().cells[-2:]))  # the same cells, column 3 no corner
+    to = {(s.die, s.to) for s in rd.dirt_steps(plain, rd.DirtCar(Hex(2, 0), gear=2), (), traffic=on_shortcut)}
+    assert ("1", Hex(3, 0)) not in to and ("3", Hex(3, 0)) in to
+
+
 def test_mud_lowers_every_corner_limit_of_its_tile_for_the_others_and_stacks():
     cells = tuple(Cell(c.hex, c.heading, c.lane, limit=c.limit, start=c.start, finish=c.finish, tile=0 if c.limit else None) for c in _shortcut_track().cells)
     track = Track("mud", Variant.DIRT, cells)

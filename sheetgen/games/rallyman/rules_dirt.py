@@ -329,6 +329,19 @@ def slide_zones(track: Track) -> dict[Hex, SlideZone]:
 
 
 @dataclass(frozen=True)
+class DirtOthers(Others):
+    """GT's view of the other cars, with DIRT's adjacency: "Shortcuts count as adjacent to any
+    space connected to them except Corner spaces" (RD-23): a shortcut space and a corner space
+    are never next to each other, neighbours on the grid or not."""
+
+    def next_to(self, track: Track, to: Hex, h: Hex) -> bool:
+        if not super().next_to(track, to, h):
+            return False
+        a, b = track.at(to), track.at(h)
+        return not ((a.shortcut is not None and b.corner) or (b.shortcut is not None and a.corner))
+
+
+@dataclass(frozen=True)
 class Traffic:
     """The other cars as a moving DIRT car sees them: (cell, gear, stopped) of those on the
     track (a crashed car is off it), the sliding ones among them ((cell, slide space)), and the
@@ -340,7 +353,7 @@ class Traffic:
     slides: tuple[tuple[Hex, int], ...] = ()
 
     def others(self) -> Others:
-        return Others(self.cars)
+        return DirtOthers(self.cars)
 
     def blocked(self, track: Track, h: Hex) -> bool:
         """A car stands there: on that cell, or sliding across the half of its zone."""

@@ -186,7 +186,8 @@ def _gt_rows(sheet: Sheet, ruleset: Ruleset) -> int:
 def _par_text(figures: dict | None) -> tuple[str, str]:
     if figures is None:
         return "", ""
-    par = f"{figures['par_seconds']:.0f} s expected ({figures['expected_turns']:.1f} turns, best solo policy)"
+    turns = f"{figures['expected_turns']:.1f} turns"
+    par = f"{figures['par_seconds']:.0f} s expected ({turns}, best plans, dice in plan order)"
     safe = (
         ""
         if figures["safe_seconds"] is None

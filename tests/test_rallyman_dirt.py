@@ -558,6 +558,35 @@ def test_par_agrees_with_monte_carlo_on_the_bundled_dirt_tracks(name):
     assert abs(mean - solved.time) <= half, (mean, half, solved.time)
 
 
+@pytest.mark.slow  # a solve of each bundled DIRT track (the par's Monte Carlo check above solves them too)
+@pytest.mark.parametrize("name", BUNDLED_DIRT)
+def test_the_bundled_par_policies_never_take_the_water_with_a_gear_1_die_after_a_brake(name):
+    """RD-20: the par's programme reads a die's moves apart from the dice before it, so it
+    does not see the brake rule at the water. Over every state the par policy reaches on the
+    bundled tracks (after a turn under control, or a loss of control in gear 0), no plan
+    takes a water space with the gear-1 die after a brake die: their pars are the engine's."""
+    track = registry.load_spec(f"track_specs/rallyman/{name}.yaml").model
+    st = stage(track)
+    solved = sd.par(st)
+    seen, todo = set(), [solved.start]
+    while todo:
+        key = todo.pop()
+        if key in seen or key not in solved.choice:
+            continue
+        seen.add(key)
+        plan = solved.choice[key]
+        for i, s in enumerate(plan):
+            braked = any(st.ruleset.die(b.die).effect.value == "brake" for b in plan[:i])
+            assert not (track.at(s.to).water and s.die == "1" and not s.stopped and braked), (key, plan)
+        losses, ok = sd.plan_outcomes(st, plan)
+        for s, q in zip(plan, losses):
+            if q and not s.finishes:
+                todo += [(s.to, 0, lost, s.slide) for lost in range(key[2], 4)]
+        if ok and not plan[-1].finishes:
+            todo += [(plan[-1].to, plan[-1].gear, lost, plan[-1].slide) for lost in range(key[2], 4)]
+    assert len(seen) > 50
+
+
 # --------------------------------------------------------------------------- the CLI
 
 DIRT_SPEC = """\

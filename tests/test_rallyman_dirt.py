@@ -7,17 +7,20 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
 from sheetgen import registry
+from sheetgen.engine import playout
 from sheetgen.games.rallyman import rules_dirt as rd
 from sheetgen.games.rallyman import solve_dirt as sd
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.model import Cell, Track, Variant
 from sheetgen.games.rallyman.ruleset import default
+from sheetgen.games.rallyman.simulate_dirt import DirtDriver
 
 
 def strip(n: int, extra: tuple[Cell, ...] = (), **marks: dict) -> Track:
@@ -95,6 +98,26 @@ def test_water_with_and_without_a_coast_die():
     assert race.cars[0].cards[-1] == (2, None) and race.cars[0].time == 40  # the gear-2 card
 
 
+def test_the_gear_1_die_after_a_brake_die_stops_on_the_water():
+    """RD-20 (issue 34): "You cannot use a Gear 1 die in collaboration with a Brake die." A
+    brake counts one gear lower for every die after it (RG-14): the gear-1 die after a brake
+    die of the turn reached gear 1 with its help, and stops on the water in gear 2. It went
+    through (RD-10 read the sentence as the brake die itself, which the first sentence
+    already leaves out)."""
+    st = stage(strip(8, c3_1={"water": True}, c3_2={"water": True}))
+    car = rd.DirtCar(Hex(1, 0), gear=3)
+    water = Hex(3, 0)
+
+    def after(first: str) -> set:
+        step = next(s for s in rd.dirt_steps(st, car, ()) if (s.die, s.to) == (first, Hex(2, 0)))
+        assert step.gear == 2
+        return {(s.to, s.stopped, s.gear) for s in rd.dirt_steps(st, car, (step,)) if s.die == "1"}
+
+    assert (water, False, 1) in after("2")  # down through the gear dice: through the water
+    assert (water, True, 2) in after("brake")  # after a brake die: the move ends there, in gear 2
+    assert (water, False, 2) in {(s.to, s.stopped, s.gear) for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), ()) if s.die == "coast"}
+
+
 # --------------------------------------------------------------------------- shortcuts and mud (RD-8)
 
 
@@ -110,6 +133,21 @@ def test_shortcut_entry_from_a_corner_is_refused():
     entry = [s for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=1), ()) if s.to == Hex(3, -1)]
     assert entry and all(s.entry for s in entry) and {s.gear for s in entry} == {1, 2}  # its limit 2
     assert not [s for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), ()) if s.to == Hex(3, -1) and s.gear == 3]
+
+
+def test_a_car_on_a_shortcut_is_not_beside_a_corner_space():
+    """RD-23 (issue 34): "Shortcuts count as adjacent to any space connected to them except
+    Corner spaces." The corner space (3, 0) touches the shortcut space (3, -1) on the grid; a
+    car on the shortcut in gear 2 asked a gear-2 die of a car entering the corner beside it.
+    It does not: the gear-1 die goes there. A space that is not a corner still does (RG-18)."""
+    st = stage(_shortcut_track())
+    on_shortcut = rd.Traffic(((Hex(3, -1), 2, False),))
+    assert st.track.steps()[Hex(3, 0)] >= st.track.steps()[Hex(3, -1)]
+    to = {(s.die, s.to) for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), (), traffic=on_shortcut)}
+    assert ("1", Hex(3, 0)) in to
+    plain = stage(strip(8, _shortcut_track().cells[-2:]))  # the same cells, column 3 no corner
+    to = {(s.die, s.to) for s in rd.dirt_steps(plain, rd.DirtCar(Hex(2, 0), gear=2), (), traffic=on_shortcut)}
+    assert ("1", Hex(3, 0)) not in to and ("3", Hex(3, 0)) in to
 
 
 def test_mud_lowers_every_corner_limit_of_its_tile_for_the_others_and_stacks():
@@ -158,6 +196,21 @@ def test_a_car_in_a_corner_is_followed_by_its_lane_never_passed():
     assert Hex(3, 0) in to  # behind it in its lane
     to2 = {s.to for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 1), gear=2), (), traffic=traffic)}
     assert Hex(3, 1) not in to2  # the other lane of that corner is shut
+
+
+def test_once_beside_a_car_the_rest_of_the_move_is_at_any_speed():
+    """RG-33 (issue 34), DIRT's "Overtaking" as GT's: only the die that brings the car beside
+    another needs that car's gear; the dice after it, any gear."""
+    st = stage(strip(8))
+    traffic = rd.Traffic(((Hex(1, 1), 4, False),))  # lane 2, in gear 4: (2, 0) and (2, 1) are beside it
+    me = rd.DirtCar(Hex(1, 0), gear=3)
+    first = {(s.die, s.to) for s in rd.dirt_steps(st, me, (), traffic=traffic)}
+    assert ("4", Hex(2, 0)) in first and ("2", Hex(2, 0)) not in first and ("coast", Hex(2, 0)) not in first
+    four = next(s for s in rd.dirt_steps(st, me, (), traffic=traffic) if (s.die, s.to) == ("4", Hex(2, 0)))
+    then = {(s.die, s.to) for s in rd.dirt_steps(st, me, (four,), traffic=traffic)}
+    assert {("3", Hex(2, 1)), ("coast", Hex(2, 1)), ("brake", Hex(2, 1))} <= then
+    beside = rd.DirtCar(Hex(2, 0), gear=2)  # starts its turn beside it
+    assert ("1", Hex(2, 1)) in {(s.die, s.to) for s in rd.dirt_steps(st, beside, (), traffic=traffic)}
 
 
 # --------------------------------------------------------------------------- slides (RD-14)
@@ -293,11 +346,45 @@ def test_time_cards_sisu_spin_crash():
     base = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(2, 0), gear=5, entered=True),))
     lost = rd.replace(base, phase=rd.ICON, loss=(Hex(2, 0), 5), done=0)
     sisu = lost.apply("sisu").cars[0]
-    assert (sisu.time, sisu.gear, sisu.cards[-1]) == (15, 5, (5, "sisu"))
+    assert (sisu.time, sisu.gear, sisu.cards[-1]) == (15, 0, (5, "sisu"))  # RD-21: its seconds, gear 0
     spin = lost.apply("spin").cars[0]
     assert (spin.time, spin.gear, spin.crashed) == (60, 0, False)
     crash = lost.apply("crash")
     assert crash.phase == rd.DAMAGE  # gear 5 on a yellow tile draws a damage token
+
+
+def _expected_time(race: rd.DirtRace, act, memo: dict) -> float:
+    """The exact expected stage time of the first car under the policy `act`: a walk of the
+    engine's tree (every chance outcome with its probability, `act` at each decision)."""
+    if race not in memo:
+        if race.phase == rd.OVER:
+            memo[race] = float(race.cars[0].time)
+        elif outcomes := race.chance_outcomes():
+            memo[race] = sum(float(q) * _expected_time(race.apply(o), act, memo) for o, q in outcomes)
+        else:
+            memo[race] = _expected_time(race.apply(act(race)), act, memo)
+    return memo[race]
+
+
+def test_a_sisu_restarts_in_gear_0_in_the_engine_and_in_the_par():
+    """RD-21 (issue 34): "You start your next turn in the Gear shown on the card. (Normal
+    Time, but Gear 0)", the card turned "to the side showing 'Gear 0'": a SISU counts the
+    card's seconds and the car starts its next turn in gear 0 (it restarted in the gear of the
+    loss). The par's programme continues a SISU from gear 0 as the engine does: its par time
+    is the exact expected time of its policy played through the engine (an engine walk),
+    on a strip with a corner where SISU, Spin and Crash all happen in gears 3 to 5."""
+    st = stage(strip(6, c3_1={"limit": 3}, c3_2={"limit": 4}))
+    race = rd.replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(0, 0), gear=3, entered=True),))
+    for die, to in (("4", Hex(1, 0)), ("5", Hex(2, 0)), ("coast", Hex(2, 1))):
+        race = race.apply(rd.Place(die, to))
+    race = race.apply(rd.Roll()).apply((True, True, True)).apply("sisu")  # three cautions: lost in gear 5
+    car = race.cars[0]
+    assert (car.cell, car.gear, car.time, car.cards) == (Hex(2, 1), 0, 15, ((5, "sisu"),))
+    solved = sd.par(st)
+    assert any(icon == rd.SISU for _g, icon in solved.cards)
+    walked = _expected_time(rd.DirtRace.start(st, 1), sd.policy_for(solved), {})
+    assert math.isclose(walked, solved.time, rel_tol=1e-12)
+    assert math.isclose(solved.time, 21.048353909465, abs_tol=1e-9)
 
 
 def test_a_turn_under_control_takes_the_card_of_its_gear():
@@ -334,8 +421,6 @@ def test_a_car_with_no_die_within_the_limits_goes_over_one_and_loses_control():
     six = next(s for s in rd.dirt_steps(st, car, ()) if (s.die, s.to) == ("6", Hex(2, 1)))
     assert rd.dirt_steps(st, car, (six,)) == ()
     # the simulation's driver, with no plan for this state, goes over in the lowest gear
-    from sheetgen.games.rallyman.simulate_dirt import DirtDriver
-
     chosen = DirtDriver(sd.par(stage(st.track)), "careful")(race)
     assert next(s.gear for s in steps if rd.place_of(s) == chosen) == 5
 
@@ -353,6 +438,70 @@ def test_a_car_that_can_place_no_die_is_blocked_and_keeps_its_gear():
     assert race.turn == 0 and race.legal_actions() == (rd.Roll(),)
     car = race.apply(rd.Roll()).cars[0]
     assert (car.cell, car.gear, car.time, car.cards) == (Hex(2, 1), 6, 10, ((6, None),))
+
+
+# --------------------------------------------------------------------------- the driver (RD-22)
+
+
+def _pool(ruleset, **counts):
+    """`ruleset` with its dashboards' dice counts replaced (a damaged pool as a box's own)."""
+    boards = tuple(replace(b, dice=tuple((n, counts.get(n, c)) for n, c in b.dice)) for b in ruleset.dashboards)
+    return replace(ruleset, dashboards=boards)
+
+
+def test_a_damaged_cars_expected_time_stays_at_the_best_for_its_dice():
+    """RD-22 (issue 34): after damage the driver found no solved plan for the car's state
+    and played the lowest die each turn (single-car Lakeside races of 770-1370 s against a
+    par of 126 s). Now it looks a turn ahead over the plans its own dice allow. The exact
+    expected time of the driver (an engine walk) of a car that has lost every coast and
+    leader die is the exact par of a box whose dashboard has none (the solve on that
+    dashboard: no better policy exists); before, 230 s on this 6-column strip, par 21.05 s.
+    With two gear dice lost it is at most the par of a dashboard without gear dice 5 and 6
+    (one of the pools it may use) and at least the undamaged par."""
+    st = stage(strip(6, c3_1={"limit": 3}, c3_2={"limit": 4}))
+    solved = sd.par(st)
+    start = rd.DirtRace.start(st, 1)
+
+    def driven(*lost) -> float:
+        race = replace(start, cars=(replace(start.cars[0], lost=lost),))
+        return _expected_time(race, DirtDriver(solved), {})
+
+    no_coast = sd.par(rd.DirtStage(st.track, _pool(st.ruleset, coast=0, leader=0), damage=False)).time
+    assert math.isclose(driven(("coast", 3)), no_coast, rel_tol=1e-9)
+    assert math.isclose(no_coast, 21.048353909465, rel_tol=1e-9)
+    four_gears = sd.par(rd.DirtStage(st.track, _pool(st.ruleset, **{"5": 0, "6": 0}), damage=False)).time
+    assert solved.time <= driven(("gear", 2)) <= four_gears + 1e-9
+    assert math.isclose(four_gears, 23.693415637860, rel_tol=1e-9)
+
+
+@pytest.mark.slow  # 6 s: a 13-column solve and six 4-car races (the damaged car's exact time stays in the default suite)
+def test_every_state_a_race_reaches_gives_the_driver_a_plan_it_may_play():
+    """RD-22: four cars with damage, mud and a shortcut, both ways of driving: at every turn
+    the engine lets a car place a die, the driver's plan is not empty and the engine allows
+    every die of it; its plans come from the solve or the lookahead (or go over a limit,
+    RD-17), and the lookahead is needed (dice lost, traffic)."""
+    extra = (Cell(Hex(3, -1), 0, 0, shortcut=2), Cell(Hex(4, -1), 0, 0, shortcut=2))
+    track = strip(13, extra, c3_1={"limit": 3, "tile": 0}, c4_1={"limit": 3, "tile": 0}, c7_1={"limit": 2}, c7_2={"limit": 2}, c10_1={"limit": 2}, c10_2={"limit": 3})
+    st = rd.DirtStage(track, default("dirt"))
+    solved = sd.par(rd.DirtStage(track, default("dirt"), damage=False))
+    found: dict[str, int] = {}
+    for seed, mode in ((1, "par"), (2, "careful"), (3, "par"), (3, "careful"), (5, "par"), (5, "careful")):
+        driver = DirtDriver(solved, mode)
+
+        def checked(state: rd.DirtRace, driver=driver):
+            if state.phase == rd.PLAN and not state.plan and state.next_dice():
+                plan = driver.plan_for(state)
+                car, traffic = state.car, state.traffic(state.turn)
+                assert plan and all(
+                    s in rd.dirt_steps(st, car, plan[:i], state.slot == 0, traffic) for i, s in enumerate(plan)
+                )
+            return driver(state)
+
+        final = playout(rd.DirtRace.start(st, 4), checked, random.Random(seed))
+        assert all(c.finished for c in final.cars)
+        for how, n in driver.found.items():
+            found[how] = found.get(how, 0) + n
+    assert set(found) <= {"solved", "lookahead", "over", "blocked"} and found["lookahead"] > 0
 
 
 # --------------------------------------------------------------------------- par against Monte Carlo
@@ -407,6 +556,35 @@ def test_par_agrees_with_monte_carlo_on_the_bundled_dirt_tracks(name):
     solved = sd.par(st)
     mean, half = _monte_carlo(st, solved, 1500)
     assert abs(mean - solved.time) <= half, (mean, half, solved.time)
+
+
+@pytest.mark.slow  # a solve of each bundled DIRT track (the par's Monte Carlo check above solves them too)
+@pytest.mark.parametrize("name", BUNDLED_DIRT)
+def test_the_bundled_par_policies_never_take_the_water_with_a_gear_1_die_after_a_brake(name):
+    """RD-20: the par's programme reads a die's moves apart from the dice before it, so it
+    does not see the brake rule at the water. Over every state the par policy reaches on the
+    bundled tracks (after a turn under control, or a loss of control in gear 0), no plan
+    takes a water space with the gear-1 die after a brake die: their pars are the engine's."""
+    track = registry.load_spec(f"track_specs/rallyman/{name}.yaml").model
+    st = stage(track)
+    solved = sd.par(st)
+    seen, todo = set(), [solved.start]
+    while todo:
+        key = todo.pop()
+        if key in seen or key not in solved.choice:
+            continue
+        seen.add(key)
+        plan = solved.choice[key]
+        for i, s in enumerate(plan):
+            braked = any(st.ruleset.die(b.die).effect.value == "brake" for b in plan[:i])
+            assert not (track.at(s.to).water and s.die == "1" and not s.stopped and braked), (key, plan)
+        losses, ok = sd.plan_outcomes(st, plan)
+        for s, q in zip(plan, losses):
+            if q and not s.finishes:
+                todo += [(s.to, 0, lost, s.slide) for lost in range(key[2], 4)]
+        if ok and not plan[-1].finishes:
+            todo += [(plan[-1].to, plan[-1].gear, lost, plan[-1].slide) for lost in range(key[2], 4)]
+    assert len(seen) > 50
 
 
 # --------------------------------------------------------------------------- the CLI

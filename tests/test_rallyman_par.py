@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 import random
 from functools import cache
+from itertools import product
 
 import pytest
 
@@ -39,11 +40,14 @@ def road(n: int, lanes: int = 1, limits: dict | None = None, marks: tuple = ()) 
     return Track("test", Variant.GT, tuple(cells))
 
 
-def brute_par(stage: Stage, cap: int, one_at_a_time: bool = True) -> float:
+def brute_par(stage: Stage, cap: int, one_at_a_time: bool = True, reallocate: bool = False) -> float:
     """The best policy's expected time by brute force: every plan of the engine's legal dice
     (`rules.next_dice`) from every state, each valued flat out and (if asked) one at a time
     by backward induction over (die, cautions, dice secured): no Pareto sets, no shared
-    partial plans, none of the solver's code."""
+    partial plans, none of the solver's code. `reallocate`: flat out, every roll of the dice
+    apart, a loss of control placed by the rulebook's re-allocation (the engine's
+    `rules.reallocations`: every cell and gear the dice rolled can lose control in) where it
+    costs least, not where the plan's own order reaches the limit."""
     ruleset = stage.ruleset
     track = stage.track
     limit = stage.dashboard("asphalt", "dry").caution_limit
@@ -78,7 +82,7 @@ def brute_par(stage: Stage, cap: int, one_at_a_time: bool = True) -> float:
         best = math.inf
         for plan in plans(cell, cross, gear):
             cs = crossings(cell, cross, plan)
-            best = min(best, flat(plan, cs, f))
+            best = min(best, flat(plan, cs, f, CarState(cell=cell, gear=gear, crossings=cross)))
             if one_at_a_time:
                 best = min(best, one(plan, cs, f))
         return best
@@ -89,8 +93,10 @@ def brute_par(stage: Stage, cap: int, one_at_a_time: bool = True) -> float:
     def lose(s, c2, f):
         return secs[rules.loss_end(ruleset, s.gear)] + (0.0 if c2 >= laps else V(s.to, c2, 0, f))
 
-    def flat(plan, cs, f):
+    def flat(plan, cs, f, car):
         tokens = min(cap, f + sum(1 for s in plan if ruleset.die(s.die).earns_token))
+        if reallocate:
+            return flat_reallocated(plan, cs, tokens, car)
         total = 0.0
         dist = {0: 1.0}  # cautions so far -> chance, control kept
         for s, c2 in zip(plan, cs):
@@ -105,6 +111,21 @@ def brute_par(stage: Stage, cap: int, one_at_a_time: bool = True) -> float:
                         nxt[a] = nxt.get(a, 0.0) + q * pr
             dist = nxt
         return total + sum(dist.values()) * after(plan[-1], cs[-1], str(plan[-1].gear), tokens)
+
+    def flat_reallocated(plan, cs, tokens, car):
+        total = 0.0
+        for rolled in product((False, True), repeat=len(plan)):
+            q = math.prod(chance[s.die] if hit else 1 - chance[s.die] for s, hit in zip(plan, rolled))
+            if sum(rolled) + sum(s.marks for s in plan) < limit:
+                total += q * after(plan[-1], cs[-1], str(plan[-1].gear), tokens)
+                continue
+            options = rules.reallocations(stage, car, plan, rolled, limit, "dry")
+            total += q * min(
+                secs[rules.loss_end(ruleset, r.gear)]
+                + (0.0 if car.crossings + r.crossed >= laps else V(r.to, car.crossings + r.crossed, 0, tokens))
+                for r in options
+            )
+        return total
 
     def one(plan, cs, f):
         n = len(plan)
@@ -132,6 +153,24 @@ def brute_par(stage: Stage, cap: int, one_at_a_time: bool = True) -> float:
 
     start = rules._grid(track)[0]
     return V(start, 0, 0, 0)
+
+
+def test_re_allocating_the_dice_after_a_loss_beats_the_par():
+    """RG-34 (issue 34): the par is exact for the best policy with the dice resolved in plan
+    order, not the best policy. On a 6-cell lane with a limit-2 corner marked with a caution,
+    the brute force gives the par (625/18 s); the same brute force with the rulebook's
+    re-allocation after a flat-out loss of control (RG-19: the engine's every placement of
+    the dice rolled, the cheapest taken) gives 33.899 s. The printouts say "dice resolved
+    in plan order" and nowhere "best policy" or "optimal"."""
+    st = Stage(road(6, limits={(3, 1): 2}, marks=((3, 1),)), GT, damage=False)
+    solved = par(st)
+    assert solved.time == pytest.approx(625 / 18, rel=1e-12) == brute_par(st, 4)
+    assert brute_par(st, 4, reallocate=True) == pytest.approx(33.899177, abs=1e-6)
+    from sheetgen.games.rallyman.solve import PAR_WORDS, POLICY_WORDS
+
+    for words in (PAR_WORDS, POLICY_WORDS):
+        assert "dice resolved in plan order" in words and "optimal" not in words and "best solo policy:" not in words
+        assert "best policy" not in words and "re-allocat" in words
 
 
 SMALL = {

@@ -125,6 +125,27 @@ def test_overtaking_needs_a_die_at_least_the_other_cars_gear_and_no_yellow_flag(
     assert ("1", Hex(1, 0)) in {(s.die, s.to) for s in next_dice(st, me, (), "dry", stopped)}
 
 
+def test_once_beside_a_car_the_rest_of_the_move_is_at_any_speed():
+    """RG-33 (issue 34): "To enter a space adjacent to another player's car, you must use a
+    Gear die equal to or higher than the current Gear of the opponent's car. Once your car is
+    beside theirs, the rest of their movement can be at any speed." Every cell alongside asked
+    for the other car's gear; now only the die that brings the car beside it does."""
+    st = stage(straight(8, lanes=2))
+    other = Others(((Hex(1, 1), 4, False),))  # lane 2, in gear 4; (1, 0) and (2, 0) are beside it
+    me = CarState(Hex(0, 0), gear=3)
+    first = {(s.die, s.to) for s in next_dice(st, me, (), "dry", other)}
+    assert ("4", Hex(1, 0)) in first and ("2", Hex(1, 0)) not in first and ("coast", Hex(1, 0)) not in first
+    four = next(s for s in next_dice(st, me, (), "dry", other) if (s.die, s.to) == ("4", Hex(1, 0)))
+    then = {(s.die, s.to) for s in next_dice(st, me, (four,), "dry", other)}
+    assert {("3", Hex(2, 0)), ("coast", Hex(2, 0)), ("brake", Hex(2, 0))} <= then  # beside it already
+    # a car that starts its turn beside it moves on at any speed
+    beside = CarState(Hex(1, 0), gear=2)
+    assert ("1", Hex(2, 0)) in {(s.die, s.to) for s in next_dice(st, beside, (), "dry", other)}
+    # under a yellow flag no cell beside a moving car, beside it already or not
+    flagged = Others(other.cars, yellow=True)
+    assert not any(s.to == Hex(2, 0) for s in next_dice(st, beside, (), "dry", flagged))
+
+
 def play(state: RaceState, actions) -> RaceState:
     for a in actions:
         state = state.apply(a)

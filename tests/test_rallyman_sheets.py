@@ -120,7 +120,7 @@ def test_gt_time_sheet_prints_the_time_key_and_the_par_worked_out_by_hand(specs)
     text = text_of(page)
     assert "Three Cells: time sheet" in text
     # the par and the safe route of three cells: 40 s, one turn (by hand, above)
-    assert "40 s expected (1.0 turns, best solo policy)" in text and "40 s in 1 turn" in text
+    assert "40 s expected (1.0 turns, best plans, dice in plan order)" in text and "40 s in 1 turn" in text
     # the key: every gear a turn ends in and its seconds (RULINGS.md's hobby figures)
     key = next(r for r in rows(page) if r[0] == "gear at the end")
     secs = next(r for r in rows(page) if r[0] == "seconds")

@@ -535,7 +535,8 @@ def test_the_assembly_page_prints_the_par_time_and_safe_route_of_a_gt_track(run,
     data = build_outputs(load_spec("track_specs/rallyman/tiny.yaml"), paper="a4", ink="normal")[0]
     # (a one-page map has no assembly page: what it would print follows the roadbook)
     assembly = " ".join(next(t for t in page_texts(data) if "Key to the map" in t).split())
-    assert ("Par 23.9 s (exact, best solo policy: the expected stage time of the best plans of dice, rolled all at once or one at a time "
+    assert ("Par 23.9 s (exact, best solo plans with the dice resolved in plan order (re-allocating them after a loss of control can do "
+            "a little better): the expected stage time of the best plans of dice, rolled all at once or one at a time "
             "(securing with focus tokens, counted up to 4, or stopping when that pays), for a car alone") in assembly
     assert "no damage drawn and no flying start). Safe route: 40 s in 1 turn, with no chance of losing control (focus tokens counted up to 3)." in assembly
     assert "Par " not in page_texts(pdf_of(specs, "loop"))[0]

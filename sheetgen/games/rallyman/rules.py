@@ -24,8 +24,9 @@ corner, then the car's number). A turn:
    turns). Otherwise the driver **plans**: `Place(die, cell)` one die at a time
    (:func:`next_dice`: each die one gear up or down from the gear so far, a coast keeps it,
    a brake skips a gear down, a boost a gear up; always forward along `Track.moves`; each die
-   of the dashboard once; never over a corner or inside-line limit; a cell next to another
-   car only with a die at least that car's gear, never under a yellow flag), then
+   of the dashboard once; never over a corner or inside-line limit; the die that brings the
+   car beside another car at least that car's gear, the dice after it any gear (RG-33); never
+   beside a car under a yellow flag), then
    `Roll("flat")` or `Roll("one")`.
 2. **Flat out**: one chance node rolls every die (which dice show a caution). Cautions rolled
    plus the track's (a caution-marked limit met in that very gear, an inside line's caution
@@ -353,15 +354,28 @@ class Others:
     def blocked(self, to: Hex) -> bool:
         return any(h == to for h, _g, _s in self.cars)
 
-    def alongside(self, track: Track, to: Hex) -> tuple[int, ...]:
+    def next_to(self, track: Track, to: Hex, h: Hex) -> bool:
+        """Whether cell `to` is next to the car on `h` (GT: neighbouring cells; DIRT reads
+        its shortcuts apart, `rules_dirt.DirtOthers`)."""
+        return to in neighbours(h)
+
+    def alongside(self, track: Track, to: Hex, been: tuple[Hex, ...] = ()) -> tuple[int, ...]:
         """The gears of the moving cars that `to` is alongside (RG-18): a neighbouring cell
-        as far along the track or further."""
+        as far along the track or further. `been`: the cells the moving car has stood on this
+        turn (where it started and each die so far); a car one of them is already alongside
+        is left out (RG-33: "once your car is beside theirs, the rest of their movement can be
+        at any speed")."""
+        if not self.cars:
+            return ()
         steps = track.steps()
         out = []
         for h, g, stopped in self.cars:
-            if to in neighbours(h) and steps.get(to, 0) >= steps.get(h, 0):
+            if self._beside(track, steps, to, h) and not any(self._beside(track, steps, b, h) for b in been):
                 out.append(-1 if stopped else g)
         return tuple(out)
+
+    def _beside(self, track: Track, steps: dict, to: Hex, h: Hex) -> bool:
+        return self.next_to(track, to, h) and steps.get(to, 0) >= steps.get(h, 0)
 
 
 def next_dice(
@@ -384,6 +398,7 @@ def next_dice(
         else None
     )
     out = []
+    been = (car.cell,) + tuple(s.to for s in plan)
     for name, g in dice_left(stage, car, weather, plan, gear, fly):
         for move in track.moves(here):
             if others.blocked(move.to):
@@ -391,7 +406,8 @@ def next_dice(
             beside = others.alongside(track, move.to)
             if beside and (others.yellow and any(b >= 0 for b in beside)):
                 continue
-            if any(g < b for b in beside):
+            # RG-33: the die that brings the car beside another needs its gear, no die after it
+            if beside and any(g < b for b in others.alongside(track, move.to, been)):
                 continue
             marks = move_marks(track, here, move.to, g)
             if marks is None:

@@ -28,14 +28,16 @@ with the leader die, the time card at the end of a turn), chosen by the track's 
   the same gear lands one space on (straight or diagonal); one higher two spaces on, a
   caution on that die losing control where it lands; two or more higher two spaces on and
   control is lost there. Never onto a car; landing in a corner, in either lane.
-- **Water** (RD-10): a die onto a water space must be a coast (or leader) die or the gear-1
-  die, not gear 1 by a brake; any other die ends the move there, in the gear before it.
-- **Other cars** (RD-11): never onto a car; next to a car only with a gear at least its gear;
-  into a corner or slide holding a car only by that car's lane, never past it there.
+- **Water** (RD-10, RD-20): a die onto a water space must be a coast (or leader) die or the
+  gear-1 die, not gear 1 by a brake, nor the gear-1 die after a brake die of the turn ("in
+  collaboration with a Brake die"); any other die ends the move there, in the gear before it.
+- **Other cars** (RD-11): never onto a car; the die that brings the car beside another car at
+  least that car's gear, the dice after it any gear (RG-33); into a corner or slide holding a
+  car only by that car's lane, never past it there.
 - **Time cards** (RD-12): a turn under control takes the card of the car's gear (the last
   gear die; coast only: the card on top, the same gear); a loss of control takes the card of
   the gear at that moment, turned to gear 0: SISU (the card's seconds, no damage, the next
-  turn in that gear), Spin (60 s, gear 0) or Crash (60 s, damage by that gear and the tile's
+  turn in gear 0, RD-21), Spin (60 s, gear 0) or Crash (60 s, damage by that gear and the tile's
   danger, off the track until its next turn, gear 0), the icon a chance node with the deck's
   shares (house values, RD-1).
 - **Rolling** (RD-13): flat out, the dice are rolled all at once; control is lost on the die
@@ -327,6 +329,19 @@ def slide_zones(track: Track) -> dict[Hex, SlideZone]:
 
 
 @dataclass(frozen=True)
+class DirtOthers(Others):
+    """GT's view of the other cars, with DIRT's adjacency: "Shortcuts count as adjacent to any
+    space connected to them except Corner spaces" (RD-23): a shortcut space and a corner space
+    are never next to each other, neighbours on the grid or not."""
+
+    def next_to(self, track: Track, to: Hex, h: Hex) -> bool:
+        if not super().next_to(track, to, h):
+            return False
+        a, b = track.at(to), track.at(h)
+        return not ((a.shortcut is not None and b.corner) or (b.shortcut is not None and a.corner))
+
+
+@dataclass(frozen=True)
 class Traffic:
     """The other cars as a moving DIRT car sees them: (cell, gear, stopped) of those on the
     track (a crashed car is off it), the sliding ones among them ((cell, slide space)), and the
@@ -338,7 +353,7 @@ class Traffic:
     slides: tuple[tuple[Hex, int], ...] = ()
 
     def others(self) -> Others:
-        return Others(self.cars)
+        return DirtOthers(self.cars)
 
     def blocked(self, track: Track, h: Hex) -> bool:
         """A car stands there: on that cell, or sliding across the half of its zone."""
@@ -417,6 +432,8 @@ def dirt_steps(
     slide = plan[-1].slide if plan else car.slide
     crossed = any(track.at(s.to).finish for s in plan)
     others = traffic.others()
+    been = _been(track, car, plan) if traffic.cars else ()
+    braked = any(stage.ruleset.die(s.die).effect is Effect.BRAKE for s in plan)
     targets = _targets(track, here, slide)
     out, over = [], []
     for name, g in dice_left(stage, car, first, plan, gear):
@@ -424,15 +441,15 @@ def dirt_steps(
         seen: set = set()
         for frm, dest, space in targets:
             if space:
-                step = _slide_step(stage, name, frm, dest, g, space, traffic)
+                step = _slide_step(stage, name, frm, dest, g, space, traffic, been)
                 if step is not None:
                     out.append(step)
                 continue
             to = track.at(dest)
             if dest in seen or traffic.blocked(track, dest) or _follow_refused(track, dest, traffic):
                 continue
-            beside = others.alongside(track, dest)
-            if any(g < b for b in beside):
+            # RG-33: the die that brings the car beside another needs its gear, no die after it
+            if any(g < b for b in others.alongside(track, dest, been)):
                 continue
             marks = dirt_marks(track, frm, dest, g, traffic.mud, traffic.me)
             entry = to.shortcut is not None and track.at(frm).shortcut is None
@@ -440,8 +457,10 @@ def dirt_steps(
                 over.append(DStep(name, dest, g, 0, to.finish and not crossed, entry=entry, over=True))
                 continue
             seen.add(dest)
-            if to.water and not (kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1)):
-                # RD-10: the move ends on the water, in the gear before this die
+            through = kind.effect is Effect.STAY or (kind.effect is Effect.GEAR and kind.gear == 1 and not braked)
+            if to.water and not through:
+                # RD-10: the move ends on the water, in the gear before this die; RD-20: the
+                # gear-1 die after a brake die of the turn too
                 m2 = dirt_marks(track, frm, dest, gear, traffic.mud, traffic.me) if gear >= 1 else marks
                 if m2 is not None:
                     out.append(DStep(name, dest, gear, m2, to.finish and not crossed, entry=entry, stopped=True))
@@ -473,18 +492,31 @@ def dirt_steps(
     return tuple(out)
 
 
+def _been(track: Track, car: DirtCar, plan: tuple[DStep, ...]) -> tuple[Hex, ...]:
+    """The cells the car has stood on this turn (RG-33): where it started (the half of its
+    slide zone, sliding) and where each die so far took it (a jump's take-off space too, a
+    slide's half)."""
+    zones = slide_zones(track)
+    out = list(zones[car.cell].halves[car.slide - 1]) if car.slide else [car.cell]
+    for s in plan:
+        if s.via is not None:
+            out.append(s.via)
+        out += zones[s.to].halves[s.slide - 1] if s.slide else [s.to]
+    return tuple(out)
+
+
 def _slide_step(
-    stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic
+    stage: DirtStage, name: str, frm: Hex, anchor: Hex, g: int, space: int, traffic: Traffic, been: tuple = ()
 ) -> DStep | None:
     """A die sliding into slide space `space` (RD-14): never onto a car (a sliding car fills
-    its half), into a zone holding a car only sliding behind it, alongside a car only with a
-    gear at least its gear."""
+    its half), into a zone holding a car only sliding behind it, beside a car only with a
+    gear at least its gear unless the car is beside it already (RG-33)."""
     track = stage.track
     half = slide_zones(track)[anchor].halves[space - 1]
     if any(traffic.blocked(track, h) for h in half) or _follow_refused(track, anchor, traffic, space):
         return None
     others = traffic.others()
-    if any(g < b for h in half for b in others.alongside(track, h)):
+    if any(g < b for h in half for b in others.alongside(track, h, been)):
         return None
     marks = dirt_marks(track, frm, anchor, g, traffic.mud, traffic.me)
     return None if marks is None else DStep(name, anchor, g, marks, slide=space)
@@ -788,8 +820,8 @@ class DirtRace(RaceCore):
         if self.loss is not None:
             _at, gear = self.loss
             card: tuple[int, str | None]
-            if self.icon == SISU:
-                seconds, end, card = self.stage.seconds(gear), gear, (gear, SISU)
+            if self.icon == SISU:  # RD-21: the card's own seconds, the next turn in gear 0
+                seconds, end, card = self.stage.seconds(gear), 0, (gear, SISU)
             else:
                 seconds, end, card = self.stage.time_cards.loss_seconds, 0, (gear, self.icon)
             car = replace(car, gear=end, crashed=self.icon == CRASH and not car.finished)

@@ -14,7 +14,7 @@ cars, policy and seed give the same log. Policies (`--driving`):
   control is secured when the focus tokens allow, else the car stops before it.
 
 With other cars about, or dice lost to damage, a car drives the longest start of its plan
-that the rules allow (a die at least the gear of a car it moves alongside, no cell taken,
+that the rules allow (the die that brings it beside a car at least that car's gear, no cell taken,
 no moving alongside under a yellow flag), and the first legal die if none is. Nobody pits.
 """
 

@@ -5,33 +5,196 @@ and the running total (docs/rallyman_dirt.md "Simulation").
 The stage is the DIRT engine's (:class:`rules_dirt.DirtRace`: the staggered start, the
 order of play, shortcuts and mud, jumps, water, damage), played by
 :func:`sheetgen.engine.playout` with ``random.Random(seed)``. Every car drives the par plan
-(solved for a car alone), flat out (`par`) or one at a time (`careful`); with other cars
-about (or dice lost) it drives the longest start of its plan that the rules allow, and the first legal die if none is
-(with no die within the limits, the die over a limit in the lowest gear, RD-17).
+(solved for a car alone), flat out (`par`) or one at a time (`careful`).
+
+**Every state the engine reaches has a plan** (RD-22). The par plan of the car's state (cell,
+gear, coast dice lost, slide space) is played when the engine allows every die of it as
+solved: the car alone or the others out of its way, no dice lost that it uses, no mud on
+its way. Otherwise (gear or brake dice lost to a crash, no leader die behind the first
+player, a car or mud in the way, more coast and leader dice lost than the solve counts) the
+driver looks one turn ahead (:class:`Lookahead`): over every plan the engine allows the car
+now (its own dice, the cars about, the mud), flat out, it takes the least expected time,
+each end of the turn (under control, or a loss with the deck's SISU, Spin and Crash) valued
+by the solved par value table at the car's state with the dice it has lost left out (the
+undamaged car's value: the rest of the stage as if repaired). The same dynamic programme as
+the solve's, over the cautions so far, on one turn. A state the table lacks (one a car alone
+never reaches, e.g. in gear 0 after a loss where cars forced it over a limit) is valued by
+the same lookahead for the undamaged car alone, recursively: the exact solo value, solved
+once. With no die within the limits (RD-17), the driver goes over in the lowest gear (the
+least damage), as before.
 """
 
 from __future__ import annotations
 
 import random
+from math import comb
 from typing import Any
 
 from sheetgen.engine import playout
 from sheetgen.games.rallyman import rules_dirt as rd
-from sheetgen.games.rallyman.rules_dirt import DirtRace, DirtStage
+from sheetgen.games.rallyman.rules_dirt import DirtCar, DirtRace, DirtStage, DStep, Traffic
 from sheetgen.games.rallyman.ruleset import house_note
+from sheetgen.games.rallyman.solve import _pareto
 from sheetgen.games.rallyman.solve_dirt import DirtPar, describe_plan, key_of, par
 
 POLICIES = ("par", "careful")
 
 
-class DirtDriver:
-    """The par plan, rolled flat out (`par`) or one at a time (`careful`: a die whose caution
-    would lose control is secured when the second tokens allow, else the car stops before
-    it; a die that must lose control is never rolled)."""
+BIG = 10.0**9
 
-    def __init__(self, solved: DirtPar, mode: str = "par"):
+
+def _program(limit: int, marks: int, on_caution: bool) -> tuple[tuple[int, int], ...]:
+    """For each count of cautions so far, where the next die leads without a caution on it
+    and with one (-1: control is lost)."""
+    out = []
+    for c in range(limit):
+        a = c + marks
+        out.append((-1 if a >= limit else a, -1 if (on_caution or a + 1 >= limit) else a + 1))
+    return tuple(out)
+
+
+class Lookahead:
+    """The driver's plan where the solved one cannot be played (see the module): one turn of
+    the par's dynamic programme over the car's actual dice, the cars about and the mud, each
+    end of the turn valued by the solved table (the car's lost gear and brake dice left out)."""
+
+    def __init__(self, solved: DirtPar):
+        self.solved = solved
+        stage = solved.stage
+        board = dict(stage.board.dice)
+        self.coast_dice = board.get("coast", 0) + board.get("leader", 0)
+        self.p_coast = float(dict(stage.shortcut_sides()).get("coast_die", 0))
+        self.chance = {d.name: float(d.caution_chance) for d in stage.ruleset.dice}
+        #: states the solved table lacks, valued by the lookahead for the car alone, undamaged
+        self.values: dict = {}
+        #: the fronts of partial plans, per context (the car's dice lost, first or not, the others)
+        self.fronts: dict = {}
+        self.lose_memo: dict = {}
+
+    def value(self, cell, gear: int, lost: int, slide: int) -> float:
+        """The expected rest of the stage from a state: the solved table's, else solved here."""
+        k = (cell, gear, min(lost, self.coast_dice), slide)
+        got = self.solved.value.get(k)
+        if got is None:
+            got = self.values.get(k)
+        if got is None:
+            self.values[k] = BIG  # (every turn moves on: never met again while solving it)
+            car = DirtCar(cell=cell, gear=gear, lost=(("coast", k[2]),) if k[2] else (), slide=slide)
+            got = self.values[k] = self.best(self.solved.stage, car, True, Traffic())[0]
+        return got
+
+    def after(self, cell, gear: int, lost: int, slide: int, entries: int) -> float:
+        """The expected rest after the shortcut draws of `entries` entries (a full bag)."""
+        if entries == 0 or self.p_coast == 0:
+            return self.value(cell, gear, lost, slide)
+        p = self.p_coast
+        return sum(
+            comb(entries, k) * p**k * (1 - p) ** (entries - k) * self.value(cell, gear, lost + k, slide)
+            for k in range(entries + 1)
+        )
+
+    def best(self, stage: DirtStage, car: DirtCar, first: bool, traffic: Traffic) -> tuple[float, tuple[DStep, ...]]:
+        """The plan of least expected time for this turn, flat out, and that time (BIG, ():
+        no die can be placed)."""
+        limit = stage.limit
+        lost = car.lost_count("coast")
+        fronts = self.fronts.setdefault((car.lost, first, traffic), {})
+        lose_memo = self.lose_memo
+
+        def lose(s: DStep, entries: int) -> float:
+            k = (s.to, s.gear, s.finishes, s.slide, lost, entries)
+            if k not in lose_memo:
+                total = 0.0
+                for icon, q in stage.icons(s.gear):
+                    seconds = stage.seconds(s.gear) if icon == rd.SISU else stage.time_cards.loss_seconds
+                    rest = 0.0 if s.finishes else self.after(s.to, 0, lost, s.slide, entries)
+                    total += float(q) * (seconds + rest)
+                lose_memo[k] = total
+            return lose_memo[k]
+
+        def end(s: DStep, entries: int) -> float:
+            rest = 0.0 if s.finishes else self.after(s.to, s.gear, lost, s.slide, entries)
+            return stage.seconds(s.gear) + rest
+
+        def front(plan: tuple[DStep, ...], entries: int) -> list:
+            last = plan[-1] if plan else None
+            key = (
+                (last.to, last.gear, last.slide) if last else (car.cell, car.gear, car.slide, "start"),
+                tuple(sorted(s.die for s in plan)),
+                entries,
+                rd._been(stage.track, car, plan) if traffic.cars else (),
+            )
+            got = fronts.get(key)
+            if got is not None:
+                return got
+            cands: list = [((end(last, entries),) * limit, ())] if last is not None else []
+            for s in rd.dirt_steps(stage, car, plan, first, traffic):
+                e2 = entries + (1 if s.entry else 0)
+                lost_v = lose(s, e2)
+                tails = [((end(s, e2),) * limit, ())] if s.last else front(plan + (s,), e2)
+                if s.lose_always:
+                    cands.extend(((lost_v,) * limit, (s,) + tail) for _vec, tail in tails)
+                    continue
+                p = self.chance[s.die]
+                prog = _program(limit, s.marks, s.lose_on_caution)
+                for vec, tail in tails:
+                    new = tuple(
+                        (1 - p) * (lost_v if i < 0 else vec[i]) + p * (lost_v if j < 0 else vec[j]) for i, j in prog
+                    )
+                    cands.append((new, (s,) + tail))
+            got = fronts[key] = _pareto(cands)
+            return got
+
+        root = front((), 0)
+        if not root:
+            return BIG, ()
+        vec, plan = min(root, key=lambda c: (c[0][0], len(c[1])))
+        return vec[0], plan
+
+
+def _playable(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool, traffic: Traffic) -> bool:
+    """Whether the engine allows every die of `plan` now, each as solved."""
+    return bool(plan) and all(s in rd.dirt_steps(stage, car, plan[:i], first, traffic) for i, s in enumerate(plan))
+
+
+class DirtDriver:
+    """The par plan, or where the engine does not allow it the lookahead's (RD-22; see the
+    module), rolled flat out (`par`) or one at a time (`careful`: a die whose caution would
+    lose control is secured when the second tokens allow, else the car stops before it; a die
+    that must lose control is never rolled)."""
+
+    def __init__(self, solved: DirtPar, mode: str = "par", lookahead: Lookahead | None = None):
         self.solved = solved
         self.mode = mode
+        self.lookahead = lookahead if lookahead is not None and lookahead.solved is solved else Lookahead(solved)
+        self._plans: dict = {}
+        #: how each turn's plan was found: "solved", "lookahead", "over" (RD-17), "blocked"
+        self.found: dict[str, int] = {}
+
+    def plan_for(self, state: DirtRace) -> tuple[DStep, ...]:
+        """The plan of the turn `state` is planning (the same all through the planning)."""
+        car, first = state.car, state.slot == 0
+        traffic = state.traffic(state.turn)
+        key = (car.cell, car.gear, car.lost, car.slide, first, traffic)
+        got = self._plans.get(key)
+        if got is None:
+            stage = state.stage
+            solved = self.solved.choice.get(key_of(car), ())
+            steps = rd.dirt_steps(stage, car, (), first, traffic)
+            if _playable(stage, car, solved, first, traffic):
+                how, plan = "solved", solved
+            elif not steps:
+                how, plan = "blocked", ()
+            elif all(s.over for s in steps):
+                # RD-17: no die within the limits: over one in the lowest gear (the least damage)
+                how, plan = "over", (min(steps, key=lambda s: s.gear),)
+            else:
+                how, plan = "lookahead", self.lookahead.best(stage, car, first, traffic)[1]
+            got = self._plans[key] = (how, plan)
+        how, plan = got
+        if not state.plan:
+            self.found[how] = self.found.get(how, 0) + 1
+        return plan
 
     def __call__(self, state: DirtRace) -> Any:
         actions = state.legal_actions()
@@ -49,22 +212,13 @@ class DirtDriver:
                 if rd.Stop() in actions:
                     return rd.Stop()
             return rd.Roll("one")
-        car = state.car
-        plan = self.solved.choice.get(key_of(car), ())
+        plan = self.plan_for(state)
         i = len(state.plan)
         if state.plan == plan[:i] and i < len(plan):
-            want = rd.place_of(plan[i])
-            if want in actions:
-                return want
+            return rd.place_of(plan[i])
         if state.plan:
             return rd.Roll("flat" if self.mode == "par" else "one")
-        if actions == (rd.Roll(),):
-            return rd.Roll()
-        steps = state.next_dice()
-        if steps and all(s.over for s in steps):
-            # RD-17: no die within the limits: over one in the lowest gear (the least damage)
-            return rd.place_of(min(steps, key=lambda s: s.gear))
-        return actions[0]
+        return actions[0]  # blocked: Roll() ends the turn where it is
 
 
 def _clock(seconds: int) -> str:
@@ -145,4 +299,13 @@ def simulate(
     if policy not in POLICIES:
         raise ValueError(f"unknown policy {policy!r} (one of: {', '.join(POLICIES)})")
     solved = solved or par(DirtStage(stage.track, stage.ruleset, stage.car_class, damage=False))
-    return playout(DirtRace.start(stage, cars), DirtDriver(solved, policy), random.Random(seed))
+    # the lookahead's values and fronts serve every stage played with the same solve
+    if _LOOKAHEAD and _LOOKAHEAD[0].solved is solved:
+        look = _LOOKAHEAD[0]
+    else:
+        look = Lookahead(solved)
+        _LOOKAHEAD[:] = [look]
+    return playout(DirtRace.start(stage, cars), DirtDriver(solved, policy, look), random.Random(seed))
+
+
+_LOOKAHEAD: list[Lookahead] = []  # the last solve's

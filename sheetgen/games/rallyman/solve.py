@@ -10,7 +10,9 @@ flying start. They use the engine's per-die rules only (:func:`rules.next_dice`)
   track's cautions) than the caution limit, earning focus tokens; or one at a time securing
   the dice beyond that with the tokens held (at most `SAFE_FOCUS` counted). Dijkstra over
   (cell, finish crossings, gear, tokens).
-- **Par time** (:func:`par`): the exact expected stage time of the best solo policy, by
+- **Par time** (:func:`par`): the exact expected stage time of the best solo policy with the
+  dice resolved in plan order (not the best policy: the rulebook's re-allocation of the dice
+  after a flat-out loss of control, which it does not use, can do a little better, RG-34), by
   dynamic programming over (cell, finish crossings, gear, focus tokens held, counted up to
   `FOCUS_CAP`), with the within-turn choice of dice, path and rolling mode (RG-30, RG-32):
   - flat out, a loss of control placed where the plan's own order reaches the limit, the
@@ -414,7 +416,8 @@ def collector_paused():
 
 
 def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) -> Par:
-    """The best solo policy's expected stage time (see the module): dynamic programming over
+    """The expected stage time of the best solo policy with the dice resolved in plan order
+    (see the module; RG-34): dynamic programming over
     (cell, finish crossings, gear, focus tokens held up to `focus_cap`), each turn's plan of
     dice and path and its rolling mode chosen, one at a time with the securing and stopping
     chosen die by die. `one_at_a_time=False` with `focus_cap=0` is the flat-out policy of
@@ -1126,16 +1129,17 @@ def _analysis(track, safe: Safe | None, solved: Par) -> dict:
 
 #: the par policy in the analysis' words
 POLICY_WORDS = (
-    f"best solo policy (exact dynamic programme over cell, gear and focus tokens held, counted up to {FOCUS_CAP}; "
-    "each turn's dice, path and rolling mode chosen; one at a time, rolling, securing or stopping chosen before "
-    "each die; "
-    "flat out, a loss of control where the plan's own order reaches the limit)"
+    f"best solo policy with the dice resolved in plan order (exact dynamic programme over cell, gear and focus "
+    f"tokens held, counted up to {FOCUS_CAP}; each turn's dice, path and rolling mode chosen; one at a time, rolling, "
+    "securing or stopping chosen before each die; flat out, a loss of control where the plan's own order reaches "
+    "the limit: the rulebook's re-allocation of the dice rolled, not used, can do a little better)"
 )
 
 
 #: what the par time is, in the words the printouts use after "par N.N s"
 PAR_WORDS = (
-    "exact, best solo policy: the expected stage time of the best plans of dice, rolled all at once or one at a time "
+    "exact, best solo plans with the dice resolved in plan order (re-allocating them after a loss of control can do "
+    "a little better): the expected stage time of the best plans of dice, rolled all at once or one at a time "
     f"(securing with focus tokens, counted up to {FOCUS_CAP}, or stopping when that pays), for a car alone "
     "in GT6 on asphalt tyres, the weather dry throughout, no damage drawn and no flying start"
 )

@@ -7,11 +7,12 @@ the leader die), flat out, a crash drawing no damage, every shortcut entry drawi
 from a full bag (coast-die damage counts from the next turn; the car's own mud does not
 slow it, RD-8). The per-die rules are the DIRT engine's (:func:`rules_dirt.dirt_steps`).
 
-**Par time** (:func:`par`): the exact expected stage time of the best flat-out policy, by
+**Par time** (:func:`par`): the exact expected stage time of the best flat-out policy with
+the dice resolved in plan order (RG-34: no re-allocation after a loss), by
 dynamic programming over (cell, gear, coast dice lost, slide space) with the within-turn choice of dice
 and path as in GT's solver: for every partial plan the Pareto set of its continuations as
 vectors over the cautions so far. A loss of control costs the expected time card: SISU (the
-card's seconds, the next turn in that gear), Spin or Crash (60 s, gear 0), with the deck's
+card's seconds, the next turn in gear 0, RD-21), Spin or Crash (60 s, gear 0), with the deck's
 shares; a jump die one gear over loses control on a caution, two over always; a car with no
 die within the limits places its first die over one and loses control there (RD-17).
 """
@@ -133,12 +134,12 @@ def banned_time(result: DirtPar, banned: frozenset) -> float:
 
 def loss_outcomes(stage: DirtStage) -> dict[int, tuple[tuple[str, float, int, int], ...]]:
     """What losing control in each gear leads to (RD-12): (the card's icon, its chance, the
-    card's seconds, the gear the car restarts in): SISU the card of that gear's seconds, the
-    next turn in that gear; Spin and Crash the loss's seconds, gear 0."""
+    card's seconds, the gear the car restarts in): SISU the card of that gear's seconds, Spin
+    and Crash the loss's seconds, each the next turn in gear 0 (RD-21)."""
     loss_seconds = stage.time_cards.loss_seconds
     return {
         g: tuple(
-            (icon, float(q), stage.seconds(g), g) if icon == rd.SISU else (icon, float(q), loss_seconds, 0)
+            (icon, float(q), stage.seconds(g), 0) if icon == rd.SISU else (icon, float(q), loss_seconds, 0)
             for icon, q in stage.icons(g)
         )
         for g in range(1, stage.top_gear + 1)
@@ -550,7 +551,7 @@ def analyze_dirt(track, ruleset=None) -> dict:
         "shortcut tokens from a full bag",
         "house_values": house_note(ruleset, ("time_cards", "dashboards")),
         "par": {
-            "policy": "best flat-out policy (exact dynamic programme over the time cards)",
+            "policy": "best flat-out policy, dice resolved in plan order (exact dynamic programme over the time cards)",
             "expected_seconds": round(solved.time, 3),
             "expected_turns": round(solved.expected_turns, 3),
             "first_plan": describe_plan(solved.choice[solved.start]),

@@ -416,7 +416,7 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
             [
                 "Each gear's deck: the cards showing each icon on the gear-0 side, turned up by a loss of control in "
                 "that gear.",
-                f"SISU: the card's own seconds, no damage, next turn in that gear. Spin: {lost} s, no damage, next "
+                f"SISU: the card's own seconds, no damage, next turn in gear 0. Spin: {lost} s, no damage, next "
                 f"turn in gear 0. Crash: {lost} s, damage (table above), off the track until your turn, next turn in "
                 "gear 0.",
             ],

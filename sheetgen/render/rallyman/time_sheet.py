@@ -186,7 +186,8 @@ def _gt_rows(sheet: Sheet, ruleset: Ruleset) -> int:
 def _par_text(figures: dict | None) -> tuple[str, str]:
     if figures is None:
         return "", ""
-    par = f"{figures['par_seconds']:.0f} s expected ({figures['expected_turns']:.1f} turns, best solo policy)"
+    turns = f"{figures['expected_turns']:.1f} turns"
+    par = f"{figures['par_seconds']:.0f} s expected ({turns}, best plans, dice in plan order)"
     safe = (
         ""
         if figures["safe_seconds"] is None
@@ -422,7 +423,7 @@ def draw_dirt_rally_sheet(
             "Under control: the card of your gear at the end of the turn (coast or leader dice only: the card already "
             "on top). "
             "A loss of control: the card of your gear then, turned to gear 0; ring its icon. SISU: the card's own "
-            "seconds, no damage, next turn in that gear. "
+            "seconds, no damage, next turn in gear 0. "
             f"Spin: {loss} s, no damage, next turn in gear 0. Crash: {loss} s, damage by the last gear and the tile's "
             "danger, off the track, next turn in gear 0. '2nd tokens': the second tokens you hold at the end of the "
             "turn. Damage kept: tick a box per token kept, cross it out when repaired."

@@ -118,6 +118,41 @@ def test_the_gear_1_die_after_a_brake_die_stops_on_the_water():
     assert (water, False, 2) in {(s.to, s.stopped, s.gear) for s in rd.dirt_steps(st, rd.DirtCar(Hex(2, 0), gear=2), ()) if s.die == "coast"}
 
 
+WATER_STAGE = """\
+game: rallyman
+variant: dirt
+name: Water
+surface: gravel
+path:
+  lanes: 2
+  from: {q: 0, r: 0, heading: 0}
+  segments: straight 3, corner left limit 3/4, straight 2 slide, corner right limit 3/4, straight 1 water, corner right limit 2/3, straight 3 water
+"""
+
+
+def test_the_par_plans_know_the_gear_1_die_after_a_brake_stops_on_the_water():
+    """RD-20 in the par's programme: its dice of a partial plan are the engine's after the
+    dice placed so far, a brake among them or not. No solved plan takes a gear-1 die through
+    water after a brake die of its turn (before, the programme asked the engine for a turn's
+    dice without them, and two plans of this stage did): every plan is one the engine allows."""
+    from sheetgen.games.rallyman.spec import load
+    from sheetgen.yamlsrc import load_text
+
+    solved = sd.par(stage(load(load_text(WATER_STAGE, "water.yaml"))))
+    water = {c.hex for c in solved.stage.track.cells if c.water}
+    assert water
+    through = []
+    for key, plan in solved.choice.items():
+        for i, s in enumerate(plan):
+            if s.die == "1" and s.to in water and not s.stopped and any(p.die == "brake" for p in plan[:i]):
+                through.append((key, sd.describe_plan(plan)))
+    assert through == []
+    # every plan of the policy is one the engine allows, die after die
+    for key, plan in solved.choice.items():
+        car = rd.DirtCar(key[0], gear=key[1], lost=(("coast", key[2]),) if key[2] else (), slide=key[3])
+        assert all(s in rd.dirt_steps(solved.stage, car, plan[:i]) for i, s in enumerate(plan)), key
+
+
 # --------------------------------------------------------------------------- shortcuts and mud (RD-8)
 
 

@@ -2437,7 +2437,7 @@ typedef struct {
     double *known;
     signed char *has_known, *reaching; /* reaching: per cell */
     int32_t *root;       /* the node of the state's turn start, or -1 */
-    int32_t *mv_off, *mv_cnt;
+    int32_t *mv_off, *mv_cnt; /* [states * 2]: without and with a brake die placed before in the turn */
     DMove *mv;
     size_t mv_n, mv_cap;
     int32_t *order;      /* the states in the order first met (the reference's dict order) */
@@ -2470,12 +2470,14 @@ static inline int32_t dstate(const DPar *P, int cell, int gear, int lost, int sl
     return ((cell * P->G + gear) * P->nlost + lost) * 3 + slide;
 }
 
-static int dfetch(DPar *P, int32_t si)
+/* the engine's dice from state si, a brake die placed before in the turn or not (RD-20) */
+static int dfetch(DPar *P, int32_t si, int braked)
 {
-    if (P->mv_cnt[si] >= 0)
+    int32_t slot = si * 2 + braked;
+    if (P->mv_cnt[slot] >= 0)
         return 0;
     int slide = si % 3, lost = (si / 3) % P->nlost, gear = (si / 3 / P->nlost) % P->G, cell = si / 3 / P->nlost / P->G;
-    PyObject *got = PyObject_CallFunction(P->moves_cb, "iiii", cell, gear, lost, slide);
+    PyObject *got = PyObject_CallFunction(P->moves_cb, "iiiii", cell, gear, lost, slide, braked);
     if (got == NULL)
         return -1;
     PyObject *fast = PySequence_Fast(got, "moves");
@@ -2513,8 +2515,8 @@ static int dfetch(DPar *P, int32_t si)
         m->on_caution = (int32_t)f[10];
     }
     Py_DECREF(fast);
-    P->mv_off[si] = (int32_t)P->mv_n;
-    P->mv_cnt[si] = (int32_t)n;
+    P->mv_off[slot] = (int32_t)P->mv_n;
+    P->mv_cnt[slot] = (int32_t)n;
     P->mv_n += (size_t)n;
     return 0;
 }
@@ -2731,9 +2733,10 @@ static int32_t dW(DPar *P, int cell, int gear, int lost, int slide, uint64_t use
         if (dpush(P, 0, -1, -1, -1, vec) < 0)
             return -1;
     }
-    if (dfetch(P, si) < 0)
+    int braked = U_CNT(used, 3) > 0; /* a brake die placed: the gear-1 die stops on water (RD-20) */
+    if (dfetch(P, si, braked) < 0)
         return -1;
-    int32_t moff = P->mv_off[si], mcnt = P->mv_cnt[si];
+    int32_t moff = P->mv_off[si * 2 + braked], mcnt = P->mv_cnt[si * 2 + braked];
     for (int32_t i = 0; i < mcnt; i++) {
         DMove s = P->mv[moff + i];
         if (s.over && used != 0)
@@ -2950,16 +2953,16 @@ static PyObject *kernel_dirt_par(PyObject *self, PyObject *args)
         P.has_known = calloc(ns, 1);
         P.reaching = calloc((size_t)P.ncells, 1);
         P.root = malloc(ns * sizeof(int32_t));
-        P.mv_off = malloc(ns * sizeof(int32_t));
-        P.mv_cnt = malloc(ns * sizeof(int32_t));
+        P.mv_off = malloc(2 * ns * sizeof(int32_t));
+        P.mv_cnt = malloc(2 * ns * sizeof(int32_t));
         if (!P.value || !P.status || !P.known || !P.has_known || !P.reaching || !P.root || !P.mv_off || !P.mv_cnt) {
             PyErr_NoMemory();
             goto done;
         }
-        for (size_t i = 0; i < ns; i++) {
+        for (size_t i = 0; i < ns; i++)
             P.root[i] = -1;
+        for (size_t i = 0; i < 2 * ns; i++)
             P.mv_cnt[i] = -1;
-        }
         if (map_init(&P.ids, 4096) < 0)
             goto done;
         /* known: ((cell, gear, lost, slide, value), ...) and reaching: (cell, ...) */

@@ -26,7 +26,7 @@ from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rallyman_kernel.py checks it against the file)
-SOURCE_SHA256 = "1282e96cffbe721d398e0bc516976b6f3c1fe7b7cd08703949b694e13d117c9c"
+SOURCE_SHA256 = "86c16cd7699e2a59e922b4e58f922d2c0040eb697028e23dc283677ff9c58c90"
 
 _LOADED: list = []
 
@@ -334,8 +334,9 @@ def dirt_par_tables(
         "start": (index[start[0]], start[1], start[2], start[3]),
     }
 
-    def moves_of(cell: int, gear: int, lost: int, slide: int) -> list:
-        """The engine's dice from a state, as the kernel reads them."""
+    def moves_of(cell: int, gear: int, lost: int, slide: int, braked: int) -> list:
+        """The engine's dice from a state (a brake die placed before in the turn or not), as
+        the kernel reads them."""
         return [
             (
                 index[s.to],
@@ -350,7 +351,7 @@ def dirt_par_tables(
                 int(s.lose_always),
                 int(s.lose_on_caution),
             )
-            for s in moves(hexes[cell], gear, lost, slide)
+            for s in moves(hexes[cell], gear, lost, slide, bool(braked))
         ]
 
     try:
@@ -364,10 +365,10 @@ def dirt_par_tables(
         value[key] = seconds
         if choose and plan is not None:
             steps = []
-            at, g, sl = key[0], gear, slide
+            at, g, sl, braked = key[0], gear, slide, False
             for i in plan:
-                s = moves(at, g, lost, sl)[i]
+                s = moves(at, g, lost, sl, braked)[i]
                 steps.append(s)
-                at, g, sl = s.to, s.gear, s.slide
+                at, g, sl, braked = s.to, s.gear, s.slide, braked or s.die == "brake"
             choice[key] = tuple(steps)
     return value, choice

@@ -419,11 +419,18 @@ def _targets(track: Track, here: Hex, slide: int) -> tuple[tuple[Hex, Hex, int],
 
 
 def dirt_steps(
-    stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool = True, traffic: Traffic = Traffic()
+    stage: DirtStage,
+    car: DirtCar,
+    plan: tuple[DStep, ...],
+    first: bool = True,
+    traffic: Traffic = Traffic(),
+    braked: bool | None = None,
 ) -> tuple[DStep, ...]:
     """Every die that may be placed next after `plan` (RD-7 to RD-11, RD-14). A turn's first
     die with none within the limits: every die over a limit, each losing control where it
-    goes (RD-17: the car must move forward); none at all: the car is blocked."""
+    goes (RD-17: the car must move forward); none at all: the car is blocked. `braked`:
+    whether a brake die was placed before in the turn (RD-20), for a caller that keeps the
+    dice used apart from `plan` (the par solver); None: whether `plan` holds one."""
     if plan and plan[-1].last:
         return ()
     track = stage.track
@@ -433,7 +440,8 @@ def dirt_steps(
     crossed = any(track.at(s.to).finish for s in plan)
     others = traffic.others()
     been = _been(track, car, plan) if traffic.cars else ()
-    braked = any(stage.ruleset.die(s.die).effect is Effect.BRAKE for s in plan)
+    if braked is None:
+        braked = any(stage.ruleset.die(s.die).effect is Effect.BRAKE for s in plan)
     targets = _targets(track, here, slide)
     out, over = [], []
     for name, g in dice_left(stage, car, first, plan, gear):

@@ -173,14 +173,16 @@ def _dp(
     onward: dict[Hex, set[Hex]] = {}
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
 
-    def moves(cell: Hex, gear: int, lost: int, slide: int) -> tuple:
-        k = (cell, gear, lost, slide)
+    def moves(cell: Hex, gear: int, lost: int, slide: int, braked: bool = False) -> tuple:
+        """The engine's dice from a state, a brake die placed before in the turn or not
+        (RD-20: the gear-1 die then stops on water), the bans applied."""
+        k = (cell, gear, lost, slide, braked)
         hit = steps_memo.get(k)
         if hit is None:
             every = engine.get(k)
             if every is None:
                 car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
-                every = engine[k] = rd.dirt_steps(stage, car, ())
+                every = engine[k] = rd.dirt_steps(stage, car, (), braked=braked)
             nexts = onward.setdefault(cell, set())
             for s in every:
                 nexts.add(s.to)
@@ -287,7 +289,7 @@ def _dp(
         cands: list = []
         if used != NONE_USED:
             cands.append(((end(cell, gear, lost, slide, entries, False),) * limit, ()))
-        for s in moves(cell, gear, lost, slide):
+        for s in moves(cell, gear, lost, slide, used[3] > 0):  # (used[3]: brake dice placed)
             if s.over and used != NONE_USED:
                 continue  # over a limit only as a turn's first die (RD-17)
             nu = _key_used(used, s.die)

@@ -413,7 +413,10 @@ class Preview:
         """The server's child processes (its workers), read from /proc."""
         found = []
         for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-            found += [int(p) for p in (task / "children").read_text().split()]
+            try:
+                found += [int(p) for p in (task / "children").read_text().split()]
+            except FileNotFoundError:  # a thread (one that answered a request) ended meanwhile
+                continue
         return found
 
     def stop(self) -> tuple[int, str]:
@@ -724,6 +727,109 @@ def test_saves_update_the_page_through_its_update_channel(preview, tmp_path):
         damaged(specs["thousand_lakes"], "length: x96", "length: 96")
         state = update_until(lambda s: s["specs"][0]["status"] == "ready")
         assert (state["specs"][0]["revision"], state["specs"][0]["stale"], state["specs"][0]["problems"]) == (3, False, [])
+    finally:
+        events.close()
+    assert server.stop() == (130, "sheetgen: preview stopped\n")
+
+
+def put(path: Path, text: str) -> None:
+    """A file written whole at once (save and rename), as an editor saves a new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.parent / f".{path.name}.saving"
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def test_the_watcher_lists_a_folder_again_for_specs_added_and_deleted(tmp_path):
+    """The cheap twin of the test below, without a server or workers: the watcher's scan of
+    the folders given takes in a spec added (in a folder under it too, not a .txt), drops one
+    deleted from the snapshot the page is made of, keeps a spec named on the command line
+    that was deleted (the page says it cannot be read), and gives one put back its index."""
+    from sheetgen.cliutil import spec_files
+    from sheetgen.preview.server import Preview, Settings
+
+    folder = tmp_path / "specs"
+    first, named = folder / "a.yaml", folder / "named.yaml"
+    put(first, "game: rallytaire\n")
+    put(named, "game: rallytaire\n")
+    given = (str(folder), str(named))
+    watcher = Preview(spec_files(given), Settings(), given=given)
+
+    def listed() -> list[tuple[int, str]]:
+        return [(s["index"], Path(s["path"]).name) for s in watcher.snapshot()["specs"]]
+
+    assert listed() == [(0, "a.yaml"), (1, "named.yaml")]
+    put(folder / "sub" / "b.yml", "game: rallytaire\n")
+    put(folder / "notes.txt", "not a spec\n")
+    version = watcher.version
+    watcher._scan(0.0)
+    assert listed() == [(0, "a.yaml"), (1, "named.yaml"), (2, "b.yml")]
+    assert watcher.version > version  # the update channel says so
+    first.unlink()
+    named.unlink()
+    watcher._scan(1.0)
+    assert listed() == [(1, "named.yaml"), (2, "b.yml")]
+    put(first, "game: rallytaire\n")
+    watcher._scan(2.0)
+    assert listed() == [(0, "a.yaml"), (1, "named.yaml"), (2, "b.yml")]
+    assert watcher.entries[0].revision == 2  # read again
+
+
+@pytest.mark.slow
+def test_a_folder_shows_the_specs_added_to_it_and_drops_those_deleted(preview, tmp_path):
+    """`preview FOLDER`: a spec saved into the folder (or a folder under it) after the start
+    gets a section, seen through /events, drawn or refused like the others; one deleted leaves
+    the page and its pictures are gone (404); put back, it returns under its old index. A
+    file that is not a spec (.txt) is not taken."""
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    race = folder / "race.yaml"
+    shutil.copy(RACE, race)
+    server = preview(folder)
+    state = server.settled()
+    assert [(s["index"], s["path"], s["status"]) for s in state["specs"]] == [(0, str(race), "ready")]
+    old_page = state["specs"][0]["pages"][0]["url"]
+    events = Events(server)
+    try:
+        seen = events.next_version(0)
+
+        def update_until(test) -> dict:
+            nonlocal seen
+            while True:
+                seen = events.next_version(seen)
+                state = server.state()
+                if test(state):
+                    return state
+
+        def shown(state) -> dict[str, dict]:
+            return {s["path"]: s for s in state["specs"]}
+
+        later, broken = folder / "more" / "later.yaml", folder / "broken.yaml"
+        put(folder / "notes.txt", "not a spec\n")
+        put(later, RACE.read_text(encoding="utf-8").replace("Thousand Lakes", "Later Lakes"))
+        put(broken, RACE.read_text(encoding="utf-8").replace("length: 96", "length: x96"))
+        state = update_until(
+            lambda s: len(s["specs"]) == 3 and all(x["status"] in ("ready", "refused") for x in s["specs"])
+        )
+        specs = shown(state)
+        assert sorted(specs) == sorted(map(str, (race, later, broken)))
+        assert (specs[str(later)]["status"], specs[str(later)]["summary"]) == ("ready", "3 stages, 214 spaces, 24 corners")
+        assert [p["kind"] for p in specs[str(later)]["pages"]] == ["race sheet", "race sheet"]
+        assert [p["line"] for p in specs[str(broken)]["problems"]] == [
+            f"{broken}:8:13: error: 'length' must be a whole number, got 'x96'"
+        ]
+        assert {specs[str(later)]["index"], specs[str(broken)]["index"]} == {1, 2}
+
+        race.unlink()
+        state = update_until(lambda s: str(race) not in shown(s))
+        assert sorted(shown(state)) == sorted(map(str, (later, broken)))
+        assert server.request(old_page)[0] == 404
+        assert server.request("/spec/0/source/race.yaml")[0] == 404
+        assert b"race.yaml" not in server.get("/view")
+
+        shutil.copy(RACE, race)
+        state = update_until(lambda s: shown(s).get(str(race), {}).get("status") == "ready")
+        assert shown(state)[str(race)]["index"] == 0 and len(state["specs"]) == 3
     finally:
         events.close()
     assert server.stop() == (130, "sheetgen: preview stopped\n")

@@ -136,6 +136,10 @@ def _check_map_pages(name: str, paper: str) -> None:
         # at least a square millimetre of a space beyond the cut lines (Wide Boulevard's A4
         # page I2 had none: only slivers in the band cut away)
         assert best > 1.0 * MM * MM, (name, paper, label, best / MM / MM)
+        # and no sheet printed for a strip of track: at least 4 % of what is kept of the page
+        # (about two spaces on A4) is track (Wide Boulevard A4 had pages of 1.7 % and 2.4 %)
+        share = sum(clipped_area(h, kept) for h in space_hexagons(page)) / ((kept[2] - kept[0]) * (kept[3] - kept[1]))
+        assert share >= 0.04, (name, paper, label, share)
     # every printed page joins the others through shared sides (they register by the marks
     # on the bands they share)
     cells = {(ord(label[0]) - ord("A"), int(label[1:])) for label in found}

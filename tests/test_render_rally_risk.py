@@ -238,7 +238,7 @@ def test_gear_simulators_page_tracks_six_cars_gears_and_halts(library, paper, si
     page = pdf.pages[index]
     text = page.extract_text()
     assert "Gear simulators: a strip per car" in text
-    assert f"print-and-play kit, page {index + 1} of {len(pdf.pages)}" in text
+    assert "Rally Risk print-and-play kit" in text and f"page {index + 1} of {len(pdf.pages)}" in text
     lines = [line.strip() for line in text.split("\n")]
     for label in ("1st", "2nd", "3rd", "4th", "5th", "out", "eliminated", "3 turns", "2 turns", "1 turn", "P 1", "R 1", "N 1"):
         assert lines.count(label) == 6, label

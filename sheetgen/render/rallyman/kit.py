@@ -111,8 +111,6 @@ def draw_dice_key_page(sheet: Sheet, track, template: Template) -> None:
         (track.name, ": without the box"),
         "Plain dice, a pencil and cut-out pieces instead of the box's dice, tokens and cars",
         f"Rallyman {'GT' if ruleset.variant == 'gt' else 'DIRT'} dice key",
-        1,
-        2,
     )
     y = _house_box(sheet, y - 2 * MM)
     x, width = sheet.left, sheet.right - sheet.left
@@ -252,8 +250,6 @@ def draw_damage_bag_page(sheet: Sheet, track) -> None:
         (track.name, ": damage bag"),
         f"{len(tokens)} damage tokens to cut out, for a cup instead of the box's bag",
         f"Rallyman {'GT' if ruleset.variant == 'gt' else 'DIRT'} damage bag",
-        2,
-        2,
     )
     x, width = sheet.left, sheet.right - sheet.left
     counts = ", ".join(f"{n} {TOKEN_SHORT.get(kind, kind.replace('_', ' '))}" for kind, n in ruleset.damage_bag.kinds())

@@ -80,8 +80,6 @@ def render_standings(
                 (st.results.name, ": standings" + (" (continued)" if continued else "")),
                 subtitle,
                 f"{game} rally standings",
-                page,
-                pages,
             )
 
         return draw_table_pages(
@@ -152,7 +150,7 @@ def render_league(
         def header_for(title: tuple[str, str], sub: str) -> object:
             def header(s: Sheet, at: int, continued: bool) -> float:
                 shown = (title[0], title[1] + (" (continued)" if continued else ""))
-                return page_header(s, shown, sub, f"{game} league standings", at, pages)
+                return page_header(s, shown, sub, f"{game} league standings")
 
             return header
 

@@ -409,6 +409,49 @@ def test_a_dirt_rally_sheet_gives_each_stage_its_own_rows():
     assert _rows_per_stage(rally) == [own[0], 25]
 
 
+OWN_CARDS = """\
+ruleset:
+  time_cards:
+    loss_seconds: 90
+    gears:
+      "1": {seconds: 60, sisu: 1, spin: 1, crash: 1}
+      "2": {seconds: 50, sisu: 1, spin: 1, crash: 1}
+      "3": {seconds: 40, sisu: 1, spin: 1, crash: 1}
+      "4": {seconds: 30, sisu: 1, spin: 1, crash: 1}
+      "5": {seconds: 20, sisu: 1, spin: 1, crash: 1}
+      "6": {seconds: 10, sisu: 1, spin: 1, crash: 1}
+"""
+
+
+def test_a_dirt_rally_sheet_prints_each_stage_tracks_own_time_cards(tmp_path):
+    """A rally of Lakeside (the variant's cards) then Forest Stage with its own `ruleset:`
+    time cards (60 s in first gear down to 10 s in sixth, spins and crashes 90 s), then a
+    stage whose track is not named: two sheets, the first Lakeside's with the shipped cards,
+    the second Forest Stage's and the unnamed stage's with Forest Stage's own values (the
+    sheet prints one set of cards: a stage of other cards starts a sheet of its own)."""
+    import shutil
+
+    for name in ("dirt_lakeside.yaml", "dirt_forest_stage.yaml", "tiles.yaml"):
+        shutil.copy(SPECS / "rallyman" / name, tmp_path / name)
+    forest = tmp_path / "dirt_forest_stage.yaml"
+    forest.write_text(forest.read_text(encoding="utf-8") + OWN_CARDS, encoding="utf-8")
+    results = tmp_path / "rally.yaml"
+    results.write_text(
+        "game: rallyman\nkind: results\nvariant: dirt\nname: Own Cards Rally\nstages:\n"
+        "  - {name: Lakeside, track: dirt_lakeside.yaml}\n  - {name: Forest, track: dirt_forest_stage.yaml}\n"
+        "  - {name: Night}\ndrivers:\n  - {name: Ana, times: [130, 175, null]}\n",
+        encoding="utf-8",
+    )
+    sheets = [p for p in pages_of(build_outputs(load_spec(results))[0]) if any(t.value == "Time cards" for t in p.texts)]
+    assert len(sheets) == 2
+    own = ["60 s", "50 s", "40 s", "30 s", "20 s", "10 s"]
+    for page, stages in zip(sheets, (["stage 1: Lakeside"], ["stage 2: Forest", "stage 3: Night"])):
+        assert sorted(t.value for t in page.texts if re.fullmatch(r"stage \d: \w+", t.value)) == stages
+        seconds = [t.value for t in sorted(page.texts, key=lambda t: t.x) if re.fullmatch(r"\d+ s", t.value)]
+        assert (seconds[:6] == own) == (stages[0] != "stage 1: Lakeside"), seconds
+    assert "90 s" in " ".join(t.value for t in sheets[1].texts)  # its spins and crashes
+
+
 def test_dirt_time_cards_become_a_roll_with_each_icons_share_of_the_deck(tmp_path):
     """The house time cards (RD-2): every gear's deck of 10 holds 2 SISU, 3 Spin, 5 Crash: a
     d10 reads 1-2 SISU, 3-5 Spin, 6-10 Crash. A spec's own gear-6 deck of 1 SISU, 1 Spin and 1

@@ -9,6 +9,8 @@ gets the longest named stage's).
 
 from __future__ import annotations
 
+from typing import Any
+
 from sheetgen import league as leagues
 from sheetgen.games.rallyman.results import LeagueStandings, Standings, clock, league_standings, league_table, standings
 from sheetgen.games.rallyman.ruleset import default
@@ -193,20 +195,36 @@ def render_league(
     return render_pdf(template, ink, paper, meta, draw)
 
 
+def rally_sheet_chunks(results) -> list[tuple[Any, list[tuple[int, Any]]]]:
+    """The sheets of a DIRT rally: (the ruleset, its stages as (index, stage)), in order, at
+    most STAGES a sheet and one ruleset a sheet (its time cards and tallies are printed at
+    the top), a stage whose track is not known on the sheet of the stages before it (the
+    variant's defaults when it comes first)."""
+    chunks: list[tuple[Any, list[tuple[int, Any]]]] = []
+    for i, stage in enumerate(results.stages):
+        ruleset = stage.ruleset
+        if chunks:
+            current, held = chunks[-1]
+            if (ruleset is None or ruleset == current) and len(held) < time_sheet.STAGES:
+                held.append((i, stage))
+                continue
+        chunks.append((ruleset if ruleset is not None else default("dirt"), [(i, stage)]))
+    return chunks
+
+
 def draw_rally_sheets(sheet: Sheet, st: Standings) -> None:
-    """A DIRT rally's time sheet: its stages, STAGES a sheet, each with its own rows."""
-    ruleset = default("dirt")
+    """A DIRT rally's time sheet: its stages, at most STAGES a sheet, each with its own rows,
+    each sheet with the time cards of its stages' tracks' ruleset (`rally_sheet_chunks`)."""
     named: list[SheetStage] = [(f"stage {i + 1}: {s.name}", s.turns) for i, s in enumerate(st.results.stages)]
-    chunks = [named[i : i + time_sheet.STAGES] for i in range(0, len(named), time_sheet.STAGES)]
     known = [t for _n, t in named if t is not None]
     longest = max(known) if known else None
     plan = []
-    for chunk in chunks:
-        stages = [(name, turns if turns is not None else longest) for name, turns in chunk]
-        plan.append((stages, time_sheet.dirt_time_sheet_pages(None, sheet, stages, ruleset)))
-    pages = sum(len(ranges) for _s, ranges in plan)
+    for ruleset, chunk in rally_sheet_chunks(st.results):
+        stages = [(named[i][0], named[i][1] if named[i][1] is not None else longest) for i, _s in chunk]
+        plan.append((ruleset, stages, time_sheet.dirt_time_sheet_pages(None, sheet, stages, ruleset)))
+    pages = sum(len(ranges) for _r, _s, ranges in plan)
     number = 0
-    for k, (stages, ranges) in enumerate(plan):
+    for k, (ruleset, stages, ranges) in enumerate(plan):
         for first, last in ranges:
             number += 1
             title = (st.results.name, ": rally time sheet" + (" (continued)" if number > 1 else ""))

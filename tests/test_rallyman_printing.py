@@ -293,6 +293,22 @@ def _row_texts(page, first: str) -> list[str]:
     return [t.value for t in sorted(page.texts, key=lambda t: t.x) if abs(t.y - start.y) < 0.5]
 
 
+def test_gt_weather_and_yellow_flags_are_tallied_on_the_table_page():
+    """Rallyman GT's bag holds 6 weather and 6 yellow-flag tokens (rulebook "Damage": "Qty x
+    6" each), which stay on the table, not with a car: the page without the box has a cell
+    for the weather at the start and after each of the 6 changes the bag can make (sun / rain
+    to circle), and a yellow-flag box per car of the 6 counters. DIRT's bag has neither: no
+    such table."""
+    page = _page_with(pages_of(pdf("tiny")), "The table: weather and yellow flags")
+    assert _row_texts(page, "weather now") == ["weather now", "start", *(f"change {k}" for k in range(1, 7))]
+    assert _row_texts(page, "circle one") == ["circle one", *(["sun / rain"] * 7)]
+    assert _row_texts(page, "yellow flag out") == ["yellow flag out", *(f"car {k}" for k in range(1, 7))]
+    words = " ".join(t.value for t in page.texts)
+    assert "the bag holds 6 weather tokens" in words and "Yellow flags: the bag holds 6." in words
+    lakeside = _page_with(pages_of(pdf("dirt_lakeside")), "Dice key")
+    assert not any("weather" in t.value.lower() for t in lakeside.texts)
+
+
 def test_the_dice_key_reads_a_plain_d6_with_the_rulebooks_caution_chances():
     """Rulebook "The Dice": the white coast dice and gears 1 and 2 have one caution face,
     the others two: on a plain d6 a 6 is a caution (1/6), or a 5 or a 6 (2/6 = 1/3)."""
@@ -306,7 +322,9 @@ def test_the_dice_key_reads_a_plain_d6_with_the_rulebooks_caution_chances():
     assert "HOUSE WAY TO PLAY (not in the rulebook)" in words
     # six car counters to cut out, 0.72 of a 30 mm space across, told apart by number
     circles = [p for p in page.paths if len(p.points) >= 12 and p.stroked and not p.rects]
-    assert [t.value for t in page.texts if re.fullmatch(r"car \d", t.value)] == [f"car {k}" for k in range(1, 7)]
+    cars_at = next(t.y for t in page.texts if t.value.startswith("Cars: cut out a counter"))
+    counters = [t.value for t in page.texts if re.fullmatch(r"car \d", t.value) and t.y < cars_at]
+    assert counters == [f"car {k}" for k in range(1, 7)]  # (above them: the yellow flags' heads)
     spans = sorted(round((max(x for x, _y in c.points) - min(x for x, _y in c.points)) / MM, 1) for c in circles)
     assert spans.count(21.6) == 6, spans
 

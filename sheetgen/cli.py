@@ -249,6 +249,7 @@ class _Built:
     pages: int = 0
     seconds: float = 0.0  # how long the worker took (a progress line says so when it is long)
     shared: tuple[str, ...] = ()  # the keys of the shared pages its PDF holds (`Printable.shared`)
+    home: bool = False  # a job prints those pages in this file first (`Printable.shared_home`)
 
 
 def _load_and_build(
@@ -266,7 +267,7 @@ def _load_and_build(
     `elsewhere`: the shared pages another file of the job prints, left out of this one."""
     import time
 
-    from sheetgen.render import can_render, shared_pages
+    from sheetgen.render import can_render, shared_home, shared_pages
 
     started = time.perf_counter()
     for game in games:
@@ -293,6 +294,7 @@ def _load_and_build(
         pages,
         time.perf_counter() - started,
         shared_pages(spec) if data is not None else (),
+        data is not None and shared_home(spec),
     )
 
 
@@ -303,16 +305,20 @@ def _load_and_build_without(item: tuple[str, frozenset[str]], **options) -> _Bui
 
 
 def _shared_elsewhere(built: list[_Built]) -> dict[int, frozenset[str]]:
-    """For each file of a job (by its place in `built`) that holds a shared page an earlier
-    file holds too, those pages' keys: each shared page is printed once a job, in the first
-    file (in the job's order) that holds it."""
-    seen: set[str] = set()
+    """For each file of a job (by its place in `built`) that holds a shared page printed in
+    another file, those pages' keys: each shared page is printed once a job, in the first
+    file (in the job's order) that is its home and holds it (`Printable.shared_home`: a Rally
+    Risk library, whose reference card a reader looks for beside its section cards), else in
+    the first file that holds it."""
+    owner: dict[str, int] = {}
+    for k, result in sorted(enumerate(built), key=lambda item: (not item[1].home, item[0])):
+        for key in result.shared:
+            owner.setdefault(key, k)
     elsewhere: dict[int, frozenset[str]] = {}
     for k, result in enumerate(built):
-        repeated = frozenset(result.shared) & seen
-        if repeated:
-            elsewhere[k] = repeated
-        seen.update(result.shared)
+        away = frozenset(key for key in result.shared if owner[key] != k)
+        if away:
+            elsewhere[k] = away
     return elsewhere
 
 

@@ -12,7 +12,15 @@ from __future__ import annotations
 from typing import Any
 
 from sheetgen import league as leagues
-from sheetgen.games.rallyman.results import LeagueStandings, Standings, clock, league_standings, league_table, standings
+from sheetgen.games.rallyman.results import (
+    LeagueStandings,
+    Standings,
+    clock,
+    league_standings,
+    league_table,
+    log_tables,
+    standings,
+)
 from sheetgen.games.rallyman.ruleset import default
 from sheetgen.render.common import plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
@@ -84,9 +92,17 @@ def render_standings(
                 f"{game} rally standings",
             )
 
-        return draw_table_pages(
+        drawn = draw_table_pages(
             sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=NOTES, kind="standings"
         )
+
+        def log_header(s: Sheet, page: int, continued: bool) -> float:
+            end = ": time logs" + (" (continued)" if continued else "")
+            return page_header(
+                s, (st.results.name, end), "the turns of each driver's filled-in time sheet", f"{game} rally standings"
+            )
+
+        return drawn + draw_log_pages(sheet, log_tables(st.results), st.results.variant, log_header, drawn + 1)
 
     pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
     meta = Meta(
@@ -127,6 +143,54 @@ def league_rows(ls: LeagueStandings) -> list[Row]:
         )
         for row in ls.table
     ]
+
+
+LOG_NOTES = (
+    "Each driver's turns as the time sheet holds them: the gear the turn ended in (DIRT: the time card taken), its "
+    "seconds, the running total, a loss of control (GT: lost; DIRT: the icon ringed) and the damage tokens drawn (GT).",
+)
+
+
+def log_pages_table(variant: str, width: float) -> Table:
+    """The columns of the time logs' pages (those of `results.log_table`)."""
+    columns = [
+        Column("turn", 16 * MM),
+        Column("gear" if variant == "gt" else "card", 18 * MM),
+        Column("seconds", 22 * MM),
+        Column("total", 24 * MM),
+        Column("lost control", 30 * MM),
+    ]
+    if variant == "gt":
+        columns.append(Column("damage", 22 * MM))
+    return Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
+
+
+def log_rows(logs) -> list[Row]:
+    """Every time log (`results.log_tables`'s tables) as rows: a title row per driver's stage
+    (its stage time and losses of control), then its turns."""
+    rows: list[Row] = []
+    for log in logs:
+        label = log.title.removesuffix(" time log") + ": " + " ".join(log.notes)
+        rows.append(Row("title", label=label))
+        rows += [Row("row", tuple(cells)) for cells in log.rows]
+    return rows
+
+
+def draw_log_pages(sheet: Sheet, logs, variant: str, header, first_page: int) -> int:
+    """The drivers' time logs over as many pages as they need (none without a log); returns
+    the pages drawn."""
+    if not logs:
+        return 0
+    width = sheet.right - sheet.left
+    return draw_table_pages(
+        sheet,
+        fit_heads(sheet, log_pages_table(variant, width)),
+        log_rows(logs),
+        header,
+        first_page=first_page,
+        notes=LOG_NOTES,
+        kind="time logs",
+    )
 
 
 def render_league(
@@ -180,6 +244,16 @@ def render_league(
                 notes=NOTES + ("Points: the event place's points, then +N bonus points (the league's house rules).",),
                 kind="standings",
             )
+        logs = []
+        for e in ls.events:
+            logs += log_tables(res.event_results(e.event), f"{e.event.name}, ")
+        page += draw_log_pages(
+            sheet,
+            logs,
+            res.variant,
+            header_for((res.name, ": time logs"), "the turns of each driver's filled-in time sheet"),
+            page,
+        )
         return page - 1
 
     pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))

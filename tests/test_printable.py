@@ -125,15 +125,20 @@ def test_every_page_is_numbered_where_nothing_else_is():
     from sheetgen.render import build_outputs
 
     for spec in (SPECS / "rally_run" / "house_set.yaml", SPECS / "rally_risk" / "sections.yaml"):
-        assert page_numbers(build_outputs(load_spec(spec), paper=paper)[0]) == [], spec.name
+        # the Rally Risk library's cards, kit and reference card: the footer's is their only
+        # number (issue 30)
+        alone = spec.name == "sections.yaml"
+        assert page_numbers(build_outputs(load_spec(spec), paper=paper)[0], alone=alone) == [], spec.name
 
 
+@pytest.mark.slow  # (a Rally Risk race and library, a tile library, a track with its par: about 10 s)
 def test_rallyman_and_rally_risk_pages_are_numbered_by_the_footer_alone():
     """A Rallyman track (map, roadbook, dashboard card and its odds, time sheet, the pieces
-    without the box), a Rally Risk course sheet with its reference card, a Rally Risk library
-    with its kit, and a Rallyman tile library: each page's one number is the footer's "page N
-    of M" (their own "page 1 of 2" and "dashboard card 1 of 2" beside it are gone; the kinds
-    of page are named in their headers and the PDF's outline)."""
+    without the box), a Rally Risk course sheet with its reference card, a library with its
+    kit and a Rallyman tile library: each page's one number is the footer's "page N of M"
+    (their own "page 1 of 2" and "dashboard card 1 of 2" beside it are gone; the kinds of page
+    are named in their headers and the PDF's outline). The cheap twins: the library in the
+    test above, the track in tests/test_rallyman_printing.py."""
     from conftest import SPECS
     from sheetgen.registry import load_spec
     from sheetgen.render import build_outputs

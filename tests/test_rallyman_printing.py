@@ -293,6 +293,16 @@ def _row_texts(page, first: str) -> list[str]:
     return [t.value for t in sorted(page.texts, key=lambda t: t.x) if abs(t.y - start.y) < 0.5]
 
 
+def test_a_tracks_pages_carry_one_number_the_pdfs():
+    """Tiny's seven pages (map, roadbook, dashboard card, its odds, time sheet, without the
+    box, damage bag): the one "page N of M" or "card N of M" each prints is the footer's (the
+    pages' own "page 1 of 2" and "dashboard card 1 of 2" are gone, issue 30)."""
+    all_texts = texts(pdf("tiny"))
+    for k, text in enumerate(all_texts, start=1):
+        numbers = re.findall(r"\b(?:page|card) \d+ of \d+", text)
+        assert numbers == [f"page {k} of {len(all_texts)}"], (k, numbers)
+
+
 def test_gt_weather_and_yellow_flags_are_tallied_on_the_table_page():
     """Rallyman GT's bag holds 6 weather and 6 yellow-flag tokens (rulebook "Damage": "Qty x
     6" each), which stay on the table, not with a car: the page without the box has a cell

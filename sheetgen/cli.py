@@ -249,6 +249,7 @@ class _Built:
     pages: int = 0
     seconds: float = 0.0  # how long the worker took (a progress line says so when it is long)
     shared: tuple[str, ...] = ()  # the keys of the shared pages its PDF holds (`Printable.shared`)
+    home: bool = False  # a job prints those pages in this file first (`Printable.shared_home`)
 
 
 def _load_and_build(
@@ -266,7 +267,7 @@ def _load_and_build(
     `elsewhere`: the shared pages another file of the job prints, left out of this one."""
     import time
 
-    from sheetgen.render import can_render, shared_pages
+    from sheetgen.render import can_render, shared_home, shared_pages
 
     started = time.perf_counter()
     for game in games:
@@ -293,6 +294,7 @@ def _load_and_build(
         pages,
         time.perf_counter() - started,
         shared_pages(spec) if data is not None else (),
+        data is not None and shared_home(spec),
     )
 
 
@@ -303,16 +305,20 @@ def _load_and_build_without(item: tuple[str, frozenset[str]], **options) -> _Bui
 
 
 def _shared_elsewhere(built: list[_Built]) -> dict[int, frozenset[str]]:
-    """For each file of a job (by its place in `built`) that holds a shared page an earlier
-    file holds too, those pages' keys: each shared page is printed once a job, in the first
-    file (in the job's order) that holds it."""
-    seen: set[str] = set()
+    """For each file of a job (by its place in `built`) that holds a shared page printed in
+    another file, those pages' keys: each shared page is printed once a job, in the first
+    file (in the job's order) that is its home and holds it (`Printable.shared_home`: a Rally
+    Risk library, whose reference card a reader looks for beside its section cards), else in
+    the first file that holds it."""
+    owner: dict[str, int] = {}
+    for k, result in sorted(enumerate(built), key=lambda item: (not item[1].home, item[0])):
+        for key in result.shared:
+            owner.setdefault(key, k)
     elsewhere: dict[int, frozenset[str]] = {}
     for k, result in enumerate(built):
-        repeated = frozenset(result.shared) & seen
-        if repeated:
-            elsewhere[k] = repeated
-        seen.update(result.shared)
+        away = frozenset(key for key in result.shared if owner[key] != k)
+        if away:
+            elsewhere[k] = away
     return elsewhere
 
 
@@ -514,7 +520,7 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
     "--output",
     "target",
     required=True,
-    help="file to write: a PDF, or pictures of the pages (FILE.png); - for standard output",
+    help="file to write: a PDF, or pictures of the pages (FILE.png, FILE.svg); - for standard output",
 )
 @PAPER
 @INK
@@ -527,21 +533,23 @@ def tables(game: str, spec_path: str | None, fmt: str, **given) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["pdf", "png"]),
+    type=click.Choice(["pdf", "png", "svg"]),
     default=None,
-    help="what to write (default: png for -o FILE.png, else pdf)",
+    help="what to write (default: png for -o FILE.png, svg for -o FILE.svg, else pdf)",
 )
 @click.option(
     "--dpi",
     type=click.IntRange(MIN_DPI, MAX_DPI),
     default=None,
-    help=f"png: pixels per inch (default {DEFAULT_DPI}, the resolution preview shows)",
+    help=f"png: pixels per inch (default {DEFAULT_DPI}, the resolution preview shows); svg: its size in pixels at"
+    " this resolution (default: the page's size in mm)",
 )
 @click.option(
     "--page",
     type=click.IntRange(1, None),
     default=None,
-    help="png: only page K (1 is the first); without it, every page: FILE-1.png, FILE-2.png... when there are several",
+    help="png, svg: only page K (1 is the first); without it, every page: FILE-1.png, FILE-2.png... when there are"
+    " several",
 )
 @FORCE
 @reports_errors
@@ -558,24 +566,27 @@ def render(
     force: bool,
 ) -> None:
     """Render one spec to a printable PDF (written atomically, or streamed with -o -), or
-    its pages to PNG pictures for sharing: the pixels preview shows.
+    its pages to pictures for sharing: PNG (the pixels preview shows) or SVG (the PDF's
+    shapes and text as vector drawing, at the page's size).
 
     A spec that validates but cannot be played (a track that cannot be finished: the problems
-    of validate --strict) is refused, as build refuses it; --draft prints it anyway. PNG: a
-    spec of one page (or --page K) is written to FILE.png itself; several pages are written
-    together to FILE-1.png, FILE-2.png... (numbers padded to one width: FILE-01.png from the
-    tenth page on), all or none.
+    of validate --strict) is refused, as build refuses it; --draft prints it anyway. PNG and
+    SVG: a spec of one page (or --page K) is written to FILE.png itself; several pages are
+    written together to FILE-1.png, FILE-2.png... (numbers padded to one width: FILE-01.png
+    from the tenth page on), all or none.
 
     \b
     Example:
       sheetgen render track_specs/rallytaire/monte_carlo.yaml -o monte.pdf --paper letter
       sheetgen render track_specs/rallytaire/monte_carlo.yaml -o monte.png --page 1 --dpi 150
+      sheetgen render track_specs/rallytaire/monte_carlo.yaml -o monte.svg --page 2
     """
     from sheetgen.output import check_targets
     from sheetgen.render import build_outputs
 
     kind = _image_format(target, fmt, dpi, page)
-    refuse_pdf_on_terminal(target, what="a PDF" if kind == "pdf" else "a PNG")  # before the analysis, not after
+    if kind != "svg":  # (an SVG is text: a terminal shows it)
+        refuse_pdf_on_terminal(target, what="a PDF" if kind == "pdf" else "a PNG")  # before the analysis, not after
     loaded = registry.load_spec(spec)
     inputs = (*loaded.sources, *_template_inputs(template))
     if target != "-" and (kind == "pdf" or page is not None):
@@ -592,24 +603,25 @@ def render(
     if kind == "pdf":
         write_pdf(target, data, inputs=inputs, force=force)
         return
-    _write_pictures(target, data, pages, dpi or DEFAULT_DPI, page, inputs=inputs, force=force)
+    _write_pictures(target, kind, data, pages, dpi, page, inputs=inputs, force=force)
 
 
 def _image_format(target: str, fmt: str | None, dpi: int | None, page: int | None) -> str:
-    """What `render` writes: --format, else -o's extension (.png: PNG, anything else a PDF);
-    SVG is refused by name, and a PNG's options with a PDF are usage errors."""
+    """What `render` writes: --format, else -o's extension (.png: PNG, .svg: SVG, anything
+    else a PDF); a picture's options with a PDF are usage errors."""
     suffix = os.path.splitext(target)[1].lower() if target != "-" else ""
-    if suffix == ".svg":
+    kind = fmt or {".png": "png", ".svg": "svg"}.get(suffix, "pdf")
+    if suffix in (".pdf", ".png", ".svg") and suffix[1:] != kind:
+        article = "an" if suffix == ".svg" else "a"
         raise OptionError(
-            f"cannot write SVG ({target}): render writes pdf or png; give -o FILE.pdf or -o FILE.png"
+            f"-o {target} names {article} {suffix[1:].upper()} file but --format is {kind}; make them agree"
         )
-    kind = fmt or ("png" if suffix == ".png" else "pdf")
-    if suffix in (".pdf", ".png") and suffix[1:] != kind:
-        raise OptionError(f"-o {target} names a {suffix[1:].upper()} file but --format is {kind}; make them agree")
     if kind == "pdf":
         for name, value in (("--dpi", dpi), ("--page", page)):
             if value is not None:
-                raise OptionError(f"{name} is for PNG pictures (-o FILE.png); a PDF holds every page at full size")
+                raise OptionError(
+                    f"{name} is for pictures (-o FILE.png, -o FILE.svg); a PDF holds every page at full size"
+                )
     return kind
 
 
@@ -623,24 +635,40 @@ def _picture_names(target: str, count: int) -> list[str]:
 
 
 def _write_pictures(
-    target: str, pdf: bytes, pages: int, dpi: int, page: int | None, *, inputs: tuple[str, ...], force: bool
+    target: str,
+    kind: str,
+    pdf: bytes,
+    pages: int,
+    dpi: int | None,
+    page: int | None,
+    *,
+    inputs: tuple[str, ...],
+    force: bool,
 ) -> None:
-    """The PNG pictures of a PDF's pages (or of page `page`), written together, all or none."""
-    from sheetgen.render.raster import pictures
-
+    """The PNG or SVG pictures (`kind`) of a PDF's pages (or of page `page`), written
+    together, all or none."""
     if page is not None and page > pages:
         raise OptionError(f"--page {page}: this spec prints {pages} page{'s' if pages != 1 else ''}")
     if target == "-" and page is None and pages > 1:
         raise OptionError(
-            f"this spec prints {pages} pages and standard output holds one picture; give --page K or -o FILE.png"
+            f"this spec prints {pages} pages and standard output holds one picture; give --page K or -o FILE.{kind}"
         )
-    made = pictures(pdf, dpi, pages=[page - 1] if page is not None else None)
+    chosen = [page - 1] if page is not None else None
+    made: list[bytes]
+    if kind == "svg":
+        from sheetgen.render.vector import vectors
+
+        made = [v.svg for v in vectors(pdf, dpi, pages=chosen)]
+    else:
+        from sheetgen.render.raster import pictures
+
+        made = [p.png for p in pictures(pdf, dpi or DEFAULT_DPI, pages=chosen)]
     if target == "-":
         out = stdout_bytes()
-        out.write(made[0].png)
+        out.write(made[0])
         out.flush()
         return
-    write_files(list(zip(_picture_names(target, len(made)), (p.png for p in made))), inputs=inputs, force=force)
+    write_files(list(zip(_picture_names(target, len(made)), made)), inputs=inputs, force=force)
 
 
 # -- generate ----------------------------------------------------------------------------

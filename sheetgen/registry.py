@@ -90,6 +90,10 @@ class Printable:
     #: prints each such page once, in the first of its files that holds it, and asks the
     #: others to leave it out (`sheetgen.render.pdf.printed_elsewhere(key)`)
     shared: Callable[[Any], tuple[str, ...]] | None = None
+    #: whether its file is where a job prints the shared pages it holds, before the first
+    #: file that holds them: where a reader looks for them (a Rally Risk library's file: the
+    #: house tables' reference card beside the section cards and the kit they are played with)
+    shared_home: bool = False
 
     def duplex_of(self, model: Any) -> str:
         """How a PDF of `model` is meant to be printed: "simplex", "long_edge" or "short_edge"."""

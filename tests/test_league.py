@@ -415,6 +415,10 @@ def test_the_rally_risk_standings_sheet_shows_the_drops_and_bonus(tmp_path, run,
         assert needle in text, needle
 
 
+def outline_kinds(reader) -> list[tuple[str, int]]:
+    return [(entry.title, reader.get_destination_page_number(entry) + 1) for entry in reader.outline]
+
+
 def test_the_rallyman_league_sheet_on_a4_and_letter():
     """The league table first (drops in brackets, bonus as +N, the house rules and the tie-break
     in its notes), then a page per event run with each driver's points."""
@@ -430,7 +434,7 @@ def test_the_rallyman_league_sheet_on_a4_and_letter():
     for paper, size in (("a4", (595.28, 841.89)), ("letter", (612.0, 792.0))):
         pdf, pages = print_standings(spec, load_template("rallyman"), paper=paper, ink="low", keywords=())
         reader = PdfReader(BytesIO(pdf))
-        assert pages == len(reader.pages) == 4  # the league table, January, February, March
+        assert pages == len(reader.pages) == 5  # the league table, January, February, March, the time logs
         box = reader.pages[0].mediabox
         assert (round(float(box.width), 2), round(float(box.height), 2)) == size
         first = reader.pages[0].extract_text()
@@ -438,6 +442,17 @@ def test_the_rallyman_league_sheet_on_a4_and_letter():
             assert needle in first, needle
         february = reader.pages[2].extract_text()
         assert "Forum GT League: February" in february and "10+5" in february and "6+4" in february
+        # the time logs the drivers posted, as the forum formats give them: Ana's January
+        # stage 2, seven turns "3 30" ... "6 10" adding up to 2:00; Chloe's stage 1 with a loss
+        # of control in gear 0 (60 s) drawing one damage token: 1:45
+        logs = [line.strip() for line in reader.pages[4].extract_text().splitlines()]
+        assert logs[0] == "Forum GT League: time logs"
+        ana = logs.index("Ana: January, stage 2 Wide Boulevard: Stage time 2:00; 0 losses of control.")
+        chloe = logs.index("Chloe: January, stage 1 Col Sprint: Stage time 1:45; 1 loss of control.")
+        end = next(k for k, line in enumerate(logs) if line.startswith("Each driver's turns"))
+        assert " ".join(logs[ana + 1 : chloe]) == "1 3 30 0:30 2 4 20 0:50 3 5 15 1:05 4 6 10 1:15 5 5 15 1:30 6 4 20 1:50 7 6 10 2:00"
+        assert " ".join(logs[chloe + 1 : end]) == "1 4 20 0:20 2 0 60 1:20 lost 1 3 5 15 1:35 4 6 10 1:45"
+        assert [kind for kind, _page in outline_kinds(reader)][-1:] == ["time logs"]
 
 
 def test_an_event_given_twice_is_refused_at_its_name(run, write):
@@ -477,7 +492,7 @@ def test_league_sheets_keep_the_margins_and_low_ink_saves_ink(paper, game, write
     spec = registry.load_spec(LEAGUE if game == "rallyman" else write(RALLY_RISK))
     normal = list(_darkness(build_outputs(spec, paper=paper)[0]))
     low = list(_darkness(build_outputs(spec, paper=paper, ink="low")[0]))
-    assert len(normal) == len(low) == (4 if game == "rallyman" else 1)
+    assert len(normal) == len(low) == (5 if game == "rallyman" else 1)  # (rallyman: and the time logs)
     edge = int((10 - 0.4) * 100 / 25.4)
     for dark in normal + low:
         assert dark.any()

@@ -118,13 +118,15 @@ def test_several_pages_are_numbered_files_written_together(run, tmp_path):
 @pytest.mark.parametrize(
     "args,message",
     [
-        (["-o", "race.svg"], "cannot write SVG (race.svg): render writes pdf or png; give -o FILE.pdf or -o FILE.png"),
-        (["-o", "race.png", "--format", "svg"], "Invalid value for '--format': 'svg' is not one of 'pdf', 'png'."),
-        (["-o", "race.pdf", "--dpi", "72"], "--dpi is for PNG pictures (-o FILE.png); a PDF holds every page at full size"),
-        (["-o", "race.pdf", "--page", "1"], "--page is for PNG pictures (-o FILE.png); a PDF holds every page at full size"),
+        (["-o", "race.png", "--format", "jpg"], "Invalid value for '--format': 'jpg' is not one of 'pdf', 'png', 'svg'."),
+        (["-o", "race.pdf", "--dpi", "72"], "--dpi is for pictures (-o FILE.png, -o FILE.svg); a PDF holds every page at full size"),
+        (["-o", "race.pdf", "--page", "1"], "--page is for pictures (-o FILE.png, -o FILE.svg); a PDF holds every page at full size"),
         (["-o", "race.pdf", "--format", "png"], "-o race.pdf names a PDF file but --format is png; make them agree"),
+        (["-o", "race.svg", "--format", "png"], "-o race.svg names an SVG file but --format is png; make them agree"),
         (["-o", "race.png", "--page", "3"], "--page 3: this spec prints 2 pages"),
+        (["-o", "race.svg", "--page", "3"], "--page 3: this spec prints 2 pages"),
         (["-o", "-", "--format", "png"], "this spec prints 2 pages and standard output holds one picture; give --page K or -o FILE.png"),
+        (["-o", "-", "--format", "svg"], "this spec prints 2 pages and standard output holds one picture; give --page K or -o FILE.svg"),
         (["-o", "race.png", "--dpi", "5000"], "Invalid value for '--dpi': 5000 is not in the range 20<=x<=600."),
     ],
 )
@@ -133,6 +135,173 @@ def test_picture_options_that_do_not_go_together_are_usage_errors(run, in_tmp, a
     assert result.exit_code == 2
     assert result.stderr.strip().splitlines()[-1] == f"Error: {message}"
     assert list(Path(in_tmp).iterdir()) == []
+
+
+# -- render -o FILE.svg ------------------------------------------------------------------------
+
+SVG = "{http://www.w3.org/2000/svg}"
+LETTER_POINTS = (612.0, 792.0)
+
+
+def svg_texts(root) -> list[tuple[str, float, float]]:
+    """Each `<text>` of an SVG of sheetgen's: its string and the PDF-space origin of its first
+    character (the translation of its matrix; the page's own flip is the outer group)."""
+    found = []
+    for element in root.iter(f"{SVG}text"):
+        numbers = element.get("transform").removeprefix("matrix(").removesuffix(")").split()
+        found.append((element.text or "", float(numbers[4]), float(numbers[5])))
+    return found
+
+
+def svg_lines(root) -> list[tuple[float, float, float, float]]:
+    """The single straight segments among the SVG's paths (no transform): (x1, y1, x2, y2)."""
+    import re
+
+    found = []
+    for element in root.iter(f"{SVG}path"):
+        match = re.fullmatch(r"M(\S+) (\S+)L(\S+) (\S+)", element.get("d", ""))
+        if match and element.get("transform") is None:
+            found.append(tuple(float(v) for v in match.groups()))
+    return found
+
+
+def test_an_svg_page_has_the_pdfs_size_text_and_scale_bar(run, tmp_path):
+    """Read back with ElementTree: the SVG is the PDF page's size (A4: 210 x 297 mm, its
+    viewBox the MediaBox pypdf reads from the PDF, in points); every word pypdf extracts from
+    the PDF page is among the SVG's texts, the title starts at the 10 mm margin, the footer's
+    "page 1 of 2" (drawn in a form) is there, and the 50 mm scale bar is a 141.732 pt line."""
+    import xml.etree.ElementTree as ET
+
+    from pypdf import PdfReader
+
+    svg, pdf = tmp_path / "race.svg", tmp_path / "race.pdf"
+    assert run("render", str(RACE), "-o", str(svg), "--page", "1").exit_code == 0
+    assert run("render", str(RACE), "-o", str(pdf)).exit_code == 0
+    root = ET.fromstring(svg.read_bytes())
+    assert (root.get("width"), root.get("height")) == ("210mm", "297mm")
+    page = PdfReader(pdf).pages[0]
+    box = [float(v) for v in page.mediabox]
+    assert [float(v) for v in root.get("viewBox").split()] == pytest.approx(box, abs=0.001)
+    assert box[2:] == pytest.approx(A4_POINTS)
+    texts = svg_texts(root)
+    words = " ".join(text for text, _x, _y in texts).split()
+    assert set(page.extract_text().split()) <= set(words)
+    title = next((x, y) for text, x, y in texts if text == "Thousand Lakes")
+    assert title[0] == pytest.approx(10 * 72 / 25.4, abs=0.001)
+    assert any(text == "page 1 of 2" for text, _x, _y in texts)
+    bars = [(x1, y1) for x1, y1, x2, y2 in svg_lines(root) if y1 == y2 and x2 - x1 == pytest.approx(50 * 72 / 25.4, abs=0.002)]
+    assert len(bars) == 1
+    ticks = sorted(x1 for x1, y1, x2, y2 in svg_lines(root) if x1 == x2 and min(y1, y2) == bars[0][1])
+    assert [b - a for a, b in zip(ticks, ticks[1:])] == pytest.approx([10 * 72 / 25.4] * 5, abs=0.002)
+
+
+def test_an_svg_on_letter_at_a_dpi_is_sized_in_pixels_and_the_same_bytes_each_time(run, tmp_path):
+    """Letter is 8.5 x 11 in: 612 x 792 points, 425 x 550 pixels at 50 dpi (as the PNG)."""
+    import xml.etree.ElementTree as ET
+
+    first, second = tmp_path / "first.svg", tmp_path / "second.svg"
+    for target in (first, second):
+        result = run("render", str(RACE), "-o", str(target), "--paper", "letter", "--dpi", "50", "--page", "2")
+        assert result.exit_code == 0, result.output
+        assert (result.stdout, result.stderr) == ("", "")
+    assert first.read_bytes() == second.read_bytes()
+    root = ET.fromstring(first.read_bytes())
+    assert (root.get("width"), root.get("height")) == ("425", "550")
+    assert [float(v) for v in root.get("viewBox").split()] == [0, 0, *LETTER_POINTS]
+    assert any(text == "page 2 of 2" for text, _x, _y in svg_texts(root))
+
+
+def test_several_svg_pages_are_numbered_files_and_one_goes_to_standard_output(run, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    assert run("render", str(RACE), "-o", str(tmp_path / "race.svg")).exit_code == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["race-1.svg", "race-2.svg"]
+    second = (tmp_path / "race-2.svg").read_bytes()
+    result = run("render", str(RACE), "-o", "-", "--format", "svg", "--page", "2")
+    assert result.exit_code == 0
+    assert result.stdout_bytes == second
+    assert ET.fromstring(second).find(f"{SVG}title").text == "race sheet"  # the page's kind
+
+
+def test_the_svg_writer_keeps_what_a_pdf_draws(tmp_path):
+    """A PDF drawn here with reportlab (not by sheetgen's renderers): each thing it draws is
+    found in the SVG with the values it was drawn with: a dashed red line, an even-odd filled
+    square with a round-capped stroke, a label turned 90 degrees at a known place, a form's
+    text moved by its matrix, and a clipped line with its clipping rectangle."""
+    import xml.etree.ElementTree as ET
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from sheetgen.render.pdf import register_fonts
+    from sheetgen.render.vector import vectors
+
+    register_fonts()
+    target = tmp_path / "drawn.pdf"
+    c = Canvas(str(target), pagesize=(200, 100), invariant=1)
+    c.setFont("DejaVuSans", 10)
+    c.setStrokeColorRGB(1, 0, 0)
+    c.setDash(3, 1.5)
+    c.setLineWidth(0.5)
+    c.line(10, 10, 60, 10)
+    c.setDash()
+    c.setStrokeColorRGB(0, 0, 0)
+    c.setFillColorRGB(0, 0, 1)
+    c.setLineCap(1)
+    path = c.beginPath()
+    path.rect(70, 20, 20, 20)
+    c.drawPath(path, stroke=1, fill=1, fillMode=0)  # 0: even-odd
+    c.setFillColorRGB(0, 0, 0)
+    c.saveState()
+    c.translate(150, 50)
+    c.rotate(90)
+    c.drawString(0, 0, "up")
+    c.restoreState()
+    c.beginForm("tag", 0, 0, 50, 20)  # its bounding box clips it: 50 x 20 where it is shown
+    c.setFont("DejaVuSans", 8)
+    c.drawString(0, 0, "formed")
+    c.endForm()
+    c.saveState()
+    c.translate(20, 80)
+    c.doForm("tag")
+    c.restoreState()
+    c.saveState()
+    clip = c.beginPath()
+    clip.rect(100, 60, 30, 10)
+    c.clipPath(clip, stroke=0, fill=0)
+    c.line(90, 65, 140, 65)
+    c.restoreState()
+    c.showPage()
+    c.save()
+
+    (page,) = vectors(target.read_bytes())
+    assert (page.width, page.height) == (200, 100)
+    root = ET.fromstring(page.svg)
+    assert (root.get("width"), root.get("height"), root.get("viewBox")) == ("70.556mm", "35.278mm", "0 0 200 100")
+    paths = {element.get("d"): element for element in root.iter(f"{SVG}path")}
+    dashed = paths["M10 10L60 10"]
+    assert (dashed.get("stroke"), dashed.get("stroke-width"), dashed.get("stroke-dasharray")) == ("#ff0000", "0.5", "3 1.5")
+    assert dashed.get("fill") == "none"
+    square = paths["M70 20L90 20L90 40L70 40L70 20Z"]
+    assert (square.get("fill"), square.get("fill-rule"), square.get("stroke-linecap")) == ("#0000ff", "evenodd", "round")
+    texts = {text: (x, y) for text, x, y in svg_texts(root)}
+    assert texts == {"up": (150, 50), "formed": (20, 80)}
+    assert next(e for e in root.iter(f"{SVG}text") if e.text == "formed").get("font-size") == "8"
+    up = next(e for e in root.iter(f"{SVG}text") if e.text == "up")
+    assert up.get("transform") == "matrix(0 1 1 0 150 50)"  # x along the page's y; the letters flipped back
+    assert up.get("font-size") == "10"
+    clips = {clip.get("id"): clip.find(f"{SVG}path") for clip in root.iter(f"{SVG}clipPath")}
+    clipping = {
+        "".join(e.text or "" for e in g.iter(f"{SVG}text")) + "".join(e.get("d") for e in g.iter(f"{SVG}path")): (
+            clips[g.get("clip-path")[5:-1]].get("d"),
+            clips[g.get("clip-path")[5:-1]].get("transform"),
+        )
+        for g in root.iter(f"{SVG}g")
+        if g.get("clip-path")
+    }
+    assert clipping == {
+        "formed": ("M0 0L0 20L50 20L50 0L0 0Z", "matrix(1 0 0 1 20 80)"),  # the form's box, where the form is
+        "M90 65L140 65": ("M100 60L130 60L130 70L100 70L100 60Z", None),
+    }
 
 
 def test_one_png_page_goes_to_standard_output(run):
@@ -244,7 +413,10 @@ class Preview:
         """The server's child processes (its workers), read from /proc."""
         found = []
         for task in Path(f"/proc/{self.process.pid}/task").iterdir():
-            found += [int(p) for p in (task / "children").read_text().split()]
+            try:
+                found += [int(p) for p in (task / "children").read_text().split()]
+            except FileNotFoundError:  # a thread (one that answered a request) ended meanwhile
+                continue
         return found
 
     def stop(self) -> tuple[int, str]:
@@ -555,6 +727,109 @@ def test_saves_update_the_page_through_its_update_channel(preview, tmp_path):
         damaged(specs["thousand_lakes"], "length: x96", "length: 96")
         state = update_until(lambda s: s["specs"][0]["status"] == "ready")
         assert (state["specs"][0]["revision"], state["specs"][0]["stale"], state["specs"][0]["problems"]) == (3, False, [])
+    finally:
+        events.close()
+    assert server.stop() == (130, "sheetgen: preview stopped\n")
+
+
+def put(path: Path, text: str) -> None:
+    """A file written whole at once (save and rename), as an editor saves a new file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temp = path.parent / f".{path.name}.saving"
+    temp.write_text(text, encoding="utf-8")
+    os.replace(temp, path)
+
+
+def test_the_watcher_lists_a_folder_again_for_specs_added_and_deleted(tmp_path):
+    """The cheap twin of the test below, without a server or workers: the watcher's scan of
+    the folders given takes in a spec added (in a folder under it too, not a .txt), drops one
+    deleted from the snapshot the page is made of, keeps a spec named on the command line
+    that was deleted (the page says it cannot be read), and gives one put back its index."""
+    from sheetgen.cliutil import spec_files
+    from sheetgen.preview.server import Preview, Settings
+
+    folder = tmp_path / "specs"
+    first, named = folder / "a.yaml", folder / "named.yaml"
+    put(first, "game: rallytaire\n")
+    put(named, "game: rallytaire\n")
+    given = (str(folder), str(named))
+    watcher = Preview(spec_files(given), Settings(), given=given)
+
+    def listed() -> list[tuple[int, str]]:
+        return [(s["index"], Path(s["path"]).name) for s in watcher.snapshot()["specs"]]
+
+    assert listed() == [(0, "a.yaml"), (1, "named.yaml")]
+    put(folder / "sub" / "b.yml", "game: rallytaire\n")
+    put(folder / "notes.txt", "not a spec\n")
+    version = watcher.version
+    watcher._scan(0.0)
+    assert listed() == [(0, "a.yaml"), (1, "named.yaml"), (2, "b.yml")]
+    assert watcher.version > version  # the update channel says so
+    first.unlink()
+    named.unlink()
+    watcher._scan(1.0)
+    assert listed() == [(1, "named.yaml"), (2, "b.yml")]
+    put(first, "game: rallytaire\n")
+    watcher._scan(2.0)
+    assert listed() == [(0, "a.yaml"), (1, "named.yaml"), (2, "b.yml")]
+    assert watcher.entries[0].revision == 2  # read again
+
+
+@pytest.mark.slow
+def test_a_folder_shows_the_specs_added_to_it_and_drops_those_deleted(preview, tmp_path):
+    """`preview FOLDER`: a spec saved into the folder (or a folder under it) after the start
+    gets a section, seen through /events, drawn or refused like the others; one deleted leaves
+    the page and its pictures are gone (404); put back, it returns under its old index. A
+    file that is not a spec (.txt) is not taken."""
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    race = folder / "race.yaml"
+    shutil.copy(RACE, race)
+    server = preview(folder)
+    state = server.settled()
+    assert [(s["index"], s["path"], s["status"]) for s in state["specs"]] == [(0, str(race), "ready")]
+    old_page = state["specs"][0]["pages"][0]["url"]
+    events = Events(server)
+    try:
+        seen = events.next_version(0)
+
+        def update_until(test) -> dict:
+            nonlocal seen
+            while True:
+                seen = events.next_version(seen)
+                state = server.state()
+                if test(state):
+                    return state
+
+        def shown(state) -> dict[str, dict]:
+            return {s["path"]: s for s in state["specs"]}
+
+        later, broken = folder / "more" / "later.yaml", folder / "broken.yaml"
+        put(folder / "notes.txt", "not a spec\n")
+        put(later, RACE.read_text(encoding="utf-8").replace("Thousand Lakes", "Later Lakes"))
+        put(broken, RACE.read_text(encoding="utf-8").replace("length: 96", "length: x96"))
+        state = update_until(
+            lambda s: len(s["specs"]) == 3 and all(x["status"] in ("ready", "refused") for x in s["specs"])
+        )
+        specs = shown(state)
+        assert sorted(specs) == sorted(map(str, (race, later, broken)))
+        assert (specs[str(later)]["status"], specs[str(later)]["summary"]) == ("ready", "3 stages, 214 spaces, 24 corners")
+        assert [p["kind"] for p in specs[str(later)]["pages"]] == ["race sheet", "race sheet"]
+        assert [p["line"] for p in specs[str(broken)]["problems"]] == [
+            f"{broken}:8:13: error: 'length' must be a whole number, got 'x96'"
+        ]
+        assert {specs[str(later)]["index"], specs[str(broken)]["index"]} == {1, 2}
+
+        race.unlink()
+        state = update_until(lambda s: str(race) not in shown(s))
+        assert sorted(shown(state)) == sorted(map(str, (later, broken)))
+        assert server.request(old_page)[0] == 404
+        assert server.request("/spec/0/source/race.yaml")[0] == 404
+        assert b"race.yaml" not in server.get("/view")
+
+        shutil.copy(RACE, race)
+        state = update_until(lambda s: shown(s).get(str(race), {}).get("status") == "ready")
+        assert shown(state)[str(race)]["index"] == 0 and len(state["specs"]) == 3
     finally:
         events.close()
     assert server.stop() == (130, "sheetgen: preview stopped\n")

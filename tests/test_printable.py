@@ -79,11 +79,12 @@ def test_every_pdf_says_how_it_is_printed(tmp_path):
     assert _duplex(build_outputs(load_spec(SPECS / "seasons" / "winter_season.yaml"))[0]) == "/DuplexFlipLongEdge"
 
 
-def page_numbers(data: bytes) -> list[str]:
+def page_numbers(data: bytes, alone: bool = False) -> list[str]:
     """Per page, the problems of its "page N of M": there must be one that reads the page's
     place in the PDF and the PDF's page count, inside the 10 mm margins, over no other text
-    and no line or fill (tests/pdfgeom.py: what the page and its forms draw). (A page's own
-    numbering, "dashboard card 1 of 2", is the page's business.)"""
+    and no line or fill (tests/pdfgeom.py: what the page and its forms draw). `alone`: and no
+    other text on the page numbers it ("page 1 of 2", "card 1 of 2" of a part of the PDF beside
+    the footer's "page 5 of 7": Rallyman's and Rally Risk's pages, issue 30)."""
     import re
 
     from pdfgeom import MM, intersection, read_pages
@@ -97,6 +98,10 @@ def page_numbers(data: bytes) -> list[str]:
             problems.append(f"page {k}: {[t.value for t in numbers]}")
             continue
         number = mine[-1]  # the footer's, drawn last
+        if alone:
+            inner = [t.value for t in page.texts if t is not number and re.search(r"\b(page|card) \d+ of \d+", t.value)]
+            if inner:
+                problems.append(f"page {k}: numbered again: {inner}")
         x0, y0, x1, y1 = number.glyph_box()
         margin = 10 * MM - 0.01
         if not (margin <= x0 and margin <= y0 and x1 <= page.width - margin and y1 <= page.height - margin):
@@ -120,7 +125,26 @@ def test_every_page_is_numbered_where_nothing_else_is():
     from sheetgen.render import build_outputs
 
     for spec in (SPECS / "rally_run" / "house_set.yaml", SPECS / "rally_risk" / "sections.yaml"):
-        assert page_numbers(build_outputs(load_spec(spec), paper=paper)[0]) == [], spec.name
+        # the Rally Risk library's cards, kit and reference card: the footer's is their only
+        # number (issue 30)
+        alone = spec.name == "sections.yaml"
+        assert page_numbers(build_outputs(load_spec(spec), paper=paper)[0], alone=alone) == [], spec.name
+
+
+@pytest.mark.slow  # (a Rally Risk race and library, a tile library, a track with its par: about 10 s)
+def test_rallyman_and_rally_risk_pages_are_numbered_by_the_footer_alone():
+    """A Rallyman track (map, roadbook, dashboard card and its odds, time sheet, the pieces
+    without the box), a Rally Risk course sheet with its reference card, a library with its
+    kit and a Rallyman tile library: each page's one number is the footer's "page N of M"
+    (their own "page 1 of 2" and "dashboard card 1 of 2" beside it are gone; the kinds of page
+    are named in their headers and the PDF's outline). The cheap twins: the library in the
+    test above, the track in tests/test_rallyman_printing.py."""
+    from conftest import SPECS
+    from sheetgen.registry import load_spec
+    from sheetgen.render import build_outputs
+
+    for name in ("rallyman/tiny.yaml", "rally_risk/safari_1.yaml", "rally_risk/sections.yaml", "rallyman/tiles.yaml"):
+        assert page_numbers(build_outputs(load_spec(SPECS / name))[0], alone=True) == [], name
 
 
 @pytest.mark.slow  # (every bundled spec on both papers: a full build twice, about a minute)

@@ -561,3 +561,42 @@ def test_a_track_from_a_large_frame_library_fits_its_table_by_the_large_tiles(ru
     args = ["--seed", "3", "--box", str(tmp_path / "box.yaml"), "--length", "60..150", "--table", "200x120"]
     path = generate(run, tmp_path, *args)
     check_generated(run, path, variant="gt", laps=None, length=(60, 150), difficulty="medium", table=(200, 120), box=box)
+
+
+# -- an easy GT circuit exists in the bundled box (issue 32) ------------------------------------
+
+FAST_RING = __import__("pathlib").Path(__file__).parent / "data" / "rallyman" / "fast_ring.yaml"
+
+
+def test_the_bundled_box_lays_a_circuit_of_six_fast_corners():
+    """The cheap twin of the slow test below: the Fast Ring is a valid GT circuit laid from the
+    bundled box (no tile more often than the box holds it) whose six corners are all fast
+    ones (every corner space's limit 5 or 6): three fast right corners, and three fast left
+    corners driven the other way (RM-18), which turn right."""
+    from collections import Counter
+
+    spec = load_spec(FAST_RING)
+    track = spec.model
+    box = {t.id: t.count for t in load_spec(LIBRARY).model.tiles}
+    used = Counter(p.tile for p in track.placements)
+    assert used == {"sg-grid2": 1, "sg-pit2": 1, "sg-s2": 4, "sg-c60r-fast": 3, "sg-c60l-fast": 3}
+    assert all(n <= box[tile] for tile, n in used.items())
+    assert sum(1 for p in track.placements if p.reverse) == 3
+    assert len(track.corners()) == 6
+    limits = {c.limit for c in track.cells if c.limit is not None}
+    assert limits and min(limits) >= 5
+
+
+@pytest.mark.slow  # the exact par of 96 cells: about 8 s
+def test_an_easy_gt_circuit_exists_in_the_bundled_box():
+    """Rated as `generate` rates a layout (the exact par): 101.6 s over 47 steps, a delay of
+    0.17 s a step, 0.024 losses of control a lap, the worst cell 0.6 %: inside the easy band
+    (under 0.25, 0.08 and 3 %). So the band does not rule easy circuits out; the search does
+    not find this one (docs/rallyman_generate.md)."""
+    from sheetgen.games.rallyman import generate as gen
+
+    rating = gen.rate_gt(load_spec(FAST_RING).model)
+    assert rating is not None
+    assert rating.steps == 47 and rating.corners == 6
+    assert rating.delay < 0.25 and rating.lose_per_lap < 0.08 and rating.worst < 0.03
+    assert gen.in_band(rating, "easy")

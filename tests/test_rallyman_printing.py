@@ -136,6 +136,10 @@ def _check_map_pages(name: str, paper: str) -> None:
         # at least a square millimetre of a space beyond the cut lines (Wide Boulevard's A4
         # page I2 had none: only slivers in the band cut away)
         assert best > 1.0 * MM * MM, (name, paper, label, best / MM / MM)
+        # and no sheet printed for a strip of track: at least 4 % of what is kept of the page
+        # (about two spaces on A4) is track (Wide Boulevard A4 had pages of 1.7 % and 2.4 %)
+        share = sum(clipped_area(h, kept) for h in space_hexagons(page)) / ((kept[2] - kept[0]) * (kept[3] - kept[1]))
+        assert share >= 0.04, (name, paper, label, share)
     # every printed page joins the others through shared sides (they register by the marks
     # on the bands they share)
     cells = {(ord(label[0]) - ord("A"), int(label[1:])) for label in found}
@@ -240,7 +244,7 @@ def test_cut_out_tiles_take_two_a_page_on_letter_as_on_a4(paper):
             assert all(10 * MM - 0.01 <= x <= page.width - 10 * MM + 0.01 for x, _y in hexagon)
             assert all(10 * MM - 0.01 <= y <= page.height - 10 * MM + 0.01 for _x, y in hexagon)
         heads = [
-            t for t in page.texts if re.match(r"(sheetgen original tiles|Rallyman tiles, page|Spaces 30 mm)", t.value)
+            t for t in page.texts if re.match(r"(sheetgen original tiles|Rallyman tiles|Spaces 30 mm)", t.value)
         ]
         assert len(heads) == 3, number
         for t in heads:
@@ -289,6 +293,32 @@ def _row_texts(page, first: str) -> list[str]:
     return [t.value for t in sorted(page.texts, key=lambda t: t.x) if abs(t.y - start.y) < 0.5]
 
 
+def test_a_tracks_pages_carry_one_number_the_pdfs():
+    """Tiny's seven pages (map, roadbook, dashboard card, its odds, time sheet, without the
+    box, damage bag): the one "page N of M" or "card N of M" each prints is the footer's (the
+    pages' own "page 1 of 2" and "dashboard card 1 of 2" are gone, issue 30)."""
+    all_texts = texts(pdf("tiny"))
+    for k, text in enumerate(all_texts, start=1):
+        numbers = re.findall(r"\b(?:page|card) \d+ of \d+", text)
+        assert numbers == [f"page {k} of {len(all_texts)}"], (k, numbers)
+
+
+def test_gt_weather_and_yellow_flags_are_tallied_on_the_table_page():
+    """Rallyman GT's bag holds 6 weather and 6 yellow-flag tokens (rulebook "Damage": "Qty x
+    6" each), which stay on the table, not with a car: the page without the box has a cell
+    for the weather at the start and after each of the 6 changes the bag can make (sun / rain
+    to circle), and a yellow-flag box per car of the 6 counters. DIRT's bag has neither: no
+    such table."""
+    page = _page_with(pages_of(pdf("tiny")), "The table: weather and yellow flags")
+    assert _row_texts(page, "weather now") == ["weather now", "start", *(f"change {k}" for k in range(1, 7))]
+    assert _row_texts(page, "circle one") == ["circle one", *(["sun / rain"] * 7)]
+    assert _row_texts(page, "yellow flag out") == ["yellow flag out", *(f"car {k}" for k in range(1, 7))]
+    words = " ".join(t.value for t in page.texts)
+    assert "the bag holds 6 weather tokens" in words and "Yellow flags: the bag holds 6." in words
+    lakeside = _page_with(pages_of(pdf("dirt_lakeside")), "Dice key")
+    assert not any("weather" in t.value.lower() for t in lakeside.texts)
+
+
 def test_the_dice_key_reads_a_plain_d6_with_the_rulebooks_caution_chances():
     """Rulebook "The Dice": the white coast dice and gears 1 and 2 have one caution face,
     the others two: on a plain d6 a 6 is a caution (1/6), or a 5 or a 6 (2/6 = 1/3)."""
@@ -302,7 +332,9 @@ def test_the_dice_key_reads_a_plain_d6_with_the_rulebooks_caution_chances():
     assert "HOUSE WAY TO PLAY (not in the rulebook)" in words
     # six car counters to cut out, 0.72 of a 30 mm space across, told apart by number
     circles = [p for p in page.paths if len(p.points) >= 12 and p.stroked and not p.rects]
-    assert [t.value for t in page.texts if re.fullmatch(r"car \d", t.value)] == [f"car {k}" for k in range(1, 7)]
+    cars_at = next(t.y for t in page.texts if t.value.startswith("Cars: cut out a counter"))
+    counters = [t.value for t in page.texts if re.fullmatch(r"car \d", t.value) and t.y < cars_at]
+    assert counters == [f"car {k}" for k in range(1, 7)]  # (above them: the yellow flags' heads)
     spans = sorted(round((max(x for x, _y in c.points) - min(x for x, _y in c.points)) / MM, 1) for c in circles)
     assert spans.count(21.6) == 6, spans
 
@@ -403,6 +435,49 @@ def test_a_dirt_rally_sheet_gives_each_stage_its_own_rows():
     words = " ".join(t.value for t in rally.texts)
     assert "stage 1: Lakeside" in words and "stage 2: Forest Stage" in words
     assert _rows_per_stage(rally) == [own[0], 25]
+
+
+OWN_CARDS = """\
+ruleset:
+  time_cards:
+    loss_seconds: 90
+    gears:
+      "1": {seconds: 60, sisu: 1, spin: 1, crash: 1}
+      "2": {seconds: 50, sisu: 1, spin: 1, crash: 1}
+      "3": {seconds: 40, sisu: 1, spin: 1, crash: 1}
+      "4": {seconds: 30, sisu: 1, spin: 1, crash: 1}
+      "5": {seconds: 20, sisu: 1, spin: 1, crash: 1}
+      "6": {seconds: 10, sisu: 1, spin: 1, crash: 1}
+"""
+
+
+def test_a_dirt_rally_sheet_prints_each_stage_tracks_own_time_cards(tmp_path):
+    """A rally of Lakeside (the variant's cards) then Forest Stage with its own `ruleset:`
+    time cards (60 s in first gear down to 10 s in sixth, spins and crashes 90 s), then a
+    stage whose track is not named: two sheets, the first Lakeside's with the shipped cards,
+    the second Forest Stage's and the unnamed stage's with Forest Stage's own values (the
+    sheet prints one set of cards: a stage of other cards starts a sheet of its own)."""
+    import shutil
+
+    for name in ("dirt_lakeside.yaml", "dirt_forest_stage.yaml", "tiles.yaml"):
+        shutil.copy(SPECS / "rallyman" / name, tmp_path / name)
+    forest = tmp_path / "dirt_forest_stage.yaml"
+    forest.write_text(forest.read_text(encoding="utf-8") + OWN_CARDS, encoding="utf-8")
+    results = tmp_path / "rally.yaml"
+    results.write_text(
+        "game: rallyman\nkind: results\nvariant: dirt\nname: Own Cards Rally\nstages:\n"
+        "  - {name: Lakeside, track: dirt_lakeside.yaml}\n  - {name: Forest, track: dirt_forest_stage.yaml}\n"
+        "  - {name: Night}\ndrivers:\n  - {name: Ana, times: [130, 175, null]}\n",
+        encoding="utf-8",
+    )
+    sheets = [p for p in pages_of(build_outputs(load_spec(results))[0]) if any(t.value == "Time cards" for t in p.texts)]
+    assert len(sheets) == 2
+    own = ["60 s", "50 s", "40 s", "30 s", "20 s", "10 s"]
+    for page, stages in zip(sheets, (["stage 1: Lakeside"], ["stage 2: Forest", "stage 3: Night"])):
+        assert sorted(t.value for t in page.texts if re.fullmatch(r"stage \d: \w+", t.value)) == stages
+        seconds = [t.value for t in sorted(page.texts, key=lambda t: t.x) if re.fullmatch(r"\d+ s", t.value)]
+        assert (seconds[:6] == own) == (stages[0] != "stage 1: Lakeside"), seconds
+    assert "90 s" in " ".join(t.value for t in sheets[1].texts)  # its spins and crashes
 
 
 def test_dirt_time_cards_become_a_roll_with_each_icons_share_of_the_deck(tmp_path):

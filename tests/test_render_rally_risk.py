@@ -238,7 +238,7 @@ def test_gear_simulators_page_tracks_six_cars_gears_and_halts(library, paper, si
     page = pdf.pages[index]
     text = page.extract_text()
     assert "Gear simulators: a strip per car" in text
-    assert f"print-and-play kit, page {index + 1} of {len(pdf.pages)}" in text
+    assert "Rally Risk print-and-play kit" in text and f"page {index + 1} of {len(pdf.pages)}" in text
     lines = [line.strip() for line in text.split("\n")]
     for label in ("1st", "2nd", "3rd", "4th", "5th", "out", "eliminated", "3 turns", "2 turns", "1 turn", "P 1", "R 1", "N 1"):
         assert lines.count(label) == 6, label
@@ -567,12 +567,17 @@ def test_a_card_printed_elsewhere_is_left_out(race, library):
     # in a job, each key goes with the first file that holds it
     job = [_Built("a", shared=(house,)), _Built("b"), _Built("c", shared=("other",)), _Built("d", shared=(house, "other"))]
     assert _shared_elsewhere(job) == {3: frozenset({house, "other"})}
+    # ... unless a file that is its home holds it (a library: the card beside its section
+    # cards), wherever that file comes in the job
+    job += [_Built("e", shared=(house,), home=True), _Built("f", shared=(house,), home=True)]
+    assert _shared_elsewhere(job) == {0: frozenset({house}), 3: frozenset({house, "other"}), 5: frozenset({house})}
 
 
 @pytest.mark.slow  # (three builds of four files and a render: about 10 s, and process start-up with --jobs 2)
 def test_one_reference_card_per_job(run, tmp_path):
     """`build` of two races and the library on the house tables prints the reference card
-    once, in the first of the files (in build's order: montecarlo_1, safari_1, sections);
+    once, in the library's file, after its section cards and kit (where a player looks for
+    the tables the section cards are played with), not in the first race's;
     a race with its own tables keeps its own card; `render` of one race (a job of one file)
     prints its card; and a build's files are the same with one process or two."""
     folder = tmp_path / "specs"
@@ -587,12 +592,12 @@ def test_one_reference_card_per_job(run, tmp_path):
     assert result.stdout == f"built 4 specs: 11 pages, 4 files written to {out}/\n"  # the library: 4 card pages, the kit 2
     kinds = {name: _kinds((out / name).read_bytes()) for name in files_under(out)}
     assert kinds == {
-        "montecarlo_1.pdf": [("course sheet", 1), ("reference card", 2)],
+        "montecarlo_1.pdf": [("course sheet", 1)],
         "own_box.pdf": [("course sheet", 1), ("reference card", 2)],
         "safari_1.pdf": [("course sheet", 1)],
-        "sections.pdf": [("section cards", 1), ("kit", 5)],
+        "sections.pdf": [("section cards", 1), ("kit", 5), ("reference card", 7)],
     }
-    assert "HOUSE TABLES" in reader((out / "montecarlo_1.pdf").read_bytes()).pages[1].extract_text()
+    assert "HOUSE TABLES" in reader((out / "sections.pdf").read_bytes()).pages[6].extract_text()
     assert "From your box (given in the race spec): Table of Risks" in reader((out / "own_box.pdf").read_bytes()).pages[1].extract_text()
     # the pages say how many the file has: safari's course sheet is page 1 of 1
     assert "page 1 of 1" in reader((out / "safari_1.pdf").read_bytes()).pages[0].extract_text()

@@ -36,7 +36,8 @@ def preview(specs: tuple[str, ...], port: int, host: str, paper: str | None, ink
     it), every problem at its FILE:LINE:COL with the line quoted, and the figures analyze
     gives, redrawn within about a second of a save of a spec or of any file it reads.
 
-    A folder stands for every spec under it. A spec that cannot be played is drawn as a draft
+    A folder stands for every spec under it, those added later too (a spec deleted from it
+    leaves the page). A spec that cannot be played is drawn as a draft
     (as render --draft draws it); one that does not load shows why, and the server goes on.
     Ctrl-C stops it.
 
@@ -74,7 +75,7 @@ def preview(specs: tuple[str, ...], port: int, host: str, paper: str | None, ink
         sys.stdout.flush()
 
     try:
-        serve(paths, settings, host, port, games=registry.registered(), ready=ready)
+        serve(paths, settings, host, port, games=registry.registered(), given=specs, ready=ready)
     except Terminated as exc:  # Ctrl-C (SIGINT), SIGTERM, SIGHUP: what stopped it said but for Ctrl-C
         import signal
 

@@ -9,6 +9,12 @@ look starts a job for the spec in a worker process (`sheetgen.preview.worker`), 
 newer save supersedes an older one) and the job starts again on the new files. The
 worker's messages update the spec's state, and each update raises the state's version.
 
+A folder given stands for the spec files under it, then and later: every `SCAN` seconds the
+watcher lists the folders again; a spec file new there gets a section of its own (at the end
+of the page, with an index of its own that is never reused) and its job, one deleted leaves
+the page (its job ended), one put back returns. A spec named on the command line stays on the
+page when it is deleted, saying it cannot be read.
+
 The HTTP threads (the standard library's ThreadingHTTPServer) only read that state, under
 the one lock: a request never starts or restarts work, so a flood of them leaves a solve
 alone. They answer for the specs given and the files those read, and nothing else:
@@ -49,6 +55,8 @@ from sheetgen.preview import page
 
 #: seconds between two looks at the files; a change is taken once it has stood for one look
 POLL = 0.2
+#: seconds between two looks for specs added to or removed from the folders given
+SCAN = 0.6
 #: seconds between two keep-alive lines on an idle update channel
 KEEPALIVE = 15.0
 #: update channels open at once (each holds a thread); more are answered 503
@@ -136,10 +144,13 @@ class Worker:
 class Entry:
     """One spec given: the files watched, the job's progress and the state the page shows."""
 
-    def __init__(self, index: int, path: str, extra: Sequence[str]):
+    def __init__(self, index: int, path: str, extra: Sequence[str], found: bool = False):
         self.index = index
         self.path = path
+        self.real = os.path.realpath(path)
         self.extra = tuple(extra)
+        self.found = found  # found in a folder given (not named): gone from the page once deleted
+        self.removed = False  # deleted from its folder: not shown, its index never reused
         self.watched: dict[str, tuple | None] = {name: signature(name) for name in (path, *extra)}
         self.revision = 1  # the files' version: raised at every change seen
         self.started = 0  # the revision of the last job started
@@ -173,9 +184,19 @@ class Entry:
 class Preview:
     """The specs of one `sheetgen preview`, their state, and the watcher thread."""
 
-    def __init__(self, paths: Sequence[str], settings: Settings, games: tuple = ()):
-        extra = [settings.template] if settings.template_file and settings.template else []
-        self.entries = [Entry(i, path, extra) for i, path in enumerate(paths)]
+    def __init__(
+        self, paths: Sequence[str], settings: Settings, games: tuple = (), given: Sequence[str] = ()
+    ):
+        """`paths`: the spec files; `given`: what the command was given (files and folders),
+        looked through again every `SCAN` seconds for specs added to a folder or deleted."""
+        self.extra = [settings.template] if settings.template_file and settings.template else []
+        named = {os.path.realpath(g) for g in given if not os.path.isdir(g)}
+        self.entries = [
+            Entry(i, path, self.extra, found=bool(given) and os.path.realpath(path) not in named)
+            for i, path in enumerate(paths)
+        ]
+        self.given = tuple(given)
+        self.folders = any(os.path.isdir(g) for g in given)
         self.settings = settings
         self.games = games
         self.lock = threading.Condition()
@@ -191,14 +212,15 @@ class Preview:
     # -- what the HTTP threads read ------------------------------------------------------
     def snapshot(self) -> dict[str, Any]:
         with self.lock:
-            return {"version": self.version, "jobs": self.jobs, "specs": [dict(e.state) for e in self.entries]}
+            shown = [dict(e.state) for e in self.entries if not e.removed]
+            return {"version": self.version, "jobs": self.jobs, "specs": shown}
 
     def picture(self, index: int, revision: int, number: int) -> bytes | None:
         with self.lock:
             if not 0 <= index < len(self.entries):
                 return None
             entry = self.entries[index]
-            if entry.pictures_revision != revision or not 1 <= number <= len(entry.pictures):
+            if entry.removed or entry.pictures_revision != revision or not 1 <= number <= len(entry.pictures):
                 return None
             return entry.pictures[number - 1]
 
@@ -241,6 +263,7 @@ class Preview:
     def _run(self) -> None:
         try:
             next_look = 0.0
+            next_scan = time.monotonic() + SCAN
             while not self.closing:
                 try:
                     worker, message = self.inbox.get(timeout=max(0.0, next_look - time.monotonic()))
@@ -251,6 +274,9 @@ class Preview:
                         self._message(worker, message)
                         self._start_jobs(time.monotonic())
                 now = time.monotonic()
+                if self.folders and now >= next_scan and not self.closing:
+                    self._scan(now)
+                    next_scan = now + SCAN
                 if now >= next_look and not self.closing:
                     self._look(now)
                     self._start_jobs(now)
@@ -267,8 +293,44 @@ class Preview:
         self.version += 1
         self.lock.notify_all()
 
+    def _scan(self, now: float) -> None:
+        """Look through the folders given again: a spec file new there gets a section of its
+        own (at the end of the page), one deleted from a folder leaves the page (a spec named
+        on the command line stays, saying that it cannot be read), one put back returns."""
+        from sheetgen.cliutil import spec_files
+
+        try:
+            paths = spec_files(self.given)
+        except OSError:  # a folder moved or deleted while it is read: the next scan sees it
+            return
+        there = {os.path.realpath(path): path for path in paths}
+        shown = {e.real: e for e in self.entries if not e.removed}
+        for entry in shown.values():
+            if entry.found and entry.real not in there:
+                with self.lock:
+                    if entry.worker is not None:
+                        self._retire(entry.worker, now)
+                        entry.worker = None
+                    entry.removed = True
+                    self._changed()
+        for real, path in there.items():
+            if real in shown:
+                continue
+            back = next((e for e in self.entries if e.removed and e.real == real), None)
+            if back is not None:
+                back.watched = {name: signature(name) for name in back.watched}
+                with self.lock:
+                    back.removed = False
+                self._saved(back, now)
+                continue
+            with self.lock:
+                self.entries.append(Entry(len(self.entries), path, self.extra, found=True))
+                self._changed()
+
     def _look(self, now: float) -> None:
         for entry in self.entries:
+            if entry.removed:
+                continue
             moved = False
             for name, seen in entry.watched.items():
                 current = signature(name)
@@ -318,7 +380,7 @@ class Preview:
             (
                 e
                 for e in self.entries
-                if e.revision > e.started and e.worker is None and now - e.changed_at >= POLL
+                if e.revision > e.started and e.worker is None and not e.removed and now - e.changed_at >= POLL
             ),
             key=lambda e: e.changed_at,
         )
@@ -531,8 +593,11 @@ class Handler(BaseHTTPRequestHandler):
         self._send(HTTPStatus.FORBIDDEN, f"refused: {why}\n".encode(), "text/plain")
 
     def _entry(self, text: str) -> Entry | None:
-        entries = self.server.preview.entries
-        return entries[int(text)] if text.isdigit() and len(text) < 6 and int(text) < len(entries) else None
+        entries = self.server.preview.entries  # (only ever appended to: read without the lock)
+        if not (text.isdigit() and len(text) < 6 and int(text) < len(entries)):
+            return None
+        entry = entries[int(text)]
+        return None if entry.removed else entry
 
     def _picture(self, index: str, revision: str, number: str) -> None:
         entry = self._entry(index)
@@ -631,11 +696,14 @@ def serve(
     port: int,
     *,
     games: tuple = (),
+    given: Sequence[str] = (),
     ready: Callable[[str], None],
 ) -> None:
-    """Serve the preview of `paths` until interrupted (KeyboardInterrupt is left to the caller,
-    once everything is ended). `ready(url)` is called once the server listens."""
-    preview = Preview(paths, settings, games)
+    """Serve the preview of `paths` (found in `given`, the files and folders the command was
+    given, looked through again for specs added and deleted) until interrupted
+    (KeyboardInterrupt is left to the caller, once everything is ended). `ready(url)` is
+    called once the server listens."""
+    preview = Preview(paths, settings, games, given)
     try:
         server = PreviewServer((host, port), preview)
     except OSError as exc:

@@ -24,6 +24,13 @@ def shared_pages(spec: Spec, printable: str | None = None) -> tuple[str, ...]:
     return chosen.shared_of(spec.model) if chosen is not None else ()
 
 
+def shared_home(spec: Spec, printable: str | None = None) -> bool:
+    """Whether the spec's file is where a job prints the shared pages it holds
+    (`Printable.shared_home`)."""
+    chosen = spec.game.printable_for(spec.kind_name, printable)
+    return chosen is not None and chosen.shared_home
+
+
 def _function(printable: Printable):
     module, _, name = printable.render.partition(":")
     return getattr(importlib.import_module(module), name)

@@ -24,23 +24,26 @@ def page_header(
     title: str | tuple[str, str],
     subtitle: str | tuple[str, str],
     kind: str | tuple[str, str],
-    page: int,
-    pages: int,
+    page: int | None = None,
+    pages: int | None = None,
 ) -> float:
     """Title block; returns the y (points) below it. Each of `title`, `subtitle` and `kind`
-    is a text, or (name, end): a name cut short when it must be, then the rest whole."""
+    is a text, or (name, end): a name cut short when it must be, then the rest whole. `page`
+    and `pages` print "page N of M" under the kind; without them none is printed (the PDF's
+    own footer numbers every page: `Sheet`'s page number)."""
     x, top, right = sheet.left, sheet.top, sheet.right
     # the kind of sheet and the page number on the right (the kind may hold a name: at most
     # half the width), the title in what they leave
     name, end = kind if isinstance(kind, tuple) else (kind, "")
     kind_text = fit_text(sheet, name, (right - x) / 2, sheet.t.sizes["small"], after=end)
-    numbers = f"page {page} of {pages}"
+    numbers = f"page {page} of {pages}" if page is not None and pages is not None else ""
     taken = max(sheet.text_width(kind_text.lines[0], size=kind_text.size), sheet.text_width(numbers, "small"))
     room = min((right - x) - 60 * MM, (right - x) - taken - 4 * MM)
     name, end = title if isinstance(title, tuple) else (title, "")
     fitted_text(sheet, x, top - 6 * MM, name, room, "title", bold=True, least=TITLE_LEAST, after=end)
     draw_fitted(sheet, right, top - 3.5 * MM, kind_text, align="right")
-    sheet.text(right, top - 7 * MM, numbers, "small", align="right")
+    if numbers:
+        sheet.text(right, top - 7 * MM, numbers, "small", align="right")
     if subtitle:
         name, end = subtitle if isinstance(subtitle, tuple) else (subtitle, "")
         fitted_text(sheet, x, top - 11.5 * MM, name, right - x, "body", after=end)

@@ -231,6 +231,7 @@ GAME = Game(
             ("library",),
             "sheetgen.render.rally_risk.section_cards:print_library",
             shared=_house_card,
+            shared_home=True,
         ),
         Printable(
             "course sheet and reference card",

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from sheetgen import league as leagues
@@ -183,6 +183,10 @@ class Stage:
     #: the turns a time sheet leaves rows for on this stage (`cards.turns_needed` of its
     #: track), or None when the stage names no track
     turns: int | None = None
+    #: the ruleset its track is played with (`ruleset.ruleset_of`: the track's own
+    #: `ruleset:` over the variant's defaults), or None when the stage names no track; the
+    #: rally sheet prints its time cards
+    ruleset: Any = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -262,33 +266,35 @@ def parse_time(value: Any) -> int | str | None:
 
 def _track_problems(
     doc: Document, index: int, stage: Stage, variant: str, base: tuple = ()
-) -> tuple[list, int | None]:
+) -> tuple[list, int | None, Any]:
     """A stage's track file, loaded and checked as any track is (its problems at their own
     places): it and the files it reads (its tile library) are inputs of the results file,
     which no output may replace. Wrong when missing, not a Rallyman track, or of the other
     game (GT results naming a DIRT track). With the problems, the turns a time sheet leaves
-    for the stage (`cards.turns_needed`), when the track loads."""
+    for the stage (`cards.turns_needed`) and the ruleset it is played with
+    (`ruleset.ruleset_of`), when the track loads."""
     from sheetgen import registry
     from sheetgen.games.rallyman.cards import turns_needed
+    from sheetgen.games.rallyman.ruleset import ruleset_of
     from sheetgen.yamlsrc import load_beside
 
     where = base + ("stages", index, "track")
     rel = stage.track
     if rel is None:  # a stage run without naming its track: nothing to check
-        return [], None
+        return [], None, None
     if not os.path.isfile(os.path.join(os.path.dirname(doc.file), rel)):
         missing = f"stage {stage.name!r}: no track file {rel!r} (a path from this file's folder)"
-        return [doc.problem(where, missing)], None
+        return [doc.problem(where, missing)], None, None
     try:
         track = registry.spec_of(load_beside(doc, rel, where))
     except SpecError as exc:
-        return list(exc.problems), None
+        return list(exc.problems), None, None
     if track.game.name != "rallyman" or track.kind_name != "track":
         return [
             doc.problem(
                 where, f"stage {stage.name!r}: {stage.track!r} is {track.described('rallyman')}, not a Rallyman track"
             )
-        ], None
+        ], None, None
     if track.model.variant.value != variant:
         return [
             doc.problem(
@@ -296,8 +302,8 @@ def _track_problems(
                 f"stage {stage.name!r}: {stage.track!r} is a {track.model.variant.value.upper()} track; these are "
                 f"{variant.upper()} results",
             )
-        ], None
-    return [], turns_needed(track.model)
+        ], None, None
+    return [], turns_needed(track.model), ruleset_of(track.model)
 
 
 _TURN = re.compile(r"^(00|[0-6])\s+(\d{1,3})((?:\s+\S+)*)$")
@@ -395,11 +401,11 @@ def _rally(doc: Document, data: dict, base: tuple, variant: str) -> tuple[tuple[
                 )
             )
         names.setdefault(s.name, i)
-        turns = None
+        turns, ruleset = None, None
         if s.track is not None:
-            found, turns = _track_problems(doc, i, s, variant, base)
+            found, turns, ruleset = _track_problems(doc, i, s, variant, base)
             problems += found
-        sized.append(Stage(s.name, s.track, turns))
+        sized.append(Stage(s.name, s.track, turns, ruleset))
     stages = tuple(sized)
     drivers = []
     seen: dict[str, int] = {}

@@ -108,8 +108,6 @@ def draw_overview(sheet: Sheet, built: BuiltCalendar, pages: int, library_name: 
             (cal.name, ": calendar" + (" (continued)" if continued else "")),
             subtitle,
             "Rally Risk championship calendar",
-            page,
-            pages,
         )
 
     table = Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
@@ -200,8 +198,6 @@ def render_calendar(
                 (title[0], title[1] + (" (continued)" if continued else "")),
                 subtitle,
                 "Rally Risk championship score sheet",
-                page,
-                pages,
             )
 
         return draw_table_pages(sheet, table, rows, header, first_page=first, notes=SCORING_NOTES, kind="score sheet")
@@ -219,11 +215,11 @@ def render_calendar(
         page = 1 + draw_overview(sheet, built, pages, library_name or cal.library)
         for rally in cal.rallies:
             for race in rally.courses:
-                draw_course_sheet(sheet, race, None, page_label=(cal.name, f": page {page} of {pages}"))
+                draw_course_sheet(sheet, race, None, page_label=(cal.name, ""))
                 page += 1
         page += score_pages(sheet, page, pages)
         for tables in cards.values():
-            draw_reference_card(sheet, tables, subtitle=f"{cal.name}: page {page} of {pages}")
+            draw_reference_card(sheet, tables, subtitle=cal.name)
             page += 1
 
     return render_pdf(template, ink, paper, meta, draw)

@@ -738,7 +738,7 @@ def draw_course_sheet(
     danger = _heavy_spaces(analysis)
     def label(k: int) -> tuple[str, str]:
         if page_label is None:
-            return ("", f"page {page + k} of {pages}" if pages else "")
+            return ("", "")  # the page's number: the PDF's footer
         name, end = page_label if isinstance(page_label, tuple) else ("", page_label)
         return (name, end if k == 0 else f"{end} (continued)")
 
@@ -843,7 +843,7 @@ def render_race(
     def draw(sheet: Sheet) -> None:
         draw_course_sheet(sheet, race, analysis, page=1, pages=total)
         if card:
-            draw_reference_card(sheet, race.tables, subtitle=f"{race.name}: page {total} of {total}")
+            draw_reference_card(sheet, race.tables, subtitle=race.name)
 
     return render_pdf(template, ink, paper, meta, draw)
 

@@ -44,9 +44,10 @@ def _number(sheet: Sheet, x: float, y: float, r: float, value: str, size: float)
 
 
 def _kit_header(sheet: Sheet, title: str, page: int, pages: int) -> float:
-    """A kit page's title and "page N of M" on its top line; the page's top."""
+    """A kit page's title and what it is on its top line (its number: the PDF's footer); the
+    page's top."""
     top = sheet.top
-    kind = f"Rally Risk print-and-play kit, page {page} of {pages}"
+    kind = "Rally Risk print-and-play kit"
     fitted_text(
         sheet,
         sheet.left,

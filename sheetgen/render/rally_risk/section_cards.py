@@ -166,7 +166,7 @@ def render_library(
         draw_kit(sheet, library.name, len(pages) + 1, total)
         draw_trackers(sheet, library.name, tables, len(pages) + 2, total)
         if card:
-            subtitle = f"{library.name}: play with these tables, page {total} of {total}"
+            subtitle = f"{library.name}: play with these tables"
             draw_reference_card(sheet, tables, subtitle=subtitle)
 
     return render_pdf(template, ink, paper, meta, draw)

@@ -180,8 +180,6 @@ def render_standings(
                 (st.name, ": standings" + (" (continued)" if continued else "")),
                 subtitle,
                 "Rally Risk championship standings",
-                page,
-                pages,
             )
 
         return draw_table_pages(

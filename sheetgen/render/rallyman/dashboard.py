@@ -246,8 +246,6 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
         (track.name, f": {variant} dashboard reference card"),
         "The values this track is played with, each table with its source; the odds are on the next page.",
         f"{variant} dashboard card",
-        1,
-        2,
     )
     y = _house_box(sheet, y, house_note(ruleset))
     x, right = sheet.left, sheet.right
@@ -421,7 +419,7 @@ def _draw_dashboard_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
                 "gear 0.",
             ],
         )
-    page_footer(sheet, "dashboard card 1 of 2" + ("; house values marked" if ruleset.house else ""))
+    page_footer(sheet, "dashboard card" + ("; house values marked" if ruleset.house else ""))
     sheet.end_page("dashboard card")
 
 
@@ -441,9 +439,7 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
         sheet,
         (track.name, f": {variant} odds"),
         "Exact chances (the code of sheetgen odds), as fractions and percentages rounded half up.",
-        f"{variant} dashboard card",
-        2,
-        2,
+        f"{variant} dashboard card: odds",
     )
     y = _house_box(sheet, y, table["house"])
     x, right = sheet.left, sheet.right
@@ -580,7 +576,7 @@ def _odds_page(sheet: Sheet, track, ruleset: Ruleset) -> None:
             + " --dice 3,4,coast --focus 1 (add ! after a die whose space gives a caution)."
         ],
     )
-    page_footer(sheet, "dashboard card 2 of 2")
+    page_footer(sheet, "dashboard card: odds")
     sheet.end_page("dashboard card: odds")
 
 

@@ -111,8 +111,6 @@ def draw_dice_key_page(sheet: Sheet, track, template: Template) -> None:
         (track.name, ": without the box"),
         "Plain dice, a pencil and cut-out pieces instead of the box's dice, tokens and cars",
         f"Rallyman {'GT' if ruleset.variant == 'gt' else 'DIRT'} dice key",
-        1,
-        2,
     )
     y = _house_box(sheet, y - 2 * MM)
     x, width = sheet.left, sheet.right - sheet.left
@@ -149,6 +147,7 @@ def draw_dice_key_page(sheet: Sheet, track, template: Template) -> None:
     rolls = cards.time_card_rolls(ruleset)
     if rolls:
         y = _time_card_rolls(sheet, ruleset, rolls, y)
+    y = _table_tokens(sheet, ruleset, y)
     # the car counters
     hex_mm = template.size(HEX_MM)
     d = CAR_SHARE * hex_mm
@@ -177,6 +176,60 @@ def draw_dice_key_page(sheet: Sheet, track, template: Template) -> None:
     )
     page_footer(sheet, "house way to play: not in the rulebook")
     sheet.end_page("without the box")
+
+
+def _table_tokens(sheet: Sheet, ruleset, y: float) -> float:
+    """GT: the damage tokens that stay on the table, not with a car (rulebook "Damage"): the
+    weather, changed by each weather token drawn, a cell per change the bag can make (one
+    more for the start), and a yellow flag per car, out until that car's next move. Tallied
+    here in pencil; returns the y below (unchanged for a bag with neither)."""
+    tokens = ruleset.damage_bag.tokens
+    counts = {kind: sum(t.count for t in tokens if t.kind == kind) for kind in ("weather", "yellow_flag")}
+    if not any(counts.values()):
+        return y
+    x, width = sheet.left, sheet.right - sheet.left
+    title = "The table: weather and yellow flags (tokens that stay on the table)"
+    sheet.text(x, y - 3.6 * MM, title, "heading", bold=True)
+    y -= 5.5 * MM
+    head_w = 34 * MM
+    if counts["weather"]:
+        cells = ["start", *(f"change {k}" for k in range(1, counts["weather"] + 1))]
+        w = (width - head_w) / len(cells)
+        y = _table(
+            sheet,
+            x,
+            y,
+            [head_w] + [w] * len(cells),
+            ["weather now", *cells],
+            [["circle one", *(["sun / rain"] * len(cells))]],
+            aligns=["left"] + ["center"] * len(cells),
+        )
+        y -= 1.5 * MM
+    if counts["yellow_flag"]:
+        w = (width - head_w) / cards.CARS
+        y = _table(
+            sheet,
+            x,
+            y,
+            [head_w] + [w] * cards.CARS,
+            ["yellow flag out", *(f"car {k}" for k in range(1, cards.CARS + 1))],
+            [["tick", *([""] * cards.CARS)]],
+            aligns=["left"] + ["center"] * cards.CARS,
+        )
+    notes = []
+    if counts["weather"]:
+        notes.append(
+            f"Weather: the bag holds {counts['weather']} weather tokens; each one drawn turns sun to rain or rain to "
+            "sun for every car: circle the new weather in the next cell (the wrong tyres cost dice and a caution of "
+            "limit: the dashboard card)."
+        )
+    if counts["yellow_flag"]:
+        notes.append(
+            f"Yellow flags: the bag holds {counts['yellow_flag']}. Tick the car that draws one; rub the tick out at "
+            "that car's next move (stopped in gear 00: when it moves again). While any box is ticked no car moves "
+            "alongside another (cars stopped in gear 0 or 00 may be passed)."
+        )
+    return _notes(sheet, x, y - 1 * MM, width, notes) - 3 * MM
 
 
 def _time_card_rolls(sheet: Sheet, ruleset, rolls, y: float) -> float:
@@ -252,8 +305,6 @@ def draw_damage_bag_page(sheet: Sheet, track) -> None:
         (track.name, ": damage bag"),
         f"{len(tokens)} damage tokens to cut out, for a cup instead of the box's bag",
         f"Rallyman {'GT' if ruleset.variant == 'gt' else 'DIRT'} damage bag",
-        2,
-        2,
     )
     x, width = sheet.left, sheet.right - sheet.left
     counts = ", ".join(f"{n} {TOKEN_SHORT.get(kind, kind.replace('_', ' '))}" for kind, n in ruleset.damage_bag.kinds())

@@ -263,14 +263,12 @@ def _widths(sheet: Sheet) -> list[float]:
 
 
 def draw_roadbook_page(sheet: Sheet, track: Track, rows, page: int, pages: int) -> float:
-    """One page of the roadbook (the page does not end); returns the y below its rows."""
+    """One page of the roadbook, the `page`-th of its `pages` (the page does not end); returns
+    the y below its rows. Its number is the PDF's footer; a later page says "continued"."""
     top = sheet.top
-    numbers = f"page {page} of {pages}"
-    room = sheet.right - sheet.left - sheet.text_width(numbers, "small") - 4 * MM
-    fitted_text(
-        sheet, sheet.left, top - 6 * MM, track.name, room, "title", bold=True, least=TITLE_LEAST, after=": roadbook"
-    )
-    sheet.text(sheet.right, top - 6 * MM, numbers, "small", align="right")
+    end = ": roadbook" + (" (continued)" if page > 1 and pages > 1 else "")
+    room = sheet.right - sheet.left
+    fitted_text(sheet, sheet.left, top - 6 * MM, track.name, room, "title", bold=True, least=TITLE_LEAST, after=end)
     calls = "in/out: the limit of its inside and outside lane" if track.variant is Variant.DIRT else "lane 1/lane 2/..."
     intro = (
         "Every note in track order. move: moves from the start to its first space; +moves: from the previous note. "

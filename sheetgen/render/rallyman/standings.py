@@ -9,8 +9,18 @@ gets the longest named stage's).
 
 from __future__ import annotations
 
+from typing import Any
+
 from sheetgen import league as leagues
-from sheetgen.games.rallyman.results import LeagueStandings, Standings, clock, league_standings, league_table, standings
+from sheetgen.games.rallyman.results import (
+    LeagueStandings,
+    Standings,
+    clock,
+    league_standings,
+    league_table,
+    log_tables,
+    standings,
+)
 from sheetgen.games.rallyman.ruleset import default
 from sheetgen.render.common import plural
 from sheetgen.render.pdf import Meta, Sheet, render_pdf
@@ -80,13 +90,19 @@ def render_standings(
                 (st.results.name, ": standings" + (" (continued)" if continued else "")),
                 subtitle,
                 f"{game} rally standings",
-                page,
-                pages,
             )
 
-        return draw_table_pages(
+        drawn = draw_table_pages(
             sheet, fit_heads(sheet, table), rows, header, first_page=1, notes=NOTES, kind="standings"
         )
+
+        def log_header(s: Sheet, page: int, continued: bool) -> float:
+            end = ": time logs" + (" (continued)" if continued else "")
+            return page_header(
+                s, (st.results.name, end), "the turns of each driver's filled-in time sheet", f"{game} rally standings"
+            )
+
+        return drawn + draw_log_pages(sheet, log_tables(st.results), st.results.variant, log_header, drawn + 1)
 
     pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
     meta = Meta(
@@ -129,6 +145,54 @@ def league_rows(ls: LeagueStandings) -> list[Row]:
     ]
 
 
+LOG_NOTES = (
+    "Each driver's turns as the time sheet holds them: the gear the turn ended in (DIRT: the time card taken), its "
+    "seconds, the running total, a loss of control (GT: lost; DIRT: the icon ringed) and the damage tokens drawn (GT).",
+)
+
+
+def log_pages_table(variant: str, width: float) -> Table:
+    """The columns of the time logs' pages (those of `results.log_table`)."""
+    columns = [
+        Column("turn", 16 * MM),
+        Column("gear" if variant == "gt" else "card", 18 * MM),
+        Column("seconds", 22 * MM),
+        Column("total", 24 * MM),
+        Column("lost control", 30 * MM),
+    ]
+    if variant == "gt":
+        columns.append(Column("damage", 22 * MM))
+    return Table(tuple(columns), row_h=5.6 * MM, head_h=5.6 * MM)
+
+
+def log_rows(logs) -> list[Row]:
+    """Every time log (`results.log_tables`'s tables) as rows: a title row per driver's stage
+    (its stage time and losses of control), then its turns."""
+    rows: list[Row] = []
+    for log in logs:
+        label = log.title.removesuffix(" time log") + ": " + " ".join(log.notes)
+        rows.append(Row("title", label=label))
+        rows += [Row("row", tuple(cells)) for cells in log.rows]
+    return rows
+
+
+def draw_log_pages(sheet: Sheet, logs, variant: str, header, first_page: int) -> int:
+    """The drivers' time logs over as many pages as they need (none without a log); returns
+    the pages drawn."""
+    if not logs:
+        return 0
+    width = sheet.right - sheet.left
+    return draw_table_pages(
+        sheet,
+        fit_heads(sheet, log_pages_table(variant, width)),
+        log_rows(logs),
+        header,
+        first_page=first_page,
+        notes=LOG_NOTES,
+        kind="time logs",
+    )
+
+
 def render_league(
     ls: LeagueStandings,
     template: Template,
@@ -152,7 +216,7 @@ def render_league(
         def header_for(title: tuple[str, str], sub: str) -> object:
             def header(s: Sheet, at: int, continued: bool) -> float:
                 shown = (title[0], title[1] + (" (continued)" if continued else ""))
-                return page_header(s, shown, sub, f"{game} league standings", at, pages)
+                return page_header(s, shown, sub, f"{game} league standings")
 
             return header
 
@@ -180,6 +244,16 @@ def render_league(
                 notes=NOTES + ("Points: the event place's points, then +N bonus points (the league's house rules).",),
                 kind="standings",
             )
+        logs = []
+        for e in ls.events:
+            logs += log_tables(res.event_results(e.event), f"{e.event.name}, ")
+        page += draw_log_pages(
+            sheet,
+            logs,
+            res.variant,
+            header_for((res.name, ": time logs"), "the turns of each driver's filled-in time sheet"),
+            page,
+        )
         return page - 1
 
     pages = count_pages(template, paper, lambda sheet: pages_of(sheet, 1))
@@ -195,20 +269,36 @@ def render_league(
     return render_pdf(template, ink, paper, meta, draw)
 
 
+def rally_sheet_chunks(results) -> list[tuple[Any, list[tuple[int, Any]]]]:
+    """The sheets of a DIRT rally: (the ruleset, its stages as (index, stage)), in order, at
+    most STAGES a sheet and one ruleset a sheet (its time cards and tallies are printed at
+    the top), a stage whose track is not known on the sheet of the stages before it (the
+    variant's defaults when it comes first)."""
+    chunks: list[tuple[Any, list[tuple[int, Any]]]] = []
+    for i, stage in enumerate(results.stages):
+        ruleset = stage.ruleset
+        if chunks:
+            current, held = chunks[-1]
+            if (ruleset is None or ruleset == current) and len(held) < time_sheet.STAGES:
+                held.append((i, stage))
+                continue
+        chunks.append((ruleset if ruleset is not None else default("dirt"), [(i, stage)]))
+    return chunks
+
+
 def draw_rally_sheets(sheet: Sheet, st: Standings) -> None:
-    """A DIRT rally's time sheet: its stages, STAGES a sheet, each with its own rows."""
-    ruleset = default("dirt")
+    """A DIRT rally's time sheet: its stages, at most STAGES a sheet, each with its own rows,
+    each sheet with the time cards of its stages' tracks' ruleset (`rally_sheet_chunks`)."""
     named: list[SheetStage] = [(f"stage {i + 1}: {s.name}", s.turns) for i, s in enumerate(st.results.stages)]
-    chunks = [named[i : i + time_sheet.STAGES] for i in range(0, len(named), time_sheet.STAGES)]
     known = [t for _n, t in named if t is not None]
     longest = max(known) if known else None
     plan = []
-    for chunk in chunks:
-        stages = [(name, turns if turns is not None else longest) for name, turns in chunk]
-        plan.append((stages, time_sheet.dirt_time_sheet_pages(None, sheet, stages, ruleset)))
-    pages = sum(len(ranges) for _s, ranges in plan)
+    for ruleset, chunk in rally_sheet_chunks(st.results):
+        stages = [(named[i][0], named[i][1] if named[i][1] is not None else longest) for i, _s in chunk]
+        plan.append((ruleset, stages, time_sheet.dirt_time_sheet_pages(None, sheet, stages, ruleset)))
+    pages = sum(len(ranges) for _r, _s, ranges in plan)
     number = 0
-    for k, (stages, ranges) in enumerate(plan):
+    for k, (ruleset, stages, ranges) in enumerate(plan):
         for first, last in ranges:
             number += 1
             title = (st.results.name, ": rally time sheet" + (" (continued)" if number > 1 else ""))

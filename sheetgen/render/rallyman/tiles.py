@@ -285,9 +285,9 @@ def render_tiles(
         if plan.halves is not None:
             draw_halves(sheet, plan.halves)
             return
-        for number, page in enumerate(pages, 1):
+        for page in pages:
             top = sheet.top
-            kind = f"Rallyman tiles, page {number} of {len(pages)}"
+            kind = "Rallyman tiles"
             how = f"Spaces {template.size(HEX_MM):g} mm across flats. Cut along the outline, from mark to mark."
             if plan.header_x is None:
                 fitted_text(
@@ -330,12 +330,10 @@ def render_tiles(
             sheet.end_page("cut-out tiles")
 
     def draw_halves(sheet: Sheet, halves: tuple[tuple[float, float], tuple[float, float]]) -> None:
-        count = 2 * len(tiles)
-        for i, tile in enumerate(tiles):
-            for j, (side, (x, y)) in enumerate(zip(("left", "right"), halves)):
-                number = 2 * i + j + 1
+        for tile in tiles:
+            for side, (x, y) in zip(("left", "right"), halves):
                 top = sheet.top
-                kind = f"Spaces {template.size(HEX_MM):g} mm across flats. Rallyman tiles, page {number} of {count}"
+                kind = f"Spaces {template.size(HEX_MM):g} mm across flats. Rallyman tiles"
                 room = sheet.right - sheet.left - sheet.text_width(kind, "small") - 4 * MM
                 fitted_text(
                     sheet,

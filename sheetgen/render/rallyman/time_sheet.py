@@ -209,7 +209,7 @@ def draw_gt_time_sheet(
         "print this page "
         "once for each."
     )
-    y = page_header(sheet, title, sub, "Rallyman GT time sheet", page, pages)
+    y = page_header(sheet, title, sub, "Rallyman GT time sheet")
     x = sheet.left
     line_y = y - 3 * MM
     after = _field(sheet, x, line_y, "driver", 45 * MM)
@@ -384,7 +384,7 @@ def draw_dirt_rally_sheet(
     each stage with rows for its own turns (a stage whose track is not known: the longest
     known stage's); `carried`: the rally total starts from the pages of the stages before.
     Then the page ends."""
-    y = page_header(sheet, title, sub, "Rallyman DIRT time sheet", page, pages)
+    y = page_header(sheet, title, sub, "Rallyman DIRT time sheet")
     x, right = sheet.left, sheet.right
     line_y = y - 3 * MM
     after = _field(sheet, x, line_y, "driver", 50 * MM)

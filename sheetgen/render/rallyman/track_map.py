@@ -98,6 +98,8 @@ class MapPlan:
     page_size: tuple[float, float] = (0.0, 0.0)  # points: the paper, turned when landscape
     landscape: bool = False
     off_centre: float = 0.0  # how far the grid sits from centred on the track (shares of its spare room)
+    thin: int = 0  # printed pages whose share of the track is under `THIN_SHARE` of their window
+    shift: tuple[float, float] = (0.5, 0.5)  # where the grid sits (`SHIFTS`): shares of its spare room
 
     @property
     def pages(self) -> tuple[MapPage, ...]:
@@ -185,20 +187,44 @@ def _scenery_corners(track: Track, hex_mm: float) -> list[tuple[float, float]]:
 
 def map_plan(track: Track, template: Template, paper: str | None = None) -> MapPlan:
     """The page grid of a track's true-scale map on `paper` (the template's by default): the
-    paper upright or turned, whichever prints fewer pages (upright on a tie)."""
+    paper upright or turned, and the grid slid over the track, whichever prints fewest pages;
+    then fewest thin pages (a page that prints only a strip of track beside its cut line, a
+    sheet of paper for a few spaces); then upright; then nearest to centred.
+
+    The grid's place is looked for in two steps: `SHIFTS` across and down for both ways of
+    the paper, then, from the best of those, each direction alone in the finer `FINE_SHIFTS`
+    (the other held), twice: a few dozen plans, not the hundreds of every pair of fine
+    shifts."""
     upright = template.page_size(paper)
-    plans = []
     shapes = _track_shapes(track, template.size(HEX_MM))
-    for landscape, size in ((False, upright), (True, (upright[1], upright[0]))):
-        for sx in SHIFTS:
-            for sy in SHIFTS:
-                plans.append(_plan(track, template, size, landscape, sx, sy, shapes))
-    # fewest pages; then upright; then the grid nearest to centred on the track
-    return min(plans, key=lambda p: (len(p.printed()), p.landscape, p.off_centre))
+    box = track_box(track, template.size(HEX_MM))
+    sizes = {False: upright, True: (upright[1], upright[0])}
+    made: dict[tuple[bool, float, float], MapPlan] = {}
+
+    def plan(landscape: bool, sx: float, sy: float) -> MapPlan:
+        key = (landscape, sx, sy)
+        if key not in made:
+            made[key] = _plan(track, template, sizes[landscape], landscape, sx, sy, shapes, box)
+        return made[key]
+
+    def order(p: MapPlan) -> tuple:
+        return (len(p.taken), p.thin, p.landscape, p.off_centre)
+
+    best = min((plan(landscape, sx, sy) for landscape in (False, True) for sx in SHIFTS for sy in SHIFTS), key=order)
+    landscape, (sx, sy) = best.landscape, best.shift
+    for _round in range(2):
+        sx = min((plan(landscape, x, sy) for x in FINE_SHIFTS), key=order).shift[0]
+        sy = min((plan(landscape, sx, y) for y in FINE_SHIFTS), key=order).shift[1]
+    return min(made.values(), key=order)
 
 
 #: where the page grid may sit on the track, as a share of the room it has to spare
 SHIFTS = (0.5, 0.25, 0.75, 0.0, 1.0)
+#: the finer places tried in one direction at a time, from the best of `SHIFTS`
+FINE_SHIFTS = tuple(k / 10 for k in range(11))
+#: a printed page whose track (what it shows between its cut lines) covers less than this
+#: share of its window is thin: among grids of as many pages, the one with fewest is chosen
+THIN_SHARE = 0.05
 
 
 def _plan(
@@ -209,6 +235,7 @@ def _plan(
     sx: float = 0.5,
     sy: float = 0.5,
     shapes: list[Shape] | None = None,
+    box: tuple[float, float, float, float] | None = None,
 ) -> MapPlan:
     hex_mm = template.size(HEX_MM)
     page_w, page_h = (v / MM for v in page_size)
@@ -217,7 +244,7 @@ def _plan(
     bottom, top = m + FOOT_MM, page_h - m - HEAD_MM
     width, height = right - left, top - bottom
     overlap = OVERLAP_MM
-    x0, y0, x1, y1 = track_box(track, hex_mm)
+    x0, y0, x1, y1 = track_box(track, hex_mm) if box is None else box
     pad = 2.0  # room round the track
     x0, y0, x1, y1 = x0 - pad, y0 - pad, x1 + pad, y1 + pad
 
@@ -231,10 +258,11 @@ def _plan(
     oy = y0 - (total_h - (y1 - y0)) * sy
     step_x, step_y = width - overlap, height - overlap
     shapes = _track_shapes(track, hex_mm) if shapes is None else shapes
-    taken = _pages_needed(shapes, ox, oy, step_x, step_y, width, height, overlap, cols, rows)
+    taken, shares = _pages_needed(shapes, ox, oy, step_x, step_y, width, height, overlap, cols, rows)
     off_centre = abs(sx - 0.5) + abs(sy - 0.5)
     grid = (hex_mm, cols, rows, width, height, overlap, left, top, ox, oy)
-    return MapPlan(*grid, frozenset(taken), page_size, landscape, off_centre)
+    thin = sum(1 for page in taken if shares.get(page, 0.0) < THIN_SHARE * width * height)
+    return MapPlan(*grid, frozenset(taken), page_size, landscape, off_centre, thin, (sx, sy))
 
 
 #: how far (mm) a shape must reach into the part of a page no neighbour covers for the page to
@@ -302,15 +330,18 @@ def _pages_needed(
     overlap: float,
     cols: int,
     rows: int,
-) -> set[tuple[int, int]]:
-    """The pages of a grid that print. Assembled, the pages show the plane cut along the middle
-    of every shared band (the dashed lines): a page shows its window less the halves of the
-    bands it shares with printed neighbours. So a page prints when a shape reaches into its
-    share of the plane, the cell between the cut lines round it; and then, a page whose share
-    of the track lies inside one printed neighbour's window is left out (that neighbour, no
-    longer cut on that side, shows it), unless leaving it out would split the printed pages
-    (pages register through the marks on the bands they share) or another page was left out
-    for it to show."""
+) -> tuple[set[tuple[int, int]], dict[tuple[int, int], float]]:
+    """The pages of a grid that print, and each page's share of the track (the area, mm², of
+    the bounds of what it shows between its cut lines: a measure, not the exact area).
+    Assembled, the pages show the plane cut along the middle of every shared band (the dashed
+    lines): a page shows its window less the halves of the bands it shares with printed
+    neighbours. So a page prints when a shape reaches into its share of the plane, the cell
+    between the cut lines round it; and then, a page whose share of the track lies inside one
+    printed neighbour's window is left out (that neighbour, no longer cut on that side, shows
+    it), unless leaving it out would split the printed pages (pages register through the marks
+    on the bands they share) or another page was left out for it to show."""
+    import numpy as np
+
     half = overlap / 2
 
     def cell(col: int, row: int) -> tuple[float, float, float, float]:
@@ -323,54 +354,63 @@ def _pages_needed(
     def window(col: int, row: int) -> tuple[float, float, float, float]:
         return (ox + col * step_x, oy + row * step_y, ox + col * step_x + width, oy + row * step_y + height)
 
-    pieces: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+    # what each page must show, summed up: the bounds of its pieces (x0, y0, x1, y1) and
+    # their areas (a piece: a shape's bounds within the page's cell)
+    spans: dict[tuple[int, int], list[float]] = {}
 
-    def index(v: float, origin: float, step: float, count: int) -> int:
-        return min(count - 1, max(0, math.floor((v - origin - half) / step)))
+    def add(page: tuple[int, int], x0: float, y0: float, x1: float, y1: float) -> None:
+        span = spans.get(page)
+        area = (x1 - x0) * (y1 - y0)
+        if span is None:
+            spans[page] = [x0, y0, x1, y1, area]
+        else:
+            span[0], span[1] = min(span[0], x0), min(span[1], y0)
+            span[2], span[3] = max(span[2], x1), max(span[3], y1)
+            span[4] += area
 
-    for shape in shapes:
-        bounds = shape[0]
-        c0, c1 = index(bounds[0], ox, step_x, cols), index(bounds[2], ox, step_x, cols)
-        r0, r1 = index(bounds[1], oy, step_y, rows), index(bounds[3], oy, step_y, rows)
-        if c0 == c1 and r0 == r1:  # wholly in one page's share (the usual case)
-            pieces.setdefault((c0, r0), []).append(bounds)
-            continue
-        for col in range(c0, c1 + 1):
-            for row in range(r0, r1 + 1):
+    bounds = np.array([shape[0] for shape in shapes], dtype=float).reshape(-1, 4)
+    c0, c1 = (np.clip(np.floor((bounds[:, k] - ox - half) / step_x), 0, cols - 1).astype(int) for k in (0, 2))
+    r0, r1 = (np.clip(np.floor((bounds[:, k] - oy - half) / step_y), 0, rows - 1).astype(int) for k in (1, 3))
+    single = (c0 == c1) & (r0 == r1)
+    if single.any():  # wholly in one page's share (the usual case): summed up page by page
+        at = c0[single] * rows + r0[single]
+        found, where = np.unique(at, return_inverse=True)
+        inside = bounds[single]
+        low = np.full((len(found), 2), np.inf)
+        high = np.full((len(found), 2), -np.inf)
+        area = np.zeros(len(found))
+        np.minimum.at(low, where, inside[:, :2])
+        np.maximum.at(high, where, inside[:, 2:])
+        np.add.at(area, where, (inside[:, 2] - inside[:, 0]) * (inside[:, 3] - inside[:, 1]))
+        for i, at_page in enumerate(found.tolist()):
+            spans[(at_page // rows, at_page % rows)] = [*low[i].tolist(), *high[i].tolist(), float(area[i])]
+    for k in np.flatnonzero(~single):
+        shape = shapes[k]
+        sx0, sy0, sx1, sy1 = shape[0]
+        for col in range(int(c0[k]), int(c1[k]) + 1):
+            for row in range(int(r0[k]), int(r1[k]) + 1):
                 box = cell(col, row)
                 if _overlaps(shape, box):
                     # the shape's bounds within the cell: what a neighbour must hold to show it
-                    piece = (
-                        max(bounds[0], box[0]),
-                        max(bounds[1], box[1]),
-                        min(bounds[2], box[2]),
-                        min(bounds[3], box[3]),
-                    )
-                    pieces.setdefault((col, row), []).append(piece)
-    taken = set(pieces)
+                    add((col, row), max(sx0, box[0]), max(sy0, box[1]), min(sx1, box[2]), min(sy1, box[3]))
+    taken = set(spans)
     absorbers: set[tuple[int, int]] = set()
-
-    def area(page: tuple[int, int]) -> float:
-        return sum((p[2] - p[0]) * (p[3] - p[1]) for p in pieces[page])
-
     groups = _groups(taken)
-    for page in sorted(pieces, key=lambda p: (area(p), p[1], p[0])):
+    for page in sorted(spans, key=lambda p: (spans[p][4], p[1], p[0])):
         if page in absorbers:
             continue
         col, row = page
+        x0, y0, x1, y1, _area = spans[page]
         for n in ((col - 1, row), (col + 1, row), (col, row - 1), (col, row + 1)):
             if n not in taken:
                 continue
             wx0, wy0, wx1, wy1 = window(*n)
-            held = all(
-                wx0 + REACH_MM <= p[0] and p[2] <= wx1 - REACH_MM and wy0 + REACH_MM <= p[1] and p[3] <= wy1 - REACH_MM
-                for p in pieces[page]
-            )
+            held = wx0 + REACH_MM <= x0 and x1 <= wx1 - REACH_MM and wy0 + REACH_MM <= y0 and y1 <= wy1 - REACH_MM
             if held and _groups(taken - {page}) <= groups:
                 taken.discard(page)
                 absorbers.add(n)
                 break
-    return taken
+    return taken, {page: spans[page][4] for page in taken}
 
 
 def _groups(pages: set[tuple[int, int]]) -> int:

@@ -315,10 +315,11 @@ def _expectimax(state, memo: dict, charge) -> float:
 def test_rallytaire_solvers_equal_an_expectimax_over_the_engine():
     """Both solvers, on a small race, against a brute force over RaceState: the basic par
     time, and the advanced race par (tyres, options, plans, fix-points, the DNF charge)."""
+    from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
     from sheetgen.games.rallytaire.engine import RaceState
     from sheetgen.games.rallytaire.model import Boxes, Corner, Race, Stage, Surface, Turn
     from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import DnfRule, analyze_race_advanced
+    from sheetgen.games.rallytaire.solve_advanced import DnfRule
 
     race = Race(
         "small",

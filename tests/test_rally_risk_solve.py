@@ -10,21 +10,13 @@ import math
 import pytest
 
 from sheetgen.games.rally_risk import rules
+from sheetgen.games.rally_risk.analysis import analyze_assistance, analyze_rally_risk_race, place_mechanics
+from sheetgen.games.rally_risk.forward import evaluate, finishing_rounds, round_percentile
 from sheetgen.games.rally_risk.model import Assistance, Tyres, Weather, WeatherSector
 from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text, format_race_run
 from sheetgen.games.rally_risk.rules import Car, RaceState
 from sheetgen.games.rally_risk.simulate import simulate
-from sheetgen.games.rally_risk.solve import (
-    DEFAULT_PENALTY,
-    DEFAULT_THRESHOLD,
-    Solution,
-    analyze_assistance,
-    analyze_rally_risk_race,
-    evaluate,
-    finishing_rounds,
-    place_mechanics,
-    round_percentile,
-)
+from sheetgen.games.rally_risk.solve import DEFAULT_PENALTY, DEFAULT_THRESHOLD, Solution
 from sheetgen.registry import load_spec
 from test_rally_risk_spec import RACES, RR
 from test_rally_risk_tables import CLEAR, course
@@ -211,7 +203,7 @@ def test_simulation_is_seeded_and_staggered(analyses):
 
 
 def test_unfinishable_race_is_one_located_problem(write):
-    from sheetgen.games.rally_risk.solve import finishability_problems
+    from sheetgen.games.rally_risk.analysis import finishability_problems
 
     path = RR / "safari_1.yaml"
     loaded = load_spec(path)

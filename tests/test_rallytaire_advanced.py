@@ -20,21 +20,19 @@ from conftest import RALLYTAIRE_SPECS
 from sheetgen import dice, registry
 from sheetgen.games.rallytaire import rules
 from sheetgen.games.rallytaire import rules_advanced as adv
+from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
+from sheetgen.games.rallytaire.forward_advanced import (
+    TimeDistribution,
+    race_time_distribution,
+    race_time_percentiles,
+)
 from sheetgen.games.rallytaire.model import BASE_SPEED, Boxes, Corner, Race, Stage, Surface, Turn
 from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_run, format_advanced_text
 from sheetgen.games.rallytaire.rules import RulesError, State
 from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedState, Fix, Option, Roll
 from sheetgen.games.rallytaire.simulate import play_race_advanced, simulate_race_advanced
 from sheetgen.games.rallytaire.solve import analyze_race
-from sheetgen.games.rallytaire.solve_advanced import (
-    DnfRule,
-    TimeDistribution,
-    _Grid,
-    analyze_race_advanced,
-    race_time_distribution,
-    race_time_percentiles,
-    solve_race,
-)
+from sheetgen.games.rallytaire.solve_advanced import DnfRule, _Grid, solve_race
 
 A, G, S = Surface.ASPHALT, Surface.GRAVEL, Surface.SNOW
 HALF = Fraction(1, 2)
@@ -697,7 +695,7 @@ def test_quick_percentiles_are_the_full_distributions(race: Race, monkeypatch: p
     """The percentiles of the sheet and the analysis come from a pass that drops more, used
     only when that cannot move them: they are the full distribution's, with the quick pass
     certain (the default), and with one so coarse that it is never certain (the fallback)."""
-    import sheetgen.games.rallytaire.solve_advanced as sa
+    import sheetgen.games.rallytaire.forward_advanced as sa
 
     for dnf in (DnfRule(60.0, 5.0), DnfRule(22.0, 0.0)):
         policy = solve_race(race, dnf)
@@ -767,10 +765,7 @@ def test_a_reweighted_stage_graph_is_the_graph_built_for_those_tyres() -> None:
     The result is, field by field and float by float, the graph built for those tyres; and it
     is offered exactly where that graph has the same structure (not, say, for gravel tyres on
     asphalt: a die less, so no brake in 1st gear)."""
-    from sheetgen.games.rallytaire.solve_advanced import (
-        _build_stage_graph,
-        _reweighted_graph,
-    )
+    from sheetgen.games.rallytaire.solve_advanced import _build_stage_graph, _reweighted_graph
 
     seen = {"reweighted": 0, "built": 0}
     for path in RALLYTAIRE_SPECS[:3]:

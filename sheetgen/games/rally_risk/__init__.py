@@ -86,7 +86,7 @@ def _strict(loaded, figures) -> list:
         ]
     if not isinstance(loaded.model, Race):
         return []
-    from sheetgen.games.rally_risk.solve import finishability_problems
+    from sheetgen.games.rally_risk.analysis import finishability_problems
 
     return finishability_problems(loaded.document, figures.get())
 
@@ -124,8 +124,8 @@ def _schema() -> dict:
 
 
 def _analyze(loaded: Any, options: Options) -> Report:
+    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
     from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text
-    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
     from sheetgen.games.rally_risk.spec import require_race
 
     result = analyze_rally_risk_race(require_race(loaded), options["assistance"])

@@ -141,7 +141,7 @@ def _is_dirt(track: Any) -> bool:
 
 
 def _analyze(spec: Any, options: Any):
-    from sheetgen.games.rallyman.solve import analyze_track, format_analysis_text
+    from sheetgen.games.rallyman.report import analyze_track, format_analysis_text
     from sheetgen.registry import Report
 
     track = _subject(spec)

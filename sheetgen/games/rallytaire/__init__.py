@@ -104,10 +104,10 @@ def _figures(spec: Any) -> dict | None:
     """`Game.figures`: a race's basic analysis and advanced sheet figures (None when too
     large for the exact advanced solve); a season's expanded races, their analyses and the
     generated races' advanced figures."""
+    from sheetgen.games.rallytaire.analysis_advanced import sheet_figures
     from sheetgen.games.rallytaire.model import Race
     from sheetgen.games.rallytaire.season import Season, expand_season
     from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import sheet_figures
 
     if isinstance(spec.model, Race):
         return {"analysis": analyze_race(spec.model), "advanced": sheet_figures(spec.model)}
@@ -134,8 +134,8 @@ def _solvable(spec: Any, race: Any) -> None:
 def _analyze(spec: Any, options: Options) -> Report:
     race = require_race(spec)
     if options["rules"] == "advanced":
+        from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
         from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_text
-        from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
 
         _solvable(spec, race)
         advanced = analyze_race_advanced(race)

@@ -6,10 +6,13 @@
 - Random playouts for every game (OpenSpiel's test): from each game's initial state, random
   legal actions and random chance outcomes reach a terminal state, and at every chance node
   the exact probabilities sum to 1.
+- The exact walk (`sheetgen.engine.expectimax`) on the coin game against its values by hand
+  (the oracle of every game's exact solver: tests/test_oracle.py).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -19,7 +22,7 @@ from itertools import product
 import pytest
 
 from conftest import SPECS
-from sheetgen.engine import EngineState, playout
+from sheetgen.engine import EngineState, expectimax, playout
 from sheetgen.registry import load_spec
 
 HEADS = Fraction(1, 4)
@@ -125,6 +128,75 @@ def test_a_decision_asks_the_policy_and_draws_nothing():
     rng = Draws([0.9])  # tails: the policy is asked once, with the state after the toss
     end = playout(Coin(), policy, rng)
     assert asked == [Coin(1, False, False, True)] and end == Coin(1, False, True, False) and rng.used == 1
+
+
+# --------------------------------------------------------------------------- the exact walk
+
+
+def _toss_costs_1(state, choice, after) -> float:
+    return 1.0 if not state.deciding else 0.0
+
+
+def _miss(cost: float):
+    return lambda end: 0.0 if end.heads else cost
+
+
+@pytest.mark.parametrize(
+    "miss,expected",
+    [
+        # a miss costs 8: tossing on always pays (after 2 tails 1 + 3/4 * 8 = 7 < 8; after
+        # 1 tails 1 + 3/4 * 7 = 6.25), so the start is 1 + 3/4 * 6.25
+        (8.0, 1 + 0.75 * 6.25),
+        # a miss costs 2: after any tails stopping (2) beats a toss (1 + 3/4 * 2 = 2.5)
+        (2.0, 1 + 0.75 * 2),
+    ],
+)
+def test_expectimax_of_the_coin_game_by_hand(miss, expected):
+    assert expectimax(Coin(), cost=_toss_costs_1, final=_miss(miss)) == pytest.approx(expected, abs=1e-15)
+
+
+def test_expectimax_walks_only_the_actions_it_is_given_and_fills_the_memo():
+    memo: dict = {}
+    toss_on = expectimax(Coin(), cost=_toss_costs_1, final=_miss(2.0), actions=lambda s: ("toss",), memo=memo)
+    assert toss_on == pytest.approx(1 + 0.75 * (1 + 0.75 * (1 + 0.75 * 2)), abs=1e-15)
+    assert memo[Coin()] == toss_on and memo[Coin(3, False, False, True)] == 2.0  # three tails: a miss
+    # the stopped ends are never reached: only "toss" is walked
+    assert not any(s.stopped for s in memo)
+    # a key that forgets the tosses names a state and the one after its toss alike: a loop
+    with pytest.raises(ValueError, match="^the walk loops"):
+        expectimax(Coin(), cost=_toss_costs_1, final=_miss(2.0), key=lambda s: (s.heads, s.stopped, s.deciding))
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A decision that may come back to itself: no finite walk."""
+
+    n: int = 0
+
+    def is_terminal(self) -> bool:
+        return self.n == 2
+
+    def chance_outcomes(self):
+        return ()
+
+    def legal_actions(self):
+        return ("on", "back") if self.n < 2 else ()
+
+    def apply(self, x) -> Loop:
+        return Loop(self.n + 1 if x == "on" else 0)
+
+
+def test_expectimax_refuses_a_loop_and_a_node_left_without_actions_is_a_dead_end():
+    with pytest.raises(ValueError, match="^the walk loops"):
+        expectimax(Loop())
+    assert expectimax(Loop(), cost=lambda *_: 1.0, actions=lambda s: ("on",)) == 2.0
+    assert expectimax(Loop(), actions=lambda s: ()) == math.inf
+    # a dead end is never chosen while another action is left
+    assert expectimax(Loop(), cost=lambda *_: 1.0, actions=lambda s: ("on",) if s.n == 0 else ()) == math.inf
+    # nothing allowed after two tails: after one tails a toss may lead there (infinity), so
+    # the walk stops (a miss, 8) rather than toss on
+    assert expectimax(Coin(), cost=_toss_costs_1, final=_miss(8.0),
+                      actions=lambda s: () if s.tosses == 2 else s.legal_actions()) == 1 + 0.75 * 8
 
 
 # --------------------------------------------------------------------------- every game
@@ -291,52 +363,3 @@ def test_rallytaire_turn_phases_and_refusals():
         s.apply(Fix(engine=3))
     s = s.apply(Fix(engine=1))
     assert (s.phase, s.stage_index, s.car.left.engine) == (GEAR, 1, 3)
-
-
-def _expectimax(state, memo: dict, charge) -> float:
-    """Expected tenths to the end of the race under the best play, walking the engine's race
-    state itself: every decision a min, every roll an expectation over its exact outcomes."""
-    got = memo.get(state)
-    if got is not None:
-        return got
-    if state.is_terminal():
-        value = charge(state)
-    elif state.chance_outcomes():
-        value = 0.0
-        for outcome, p in state.chance_outcomes():
-            tenths = state.rules.move(state.stage, state.car, state.action, outcome).tenths
-            value += float(p) * (tenths + _expectimax(state.apply(outcome), memo, charge))
-    else:
-        value = min(_expectimax(state.apply(a), memo, charge) for a in state.legal_actions())
-    memo[state] = value
-    return value
-
-
-def test_rallytaire_solvers_equal_an_expectimax_over_the_engine():
-    """Both solvers, on a small race, against a brute force over RaceState: the basic par
-    time, and the advanced race par (tyres, options, plans, fix-points, the DNF charge)."""
-    from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
-    from sheetgen.games.rallytaire.engine import RaceState
-    from sheetgen.games.rallytaire.model import Boxes, Corner, Race, Stage, Surface, Turn
-    from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import DnfRule
-
-    race = Race(
-        "small",
-        (
-            Stage("a", Surface.GRAVEL, 14, (Corner(5, 2, 3, Turn.LEFT), Corner(10, 1, 8, Turn.RIGHT))),
-            Stage("b", Surface.SNOW, 10, (Corner(6, 2, 4, Turn.LEFT),)),
-        ),
-        Boxes(engine=1, brakes=1, gearbox=1, car=2),
-        (Surface.GRAVEL, Surface.SNOW),
-    )
-    basic = _expectimax(RaceState.start(race, "basic"), {}, lambda end: 0.0)
-    assert basic == pytest.approx(analyze_race(race).par_time * 10, rel=1e-12)
-
-    dnf = DnfRule(penalty=60.0, space_seconds=2.0)
-
-    def charge(end):
-        return dnf.charge_tenths(race, end.stage_index, end.car.position) if end.car.out else 0.0
-
-    advanced = _expectimax(RaceState.start(race, "advanced"), {}, charge)
-    assert advanced == pytest.approx(analyze_race_advanced(race, dnf.penalty, dnf.space_seconds).race_par_time * 10, rel=1e-12)

@@ -132,6 +132,12 @@ def _analyze(loaded: Any, options: Options) -> Report:
     return Report(analysis_to_json(result), format_analysis_text(result))
 
 
+def _oracle_cases() -> Any:
+    from sheetgen.games.rally_risk.oracle import cases
+
+    return cases()
+
+
 def _simulate(loaded: Any, options: Options):
     from sheetgen.games.rally_risk.report import format_race_run
     from sheetgen.games.rally_risk.simulate import simulate
@@ -224,6 +230,7 @@ GAME = Game(
     ),
     analyze=_analyze,
     simulate=_simulate,
+    oracle_cases=_oracle_cases,
     commands=_commands,
     printables=(
         Printable(

@@ -209,6 +209,12 @@ def _simulate(spec: Any, options: Any):
     return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))
 
 
+def _oracle_cases() -> Any:
+    from sheetgen.games.rallyman.oracle import cases
+
+    return cases()
+
+
 def _generate(seed: int, options: Any, folder: str = ".") -> str:
     from sheetgen.games.rallyman.generate import make
 
@@ -371,6 +377,7 @@ GAME = Game(
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,
+    oracle_cases=_oracle_cases,
     warnings=_warnings,
     converters=(
         Converter(

@@ -147,6 +147,12 @@ def _analyze(spec: Any, options: Options) -> Report:
     return Report(analysis_to_json(basic), format_analysis_text(basic))
 
 
+def _oracle_cases() -> Any:
+    from sheetgen.games.rallytaire.oracle import cases
+
+    return cases()
+
+
 def _simulate(spec: Any, options: Options):
     if options["rules"] == "advanced" and options["policy"] != "optimal":
         raise OptionError("--policy cautious is for the basic rules; the advanced game is played by its optimal policy")
@@ -309,6 +315,7 @@ GAME = Game(
     options=OPTIONS,
     analyze=_analyze,
     simulate=_simulate,
+    oracle_cases=_oracle_cases,
     commands=_commands,
     printables=(
         # a race is one sheet of paper, front and back; a season leaves pages blank so that each

@@ -3,9 +3,10 @@
 - A coin game made by hand, whose playout distribution is known analytically: the playout
   maps uniform draws to outcomes with exactly the engine's probabilities, one draw per chance
   node, and asks the policy at every decision.
-- Random playouts for every game (OpenSpiel's test): from each game's initial state, random
-  legal actions and random chance outcomes reach a terminal state, and at every chance node
-  the exact probabilities sum to 1.
+- Random playouts for every registered game (OpenSpiel's test): from each game's engine
+  start (`Game.engine_start`) of its bundled specs under `simulate`'s options, random legal
+  actions and random chance outcomes reach a terminal state, and at every chance node the
+  exact probabilities sum to 1.
 - The exact walk (`sheetgen.engine.expectimax`) on the coin game against its values by hand
   (the oracle of every game's exact solver: tests/test_oracle.py).
 """
@@ -22,6 +23,7 @@ from itertools import product
 import pytest
 
 from conftest import SPECS
+from sheetgen import registry
 from sheetgen.engine import EngineState, expectimax, playout
 from sheetgen.registry import load_spec
 
@@ -224,52 +226,81 @@ def random_playout(state, rng: random.Random, limit: int = 100_000):
     raise AssertionError(f"no terminal state within {limit} steps")
 
 
-def rally_risk_start(name: str, players: int):
-    from sheetgen.games.rally_risk.model import Assistance, Tyres
-    from sheetgen.games.rally_risk.rules import Car, Course, RaceState
-
-    race = load_spec(SPECS / "rally_risk" / f"{name}.yaml").model
-    course = Course.of(race)
-    cars = tuple(Car(a, (5 + 7 * i,)) for i, a in zip(range(players), list(Assistance) * 2))
-    return RaceState.start(course, cars, tuple(list(Tyres) * 2)[:players])
-
-
-def rallytaire_start(name: str, variant: str, **changes):
-    from dataclasses import replace
-
-    from sheetgen.games.rallytaire.engine import RaceState
-
-    race = load_spec(SPECS / "rallytaire" / f"{name}.yaml").model
-    return RaceState.start(replace(race, **changes), variant)
+def _option_sets(game) -> list[dict]:
+    """`simulate`'s options of a game: its defaults with every integer option at its lowest
+    (the fewest cars, the fewest rounds), then each other choice of a choice option, and each
+    integer option two above its lowest (more cars, more rounds), one change at a time."""
+    base = {}
+    for o in game.takes("simulate"):
+        base[o.key] = o.between[0] if o.between is not None else o.default
+    out = [base]
+    for o in game.takes("simulate"):
+        if o.choices:
+            out += [{**base, o.key: c} for c in o.choices if c != base[o.key]]
+        elif o.between is not None:
+            out.append({**base, o.key: min(o.between[1], o.between[0] + 2)})
+    return out
 
 
-def rally_run_start(players: int):
-    from sheetgen.games.rally_run.rules import RunState
-
-    tiles = load_spec(SPECS / "rally_run" / "house_set.yaml").model
-    return RunState.start(tiles, players, rounds=30)  # random play rarely wins: 30 rounds at most
+def _starts() -> dict:
+    """Every registered game's engine start (`Game.engine_start`) of every bundled spec of
+    its main kind, under each set of `simulate`'s options (the same state once)."""
+    starts: dict = {}
+    for game in registry.games():
+        for path in sorted((SPECS / game.name).glob("*.yaml")):
+            spec = load_spec(path)
+            if spec.kind_name != game.kinds[0].name:
+                continue
+            made: set = set()
+            for options in _option_sets(game):
+                state = repr(game.engine_start(spec, options))  # (a Rallyman stage is equal only to itself)
+                if state not in made:
+                    made.add(state)
+                    shown = ", ".join(f"{k}={v}" for k, v in options.items() if v is not None)
+                    starts[f"{game.name} {path.stem} ({shown})"] = (lambda spec=spec, options=options, game=game:
+                                                                    game.engine_start(spec, options))
+    return starts
 
 
 def _one_car_box():
+    from dataclasses import replace
+
+    from sheetgen.games.rallytaire.engine import RaceState
     from sheetgen.games.rallytaire.model import Boxes
 
-    return Boxes(engine=1, brakes=1, gearbox=1, car=1)
+    race = load_spec(SPECS / "rallytaire" / "acropolis.yaml").model
+    return RaceState.start(replace(race, boxes=Boxes(engine=1, brakes=1, gearbox=1, car=1)), "advanced")
 
 
 STARTS = {
-    "rally_risk montecarlo_1, 1 car": lambda: rally_risk_start("montecarlo_1", 1),
-    "rally_risk safari_1, 3 cars": lambda: rally_risk_start("safari_1", 3),
-    "rally_risk montecarlo_special, 2 cars": lambda: rally_risk_start("montecarlo_special", 2),
-    **{f"rallytaire {name} {variant}": (lambda name=name, variant=variant: rallytaire_start(name, variant))
-       for name in ("acropolis", "monte_carlo", "thousand_lakes") for variant in ("basic", "advanced")},
-    "rally_run house_set, 2 cars": lambda: rally_run_start(2),
-    "rally_run house_set, 4 cars": lambda: rally_run_start(4),
+    **_starts(),
     # the first crash puts the car out: random play ends early, out of the race
-    "rallytaire acropolis advanced, one car box": lambda: rallytaire_start("acropolis", "advanced", boxes=_one_car_box()),
+    "rallytaire acropolis advanced, one car box": _one_car_box,
 }
 
 
-@pytest.mark.parametrize("name", sorted(STARTS))
+def test_every_game_that_simulates_gives_its_engine_start():
+    """The random playouts cover every registered game that plays a race: each gives its
+    engine's first state, for at least one bundled spec."""
+    playing = {g.name for g in registry.games() if g.simulate is not None}
+    assert playing == {g.name for g in registry.games() if g.engine_start is not None}
+    assert playing == {name.split()[0] for name in STARTS}
+    assert playing >= {"rallytaire", "rally_risk", "rally_run", "rallyman"}
+
+
+#: random play on Rallyman's larger tracks wanders for hundreds of turns (1 to 10 s a start
+#: for five seeds): the default suite plays every game, GT and DIRT, on its smaller tracks
+#: (tiny with 1 and 3 cars, the hill climb and the lakeside with 1), `-m slow` all of them
+SLOW_PLAYOUTS = ("rallyman gt_", "rallyman dirt_forest_stage")
+
+
+def _slow(name: str) -> bool:
+    return name.startswith(SLOW_PLAYOUTS) or (name.startswith("rallyman") and "cars=3" in name and "tiny" not in name)
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if _slow(n) else n for n in sorted(STARTS)]
+)
 def test_random_playouts_reach_the_end(name):
     ends = []
     for seed in range(5):

@@ -132,6 +132,19 @@ def _analyze(loaded: Any, options: Options) -> Report:
     return Report(analysis_to_json(result), format_analysis_text(result))
 
 
+def _engine_start(loaded: Any, options: Options) -> Any:
+    """The race `simulate` plays, as the engine's first state: `--players` cars of the
+    `--assistance` given (else normal), with no mechanics and the first tyres (what the
+    solver would choose is left out: the state is the engine's, not a policy's)."""
+    from sheetgen.games.rally_risk.model import Assistance, Tyres
+    from sheetgen.games.rally_risk.rules import Car, Course, RaceState
+    from sheetgen.games.rally_risk.spec import require_race
+
+    n = options["players"]
+    car = Car(Assistance(options["assistance"] or Assistance.NORMAL))
+    return RaceState.start(Course.of(require_race(loaded)), (car,) * n, (next(iter(Tyres)),) * n)
+
+
 def _oracle_cases() -> Any:
     from sheetgen.games.rally_risk.oracle import cases
 
@@ -230,6 +243,7 @@ GAME = Game(
     ),
     analyze=_analyze,
     simulate=_simulate,
+    engine_start=_engine_start,
     oracle_cases=_oracle_cases,
     commands=_commands,
     printables=(

@@ -209,6 +209,24 @@ def _simulate(spec: Any, options: Any):
     return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))
 
 
+def _engine_start(spec: Any, options: Any) -> Any:
+    """The race `simulate` plays, as the engine's first state: `--cars` cars on the track,
+    under GT's or DIRT's engine (damage drawn, as in a race)."""
+    from sheetgen.games.rallyman.results import Results
+    from sheetgen.games.rallyman.ruleset import ruleset_of
+
+    track = _subject(spec)
+    if isinstance(track, Results):
+        raise spec.wrong("a Rallyman results file: simulate plays a track (analyze gives the standings)")
+    if _is_dirt(track):
+        from sheetgen.games.rallyman.rules_dirt import DirtRace, DirtStage
+
+        return DirtRace.start(DirtStage(track, ruleset_of(track)), options["cars"])
+    from sheetgen.games.rallyman.rules import RaceState, Stage
+
+    return RaceState.start(Stage(track, ruleset_of(track)), options["cars"])
+
+
 def _oracle_cases() -> Any:
     from sheetgen.games.rallyman.oracle import cases
 
@@ -377,6 +395,7 @@ GAME = Game(
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,
+    engine_start=_engine_start,
     oracle_cases=_oracle_cases,
     warnings=_warnings,
     converters=(

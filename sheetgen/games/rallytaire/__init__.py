@@ -147,6 +147,13 @@ def _analyze(spec: Any, options: Options) -> Report:
     return Report(analysis_to_json(basic), format_analysis_text(basic))
 
 
+def _engine_start(spec: Any, options: Options) -> Any:
+    """The race `simulate` plays, as the engine's first state, under `--rules`."""
+    from sheetgen.games.rallytaire.engine import RaceState
+
+    return RaceState.start(require_race(spec), options["rules"])
+
+
 def _oracle_cases() -> Any:
     from sheetgen.games.rallytaire.oracle import cases
 
@@ -315,6 +322,7 @@ GAME = Game(
     options=OPTIONS,
     analyze=_analyze,
     simulate=_simulate,
+    engine_start=_engine_start,
     oracle_cases=_oracle_cases,
     commands=_commands,
     printables=(

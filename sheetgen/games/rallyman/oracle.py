@@ -124,10 +124,10 @@ def strip(n: int, extra: tuple[Cell, ...] = (), **marks: dict) -> Track:
 
 
 #: the walk enumerates every plan of dice and every roll of it (2 to the dice), where the
-#: solvers share partial plans: a track of a few cells already takes seconds to walk (a GT
-#: road of 7 cells one at a time half a minute, a DIRT strip of 4 with a slide zone minutes;
-#: a GT road of two lanes longer still), so the default suite walks the smallest ones and
-#: `-m slow` a few more
+#: solvers share partial plans: a track of a few cells already takes seconds to walk (on the
+#: shared 2-core machine a GT road of 7 cells about a minute, a DIRT strip of 4 10 to 50 s; a
+#: GT road of two lanes longer still), so the default suite walks the smallest ones and
+#: `-m slow` a few more (about 6 minutes in all)
 GT_TRACKS = {
     "straight 4": lambda: road(4),
     "straight 5": lambda: road(5),
@@ -154,7 +154,6 @@ DIRT_TRACKS = {
     "a limit-2 corner in both lanes": lambda: strip(4, c2_1=_TIGHT, c2_2=_TIGHT),
     "a jump": lambda: strip(4, c1_2={"jump": 3}),
     "water": lambda: strip(4, c2_1={"water": True}),
-    # (the longest: a few minutes)
     "a slide zone before a corner": lambda: strip(4, c1_2={"slide": True}, c2_1={"slide": True}, c2_2=_TIGHT),
 }
 DIRT_FAST = {"a limit-2 corner in both lanes of a strip of 3"}

@@ -154,6 +154,10 @@ DIRT_TRACKS = {
     "a limit-2 corner in both lanes": lambda: strip(4, c2_1=_TIGHT, c2_2=_TIGHT),
     "a jump": lambda: strip(4, c1_2={"jump": 3}),
     "water": lambda: strip(4, c2_1={"water": True}),
+    # a limit-2 corner in both lanes and a shortcut round it (the par takes it: its side drawn)
+    "a shortcut past a corner": lambda: strip(
+        4, (Cell(Hex(1, -1), 0, 0, shortcut=2), Cell(Hex(2, -1), 0, 0, shortcut=2)), c1_1=_TIGHT, c1_2=_TIGHT
+    ),
     "a slide zone before a corner": lambda: strip(4, c1_2={"slide": True}, c2_1={"slide": True}, c2_2=_TIGHT),
 }
 DIRT_FAST = {"a limit-2 corner in both lanes of a strip of 3"}

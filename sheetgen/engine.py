@@ -5,7 +5,10 @@ next. At a chance node :meth:`EngineState.chance_outcomes` lists the outcomes as
 ``(outcome, probability)`` pairs (Fractions where they are not dyadic), summing to 1; at a
 decision node it is empty and :meth:`EngineState.legal_actions` lists the choices;
 :meth:`EngineState.apply` gives the next state for an outcome or an action; a terminal state
-has neither. Solvers walk these exactly; simulators sample them through :func:`playout`.
+has neither. Simulators sample them through :func:`playout`; :func:`expectimax` walks them
+exactly, every legal action and every chance outcome, memoised per state: the oracle every
+game's exact solver (which works on a fast API of its own) is checked against, through the
+small cases each game declares (`Game.oracle_cases`, :class:`OracleCase`).
 
 Rally Risk's :class:`sheetgen.games.rally_risk.rules.RaceState` and Rallytaire's
 :class:`sheetgen.games.rallytaire.engine.RaceState` (both rule sets) are such states.
@@ -13,8 +16,10 @@ Rally Risk's :class:`sheetgen.games.rally_risk.rules.RaceState` and Rallytaire's
 
 from __future__ import annotations
 
+import math
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar, runtime_checkable
 
@@ -78,3 +83,116 @@ def playout(state: S, policy: Policy, rng: random.Random, record: Record | None 
             record(state, choice, after)
         state = after
     return state
+
+
+#: The cost of one step: (state, outcome or action, next state) -> a number (seconds, rounds).
+Cost = Callable[[Any, Any, Any], float]
+
+
+def expectimax(
+    state: EngineState,
+    *,
+    cost: Cost | None = None,
+    final: Callable[[Any], float] | None = None,
+    key: Callable[[Any], Hashable] | None = None,
+    actions: Callable[[Any], Sequence[Any]] | None = None,
+    memo: dict | None = None,
+) -> float:
+    """The least expected total cost from `state` to the end, walking the engine exactly: at a
+    chance node the probability-weighted sum over every outcome, at a decision node the
+    minimum over every action, each step adding ``cost(state, choice, next state)`` and a
+    terminal state ``final(state)`` (both 0 when not given).
+
+    `key` names what a state's value depends on (default: the state itself), so that states
+    that differ only in what is behind them (the seconds so far, the round number) are
+    solved once; `actions` restricts a decision node to some of its legal actions (a
+    solver's model: flat out only), in the engine's order; a node where it leaves none is
+    worth infinity (the model's dead end: a cautious driver with no safe gear).
+    `memo` (key -> value) may be shared between walks of the same model and is filled in.
+    The walk is iterative (no recursion limit); a state reached again on its own path (a
+    loop the engine allows) is a ValueError, as it has no finite expectimax by this walk.
+    Probabilities are taken as floats, summed in the engine's order."""
+    step = cost or (lambda _s, _c, _a: 0.0)
+    end = final or (lambda _s: 0.0)
+    name = key or (lambda s: s)
+    choices = actions or (lambda s: s.legal_actions())
+    values: dict = {} if memo is None else memo
+    path: set = set()
+    root = name(state)
+    # a frame: [key, state, children ((weight or None, step cost, child key, child state)...), next child]
+    stack: list[list[Any]] = [[root, state, None, 0]]
+    while stack:
+        frame = stack[-1]
+        k, s, children = frame[0], frame[1], frame[2]
+        if children is None:
+            if k in values:
+                stack.pop()
+                continue
+            if s.is_terminal():
+                values[k] = float(end(s))
+                stack.pop()
+                continue
+            outcomes = s.chance_outcomes()
+            made: list[tuple[float | None, Any]]
+            if outcomes:
+                made = [(float(p), o) for o, p in outcomes]
+            else:
+                legal = tuple(choices(s))
+                if not legal:  # the model allows nothing here: a dead end, never chosen
+                    values[k] = math.inf
+                    stack.pop()
+                    continue
+                made = [(None, a) for a in legal]
+            children = []
+            for weight, choice in made:
+                after = s.apply(choice)
+                children.append((weight, float(step(s, choice, after)), name(after), after))
+            frame[2] = children
+            path.add(k)
+        while frame[3] < len(children):
+            child_key, child = children[frame[3]][2], children[frame[3]][3]
+            if child_key in values:
+                frame[3] += 1
+                continue
+            if child_key in path:
+                raise ValueError(f"the walk loops: a state is reached again on its own path: {child!r}")
+            stack.append([child_key, child, None, 0])
+            break
+        else:
+            if children[0][0] is None:
+                values[k] = min(c + values[ck] for _w, c, ck, _a in children)
+            else:
+                values[k] = sum(w * (c + values[ck]) for w, c, ck, _a in children)
+            path.discard(k)
+            stack.pop()
+    return values[root]
+
+
+@dataclass(frozen=True)
+class OracleCase:
+    """A small case of a game on which one of its exact solvers is checked against the
+    engine walk (:func:`expectimax`): `figure()` is the solver's figure (an expected time,
+    an expected cost), `start()` the engine state it is the value of, and `cost`, `final`,
+    `key` and `actions` the solver's model as the walk's arguments (what a step costs, what
+    the end costs, what a state's value depends on, which actions the model allows). The two
+    agree within `rel` (relative) and `abs`; `slow` marks a case for `-m slow` only. Cases
+    of one model (the same race and walk arguments, other starts) may name it in `model`:
+    their walks may share one memo."""
+
+    name: str
+    figure: Callable[[], float]
+    start: Callable[[], EngineState]
+    cost: Cost | None = None
+    final: Callable[[Any], float] | None = None
+    key: Callable[[Any], Hashable] | None = None
+    actions: Callable[[Any], Sequence[Any]] | None = None
+    rel: float = 1e-9
+    abs: float = 1e-9
+    slow: bool = False
+    model: str = ""
+
+    def walk(self, memo: dict | None = None) -> float:
+        """The engine walk's value of the case (`memo`: one shared by the cases of its model)."""
+        return expectimax(
+            self.start(), cost=self.cost, final=self.final, key=self.key, actions=self.actions, memo=memo
+        )

@@ -197,6 +197,14 @@ class Game:
     #: click commands, called when the command line lists its commands (a game package keeps
     #: them in its `commands` module, which prints through `sheetgen.render.build_outputs`)
     commands: Callable[[], Sequence[Any]] | None = None
+    #: the engine's first state (`sheetgen.engine.EngineState`) of a spec for `simulate`'s
+    #: options (`option_values("simulate", ...)`): the race `simulate` plays, which the
+    #: protocol tests play at random to the end for every game
+    engine_start: Callable[[Spec, Options], Any] | None = None
+    #: the small cases on which each exact solver of the game is checked against the engine
+    #: walk (`sheetgen.engine.OracleCase`, `sheetgen.engine.expectimax`): a function that
+    #: makes them, kept in the game's `oracle` module (none: the game has no exact solver)
+    oracle_cases: Callable[[], Sequence[Any]] | None = None
     #: the sizes its sheets read from a template (`sheetgen.template.TemplateSize`: a key
     #: ending in `_mm`, its range and default); a template a user gives with a size no game
     #: declares, or one out of its range, is refused where it says so

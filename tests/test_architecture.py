@@ -92,7 +92,8 @@ def test_games_bring_their_own_commands():
 
 
 #: the modules that solve (or keep solved figures): a renderer draws the figures it is given
-SOLVERS = sorted(n for n in MODULES if n.startswith("sheetgen.games.") and n.rpartition(".")[2] in ("solve", "solve_advanced", "solve_dirt", "kept", "figures"))
+SOLVERS = sorted(n for n in MODULES if n.startswith("sheetgen.games.") and n.rpartition(".")[2] in (
+    "solve", "solve_advanced", "forward", "forward_advanced", "analysis", "analysis_advanced", "solve_dirt", "kept", "figures"))
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if n == "sheetgen.render" or n.startswith("sheetgen.render.")))

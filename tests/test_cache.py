@@ -74,10 +74,7 @@ def test_a_race_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, mo
     and kept, then read from the entry: the same PDF, and the figures read back are the
     analysis's own."""
     from sheetgen import registry
-    from sheetgen.games.rallytaire.solve_advanced import (
-        analyze_race_advanced,
-        sheet_figures,
-    )
+    from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced, sheet_figures
 
     spec = str(SPECS / "rallytaire" / "thousand_lakes.yaml")
     pdfs = []
@@ -133,13 +130,13 @@ def test_the_keys_name_every_module_the_solvers_import():
     independent walk of the syntax trees here), for every game's figures."""
     from sheetgen import cache
 
-    for root in ("sheetgen.games.rallytaire.solve_advanced", "sheetgen.games.rally_risk.solve", "sheetgen.games.rally_risk.championship", "sheetgen.games.rallyman.solve"):
+    for root in ("sheetgen.games.rallytaire.analysis_advanced", "sheetgen.games.rally_risk.analysis", "sheetgen.games.rally_risk.championship", "sheetgen.games.rallyman.solve"):
         keyed = set(cache.solver_modules(root))
         assert _imported_modules(root) <= keyed, (root, _imported_modules(root) - keyed)
         assert root in keyed
-    assert "sheetgen.games.rallytaire.timetable" in cache.solver_modules("sheetgen.games.rallytaire.solve_advanced")  # (imported inside a function)
-    assert {"sheetgen.glyphs", "sheetgen.yamlsrc"} <= set(cache.solver_modules("sheetgen.games.rally_risk.solve"))  # (through another module)
-    assert not any(".render" in m for root in ("sheetgen.games.rallyman.solve", "sheetgen.games.rally_risk.solve") for m in cache.solver_modules(root))
+    assert "sheetgen.games.rallytaire.timetable" in cache.solver_modules("sheetgen.games.rallytaire.analysis_advanced")  # (imported inside a function)
+    assert {"sheetgen.glyphs", "sheetgen.yamlsrc"} <= set(cache.solver_modules("sheetgen.games.rally_risk.analysis"))  # (through another module)
+    assert not any(".render" in m for root in ("sheetgen.games.rallyman.solve", "sheetgen.games.rally_risk.analysis") for m in cache.solver_modules(root))
 
 
 def test_a_renamed_spec_is_not_solved_again(run, tmp_path, monkeypatch):
@@ -190,8 +187,8 @@ def test_a_course_sheet_is_the_same_with_the_cache_or_without_it(run, tmp_path, 
     and kept, then read from the entry: the same course sheet each time, and the figures read
     back are the solver's own (all but the solved policies, which only the simulator plays)."""
     from sheetgen import registry
+    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
     from sheetgen.games.rally_risk.kept import race_figures
-    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
 
     spec = str(SPECS / "rally_risk" / "montecarlo_special.yaml")
     pdfs = []

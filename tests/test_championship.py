@@ -223,7 +223,7 @@ def test_written_calendar_validates_and_round_trips(built_files, run):
 def test_finishability_agrees_with_the_full_analysis(built_files):
     """Two races of the built calendar, analysed as `validate --strict` does for race files
     (every assistance type, mechanics placed): finishable too."""
-    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
 
     _data, out = built_files
     model = load_spec(out / "championship-seed11.yaml").model

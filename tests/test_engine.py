@@ -3,13 +3,17 @@
 - A coin game made by hand, whose playout distribution is known analytically: the playout
   maps uniform draws to outcomes with exactly the engine's probabilities, one draw per chance
   node, and asks the policy at every decision.
-- Random playouts for every game (OpenSpiel's test): from each game's initial state, random
-  legal actions and random chance outcomes reach a terminal state, and at every chance node
-  the exact probabilities sum to 1.
+- Random playouts for every registered game (OpenSpiel's test): from each game's engine
+  start (`Game.engine_start`) of its bundled specs under `simulate`'s options, random legal
+  actions and random chance outcomes reach a terminal state, and at every chance node the
+  exact probabilities sum to 1.
+- The exact walk (`sheetgen.engine.expectimax`) on the coin game against its values by hand
+  (the oracle of every game's exact solver: tests/test_oracle.py).
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -19,7 +23,8 @@ from itertools import product
 import pytest
 
 from conftest import SPECS
-from sheetgen.engine import EngineState, playout
+from sheetgen import registry
+from sheetgen.engine import EngineState, expectimax, playout
 from sheetgen.registry import load_spec
 
 HEADS = Fraction(1, 4)
@@ -127,6 +132,75 @@ def test_a_decision_asks_the_policy_and_draws_nothing():
     assert asked == [Coin(1, False, False, True)] and end == Coin(1, False, True, False) and rng.used == 1
 
 
+# --------------------------------------------------------------------------- the exact walk
+
+
+def _toss_costs_1(state, choice, after) -> float:
+    return 1.0 if not state.deciding else 0.0
+
+
+def _miss(cost: float):
+    return lambda end: 0.0 if end.heads else cost
+
+
+@pytest.mark.parametrize(
+    "miss,expected",
+    [
+        # a miss costs 8: tossing on always pays (after 2 tails 1 + 3/4 * 8 = 7 < 8; after
+        # 1 tails 1 + 3/4 * 7 = 6.25), so the start is 1 + 3/4 * 6.25
+        (8.0, 1 + 0.75 * 6.25),
+        # a miss costs 2: after any tails stopping (2) beats a toss (1 + 3/4 * 2 = 2.5)
+        (2.0, 1 + 0.75 * 2),
+    ],
+)
+def test_expectimax_of_the_coin_game_by_hand(miss, expected):
+    assert expectimax(Coin(), cost=_toss_costs_1, final=_miss(miss)) == pytest.approx(expected, abs=1e-15)
+
+
+def test_expectimax_walks_only_the_actions_it_is_given_and_fills_the_memo():
+    memo: dict = {}
+    toss_on = expectimax(Coin(), cost=_toss_costs_1, final=_miss(2.0), actions=lambda s: ("toss",), memo=memo)
+    assert toss_on == pytest.approx(1 + 0.75 * (1 + 0.75 * (1 + 0.75 * 2)), abs=1e-15)
+    assert memo[Coin()] == toss_on and memo[Coin(3, False, False, True)] == 2.0  # three tails: a miss
+    # the stopped ends are never reached: only "toss" is walked
+    assert not any(s.stopped for s in memo)
+    # a key that forgets the tosses names a state and the one after its toss alike: a loop
+    with pytest.raises(ValueError, match="^the walk loops"):
+        expectimax(Coin(), cost=_toss_costs_1, final=_miss(2.0), key=lambda s: (s.heads, s.stopped, s.deciding))
+
+
+@dataclass(frozen=True)
+class Loop:
+    """A decision that may come back to itself: no finite walk."""
+
+    n: int = 0
+
+    def is_terminal(self) -> bool:
+        return self.n == 2
+
+    def chance_outcomes(self):
+        return ()
+
+    def legal_actions(self):
+        return ("on", "back") if self.n < 2 else ()
+
+    def apply(self, x) -> Loop:
+        return Loop(self.n + 1 if x == "on" else 0)
+
+
+def test_expectimax_refuses_a_loop_and_a_node_left_without_actions_is_a_dead_end():
+    with pytest.raises(ValueError, match="^the walk loops"):
+        expectimax(Loop())
+    assert expectimax(Loop(), cost=lambda *_: 1.0, actions=lambda s: ("on",)) == 2.0
+    assert expectimax(Loop(), actions=lambda s: ()) == math.inf
+    # a dead end is never chosen while another action is left
+    assert expectimax(Loop(), cost=lambda *_: 1.0, actions=lambda s: ("on",) if s.n == 0 else ()) == math.inf
+    # nothing allowed after two tails: after one tails a toss may lead there (infinity), so
+    # the walk stops (a miss, 8) rather than toss on
+    assert expectimax(Coin(), cost=_toss_costs_1, final=_miss(8.0),
+                      actions=lambda s: () if s.tosses == 2 else s.legal_actions()) == 1 + 0.75 * 8
+
+
 # --------------------------------------------------------------------------- every game
 
 
@@ -152,52 +226,81 @@ def random_playout(state, rng: random.Random, limit: int = 100_000):
     raise AssertionError(f"no terminal state within {limit} steps")
 
 
-def rally_risk_start(name: str, players: int):
-    from sheetgen.games.rally_risk.model import Assistance, Tyres
-    from sheetgen.games.rally_risk.rules import Car, Course, RaceState
-
-    race = load_spec(SPECS / "rally_risk" / f"{name}.yaml").model
-    course = Course.of(race)
-    cars = tuple(Car(a, (5 + 7 * i,)) for i, a in zip(range(players), list(Assistance) * 2))
-    return RaceState.start(course, cars, tuple(list(Tyres) * 2)[:players])
-
-
-def rallytaire_start(name: str, variant: str, **changes):
-    from dataclasses import replace
-
-    from sheetgen.games.rallytaire.engine import RaceState
-
-    race = load_spec(SPECS / "rallytaire" / f"{name}.yaml").model
-    return RaceState.start(replace(race, **changes), variant)
+def _option_sets(game) -> list[dict]:
+    """`simulate`'s options of a game: its defaults with every integer option at its lowest
+    (the fewest cars, the fewest rounds), then each other choice of a choice option, and each
+    integer option two above its lowest (more cars, more rounds), one change at a time."""
+    base = {}
+    for o in game.takes("simulate"):
+        base[o.key] = o.between[0] if o.between is not None else o.default
+    out = [base]
+    for o in game.takes("simulate"):
+        if o.choices:
+            out += [{**base, o.key: c} for c in o.choices if c != base[o.key]]
+        elif o.between is not None:
+            out.append({**base, o.key: min(o.between[1], o.between[0] + 2)})
+    return out
 
 
-def rally_run_start(players: int):
-    from sheetgen.games.rally_run.rules import RunState
-
-    tiles = load_spec(SPECS / "rally_run" / "house_set.yaml").model
-    return RunState.start(tiles, players, rounds=30)  # random play rarely wins: 30 rounds at most
+def _starts() -> dict:
+    """Every registered game's engine start (`Game.engine_start`) of every bundled spec of
+    its main kind, under each set of `simulate`'s options (the same state once)."""
+    starts: dict = {}
+    for game in registry.games():
+        for path in sorted((SPECS / game.name).glob("*.yaml")):
+            spec = load_spec(path)
+            if spec.kind_name != game.kinds[0].name:
+                continue
+            made: set = set()
+            for options in _option_sets(game):
+                state = repr(game.engine_start(spec, options))  # (a Rallyman stage is equal only to itself)
+                if state not in made:
+                    made.add(state)
+                    shown = ", ".join(f"{k}={v}" for k, v in options.items() if v is not None)
+                    starts[f"{game.name} {path.stem} ({shown})"] = (lambda spec=spec, options=options, game=game:
+                                                                    game.engine_start(spec, options))
+    return starts
 
 
 def _one_car_box():
+    from dataclasses import replace
+
+    from sheetgen.games.rallytaire.engine import RaceState
     from sheetgen.games.rallytaire.model import Boxes
 
-    return Boxes(engine=1, brakes=1, gearbox=1, car=1)
+    race = load_spec(SPECS / "rallytaire" / "acropolis.yaml").model
+    return RaceState.start(replace(race, boxes=Boxes(engine=1, brakes=1, gearbox=1, car=1)), "advanced")
 
 
 STARTS = {
-    "rally_risk montecarlo_1, 1 car": lambda: rally_risk_start("montecarlo_1", 1),
-    "rally_risk safari_1, 3 cars": lambda: rally_risk_start("safari_1", 3),
-    "rally_risk montecarlo_special, 2 cars": lambda: rally_risk_start("montecarlo_special", 2),
-    **{f"rallytaire {name} {variant}": (lambda name=name, variant=variant: rallytaire_start(name, variant))
-       for name in ("acropolis", "monte_carlo", "thousand_lakes") for variant in ("basic", "advanced")},
-    "rally_run house_set, 2 cars": lambda: rally_run_start(2),
-    "rally_run house_set, 4 cars": lambda: rally_run_start(4),
+    **_starts(),
     # the first crash puts the car out: random play ends early, out of the race
-    "rallytaire acropolis advanced, one car box": lambda: rallytaire_start("acropolis", "advanced", boxes=_one_car_box()),
+    "rallytaire acropolis advanced, one car box": _one_car_box,
 }
 
 
-@pytest.mark.parametrize("name", sorted(STARTS))
+def test_every_game_that_simulates_gives_its_engine_start():
+    """The random playouts cover every registered game that plays a race: each gives its
+    engine's first state, for at least one bundled spec."""
+    playing = {g.name for g in registry.games() if g.simulate is not None}
+    assert playing == {g.name for g in registry.games() if g.engine_start is not None}
+    assert playing == {name.split()[0] for name in STARTS}
+    assert playing >= {"rallytaire", "rally_risk", "rally_run", "rallyman"}
+
+
+#: random play on Rallyman's larger tracks wanders for hundreds of turns (1 to 10 s a start
+#: for five seeds): the default suite plays every game, GT and DIRT, on its smaller tracks
+#: (tiny with 1 and 3 cars, the hill climb and the lakeside with 1), `-m slow` all of them
+SLOW_PLAYOUTS = ("rallyman gt_", "rallyman dirt_forest_stage")
+
+
+def _slow(name: str) -> bool:
+    return name.startswith(SLOW_PLAYOUTS) or (name.startswith("rallyman") and "cars=3" in name and "tiny" not in name)
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow) if _slow(n) else n for n in sorted(STARTS)]
+)
 def test_random_playouts_reach_the_end(name):
     ends = []
     for seed in range(5):
@@ -291,51 +394,3 @@ def test_rallytaire_turn_phases_and_refusals():
         s.apply(Fix(engine=3))
     s = s.apply(Fix(engine=1))
     assert (s.phase, s.stage_index, s.car.left.engine) == (GEAR, 1, 3)
-
-
-def _expectimax(state, memo: dict, charge) -> float:
-    """Expected tenths to the end of the race under the best play, walking the engine's race
-    state itself: every decision a min, every roll an expectation over its exact outcomes."""
-    got = memo.get(state)
-    if got is not None:
-        return got
-    if state.is_terminal():
-        value = charge(state)
-    elif state.chance_outcomes():
-        value = 0.0
-        for outcome, p in state.chance_outcomes():
-            tenths = state.rules.move(state.stage, state.car, state.action, outcome).tenths
-            value += float(p) * (tenths + _expectimax(state.apply(outcome), memo, charge))
-    else:
-        value = min(_expectimax(state.apply(a), memo, charge) for a in state.legal_actions())
-    memo[state] = value
-    return value
-
-
-def test_rallytaire_solvers_equal_an_expectimax_over_the_engine():
-    """Both solvers, on a small race, against a brute force over RaceState: the basic par
-    time, and the advanced race par (tyres, options, plans, fix-points, the DNF charge)."""
-    from sheetgen.games.rallytaire.engine import RaceState
-    from sheetgen.games.rallytaire.model import Boxes, Corner, Race, Stage, Surface, Turn
-    from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import DnfRule, analyze_race_advanced
-
-    race = Race(
-        "small",
-        (
-            Stage("a", Surface.GRAVEL, 14, (Corner(5, 2, 3, Turn.LEFT), Corner(10, 1, 8, Turn.RIGHT))),
-            Stage("b", Surface.SNOW, 10, (Corner(6, 2, 4, Turn.LEFT),)),
-        ),
-        Boxes(engine=1, brakes=1, gearbox=1, car=2),
-        (Surface.GRAVEL, Surface.SNOW),
-    )
-    basic = _expectimax(RaceState.start(race, "basic"), {}, lambda end: 0.0)
-    assert basic == pytest.approx(analyze_race(race).par_time * 10, rel=1e-12)
-
-    dnf = DnfRule(penalty=60.0, space_seconds=2.0)
-
-    def charge(end):
-        return dnf.charge_tenths(race, end.stage_index, end.car.position) if end.car.out else 0.0
-
-    advanced = _expectimax(RaceState.start(race, "advanced"), {}, charge)
-    assert advanced == pytest.approx(analyze_race_advanced(race, dnf.penalty, dnf.space_seconds).race_par_time * 10, rel=1e-12)

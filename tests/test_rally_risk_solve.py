@@ -1,4 +1,4 @@
-"""Rally Risk analysis: the solver against an independent expectimax over the step engine,
+"""Rally Risk analysis (the solver against the engine walk: tests/test_oracle.py),
 Monte Carlo against exact expected rounds, finishability, mechanics placement, JSON and
 text output, and seeded multi-car simulation."""
 
@@ -9,22 +9,13 @@ import math
 
 import pytest
 
-from sheetgen.games.rally_risk import rules
+from sheetgen.games.rally_risk.analysis import analyze_assistance, analyze_rally_risk_race, place_mechanics
+from sheetgen.games.rally_risk.forward import evaluate, finishing_rounds, round_percentile
 from sheetgen.games.rally_risk.model import Assistance, Tyres, Weather, WeatherSector
 from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text, format_race_run
-from sheetgen.games.rally_risk.rules import Car, Course, RaceState
+from sheetgen.games.rally_risk.rules import Car, Course
 from sheetgen.games.rally_risk.simulate import simulate
-from sheetgen.games.rally_risk.solve import (
-    DEFAULT_PENALTY,
-    DEFAULT_THRESHOLD,
-    Solution,
-    analyze_assistance,
-    analyze_rally_risk_race,
-    evaluate,
-    finishing_rounds,
-    place_mechanics,
-    round_percentile,
-)
+from sheetgen.games.rally_risk.solve import DEFAULT_PENALTY, DEFAULT_THRESHOLD, Solution
 from sheetgen.registry import load_spec
 from test_rally_risk_spec import RACES, RR
 from test_rally_risk_tables import CLEAR, course
@@ -39,31 +30,12 @@ def analyses():
     return {p.stem: (load_spec(p).model, analyze_rally_risk_race(load_spec(p).model)) for p in RACES}
 
 
-def expectimax(state: RaceState, penalty: float, memo: dict) -> float:
-    """The optimal expected cost by walking the step engine itself: rounds + penalty."""
-    key = (state.phase, state.states, state.sector, state.gear, state.risk, state.move, state.checks, state.result)
-    if key in memo:
-        return memo[key]
-    if state.is_terminal():
-        value = penalty if state.states[0].eliminated else 0.0
-    elif state.is_chance():
-        value = sum(float(p) * expectimax(state.apply(o), penalty, memo) for o, p in state.chance_outcomes())
-        value += 1.0 if state.phase == rules.WEATHER else 0.0
-    else:
-        value = min(expectimax(state.apply(a), penalty, memo) for a in state.legal_actions())
-    memo[key] = value
-    return value
-
-
-def test_solver_equals_expectimax_over_the_step_engine():
-    """Every decision (gears, R.P.M. card, moves and brakings, tyre stops), every die."""
+def test_the_start_cost_is_the_best_tyres_and_the_forward_pass_gives_it_back():
+    """(The solver's value from every start tyre against the engine walk, on this course:
+    tests/test_oracle.py, through `rally_risk.oracle`.)"""
     c = course([0, 0, 2, 4, 1, 3, 0], fords=(5,), sectors=(CLEAR, RAIN, SNOW))
     car = Car(Assistance.NORMAL, (5,))
     sol = Solution(c, car, 10.0)
-    memo: dict = {}
-    for tyres in Tyres:
-        brute = expectimax(RaceState.start(c, (car,), (tyres,)), 10.0, memo)
-        assert sol.V[(0, 0, tyres, 1, 0)] == pytest.approx(brute, abs=1e-12)
     assert sol.start_cost == pytest.approx(min(sol.V[(0, 0, t, 1, 0)] for t in Tyres), abs=0)
     ev = evaluate(sol)
     assert ev.figures.expected_cost == pytest.approx(sol.start_cost, abs=1e-9)
@@ -237,7 +209,7 @@ def test_simulation_is_seeded_and_staggered(analyses):
 
 
 def test_unfinishable_race_is_one_located_problem(write):
-    from sheetgen.games.rally_risk.solve import finishability_problems
+    from sheetgen.games.rally_risk.analysis import finishability_problems
 
     path = RR / "safari_1.yaml"
     loaded = load_spec(path)

@@ -18,6 +18,8 @@ from itertools import combinations_with_replacement
 import pytest
 
 from sheetgen.games.rally_risk import rules
+from sheetgen.games.rally_risk.analysis import PLACEMENT_BUDGET, place_mechanics, place_mechanics_exactly
+from sheetgen.games.rally_risk.forward import Evaluation, evaluate
 from sheetgen.games.rally_risk.model import (
     DIE,
     GEARS,
@@ -31,16 +33,7 @@ from sheetgen.games.rally_risk.model import (
     WeatherSector,
 )
 from sheetgen.games.rally_risk.rules import Car, CarState, Course, Move
-from sheetgen.games.rally_risk.solve import (
-    PLACEMENT_BUDGET,
-    TIE,
-    Evaluation,
-    Figures,
-    Solution,
-    evaluate,
-    place_mechanics,
-    place_mechanics_exactly,
-)
+from sheetgen.games.rally_risk.solve import TIE, Figures, Solution
 from sheetgen.registry import load_spec
 from test_rally_risk_spec import RR
 from test_rally_risk_tables import CLEAR, course

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from sheetgen.games.rallyman import accel, solve
+from sheetgen.games.rallyman import accel, report, solve
 from sheetgen.games.rallyman.hexgrid import DIRECTIONS, Hex
 from sheetgen.games.rallyman.model import Cell, Track, Variant
 from sheetgen.games.rallyman.rules import RulesError, Stage
@@ -111,8 +111,8 @@ def test_the_kernel_gives_the_references_analysis_and_printouts(track, monkeypat
     are made (the figures cache left out)."""
     track = track()
     ruleset = ruleset_of(track)
-    assert solve.analyze_track(track, ruleset) == reference(monkeypatch, solve.analyze_track, track, ruleset)
-    assert solve.solve_track(track, ruleset) == reference(monkeypatch, solve.solve_track, track, ruleset)
+    assert report.analyze_track(track, ruleset) == reference(monkeypatch, report.analyze_track, track, ruleset)
+    assert report.solve_track(track, ruleset) == reference(monkeypatch, report.solve_track, track, ruleset)
 
 
 def test_the_bundled_gt_tracks_are_compared():

@@ -1,6 +1,6 @@
 """Rallytaire advanced game: exact dice for every tyre/surface rule, the engine's options,
-boxes and fix-points, the whole-race solver against an independent brute force and against
-the basic solver, and a seeded Monte Carlo cross-check on every bundled race."""
+boxes and fix-points, the whole-race solver against its forward pass (against the engine walk:
+tests/test_oracle.py) and against the basic solver, and a seeded Monte Carlo cross-check on every bundled race."""
 
 from __future__ import annotations
 
@@ -20,21 +20,20 @@ from conftest import RALLYTAIRE_SPECS
 from sheetgen import dice, registry
 from sheetgen.games.rallytaire import rules
 from sheetgen.games.rallytaire import rules_advanced as adv
+from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
+from sheetgen.games.rallytaire.forward_advanced import (
+    TimeDistribution,
+    race_time_distribution,
+    race_time_percentiles,
+)
 from sheetgen.games.rallytaire.model import BASE_SPEED, Boxes, Corner, Race, Stage, Surface, Turn
+from sheetgen.games.rallytaire.oracle import ADVANCED_RACES
 from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_run, format_advanced_text
 from sheetgen.games.rallytaire.rules import RulesError, State
 from sheetgen.games.rallytaire.rules_advanced import Action, AdvancedState, Fix, Option, Roll
 from sheetgen.games.rallytaire.simulate import play_race_advanced, simulate_race_advanced
 from sheetgen.games.rallytaire.solve import analyze_race
-from sheetgen.games.rallytaire.solve_advanced import (
-    DnfRule,
-    TimeDistribution,
-    _Grid,
-    analyze_race_advanced,
-    race_time_distribution,
-    race_time_percentiles,
-    solve_race,
-)
+from sheetgen.games.rallytaire.solve_advanced import DnfRule, _Grid, solve_race
 
 A, G, S = Surface.ASPHALT, Surface.GRAVEL, Surface.SNOW
 HALF = Fraction(1, 2)
@@ -352,69 +351,27 @@ def test_solver_fix_legality_is_the_engines() -> None:
         assert legal == fits
 
 
-# --------------------------------------------------------------------------- brute force
+# --------------------------------------------------------------------------- the whole race
 
 
-def brute_force(race: Race, dnf: DnfRule) -> dict[Surface, float]:
-    """Independent expectimax straight over the engine: race value (tenths) per start tyre."""
-    last = len(race.stages) - 1
-
-    @cache
-    def stage_value(k: int, st: AdvancedState) -> float:
-        s = race.stages[k]
-        best = math.inf
-        for a in adv.legal_actions(s, st):
-            e = 0.0
-            for roll, p in adv.chance_outcomes(s, st, a):
-                mv = adv.apply_move(s, st, a, roll)
-                if mv.out:
-                    e += p * (mv.tenths + dnf.charge_tenths(race, k, mv.move.position))
-                elif mv.finished:
-                    nxt = adv.next_state(s, st, mv)
-                    e += p * (mv.tenths + gap_value(k, nxt.left, nxt.tyres))
-                else:
-                    drifts = adv.plan_options(s, st, mv).drift_choices
-                    e += p * (mv.tenths + min(
-                        stage_value(k, adv.next_state(s, st, mv, d)) for d in drifts))
-            best = min(best, e)
-        return best
-
-    @cache
-    def gap_value(k: int, left: Boxes, tyres: Surface) -> float:
-        if k == last:
-            return 0.0
-        points = adv.fix_points(race.stages[k])
-        best = math.inf
-        for f in adv.fix_options(race, left, tyres, points):
-            new_left, new_tyres = adv.apply_fix(race, left, tyres, f, points)
-            start = adv.next_stage_state(race, k + 1, new_left, new_tyres)
-            best = min(best, stage_value(k + 1, start))
-        return best
-
-    return {t: stage_value(0, adv.race_start(race, t)) for t in race.tyres}
+#: the small races of the oracle (`rallytaire.oracle`), on which tests/test_oracle.py checks
+#: the solver against the engine walk: every start tyre and the race par, three DNF rules
+SMALL_RACES = list(ADVANCED_RACES)
 
 
-SMALL_RACES = [
-    Race("mixed", (stage(G, 9, (3, 1, 2), (6, 2, 4)), stage(S, 8, (4, 2, 2))), Boxes(1, 1, 1, 2)),
-    Race("service", (stage(A, 10, (5, 2, 3), service_park=True), stage(G, 7, (2, 1, 1), (5, 3, 3))),
-         Boxes(2, 1, 1, 2)),
-    Race("one car box", (stage(S, 12, (4, 1, 2), (8, 3, 5), (9, 2, 7)),), Boxes(1, 2, 2, 1),
-         (A, G)),
-    Race("three", (stage(A, 6, (3, 1, 1)), stage(S, 6, (2, 1, 1)), stage(G, 6, (4, 2, 3))),
-         Boxes(1, 1, 1, 2)),
-]
+def test_the_small_races_are_the_oracles() -> None:
+    assert [r.name for r in SMALL_RACES] == ["mixed", "service", "one car box", "three"]
+    assert SMALL_RACES[2].tyres == (A, G) and SMALL_RACES[1].stages[0].service_park
 
 
 @pytest.mark.parametrize("race", SMALL_RACES, ids=lambda r: r.name)
 @pytest.mark.parametrize("dnf", [DnfRule(60.0, 5.0), DnfRule(0.0, 0.0), DnfRule(20.0, 1.0)],
                          ids=["dnf60+5", "dnf0", "dnf20+1"])
-def test_solver_matches_brute_force(race: Race, dnf: DnfRule) -> None:
-    exact = brute_force(race, dnf)
+def test_the_race_par_is_the_best_tyres_and_the_forward_pass_gives_it_back(race: Race, dnf: DnfRule) -> None:
     policy = solve_race(race, dnf)
-    for t in race.tyres:
-        assert policy.expected_seconds(0, race.boxes, t) * 10 == pytest.approx(exact[t], abs=1e-9)
     a = analyze_race_advanced(race, dnf.penalty, dnf.space_seconds)
-    assert a.race_par_time * 10 == pytest.approx(min(exact.values()), abs=1e-9)
+    best = min(policy.expected_seconds(0, race.boxes, t) for t in race.tyres)
+    assert a.race_par_time == pytest.approx(best, abs=1e-10)
     # the forward pass and the backward induction agree
     assert math.fsum(s.par_time for s in a.stages) == pytest.approx(a.race_par_time, abs=1e-9)
 
@@ -697,7 +654,7 @@ def test_quick_percentiles_are_the_full_distributions(race: Race, monkeypatch: p
     """The percentiles of the sheet and the analysis come from a pass that drops more, used
     only when that cannot move them: they are the full distribution's, with the quick pass
     certain (the default), and with one so coarse that it is never certain (the fallback)."""
-    import sheetgen.games.rallytaire.solve_advanced as sa
+    import sheetgen.games.rallytaire.forward_advanced as sa
 
     for dnf in (DnfRule(60.0, 5.0), DnfRule(22.0, 0.0)):
         policy = solve_race(race, dnf)
@@ -767,10 +724,7 @@ def test_a_reweighted_stage_graph_is_the_graph_built_for_those_tyres() -> None:
     The result is, field by field and float by float, the graph built for those tyres; and it
     is offered exactly where that graph has the same structure (not, say, for gravel tyres on
     asphalt: a die less, so no brake in 1st gear)."""
-    from sheetgen.games.rallytaire.solve_advanced import (
-        _build_stage_graph,
-        _reweighted_graph,
-    )
+    from sheetgen.games.rallytaire.solve_advanced import _build_stage_graph, _reweighted_graph
 
     seen = {"reweighted": 0, "built": 0}
     for path in RALLYTAIRE_SPECS[:3]:

@@ -197,7 +197,7 @@ def test_a_games_size_in_a_template_is_the_games_to_declare_and_to_range(run, wr
 
 
 def test_advanced_par_and_best_tyres_are_printed(bundled):
-    from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
+    from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
 
     spec, data = bundled[RALLYTAIRE_SPECS[0].stem, "a4"]
     advanced = analyze_race_advanced(spec.model)

@@ -86,7 +86,7 @@ def _strict(loaded, figures) -> list:
         ]
     if not isinstance(loaded.model, Race):
         return []
-    from sheetgen.games.rally_risk.solve import finishability_problems
+    from sheetgen.games.rally_risk.analysis import finishability_problems
 
     return finishability_problems(loaded.document, figures.get())
 
@@ -124,12 +124,31 @@ def _schema() -> dict:
 
 
 def _analyze(loaded: Any, options: Options) -> Report:
+    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
     from sheetgen.games.rally_risk.report import analysis_to_json, format_analysis_text
-    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
     from sheetgen.games.rally_risk.spec import require_race
 
     result = analyze_rally_risk_race(require_race(loaded), options["assistance"])
     return Report(analysis_to_json(result), format_analysis_text(result))
+
+
+def _engine_start(loaded: Any, options: Options) -> Any:
+    """The race `simulate` plays, as the engine's first state: `--players` cars of the
+    `--assistance` given (else normal), with no mechanics and the first tyres (what the
+    solver would choose is left out: the state is the engine's, not a policy's)."""
+    from sheetgen.games.rally_risk.model import Assistance, Tyres
+    from sheetgen.games.rally_risk.rules import Car, Course, RaceState
+    from sheetgen.games.rally_risk.spec import require_race
+
+    n = options["players"]
+    car = Car(Assistance(options["assistance"] or Assistance.NORMAL))
+    return RaceState.start(Course.of(require_race(loaded)), (car,) * n, (next(iter(Tyres)),) * n)
+
+
+def _oracle_cases() -> Any:
+    from sheetgen.games.rally_risk.oracle import cases
+
+    return cases()
 
 
 def _simulate(loaded: Any, options: Options):
@@ -224,6 +243,8 @@ GAME = Game(
     ),
     analyze=_analyze,
     simulate=_simulate,
+    engine_start=_engine_start,
+    oracle_cases=_oracle_cases,
     commands=_commands,
     printables=(
         Printable(

@@ -128,7 +128,7 @@ def check_race(race: Race) -> RaceCheck:
 
 
 def _solve_check(race: Race) -> list[float]:
-    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
 
     result = analyze_rally_risk_race(race, CHECK_ASSISTANCE, mechanics=(), threshold=THRESHOLD).results[0]
     return [result.expected_rounds, result.elimination_probability]

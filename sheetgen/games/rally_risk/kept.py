@@ -1,7 +1,7 @@
 """A Rally Risk race's default analysis as `sheetgen build` prints and checks it, kept in the
 disk figures cache (`sheetgen.cache`) between runs.
 
-The entry holds every figure of the :class:`~sheetgen.games.rally_risk.solve.RaceAnalysis`
+The entry holds every figure of the :class:`~sheetgen.games.rally_risk.analysis.RaceAnalysis`
 (each assistance type's figures, mechanics and their placement's gap, tyres, dangerous spaces,
 mechanic help and the finishing-round distribution) as JSON, which gives the floats back exactly; not the solved
 policy (`solution`, None here), which only the simulator plays. It is keyed by the race
@@ -29,13 +29,13 @@ def race_figures(race: Race):
 
     subject = repr((replace(race, name=""), np.__version__))
     kept = cache.figures(
-        "rally-risk-race", subject, "sheetgen.games.rally_risk.solve", lambda: _to_json(_analyse(race))
+        "rally-risk-race", subject, "sheetgen.games.rally_risk.analysis", lambda: _to_json(_analyse(race))
     )
     return replace(_from_json(kept), name=race.name)
 
 
 def _analyse(race: Race):
-    from sheetgen.games.rally_risk.solve import analyze_rally_risk_race
+    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
 
     return analyze_rally_risk_race(race)
 
@@ -82,12 +82,8 @@ def _to_json(a) -> dict[str, Any]:
 
 
 def _from_json(data: dict[str, Any]):
-    from sheetgen.games.rally_risk.solve import (
-        AssistanceAnalysis,
-        Figures,
-        RaceAnalysis,
-        SpaceRisk,
-    )
+    from sheetgen.games.rally_risk.analysis import AssistanceAnalysis, RaceAnalysis, SpaceRisk
+    from sheetgen.games.rally_risk.solve import Figures
 
     return RaceAnalysis(
         name=data["name"],

@@ -2,16 +2,17 @@
 log round by round).
 
 :func:`analysis_to_json` and :func:`format_analysis_text` write a
-:class:`~sheetgen.games.rally_risk.solve.RaceAnalysis`; :func:`format_race_run` writes a
+:class:`~sheetgen.games.rally_risk.analysis.RaceAnalysis`; :func:`format_race_run` writes a
 :class:`~sheetgen.games.rally_risk.simulate.RaceRun` from the engine's log.
 """
 
 from __future__ import annotations
 
+from sheetgen.games.rally_risk.analysis import AssistanceAnalysis, RaceAnalysis
 from sheetgen.games.rally_risk.model import Outcome, Tyres
 from sheetgen.games.rally_risk.rules import MoveResult, RulesError
 from sheetgen.games.rally_risk.simulate import RaceRun
-from sheetgen.games.rally_risk.solve import AssistanceAnalysis, Figures, RaceAnalysis
+from sheetgen.games.rally_risk.solve import Figures
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from sheetgen.engine import playout
 from sheetgen.games.rally_risk import rules
+from sheetgen.games.rally_risk.analysis import AssistanceAnalysis, analyze_assistance, analyze_rally_risk_race
 from sheetgen.games.rally_risk.model import Assistance, Race, Tyres
 from sheetgen.games.rally_risk.rules import (
     Car,
@@ -29,13 +30,7 @@ from sheetgen.games.rally_risk.rules import (
     ServiceAction,
 )
 from sheetgen.games.rally_risk.scoring import score_a
-from sheetgen.games.rally_risk.solve import (
-    DEFAULT_PENALTY,
-    AssistanceAnalysis,
-    Solution,
-    analyze_assistance,
-    analyze_rally_risk_race,
-)
+from sheetgen.games.rally_risk.solve import DEFAULT_PENALTY, Solution
 
 MAX_ROUNDS = 10_000  # a guard; the solved policy always finishes or is eliminated
 

@@ -54,6 +54,14 @@ def _simulate(loaded: Any, options: Options):
     return lambda seed: transcript(play(tiles, seed, players, options["policy"], options["rounds"]))
 
 
+def _engine_start(loaded: Any, options: Options) -> Any:
+    """The game `simulate` plays, as the engine's first state: `--players` cars (else 2) and
+    `--rounds` rounds at most."""
+    from sheetgen.games.rally_run.rules import RunState
+
+    return RunState.start(loaded.model, options["players"] or 2, options["rounds"])
+
+
 def _duplex(model: Any) -> str:
     """A tile set is printed double-sided (the road tiles' backs), flipped on its own edge."""
     return str(model.duplex)
@@ -134,6 +142,7 @@ GAME = Game(
     strict=_strict,
     analyze=_analyze,
     simulate=_simulate,
+    engine_start=_engine_start,
     printables=(
         Printable(
             "road, pit stop, start-finish and trophy tiles and cars, the road tiles' backs and a rules summary",

@@ -141,7 +141,7 @@ def _is_dirt(track: Any) -> bool:
 
 
 def _analyze(spec: Any, options: Any):
-    from sheetgen.games.rallyman.solve import analyze_track, format_analysis_text
+    from sheetgen.games.rallyman.report import analyze_track, format_analysis_text
     from sheetgen.registry import Report
 
     track = _subject(spec)
@@ -208,6 +208,30 @@ def _simulate(spec: Any, options: Any):
     solved = kept_policy(track, ruleset)  # the figures cache: solved once, played by every simulate
     stage = Stage(track, ruleset)
     return lambda seed: race_lines(simulate(stage, seed, options["cars"], options["driving"] or "par", solved))
+
+
+def _engine_start(spec: Any, options: Any) -> Any:
+    """The race `simulate` plays, as the engine's first state: `--cars` cars on the track,
+    under GT's or DIRT's engine (damage drawn, as in a race)."""
+    from sheetgen.games.rallyman.results import Results
+    from sheetgen.games.rallyman.ruleset import ruleset_of
+
+    track = _subject(spec)
+    if isinstance(track, Results):
+        raise spec.wrong("a Rallyman results file: simulate plays a track (analyze gives the standings)")
+    if _is_dirt(track):
+        from sheetgen.games.rallyman.rules_dirt import DirtRace, DirtStage
+
+        return DirtRace.start(DirtStage(track, ruleset_of(track)), options["cars"])
+    from sheetgen.games.rallyman.rules import RaceState, Stage
+
+    return RaceState.start(Stage(track, ruleset_of(track)), options["cars"])
+
+
+def _oracle_cases() -> Any:
+    from sheetgen.games.rallyman.oracle import cases
+
+    return cases()
 
 
 def _generate(seed: int, options: Any, folder: str = ".") -> str:
@@ -372,6 +396,8 @@ GAME = Game(
     subject=_subject,
     analyze=_analyze,
     simulate=_simulate,
+    engine_start=_engine_start,
+    oracle_cases=_oracle_cases,
     warnings=_warnings,
     converters=(
         Converter(

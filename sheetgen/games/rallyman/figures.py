@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 #: the module whose import graph keys an entry
-SOLVER = "sheetgen.games.rallyman.solve"
+SOLVER = "sheetgen.games.rallyman.report"
 
 
 def subject(track: Any, ruleset: Any) -> str:
@@ -26,7 +26,7 @@ def solved(track: Any) -> dict | None:
     the track's name, or None} for a GT track the exact solves take; None for a DIRT track,
     one too large (`solve.too_large`) or whose moves loop (`solve.loop_reason`)."""
     from sheetgen import cache
-    from sheetgen.games.rallyman import solve
+    from sheetgen.games.rallyman import report, solve
     from sheetgen.games.rallyman.model import Variant
     from sheetgen.games.rallyman.ruleset import ruleset_of
 
@@ -37,8 +37,8 @@ def solved(track: Any) -> dict | None:
         "rallyman-gt",
         subject(track, ruleset),
         SOLVER,
-        lambda: solve.solve_track(track, ruleset),
-        valid=solve.kept_shape,
+        lambda: report.solve_track(track, ruleset),
+        valid=report.kept_shape,
     )
 
 

@@ -104,10 +104,10 @@ def _figures(spec: Any) -> dict | None:
     """`Game.figures`: a race's basic analysis and advanced sheet figures (None when too
     large for the exact advanced solve); a season's expanded races, their analyses and the
     generated races' advanced figures."""
+    from sheetgen.games.rallytaire.analysis_advanced import sheet_figures
     from sheetgen.games.rallytaire.model import Race
     from sheetgen.games.rallytaire.season import Season, expand_season
     from sheetgen.games.rallytaire.solve import analyze_race
-    from sheetgen.games.rallytaire.solve_advanced import sheet_figures
 
     if isinstance(spec.model, Race):
         return {"analysis": analyze_race(spec.model), "advanced": sheet_figures(spec.model)}
@@ -134,8 +134,8 @@ def _solvable(spec: Any, race: Any) -> None:
 def _analyze(spec: Any, options: Options) -> Report:
     race = require_race(spec)
     if options["rules"] == "advanced":
+        from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
         from sheetgen.games.rallytaire.report import advanced_analysis_to_json, format_advanced_text
-        from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
 
         _solvable(spec, race)
         advanced = analyze_race_advanced(race)
@@ -145,6 +145,19 @@ def _analyze(spec: Any, options: Options) -> Report:
 
     basic = analyze_race(race)
     return Report(analysis_to_json(basic), format_analysis_text(basic))
+
+
+def _engine_start(spec: Any, options: Options) -> Any:
+    """The race `simulate` plays, as the engine's first state, under `--rules`."""
+    from sheetgen.games.rallytaire.engine import RaceState
+
+    return RaceState.start(require_race(spec), options["rules"])
+
+
+def _oracle_cases() -> Any:
+    from sheetgen.games.rallytaire.oracle import cases
+
+    return cases()
 
 
 def _simulate(spec: Any, options: Options):
@@ -309,6 +322,8 @@ GAME = Game(
     options=OPTIONS,
     analyze=_analyze,
     simulate=_simulate,
+    engine_start=_engine_start,
+    oracle_cases=_oracle_cases,
     commands=_commands,
     printables=(
         # a race is one sheet of paper, front and back; a season leaves pages blank so that each

@@ -3,7 +3,7 @@
 Analyses: :func:`analysis_to_json` and :func:`format_analysis_text` for the basic game's
 :class:`~sheetgen.games.rallytaire.solve.RaceAnalysis`, :func:`advanced_analysis_to_json` and
 :func:`format_advanced_text` for the advanced game's
-:class:`~sheetgen.games.rallytaire.solve_advanced.AdvancedRaceAnalysis`; the corners are written
+:class:`~sheetgen.games.rallytaire.analysis_advanced.AdvancedRaceAnalysis`; the corners are written
 alike for both. Runs: both rule sets' :class:`~sheetgen.games.rallytaire.simulate.RaceRun` are
 written from one kind of turn record: :func:`format_race_run` for the basic game,
 :func:`format_advanced_run` for the advanced one (boxes, options, locks, fix-points and the DNF
@@ -15,12 +15,12 @@ from __future__ import annotations
 from typing import TypeVar
 
 from sheetgen.games.rallytaire import rules_advanced as adv
+from sheetgen.games.rallytaire.analysis_advanced import AdvancedRaceAnalysis
 from sheetgen.games.rallytaire.model import Boxes
 from sheetgen.games.rallytaire.rules import RulesError
 from sheetgen.games.rallytaire.rules_advanced import Fix, Option
 from sheetgen.games.rallytaire.simulate import RaceRun, TurnRecord
 from sheetgen.games.rallytaire.solve import CornerAnalysis, RaceAnalysis
-from sheetgen.games.rallytaire.solve_advanced import AdvancedRaceAnalysis
 from sheetgen.textfmt import pct as _pct
 from sheetgen.textfmt import table as _table
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from sheetgen.engine import playout
 from sheetgen.games.rallytaire import rules
+from sheetgen.games.rallytaire.analysis_advanced import AdvancedRaceAnalysis
 from sheetgen.games.rallytaire.engine import ADVANCED, BASIC, FIX, GEAR, PLAN, ROLL, TYRES, Car, RaceState, Rules
 from sheetgen.games.rallytaire.model import Boxes, Race, Stage, Surface
 from sheetgen.games.rallytaire.rules import MoveResult, State
@@ -31,7 +32,6 @@ from sheetgen.games.rallytaire.solve_advanced import (
     DEFAULT_DNF_PENALTY,
     DEFAULT_DNF_SPACE_SECONDS,
     AdvancedPolicy,
-    AdvancedRaceAnalysis,
     DnfRule,
     solve_race,
 )

@@ -725,7 +725,7 @@ def draw_course_sheet(
     ended with ``sheet.end_page()``. Returns the number of pages (see
     :func:`course_sheet_pages`; 1 unless the course is very long).
 
-    `analysis` is the race's :class:`~sheetgen.games.rally_risk.solve.RaceAnalysis` (None:
+    `analysis` is the race's :class:`~sheetgen.games.rally_risk.analysis.RaceAnalysis` (None:
     printed without the analysis). `page` and `pages` number the pages in the document
     ("page 2 of 9"); without `pages` no page numbers are printed; `page_label` replaces
     the first page's label (later pages add "continued"; (name, end): a name cut short when

@@ -166,7 +166,7 @@ def test_re_allocating_the_dice_after_a_loss_beats_the_par():
     solved = par(st)
     assert solved.time == pytest.approx(625 / 18, rel=1e-12) == brute_par(st, 4)
     assert brute_par(st, 4, reallocate=True) == pytest.approx(33.899177, abs=1e-6)
-    from sheetgen.games.rallyman.solve import PAR_WORDS, POLICY_WORDS
+    from sheetgen.games.rallyman.report import PAR_WORDS, POLICY_WORDS
 
     for words in (PAR_WORDS, POLICY_WORDS):
         assert "dice resolved in plan order" in words and "optimal" not in words and "best solo policy:" not in words

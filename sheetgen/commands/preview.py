@@ -43,7 +43,7 @@ def preview(specs: tuple[str, ...], port: int, host: str, paper: str | None, ink
 
     \b
     Example:
-      sheetgen preview track_specs/rallytaire/monte_carlo.yaml --port 8765
+      sheetgen preview track_specs/ --port 8765
     """
     import os
 

@@ -221,7 +221,8 @@ def draw_gt_time_sheet(
     if safe:
         # the long label where the line holds it (large type and a long par line may not)
         label = "safe route (no chance of losing control)"
-        need = sheet.text_width(f"{label}:", "body", bold=True) + 1.5 * MM + max(30 * MM, sheet.text_width(safe, "body"))
+        need = sheet.text_width(f"{label}:", "body", bold=True) + 1.5 * MM
+        need += max(30 * MM, sheet.text_width(safe, "body"))
         _field(sheet, after, line_y, label if after + need <= sheet.right else "safe route", 30 * MM, safe)
     else:
         _field(sheet, after, line_y, "your target", 30 * MM)

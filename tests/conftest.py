@@ -123,6 +123,16 @@ SLOW_FOR_TIME = {
     "[/proc/self/fd/1]": "[/dev/fd/1]",
     "tests/test_pdfops.py::test_every_operation_is_pypdfs[rallytaire/acropolis.yaml]": "its other specs",
     "tests/test_cache.py::test_a_renamed_spec_is_not_solved_again": "a renamed GT track simulated; analyze reads a build's",
+    "tests/test_rl_accel.py::test_the_accelerator_gives_the_same_pdf[thousand_lakes]": "goldens drawn with it",
+    "tests/test_rally_run.py::test_generate_warns_when_the_target_is_out_of_reach": "generate's other tests",
+    "tests/test_cli.py::test_build_shows_progress_on_a_terminal_and_q_silences_it": "build's other CLI tests",
+    "tests/test_rallyman_par.py::test_the_par_equals_a_brute_force_over_every_plan[two lanes, two limits-0-True]": "one lane",
+    "tests/test_layout.py::test_the_layout_does_not_depend_on_the_process": "byte-identical build tests",
+    "tests/test_rallyman_kernel.py::test_the_kernel_gives_the_references_par_for_other_caps_and_modes[1-True]": "others",
+    "tests/test_rallyman_sheets.py::test_the_overviews_page_labels_never_cover_a_start_or_finish_letter_nor_each_other"
+    "[a4]": "map goldens",
+    "tests/test_rallyman_sheets.py::test_a_dirt_stage_of_25_turns_keeps_to_one_letter_sheet_with_rows_still_to_write_in":
+    "DIRT sheet goldens",
 }
 
 

@@ -154,3 +154,15 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if _slow_for_time(item.nodeid, tuple(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_configure(config):
+    """Compile sheetgen's modules once before the tests (in the controlling process): the
+    tests start hundreds of `sheetgen` processes, and where PYTHONDONTWRITEBYTECODE is set (a
+    CI's or a sandbox's environment) each of them compiled every module it imports again.
+    compileall writes the same bytecode an import would have written."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    compileall.compile_dir(os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "sheetgen"), quiet=1)

@@ -51,14 +51,16 @@ def lowest_serpentine(
     def lay() -> Any:
         return layout_to_json(_lowest_serpentine(length, corners, width, s, uturn, strict))
 
+    read: list[StageLayout | None] = []  # the entry's layout, read once by the check
+
+    def readable(value: Any) -> bool:
+        read[:] = [layout_from_json(value)]
+        return True
+
     kept = cache.figures(
-        "rallytaire-serpentine",
-        repr((length, corners, width, s, uturn, strict)),
-        __name__,
-        lay,
-        valid=lambda value: layout_from_json(value) is not None or value is None,
+        "rallytaire-serpentine", repr((length, corners, width, s, uturn, strict)), __name__, lay, valid=readable
     )
-    return layout_from_json(kept)
+    return read[0] if read else layout_from_json(kept)
 
 
 def _lowest_serpentine(

@@ -128,8 +128,6 @@ def test_the_bundled_gt_tracks_are_compared():
 def compact_strip(seed: int):
     """A one-lap strip in the compact form: 1 or 2 lanes, straights and corners of random
     limits (some in caution triangles), or None when its layout is refused."""
-    from sheetgen.games.rallyman.spec import load
-    from sheetgen.yamlsrc import load_text
 
     rng = random.Random(seed)
     lanes = rng.choice((1, 2))
@@ -142,11 +140,20 @@ def compact_strip(seed: int):
         caution = " caution" if rng.random() < 0.4 else ""
         segments.append(f"corner {side}{angle} limit {limits}{caution}")
         segments.append(f"straight {rng.randint(1, 3)}")
-    text = (f"game: rallyman\nvariant: gt\nname: Strip {seed}\npath:\n  lanes: {lanes}\n  from: {{q: 0, r: 0, heading: 0}}\n"
+    return laid_path(f"variant: gt\nname: Strip {seed}", lanes, segments)
+
+
+def laid_path(head: str, lanes: int, segments: list[str]):
+    """A Rallyman track in the compact form (`head`: its variant, name...) from the first cell
+    (0, 0) heading 0, or None when its layout is refused (it overlaps itself: another seed)."""
+    from sheetgen.games.rallyman.spec import load
+    from sheetgen.yamlsrc import load_text
+
+    text = (f"game: rallyman\n{head}\npath:\n  lanes: {lanes}\n  from: {{q: 0, r: 0, heading: 0}}\n"
             "  segments:\n" + "".join(f"    - {s}\n" for s in segments))
     try:
-        return load(load_text(text, f"strip{seed}.yaml"))
-    except Exception:  # noqa: BLE001 (a layout that overlaps itself: another seed)
+        return load(load_text(text, "strip.yaml"))
+    except Exception:  # noqa: BLE001 (a layout that overlaps itself)
         return None
 
 
@@ -256,8 +263,6 @@ def dirt_strip(seed: int):
     """A two-lane DIRT stage in the compact form: corners of random limits (some in caution
     triangles), straights with a jump, a slide zone, water or snow, or None when its layout is
     refused."""
-    from sheetgen.games.rallyman.spec import load
-    from sheetgen.yamlsrc import load_text
 
     rng = random.Random(seed)
     segments = [f"straight {rng.randint(2, 3)}"]
@@ -268,12 +273,7 @@ def dirt_strip(seed: int):
         segments.append(f"corner {side} limit {top}/{min(6, top + 1)}{caution}")
         extra = rng.choice(("", " snow", f" jump {rng.randint(2, 5)}", " slide", " water"))
         segments.append(f"straight {rng.randint(1, 3)}{extra}")
-    text = (f"game: rallyman\nvariant: dirt\nname: Dirt {seed}\nsurface: gravel\npath:\n  lanes: 2\n"
-            "  from: {q: 0, r: 0, heading: 0}\n  segments:\n" + "".join(f"    - {s}\n" for s in segments))
-    try:
-        return load(load_text(text, f"dirt{seed}.yaml"))
-    except Exception:  # noqa: BLE001 (a layout that overlaps itself: another seed)
-        return None
+    return laid_path(f"variant: dirt\nname: Dirt {seed}\nsurface: gravel", 2, segments)
 
 
 def dirt_shortcut_strip() -> Track:

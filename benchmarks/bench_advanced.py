@@ -21,10 +21,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from sheetgen import registry
-from sheetgen.games.rallytaire.solve_advanced import (
-    analyze_race_advanced,
-    race_time_distribution,
-)
+from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
+from sheetgen.games.rallytaire.forward_advanced import race_time_distribution
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from sheetgen.games.rallytaire import layout
 from sheetgen.games.rallytaire.solve import analyze_race
-from sheetgen.games.rallytaire.solve_advanced import analyze_race_advanced
+from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
 from sheetgen.registry import load_spec
 from sheetgen.render.rallytaire.race_sheet import render_race
 from sheetgen.template import load_template

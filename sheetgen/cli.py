@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from sheetgen import __version__, registry
+from sheetgen import __version__, buildcache, registry
 from sheetgen.cliutil import (
     CONTEXT,
     FORCE,
@@ -304,6 +304,34 @@ def _load_and_build_without(item: tuple[str, frozenset[str]], **options) -> _Bui
     return _load_and_build(path, elsewhere=elsewhere, **options)
 
 
+def _from_kept(kept: buildcache.Kept) -> _Built:
+    """A spec's result taken from an earlier build (`sheetgen.buildcache`)."""
+    return _Built(
+        kept.path,
+        title=kept.title,
+        printable=kept.printable,
+        sources=kept.sources,
+        data=kept.data,
+        pages=kept.pages,
+        shared=kept.shared,
+        home=kept.home,
+    )
+
+
+def _keep(
+    builds: buildcache.Builds,
+    path: str,
+    result: _Built,
+    reads: list[str],
+    elsewhere: frozenset[str] = frozenset(),
+) -> None:
+    """Keep a spec's result for the next build, when it built (never a refusal)."""
+    if result.refused is None and result.failed is None and not result.problems:
+        r = result
+        kept = buildcache.Kept(r.path, r.title, r.printable, r.sources, r.data, r.pages, r.shared, r.home)
+        builds.keep(path, kept, [*r.sources, *reads], elsewhere)
+
+
 def _shared_elsewhere(built: list[_Built]) -> dict[int, frozenset[str]]:
     """For each file of a job (by its place in `built`) that holds a shared page printed in
     another file, those pages' keys: each shared page is printed once a job, in the first
@@ -364,8 +392,16 @@ def build(
         raise SheetgenError("no spec files found")
     progress = not quiet and sys.stderr.isatty()
     one = functools.partial(_load_and_build, paper=paper, ink=ink, template=template, games=registry.registered())
+    # a spec whose files and sheetgen are as they were at an earlier build is taken from it
+    builds = buildcache.Builds.open({"paper": paper, "ink": ink, "template": template})
+    reads = _template_inputs(template)
+    kept = [builds.find(path) if builds is not None else None for path in files]
+    fresh = parallel.imap(one, [path for path, got in zip(files, kept) if got is None], jobs)
     built: list[_Built] = []
-    for number, result in enumerate(parallel.imap(one, files, jobs), start=1):
+    for number, (path, got) in enumerate(zip(files, kept), start=1):
+        result = _from_kept(got) if got is not None else next(fresh)
+        if got is None and builds is not None:
+            _keep(builds, path, result, reads)
         if progress:  # a spec whose figures took long to solve says so (kept for the next build)
             took = f" ({result.seconds:.0f} s)" if result.seconds >= 2 else ""
             click.echo(f"[{number}/{len(files)}] {result.path}{took}", err=True)
@@ -383,12 +419,19 @@ def build(
     # a page several files hold (a reference card of the same tables) is printed once a
     # job: the files after the first that holds it are printed again without it
     again = _shared_elsewhere(built)
+    for k in list(again):
+        got = builds.find(files[k], again[k]) if builds is not None else None
+        if got is not None:
+            built[k] = _from_kept(got)
+            del again[k]
     if again:
         without = functools.partial(
             _load_and_build_without, paper=paper, ink=ink, template=template, games=registry.registered()
         )
-        for k, result in zip(again, parallel.imap(without, [(built[k].path, again[k]) for k in again], jobs)):
+        for k, result in zip(again, parallel.imap(without, [(files[k], again[k]) for k in again], jobs)):
             built[k] = result
+            if builds is not None:
+                _keep(builds, files[k], result, reads, again[k])
     names: dict[str, str] = {}
     for result in built:
         if not result.printable:

@@ -168,6 +168,12 @@ def _templates():
         return resources.files("sheetgen").joinpath("..").joinpath("templates")
 
 
+def templates_folder() -> str | None:
+    """The folder of the built-in templates, as a path (None where they are not files)."""
+    folder = str(_templates())
+    return folder if os.path.isdir(folder) else None
+
+
 def builtin_names() -> list[str]:
     folder = _templates()
     return sorted(p.name[:-5] for p in folder.iterdir() if p.name.endswith(".yaml"))

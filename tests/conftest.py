@@ -10,6 +10,9 @@ from click.testing import CliRunner
 # the tests' own disk cache of solved figures (sheetgen/cache.py), shared by the test processes
 # and never the user's: entries are keyed by the solver's source, so an old one is never met
 os.environ.setdefault("SHEETGEN_CACHE", os.path.join(tempfile.gettempdir(), f"sheetgen-test-cache-{os.getuid()}"))
+# builds in the tests are there to be built: the kept builds of sheetgen/buildcache.py are
+# off but where tests/test_buildcache.py turns them on
+os.environ["SHEETGEN_BUILD_CACHE"] = "off"
 # one process per command unless a test asks for more with --jobs: the suite already runs in
 # two processes (pytest-xdist), and worker processes started by every build only add their
 # start-up (tests/test_parallel.py and the --jobs 2 cases check the worker pools)

@@ -387,6 +387,7 @@ def build(
     from sheetgen import parallel
 
     refuse_stdout_folder(out_dir)
+    parallel.check_backend()
     files = _spec_files(specs)
     if not files:
         raise SheetgenError("no spec files found")

@@ -53,16 +53,9 @@ def _backend(name: str | None):
     if name is None:
         yield
         return
-    if name not in BACKENDS:
-        raise _setting_error(
-            f"{BACKEND_VARIABLE}={name!r} is not a backend sheetgen knows; use one of: {', '.join(BACKENDS)}"
-        )
+    check_backend()
     if name == "dask":
-        address = os.environ.get(SCHEDULER_VARIABLE)
-        if not address:
-            raise _setting_error(
-                f"{BACKEND_VARIABLE}=dask needs {SCHEDULER_VARIABLE}, the address of a running Dask scheduler (tcp://host:8786)"
-            )
+        address = os.environ[SCHEDULER_VARIABLE]
         try:
             from dask.distributed import Client
         except ImportError:
@@ -88,6 +81,20 @@ def _backend(name: str | None):
         register_ray()
     with parallel_config(backend=name):
         yield
+
+
+def check_backend() -> None:
+    """Refuse a backend setting that names no backend (or Dask without its scheduler) before
+    any work, even work that needs no worker (a build whose specs are all kept)."""
+    name = os.environ.get(BACKEND_VARIABLE) or None
+    if name is not None and name not in BACKENDS:
+        raise _setting_error(
+            f"{BACKEND_VARIABLE}={name!r} is not a backend sheetgen knows; use one of: {', '.join(BACKENDS)}"
+        )
+    if name == "dask" and not os.environ.get(SCHEDULER_VARIABLE):
+        raise _setting_error(
+            f"{BACKEND_VARIABLE}=dask needs {SCHEDULER_VARIABLE}, the address of a running Dask scheduler (tcp://host:8786)"
+        )
 
 
 def default_jobs() -> int:

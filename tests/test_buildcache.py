@@ -149,3 +149,11 @@ def test_the_digest_of_sheetgen_covers_its_code_fonts_and_data_not_its_bytecode(
     font = next((package / "data" / "fonts").glob("*.ttf"))
     font.write_bytes(font.read_bytes() + b"\0")
     assert buildcache.tree_digest([("sheetgen", package)]) not in (before, code)
+
+
+def test_a_wrong_backend_setting_is_refused_when_every_spec_is_kept(run, kept, specs, tmp_path, monkeypatch):
+    _build(run, specs, tmp_path / "first")
+    monkeypatch.setenv("SHEETGEN_PARALLEL_BACKEND", "dsak")
+    result = run("build", str(specs / "tiny.yaml"), "-o", str(tmp_path / "second"), "--jobs", "2")
+    assert result.exit_code == 2 and "SHEETGEN_PARALLEL_BACKEND='dsak' is not a backend" in result.stderr
+    assert not (tmp_path / "second").exists()

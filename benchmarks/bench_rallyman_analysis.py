@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from sheetgen import registry
-from sheetgen.games.rallyman import solve
+from sheetgen.games.rallyman import report, solve
 from sheetgen.games.rallyman.model import Variant
 from sheetgen.games.rallyman.rules import Stage
 from sheetgen.games.rallyman.ruleset import default
@@ -51,7 +51,7 @@ def one(name: str, track) -> float:
     solved = solve.par(stage)
     par_s = time.process_time() - start
     start = time.process_time()
-    solve.analyze_track(track)
+    report.analyze_track(track)
     whole = time.process_time() - start
     laps = f" x {track.laps}" if track.laps > 1 else ""
     size = f"{len(track.cells)}{laps}"

@@ -31,7 +31,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,6 +213,8 @@ class Builds:
 
 
 def _write(path: str, data: bytes) -> None:
+    import tempfile
+
     fd, temp = tempfile.mkstemp(prefix=".build-", dir=os.path.dirname(path))
     try:
         with os.fdopen(fd, "wb") as handle:

@@ -10,10 +10,11 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from sheetgen import __version__, buildcache, registry
+from sheetgen import __version__, registry
 from sheetgen.cliutil import (
     CONTEXT,
     FORCE,
@@ -37,6 +38,9 @@ from sheetgen.cliutil import (
 from sheetgen.errors import OptionError, Problem, SheetgenError, SpecError
 from sheetgen.output import same_target, write_files, written_at
 from sheetgen.render.raster import DEFAULT_DPI, MAX_DPI, MIN_DPI
+
+if TYPE_CHECKING:
+    from sheetgen import buildcache
 
 DEFAULT_SPECS = "track_specs"
 DEFAULT_OUTPUT = "output"
@@ -326,6 +330,8 @@ def _keep(
     elsewhere: frozenset[str] = frozenset(),
 ) -> None:
     """Keep a spec's result for the next build, when it built (never a refusal)."""
+    from sheetgen import buildcache
+
     if result.refused is None and result.failed is None and not result.problems:
         r = result
         kept = buildcache.Kept(r.path, r.title, r.printable, r.sources, r.data, r.pages, r.shared, r.home)
@@ -384,7 +390,7 @@ def build(
     """
     import functools
 
-    from sheetgen import parallel
+    from sheetgen import buildcache, parallel
 
     refuse_stdout_folder(out_dir)
     parallel.check_backend()

@@ -45,6 +45,10 @@ def heavy_imports(*args: str) -> list[str]:
         (("validate", str(SPECS / "rallytaire" / "acropolis.yaml")), ()),
         (("validate", str(SPECS / "rally_risk" / "sweden_1.yaml")), ()),
         (("validate", str(SPECS / "seasons" / "winter_season.yaml")), ()),
+        # a Rallyman track's checks walk its moves without networkx; its analysis solves
+        # (numpy) and draws nothing
+        (("validate", "--strict", str(SPECS / "rallyman" / "compact_hillclimb.yaml")), ()),
+        (("analyze", str(SPECS / "rallyman" / "tiny.yaml")), ("numpy",)),
     ],
 )
 def test_quick_commands_import_no_solver_or_renderer(args, allowed):

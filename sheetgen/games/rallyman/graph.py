@@ -1,6 +1,6 @@
 """A Rallyman track as a networkx graph, and the checks that make a track unplayable.
 
-The graph: one node per cell (its `Hex`), with the cell's attributes; one edge per legal
+The graph (`track_graph`, networkx): one node per cell (its `Hex`), with the cell's attributes; one edge per legal
 forward move (`Track.moves`, rulings RM-3 to RM-6) with its attributes: `kind` (straight or
 diagonal), `lane_change` (the move leaves its lane), `line_limit` and `line_caution` (the
 inside line it crosses, if any), `off_road` (into or out of a shortcut space).
@@ -21,6 +21,11 @@ the cell it names (its tile, the path or its explicit cell) and naming the cell:
 - a stage (a track whose finish does not lead back to its start) has most of its cells
   before its finish: cells reached from the start only through a finish space are never
   driven (a car finishes there), and a track made mostly of them is refused.
+
+The checks walk the same edges as a plain map of each cell to the cells its forward moves
+reach (`Successors`, in `Track.moves`' order, as the graph's): they need nothing else of the
+graph, and a command that only checks and solves a track (`analyze` from a cold process)
+does not import networkx for them.
 """
 
 from __future__ import annotations
@@ -28,17 +33,29 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import replace
-
-import networkx as nx
+from typing import TYPE_CHECKING
 
 from sheetgen.errors import Problem
 from sheetgen.games.rallyman.hexgrid import DIRECTION_NAMES, DIRECTIONS, Hex, place, tile_of
 from sheetgen.games.rallyman.model import Cell, TileDef, Track
 from sheetgen.yamlsrc import Document
 
+if TYPE_CHECKING:
+    import networkx as nx
+
+#: each cell's forward moves, as the cells they reach (each once, in `Track.moves`' order)
+Successors = dict[Hex, tuple[Hex, ...]]
+
+
+def successors(track: Track) -> Successors:
+    """The edges of `track_graph`, without its attributes: cell -> cells reached in one move."""
+    return {c.hex: tuple(dict.fromkeys(move.to for move in track.moves(c.hex))) for c in track.cells}
+
 
 def track_graph(track: Track) -> nx.DiGraph:
     """Cells as nodes, legal forward moves as edges (see the module's docstring)."""
+    import networkx as nx
+
     graph = nx.DiGraph(name=track.name, variant=track.variant.value)
     for c in track.cells:
         graph.add_node(
@@ -73,12 +90,12 @@ def track_graph(track: Track) -> nx.DiGraph:
     return graph
 
 
-def reached(graph: nx.DiGraph, sources) -> set:
+def reached(graph: Successors, sources) -> set:
     seen = set(sources)
     queue = deque(seen)
     while queue:
         h = queue.popleft()
-        for n in graph.successors(h):
+        for n in graph[h]:
             if n not in seen:
                 seen.add(n)
                 queue.append(n)
@@ -131,7 +148,7 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
         else:
             problems.append(doc.problem(path, message))
 
-    graph = track_graph(track)
+    graph = successors(track)
     starts = [c.hex for c in track.cells if c.start]
     finishes = {c.hex for c in track.cells if c.finish}
     if not starts:
@@ -159,7 +176,7 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
             f"{_described(track, far)}",
         )
     for c in track.cells:
-        if not c.finish and graph.out_degree(c.hex) == 0 and c.hex in seen and c.hex != far:
+        if not c.finish and not graph[c.hex] and c.hex in seen and c.hex != far:
             problem(
                 c.hex,
                 f"dead end: {_described(track, c.hex)} (heading {DIRECTION_NAMES[c.heading]}) has no forward move and "
@@ -171,15 +188,15 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
     for c in track.cells:
         if c.jump is None:
             continue
-        one = set(graph.successors(c.hex))
-        two = {n for h in one for n in graph.successors(h)}
+        one = set(graph[c.hex])
+        two = {n for h in one for n in graph[h]}
         if not one or not two:
             ahead = "one move" if not one else "two moves"
             problem(
                 c.hex, f"the jump at {_described(track, c.hex)} (gear {c.jump}) lands nowhere: no cell {ahead} ahead"
             )
     for line in track.lines:
-        if not (graph.has_edge(line.a, line.b) or graph.has_edge(line.b, line.a)):
+        if line.b not in graph.get(line.a, ()) and line.a not in graph.get(line.b, ()):
             problem(line.a, f"the inside line between {line.a} and {line.b} is crossed by no forward move")
     closing = circuit_finish(track, graph)
     if track.laps > 1 and closing is None:
@@ -202,23 +219,23 @@ def track_problems(doc: Document | None, track: Track) -> list[Problem]:
     return problems
 
 
-def circuit_finish(track: Track, graph: nx.DiGraph | None = None) -> Hex | None:
+def circuit_finish(track: Track, graph: Successors | None = None) -> Hex | None:
     """A finish space from which forward moves (one or more) lead back to a starting space, the
     first in track order: the road closes through the finish and start lines, and the track
     is a circuit (driven for its laps); None for a stage, driven from its start to its
     finish once."""
-    graph = track_graph(track) if graph is None else graph
+    graph = successors(track) if graph is None else graph
     starts = {c.hex for c in track.cells if c.start}
     for c in track.in_order():
-        if c.finish and reached(graph, set(graph.successors(c.hex))) & starts:
+        if c.finish and reached(graph, set(graph[c.hex])) & starts:
             return c.hex
     return None
 
 
-def beyond_finish(track: Track, graph: nx.DiGraph | None = None) -> set[Hex]:
+def beyond_finish(track: Track, graph: Successors | None = None) -> set[Hex]:
     """The cells of a stage reached from its start only through a finish space: a car finishes
     on reaching the finish, so it never drives them."""
-    graph = track_graph(track) if graph is None else graph
+    graph = successors(track) if graph is None else graph
     finishes = {c.hex for c in track.cells if c.finish}
     before = {c.hex for c in track.cells if c.start}
     queue = deque(before)
@@ -226,7 +243,7 @@ def beyond_finish(track: Track, graph: nx.DiGraph | None = None) -> set[Hex]:
         h = queue.popleft()
         if h in finishes:
             continue
-        for n in graph.successors(h):
+        for n in graph[h]:
             if n not in before:
                 before.add(n)
                 queue.append(n)
@@ -238,13 +255,13 @@ def _forms(doc: Document | None) -> tuple:
     return next(((key,) for key in ("cells", "path", "tiles") if key in data), ())
 
 
-def _farthest(graph: nx.DiGraph, starts: list[Hex]) -> Hex:
+def _farthest(graph: Successors, starts: list[Hex]) -> Hex:
     """The cell reached last going forward from the start (where the road stops)."""
     depth = {h: 0 for h in starts}
     queue = deque(starts)
     while queue:
         h = queue.popleft()
-        for n in graph.successors(h):
+        for n in graph[h]:
             if n not in depth:
                 depth[n] = depth[h] + 1
                 queue.append(n)

@@ -405,7 +405,17 @@ def test_cli_failure_writes_nothing(run, tmp_path):
     "args,message",
     [
         (["--length", "5..x"], "Invalid value for '--length': expected MIN..MAX such as 40..70, got '5..x'"),
-        (["--length", "50..40"], "Invalid value for '--length': expected 2 <= MIN <= MAX <= 300, got 50..40"),
+        (["--length", "50..40"], "Invalid value for '--length': expected 2 <= MIN <= MAX <= 160, got 50..40"),
+        (
+            ["--length", "300..300"],
+            "Invalid value for '--length': expected 2 <= MIN <= MAX <= 160, got 300..300 (a spec may hold stages of up to "
+            "300 spaces; a generated one, 160)",
+        ),
+        (
+            ["--stages", "8", "--length", "100..160"],
+            "--stages 8 and --length 100..160 ask for up to 1280 spaces; a generated race has at most 1200 in all "
+            "(stages x MAX): ask for fewer stages or a lower MAX",
+        ),
         (["--surface", "mud"], "Invalid value for '--surface': unknown surface 'mud' (expected asphalt, gravel or snow)"),
         (["--surface", ","], "Invalid value for '--surface': no surface named (expected asphalt, gravel or snow, comma separated)"),
     ],

@@ -209,8 +209,19 @@ def _length(value: str) -> tuple[int, int]:
         raise ValueError(f"expected MIN..MAX such as 40..70, got {shown}")
     lo = int(found.group(1))
     hi = int(found.group(2)) if found.group(2) is not None else lo
-    if not 2 <= lo <= hi <= 300:
-        raise ValueError(f"expected 2 <= MIN <= MAX <= 300, got {lo}..{hi}")
+    from sheetgen.games.rallytaire.generate import GENERATE_MAX_LENGTH
+    from sheetgen.games.rallytaire.spec import MAX_LENGTH
+
+    if not 2 <= lo <= hi <= GENERATE_MAX_LENGTH:
+        longer = GENERATE_MAX_LENGTH < hi <= MAX_LENGTH
+        raise ValueError(
+            f"expected 2 <= MIN <= MAX <= {GENERATE_MAX_LENGTH}, got {lo}..{hi}"
+            + (
+                f" (a spec may hold stages of up to {MAX_LENGTH} spaces; a generated one, {GENERATE_MAX_LENGTH})"
+                if longer
+                else ""
+            )
+        )
     return (lo, hi)
 
 
@@ -227,7 +238,8 @@ def _surfaces(values: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no path in the spec: `folder` unused)
-    from sheetgen.games.rallytaire.generate import generate_race, spec_text
+    from sheetgen.errors import OptionError
+    from sheetgen.games.rallytaire.generate import GENERATE_MAX_SPACES, generate_race, spec_text
 
     stages, length, surfaces, difficulty = (
         options["stages"],
@@ -235,6 +247,12 @@ def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no pat
         options["surface"],
         options["difficulty"],
     )
+    if stages * length[1] > GENERATE_MAX_SPACES:
+        raise OptionError(
+            f"--stages {stages} and --length {length[0]}..{length[1]} ask for up to {stages * length[1]} spaces; "
+            f"a generated race has at most {GENERATE_MAX_SPACES} in all (stages x MAX): "
+            "ask for fewer stages or a lower MAX"
+        )
     race = generate_race(seed, stages=stages, length=length, surfaces=surfaces or None, difficulty=difficulty)
     words = [f"--seed {seed}", f"--stages {stages}", f"--length {length[0]}..{length[1]}"]
     if surfaces:
@@ -261,7 +279,7 @@ OPTIONS = (
     Option("stages", "stages in the race (default: 4)", ("generate",), between=(1, 8), default=4),
     Option(
         "length",
-        "spaces per stage, MIN..MAX (2..300; default: 40..70)",
+        "spaces per stage, MIN..MAX (2..160, at most 1200 in all; default: 40..70)",
         ("generate",),
         parse=_length,
         metavar="MIN..MAX",

@@ -57,6 +57,13 @@ TILT_STEP = 0.5
 SHEET_GIVE_UP = 10
 #: Times the race-level page check may send a stage back to be proposed again.
 RACE_RETRIES = 6
+#: the longest stage the generator makes (a spec may hold up to MAX_LENGTH): longer stages
+#: seldom fit on the race sheet and laying one out takes seconds a try, so that a request for
+#: them took up to a minute to be refused; with these limits every request is answered within
+#: a few seconds of CPU (8 stages of 150 spaces: about 6 s on the 2-core machine, loaded)
+GENERATE_MAX_LENGTH = 160
+#: the most spaces a generated race may ask for in all (stages x MAX of --length)
+GENERATE_MAX_SPACES = 1200
 
 
 class GenerateError(SheetgenError):
@@ -519,9 +526,20 @@ def _check_options(stages: int, length: tuple[int, int], difficulty: str) -> Non
     if not 1 <= stages <= MAX_STAGES:
         raise GenerateError(f"a race has 1 to {MAX_STAGES} stages, got {stages}")
     lo, hi = length
-    if not MIN_LENGTH <= lo <= hi <= MAX_LENGTH:
+    if not MIN_LENGTH <= lo <= hi <= GENERATE_MAX_LENGTH:
         raise GenerateError(
-            f"stage length must be MIN..MAX with {MIN_LENGTH} <= MIN <= MAX <= {MAX_LENGTH}, got {lo}..{hi}"
+            f"stage length must be MIN..MAX with {MIN_LENGTH} <= MIN <= MAX <= {GENERATE_MAX_LENGTH}, got {lo}..{hi}"
+            + (
+                f" (a spec may hold stages of up to {MAX_LENGTH} spaces, but a generated stage longer than "
+                f"{GENERATE_MAX_LENGTH} seldom fits on the race sheet, and each try to lay one out takes seconds)"
+                if GENERATE_MAX_LENGTH < hi <= MAX_LENGTH
+                else ""
+            )
+        )
+    if stages * hi > GENERATE_MAX_SPACES:
+        raise GenerateError(
+            f"a generated race has at most {GENERATE_MAX_SPACES} spaces in all (stages x the longest stage asked), "
+            f"got {stages} x {hi} = {stages * hi}; ask for fewer stages or a lower MAX"
         )
 
 

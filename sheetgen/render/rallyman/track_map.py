@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from sheetgen.games.rallyman import HEX_MM, cards
 from sheetgen.games.rallyman.hexgrid import frame_of, tile_corners
-from sheetgen.games.rallyman.model import Track, Variant
+from sheetgen.games.rallyman.model import Placement, Track, Variant
 from sheetgen.render.common import CAP, TITLE_LEAST, fit_size, fitted_text, wrap
 from sheetgen.render.pdf import Sheet
 from sheetgen.render.rallyman.common import (
@@ -40,6 +40,7 @@ from sheetgen.render.rallyman.common import (
     draw_token_marker,
     free_cell,
     hexagon,
+    label,
     legend_items,
     radius,
     tile_label,
@@ -464,6 +465,8 @@ def draw_track_cells(
             else:
                 turned = f"turned {placement.rotation}" + (", driven reversed" if placement.reverse else "")
                 words += [(turned, False), (DANGER_WORD[danger_of(placement.cells)], False)]
+                if placement.lane_names:
+                    words.append(("lane form: schematic", False))
             spot = free_cell(taken, placement.place, frame=placement.frame)
             offset = None
             if spot is not None:
@@ -471,6 +474,12 @@ def draw_track_cells(
                 offset = (gx - centre[0], gy - centre[1])
             size = LABEL_PT * hex_mm / 30.0
             tile_label(sheet, view, centre, hex_mm, words, offset, size=size, colour=None, frame=placement.frame)
+    steps = track.steps()
+    for placement in track.placements:
+        if placement.lane_names and inside(
+            *cell_centre(placement.centre_hex, hex_mm), frame_of(placement.frame).span * rad
+        ):
+            draw_lanes(sheet, view, placement, steps, hex_mm)
     for line in track.lines:
         if inside(*cell_centre(line.a, hex_mm), rad):
             draw_line(sheet, view, line, hex_mm)
@@ -478,6 +487,30 @@ def draw_track_cells(
         for token in placement.tokens:
             if token.effect is None and inside(*token_point(placement, token, hex_mm), rad):
                 draw_token_marker(sheet, view, placement, token, hex_mm)
+
+
+def draw_lanes(sheet: Sheet, view: View, placement: Placement, steps: dict, hex_mm: float) -> None:
+    """A tile written in the lane form (ruling RM-24), schematically: each lane a row of its
+    spaces joined by a thin dashed line through their centres in driving order, its name at
+    its first space. The spaces are the hex cells the lanes are laid on (drawn as any tile's);
+    the line says which spaces the tile's printed lane holds."""
+    far = len(steps) + 1
+    k = hex_mm / 30.0
+    for number, name in enumerate(placement.lane_names, 1):
+        lane = sorted((c for c in placement.cells if c.lane == number), key=lambda c: (steps.get(c.hex, far), c.hex))
+        if not lane:
+            continue
+        points = [view.at(*cell_centre(c, hex_mm)) for c in lane]
+        sheet.stroke(colour=GREY, width=sheet.ink.thin_width, dash=(2, 1.5))
+        path = sheet.c.beginPath()
+        path.moveTo(*points[0])
+        for point in points[1:]:
+            path.lineTo(*point)
+        sheet.c.drawPath(path, stroke=1, fill=0)
+        sheet.stroke()
+        x, y = cell_centre(lane[0], hex_mm)
+        sheet.fill(sheet.ink.line)
+        label(sheet, view, x, y + 0.3 * hex_mm, name, max(4.2 * k, 3.0), colour=GREY)
 
 
 def _mark(sheet: Sheet, view: View, x: float, y: float) -> None:

@@ -204,7 +204,7 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
     if problems:
         return None, problems
 
-    def ref(text: str, where: tuple) -> tuple[int, int] | None:
+    def ref(text: str, where: tuple, what: str = "") -> tuple[int, int] | None:
         match = _REF.match(text)
         if match is None:
             problems.append(
@@ -214,11 +214,12 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
         name, number = match.group(1), int(match.group(2))
         if name not in index:
             near = f" (lanes: {', '.join(names)})"
-            problems.append((where, f"{text!r}: the tile has no lane {name!r}{near}"))
+            problems.append((where, f"{what}{text!r}: the tile has no lane {name!r}{near}"))
             return None
         k = index[name]
         if number > len(spaces[k]):
-            problems.append((where, f"{text!r}: lane {name!r} has {len(spaces[k])} spaces"))
+            missing = f"{what}{text!r}, a space that is not there"
+            problems.append((where, f"{missing}: lane {name!r} has {len(spaces[k])} spaces"))
             return None
         return k, number - 1
 
@@ -237,7 +238,7 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
         h, heading = spaces[k][-1]
         if "into" in lane:
             where = base + ("lanes", k, "into")
-            target = ref(lane["into"], where)
+            target = ref(lane["into"], where, f"lane {names[k]!r} runs into ")
             if target is None:
                 continue
             tk, tj = target

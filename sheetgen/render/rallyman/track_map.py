@@ -492,15 +492,19 @@ def draw_track_cells(
 def draw_lanes(sheet: Sheet, view: View, placement: Placement, steps: dict, hex_mm: float) -> None:
     """A tile written in the lane form (ruling RM-24), schematically: each lane a row of its
     spaces joined by a thin dashed line through their centres in driving order, its name at
-    its first space. The spaces are the hex cells the lanes are laid on (drawn as any tile's);
-    the line says which spaces the tile's printed lane holds."""
+    its first space; a lane that runs into another goes on to the space it runs into. The
+    spaces are the hex cells the lanes are laid on (drawn as any tile's); the line says which
+    spaces the tile's printed lane holds."""
     far = len(steps) + 1
     k = hex_mm / 30.0
     for number, name in enumerate(placement.lane_names, 1):
         lane = sorted((c for c in placement.cells if c.lane == number), key=lambda c: (steps.get(c.hex, far), c.hex))
         if not lane:
             continue
-        points = [view.at(*cell_centre(c, hex_mm)) for c in lane]
+        # a lane that runs into another (a merge) is laid straight on into it: the line goes on
+        on = lane[-1].hex.neighbour(lane[-1].heading)
+        into = [c for c in placement.cells if c.hex == on]
+        points = [view.at(*cell_centre(c, hex_mm)) for c in lane + into]
         sheet.stroke(colour=GREY, width=sheet.ink.thin_width, dash=(2, 1.5))
         path = sheet.c.beginPath()
         path.moveTo(*points[0])

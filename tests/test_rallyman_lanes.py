@@ -79,6 +79,26 @@ tiles:
     beside: [[inside 2, outside 2]]
     lines:
       - {between: [inside 2, outside 3], limit: 2}
+  - id: sg-start2
+    leave: east
+    lanes:
+      - {name: left, begins: 2, spaces: [start, ., ., .]}
+      - {name: right, spaces: [start, ., ., .]}
+  - id: sg-finish2
+    lanes:
+      - {name: left, spaces: [., ., ., finish]}
+      - {name: right, spaces: [., ., ., finish]}
+  - id: sg-grid2
+    leave: east
+    lanes:
+      - {name: left, spaces: [., start, ., finish, .]}
+      - {name: right, spaces: [start, ., ., finish]}
+  - id: sg-n32
+    leave: east
+    lanes:
+      - {name: left, spaces: [., .], into: centre 3}
+      - {name: centre, spaces: [., ., ., ., .]}
+      - {name: right, spaces: [., ., ., .]}
 """
 TRACK = """\
 game: rallyman
@@ -105,14 +125,21 @@ def lib(tmp_path):
 
 
 def test_bundled_tiles_written_as_lanes_lay_the_bundled_cells(tmp_path):
-    """sg-c60r and sg-c120l (hex cells, with an inside line) written in the lane form give the
-    library's cells, headings, lanes, limits, cautions and inside line."""
+    """sheetgen's own corners (one with an inside line), start (its left lane begins on the
+    tile), finish (its lanes end at finish spaces), circuit start and finish (its lanes run on
+    past their finish spaces) and narrowing (a lane runs diagonally into another) written in
+    the lane form give the library's cells: places, headings, lanes, limits, cautions, start
+    and finish marks, and inside lines. The narrowing's lanes keep their numbers past the
+    merge, where the library numbers the two lanes left 1, 2 again."""
     (tmp_path / "lanes.yaml").write_text(BUNDLED_AS_LANES, encoding="utf-8")
     lanes = load_spec(str(tmp_path / "lanes.yaml")).model
     bundled = load_spec(str(BUNDLED / "tiles.yaml")).model
-    for tile in ("sg-c60r", "sg-c120l"):
-        assert set(lanes.get(tile).cells) == set(bundled.get(tile).cells)
+    for tile in ("sg-c60r", "sg-c120l", "sg-start2", "sg-finish2", "sg-grid2"):
+        assert set(lanes.get(tile).cells) == set(bundled.get(tile).cells), tile
         assert lanes.get(tile).lines == bundled.get(tile).lines
+    merged = {(c.hex, c.heading) for c in lanes.get("sg-n32").cells}
+    assert merged == {(c.hex, c.heading) for c in bundled.get("sg-n32").cells}
+    assert {c.hex: c.lane for c in lanes.get("sg-n32").cells}[Hex(2, 0)] == 2  # the library's lane 1
     assert lanes.get("sg-c60r").lane_names == ("outside", "inside")
     assert bundled.get("sg-c60r").lane_names == ()
 
@@ -256,11 +283,11 @@ def test_every_malformed_lane_description_is_refused_at_its_place(run, tmp_path)
         f"{path}:16:14: error: 'a 2' is given beside itself: a pair is two spaces of neighbouring lanes",
         f"{path}:21:47: error: lane 'b' runs into 'a 9', a space that is not there: lane 'a' has 5 spaces",
         f"{path}:25:40: error: lane 'a' does not reach the north-east side: its last space (space 5, cell (2, 0)) heads "
-        "east, onto the tile across its east side (count its spaces and bends again, or say 'into: LANE N' where it "
-        "merges)",
+        "east, onto the tile across its east side (count its spaces and bends again, say 'into: LANE N' where it "
+        "merges, or mark its last space 'finish')",
         f"{path}:26:37: error: lane 'b' does not reach the north-east side: its last space (space 4, cell (1, 1)) heads "
-        "east, onto the tile across its east side (count its spaces and bends again, or say 'into: LANE N' where it "
-        "merges)",
+        "east, onto the tile across its east side (count its spaces and bends again, say 'into: LANE N' where it "
+        "merges, or mark its last space 'finish')",
         f"{path}:30:43: error: space 6 of lane 'a' falls off the tile at cell (3, 0): the lane has more spaces, or bends "
         "later, than the tile holds (count its spaces and bends again)",
         f"{path}:35:34: error: space 3 of lane 'a': unknown word 'sharp' (words: N (a corner limit, 1-6), N! (a limit in "

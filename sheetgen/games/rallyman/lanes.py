@@ -155,8 +155,14 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
             )
         )
     leave = raw.get("leave")
-    if leave is None and any("into" not in lane for lane in lanes):
-        problems.append((base + ("lanes",), "say which side the lanes leave by: 'leave: east' (or another side)"))
+    if leave is None and any(_leaves(lane) for lane in lanes):
+        problems.append(
+            (
+                base + ("lanes",),
+                "say which side the lanes leave by: 'leave: east' (or another side); a lane that does not leave "
+                "runs into another ('into: LANE N') or ends at a finish space",
+            )
+        )
     if leave == DIRECTION_NAMES[ENTRY_SIDE]:
         problems.append((base + ("leave",), "the lanes enter by the west side; they leave by another one"))
     if problems:
@@ -168,6 +174,8 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
     for k, (lane, row) in enumerate(zip(lanes, rows(len(lanes)))):
         here = entry_cell(row, frame)
         heading = ENTRY_HEADING
+        for _ in range(lane.get("begins", 1) - 1):  # a lane that begins on the tile (a start)
+            here = here.neighbour(heading) if here is not None else None
         laid: list[tuple[Hex, int]] = []
         for j, text in enumerate(lane["spaces"]):
             where = base + ("lanes", k, "spaces", j)
@@ -233,6 +241,7 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
             )
 
     # merges and exits
+    leaving: list[int] = []
     exit_tile = tile_neighbour(0, 0, DIRECTION_NAMES.index(leave)) if leave is not None else None
     for k, lane in enumerate(lanes):
         h, heading = spaces[k][-1]
@@ -260,7 +269,9 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
                 )
             continue
         beyond = tile_of(h.neighbour(heading), frame)
-        if beyond != (exit_tile,):
+        if beyond == (exit_tile,):
+            leaving.append(k)
+        elif _leaves(lane):  # (a lane ending at a finish space that stays on the tile: the track ends there)
             problems.append(
                 (
                     base + ("lanes", k, "spaces", len(spaces[k]) - 1),
@@ -271,12 +282,12 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
                         if _side(beyond, frame)
                         else "no neighbouring tile"
                     )
-                    + " (count its spaces and bends again, or say 'into: LANE N' where it merges)",
+                    + " (count its spaces and bends again, say 'into: LANE N' where it merges, or mark its last "
+                    "space 'finish')",
                 )
             )
 
     # the lanes leave on the rows the next tile's lanes enter by (any two tiles meet, RM-8)
-    leaving = [k for k, lane in enumerate(lanes) if "into" not in lane]
     if leave is not None and leaving and not problems:
         side = DIRECTION_NAMES.index(leave)
         nq, nr = tile_neighbour(0, 0, side)
@@ -349,6 +360,15 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
     if problems:
         return None, problems
     return Laid(tuple(cells_raw), tuple(lines), tuple(names)), []
+
+
+def _leaves(lane: dict) -> bool:
+    """Whether `lane` leaves its tile: it neither runs into another lane nor ends at a finish
+    space (its last space says `finish`: the track ends there)."""
+    if "into" in lane:
+        return False
+    marks, _turn, _bad = parse_space(lane["spaces"][-1])
+    return not marks.get("finish", False)
 
 
 def _side(beyond: tuple[tuple[int, int], ...], frame: str) -> str | None:

@@ -205,6 +205,15 @@ _LANE = {
             "description": f"its spaces in driving order, each in words: {lanes_mod.SPACE_WORDS}",
         },
         "into": dict(_SPACE_REF, description="the space of another lane this lane runs into (a merge)"),
+        "begins": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": lanes_mod.MAX_SPACES,
+            "description": (
+                "the lane's first space is this space of its row, counted from the side the road enters by "
+                "(default 1: a start tile's lanes may begin on the tile)"
+            ),
+        },
     },
 }
 _PLACED = {

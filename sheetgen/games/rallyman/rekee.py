@@ -27,9 +27,10 @@ or (7q, 7r) for a library of the large frame: the frame is the library's, not th
 rotation of a placed tile. RGT's `X`, `Y` are offset coordinates (odd rows shifted), turned
 into `q`, `r` as Rekee turns them (`from_offset`), and its `Orientation` is `dir`. RGT's
 tokens are placed in pixels of a unit hexagon with x mirrored and turned in degrees; they are
-turned into Rekee's fractional `q`, `r` and `dir` with Rekee's single-precision arithmetic,
+turned into Rekee's fractional `q`, `r` and `dir` with Rekee's single-precision arithmetic
+(each number the one of fewest digits that Rekee writes back as the file's: `token_from_rgt`),
 and their ids (`dirt3`) into Rekee's (`water-gravel`), so that a track's RGT and its JSON
-import to the same spec.
+import to the same spec, and an RGT Rekee wrote exports again digit for digit.
 
 Rekee knows no cells: the cells come from the tile library given with `--tiles`, which says
 what each tile id holds (a user writes the tiles of their own box; sheetgen ships none of
@@ -242,20 +243,22 @@ def _rem_euclid(value: float, modulus: float) -> float:
 
 
 def token_from_rgt(x: float, y: float, angle: float) -> tuple[float, float, float]:
-    """Rekee's (q, r, dir) of an RGT token at pixel (x, y) turned `angle` degrees: Rekee's
-    FloatCoordinate::from_pixel on its token layout (pointy-top, size (-1, 1): x mirrored)
-    and FloatDirection::from_angle, in single precision (`_rekee_reading`), where Rekee writes
-    that position back as the file's own pixel and angle (`token_to_rgt`). Where it would not
-    (single precision there and back changes the pixel's last digit for about two tokens in
-    five that Rekee writes, ruling RM-26), a number Rekee does write back as the file's: of
-    the single-precision numbers that do (an interval, the arithmetic being monotone:
-    `_preimage`), the one of fewest digits, else the nearest to Rekee's reading (`_pick`); r
-    first (the pixel's y depends on r alone), then q. So a file Rekee wrote comes back from
-    `token_to_rgt` as it was, and the position is most often the one Rekee's own JSON holds
-    (Rekee's `q: -1.0` reads back from its pixel as -0.9999999, and is -1.0 here). A pixel
-    Rekee writes for no position (an old editor's file may hold one) is read as Rekee reads
-    it. (A zero comes out as 0.0, never -0.0, the sign the mirrored x gives it: the same
-    number, and the spec of the track's own JSON, which says 0.0.)"""
+    """Rekee's (q, r, dir) of an RGT token at pixel (x, y) turned `angle` degrees (ruling
+    RM-26). Rekee reads them with FloatCoordinate::from_pixel on its token layout (pointy-top,
+    size (-1, 1): x mirrored) and FloatDirection::from_angle, in single precision
+    (`_rekee_reading`), and writes them back with to_pixel and to_angle (`token_to_rgt`);
+    there and back, about two tokens in five that Rekee writes would come back with another
+    last digit. So each number is read as the one, near Rekee's reading, that Rekee writes
+    back as the file's very number: of the single-precision numbers that are (an interval,
+    the arithmetic being monotone: `_preimage`), the one of fewest digits, else the nearest
+    to Rekee's reading (`_pick`); r first (the pixel's y depends on r alone), then q. A file
+    Rekee wrote comes back from `token_to_rgt` as it was, and the place read is the one
+    Rekee's own JSON holds when that has the fewest digits (Rekee's `q: -1.0, r: -1.0` is the
+    pixel (2.598076, -1.5), which Rekee reads as q -0.9999999 and writes back as 2.5980759;
+    it is -1.0 here). A pixel Rekee writes for no place near its reading (an old editor's
+    file may hold one) is read as Rekee reads it. (A zero comes out as 0.0, never -0.0, the
+    sign the mirrored x gives it: the same number, and the spec of the track's own JSON,
+    which says 0.0.)"""
     x, y, angle = _f32(x), _f32(y), _f32(angle)
     q, r, d = _rekee_reading(x, y, angle)
     rows = _preimage(lambda c: _to_pixel(0.0, c)[1], y, r)
@@ -318,12 +321,10 @@ def _choices(interval: tuple[int, int] | None, reading: float) -> list[float]:
 
 
 def _pick(interval: tuple[int, int], reading: float) -> float:
-    """Of the f32 numbers of `interval` (ordinals), Rekee's `reading` when it is one, else the
-    one of fewest digits (the decimal with fewest places in it), else the nearest to
-    `reading`."""
+    """Of the f32 numbers of `interval` (ordinals), the one of fewest places after the point
+    (for each number of places: the one just above its lower end, just below its upper end,
+    `reading` rounded), else the nearest to `reading`."""
     start, end = interval
-    if start <= _ordinal(reading) <= end:
-        return reading
     low, high = _from_ordinal(start), _from_ordinal(end)
     for places in range(13):
         scale = 10.0**places

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import networkx as nx
@@ -165,7 +166,7 @@ def test_an_original_tile_in_both_forms_gives_one_move_graph_and_one_par(run, li
 
 
 def test_a_track_mixing_a_lane_form_tile_with_hex_tiles_validates_and_renders_its_lanes(run, lib):
-    result = run("validate", "--strict", str(lib / "lanes.yaml"))
+    result = run("validate", str(lib / "lanes.yaml"))  # (--strict: the docs' walkthrough test)
     assert (result.exit_code, result.stdout.strip()) == (
         0,
         f"{lib / 'lanes.yaml'}: ok (Rallyman: GT track, 30 cells, 4 tiles, 1 corner)",
@@ -308,3 +309,38 @@ def test_every_malformed_lane_description_is_refused_at_its_place(run, tmp_path)
         "side by (its last space on cell (0, 2) or just before it): the next tile's lanes would not continue it (count "
         "its spaces and bends again)",
     ]
+
+
+def _walkthrough() -> dict[str, str]:
+    """The blocks of docs/rallyman.md's walkthrough of the lane form, by their marker
+    (`<!-- lane-walkthrough: NAME -->` before a fenced block)."""
+    text = (Path(__file__).resolve().parent.parent / "docs" / "rallyman.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"<!-- lane-walkthrough: (\S+) -->\n```[a-z]*\n(.*?)```\n", text, re.S)
+    return dict(blocks)
+
+
+def test_the_docs_walkthrough_of_the_lane_form_runs_as_written(run, tmp_path, monkeypatch):
+    """docs/rallyman.md walks a player through an original tile: its files, and the output of
+    each command it shows, are what the commands give."""
+    blocks = _walkthrough()
+    assert set(blocks) == {"my_tile.yaml", "validate-tile", "miscounted", "bottleneck.yaml", "validate-track", "analyze"}
+    monkeypatch.chdir(tmp_path)
+    tile = blocks["my_tile.yaml"]
+    (tmp_path / "my_tile.yaml").write_text(tile, encoding="utf-8")
+    library = (BUNDLED / "tiles.yaml").read_text(encoding="utf-8") + tile.split("tiles:\n", 1)[1]
+    (tmp_path / "my_tiles.yaml").write_text(library, encoding="utf-8")
+    (tmp_path / "bottleneck.yaml").write_text(blocks["bottleneck.yaml"], encoding="utf-8")
+
+    def shown(name: str) -> None:
+        command, *output = blocks[name].splitlines()
+        assert command.startswith("$ sheetgen ")
+        result = run(*command.split()[2:])
+        assert (result.stdout + result.stderr).splitlines() == output
+
+    shown("validate-tile")
+    shown("validate-track")
+    shown("analyze")
+    miscounted = tile.replace("spaces: [., ., 5, 5, .]", "spaces: [., ., 5, 5, ., .]")
+    assert miscounted != tile
+    (tmp_path / "my_tile.yaml").write_text(miscounted, encoding="utf-8")
+    shown("miscounted")

@@ -271,6 +271,28 @@ tiles:
     leave: south-east
     lanes:
       - {name: a, spaces: [., ., ., right, .]}
+  - id: four-lanes
+    leave: east
+    lanes: [{name: a, spaces: [.]}, {name: b, spaces: [.]}, {name: c, spaces: [.]}, {name: d, spaces: [.]}]
+  - id: back-west
+    leave: west
+    lanes: [{name: a, spaces: [.]}]
+  - id: no-leave
+    lanes: [{name: a, spaces: [., ., ., ., .]}]
+  - id: merge-itself
+    leave: east
+    lanes:
+      - {name: a, spaces: [., ., ., ., .], into: a 2}
+  - id: not-neighbours
+    leave: east
+    lanes:
+      - {name: a, spaces: [., ., ., .]}
+      - {name: b, spaces: [., ., ., ., .]}
+      - {name: c, spaces: [., ., ., .]}
+    beside: [[a 1, c 1]]
+  - id: scenery-lanes
+    scenery: true
+    lanes: [{name: a, spaces: [.]}]
 """
 
 
@@ -308,6 +330,14 @@ def test_every_malformed_lane_description_is_refused_at_its_place(run, tmp_path)
         f"{path}:64:44: error: lane 'a' leaves the south-east side on cell (1, 1), not on the row lane 1 of 1 crosses a "
         "side by (its last space on cell (0, 2) or just before it): the next tile's lanes would not continue it (count "
         "its spaces and bends again)",
+        f"{path}:67:12: error: 4 lanes do not cross a standard tile's side (three rows at most, ruling RM-11): write the "
+        "tile in a library of frame: large",
+        f"{path}:69:12: error: the lanes enter by the west side; they leave by another one",
+        f"{path}:72:12: error: say which side the lanes leave by: 'leave: east' (or another side); a lane that does not "
+        "leave runs into another ('into: LANE N') or ends at a finish space",
+        f"{path}:76:50: error: lane 'a' runs into itself: a merge joins two lanes",
+        f"{path}:83:14: error: 'a 1' and 'c 1' cannot lie side by side: lanes 'a' and 'c' are not next to each other",
+        f"{path}:86:12: error: tile 'scenery-lanes' is scenery (a tile with no road: 'scenery: true'): it has no 'lanes'",
     ]
 
 

@@ -13,10 +13,14 @@ printed tile, lane by lane, instead of as hex cells.
 Every lane enters by the tile's west side, on the rows every sheetgen tile crosses a side
 by (one lane: the side's middle row; two: the middle row and the row to its right; three:
 the rows either side of the middle one too; four, in the large frame: one more to the right).
-A lane's spaces follow each other straight ahead; a space marked `left` or `right` is where
-the lane bends 60 degrees that way, and the spaces after it run on in the new direction. A
-lane that says `into: LANE N` runs into space N of another lane (a merge: its last space's
-next is that space); every other lane leaves by the side `leave` names. `beside` pairs say
+A lane begins at the first space of its row (or, `begins: N`, its Nth: a start tile's lane
+begins on the tile). A lane's spaces follow each other straight ahead; a space marked `left`
+or `right` is where the lane bends 60 degrees that way, and the spaces after it run on in the
+new direction. A lane that says `into: LANE N` runs into space N of another lane (a merge:
+its last space leads straight or diagonally ahead into that space); a lane whose last space
+is a finish space may end on the tile (the track ends there); every other lane leaves by the
+side `leave` names, on the row the next tile's lane enters by. Each lane keeps its number
+(its place in the list) along the tile, through a merge. `beside` pairs say
 which spaces of neighbouring lanes touch across the lane line; without a pair for two
 neighbouring lanes, their spaces at the same count touch (as far as the shorter lane goes).
 The pairs, the merges and the exits are checked against the cells so laid: a lane counted or
@@ -316,10 +320,13 @@ def lay(raw: dict, base: tuple, frame: str) -> tuple[Laid | None, Problems]:
             problems.append((where, f"{pair[0]!r} is given beside itself: a pair is two spaces of neighbouring lanes"))
             continue
         if abs(a[0] - b[0]) != 1:
-            between = "is the same lane" if a[0] == b[0] else f"and {names[b[0]]!r} are not neighbouring lanes"
-            problems.append(
-                (where, f"{pair[0]!r} and {pair[1]!r} cannot lie side by side: lane {names[a[0]]!r} {between}")
+            why = (
+                f"both are spaces of lane {names[a[0]]!r}"
+                if a[0] == b[0]
+                else f"lanes {names[a[0]]!r} and {names[b[0]]!r} are not next to each other"
             )
+            problems.append((where, f"{pair[0]!r} and {pair[1]!r} cannot lie side by side: {why}"))
+
             continue
         given.add(frozenset((a[0], b[0])))
         ha, hb = spaces[a[0]][a[1]][0], spaces[b[0]][b[1]][0]

@@ -145,6 +145,39 @@ def test_bundled_tiles_written_as_lanes_lay_the_bundled_cells(tmp_path):
     assert bundled.get("sg-c60r").lane_names == ()
 
 
+LARGE_AS_LANES = """\
+game: rallyman
+kind: tiles
+frame: large
+name: large tiles as lanes
+tiles:
+  - id: sg-l-c60r2
+    danger: orange
+    leave: south-east
+    lanes:
+      - {name: outside, spaces: [., ., 4, 4 right, 4, ., .]}
+      - {name: inside, spaces: [., ., 3, 3 right, 3, ., .]}
+  - id: sg-l-s4
+    leave: east
+    lanes:
+      - {name: a, spaces: [., ., ., ., ., ., ., .]}
+      - {name: b, spaces: [., ., ., ., ., ., .]}
+      - {name: c, spaces: [., ., ., ., ., ., ., .]}
+      - {name: d, spaces: [., ., ., ., ., ., .]}
+"""
+
+
+def test_large_tiles_written_as_lanes_lay_the_bundled_cells(tmp_path):
+    """In the large frame (RM-16) the lanes enter on its rows for their count (four: one row
+    left of the middle one and two to its right): sheetgen's large 60-degree right and
+    four-lane straight written as lanes are the library's."""
+    (tmp_path / "large.yaml").write_text(LARGE_AS_LANES, encoding="utf-8")
+    lanes = load_spec(str(tmp_path / "large.yaml")).model
+    bundled = load_spec(str(BUNDLED / "tiles_large.yaml")).model
+    for tile in ("sg-l-c60r2", "sg-l-s4"):
+        assert set(lanes.get(tile).cells) == set(bundled.get(tile).cells), tile
+
+
 def test_an_original_tile_in_both_forms_gives_one_move_graph_and_one_par(run, lib):
     """orig-kink written as lanes and as hex cells: the same cells, the same graph of moves
     (nodes with their marks, edges with their kinds and inside lines) in a track, the same

@@ -206,8 +206,9 @@ def test_a_track_mixing_a_lane_form_tile_with_hex_tiles_validates_and_renders_it
     )
     pdf = lib / "lanes.pdf"
     assert run("render", str(lib / "lanes.yaml"), "-o", str(pdf)).exit_code == 0
-    maps = [p.extract_text() for p in PdfReader(io.BytesIO(pdf.read_bytes())).pages if "at true scale" in p.extract_text()]
-    text = " ".join(" ".join(maps).split())
+    pages = [" ".join(p.extract_text().split()) for p in PdfReader(io.BytesIO(pdf.read_bytes())).pages]
+    text = " ".join(p for p in pages if "at true scale" in p)
+    assert "dashed grey line: a lane of a tile in the lane form (schematic), named at its start" in pages[0]  # the key
     # the tile's label says it is drawn schematically, and each lane's name is at its first space
     assert "tile orig-kink turned 0 orange (medium) lane form: schematic" in text
     assert "tile sg-s2 turned 1 yellow (low) lane form" not in text

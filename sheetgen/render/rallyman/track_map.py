@@ -659,7 +659,8 @@ def draw_assembly_page(
         for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))
     ]
     markers = any(t.effect is None for p in track.placements for t in p.tokens)
-    items = legend_items(track.cells, markers)
+    lanes = any(p.lane_names for p in track.placements)
+    items = legend_items(track.cells, markers, lanes)
     block = 6 + 5 + 4 * len(lines) + 2 + 5 + LEGEND_ROW_MM * len(items) + 9
     # the overview
     area_w = (sheet.right - sheet.left) / MM
@@ -742,13 +743,15 @@ def draw_assembly_page(
         sheet.text(sheet.left + (3 * MM if k else 0), y, line, "body")
         y -= 4 * MM
     y -= 2 * MM
-    draw_legend(sheet, track.cells, sheet.left, y, markers)
+    draw_legend(sheet, track.cells, sheet.left, y, markers, lanes=lanes)
     sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)
 
 
-def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False, title: str = "Key") -> float:
-    """The key to the marks the cells carry (and with `markers`, to a token's marker), from
-    (x, y) down; returns the y below it."""
+def draw_legend(
+    sheet: Sheet, cells, x: float, y: float, markers: bool = False, title: str = "Key", lanes: bool = False
+) -> float:
+    """The key to the marks the cells carry (and with `markers`, to a token's marker; with
+    `lanes`, to a lane-form tile's lanes), from (x, y) down; returns the y below it."""
     sheet.text(x, y, title, "heading", bold=True)
     y -= 5 * MM
     symbol = {
@@ -758,7 +761,7 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False, 
         "jump": ("square", "4"),
     }
     view = View(0, 0, 0, 0)
-    for key, words in legend_items(cells, markers):
+    for key, words in legend_items(cells, markers, lanes):
         fitted = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"])
         if key in symbol:
             shape, value = symbol[key]
@@ -769,6 +772,10 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False, 
             sheet.c.circle(px, py, 2.0 * MM, stroke=1, fill=0)
             sheet.stroke()
             sheet.text(px, py - 1.1 * MM, "T", bold=True, size=5.0, align="center")
+        elif key == "lanes":
+            sheet.stroke(colour=GREY, width=sheet.ink.thin_width, dash=(2, 1.5))
+            sheet.c.line(x, y + 1 * MM, x + 6 * MM, y + 1 * MM)
+            sheet.stroke()
         elif key == "danger":
             for i, ring in enumerate((0, 1, 2)):
                 cx, cy = (x + (2 + 4.4 * i) * MM) / MM, -(y + 1 * MM) / MM

@@ -491,8 +491,9 @@ def draw_track_cells(
 
 def draw_lanes(sheet: Sheet, view: View, placement: Placement, steps: dict, hex_mm: float) -> None:
     """A tile written in the lane form (ruling RM-24), schematically: each lane a row of its
-    spaces joined by a thin dashed line through their centres in driving order, its name at
-    its first space; a lane that runs into another goes on to the space it runs into. The
+    spaces joined by a thin dashed line through their centres in driving order, its name on
+    the line between its first two spaces; a lane that runs into another goes on to the space
+    it runs into. The
     spaces are the hex cells the lanes are laid on (drawn as any tile's); the line says which
     spaces the tile's printed lane holds."""
     far = len(steps) + 1
@@ -512,9 +513,19 @@ def draw_lanes(sheet: Sheet, view: View, placement: Placement, steps: dict, hex_
             path.lineTo(*point)
         sheet.c.drawPath(path, stroke=1, fill=0)
         sheet.stroke()
-        x, y = cell_centre(lane[0], hex_mm)
-        sheet.fill(sheet.ink.line)
-        label(sheet, view, x, y + 0.3 * hex_mm, name, max(4.2 * k, 3.0), colour=GREY)
+        # the name on the line between its first two spaces (on their shared edge, where no mark
+        # of a space is printed), on a white ground; a lane of one space: below its centre
+        ends = [cell_centre(c, hex_mm) for c in (lane + into)[:2]]
+        x, y = (ends[0][0], ends[0][1] + 0.3 * hex_mm) if len(ends) < 2 else (
+            (ends[0][0] + ends[1][0]) / 2,
+            (ends[0][1] + ends[1][1]) / 2,
+        )
+        size = max(4.2 * k, 3.0)
+        px, py = view.at(x, y)
+        width = sheet.text_width(name, size=size) + 1.0
+        sheet.fill("#ffffff")
+        sheet.c.rect(px - width / 2, py - 0.45 * size, width, 0.9 * size, stroke=0, fill=1)
+        label(sheet, view, x, y, name, size, colour=GREY)
 
 
 def _mark(sheet: Sheet, view: View, x: float, y: float) -> None:

@@ -15,10 +15,14 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from pypdf import PdfReader
 
+from sheetgen.errors import SpecError
 from sheetgen.games.rallyman.graph import track_graph
-from sheetgen.games.rallyman.hexgrid import Hex
+from sheetgen.games.rallyman.hexgrid import Hex, in_frame
 from sheetgen.registry import load_spec
 
 BUNDLED = Path(__file__).resolve().parent.parent / "track_specs" / "rallyman"
@@ -408,3 +412,64 @@ def test_the_docs_walkthrough_of_the_lane_form_runs_as_written(run, tmp_path, mo
     assert miscounted != tile
     (tmp_path / "my_tile.yaml").write_text(miscounted, encoding="utf-8")
     shown("miscounted")
+
+
+_WORDS = [".", "3", "4!", "left", "right", "start", "finish", "pit", "jump 4", "5 right", "2! left", "sharp", 7]
+_REFS = ["a 1", "a 3", "b 2", "b 9", "c 1", "z 1", "a", "a 0"]
+
+
+@st.composite
+def _straights(draw) -> list[dict]:
+    """Straight lanes that cross a standard tile from west to east (each as long as its row:
+    rows -1 and 1 hold 4 spaces, row 0 five), their spaces' marks drawn: a tile that loads."""
+    count = draw(st.integers(1, 3))
+    lengths = {1: [5], 2: [5, 4], 3: [4, 5, 4]}[count]
+    words = st.sampled_from([".", "3", "4!", "start", "finish", "slide", "gravel", "red"])
+    return [{"name": "abc"[i], "spaces": draw(st.lists(words, min_size=n, max_size=n))} for i, n in enumerate(lengths)]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    lanes=_straights()
+    | st.lists(
+        st.fixed_dictionaries(
+            {"name": st.sampled_from(["a", "b", "c", "d"]), "spaces": st.lists(st.sampled_from(_WORDS), min_size=1, max_size=9)},
+            optional={"into": st.sampled_from(_REFS), "begins": st.integers(1, 4)},
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    leave=st.sampled_from(["east", None, "west", "south-east", "north-east", "north-west"]),
+    beside=st.lists(st.lists(st.sampled_from(_REFS), min_size=2, max_size=2), max_size=3),
+    lines=st.lists(st.lists(st.sampled_from(_REFS), min_size=2, max_size=2), max_size=2),
+    large=st.booleans(),
+)
+def test_any_lane_description_loads_or_is_refused_with_located_problems(lanes, leave, beside, lines, large, tmp_path):
+    """Whatever the lanes say, the library loads (and its tile lies on its frame, every lane
+    numbered as listed) or is refused with SpecError problems located in the file: never
+    another exception."""
+    tile: dict = {"id": "t", "lanes": lanes}
+    if leave is not None:
+        tile["leave"] = leave
+    if beside:
+        tile["beside"] = beside
+    if lines:
+        tile["lines"] = [{"between": pair, "limit": 2} for pair in lines]
+    data = {"game": "rallyman", "kind": "tiles", "name": "n", "tiles": [tile]}
+    if large:
+        data["frame"] = "large"
+    path = tmp_path / "any.yaml"
+    path.write_text(yaml.safe_dump(data), encoding="utf-8")
+    try:
+        library = load_spec(str(path)).model
+    except SpecError as exc:
+        assert exc.problems
+        for problem in exc.problems:
+            assert problem.location.file == str(path) and problem.location.line >= 1
+            assert "\n" not in problem.message
+        return
+    (laid,) = library.tiles
+    frame = "large" if large else "standard"
+    assert all(in_frame(c.hex, frame) for c in laid.cells)
+    assert {c.lane for c in laid.cells} == set(range(1, len(lanes) + 1))
+    assert len(laid.cells) == sum(len(lane["spaces"]) for lane in lanes)

@@ -30,7 +30,8 @@ tokens are placed in pixels of a unit hexagon with x mirrored and turned in degr
 turned into Rekee's fractional `q`, `r` and `dir` with Rekee's single-precision arithmetic
 (each number the one of fewest digits that Rekee writes back as the file's: `token_from_rgt`),
 and their ids (`dirt3`) into Rekee's (`water-gravel`), so that a track's RGT and its JSON
-import to the same spec, and an RGT Rekee wrote exports again digit for digit.
+import to the same spec (but for a place whose JSON has more digits than its pixel needs),
+and an RGT Rekee wrote exports again digit for digit.
 
 Rekee knows no cells: the cells come from the tile library given with `--tiles`, which says
 what each tile id holds (a user writes the tiles of their own box; sheetgen ships none of
@@ -247,10 +248,10 @@ def token_from_rgt(x: float, y: float, angle: float) -> tuple[float, float, floa
     RM-26). Rekee reads them with FloatCoordinate::from_pixel on its token layout (pointy-top,
     size (-1, 1): x mirrored) and FloatDirection::from_angle, in single precision
     (`_rekee_reading`), and writes them back with to_pixel and to_angle (`token_to_rgt`);
-    there and back, about two tokens in five that Rekee writes would come back with another
+    there and back, four or five tokens in ten that Rekee writes would come back with another
     last digit. So each number is read as the one, near Rekee's reading, that Rekee writes
     back as the file's very number: of the single-precision numbers that are (an interval,
-    the arithmetic being monotone: `_preimage`), the one of fewest digits, else the nearest
+    the arithmetic being monotone: `_preimage`), the one of fewest digits, then the nearest
     to Rekee's reading (`_pick`); r first (the pixel's y depends on r alone), then q. A file
     Rekee wrote comes back from `token_to_rgt` as it was, and the place read is the one
     Rekee's own JSON holds when that has the fewest digits (Rekee's `q: -1.0, r: -1.0` is the
@@ -322,15 +323,17 @@ def _choices(interval: tuple[int, int] | None, reading: float) -> list[float]:
 
 def _pick(interval: tuple[int, int], reading: float) -> float:
     """Of the f32 numbers of `interval` (ordinals), the one of fewest places after the point
-    (for each number of places: the one just above its lower end, just below its upper end,
-    `reading` rounded), else the nearest to `reading`."""
+    (for each number of places: of the one just above its lower end, the one just below its
+    upper end and `reading` rounded, the nearest to `reading`), else (none of 12 places or
+    fewer) the end nearest to `reading`."""
     start, end = interval
     low, high = _from_ordinal(start), _from_ordinal(end)
     for places in range(13):
         scale = 10.0**places
-        for c in (math.ceil(low * scale) / scale, math.floor(high * scale) / scale, round(reading, places)):
-            if start <= _ordinal(_f32(c)) <= end:
-                return _f32(c)
+        ends = (math.ceil(low * scale) / scale, math.floor(high * scale) / scale, round(reading, places))
+        found = [_f32(c) for c in ends if start <= _ordinal(_f32(c)) <= end]
+        if found:
+            return min(found, key=lambda c: (abs(c - reading), c))
     return low if abs(low - reading) <= abs(high - reading) else high
 
 

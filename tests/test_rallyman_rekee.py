@@ -12,6 +12,7 @@ import re
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from rekee_ids import stand_in
@@ -501,9 +502,11 @@ def test_export_writes_rgt_as_rekee_writes_it_and_it_imports_back(run, tmp_path,
 
 def test_tokens_pass_rgt_at_rekees_single_precision(run, box):
     """RGT places a token in pixels: Rekee turns q, r into them and back in single precision,
-    so a token may come back moved in its eighth digit (Rekee's own tests compare them so);
-    tiles, title and author come back exactly. DIRT tiles (902 to 905) are written in upper
-    case."""
+    and a pixel is read back as a position Rekee writes as that very pixel, of the fewest
+    digits (RM-26): Rekee's own reading of the water token's pixel x -0.3550704 is q
+    0.32999998, which it writes back as -0.35507035; sheetgen's is the JSON's 0.33, written as
+    -0.3550704. Tiles, title and author come back exactly. DIRT tiles (902 to 905) are
+    written in upper case."""
     spec = box / "specs" / "track.yaml"
     assert run("import", "rekee", str(box / "track.json"), "--tiles", str(box / "box.yaml"), "-o", str(spec)).exit_code == 0
     rgt = box / "track.rgt"
@@ -517,7 +520,7 @@ def test_tokens_pass_rgt_at_rekees_single_precision(run, box):
     tokens = [(t.id, t.q, t.r, t.dir) for t in after.placements[1].tokens]
     assert [t[0] for t in tokens] == ["chicane-limit-gravel", "water-gravel"]
     assert tokens[0][1:] == (0.0, 0.0, 3.0)
-    assert tokens[1][1:] == pytest.approx((0.33, -0.25, 0.5), abs=1e-6)
+    assert tokens[1][1:] == (0.33, -0.25, 0.5)
 
 
 def test_rekees_coordinates_and_ids_of_rgt():
@@ -660,3 +663,77 @@ def test_an_import_written_through_a_descriptor_names_its_library_from_the_file_
     text = (box / "specs" / "track.yaml").read_text(encoding="utf-8")
     assert 'library: "../box.yaml"' in text
     assert load_spec(box / "specs" / "track.yaml").sources[1] == str(box / "specs" / "../box.yaml")
+
+
+def _rekee_pixel(q: float, r: float, d: float) -> tuple[str, str, str]:
+    """The format's facts, in numpy's single precision (independent of rekee.py): Rekee writes
+    a token at (q, r) turned d as RGT's pixel x = (sqrt(3) q + sqrt(3)/2 r) * -1, y = (0 q +
+    1.5 r) * 1 and angle (60 d) mod 360 (hexagon.rs to_pixel on the pointy layout of size
+    (-1, 1), to_angle), every step an f32, each number as serde_json writes an f32: its
+    shortest decimal (numpy's repr of a float32)."""
+    f = np.float32
+    sqrt3 = f(1.7320508075688772)
+    q32, r32, d32 = f(q), f(r), f(d)
+    x = (f(f(sqrt3 * q32) + f(f(sqrt3 / f(2.0)) * r32))) * f(-1.0) + f(0.0)
+    y = (f(f(f(0.0) * q32) + f(f(1.5) * r32))) * f(1.0) + f(0.0)
+    angle = np.fmod(f(d32 * f(60.0)), f(360.0))
+    return tuple(np.format_float_positional(v, unique=True, trim="0") for v in (f(x), f(y), f(angle)))
+
+
+def _rekee_reads(x: float, y: float) -> tuple[float, float]:
+    """Rekee's own reading of an RGT pixel (from_pixel, f32): q = (sqrt(3)/3 x' - 1/3 y'),
+    r = 2/3 y', with x' = x / -1, y' = y / 1."""
+    f = np.float32
+    px, py = f(f(x) / f(-1.0)), f(f(y) / f(1.0))
+    b0, b1, b3 = f(f(1.7320508075688772) / f(3.0)), f(-1.0 / 3.0), f(2.0 / 3.0)
+    return float(f(f(b0 * px) + f(b1 * py))), float(f(f(f(0.0) * px) + f(b3 * py)))
+
+
+#: token positions as Rekee's editor makes them: round ones, and ones from its polar fields
+#: (a distance and an angle: q, r by cos and sin in f32)
+TOKEN_SPOTS = [(-1.0, 0.2, 3.0), (-0.03, -0.55, 0.5), (0.33, -0.25, 0.5), (0.0, 0.0, 3.0), (-0.01, 0.55, 5.5)] + [
+    (
+        float(np.float32(dist * np.cos(np.radians(a)) - dist * np.sin(np.radians(a)) / np.sqrt(3))),
+        float(np.float32(2 * dist * np.sin(np.radians(a)) / np.sqrt(3))),
+        float(np.float32(a / 60.0 + 1.5)),
+    )
+    for dist in (0.125, 0.25, 0.5)
+    for a in (10.0, 35.0, 100.0, 215.0, 300.0)
+]
+
+
+def test_rgt_tokens_written_by_rekee_come_back_as_the_file_wrote_them(run, box, tmp_path):
+    """An RGT file whose tokens are as Rekee writes them (the format's facts, `_rekee_pixel`):
+    imported and exported again, every token's X, Y and Orientation are the file's own digits
+    (ruling RM-26), though Rekee's own reading of some of them (`_rekee_reads`) would write
+    back another last digit; tiles, title and author come back as they were."""
+    tokens = [
+        {"X": x, "Y": y, "Orientation": a, "TokenId": "asphalt2"}
+        for x, y, a in (_rekee_pixel(*spot) for spot in TOKEN_SPOTS)
+    ]
+    numbers = [(t["X"], t["Y"], t["Orientation"]) for t in tokens]
+    # some of them Rekee itself reads as a position it writes back otherwise
+    moved = [n for n in numbers if _rekee_pixel(*_rekee_reads(float(n[0]), float(n[1])), 0.0)[:2] != n[:2]]
+    assert len(moved) >= 3
+    body = ", ".join(f'{{"X":{x},"Y":{y},"Orientation":{a},"TokenId":"asphalt2"}}' for x, y, a in numbers)
+    rgt = tmp_path / "tokens.rgt"
+    rgt.write_text(
+        '{"Path":"C:\\\\Tracks","Name":"Token spots","Author":"A Tester","Tuiles":['
+        '{"X":81,"Y":52,"Orientation":0,"TuileId":"901a"},'
+        f'{{"X":80,"Y":52,"Orientation":0,"TuileId":"902a","Tokens":[{body}]}}],'
+        '"lowResWidth":2480,"lowResHeight":1748}',
+        encoding="utf-8",
+    )
+    spec = box / "specs" / "spots.yaml"
+    result = run("import", "rekee", str(rgt), "--tiles", str(box / "box.yaml"), "-o", str(spec))
+    assert result.exit_code == 0, result.stderr
+    out = run("export", "rekee", str(spec), "--format", "rgt")
+    assert out.exit_code == 0
+    data = json.loads(out.stdout)
+    assert (data["Name"], data["Author"]) == ("Token spots", "A Tester")
+    assert [(t["X"], t["Y"], t["TuileId"]) for t in data["Tuiles"]] == [(81, 52, "901a"), (80, 52, "902A")]
+    back = [(t["X"], t["Y"], t["Orientation"]) for t in data["Tuiles"][1]["Tokens"]]
+    assert back == [tuple(float(v) for v in n) for n in numbers]
+    # the round ones read back as Rekee's JSON says them
+    read = [(t.q, t.r, t.dir) for t in load_spec(spec).model.placements[1].tokens]
+    assert read[:4] == [(-1.0, 0.2, 3.0), (-0.03, -0.55, 0.5), (0.33, -0.25, 0.5), (0.0, 0.0, 3.0)]

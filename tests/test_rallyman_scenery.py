@@ -85,8 +85,8 @@ def test_a_scenery_tile_says_scenery_and_has_no_cells(run, tmp_path):
         [
             f"{path}:5:40: error: tile 'podium' is scenery (a tile with no road: 'scenery: true'): it has no 'cells'",
             f"{path}:5:76: error: tile 'podium' is scenery (a tile with no road: 'scenery: true'): it has no 'danger'",
-            f"{path}:6:5: error: tile 'lake' has no 'cells': give its spaces, or say 'scenery: true' for a tile with no "
-            "road (a podium, a filler)",
+            f"{path}:6:5: error: tile 'lake' has no 'cells': give its spaces (as hex cells, or in the lane form: "
+            "'lanes'), or say 'scenery: true' for a tile with no road (a podium, a filler)",
         ],
     )
 

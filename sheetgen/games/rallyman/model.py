@@ -178,6 +178,9 @@ class TileDef:
     rekee: str | None = None  # the library's `rekee`: the id Rekee knows the tile by
     scenery: bool = False  # a tile with no road (a podium, a filler): no cells
     count: int | None = None  # copies in the box (`generate`; both faces of a tile share it)
+    #: a tile written in the lane form (ruling RM-24): its lanes' names, lane n is
+    #: `lane_names[n - 1]` (empty: written as hex cells)
+    lane_names: tuple[str, ...] = ()
 
     @property
     def lanes(self) -> int:
@@ -228,6 +231,9 @@ class Placement:
     #: numbered from the other side (ruling RM-18)
     reverse: bool = False
     scenery: bool = False  # a tile with no road (TileDef.scenery)
+    #: its tile's lane names as driven, lane n is `lane_names[n - 1]` (TileDef.lane_names,
+    #: the other way round for a reversed tile; empty: a tile of hex cells)
+    lane_names: tuple[str, ...] = ()
 
     @property
     def centre_hex(self) -> Hex:

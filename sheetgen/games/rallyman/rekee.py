@@ -27,9 +27,11 @@ or (7q, 7r) for a library of the large frame: the frame is the library's, not th
 rotation of a placed tile. RGT's `X`, `Y` are offset coordinates (odd rows shifted), turned
 into `q`, `r` as Rekee turns them (`from_offset`), and its `Orientation` is `dir`. RGT's
 tokens are placed in pixels of a unit hexagon with x mirrored and turned in degrees; they are
-turned into Rekee's fractional `q`, `r` and `dir` with Rekee's single-precision arithmetic,
+turned into Rekee's fractional `q`, `r` and `dir` with Rekee's single-precision arithmetic
+(each number the one of fewest digits that Rekee writes back as the file's: `token_from_rgt`),
 and their ids (`dirt3`) into Rekee's (`water-gravel`), so that a track's RGT and its JSON
-import to the same spec.
+import to the same spec (but for a place whose JSON has more digits than its pixel needs),
+and an RGT Rekee wrote exports again digit for digit.
 
 Rekee knows no cells: the cells come from the tile library given with `--tiles`, which says
 what each tile id holds (a user writes the tiles of their own box; sheetgen ships none of
@@ -56,12 +58,14 @@ place, turn and tokens, in order.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import math
 import os
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -240,26 +244,132 @@ def _rem_euclid(value: float, modulus: float) -> float:
 
 
 def token_from_rgt(x: float, y: float, angle: float) -> tuple[float, float, float]:
-    """Rekee's (q, r, dir) of an RGT token at pixel (x, y) turned `angle` degrees: Rekee's
-    FloatCoordinate::from_pixel on its token layout (pointy-top, size (-1, 1): x mirrored)
-    and FloatDirection::from_angle, in single precision. (A zero comes out as 0.0, never
-    -0.0, the sign the mirrored x gives it: the same number, and the spec of the track's
-    own JSON, which says 0.0.)"""
+    """Rekee's (q, r, dir) of an RGT token at pixel (x, y) turned `angle` degrees (ruling
+    RM-26). Rekee reads them with FloatCoordinate::from_pixel on its token layout (pointy-top,
+    size (-1, 1): x mirrored) and FloatDirection::from_angle, in single precision
+    (`_rekee_reading`), and writes them back with to_pixel and to_angle (`token_to_rgt`);
+    there and back, four or five tokens in ten that Rekee writes would come back with another
+    last digit. So each number is read as the one, near Rekee's reading, that Rekee writes
+    back as the file's very number: of the single-precision numbers that are (an interval,
+    the arithmetic being monotone: `_preimage`), the one of fewest digits, then the nearest
+    to Rekee's reading (`_pick`); r first (the pixel's y depends on r alone), then q. A file
+    Rekee wrote comes back from `token_to_rgt` as it was, and the place read is the one
+    Rekee's own JSON holds when that has the fewest digits (Rekee's `q: -1.0, r: -1.0` is the
+    pixel (2.598076, -1.5), which Rekee reads as q -0.9999999 and writes back as 2.5980759;
+    it is -1.0 here). A pixel Rekee writes for no place near its reading (an old editor's
+    file may hold one) is read as Rekee reads it. (A zero comes out as 0.0, never -0.0, the
+    sign the mirrored x gives it: the same number, and the spec of the track's own JSON,
+    which says 0.0.)"""
     x, y, angle = _f32(x), _f32(y), _f32(angle)
+    q, r, d = _rekee_reading(x, y, angle)
+    rows = _preimage(lambda c: _to_pixel(0.0, c)[1], y, r)
+    for row in _choices(rows, r):
+        columns = _preimage(functools.partial(_minus_x, r=row), -x, q)
+        if columns is not None:
+            q, r = _pick(columns, q), row
+            break
+    turns = _preimage(lambda c: _f32(c * 60.0), angle, d) if 0.0 <= angle < 360.0 else None
+    if turns is not None:
+        d = _pick(turns, d)
+    return _shortest(q) + 0.0, _shortest(r) + 0.0, _shortest(d) + 0.0
+
+
+#: how far (in q, r or dir) from Rekee's reading `_preimage` looks for the numbers that Rekee
+#: writes back as the file's: far more than single precision's error on a tile's numbers
+_WIDTH = 1e-3
+
+
+def _ordinal(value: float) -> int:
+    """The f32 `value`'s place in the order of the f32 numbers (0 for both zeros)."""
+    bits = struct.unpack("<i", struct.pack("<f", value))[0]
+    return bits if bits >= 0 else -(bits & 0x7FFFFFFF)
+
+
+def _from_ordinal(n: int) -> float:
+    bits = n if n >= 0 else (-n) | -0x80000000
+    return float(struct.unpack("<f", struct.pack("<i", bits))[0])
+
+
+def _preimage(g: Callable[[float], float], target: float, around: float) -> tuple[int, int] | None:
+    """The ordinals (first, last) of the f32 numbers c within _WIDTH of `around` for which
+    the non-decreasing `g(c)` is `target`, found by bisection; None: there are none."""
+    low, high = _ordinal(_f32(around - _WIDTH)), _ordinal(_f32(around + _WIDTH))
+
+    def first(at_least: bool) -> int:
+        # the first ordinal in [low, high + 1] with g >= target (at_least) or g > target
+        a, b = low, high + 1
+        while a < b:
+            m = (a + b) // 2
+            v = g(_from_ordinal(m))
+            if v > target or (at_least and v == target):
+                b = m
+            else:
+                a = m + 1
+        return a
+
+    start, end = first(True), first(False) - 1
+    return (start, end) if start <= end else None
+
+
+def _choices(interval: tuple[int, int] | None, reading: float) -> list[float]:
+    """The numbers of `interval` (ordinals) to try, in order: `_pick`'s, then the others,
+    nearest to `reading` first."""
+    if interval is None:
+        return []
+    best = _pick(interval, reading)
+    rest = sorted((_from_ordinal(n) for n in range(interval[0], interval[1] + 1)), key=lambda c: (abs(c - reading), c))
+    return [best] + [c for c in rest[:64] if c != best]
+
+
+def _pick(interval: tuple[int, int], reading: float) -> float:
+    """Of the f32 numbers of `interval` (ordinals), the one of fewest places after the point
+    (for each number of places: of the one just above its lower end, the one just below its
+    upper end and `reading` rounded, the nearest to `reading`), else (none of 12 places or
+    fewer) the end nearest to `reading`."""
+    start, end = interval
+    low, high = _from_ordinal(start), _from_ordinal(end)
+    for places in range(13):
+        scale = 10.0**places
+        ends = (math.ceil(low * scale) / scale, math.floor(high * scale) / scale, round(reading, places))
+        found = [_f32(c) for c in ends if start <= _ordinal(_f32(c)) <= end]
+        if found:
+            return min(found, key=lambda c: (abs(c - reading), c))
+    return low if abs(low - reading) <= abs(high - reading) else high
+
+
+def _minus_x(q: float, r: float) -> float:
+    """Less the pixel's x of (q, r): it grows with q (`_preimage` wants a growing function)."""
+    return -_to_pixel(q, r)[0]
+
+
+def _rekee_reading(x: float, y: float, angle: float) -> tuple[float, float, float]:
+    """Rekee's own (q, r, dir) of the f32 pixel (x, y) and angle (from_pixel, from_angle)."""
     px, py = _f32(x - 0.0) / -1.0, _f32(y - 0.0) / 1.0
     q = _f32(_f32(_B0 * px) + _f32(_B1 * py))
     r = _f32(_f32(_B2 * px) + _f32(_B3 * py))
     d = _f32(_rem_euclid(angle, 360.0) / 60.0)
-    return _shortest(q) + 0.0, _shortest(r) + 0.0, _shortest(d) + 0.0
+    return q, r, d
+
+
+def _to_pixel(q: float, r: float) -> tuple[float, float]:
+    """Rekee's pixel of the f32 position (q, r) on its token layout (to_pixel)."""
+    x = _f32(0.0 + _f32(_f32(_f32(_F0 * q) + _f32(_F1 * r)) * -1.0))
+    y = _f32(0.0 + _f32(_f32(_f32(_F2 * q) + _f32(_F3 * r)) * 1.0))
+    return x, y
+
+
+def _to_angle(d: float) -> float:
+    """Rekee's angle (degrees) of the f32 direction `d` (to_angle)."""
+    return _rem_euclid(_f32(d * 60.0), 360.0)
+
+
 
 
 def token_to_rgt(q: float, r: float, d: float) -> tuple[float, float, float]:
     """RGT's (x, y, angle) of a token at Rekee's (q, r) turned `d` (Rekee's to_pixel and
     to_angle, in single precision)."""
-    q, r, d = _f32(q), _f32(r), _f32(d)
-    x = _f32(0.0 + _f32(_f32(_f32(_F0 * q) + _f32(_F1 * r)) * -1.0))
-    y = _f32(0.0 + _f32(_f32(_f32(_F2 * q) + _f32(_F3 * r)) * 1.0))
-    angle = _rem_euclid(_f32(d * 60.0), 360.0)
+    x, y = _to_pixel(_f32(q), _f32(r))
+    angle = _to_angle(_f32(d))
     return _shortest(x), _shortest(y), _shortest(angle)
 
 

@@ -47,9 +47,11 @@ from typing import Any
 
 from sheetgen.errors import Problem, SpecError
 from sheetgen.games.rallyman import compact
+from sheetgen.games.rallyman import lanes as lanes_mod
 from sheetgen.games.rallyman import tokens as tokens_mod
 from sheetgen.games.rallyman.hexgrid import (
     DEFAULT_FRAME,
+    DIRECTION_NAMES,
     FRAMES,
     LARGE,
     Hex,
@@ -137,7 +139,7 @@ _TRACK_CELL = dict(
         _CELL_PROPS, replace={"type": "boolean", "description": "replaces a cell a tile or the path lays there"}
     ),
 )
-_LINE = {
+_LINE: dict[str, Any] = {
     "type": "object",
     "additionalProperties": False,
     "required": ["between"],
@@ -169,6 +171,49 @@ _TOKEN = {
         "q": _TOKEN_NUMBER,
         "r": _TOKEN_NUMBER,
         "dir": _TOKEN_NUMBER,
+    },
+}
+_SPACE_REF = {
+    "type": "string",
+    "pattern": lanes_mod.SPACE_REF,
+    "description": "a space of the lane form: a lane's name and the space's number, as 'outside 3'",
+}
+_LANE_LINE = dict(
+    _LINE,
+    properties=dict(
+        _LINE["properties"],
+        between={
+            "type": "array",
+            "minItems": 2,
+            "maxItems": 2,
+            "items": _SPACE_REF,
+            "description": "lane form: the two spaces, as ['outside 3', 'inside 2']",
+        },
+    ),
+)
+_LANE = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["name", "spaces"],
+    "properties": {
+        "name": {"type": "string", "pattern": lanes_mod.LANE_NAME, "description": "the lane's name, as 'inside'"},
+        "spaces": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": lanes_mod.MAX_SPACES,
+            "items": {"type": ["string", "integer"], "maxLength": 40},
+            "description": f"its spaces in driving order, each in words: {lanes_mod.SPACE_WORDS}",
+        },
+        "into": dict(_SPACE_REF, description="the space of another lane this lane runs into (a merge)"),
+        "begins": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": lanes_mod.MAX_SPACES,
+            "description": (
+                "the lane's first space is this space of its row, counted from the side the road enters by "
+                "(default 1: a start tile's lanes may begin on the tile)"
+            ),
+        },
     },
 }
 _PLACED = {
@@ -283,13 +328,36 @@ _TILE: dict[str, Any] = {
             "description": "a tile with no road (a podium, a filler): no cells, laid as scenery, never driven",
         },
         "cells": {"type": "array", "minItems": 1, "maxItems": len(LARGE.cells), "items": _CELL},
-        "lines": {"type": "array", "maxItems": 60, "items": _LINE},
+        "lines": {"type": "array", "maxItems": 60, "items": {"anyOf": [_LINE, _LANE_LINE]}},
+        "lanes": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": lanes_mod.MAX_LANES,
+            "items": _LANE,
+            "description": (
+                "the lane form (instead of cells): the lanes left to right as the road enters by the west side, "
+                "each its spaces in driving order (ruling RM-24)"
+            ),
+        },
+        "leave": {"enum": list(DIRECTION_NAMES), "description": "lane form: the side the lanes leave by"},
+        "beside": {
+            "type": "array",
+            "maxItems": 60,
+            "items": {"type": "array", "minItems": 2, "maxItems": 2, "items": _SPACE_REF},
+            "description": (
+                "lane form: pairs of spaces of neighbouring lanes that touch across the lane line (without a pair for "
+                "two lanes, their spaces at the same count touch)"
+            ),
+        },
     },
 }
 
 #: a tile as the loader checks it: its `rekee` a string, whose shape `_tile` checks (saying
 #: what the shape is, where the schema's pattern says only that it does not match)
-_TILE_LOADED = dict(_TILE, properties=dict(_TILE["properties"], rekee={"type": "string"}))
+_TILE_LOADED = dict(
+    _TILE,
+    properties=dict(_TILE["properties"], rekee={"type": "string"}, lines={"type": "array", "maxItems": 60}),
+)
 
 TILES_SCHEMA: dict[str, Any] = {
     "title": "sheetgen Rallyman tile library",
@@ -485,7 +553,7 @@ def _tile(
             )
         )
     if raw.get("scenery"):
-        for key in ("cells", "lines", "surface", "danger"):
+        for key in ("cells", "lanes", "leave", "beside", "lines", "surface", "danger"):
             if key in raw:
                 problems.append(
                     doc.problem(
@@ -498,18 +566,50 @@ def _tile(
         return [], TileDef(
             raw["id"], raw.get("name", raw["id"]), (), (), raw.get("rekee"), scenery=True, count=raw.get("count")
         )
-    if "cells" not in raw:
+    lane_keys = [key for key in ("leave", "beside") if key in raw]
+    if "lanes" in raw and "cells" in raw:
         problems.append(
             doc.problem(
-                base,
-                f"tile {raw['id']!r} has no 'cells': give its spaces, or say 'scenery: true' for a tile with no road "
-                "(a podium, a filler)",
+                base + ("lanes",),
+                f"tile {raw['id']!r} gives both 'cells' and 'lanes': write it in one form (hex cells, or lanes)",
             )
         )
         return problems, None
+    if "lanes" not in raw and lane_keys:
+        problems.append(
+            doc.problem(
+                base + (lane_keys[0],),
+                f"{lane_keys[0]!r} is a key of the lane form: give the tile's 'lanes' (or leave it out with 'cells')",
+            )
+        )
+        return problems, None
+    if "cells" not in raw and "lanes" not in raw:
+        problems.append(
+            doc.problem(
+                base,
+                f"tile {raw['id']!r} has no 'cells': give its spaces (as hex cells, or in the lane form: 'lanes'), or "
+                "say 'scenery: true' for a tile with no road (a podium, a filler)",
+            )
+        )
+        return problems, None
+    line_schema = _LANE_LINE if "lanes" in raw else _LINE
+    for j, line in enumerate(raw.get("lines", ())):
+        problems.extend(check(doc, line_schema, line, base + ("lines", j)))
+    if problems:
+        return problems, None
+    entries: list[tuple[dict, tuple]]
+    raw_lines: list
+    names: tuple[str, ...] = ()
+    if "lanes" in raw:
+        laid, found = lanes_mod.lay(raw, base, frame)
+        if laid is None:
+            return [doc.problem(p, m) for p, m in found], None
+        entries, raw_lines, names = list(laid.cells), list(laid.lines), laid.names
+    else:
+        entries = [(c, base + ("cells", j)) for j, c in enumerate(raw["cells"])]
+        raw_lines = list(raw.get("lines", ()))
     cells: dict[Hex, Cell] = {}
-    for j, c in enumerate(raw["cells"]):
-        here = base + ("cells", j)
+    for c, here in entries:
         h = Hex(c["q"], c["r"])
         if not in_frame(h, frame):
             problems.append(doc.problem(here, _off_tile(h, frame)))
@@ -517,11 +617,15 @@ def _tile(
         if h in cells:
             problems.append(doc.problem(here, f"cell {h} is given twice in tile {raw['id']!r}"))
             continue
-        problems.extend(doc.problem(here + p, m) for p, m in cell_problems(c, variant))
+        found_cell = cell_problems(c, variant)
+        if names:  # the lane form says a space's marks in words: the problem is at the space
+            problems.extend(doc.problem(here, f"{_space_name(here, names)}: {m}") for _p, m in found_cell)
+        else:
+            problems.extend(doc.problem(here + p, m) for p, m in found_cell)
         cells[h] = _cell(c, surface, danger)
     lines = []
     given: dict[frozenset, int] = {}
-    for j, line in enumerate(raw.get("lines", ())):
+    for j, line in enumerate(raw_lines):
         here = base + ("lines", j)
         found = _line_problems(line)
         problems.extend(doc.problem(here + p, m) for p, m in found)
@@ -554,7 +658,13 @@ def _tile(
         tuple(lines),
         raw.get("rekee"),
         count=raw.get("count"),
+        lane_names=names,
     )
+
+
+def _space_name(path: tuple, names: tuple[str, ...]) -> str:
+    """'space J of lane NAME' for the path (..., 'lanes', k, 'spaces', j) of a lane-form space."""
+    return f"space {path[-1] + 1} of lane {names[path[-3]]!r}"
 
 
 # --------------------------------------------------------------------------- track
@@ -977,6 +1087,7 @@ def _place_tiles(doc: Document, data: dict, variant: Variant) -> tuple[list[tupl
                     tile.rekee_id,
                     reverse,
                     tile.scenery,
+                    tile.lane_names[::-1] if reverse else tile.lane_names,
                 ),
                 here,
             )

@@ -488,9 +488,10 @@ def corner_sides(track) -> dict:
     return out
 
 
-def legend_items(track_or_cells, markers: bool = False) -> list[tuple[str, str]]:
+def legend_items(track_or_cells, markers: bool = False, lanes: bool = False) -> list[tuple[str, str]]:
     """(symbol key, words) for every kind of mark the cells carry, in a fixed order; with
-    `markers`, the marker of a token no rulebook gives a rule too."""
+    `markers`, the marker of a token no rulebook gives a rule too; with `lanes`, the dashed
+    line of a lane of a tile in the lane form."""
     cells = list(track_or_cells)
     items = [("lane", "L1, L2: lane (1 = leftmost in the direction of travel); the grey chevron points the way")]
     if any(c.limit is not None and not c.caution for c in cells):
@@ -517,4 +518,6 @@ def legend_items(track_or_cells, markers: bool = False) -> list[tuple[str, str]]
     items.append(("danger", "danger colour of the tile: yellow no inner ring, orange one, red two (and a tint)"))
     if markers:
         items.append(("token", "T in a dashed circle: a Rekee token no rulebook has a rule for (it changes nothing)"))
+    if lanes:
+        items.append(("lanes", "dashed grey line: a lane of a tile in the lane form (schematic), named at its start"))
     return items

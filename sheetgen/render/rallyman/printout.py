@@ -73,7 +73,8 @@ def render_track(
                 # what the assembly page would say: the par and safe route, and the key
                 par = figures_lines(sheet, figures, sheet.right - sheet.left)
                 markers = any(t.effect is None for p in track.placements for t in p.tokens)
-                need = (4 * len(par) + 6 + 5 + LEGEND_ROW_MM * len(legend_items(track.cells, markers))) * MM
+                lanes = any(p.lane_names for p in track.placements)
+                need = (4 * len(par) + 6 + 5 + LEGEND_ROW_MM * len(legend_items(track.cells, markers, lanes))) * MM
                 if below - need < sheet.bottom + 8 * MM:
                     sheet.end_page("roadbook")
                     below = sheet.top
@@ -81,7 +82,9 @@ def render_track(
                 for line in par:
                     sheet.text(sheet.left, below, line, "body")
                     below -= 4 * MM
-                draw_legend(sheet, track.cells, sheet.left, below - 2 * MM, markers, title="Key to the map")
+                draw_legend(
+                    sheet, track.cells, sheet.left, below - 2 * MM, markers, title="Key to the map", lanes=lanes
+                )
             sheet.end_page("roadbook")
         dashboard.draw_dashboard_card(sheet, track)
         if track.variant is Variant.GT:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from sheetgen.games.rallyman import HEX_MM, cards
 from sheetgen.games.rallyman.hexgrid import frame_of, tile_corners
-from sheetgen.games.rallyman.model import Track, Variant
+from sheetgen.games.rallyman.model import Placement, Track, Variant
 from sheetgen.render.common import CAP, TITLE_LEAST, fit_size, fitted_text, wrap
 from sheetgen.render.pdf import Sheet
 from sheetgen.render.rallyman.common import (
@@ -40,6 +40,7 @@ from sheetgen.render.rallyman.common import (
     draw_token_marker,
     free_cell,
     hexagon,
+    label,
     legend_items,
     radius,
     tile_label,
@@ -464,6 +465,8 @@ def draw_track_cells(
             else:
                 turned = f"turned {placement.rotation}" + (", driven reversed" if placement.reverse else "")
                 words += [(turned, False), (DANGER_WORD[danger_of(placement.cells)], False)]
+                if placement.lane_names:
+                    words.append(("lane form: schematic", False))
             spot = free_cell(taken, placement.place, frame=placement.frame)
             offset = None
             if spot is not None:
@@ -471,6 +474,12 @@ def draw_track_cells(
                 offset = (gx - centre[0], gy - centre[1])
             size = LABEL_PT * hex_mm / 30.0
             tile_label(sheet, view, centre, hex_mm, words, offset, size=size, colour=None, frame=placement.frame)
+    steps = track.steps()
+    for placement in track.placements:
+        if placement.lane_names and inside(
+            *cell_centre(placement.centre_hex, hex_mm), frame_of(placement.frame).span * rad
+        ):
+            draw_lanes(sheet, view, placement, steps, hex_mm)
     for line in track.lines:
         if inside(*cell_centre(line.a, hex_mm), rad):
             draw_line(sheet, view, line, hex_mm)
@@ -478,6 +487,45 @@ def draw_track_cells(
         for token in placement.tokens:
             if token.effect is None and inside(*token_point(placement, token, hex_mm), rad):
                 draw_token_marker(sheet, view, placement, token, hex_mm)
+
+
+def draw_lanes(sheet: Sheet, view: View, placement: Placement, steps: dict, hex_mm: float) -> None:
+    """A tile written in the lane form (ruling RM-24), schematically: each lane a row of its
+    spaces joined by a thin dashed line through their centres in driving order, its name on
+    the line between its first two spaces; a lane that runs into another goes on to the space
+    it runs into. The
+    spaces are the hex cells the lanes are laid on (drawn as any tile's); the line says which
+    spaces the tile's printed lane holds."""
+    far = len(steps) + 1
+    k = hex_mm / 30.0
+    for number, name in enumerate(placement.lane_names, 1):
+        lane = sorted((c for c in placement.cells if c.lane == number), key=lambda c: (steps.get(c.hex, far), c.hex))
+        if not lane:
+            continue
+        # a lane that runs into another (a merge) is laid straight on into it: the line goes on
+        on = lane[-1].hex.neighbour(lane[-1].heading)
+        into = [c for c in placement.cells if c.hex == on]
+        points = [view.at(*cell_centre(c, hex_mm)) for c in lane + into]
+        sheet.stroke(colour=GREY, width=sheet.ink.thin_width, dash=(2, 1.5))
+        path = sheet.c.beginPath()
+        path.moveTo(*points[0])
+        for point in points[1:]:
+            path.lineTo(*point)
+        sheet.c.drawPath(path, stroke=1, fill=0)
+        sheet.stroke()
+        # the name on the line between its first two spaces (on their shared edge, where no mark
+        # of a space is printed), on a white ground; a lane of one space: below its centre
+        ends = [cell_centre(c, hex_mm) for c in (lane + into)[:2]]
+        x, y = (ends[0][0], ends[0][1] + 0.3 * hex_mm) if len(ends) < 2 else (
+            (ends[0][0] + ends[1][0]) / 2,
+            (ends[0][1] + ends[1][1]) / 2,
+        )
+        size = max(4.2 * k, 3.0)
+        px, py = view.at(x, y)
+        width = sheet.text_width(name, size=size) + 1.0
+        sheet.fill("#ffffff")
+        sheet.c.rect(px - width / 2, py - 0.45 * size, width, 0.9 * size, stroke=0, fill=1)
+        label(sheet, view, x, y, name, size, colour=GREY)
 
 
 def _mark(sheet: Sheet, view: View, x: float, y: float) -> None:
@@ -622,7 +670,8 @@ def draw_assembly_page(
         for k, line in enumerate(wrap(sheet, f"{i}. {step}", sheet.right - sheet.left - 3 * MM, body))
     ]
     markers = any(t.effect is None for p in track.placements for t in p.tokens)
-    items = legend_items(track.cells, markers)
+    lanes = any(p.lane_names for p in track.placements)
+    items = legend_items(track.cells, markers, lanes)
     block = 6 + 5 + 4 * len(lines) + 2 + 5 + LEGEND_ROW_MM * len(items) + 9
     # the overview
     area_w = (sheet.right - sheet.left) / MM
@@ -705,13 +754,15 @@ def draw_assembly_page(
         sheet.text(sheet.left + (3 * MM if k else 0), y, line, "body")
         y -= 4 * MM
     y -= 2 * MM
-    draw_legend(sheet, track.cells, sheet.left, y, markers)
+    draw_legend(sheet, track.cells, sheet.left, y, markers, lanes=lanes)
     sheet.scale_bar(sheet.left, sheet.bottom + 1 * MM)
 
 
-def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False, title: str = "Key") -> float:
-    """The key to the marks the cells carry (and with `markers`, to a token's marker), from
-    (x, y) down; returns the y below it."""
+def draw_legend(
+    sheet: Sheet, cells, x: float, y: float, markers: bool = False, title: str = "Key", lanes: bool = False
+) -> float:
+    """The key to the marks the cells carry (and with `markers`, to a token's marker; with
+    `lanes`, to a lane-form tile's lanes), from (x, y) down; returns the y below it."""
     sheet.text(x, y, title, "heading", bold=True)
     y -= 5 * MM
     symbol = {
@@ -721,7 +772,7 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False, 
         "jump": ("square", "4"),
     }
     view = View(0, 0, 0, 0)
-    for key, words in legend_items(cells, markers):
+    for key, words in legend_items(cells, markers, lanes):
         fitted = fit_size(sheet, words, sheet.right - x - 16 * MM, sheet.t.sizes["body"])
         if key in symbol:
             shape, value = symbol[key]
@@ -732,6 +783,10 @@ def draw_legend(sheet: Sheet, cells, x: float, y: float, markers: bool = False, 
             sheet.c.circle(px, py, 2.0 * MM, stroke=1, fill=0)
             sheet.stroke()
             sheet.text(px, py - 1.1 * MM, "T", bold=True, size=5.0, align="center")
+        elif key == "lanes":
+            sheet.stroke(colour=GREY, width=sheet.ink.thin_width, dash=(2, 1.5))
+            sheet.c.line(x, y + 1 * MM, x + 6 * MM, y + 1 * MM)
+            sheet.stroke()
         elif key == "danger":
             for i, ring in enumerate((0, 1, 2)):
                 cx, cy = (x + (2 + 4.4 * i) * MM) / MM, -(y + 1 * MM) / MM

@@ -950,6 +950,16 @@ def test_the_page_in_a_browser_shows_a_new_problem_and_new_figures_without_a_rel
     try:
         browser.open(server.url)
         browser.text_when(lambda text: "up to date" in text and "153.3184" in text and "live" in text)
+        # the race's figures table fits its box in a window 1100 px wide (beside the pages) and
+        # 800 px wide (above them), and nothing makes the page scroll sideways (the README's
+        # screenshot, docs/preview.png, had its percentiles cut at 1100 px)
+        measure = ("JSON.stringify([...document.querySelectorAll('.figures')].map(f => [f.scrollWidth, f.clientWidth])"
+                   ".concat([[document.documentElement.scrollWidth, document.documentElement.clientWidth]]))")
+        for width in (1100, 800):
+            browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+            boxes = json.loads(browser.evaluate(measure))
+            assert len(boxes) == 2 and all(inner <= outer for inner, outer in boxes), (width, boxes)
+        browser.call("Emulation.clearDeviceMetricsOverride")
         browser.evaluate("window.loaded_once = true")  # gone if the page were loaded again
         damaged(race, "length: 96", "length: x96")
         text = browser.text_when(lambda text: "does not load" in text)

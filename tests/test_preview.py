@@ -849,6 +849,122 @@ def test_a_newer_save_is_what_the_page_ends_with(preview, tmp_path):
     assert (state["jobs"], spec["figures"]["data"]["set"], spec["problems"]) == (3, "Second", [])
 
 
+def test_the_page_says_what_is_being_done_while_a_job_runs(tmp_path):
+    """The watcher's steps taken one at a time, in this process, with a real worker: from the
+    job's start until its last message the page says what is being done ("loading",
+    "solving and drawing the pages", "analysing"), the earlier pages said to be old while
+    they are drawn again, then "up to date"."""
+    from sheetgen.preview import page
+    from sheetgen.preview.server import POLL, Preview, Settings
+
+    race = copy_specs(tmp_path)["thousand_lakes"]
+    watcher = Preview([str(race)], Settings())
+    said: list[str] = []
+
+    def shown() -> str:
+        document = page.document(watcher.snapshot())
+        status = document.split("<h2>", 1)[1].split("</h2>", 1)[0]
+        return status.split("class='status ", 1)[1].split("</span>", 1)[0]
+
+    try:
+        for revision in (1, 2):
+            watcher._start_jobs(time.monotonic() + POLL)  # (a save is taken once it stood for a look)
+            said.append(shown())
+            while True:
+                worker, message = watcher.inbox.get(timeout=PATIENCE)
+                assert message is not None, "the worker ended"
+                watcher._message(worker, message)
+                said.append(shown())
+                if message["stage"] == "pages" and revision == 2:
+                    assert "Being drawn again" not in page.document(watcher.snapshot())
+                if message["stage"] == "done":
+                    break
+            if revision == 1:
+                damaged(race, "length: 96", "length: 94")
+                watcher._look(time.monotonic())  # the save seen: a new revision
+                said.append(shown())
+                assert "Being drawn again: these pages are from an earlier version." in page.document(watcher.snapshot())
+    finally:
+        watcher.stop()
+    first = ["working'>loading&hellip;", "working'>solving and drawing the pages&hellip;", "working'>analysing&hellip;",
+             "working'>analysing&hellip;", "ready'>up to date"]  # (loaded, pages, figures, done)
+    again = ["working'>a newer save: starting again&hellip;", *first]
+    assert said == first + again
+
+
+def test_the_server_listens_on_loopback_only_unless_host_names_another(preview, tmp_path):
+    """Read from the kernel's table of listening sockets (/proc/net/tcp): 127.0.0.1 only by
+    default; `--host 127.0.0.2` listens there (and answers requests that name it)."""
+
+    def listening(port: int) -> list[str]:
+        found = []
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, at = local.split(":")
+            if int(at, 16) == port and state == "0A":  # LISTEN
+                found.append(".".join(str(b) for b in reversed(bytes.fromhex(address))))
+        return found
+
+    later = tmp_path / "later.yaml"  # not there yet: nothing to solve
+    server = preview(later)
+    assert listening(server.port) == ["127.0.0.1"]
+    other = preview(later, args=("--host", "127.0.0.2"))
+    assert other.said.startswith(f"sheetgen preview: http://127.0.0.2:{other.port}/ ")
+    assert listening(other.port) == ["127.0.0.2"]
+    assert other.spec(later)["status"] in ("waiting", "working", "refused")
+    assert server.stop()[0] == other.stop()[0] == 130
+
+
+def test_a_huge_spec_and_a_flood_of_requests_leave_it_answering_and_write_nothing(preview, tmp_path):
+    """A 2 MB spec and one of anchors and aliases are refused at their lines, beside a race
+    that is drawn; 40 update channels at once (past the 32 it holds, 503) and 16 threads of
+    requests leave it answering, with no job started again; the folder holds what it held."""
+    folder = tmp_path / "specs"
+    race = copy_specs(folder)["thousand_lakes"]
+    huge, bomb = folder / "huge.yaml", folder / "bomb.yaml"
+    huge.write_text("game: rallytaire\n# " + "x" * 2_000_000 + "\n", encoding="utf-8")
+    bomb.write_text("game: rallytaire\nname: &a Big\nalso: *a\n", encoding="utf-8")
+
+    def files() -> dict[str, tuple[int, int]]:
+        return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+
+    before = files()
+    server = preview(race, huge, bomb)
+    state = server.settled()
+    assert [s["status"] for s in state["specs"]] == ["ready", "refused", "refused"]
+    assert [p["line"] for p in state["specs"][1]["problems"]] == [f"{huge}:1:1: error: file is too large: 2000020 bytes (the limit is 1 MiB)"]
+    assert [p["line"] for p in state["specs"][2]["problems"]] == [
+        f"{bomb}:2:7: error: YAML anchors are not allowed (&a); write the value out",
+        f"{bomb}:3:7: error: YAML aliases are not allowed (*a); write the value out",
+    ]
+    jobs = state["jobs"]
+    channels = []
+    for _ in range(40):
+        connection = http.client.HTTPConnection(server.host, server.port, timeout=60)
+        connection.request("GET", "/events")
+        channels.append((connection, connection.getresponse()))
+    answers: list[int] = []
+
+    def flood() -> None:
+        for k in range(25):
+            answers.append(server.request(("/", "/view", "/state.json", "/spec/1/source/huge.yaml")[k % 4])[0])
+
+    threads = [threading.Thread(target=flood) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=PATIENCE)
+    statuses = sorted(answer.status for _c, answer in channels)
+    for connection, _answer in channels:
+        connection.close()
+    assert statuses == [200] * 32 + [503] * 8
+    assert answers == [200] * 400
+    state = server.settled()
+    assert state["jobs"] == jobs and [s["status"] for s in state["specs"]] == ["ready", "refused", "refused"]
+    assert server.stop() == (130, "sheetgen: preview stopped\n")
+    assert files() == before
+
+
 # -- in a browser ----------------------------------------------------------------------------------
 
 CHROMIUM = next((found for name in ("chromium", "chromium-browser", "google-chrome") if (found := shutil.which(name))), None)

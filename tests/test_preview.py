@@ -732,6 +732,49 @@ def test_saves_update_the_page_through_its_update_channel(preview, tmp_path):
     assert server.stop() == (130, "sheetgen: preview stopped\n")
 
 
+def test_a_tile_library_and_a_template_file_are_watched_too(preview, tmp_path):
+    """A DIRT track laid from a tile library, drawn with `--template FILE`: a save of the
+    template (a space too large) and one of the library (a count that is not a number) are
+    each seen through /events and shown at their own file's line; put right, it is drawn."""
+    lake, tiles = tmp_path / "lakeside.yaml", tmp_path / "tiles.yaml"
+    shutil.copy(SPECS / "rallyman" / "dirt_lakeside.yaml", lake)
+    shutil.copy(SPECS / "rallyman" / "tiles.yaml", tiles)
+    template = tmp_path / "my_template.yaml"
+    shutil.copy(ROOT / "templates" / "rallyman.yaml", template)
+    server = preview(lake, args=("--template", str(template)))
+    assert server.settled()["specs"][0]["status"] == "ready"
+    events = Events(server)
+    try:
+        seen = events.next_version(0)
+
+        def update_until(test) -> dict:
+            nonlocal seen
+            while True:
+                seen = events.next_version(seen)
+                state = server.state()
+                if test(state["specs"][0]):
+                    return state["specs"][0]
+
+        damaged(template, "hex_mm: 30 ", "hex_mm: 300 ")
+        spec = update_until(lambda s: s["status"] == "refused")
+        assert [(p["line"], p["quote"]) for p in spec["problems"]] == [
+            (f"{template}:6:9: error: 'hex_mm' must be at most 60, got 300", template.read_text(encoding="utf-8").splitlines()[5])
+        ]
+        damaged(template, "hex_mm: 300 ", "hex_mm: 30 ")
+        update_until(lambda s: s["status"] == "ready")
+        damaged(tiles, "    count: 6\n", "    count: six\n")
+        spec = update_until(lambda s: s["status"] == "refused")
+        assert [(p["line"], p["quote"]) for p in spec["problems"]] == [
+            (f"{tiles}:12:12: error: 'count' must be a whole number, got 'six'", "    count: six")
+        ]
+        damaged(tiles, "    count: six\n", "    count: 6\n")
+        spec = update_until(lambda s: s["status"] == "ready")
+        assert spec["problems"] == [] and spec["revision"] == 5 and spec["pages"][0]["kind"] == "assembly page"
+    finally:
+        events.close()
+    assert server.stop() == (130, "sheetgen: preview stopped\n")
+
+
 def put(path: Path, text: str) -> None:
     """A file written whole at once (save and rename), as an editor saves a new file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -773,6 +816,39 @@ def test_the_watcher_lists_a_folder_again_for_specs_added_and_deleted(tmp_path):
     watcher._scan(2.0)
     assert listed() == [(0, "a.yaml"), (1, "named.yaml"), (2, "b.yml")]
     assert watcher.entries[0].revision == 2  # read again
+
+
+def test_a_template_file_is_watched_and_its_mistake_refuses_the_spec_keeping_the_last_pages(tmp_path):
+    """The cheap twin of test_a_tile_library_and_a_template_file_are_watched_too, in process:
+    a save of the `--template` file is a new revision of every spec; a job whose pages could
+    not be drawn (the worker's 'pages' message with an error: a template with a mistake) leaves
+    the spec refused, its last pages kept and said to be old, until a job draws them again."""
+    from types import SimpleNamespace
+
+    from sheetgen.preview import page
+    from sheetgen.preview.server import Preview, Settings
+
+    spec, template = tmp_path / "a.yaml", tmp_path / "mine.yaml"
+    put(spec, "game: rallytaire\n")
+    put(template, (ROOT / "templates" / "rallyman.yaml").read_text(encoding="utf-8"))
+    watcher = Preview([str(spec)], Settings(template=str(template), template_file=True))
+    entry = watcher.entries[0]
+    put(template, template.read_text(encoding="utf-8").replace("hex_mm: 30 ", "hex_mm: 300 "))
+    watcher._look(time.monotonic())
+    assert entry.revision == 2 and watcher.snapshot()["specs"][0]["status"] == "working"
+    worker = SimpleNamespace(entry=entry, job=1)
+    shown = [{"png": b"", "width": 10, "height": 10, "kind": "race sheet"}]
+    problem = {"severity": "error", "file": str(template), "line": f"{template}:6:9: error: 'hex_mm' must be at most 60, got 300",
+               "row": 6, "col": 9, "quote": "hex_mm: 300"}
+    for message in ({"stage": "pages", "pages": shown, "problems": [], "note": None}, {"stage": "done"},
+                    {"stage": "pages", "pages": [], "problems": [problem], "note": None}, {"stage": "done"}):
+        entry.state["status"] = "working" if message["stage"] == "pages" else entry.state["status"]
+        worker.entry = entry
+        watcher._message(worker, {**message, "job": 1})  # type: ignore[arg-type]
+    state = watcher.snapshot()["specs"][0]
+    assert (state["status"], len(state["pages"]), state["stale"], [p["line"] for p in state["problems"]]) == (
+        "refused", 1, True, [problem["line"]])
+    assert "These pages are from the last version that loaded." in page.document(watcher.snapshot())
 
 
 @pytest.mark.slow

@@ -81,6 +81,10 @@ SLOW_FOR_TIME = {
     # superseded save and the browser's view run in slow runs (12 s and 5 s)
     "tests/test_preview.py::test_a_newer_save_is_what_the_page_ends_with": "saves_update_the_page covers updates",
     "tests/test_preview.py::test_the_page_in_a_browser_shows_a_new_problem_and_new_figures_without_a_reload": "over HTTP",
+    "tests/test_preview.py::test_a_huge_spec_and_a_flood_of_requests_leave_it_answering_and_write_nothing":
+    "test_loading's size and alias refusals; the other servers' HTTP tests",
+    "tests/test_preview.py::test_a_tile_library_and_a_template_file_are_watched_too":
+    "a_template_file_is_watched_and_its_mistake_refuses_the_spec (in process)",
     # hypothesis properties of 7-8 s: their bundled twins (goldens, rebuilds of generated specs)
     "tests/test_properties.py::test_dump_then_load_gives_the_same_model": "generated specs rebuild (test_generate)",
     "tests/test_layout.py::test_any_box_fits_or_is_genuinely_too_small": "any_stage_fits_a_full_a4_page, check_fits",

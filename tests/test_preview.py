@@ -732,6 +732,49 @@ def test_saves_update_the_page_through_its_update_channel(preview, tmp_path):
     assert server.stop() == (130, "sheetgen: preview stopped\n")
 
 
+def test_a_tile_library_and_a_template_file_are_watched_too(preview, tmp_path):
+    """A DIRT track laid from a tile library, drawn with `--template FILE`: a save of the
+    template (a space too large) and one of the library (a count that is not a number) are
+    each seen through /events and shown at their own file's line; put right, it is drawn."""
+    lake, tiles = tmp_path / "lakeside.yaml", tmp_path / "tiles.yaml"
+    shutil.copy(SPECS / "rallyman" / "dirt_lakeside.yaml", lake)
+    shutil.copy(SPECS / "rallyman" / "tiles.yaml", tiles)
+    template = tmp_path / "my_template.yaml"
+    shutil.copy(ROOT / "templates" / "rallyman.yaml", template)
+    server = preview(lake, args=("--template", str(template)))
+    assert server.settled()["specs"][0]["status"] == "ready"
+    events = Events(server)
+    try:
+        seen = events.next_version(0)
+
+        def update_until(test) -> dict:
+            nonlocal seen
+            while True:
+                seen = events.next_version(seen)
+                state = server.state()
+                if test(state["specs"][0]):
+                    return state["specs"][0]
+
+        damaged(template, "hex_mm: 30 ", "hex_mm: 300 ")
+        spec = update_until(lambda s: s["status"] == "refused")
+        assert [(p["line"], p["quote"]) for p in spec["problems"]] == [
+            (f"{template}:6:9: error: 'hex_mm' must be at most 60, got 300", template.read_text(encoding="utf-8").splitlines()[5])
+        ]
+        damaged(template, "hex_mm: 300 ", "hex_mm: 30 ")
+        update_until(lambda s: s["status"] == "ready")
+        damaged(tiles, "    count: 6\n", "    count: six\n")
+        spec = update_until(lambda s: s["status"] == "refused")
+        assert [(p["line"], p["quote"]) for p in spec["problems"]] == [
+            (f"{tiles}:12:12: error: 'count' must be a whole number, got 'six'", "    count: six")
+        ]
+        damaged(tiles, "    count: six\n", "    count: 6\n")
+        spec = update_until(lambda s: s["status"] == "ready")
+        assert spec["problems"] == [] and spec["revision"] == 5 and spec["pages"][0]["kind"] == "assembly page"
+    finally:
+        events.close()
+    assert server.stop() == (130, "sheetgen: preview stopped\n")
+
+
 def put(path: Path, text: str) -> None:
     """A file written whole at once (save and rename), as an editor saves a new file."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -773,6 +816,39 @@ def test_the_watcher_lists_a_folder_again_for_specs_added_and_deleted(tmp_path):
     watcher._scan(2.0)
     assert listed() == [(0, "a.yaml"), (1, "named.yaml"), (2, "b.yml")]
     assert watcher.entries[0].revision == 2  # read again
+
+
+def test_a_template_file_is_watched_and_its_mistake_refuses_the_spec_keeping_the_last_pages(tmp_path):
+    """The cheap twin of test_a_tile_library_and_a_template_file_are_watched_too, in process:
+    a save of the `--template` file is a new revision of every spec; a job whose pages could
+    not be drawn (the worker's 'pages' message with an error: a template with a mistake) leaves
+    the spec refused, its last pages kept and said to be old, until a job draws them again."""
+    from types import SimpleNamespace
+
+    from sheetgen.preview import page
+    from sheetgen.preview.server import Preview, Settings
+
+    spec, template = tmp_path / "a.yaml", tmp_path / "mine.yaml"
+    put(spec, "game: rallytaire\n")
+    put(template, (ROOT / "templates" / "rallyman.yaml").read_text(encoding="utf-8"))
+    watcher = Preview([str(spec)], Settings(template=str(template), template_file=True))
+    entry = watcher.entries[0]
+    put(template, template.read_text(encoding="utf-8").replace("hex_mm: 30 ", "hex_mm: 300 "))
+    watcher._look(time.monotonic())
+    assert entry.revision == 2 and watcher.snapshot()["specs"][0]["status"] == "working"
+    worker = SimpleNamespace(entry=entry, job=1)
+    shown = [{"png": b"", "width": 10, "height": 10, "kind": "race sheet"}]
+    problem = {"severity": "error", "file": str(template), "line": f"{template}:6:9: error: 'hex_mm' must be at most 60, got 300",
+               "row": 6, "col": 9, "quote": "hex_mm: 300"}
+    for message in ({"stage": "pages", "pages": shown, "problems": [], "note": None}, {"stage": "done"},
+                    {"stage": "pages", "pages": [], "problems": [problem], "note": None}, {"stage": "done"}):
+        entry.state["status"] = "working" if message["stage"] == "pages" else entry.state["status"]
+        worker.entry = entry
+        watcher._message(worker, {**message, "job": 1})  # type: ignore[arg-type]
+    state = watcher.snapshot()["specs"][0]
+    assert (state["status"], len(state["pages"]), state["stale"], [p["line"] for p in state["problems"]]) == (
+        "refused", 1, True, [problem["line"]])
+    assert "These pages are from the last version that loaded." in page.document(watcher.snapshot())
 
 
 @pytest.mark.slow
@@ -847,6 +923,122 @@ def test_a_newer_save_is_what_the_page_ends_with(preview, tmp_path):
     state = server.wait_for(lambda s: s["specs"][0]["revision"] == 3 and s["specs"][0]["status"] == "ready")
     spec = state["specs"][0]
     assert (state["jobs"], spec["figures"]["data"]["set"], spec["problems"]) == (3, "Second", [])
+
+
+def test_the_page_says_what_is_being_done_while_a_job_runs(tmp_path):
+    """The watcher's steps taken one at a time, in this process, with a real worker: from the
+    job's start until its last message the page says what is being done ("loading",
+    "solving and drawing the pages", "analysing"), the earlier pages said to be old while
+    they are drawn again, then "up to date"."""
+    from sheetgen.preview import page
+    from sheetgen.preview.server import POLL, Preview, Settings
+
+    race = copy_specs(tmp_path)["thousand_lakes"]
+    watcher = Preview([str(race)], Settings())
+    said: list[str] = []
+
+    def shown() -> str:
+        document = page.document(watcher.snapshot())
+        status = document.split("<h2>", 1)[1].split("</h2>", 1)[0]
+        return status.split("class='status ", 1)[1].split("</span>", 1)[0]
+
+    try:
+        for revision in (1, 2):
+            watcher._start_jobs(time.monotonic() + POLL)  # (a save is taken once it stood for a look)
+            said.append(shown())
+            while True:
+                worker, message = watcher.inbox.get(timeout=PATIENCE)
+                assert message is not None, "the worker ended"
+                watcher._message(worker, message)
+                said.append(shown())
+                if message["stage"] == "pages" and revision == 2:
+                    assert "Being drawn again" not in page.document(watcher.snapshot())
+                if message["stage"] == "done":
+                    break
+            if revision == 1:
+                damaged(race, "length: 96", "length: 94")
+                watcher._look(time.monotonic())  # the save seen: a new revision
+                said.append(shown())
+                assert "Being drawn again: these pages are from an earlier version." in page.document(watcher.snapshot())
+    finally:
+        watcher.stop()
+    first = ["working'>loading&hellip;", "working'>solving and drawing the pages&hellip;", "working'>analysing&hellip;",
+             "working'>analysing&hellip;", "ready'>up to date"]  # (loaded, pages, figures, done)
+    again = ["working'>a newer save: starting again&hellip;", *first]
+    assert said == first + again
+
+
+def test_the_server_listens_on_loopback_only_unless_host_names_another(preview, tmp_path):
+    """Read from the kernel's table of listening sockets (/proc/net/tcp): 127.0.0.1 only by
+    default; `--host 127.0.0.2` listens there (and answers requests that name it)."""
+
+    def listening(port: int) -> list[str]:
+        found = []
+        for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+            local, state = line.split()[1], line.split()[3]
+            address, at = local.split(":")
+            if int(at, 16) == port and state == "0A":  # LISTEN
+                found.append(".".join(str(b) for b in reversed(bytes.fromhex(address))))
+        return found
+
+    later = tmp_path / "later.yaml"  # not there yet: nothing to solve
+    server = preview(later)
+    assert listening(server.port) == ["127.0.0.1"]
+    other = preview(later, args=("--host", "127.0.0.2"))
+    assert other.said.startswith(f"sheetgen preview: http://127.0.0.2:{other.port}/ ")
+    assert listening(other.port) == ["127.0.0.2"]
+    assert other.spec(later)["status"] in ("waiting", "working", "refused")
+    assert server.stop()[0] == other.stop()[0] == 130
+
+
+def test_a_huge_spec_and_a_flood_of_requests_leave_it_answering_and_write_nothing(preview, tmp_path):
+    """A 2 MB spec and one of anchors and aliases are refused at their lines, beside a race
+    that is drawn; 40 update channels at once (past the 32 it holds, 503) and 16 threads of
+    requests leave it answering, with no job started again; the folder holds what it held."""
+    folder = tmp_path / "specs"
+    race = copy_specs(folder)["thousand_lakes"]
+    huge, bomb = folder / "huge.yaml", folder / "bomb.yaml"
+    huge.write_text("game: rallytaire\n# " + "x" * 2_000_000 + "\n", encoding="utf-8")
+    bomb.write_text("game: rallytaire\nname: &a Big\nalso: *a\n", encoding="utf-8")
+
+    def files() -> dict[str, tuple[int, int]]:
+        return {str(p.relative_to(folder)): (p.stat().st_size, p.stat().st_mtime_ns) for p in folder.rglob("*")}
+
+    before = files()
+    server = preview(race, huge, bomb)
+    state = server.settled()
+    assert [s["status"] for s in state["specs"]] == ["ready", "refused", "refused"]
+    assert [p["line"] for p in state["specs"][1]["problems"]] == [f"{huge}:1:1: error: file is too large: 2000020 bytes (the limit is 1 MiB)"]
+    assert [p["line"] for p in state["specs"][2]["problems"]] == [
+        f"{bomb}:2:7: error: YAML anchors are not allowed (&a); write the value out",
+        f"{bomb}:3:7: error: YAML aliases are not allowed (*a); write the value out",
+    ]
+    jobs = state["jobs"]
+    channels = []
+    for _ in range(40):
+        connection = http.client.HTTPConnection(server.host, server.port, timeout=60)
+        connection.request("GET", "/events")
+        channels.append((connection, connection.getresponse()))
+    answers: list[int] = []
+
+    def flood() -> None:
+        for k in range(25):
+            answers.append(server.request(("/", "/view", "/state.json", "/spec/1/source/huge.yaml")[k % 4])[0])
+
+    threads = [threading.Thread(target=flood) for _ in range(16)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=PATIENCE)
+    statuses = sorted(answer.status for _c, answer in channels)
+    for connection, _answer in channels:
+        connection.close()
+    assert statuses == [200] * 32 + [503] * 8
+    assert answers == [200] * 400
+    state = server.settled()
+    assert state["jobs"] == jobs and [s["status"] for s in state["specs"]] == ["ready", "refused", "refused"]
+    assert server.stop() == (130, "sheetgen: preview stopped\n")
+    assert files() == before
 
 
 # -- in a browser ----------------------------------------------------------------------------------
@@ -950,6 +1142,16 @@ def test_the_page_in_a_browser_shows_a_new_problem_and_new_figures_without_a_rel
     try:
         browser.open(server.url)
         browser.text_when(lambda text: "up to date" in text and "153.3184" in text and "live" in text)
+        # the race's figures table fits its box in a window 1100 px wide (beside the pages) and
+        # 800 px wide (above them), and nothing makes the page scroll sideways (the README's
+        # screenshot, docs/preview.png, had its percentiles cut at 1100 px)
+        measure = ("JSON.stringify([...document.querySelectorAll('.figures')].map(f => [f.scrollWidth, f.clientWidth])"
+                   ".concat([[document.documentElement.scrollWidth, document.documentElement.clientWidth]]))")
+        for width in (1100, 800):
+            browser.call("Emulation.setDeviceMetricsOverride", width=width, height=900, deviceScaleFactor=1, mobile=False)
+            boxes = json.loads(browser.evaluate(measure))
+            assert len(boxes) == 2 and all(inner <= outer for inner, outer in boxes), (width, boxes)
+        browser.call("Emulation.clearDeviceMetricsOverride")
         browser.evaluate("window.loaded_once = true")  # gone if the page were loaded again
         damaged(race, "length: 96", "length: x96")
         text = browser.text_when(lambda text: "does not load" in text)

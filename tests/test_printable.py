@@ -60,23 +60,41 @@ def _duplex(data: bytes) -> str:
     return str(PdfReader(io.BytesIO(data)).trailer["/Root"]["/ViewerPreferences"]["/Duplex"])
 
 
-def test_every_pdf_says_how_it_is_printed(tmp_path):
-    """The /Duplex viewer preference each printable declares: a Rally Run! set double-sided,
-    flipped on the edge the set names (its backs are laid out for it); a Rally Risk library
-    one-sided (its cards have no backs); Rallytaire's race and season sheets double-sided."""
-    from conftest import SPECS
-    from sheetgen.registry import load_spec
+def test_every_pdf_says_how_it_is_printed_as_printing_md_says(tmp_path):
+    """docs/printing.md's table "One side or two" read as a player reads it: per game, the
+    /Duplex values its last column names; each game's PDFs (bundled specs of each kind of
+    file it prints: a race, a season, a library, a race with its card, standings, the tile
+    set flipped on either edge, a track, a tile library, a rally's results) ask for one of
+    them, and a game that names two asks for both: a Rally Run! set flipped on the edge the
+    set names (its backs are laid out for it), Rallytaire's race and season sheets double-
+    sided, Rally Risk's and Rallyman's one-sided (cut out, no backs)."""
+    import re
+
+    from conftest import ROOT, SPECS
+    from sheetgen.registry import Figures, load_spec
     from sheetgen.render import build_outputs
 
+    section = (ROOT / "docs" / "printing.md").read_text(encoding="utf-8").split("## One side or two", 1)[1]
+    rows = [line.split("|")[1:-1] for line in section.split("\n## ", 1)[0].splitlines() if line.startswith("| ")][2:]
+    said = {cells[0].strip(): {f"/{v}" for v in re.findall(r"`(\w+)`", cells[3])} for cells in rows}
+    assert sorted(said) == ["Rally Risk", "Rally Run!", "Rallyman GT and DIRT", "Rallytaire"]
     house = SPECS / "rally_run" / "house_set.yaml"
-    assert _duplex(build_outputs(load_spec(house))[0]) == "/DuplexFlipLongEdge"
     short = tmp_path / "short.yaml"
     short.write_text(house.read_text(encoding="utf-8").replace("duplex: long_edge", "duplex: short_edge"), encoding="utf-8")
-    assert _duplex(build_outputs(load_spec(short))[0]) == "/DuplexFlipShortEdge"
-    assert _duplex(build_outputs(load_spec(SPECS / "rally_risk" / "sections.yaml"))[0]) == "/Simplex"
-    # a Rallytaire race of two stages is one sheet front and back; a season leaves blank pages for it
-    assert _duplex(build_outputs(load_spec(SPECS / "rallytaire" / "monte_carlo.yaml"))[0]) == "/DuplexFlipLongEdge"
-    assert _duplex(build_outputs(load_spec(SPECS / "seasons" / "winter_season.yaml"))[0]) == "/DuplexFlipLongEdge"
+    printed = {
+        "Rallytaire": [SPECS / "rallytaire" / "monte_carlo.yaml", SPECS / "seasons" / "winter_season.yaml"],
+        "Rally Risk": [SPECS / "rally_risk" / name for name in ("sections.yaml", "safari_1.yaml", "results.yaml")],
+        "Rally Run!": [house, short],
+        "Rallyman GT and DIRT": [SPECS / "rallyman" / name for name in ("tiny.yaml", "tiles.yaml", "results/winter_rally.yaml")],
+    }
+    for game, paths in printed.items():
+        asked = set()
+        for path in paths:
+            spec = load_spec(path)
+            # (a track's par is not what this reads: left out)
+            figures = Figures.given(spec, None) if game.startswith("Rallyman") else None
+            asked.add(_duplex(build_outputs(spec, figures=figures)[0]))
+        assert asked == said[game], (game, asked, said[game])
 
 
 def page_numbers(data: bytes, alone: bool = False) -> list[str]:

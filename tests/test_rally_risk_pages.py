@@ -259,7 +259,7 @@ def test_the_calendar_prints_no_section_lists_besides_the_course_sheets():
             assert leg.section.name in text, (race.name, leg.section.name)
 
 
-# --------------------------------------------------------------------------- standings# --------------------------------------------------------------------------- standings
+# --------------------------------------------------------------------------- standings
 
 
 @pytest.mark.parametrize("paper", ["a4", "letter"])

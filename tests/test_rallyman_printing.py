@@ -157,6 +157,21 @@ def test_no_map_page_of_lakeside_prints_track_only_in_its_cut_bands():
     _check_map_pages("dirt_lakeside", "a4")
 
 
+@pytest.mark.slow  # (3-6 s a paper; in the default suite: test_render_rallyman's test_neighbouring_pages_line_up)
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_the_printed_map_pages_of_lakeside_line_up_around_those_left_out(paper):
+    """Lakeside's grid leaves out pages without track (A1 and D1 on A4; E1 too on Letter): the
+    pages printed still line up with each neighbour on their overlap marks, every space in a
+    band two pages share on both within 0.1 mm (tests/test_render_rallyman.py's check)."""
+    from test_render_rallyman import pages_line_up
+
+    data = pdf("dirt_lakeside", paper)
+    found = map_page_indices(data)
+    assert "A1" not in found and "D1" not in found and "A2" in found and "D2" in found and "C1" in found
+    pairs, checked = pages_line_up(data, 30.0)
+    assert pairs >= 5 and checked >= 10, (pairs, checked)
+
+
 @pytest.mark.slow  # every bundled track on both papers (Wide Boulevard's A4 page I2 among them): a minute
 @pytest.mark.parametrize("paper", ["a4", "letter"])
 @pytest.mark.parametrize("name", TRACKS)

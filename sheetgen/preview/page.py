@@ -41,7 +41,9 @@ def figures_table(value: Any, depth: int = 0, label: str = "") -> str:
         if not value:
             return "<span class=none>none</span>"
         if depth and len(value) <= 6 and all(_scalar(v) for v in value.values()):
-            return " &middot; ".join(f"{_e(_label(k))} {figures_table(v)}" for k, v in value.items())
+            # a name and its value kept on one line ("p50 153.3"), the line broken between pairs
+            pairs = (f"<span class=pair>{_e(_label(k))} {figures_table(v)}</span>" for k, v in value.items())
+            return " &middot; ".join(pairs)
         rows = "".join(
             f"<tr><th>{_e(_label(k))}</th><td>{figures_table(v, depth + 1, _label(k))}</td></tr>"
             for k, v in value.items()
@@ -199,19 +201,31 @@ li.error code { color: #a00; } li.warning code { color: #8a5a00; }
 ul.problems a { color: inherit; }
 pre.quote { margin: 2px 0 0 0; background: #f6f4f0; padding: 2px 6px; }
 p.ok { color: #2a6a2a; } p.stale, p.draft-note, p.failure { color: #8a5a00; }
-.columns { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 16px; }
-@media (max-width: 900px) { .columns { grid-template-columns: minmax(0, 1fr); } }
+.columns { display: grid; grid-template-columns: minmax(0, 1fr) fit-content(62%); gap: 16px; }
+.figures-column { min-width: 0; }
+@media (max-width: 1080px) {
+  .columns { grid-template-columns: minmax(0, 1fr); }
+  .figures-column { order: -1; }
+}
 .pages { display: flex; flex-wrap: wrap; gap: 12px; }
 figure.page { margin: 0; max-width: 100%; }
 figure.page img { display: block; max-width: min(100%, 560px); height: auto; border: 1px solid #bbb; background: #fff; }
 figure.page.dimmed img { opacity: 0.75; border: 2px dashed #c80; }
-.figures { overflow-x: auto; }
+.figures {
+  overflow-x: auto;
+  background:
+    linear-gradient(to right, #fff 30%, rgba(255, 255, 255, 0)) left / 32px 100% no-repeat local,
+    linear-gradient(to left, #fff 30%, rgba(255, 255, 255, 0)) right / 32px 100% no-repeat local,
+    radial-gradient(farthest-side at 0 50%, rgba(0, 0, 0, 0.3), transparent) left / 12px 100% no-repeat scroll,
+    radial-gradient(farthest-side at 100% 50%, rgba(0, 0, 0, 0.3), transparent) right / 12px 100% no-repeat scroll;
+}
 figcaption { font-size: 13px; color: #555; }
 .figures table { border-collapse: collapse; font-size: 13px; }
 .figures th, .figures td { border: 1px solid #ccc; padding: 1px 6px; text-align: left; vertical-align: top; }
 .figures table.pairs > tbody > tr > th { background: #f3f1ed; }
 .figures thead th { background: #e8e6e1; }
 span.none { color: #999; }
+span.pair { white-space: nowrap; }
 """
 
 #: the script: on every version the update channel announces, the changing part is fetched

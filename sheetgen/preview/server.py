@@ -480,6 +480,12 @@ class Preview:
                     problems=[],
                     doing="solving and drawing the pages",
                 )
+            elif stage == "pages" and any(p["severity"] == "error" for p in message["problems"]):
+                # nothing drawn (a template file with a mistake): the spec is refused as render
+                # refuses it, the pages of the last version drawn stay, said to be old
+                state.update(status="refused", problems=message["problems"], stale=bool(state["pages"]), doing="")
+                for problem in state["problems"]:
+                    problem["link"] = _relative(os.path.dirname(os.path.abspath(entry.path)), problem["file"])
             elif stage == "pages":
                 entry.pictures = [p["png"] for p in message["pages"]]
                 entry.pictures_revision = entry.started

@@ -9,18 +9,25 @@ through its start and finish back on itself, driven for its laps), of a length i
 given size laid as they are, no two tiles on one place and no road running into a tile
 beside it.
 
+A circuit is also laid whole, as a loop of corners all turning one way joined by straights
+in numbers that close it by construction (`loop_layouts`), where a tile driven the other way
+may meet one laid as drawn with the road stepping one row sideways; an easy circuit is laid
+that way first (the piece-by-piece search seldom closes a circuit of gentle corners).
+
 Each layout is written as an ordinary track spec, loaded back and checked by the track's own
-checks (what `validate --strict` says), then rated and kept only when it is in the requested
-difficulty band. GT tracks are rated by the exact par solve (`rate_gt`, `BANDS`: the delay
-against a straight as long, the par policy's losses of control a lap and its worst cell, the
-dangerous corners); DIRT tracks by features read off the track's cells (`dirt_features`,
-`DIRT_BANDS`) because the exact DIRT solve takes 4-14 s a stage (docs/rallyman_generate.md says
-how each band was calibrated).
+checks (what `validate --strict` says), then rated by the exact analysis and kept only when it
+is in the requested difficulty band: GT tracks by the exact par solve (`rate_gt`, `BANDS`: the
+delay against a straight as long, the par policy's losses of control a lap and its worst cell,
+the dangerous corners), DIRT tracks by the exact DIRT par solve (`rate_dirt`, `DIRT_BANDS`: the
+delay against a DIRT straight, the losses of control a step, the dangerous corners); a cheap
+guess from the pieces passes over layouts far outside the band unsolved
+(docs/rallyman_generate.md says how each band was calibrated).
 
 Every random choice comes from ``random.Random(seed)``; the same library, box and options
 give the same file, byte for byte. Work is bounded by counts, never by a clock: `MAX_SEARCH`
-search steps in all (`MAX_NODES` a layout) and `SOLVE_BUDGET` cells x laps of exact solves
-(a GT track of at most `MAX_SOLVE_SIZE` cells x laps), so that a request is answered in a
+search steps in all (`MAX_NODES` a layout), `MAX_LOOPS` loops, and `SOLVE_BUDGET` cells x laps
+of exact GT solves (a GT track of at most `MAX_SOLVE_SIZE` cells x laps) or `DIRT_SOLVE_BUDGET`
+cells of DIRT solves, so that a request is answered in a
 few seconds of CPU (benchmarks/bench_rallyman_generate.py) or refused saying which
 constraint failed.
 """
@@ -59,7 +66,7 @@ MAX_SEARCH = 12000
 MAX_SOLVE_SIZE = 300
 #: cells of a generated track at most (and at least)
 MIN_CELLS, MAX_CELLS = 12, 400
-#: a DIRT track is rated by features; its length is held to what the exact DIRT solve takes
+#: a DIRT track's length is held to what the exact DIRT solves of a request take
 MAX_DIRT_CELLS = 150
 
 
@@ -435,6 +442,8 @@ def layouts(
 #: each tries on the table
 MAX_LOOPS = 80
 MAX_CLOSINGS = 6
+#: a loop may let the road step one row sideways where a tile driven the other way meets one
+#: laid as drawn (`layout.meet`); the piece-by-piece search does not
 SHIFT = True
 
 

@@ -272,7 +272,7 @@ SWEEP = [
     ("dirt", None, (60, 100), "hard"),
     ("gt", 2, (50, 90), "medium"),
     ("gt", 3, (40, 80), "hard"),
-    ("dirt", 1, (40, 90), "hard"),
+    ("dirt", None, (50, 90), "medium"),
     ("gt", 1, (50, 90), "easy"),
     ("gt", 2, (50, 90), "easy"),
 ]
@@ -348,7 +348,13 @@ def test_a_box_file_limits_the_tiles_and_is_named_in_the_command_that_rebuilds_t
         ),
         (
             ["--laps", "3", "--variant", "dirt"],
-            "--laps 3: a Rallyman DIRT track is driven once; give --laps 1 for a DIRT circuit or --stage",
+            "--laps 3: a generated Rallyman DIRT track is a stage, rated by the exact DIRT analysis, which drives a "
+            "track from its start to its finish, not round a circuit; give --stage",
+        ),
+        (
+            ["--laps", "1", "--variant", "dirt"],
+            "--laps 1: a generated Rallyman DIRT track is a stage, rated by the exact DIRT analysis, which drives a "
+            "track from its start to its finish, not round a circuit; give --stage",
         ),
         (
             ["--laps", "3", "--length", "150..200"],

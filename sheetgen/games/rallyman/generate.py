@@ -862,9 +862,12 @@ class Generated:
 def check_request(library: Library, pieces: _Pieces, box: Box, request: Request) -> None:
     """Refuse at once what no layout can meet, saying which constraint fails."""
     lo, hi = request.length
-    if request.variant is Variant.DIRT and request.circuit and request.laps != 1:
+    if request.variant is Variant.DIRT and request.circuit:
+        # the DIRT engine finishes a car on the finish spaces, which a circuit's start lies just
+        # behind: its exact par is a few seconds whatever the loop, so no band can be judged
         raise GenerateError(
-            f"--laps {request.laps}: a Rallyman DIRT track is driven once; give --laps 1 for a DIRT circuit or --stage"
+            f"--laps {request.laps}: a generated Rallyman DIRT track is a stage, rated by the exact DIRT analysis, "
+            "which drives a track from its start to its finish, not round a circuit; give --stage"
         )
     if library.variant is not None and library.variant is not request.variant:
         raise GenerateError(

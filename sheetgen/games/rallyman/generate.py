@@ -194,6 +194,15 @@ class _Pieces:
     road: list[Piece]
     frame: str = "standard"
     meets: dict[tuple[tuple[str, bool], tuple[str, bool]], bool] = field(default_factory=dict)
+    shifted: dict[tuple[tuple[str, bool], tuple[str, bool]], bool] = field(default_factory=dict)  # meet(shift=True)
+
+    def meet(self, a: Piece, b: Piece, shift: bool = False) -> bool:
+        """`layout.meet`, worked out once per pair (and `shift`)."""
+        known = self.shifted if shift else self.meets
+        key = (a.key, b.key)
+        if key not in known:
+            known[key] = meet(a, b, self.frame, shift)
+        return known[key]
 
     def follows(self, a: Piece) -> list[Piece]:
         """The pieces that meet `a` (worked out once per pair)."""
@@ -490,11 +499,10 @@ def loop_layouts(
     firsts = [p for p in pieces.loops if box.holds(p.tile) >= 1]
     if not request.circuit or not firsts:
         return
-    frame = library.frame
     lo, hi = request.length
     for _attempt in range(MAX_LOOPS):
         first = _ordered(rng, firsts, 1.0)[0]
-        both = [p for p in pieces.road if meet(first, p, frame, SHIFT) and meet(p, first, frame, SHIFT)]
+        both = [p for p in pieces.road if pieces.meet(first, p, SHIFT) and pieces.meet(p, first, SHIFT)]
         corners = [p for p in both if p.turn != 0]
         straights = [p for p in both if p.turn == 0]
         sign = rng.choice((1, -1))
@@ -571,17 +579,17 @@ def _lay_loop(
         if p is not None:
             options = [p]
         else:  # a straight that meets the road as laid first: the road steps sideways at corners only
-            options = sorted(_ordered(rng, straights, lean), key=lambda o: not meet(last.piece, o, search.frame))
+            options = sorted(_ordered(rng, straights, lean), key=lambda o: not pieces.meet(last.piece, o))
         for option in options:
             rotation = (last.out + 3 - (option.entry or 0)) % 6
-            if meet(last.piece, option, search.frame, SHIFT) and search._fits(option, q, r, rotation, allowed):
+            if pieces.meet(last.piece, option, SHIFT) and search._fits(option, q, r, rotation, allowed):
                 search._add(Laid(option, q, r, rotation))
                 break
         else:
             return None
     end = search.laid[-1]
     home = DIRECTIONS[end.out] if end.out is not None else None
-    if home is None or (end.q + home.q, end.r + home.r) != (0, 0) or not meet(end.piece, first, search.frame, SHIFT):
+    if home is None or (end.q + home.q, end.r + home.r) != (0, 0) or not pieces.meet(end.piece, first, SHIFT):
         return None
     return list(search.laid), len(search.cells)
 

@@ -671,7 +671,8 @@ class DirtBand:
 
 
 #: DIRT bands on the exact figures (docs/rallyman_generate.md: calibrated on 75 generated stages,
-#: the delay's tertiles and the losses' 90th and 10th percentiles within them)
+#: benchmarks/calibrate_rallyman_dirt.py: the delay's tertiles and the losses' 90th and 10th
+#: percentiles within them)
 DIRT_BANDS = {
     "easy": DirtBand((-1.0, 0.09), (0.0, 0.03)),
     "medium": DirtBand((0.09, 0.58), (0.0, 0.04)),

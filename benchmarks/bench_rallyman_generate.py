@@ -2,9 +2,11 @@
 
 Every track counted was laid from the bundled library within its box and a 150 x 90 cm table,
 loaded back and passed the track's checks (what `validate --strict` says), and is inside its
-difficulty band: GT by the exact par solve, DIRT by its features (docs/rallyman_generate.md).
+difficulty band by the exact analysis: GT by the exact par solve, DIRT by the exact DIRT par
+solve (docs/rallyman_generate.md).
 A request refused (no layout in the band within the budget) counts its CPU time and no track.
-The figures cache is off (SHEETGEN_CACHE=off), so that every GT track is solved.
+The figures cache is off (SHEETGEN_CACHE=off), so that every GT track is solved (DIRT
+ratings are not cached).
 
     python benchmarks/bench_rallyman_generate.py [--seeds N]
 
@@ -32,6 +34,8 @@ SHAPES = [
     ("GT stage easy", "gt", None, (30, 60), "easy"),
     ("GT stage medium", "gt", None, (50, 90), "medium"),
     ("GT stage hard", "gt", None, (50, 90), "hard"),
+    ("GT circuit 1 lap easy", "gt", 1, (50, 90), "easy"),
+    ("GT circuit 2 laps easy", "gt", 2, (50, 90), "easy"),
     ("GT circuit 2 laps medium", "gt", 2, (50, 90), "medium"),
     ("GT circuit 3 laps hard", "gt", 3, (40, 80), "hard"),
     ("DIRT stage easy", "dirt", None, (40, 80), "easy"),

@@ -346,7 +346,7 @@ GAME = Game(
         ),
         Option(
             "laps",
-            "a circuit of N laps, 1 to 10 (default: a point-to-point stage; DIRT: 1)",
+            "a GT circuit of N laps, 1 to 10 (default: a point-to-point stage; a DIRT track is a stage)",
             ("generate",),
             between=(1, 10),
             metavar="N",

@@ -121,10 +121,13 @@ def _placed(piece: Piece, q: int, r: int, rotation: int, frame: str) -> dict[Hex
     }
 
 
-def meet(a: Piece, b: Piece, frame: str) -> bool:
+def meet(a: Piece, b: Piece, frame: str, shift: bool = False) -> bool:
     """Whether `b` can follow `a`: a laid at (0, 0) unturned, b on the tile its road leaves
     toward, turned to enter from there, with as many lanes across their side as a leaves in,
-    and the half cells they share the same (the track's own checks see the rest)."""
+    and the half cells they share the same (the track's own checks see the rest). With
+    `shift`, the half cells may give their space different lane numbers: the road steps one
+    row sideways there (a tile driven the other way beside one driven as drawn, RM-18), which
+    the tile edge check (RM-8) and the moves allow."""
     if a.exit is None or b.entry is None or a.lanes_out != b.lanes_in:
         return False
     d = DIRECTIONS[a.exit]
@@ -133,7 +136,7 @@ def meet(a: Piece, b: Piece, frame: str) -> bool:
     theirs = _placed(b, d.q, d.r, rotation, frame)
     for h in set(mine) & set(theirs):
         x, y = mine[h], theirs[h]
-        if (x.heading, x.lane, x.marks()) != (y.heading, y.lane, y.marks()):
+        if (x.heading, x.marks()) != (y.heading, y.marks()) or (x.lane != y.lane and not shift):
             return False
     return True
 

@@ -402,10 +402,10 @@ def test_bad_options_are_usage_errors_in_rallyman_s_own_words(run, folder, args,
 
 
 def test_options_of_one_name_keep_each_game_s_parser_and_a_switch_is_one_game_s(run):
-    # Rallytaire's --length is spaces 2..300, Rallyman's cells 12..400: each game reads its own
+    # Rallytaire's --length is spaces 2..160, Rallyman's cells 12..400: each game reads its own
     result = run("generate", "rallytaire", "--seed", "1", "--length", "5..350")
     assert result.stderr.strip().splitlines()[-1] == (
-        "Error: Invalid value for '--length': expected 2 <= MIN <= MAX <= 300, got 5..350"
+        "Error: Invalid value for '--length': expected 2 <= MIN <= MAX <= 160, got 5..350"
     )
     result = run("generate", "rallytaire", "--seed", "1", "--stage")
     assert result.exit_code == 2

@@ -339,7 +339,7 @@ def draw_damage_bag_page(sheet: Sheet, track) -> None:
             sheet.stroke(width=sheet.ink.thin_width, dash=(1.5, 1.5))
             sheet.c.line(tx + 1.5 * MM, ty + side / 2 * MM, tx + (side - 1.5) * MM, ty + side / 2 * MM)
             sheet.stroke(width=sheet.ink.thin_width)
-            _token_words(sheet, tx, ty, side, "shortcut: " + SHORTCUT_SIDES.get(short, short), side * 0.26, False)
+            _token_words(sheet, tx, ty, side, "shortcut:\n" + SHORTCUT_SIDES.get(short, short), side * 0.26, False)
     y -= (rows * side + 5) * MM
     sheet.text(x, y, "Cut along the solid lines only.", "small")
     page_footer(sheet, "house way to play: not in the rulebook")
@@ -350,7 +350,8 @@ def _token_words(sheet: Sheet, tx: float, ty: float, side: float, words: str, mi
     """`words` centred in a token whose bottom-left corner is (tx, ty) points, their middle
     `mid` mm above its bottom, at 6 pt (wrapped)."""
     size = 6.0
-    lines = wrap(sheet, words, (side - 2.5) * MM, size, bold)
+    # each line of `words` wrapped apart: "shortcut:" above its side's words, which keep together
+    lines = [line for part in words.split("\n") for line in wrap(sheet, part, (side - 2.5) * MM, size, bold)]
     lead = 2.6 * MM
     top = ty + mid * MM + (len(lines) - 1) * lead / 2 - 0.36 * size
     for k, line in enumerate(lines):

@@ -497,6 +497,11 @@ def test_greedy_loops_stop_and_are_counted_apart(run):
         "drivers would play the same turns for ever. No winner: a loop."
     )
     assert play(house(), 1002029, 2, policy="random").looped is None  # a random player may leave
+    # analyze's 30 two-player games of seed 1 hold that game: 1 loop, counted apart, 29 finished
+    data = analyze_set(house(), games=30, players=2, budget=0)
+    assert (data["finished_share"], data["looping_share"]) == (0.9667, 0.0333)
+    assert data["by_players"][0]["looping_share"] == 0.0333
+    assert "2 players, 30 games: finished 97%, looping 3%, median 12 rounds" in format_analysis_text(data)
 
 
 # --------------------------------------------------------------------------- printing

@@ -534,18 +534,31 @@ def test_the_drivers_work_in_a_race_is_one_turn_a_plan_and_each_state_once():
     """RD-24 (issue 34: a damaged car's lookahead solved the states the table lacks again and
     again, recursively, in Python; this 2-car Lakeside race took 19.8 s of CPU, Forest Stage's
     6-car races over 20 s). Counted, not timed: every plan the driver looks for is one turn of
-    the par's programme (no recursion), planned again over the plans the engine allows only
-    where the cars about refuse it; every state the table lacks is solved once, at most the
-    track's states (cells x gears x coast dice lost x slide spaces)."""
+    the par's programme alone (no recursion), solved twice more only where the cars about
+    refuse its plan: as if they asked no gear of a die beside them (a bound) and as if they
+    asked it of every such die (plans the engine allows: played, here once above the bound);
+    every plan is one the engine allows; every state the table lacks is solved once, at most
+    the track's states (cells x gears x coast dice lost x slide spaces)."""
     track = registry.load_spec("track_specs/rallyman/dirt_lakeside.yaml").model
     ruleset = ruleset_of(track)
     solved = sd.par(rd.DirtStage(track, ruleset, damage=False))
     look = Lookahead(solved)
     driver = DirtDriver(solved, "par", look)
-    final = playout(rd.DirtRace.start(rd.DirtStage(track, ruleset), 2), driver, random.Random(4))
+    stage_ = rd.DirtStage(track, ruleset)
+
+    def checked(state: rd.DirtRace):
+        if state.phase == rd.PLAN and not state.plan and state.next_dice():
+            plan, car, traffic = driver.plan_for(state), state.car, state.traffic(state.turn)
+            assert plan and all(
+                s in rd.dirt_steps(stage_, car, plan[:i], state.slot == 0, traffic) for i, s in enumerate(plan)
+            )
+        return driver(state)
+
+    final = playout(rd.DirtRace.start(stage_, 2), checked, random.Random(4))
     assert all(c.finished for c in final.cars)
     looked = sum(1 for how, _plan in driver._plans.values() if how == "lookahead")
-    assert look.turns == looked == 8 and 0 < look.enumerated < look.turns
+    assert look.turns == looked == 8 and look.programmes == 1 * 8 + 2 * 1 <= 3 * look.turns
+    assert (look.strict, look.enumerated) == (1, 0)
     assert look.solves == 1 and look.solved_states == len(look.known) - len(solved.value) == 270
     st = solved.stage
     assert look.solved_states <= len(track.cells) * (st.top_gear + 1) * (sd._coast_dice(st) + 1) * 3

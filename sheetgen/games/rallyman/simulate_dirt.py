@@ -13,7 +13,8 @@ solved: the car alone or the others out of its way, no dice lost that it uses, n
 its way. Otherwise (gear or brake dice lost to a crash, no leader die behind the first
 player, a car or mud in the way, more coast and leader dice lost than the solve counts) the
 driver looks one turn ahead (:class:`Lookahead`): over every plan the engine allows the car
-now (its own dice, the cars about, the mud), flat out, it takes the least expected time,
+now (its own dice, the cars about, the mud), flat out, it takes the least expected time (or,
+among cars, RD-24, the least of those that do not count on passing a car at any speed),
 each end of the turn (under control, or a loss with the deck's SISU, Spin and Crash) valued
 by the solved par value table at the car's state with the dice it has lost left out (the
 undamaged car's value: the rest of the stage as if repaired). The same dynamic programme as
@@ -22,20 +23,25 @@ the solve's, over the cautions so far, on one turn.
 **Its work is bounded** (RD-24). The turn is planned by the par's own programme
 (:func:`solve_dirt.turn_plan`: the compiled kernel where it is built) over the car's own
 dice, the other cars left out; where the engine allows that plan among the cars it is the
-best they allow, else the turn is planned again here over the plans the engine allows (a
-partial plan's key holds which cars it has been beside, RG-33, not the cells it stood on).
-A state the table lacks (one a car alone never reaches: a coast die lost where it takes no
-shortcut, gear 0 where cars forced a loss) is valued by the par's programme solved from
-there (:func:`solve_dirt.solve_from`), every state it reaches kept, so each is solved once
-per solve, never recursively in Python (the lookahead's values and fronts are kept for the
-last solve's races). With no die within the limits (RD-17), the driver goes over in the
-lowest gear (the least damage), as before.
+best they allow. Else the programme is solved twice more among the cars and the mud, each
+die from the state it leaves: as if no car asked its gear of a die beside it (a bound: no
+plan the engine allows does better; its plan is played when the engine allows it), and as if
+every car asked it of every die beside it, wherever the plan stood before (plans the engine
+allows, RG-33 allowing more: the driver does not count on "once beside, any speed"; played,
+the best the engine allows where it meets the bound). Only where that finds no plan is the
+turn planned here over the plans the engine allows (a partial plan's key holds which cars it
+has been beside, RG-33, not the cells it stood on). A state the table lacks (one a car alone
+never reaches: a coast die lost where it takes no shortcut, gear 0 where cars forced a loss)
+is valued by the par's programme solved from there (:func:`solve_dirt.solve_from`), every
+state it reaches kept, so each is solved once per solve, never recursively in Python (the
+lookahead's values and fronts are kept for the last solve's races). With no die within the
+limits (RD-17), the driver goes over in the lowest gear (the least damage), as before.
 """
 
 from __future__ import annotations
 
 import random
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from math import comb
 from typing import Any
 
@@ -78,12 +84,16 @@ class Lookahead:
         #: such state met (solve_dirt.solve_from: the car alone, undamaged), each state once
         self.known: dict = dict(solved.value)
         #: the work done (a count, not a clock): the states solved beyond the table and the
-        #: solves that found them; the turns planned by the par's programme on the car's own
-        #: dice, and those of them whose plan the cars about refused, planned again here
-        #: over the plans the engine allows (each one turn, no recursion)
+        #: solves that found them; the turns planned, the par's programme solved on one turn
+        #: for them (once alone, twice more among cars: at most 3 a turn), the turns whose plan
+        #: may not be the best the engine allows (`strict`), and those planned here over the
+        #: plans the engine allows, where the programme among the cars found none
+        #: (`enumerated`; each one turn, no recursion)
         self.solved_states = 0
         self.solves = 0
         self.turns = 0
+        self.programmes = 0
+        self.strict = 0
         self.enumerated = 0
         #: the fronts of partial plans, per context (the car's dice lost, first or not, the others)
         self.fronts: dict = {}
@@ -117,9 +127,24 @@ class Lookahead:
         no die can be placed)."""
         self.turns += 1
         self.value(car.cell, car.gear, car.lost_count("coast"), car.slide)  # every state on from here known
+        self.programmes += 1
         seconds, plan = turn_plan(self.solved, car, first, self.known)
         if not plan or _playable(stage, car, plan, first, traffic):
             return seconds, plan  # (the cars about refuse no die of it: the best they allow)
+        # among the cars: the best plan if they asked no gear of a die beside them (a bound:
+        # no plan the engine allows does better), and the best if they asked it of every die
+        # beside them (each die from the state it leaves: plans the engine allows)
+        self.programmes += 2
+        unasked = _Unasked(traffic.cars, traffic.mud, traffic.me, traffic.slides)
+        low, plan = turn_plan(self.solved, car, first, self.known, unasked)
+        if plan and _playable(stage, car, plan, first, traffic):
+            return low, plan
+        seconds, plan = turn_plan(self.solved, car, first, self.known, traffic)
+        if plan and _playable(stage, car, plan, first, traffic):
+            # the best of the plans that do not count on RG-33's "any speed once beside": the
+            # best the engine allows when it is no worse than the bound (RD-24)
+            self.strict += seconds > low + 1e-12
+            return seconds, plan
         self.enumerated += 1
         limit = stage.limit
         lost = car.lost_count("coast")
@@ -194,6 +219,15 @@ class Lookahead:
             return BIG, ()
         vec, plan = min(root, key=lambda c: (c[0][0], len(c[1])))
         return vec[0], plan
+
+
+@dataclass(frozen=True)
+class _Unasked(Traffic):
+    """The cars and the mud as they stand, but no car asking its gear of a die beside it
+    (RG-33 left out): a bound on the plans the engine allows."""
+
+    def others(self) -> rd.Others:
+        return rd.DirtOthers(())
 
 
 def _playable(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool, traffic: Traffic) -> bool:

@@ -145,13 +145,18 @@ def solve_from(result: DirtPar, state: tuple, known: dict) -> dict:
     return {k: v for k, v in value.items() if k not in known}
 
 
-def turn_plan(result: DirtPar, car: DirtCar, first: bool, known: dict) -> tuple[float, tuple[DStep, ...]]:
+def turn_plan(
+    result: DirtPar, car: DirtCar, first: bool, known: dict, traffic: rd.Traffic | None = None
+) -> tuple[float, tuple[DStep, ...]]:
     """One turn of the par's programme from `car`'s state with the car's own dice (those lost
     to damage left out; the leader die only when it plays first), the other cars left out,
     each end of the turn valued from `known`, which must hold every state a car alone and
     undamaged reaches from there (:func:`solve_from`): the least expected time and its plan
     (BIG, (): no die can be placed). The simulation's driver plays it where the engine allows
-    it among the cars (RD-22)."""
+    it among the cars (RD-22, RD-24). With `traffic`, each die is the engine's among those cars
+    and that mud from the state it leaves, as if the turn started there: the cars a die from
+    it is beside ask their gear of it whatever cells the plan stood on before (RG-33 asks it
+    only of the die that first brings the car beside a car)."""
     start = (car.cell, car.gear, min(car.lost_count("coast"), _coast_dice(result.stage)), car.slide)
     others = {k: v for k, v in known.items() if k != start}
     with solve.collector_paused():
@@ -160,9 +165,10 @@ def turn_plan(result: DirtPar, car: DirtCar, first: bool, known: dict) -> tuple[
             frozenset(),
             others,
             frozenset(),
-            steps=result.steps,
+            steps=result.steps if traffic is None else {},
             start=start,
             pool=rd.dice_pool(result.stage, car, first),
+            traffic=traffic,
         )
     return value[start], choice.get(start, ())
 
@@ -190,6 +196,7 @@ def _dp(
     steps: dict | None = None,
     start: tuple | None = None,
     pool: tuple | None = None,
+    traffic: rd.Traffic | None = None,
 ):
     """The dynamic programme of :func:`par`: (the start state, the values of the states
     solved, the plan of each (with `choose`; else {}), and each cell's onward cells: where a
@@ -198,7 +205,9 @@ def _dp(
     of states met before (rules_dirt.dirt_steps, no ban), kept there. `start`: the state
     solved from (None: the grid's, gear 0); `pool`: the dice of the turns with the start's
     count of coast dice lost (rules_dirt.dice_pool; None: the car's first in every round,
-    undamaged but for its coast dice). The compiled kernel
+    undamaged but for its coast dice); `traffic`: the other cars and the mud, each die's as
+    the engine gives it from the state it leaves (None: a car alone; `steps` must then not be
+    the par's). The compiled kernel
     (accel.dirt_par_tables) solves it where it is built; the Python below is the reference
     and the fallback, the same floats (tests/test_rallyman_kernel.py)."""
     limit = stage.limit
@@ -223,7 +232,11 @@ def _dp(
             every = engine.get(k)
             if every is None:
                 car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
-                every = engine[k] = rd.dirt_steps(stage, car, (), braked=braked)
+                every = engine[k] = (
+                    rd.dirt_steps(stage, car, (), braked=braked)
+                    if traffic is None
+                    else rd.dirt_steps(stage, car, (), traffic=traffic, braked=braked)
+                )
             nexts = onward.setdefault(cell, set())
             for s in every:
                 nexts.add(s.to)

@@ -27,7 +27,7 @@ def cpu_of(spec: Path, cars: int, seed: int) -> float:
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     subprocess.run(
         [sys.executable, "-m", "sheetgen", "simulate", str(spec), "--cars", str(cars), "--seed", str(seed)],
-        check=True, stdout=subprocess.DEVNULL, env=env,
+        check=True, stdout=subprocess.DEVNULL, env=env, cwd=ROOT,  # (python -m imports from the working folder first)
     )
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime

@@ -232,6 +232,21 @@ def test_pages_name_sections_and_rallies_not_ids():
         assert "_" not in text and "rally montecarlo" not in text, name
 
 
+def test_the_course_sheet_says_whether_the_mechanics_placement_is_proven():
+    """RR-30 (issue 34: "Mechanics placement is called optimal and is not ... call it what it
+    is everywhere"): the course sheet of a race whose placements the exact search proves says
+    "proven"; Safari 1's, whose budget runs out, says "best found" and the most another could
+    save, and neither "proven" nor "optimal"."""
+    for name, data in _every_race_pdf("a4"):
+        text = " ".join(PdfReader(io.BytesIO(data)).pages[0].extract_text().split())
+        assert "optimal" not in text.lower(), name
+        if name == "safari_1":
+            assert "mechanics: best found; another may save 0.025 rounds at most" in text
+            assert "proven" not in text
+        else:
+            assert "mechanics: no placement costs less (proven)" in text, name
+
+
 # --------------------------------------------------------------------------- no repeats
 
 

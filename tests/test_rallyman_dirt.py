@@ -19,8 +19,8 @@ from sheetgen.games.rallyman import rules_dirt as rd
 from sheetgen.games.rallyman import solve_dirt as sd
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.model import Cell, Track, Variant
-from sheetgen.games.rallyman.ruleset import default
-from sheetgen.games.rallyman.simulate_dirt import DirtDriver
+from sheetgen.games.rallyman.ruleset import default, ruleset_of
+from sheetgen.games.rallyman.simulate_dirt import DirtDriver, Lookahead
 
 
 def strip(n: int, extra: tuple[Cell, ...] = (), **marks: dict) -> Track:
@@ -507,6 +507,61 @@ def test_a_damaged_cars_expected_time_stays_at_the_best_for_its_dice():
     four_gears = sd.par(rd.DirtStage(st.track, _pool(st.ruleset, **{"5": 0, "6": 0}), damage=False)).time
     assert solved.time <= driven(("gear", 2)) <= four_gears + 1e-9
     assert math.isclose(four_gears, 23.693415637860, rel_tol=1e-9)
+
+
+def test_a_state_the_par_never_reaches_is_solved_once_and_valued_exactly():
+    """RD-24: a state the par's table lacks (a car alone never stands on (1, 1) in gear 6
+    before this limit-3/4 corner) is valued by the par's programme solved from there once,
+    every state it reaches kept: the driver's exact expected time from there (an engine
+    walk) equals that value, and asking again solves nothing more."""
+    st = stage(strip(6, c3_1={"limit": 3}, c3_2={"limit": 4}))
+    solved = sd.par(st)
+    state = (Hex(1, 1), 6, 0, 0)
+    assert state not in solved.value
+    look = Lookahead(solved)
+    value = look.value(*state)
+    race = replace(rd.DirtRace.start(st, 1), cars=(rd.DirtCar(Hex(1, 1), gear=6, entered=True),))
+    assert math.isclose(_expected_time(race, DirtDriver(solved, "par", look), {}), value, rel_tol=1e-12)
+    assert math.isclose(value, 431 / 27, rel_tol=1e-12)
+    assert look.solves == 1 and look.solved_states == len(look.known) - len(solved.value) > 0
+    assert all(k not in solved.value for k in set(look.known) - set(solved.value))
+    for k in set(look.known) - set(solved.value):
+        look.value(*k)
+    assert look.solves == 1
+
+
+def test_the_drivers_work_in_a_race_is_one_turn_a_plan_and_each_state_once():
+    """RD-24 (issue 34: a damaged car's lookahead solved the states the table lacks again and
+    again, recursively, in Python; this 2-car Lakeside race took 19.8 s of CPU, Forest Stage's
+    6-car races over 20 s). Counted, not timed: every plan the driver looks for is one turn of
+    the par's programme alone (no recursion), solved twice more only where the cars about
+    refuse its plan: as if they asked no gear of a die beside them (a bound) and as if they
+    asked it of every such die (plans the engine allows: played, here once above the bound);
+    every plan is one the engine allows; every state the table lacks is solved once, at most
+    the track's states (cells x gears x coast dice lost x slide spaces)."""
+    track = registry.load_spec("track_specs/rallyman/dirt_lakeside.yaml").model
+    ruleset = ruleset_of(track)
+    solved = sd.par(rd.DirtStage(track, ruleset, damage=False))
+    look = Lookahead(solved)
+    driver = DirtDriver(solved, "par", look)
+    stage_ = rd.DirtStage(track, ruleset)
+
+    def checked(state: rd.DirtRace):
+        if state.phase == rd.PLAN and not state.plan and state.next_dice():
+            plan, car, traffic = driver.plan_for(state), state.car, state.traffic(state.turn)
+            assert plan and all(
+                s in rd.dirt_steps(stage_, car, plan[:i], state.slot == 0, traffic) for i, s in enumerate(plan)
+            )
+        return driver(state)
+
+    final = playout(rd.DirtRace.start(stage_, 2), checked, random.Random(4))
+    assert all(c.finished for c in final.cars)
+    looked = sum(1 for how, _plan in driver._plans.values() if how == "lookahead")
+    assert look.turns == looked == 8 and look.programmes == 1 * 8 + 2 * 1 <= 3 * look.turns
+    assert (look.strict, look.enumerated) == (1, 0)
+    assert look.solves == 1 and look.solved_states == len(look.known) - len(solved.value) == 270
+    st = solved.stage
+    assert look.solved_states <= len(track.cells) * (st.top_gear + 1) * (sd._coast_dice(st) + 1) * 3
 
 
 @pytest.mark.slow  # 6 s: a 13-column solve and six 4-car races (the damaged car's exact time stays in the default suite)

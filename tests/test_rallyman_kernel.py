@@ -343,6 +343,36 @@ def test_the_kernel_gives_the_references_dirt_par_where_a_shortcut_is_taken(monk
 
 
 @needs_kernel
+def test_the_kernel_gives_the_references_turn_of_a_damaged_car_and_states_the_par_never_reaches(monkeypatch):
+    """RD-24: the simulation driver's solves (solve_dirt.solve_from, turn_plan) through the
+    kernel and the reference, the same floats and plans: the states a car alone never
+    reaches (the grid with a coast die lost: the table's car loses none there), the first
+    turn of a car with three gear dice and a coast die lost and no leader die, which must
+    play a shorter plan than the par's and expects more time, and a first turn among cars."""
+    from sheetgen.games.rallyman import rules_dirt as rd
+    from sheetgen.games.rallyman import solve_dirt as sd
+
+    solved = sd.par(rd.DirtStage(dirt_strip(1), default("dirt"), damage=False))
+    cell = solved.start[0]
+    state = (cell, 0, 1, 0)
+    assert state not in solved.value
+    more = sd.solve_from(solved, state, solved.value)
+    assert more and more == reference(monkeypatch, sd.solve_from, solved, state, solved.value)
+    known = {**solved.value, **more}
+    car = rd.DirtCar(cell, gear=0, lost=(("gear", 3), ("coast", 1)))
+    seconds, plan = sd.turn_plan(solved, car, False, known)
+    assert (seconds, plan) == reference(monkeypatch, sd.turn_plan, solved, car, False, known)
+    assert sd.describe_plan(solved.choice[solved.start]) == "1,2,coast,3/,4/"
+    assert sd.describe_plan(plan) == "1,2,coast,3/" and seconds > solved.time
+    assert sd.turn_plan(solved, rd.DirtCar(cell, gear=0), True, known) == (solved.time, solved.choice[solved.start])
+    # among cars (RD-24): a car in gear 4 three cells on: the plan stops behind it, 1,2,3
+    ahead = rd.Traffic(((Hex(3, 0), 4, False),))
+    among = sd.turn_plan(solved, rd.DirtCar(cell, gear=0), True, known, ahead)
+    assert among == reference(monkeypatch, sd.turn_plan, solved, rd.DirtCar(cell, gear=0), True, known, ahead)
+    assert sd.describe_plan(among[1]) == "1,2,3" and among[0] > solved.time
+
+
+@needs_kernel
 @pytest.mark.slow  # (the reference: 10 and 20 s)
 @pytest.mark.parametrize("name", ["dirt_lakeside", "dirt_forest_stage"])
 def test_the_kernel_gives_the_references_dirt_par_on_the_bundled_tracks(name, monkeypatch):

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import math
 import random
+import re
 from functools import cache
 from itertools import product
+from pathlib import Path
 
 import pytest
 
@@ -172,6 +174,25 @@ def test_re_allocating_the_dice_after_a_loss_beats_the_par():
         assert "dice resolved in plan order" in words and "optimal" not in words and "best solo policy:" not in words
         assert "best policy" not in words and "re-allocat" in words
 
+
+
+def test_the_readme_and_documents_call_the_par_what_it_is():
+    """RG-34 (issue 34: "stop calling the par the best policy in the printouts and README"):
+    wherever README.md or a document under docs/ calls the Rallyman par the best solo (GT) or
+    flat-out (DIRT) policy or plans, the words go on "with the dice resolved in plan order"
+    (docs/benchmarks.md and docs/architecture.md did not). The rulings document is left out:
+    RG-34 itself says what the par is not."""
+    root = Path(__file__).resolve().parent.parent
+    checked = 0
+    for path in [root / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        if path.name == "rulings.md":
+            continue
+        text = " ".join(path.read_text(encoding="utf-8").split())
+        for found in re.finditer(r"best (solo|flat-out) (policy|plans)", text):
+            checked += 1
+            after = text[found.end() :]
+            assert after.startswith(" with the dice resolved in plan order"), (path.name, text[found.start() - 80 : found.end() + 80])
+    assert checked >= 6
 
 SMALL = {
     "tiny": lambda: load_spec("track_specs/rallyman/tiny.yaml").model,

@@ -13,20 +13,35 @@ solved: the car alone or the others out of its way, no dice lost that it uses, n
 its way. Otherwise (gear or brake dice lost to a crash, no leader die behind the first
 player, a car or mud in the way, more coast and leader dice lost than the solve counts) the
 driver looks one turn ahead (:class:`Lookahead`): over every plan the engine allows the car
-now (its own dice, the cars about, the mud), flat out, it takes the least expected time,
+now (its own dice, the cars about, the mud), flat out, it takes the least expected time (or,
+among cars, RD-24, the least of those that do not count on passing a car at any speed),
 each end of the turn (under control, or a loss with the deck's SISU, Spin and Crash) valued
 by the solved par value table at the car's state with the dice it has lost left out (the
 undamaged car's value: the rest of the stage as if repaired). The same dynamic programme as
-the solve's, over the cautions so far, on one turn. A state the table lacks (one a car alone
-never reaches, e.g. in gear 0 after a loss where cars forced it over a limit) is valued by
-the same lookahead for the undamaged car alone, recursively: the exact solo value, solved
-once. With no die within the limits (RD-17), the driver goes over in the lowest gear (the
-least damage), as before.
+the solve's, over the cautions so far, on one turn.
+
+**Its work is bounded** (RD-24). The turn is planned by the par's own programme
+(:func:`solve_dirt.turn_plan`: the compiled kernel where it is built) over the car's own
+dice, the other cars left out; where the engine allows that plan among the cars it is the
+best they allow. Else the programme is solved twice more among the cars and the mud, each
+die from the state it leaves: as if no car asked its gear of a die beside it (a bound: no
+plan the engine allows does better; its plan is played when the engine allows it), and as if
+every car asked it of every die beside it, wherever the plan stood before (plans the engine
+allows, RG-33 allowing more: the driver does not count on "once beside, any speed"; played,
+the best the engine allows where it meets the bound). Only where that finds no plan is the
+turn planned here over the plans the engine allows (a partial plan's key holds which cars it
+has been beside, RG-33, not the cells it stood on). A state the table lacks (one a car alone
+never reaches: a coast die lost where it takes no shortcut, gear 0 where cars forced a loss)
+is valued by the par's programme solved from there (:func:`solve_dirt.solve_from`), every
+state it reaches kept, so each is solved once per solve, never recursively in Python (the
+lookahead's values and fronts are kept for the last solve's races). With no die within the
+limits (RD-17), the driver goes over in the lowest gear (the least damage), as before.
 """
 
 from __future__ import annotations
 
 import random
+from dataclasses import dataclass, replace
 from math import comb
 from typing import Any
 
@@ -35,7 +50,7 @@ from sheetgen.games.rallyman import rules_dirt as rd
 from sheetgen.games.rallyman.rules_dirt import DirtCar, DirtRace, DirtStage, DStep, Traffic
 from sheetgen.games.rallyman.ruleset import house_note
 from sheetgen.games.rallyman.solve import _pareto
-from sheetgen.games.rallyman.solve_dirt import DirtPar, describe_plan, key_of, par
+from sheetgen.games.rallyman.solve_dirt import DirtPar, describe_plan, key_of, par, solve_from, turn_plan
 
 POLICIES = ("par", "careful")
 
@@ -65,22 +80,36 @@ class Lookahead:
         self.coast_dice = board.get("coast", 0) + board.get("leader", 0)
         self.p_coast = float(dict(stage.shortcut_sides()).get("coast_die", 0))
         self.chance = {d.name: float(d.caution_chance) for d in stage.ruleset.dice}
-        #: states the solved table lacks, valued by the lookahead for the car alone, undamaged
-        self.values: dict = {}
+        #: the solved table's values and those of the states it lacks, solved from the first
+        #: such state met (solve_dirt.solve_from: the car alone, undamaged), each state once
+        self.known: dict = dict(solved.value)
+        #: the work done (a count, not a clock): the states solved beyond the table and the
+        #: solves that found them; the turns planned, the par's programme solved on one turn
+        #: for them (once alone, twice more among cars: at most 3 a turn), the turns whose plan
+        #: may not be the best the engine allows (`strict`), and those planned here over the
+        #: plans the engine allows, where the programme among the cars found none
+        #: (`enumerated`; each one turn, no recursion)
+        self.solved_states = 0
+        self.solves = 0
+        self.turns = 0
+        self.programmes = 0
+        self.strict = 0
+        self.enumerated = 0
         #: the fronts of partial plans, per context (the car's dice lost, first or not, the others)
         self.fronts: dict = {}
         self.lose_memo: dict = {}
 
     def value(self, cell, gear: int, lost: int, slide: int) -> float:
-        """The expected rest of the stage from a state: the solved table's, else solved here."""
+        """The expected rest of the stage from a state: the solved table's, else the par's
+        programme solved from there (once: every state it reaches is kept)."""
         k = (cell, gear, min(lost, self.coast_dice), slide)
-        got = self.solved.value.get(k)
+        got = self.known.get(k)
         if got is None:
-            got = self.values.get(k)
-        if got is None:
-            self.values[k] = BIG  # (every turn moves on: never met again while solving it)
-            car = DirtCar(cell=cell, gear=gear, lost=(("coast", k[2]),) if k[2] else (), slide=slide)
-            got = self.values[k] = self.best(self.solved.stage, car, True, Traffic())[0]
+            more = solve_from(self.solved, k, self.known)
+            self.known.update(more)
+            self.solved_states += len(more)
+            self.solves += 1
+            got = self.known[k]
         return got
 
     def after(self, cell, gear: int, lost: int, slide: int, entries: int) -> float:
@@ -96,9 +125,45 @@ class Lookahead:
     def best(self, stage: DirtStage, car: DirtCar, first: bool, traffic: Traffic) -> tuple[float, tuple[DStep, ...]]:
         """The plan of least expected time for this turn, flat out, and that time (BIG, ():
         no die can be placed)."""
+        self.turns += 1
+        self.value(car.cell, car.gear, car.lost_count("coast"), car.slide)  # every state on from here known
+        self.programmes += 1
+        seconds, plan = turn_plan(self.solved, car, first, self.known)
+        if not plan or _playable(stage, car, plan, first, traffic):
+            return seconds, plan  # (the cars about refuse no die of it: the best they allow)
+        # among the cars: the best plan if they asked no gear of a die beside them (a bound:
+        # no plan the engine allows does better), and the best if they asked it of every die
+        # beside them (each die from the state it leaves: plans the engine allows)
+        self.programmes += 2
+        unasked = _Unasked(traffic.cars, traffic.mud, traffic.me, traffic.slides)
+        low, plan = turn_plan(self.solved, car, first, self.known, unasked)
+        if plan and _playable(stage, car, plan, first, traffic):
+            return low, plan
+        seconds, plan = turn_plan(self.solved, car, first, self.known, traffic)
+        if plan and _playable(stage, car, plan, first, traffic):
+            # the best of the plans that do not count on RG-33's "any speed once beside": the
+            # best the engine allows when it is no worse than the bound (RD-24)
+            self.strict += seconds > low + 1e-12
+            return seconds, plan
+        self.enumerated += 1
         limit = stage.limit
         lost = car.lost_count("coast")
         fronts = self.fronts.setdefault((car.lost, first, traffic), {})
+        # RG-33: all that the dice after a partial plan ask of the cells it stood on (its
+        # start, each die's) is which cars it has been beside: the key holds that, not the cells
+        track = stage.track
+        alone = [replace(traffic.others(), cars=(c,)) for c in traffic.cars]
+        near: dict = {}
+
+        def beside(start: tuple[bool, ...], cells) -> tuple[bool, ...]:
+            out = start
+            for h in cells:
+                if h not in near:
+                    near[h] = tuple(bool(one.alongside(track, h)) for one in alone)
+                out = tuple(a or b for a, b in zip(out, near[h]))
+            return out
+
+        starting = rd._been(track, car, ())
         lose_memo = self.lose_memo
 
         def lose(s: DStep, entries: int) -> float:
@@ -116,13 +181,13 @@ class Lookahead:
             rest = 0.0 if s.finishes else self.after(s.to, s.gear, lost, s.slide, entries)
             return stage.seconds(s.gear) + rest
 
-        def front(plan: tuple[DStep, ...], entries: int) -> list:
+        def front(plan: tuple[DStep, ...], entries: int, been: tuple[bool, ...]) -> list:
             last = plan[-1] if plan else None
             key = (
                 (last.to, last.gear, last.slide) if last else (car.cell, car.gear, car.slide, "start"),
                 tuple(sorted(s.die for s in plan)),
                 entries,
-                rd._been(stage.track, car, plan) if traffic.cars else (),
+                been,
             )
             got = fronts.get(key)
             if got is not None:
@@ -131,7 +196,11 @@ class Lookahead:
             for s in rd.dirt_steps(stage, car, plan, first, traffic):
                 e2 = entries + (1 if s.entry else 0)
                 lost_v = lose(s, e2)
-                tails = [((end(s, e2),) * limit, ())] if s.last else front(plan + (s,), e2)
+                if s.last:
+                    tails = [((end(s, e2),) * limit, ())]
+                else:
+                    stood = rd._been(track, car, (s,))[len(starting) :] if alone else ()
+                    tails = front(plan + (s,), e2, beside(been, stood))
                 if s.lose_always:
                     cands.extend(((lost_v,) * limit, (s,) + tail) for _vec, tail in tails)
                     continue
@@ -145,11 +214,20 @@ class Lookahead:
             got = fronts[key] = _pareto(cands)
             return got
 
-        root = front((), 0)
+        root = front((), 0, beside((False,) * len(alone), starting))
         if not root:
             return BIG, ()
         vec, plan = min(root, key=lambda c: (c[0][0], len(c[1])))
         return vec[0], plan
+
+
+@dataclass(frozen=True)
+class _Unasked(Traffic):
+    """The cars and the mud as they stand, but no car asking its gear of a die beside it
+    (RG-33 left out): a bound on the plans the engine allows."""
+
+    def others(self) -> rd.Others:
+        return rd.DirtOthers(())
 
 
 def _playable(stage: DirtStage, car: DirtCar, plan: tuple[DStep, ...], first: bool, traffic: Traffic) -> bool:

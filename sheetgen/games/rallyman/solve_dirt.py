@@ -132,6 +132,47 @@ def banned_time(result: DirtPar, banned: frozenset) -> float:
     return value[start]
 
 
+def solve_from(result: DirtPar, state: tuple, known: dict) -> dict:
+    """The par's values of the states a car alone, undamaged, reaches from `state` (cell,
+    gear, coast dice lost, slide space) that `known` lacks: the same dynamic programme as
+    :func:`par`'s, solved from there, each state of `known` (the par's table and those solved
+    before) taken from it, not solved again (the simulation's driver values the states a solo
+    car never reaches this way, RD-22). The compiled kernel solves it where it is built."""
+    with solve.collector_paused():
+        _start, value, _choice, _onward = _dp(
+            result.stage, frozenset(), known, frozenset(), choose=False, steps=result.steps, start=state
+        )
+    return {k: v for k, v in value.items() if k not in known}
+
+
+def turn_plan(
+    result: DirtPar, car: DirtCar, first: bool, known: dict, traffic: rd.Traffic | None = None
+) -> tuple[float, tuple[DStep, ...]]:
+    """One turn of the par's programme from `car`'s state with the car's own dice (those lost
+    to damage left out; the leader die only when it plays first), the other cars left out,
+    each end of the turn valued from `known`, which must hold every state a car alone and
+    undamaged reaches from there (:func:`solve_from`): the least expected time and its plan
+    (BIG, (): no die can be placed). The simulation's driver plays it where the engine allows
+    it among the cars (RD-22, RD-24). With `traffic`, each die is the engine's among those cars
+    and that mud from the state it leaves, as if the turn started there: the cars a die from
+    it is beside ask their gear of it whatever cells the plan stood on before (RG-33 asks it
+    only of the die that first brings the car beside a car)."""
+    start = (car.cell, car.gear, min(car.lost_count("coast"), _coast_dice(result.stage)), car.slide)
+    others = {k: v for k, v in known.items() if k != start}
+    with solve.collector_paused():
+        _start, value, choice, _onward = _dp(
+            result.stage,
+            frozenset(),
+            others,
+            frozenset(),
+            steps=result.steps if traffic is None else {},
+            start=start,
+            pool=rd.dice_pool(result.stage, car, first),
+            traffic=traffic,
+        )
+    return value[start], choice.get(start, ())
+
+
 def loss_outcomes(stage: DirtStage) -> dict[int, tuple[tuple[str, float, int, int], ...]]:
     """What losing control in each gear leads to (RD-12): (the card's icon, its chance, the
     card's seconds, the gear the car restarts in): SISU the card of that gear's seconds, Spin
@@ -153,12 +194,20 @@ def _dp(
     reaching: frozenset = frozenset(),
     choose: bool = True,
     steps: dict | None = None,
+    start: tuple | None = None,
+    pool: tuple | None = None,
+    traffic: rd.Traffic | None = None,
 ):
     """The dynamic programme of :func:`par`: (the start state, the values of the states
     solved, the plan of each (with `choose`; else {}), and each cell's onward cells: where a
     die from it ends or passes a jump). With `known` (another ban's values), a state on a
     cell not `reaching` a banned space takes its value from there. `steps`: the engine's dice
-    of states met before (rules_dirt.dirt_steps, no ban), kept there. The compiled kernel
+    of states met before (rules_dirt.dirt_steps, no ban), kept there. `start`: the state
+    solved from (None: the grid's, gear 0); `pool`: the dice of the turns with the start's
+    count of coast dice lost (rules_dirt.dice_pool; None: the car's first in every round,
+    undamaged but for its coast dice); `traffic`: the other cars and the mud, each die's as
+    the engine gives it from the state it leaves (None: a car alone; `steps` must then not be
+    the par's). The compiled kernel
     (accel.dirt_par_tables) solves it where it is built; the Python below is the reference
     and the fallback, the same floats (tests/test_rallyman_kernel.py)."""
     limit = stage.limit
@@ -170,6 +219,7 @@ def _dp(
     sets: dict = {}
     steps_memo: dict = {}
     engine: dict = {} if steps is None else steps
+    start = (stage.start_cell, 0, 0, 0) if start is None else start
     onward: dict[Hex, set[Hex]] = {}
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 50000))
 
@@ -182,7 +232,11 @@ def _dp(
             every = engine.get(k)
             if every is None:
                 car = DirtCar(cell=cell, gear=gear, lost=(("coast", lost),) if lost else (), slide=slide)
-                every = engine[k] = rd.dirt_steps(stage, car, (), braked=braked)
+                every = engine[k] = (
+                    rd.dirt_steps(stage, car, (), braked=braked)
+                    if traffic is None
+                    else rd.dirt_steps(stage, car, (), traffic=traffic, braked=braked)
+                )
             nexts = onward.setdefault(cell, set())
             for s in every:
                 nexts.add(s.to)
@@ -201,6 +255,8 @@ def _dp(
     pool_of: dict = {}
 
     def fits_pool(lost: int) -> tuple[dict[str, int], int]:
+        if pool is not None and lost == start[2]:
+            return pool
         if lost not in pool_of:
             pool_of[lost] = rd.dice_pool(
                 stage, DirtCar(cell=stage.start_cell, lost=(("coast", lost),) if lost else ()), True
@@ -235,7 +291,6 @@ def _dp(
 
     outcomes = loss_outcomes(stage)
     chance = {d.name: float(d.caution_chance) for d in stage.ruleset.dice}
-    start = (stage.start_cell, 0, 0, 0)
     from sheetgen.games.rallyman import accel
 
     solved = accel.dirt_par_tables(
@@ -322,6 +377,8 @@ def _dp(
     choice = {}
     if choose:
         for k in list(value):
+            if known is not None and k[0] not in reaching and k in known:
+                continue  # (taken from `known`, not solved: the kernel gives it no plan either)
             front = W(*k, NONE_USED, 0)
             if front:
                 choice[k] = min(front, key=lambda v: (v[0][0], len(v[1])))[1]

@@ -5,15 +5,16 @@ A build reads the spec file, the files it names (a tile library, a section libra
 races of a championship: `Spec.sources`, the files `yamlsrc.load_beside` read), the template
 file given with `--template`, and sheetgen: its code, fonts and data, the built-in templates,
 and the libraries that solve and draw (reportlab, numpy, networkx, PyYAML) at their versions.
-A *slot* is named by the SHA-256 of the spec's path (and the folder it is named from), the build's options (paper,
-ink, template, the shared pages another file of the job prints) and the digest of sheetgen
-and its libraries; it holds a manifest (every file the build read, with the SHA-256 of its
-bytes, and what `build` needs of the result: the title, the page count, the shared pages) and
-the PDF, whose SHA-256 the manifest keeps too. A slot is taken only when every file it names
-has those bytes now and the PDF is the one written; anything else (a file changed, gone or
-unreadable, a damaged entry) is a miss, and the spec is built as if there were no cache. The
-next build of that spec with those options writes over the slot, so the folder holds one PDF
-per spec and options however often it is edited.
+A *slot* is named by the SHA-256 of the spec's path (and the folder it is named from), the
+build's options (paper, ink, template) and the digest of sheetgen and its libraries. It holds
+a manifest (every file the build read, with the SHA-256 of its bytes, and what `build` needs
+of the result: the title, the shared pages it holds and whether it is their home) and a PDF
+for each set of shared pages another file of a job printed instead (their SHA-256 and page
+counts in the manifest too). A slot is taken only when every file it names has those bytes
+now and the PDF is the one written; anything else (a file changed, gone or unreadable, a
+damaged entry) is a miss, and the spec is built as if there were no cache. The next build of
+that spec with those options writes over the slot, so the folder holds one manifest per spec
+and options however often it is edited.
 
 Only a spec that built is kept (valid under the strict check, rendered): a refusal is never
 taken from the cache. Games registered by a plug-in are not part of the digest, so a process
@@ -142,31 +143,52 @@ class Builds:
             return None
         return cls(chosen or os.path.join(where, "builds"), options)
 
-    def _slot(self, spec_path: str, elsewhere: frozenset[str]) -> str:
+    def _slot(self, spec_path: str) -> str:
         subject = {  # the spec as named from here: the paths an entry keeps are relative to it
             "spec": spec_path,
             "cwd": os.getcwd(),
             "options": self.options,
-            "elsewhere": sorted(elsewhere),
             "sheetgen": sheetgen_digest(),
         }
-        return hashlib.sha256(json.dumps(subject, sort_keys=True).encode()).hexdigest()
+        return os.path.join(
+            self.folder, hashlib.sha256(json.dumps(subject, sort_keys=True).encode()).hexdigest()
+        )
 
-    def find(self, spec_path: str, elsewhere: frozenset[str] = frozenset()) -> Kept | None:
-        """The kept build of `spec_path` with these options, if every file it read is as it
-        was; else None."""
+    def _manifest(self, spec_path: str) -> dict | None:
+        """The slot's manifest when every file it names has the bytes it had; else None."""
         try:
-            base = os.path.join(self.folder, self._slot(spec_path, elsewhere))
-            with open(base + ".json", encoding="utf-8") as handle:
+            with open(self._slot(spec_path) + ".json", encoding="utf-8") as handle:
                 entry = json.load(handle)
             for path, digest in entry["reads"]:
                 if _file_digest(path) != digest:
                     return None
+            return entry if isinstance(entry["variants"], dict) else None
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def facts(self, spec_path: str) -> tuple[tuple[str, ...], bool] | None:
+        """The shared pages a kept build of `spec_path` holds and whether its file is their
+        home (what a job needs of every file before it chooses where they print), if every
+        file it read is as it was; else None."""
+        entry = self._manifest(spec_path)
+        try:
+            return (tuple(str(k) for k in entry["shared"]), bool(entry["home"])) if entry else None
+        except (KeyError, TypeError):
+            return None
+
+    def find(self, spec_path: str, elsewhere: frozenset[str] = frozenset()) -> Kept | None:
+        """The kept build of `spec_path` with these options and without the shared pages
+        `elsewhere`, if every file it read is as it was; else None."""
+        entry = self._manifest(spec_path)
+        if entry is None:
+            return None
+        try:
+            digest, pages = entry["variants"][_variant(elsewhere)]
             data = None
-            if entry["pdf"] is not None:
-                with open(base + ".pdf", "rb") as handle:
+            if digest is not None:
+                with open(f"{self._slot(spec_path)}-{_variant(elsewhere)}.pdf", "rb") as handle:
                     data = handle.read()
-                if hashlib.sha256(data).hexdigest() != entry["pdf"]:
+                if hashlib.sha256(data).hexdigest() != digest:
                     return None
             return Kept(
                 str(entry["path"]),
@@ -174,7 +196,7 @@ class Builds:
                 bool(entry["printable"]),
                 tuple(str(s) for s in entry["sources"]),
                 data,
-                int(entry["pages"]),
+                int(pages),
                 tuple(str(s) for s in entry["shared"]),
                 bool(entry["home"]),
             )
@@ -184,32 +206,46 @@ class Builds:
     def keep(
         self, spec_path: str, kept: Kept, reads: list[str], elsewhere: frozenset[str] = frozenset()
     ) -> None:
-        """Keep what was built of `spec_path` (`reads`: every file the build read)."""
+        """Keep what was built of `spec_path` without the shared pages `elsewhere` (`reads`:
+        every file the build read). A slot holds one manifest and a PDF for each set of
+        shared pages left out; a manifest whose files have changed starts again."""
         digests = []
         for path in dict.fromkeys(os.path.abspath(p) for p in reads):
             digest = _file_digest(path)
             if digest is None:  # a file gone since the build: nothing to check a slot by
                 return
             digests.append([path, digest])
-        entry = {
+        variants: dict[str, list] = {}
+        entry: dict[str, Any] = {
             "path": kept.path,
             "title": kept.title,
             "printable": kept.printable,
             "sources": list(kept.sources),
-            "pages": kept.pages,
             "shared": list(kept.shared),
             "home": kept.home,
             "reads": digests,
-            "pdf": None if kept.data is None else hashlib.sha256(kept.data).hexdigest(),
+            "variants": variants,
         }
+        before = self._manifest(spec_path)
+        if before is not None and {k: v for k, v in before.items() if k != "variants"} == {
+            k: v for k, v in entry.items() if k != "variants"
+        }:
+            variants.update(before["variants"])
+        variant = _variant(elsewhere)
+        variants[variant] = [None if kept.data is None else hashlib.sha256(kept.data).hexdigest(), kept.pages]
         try:
             os.makedirs(self.folder, exist_ok=True)
-            base = os.path.join(self.folder, self._slot(spec_path, elsewhere))
+            base = self._slot(spec_path)
             if kept.data is not None:
-                _write(base + ".pdf", kept.data)
+                _write(f"{base}-{variant}.pdf", kept.data)
             _write(base + ".json", json.dumps(entry).encode("utf-8"))
         except OSError:
             pass  # a cache that cannot be written is no cache, never an error
+
+
+def _variant(elsewhere: frozenset[str]) -> str:
+    """The name of the PDF of a slot without the shared pages `elsewhere`."""
+    return hashlib.sha256(json.dumps(sorted(elsewhere)).encode()).hexdigest()[:16]
 
 
 def _write(path: str, data: bytes) -> None:

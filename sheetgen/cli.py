@@ -338,22 +338,57 @@ def _keep(
         builds.keep(path, kept, [*r.sources, *reads], elsewhere)
 
 
-def _shared_elsewhere(built: list[_Built]) -> dict[int, frozenset[str]]:
-    """For each file of a job (by its place in `built`) that holds a shared page printed in
-    another file, those pages' keys: each shared page is printed once a job, in the first
-    file (in the job's order) that is its home and holds it (`Printable.shared_home`: a Rally
-    Risk library, whose reference card a reader looks for beside its section cards), else in
-    the first file that holds it."""
+def _shared_elsewhere(facts: list[tuple[tuple[str, ...], bool]]) -> dict[int, frozenset[str]]:
+    """For each file of a job (by its place in `facts`: the keys of the shared pages its PDF
+    holds, and whether it is their home) that holds a shared page printed in another file,
+    those pages' keys: each shared page is printed once a job, in the first file (in the
+    job's order) that is its home and holds it (`Printable.shared_home`: a Rally Risk library,
+    whose reference card a reader looks for beside its section cards), else in the first file
+    that holds it."""
     owner: dict[str, int] = {}
-    for k, result in sorted(enumerate(built), key=lambda item: (not item[1].home, item[0])):
-        for key in result.shared:
+    for k, (shared, _home) in sorted(enumerate(facts), key=lambda item: (not item[1][1], item[0])):
+        for key in shared:
             owner.setdefault(key, k)
     elsewhere: dict[int, frozenset[str]] = {}
-    for k, result in enumerate(built):
-        away = frozenset(key for key in result.shared if owner[key] != k)
+    for k, (shared, _home) in enumerate(facts):
+        away = frozenset(key for key in shared if owner[key] != k)
         if away:
             elsewhere[k] = away
     return elsewhere
+
+
+def _shared_of(path: str, games: tuple = ()) -> tuple[tuple[str, ...], bool]:
+    """The keys of the shared pages a spec file's PDF holds and whether it is their home, in
+    a worker (nothing for a spec that does not load: its build says why)."""
+    from sheetgen.render import can_render, shared_home, shared_pages
+
+    for game in games:
+        registry.register(game)
+    try:
+        spec = registry.load_spec(path)
+    except SheetgenError:
+        return (), False
+    return (shared_pages(spec), shared_home(spec)) if can_render(spec) else ((), False)
+
+
+def _elsewhere_in_job(files: list[str], builds, games: tuple, jobs: int | None) -> list[frozenset[str]]:
+    """For each file of a job, the shared pages another file prints (`_shared_elsewhere`),
+    from what the kept builds say of each file, else from loading it (in the workers: a spec
+    loads in a fraction of the time it takes to draw, and drawing a file twice, with its
+    shared pages and without, is what this saves). A job of one file, or one of games that
+    print no shared page, needs none of it."""
+    none = [frozenset[str]()] * len(files)
+    if len(files) < 2 or not any(p.shared is not None for g in registry.games() for p in g.printables):
+        return none
+    import functools
+
+    from sheetgen import parallel
+
+    facts = [builds.facts(path) if builds is not None else None for path in files]
+    unknown = [path for path, f in zip(files, facts) if f is None]
+    loaded = iter(parallel.imap(functools.partial(_shared_of, games=games), unknown, jobs))
+    chosen = _shared_elsewhere([f if f is not None else next(loaded) for f in facts])
+    return [chosen.get(k, frozenset()) for k in range(len(files))]
 
 
 def _output_name(spec_path: str) -> str:
@@ -398,17 +433,21 @@ def build(
     if not files:
         raise SheetgenError("no spec files found")
     progress = not quiet and sys.stderr.isatty()
-    one = functools.partial(_load_and_build, paper=paper, ink=ink, template=template, games=registry.registered())
+    games = registry.registered()
+    without = functools.partial(_load_and_build_without, paper=paper, ink=ink, template=template, games=games)
     # a spec whose files and sheetgen are as they were at an earlier build is taken from it
     builds = buildcache.Builds.open({"paper": paper, "ink": ink, "template": template})
     reads = _template_inputs(template)
-    kept = [builds.find(path) if builds is not None else None for path in files]
-    fresh = parallel.imap(one, [path for path, got in zip(files, kept) if got is None], jobs)
+    # a page several files hold (a reference card of the same tables) is printed once a job:
+    # where, is chosen before any file is drawn, from the shared pages each file holds
+    elsewhere = _elsewhere_in_job(files, builds, games, jobs)
+    kept = [builds.find(path, elsewhere[k]) if builds is not None else None for k, path in enumerate(files)]
+    fresh = parallel.imap(without, [(path, elsewhere[k]) for k, path in enumerate(files) if kept[k] is None], jobs)
     built: list[_Built] = []
     for number, (path, got) in enumerate(zip(files, kept), start=1):
         result = _from_kept(got) if got is not None else next(fresh)
         if got is None and builds is not None:
-            _keep(builds, path, result, reads)
+            _keep(builds, path, result, reads, elsewhere[number - 1])
         if progress:  # a spec whose figures took long to solve says so (kept for the next build)
             took = f" ({result.seconds:.0f} s)" if result.seconds >= 2 else ""
             click.echo(f"[{number}/{len(files)}] {result.path}{took}", err=True)
@@ -423,18 +462,12 @@ def build(
         problems.extend(result.problems)
     if problems:
         raise SpecError(problems)
-    # a page several files hold (a reference card of the same tables) is printed once a
-    # job: the files after the first that holds it are printed again without it
-    again = _shared_elsewhere(built)
-    for k in list(again):
-        got = builds.find(files[k], again[k]) if builds is not None else None
-        if got is not None:
-            built[k] = _from_kept(got)
-            del again[k]
+    # the files built print the shared pages as chosen above (a file that changed between
+    # the choice and its build is printed again as the built files say)
+    wanted = _shared_elsewhere([(result.shared, result.home) for result in built])
+    again = {k: pages for k, pages in wanted.items() if pages != elsewhere[k]}
+    again.update({k: frozenset() for k in range(len(built)) if elsewhere[k] and k not in wanted})
     if again:
-        without = functools.partial(
-            _load_and_build_without, paper=paper, ink=ink, template=template, games=registry.registered()
-        )
         for k, result in zip(again, parallel.imap(without, [(files[k], again[k]) for k in again], jobs)):
             built[k] = result
             if builds is not None:

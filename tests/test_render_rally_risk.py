@@ -553,7 +553,7 @@ def _kinds(data: bytes) -> list[tuple[str, int]]:
 def test_a_card_printed_elsewhere_is_left_out(race, library):
     """A race and the library leave the house tables' card out when another file of the job
     prints it (the key `build` hands them), and number their pages without it."""
-    from sheetgen.cli import _Built, _shared_elsewhere
+    from sheetgen.cli import _shared_elsewhere
     from sheetgen.games.rally_risk.tables import card_key, house_tables
     from sheetgen.render import shared_pages
 
@@ -565,11 +565,11 @@ def test_a_card_printed_elsewhere_is_left_out(race, library):
     cards = build_outputs(library, elsewhere=frozenset({house}))
     assert [kind for kind, _page in _kinds(cards[0])] == ["section cards", "kit"]
     # in a job, each key goes with the first file that holds it
-    job = [_Built("a", shared=(house,)), _Built("b"), _Built("c", shared=("other",)), _Built("d", shared=(house, "other"))]
+    job = [((house,), False), ((), False), (("other",), False), ((house, "other"), False)]
     assert _shared_elsewhere(job) == {3: frozenset({house, "other"})}
     # ... unless a file that is its home holds it (a library: the card beside its section
     # cards), wherever that file comes in the job
-    job += [_Built("e", shared=(house,), home=True), _Built("f", shared=(house,), home=True)]
+    job += [((house,), True), ((house,), True)]
     assert _shared_elsewhere(job) == {0: frozenset({house}), 3: frozenset({house, "other"}), 5: frozenset({house})}
 
 

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import tempfile
 from pathlib import Path
 
@@ -17,6 +18,15 @@ os.environ["SHEETGEN_BUILD_CACHE"] = "off"
 # two processes (pytest-xdist), and worker processes started by every build only add their
 # start-up (tests/test_parallel.py and the --jobs 2 cases check the worker pools)
 os.environ.setdefault("SHEETGEN_JOBS", "1")
+
+# Ctrl-C, SIGTERM and SIGHUP reach the commands the tests start (their handling is tested):
+# a suite started as a background job (`cmd &`: SIGINT and SIGQUIT ignored) or under nohup
+# (SIGHUP ignored) would hand the ignoring on to every process it starts, and a preview
+# server sent Ctrl-C would serve on until the test gave up
+for _name in ("SIGINT", "SIGHUP"):
+    _number = getattr(signal, _name, None)
+    if _number is not None and signal.getsignal(_number) == signal.SIG_IGN:
+        signal.signal(_number, signal.default_int_handler if _name == "SIGINT" else signal.SIG_DFL)
 
 from sheetgen.cli import main  # noqa: E402
 

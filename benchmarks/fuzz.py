@@ -180,7 +180,21 @@ def run_one(seed: int, index: int, keep: bool, settings: harness.Settings, save:
     return 0 if outcome.ok else 1
 
 
+def _signals_reach_children() -> None:
+    """SIGINT and SIGHUP reach the commands the cases start, as from a terminal: a batch started
+    in the background (`&`: SIGINT ignored) or under nohup (SIGHUP ignored) would hand the
+    ignoring on to every process it starts, and every signal case would be a false finding
+    (a command that ignores SIGHUP finishes with exit 0, not 129)."""
+    import signal
+
+    for name in ("SIGINT", "SIGHUP"):
+        number = getattr(signal, name, None)
+        if number is not None and signal.getsignal(number) == signal.SIG_IGN:
+            signal.signal(number, signal.default_int_handler if name == "SIGINT" else signal.SIG_DFL)
+
+
 def main() -> int:
+    _signals_reach_children()
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cases", type=int, default=1000, help="cases to run (default 1000)")
     parser.add_argument("--start", type=int, default=0, help="index of the first case (default 0)")

@@ -24,6 +24,7 @@ from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
 from sheetgen.games.rallytaire.forward_advanced import (
     TimeDistribution,
     race_time_distribution,
+    race_time_distribution_by_cores,
     race_time_percentiles,
 )
 from sheetgen.games.rallytaire.model import BASE_SPEED, Boxes, Corner, Race, Stage, Surface, Turn
@@ -635,39 +636,66 @@ def test_race_time_distribution_is_the_policys_own(race: Race) -> None:
         assert known == sorted(known) and values[: len(known)] == known  # None only at the top
 
 
-def test_a_percentile_is_certain_only_when_the_dropped_mass_cannot_move_it() -> None:
-    """By hand: finished within 10.0 s with 0.05, within 10.1 s with 0.10 more; 0.02 dropped.
-    p10 is 10.1 s for sure (at most 0.07 by 10.0 s); with 0.06 dropped it could be 10.0 s. At
-    most 0.97 finish: no p98 for sure, but p96 could exist."""
-    d = TimeDistribution(((100, 0.05), (101, 0.10), (150, 0.8)), dnf=0.03, dropped=0.02)
-    assert d.certain_percentile(0.10) == (True, 10.1)
-    assert d.certain_percentile(0.90) == (True, 15.0)
-    assert d.certain_percentile(0.96) == (False, None)  # 0.95 finish, and maybe 0.02 more
-    assert d.certain_percentile(0.98) == (True, None)
-    unsure = TimeDistribution(((100, 0.05), (101, 0.10), (150, 0.8)), dnf=0.0, dropped=0.06)
-    assert unsure.certain_percentile(0.10) == (False, 10.1)
-    assert unsure.certain_percentile(0.96) == (False, None)
+def _same_distribution(got: TimeDistribution, want: TimeDistribution) -> None:
+    """`got` (by stages) is `want` (the reference, by cores): every tenth's chance within what
+    either dropped (the reference drops entries below 1e-14 at every core, and with them more
+    mass), the same chance of going out, the same percentiles at every level of the sheet."""
+    slack = got.dropped + want.dropped + 1e-13
+    g, w = dict(got.times), dict(want.times)
+    assert max(abs(g.get(t, 0.0) - w.get(t, 0.0)) for t in set(g) | set(w)) <= slack
+    assert got.dnf == pytest.approx(want.dnf, abs=1e-12)
+    assert math.fsum(g.values()) + got.dnf + got.dropped == pytest.approx(1.0, abs=1e-12)
+    for q in (0.01, 0.05, 0.10, 0.25, 0.50, 0.75, 0.90, 0.95, 0.99):
+        assert got.percentile(q) == want.percentile(q), q
 
 
 @pytest.mark.parametrize("race", SMALL_RACES, ids=lambda r: r.name)
-def test_quick_percentiles_are_the_full_distributions(race: Race, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The percentiles of the sheet and the analysis come from a pass that drops more, used
-    only when that cannot move them: they are the full distribution's, with the quick pass
-    certain (the default), and with one so coarse that it is never certain (the fallback)."""
-    import sheetgen.games.rallytaire.forward_advanced as sa
+@pytest.mark.parametrize("dnf", [DnfRule(60.0, 5.0), DnfRule(22.0, 0.0)], ids=["dnf60+5", "dnf22"])
+def test_the_race_time_by_stages_is_the_reference_by_cores(race: Race, dnf: DnfRule) -> None:
+    """The distribution worked out stage by stage (each stage driven once from every state it
+    starts in, the stages put together by FFT) is the one pushed through every core with the
+    time so far (the reference), on the oracle races, with cars going out (DnfRule(22, 0):
+    the policy takes the risk) and without."""
+    policy = solve_race(race, dnf)
+    got = race_time_distribution(policy)
+    _same_distribution(got, race_time_distribution_by_cores(policy))
+    assert race_time_percentiles(policy) == tuple(got.percentile(q) for q in (0.10, 0.50, 0.90))
+    assert race_time_percentiles(policy, (0.5,), full=got) == (got.percentile(0.5),)
 
-    for dnf in (DnfRule(60.0, 5.0), DnfRule(22.0, 0.0)):
-        policy = solve_race(race, dnf)
-        full = race_time_distribution(policy)
-        want = tuple(full.percentile(q) for q in (0.10, 0.50, 0.90))
-        assert race_time_percentiles(policy) == want
-        assert race_time_percentiles(policy, full=full) == want
-        monkeypatch.setattr(sa, "QUICK_TAILS", (0.5,))  # drops everything: never certain
-        assert race_time_distribution(policy, 0.5).dropped > 0.5
-        assert race_time_percentiles(policy) == want
-        monkeypatch.undo()
-    a = analyze_race_advanced(race, 22.0, 0.0)
-    assert (a.p10, a.p50, a.p90) == tuple(a.time_distribution.percentile(q) for q in (0.10, 0.50, 0.90))
+
+@pytest.mark.parametrize("spec", RALLYTAIRE_SPECS, ids=lambda p: p.stem)
+def test_the_bundled_races_time_by_stages_is_the_reference_by_cores(spec: Path) -> None:
+    """The same on the bundled races (3-4 stages, three tyres, up to 150 start states a stage),
+    whose p10/p50/p90 the golden references of `analyze` and the race sheets hold."""
+    a = analyze_race_advanced(registry.load_spec(spec).model)
+    got = a.time_distribution
+    _same_distribution(got, race_time_distribution_by_cores(a.policy))
+    assert got.dropped < 1e-9
+    assert (a.p10, a.p50, a.p90) == tuple(got.percentile(q) for q in (0.10, 0.50, 0.90))
+
+
+def test_the_stage_kernels_drive_each_start_apart() -> None:
+    """The tagged pass of a stage from several start states at once gives, for each start,
+    what a pass from that start alone gives: the same ways to finish with the same chances
+    (a start's tag never leaks into another's), and the chances of each start add up to 1
+    with its chance of going out."""
+    from sheetgen.games.rallytaire.forward_advanced import _stage_kernels
+
+    race = SMALL_RACES[2]  # one car box: a crash puts the car out
+    policy = solve_race(race, DnfRule(22.0, 0.0))
+    grid = policy.grid
+    starts = np.array(sorted({grid.full, grid.full - 1, 0, grid.size // 2}), dtype=np.int64)
+    t = policy.start_tyres
+    tag, tenths, r_end, p, out = _stage_kernels(policy, 0, t, starts)
+    assert out.max() > 0  # cars do go out here
+    for i, b in enumerate(starts):
+        one = _stage_kernels(policy, 0, t, np.array([b]))
+        mine = tag == i
+        assert sorted(zip(tenths[mine].tolist(), r_end[mine].tolist(), p[mine].tolist())) == sorted(
+            zip(one[1].tolist(), one[2].tolist(), one[3].tolist())
+        )
+        assert out[i] == one[4][0]
+        assert math.fsum(p[mine]) + out[i] == pytest.approx(1.0, abs=1e-12)
 
 
 @pytest.mark.slow  # a long cross-check (python -m pytest -m slow)

@@ -9,6 +9,7 @@ both together for `analyze` and the race sheet, :mod:`analysis_advanced`.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -200,21 +201,6 @@ class TimeDistribution:
                 return t / 10
         return None
 
-    def certain_percentile(self, q: float) -> tuple[bool, float | None]:
-        """(certain, percentile): `certain` when the mass dropped cannot move the percentile.
-
-        Dropping entries only ever lowers the cumulative chances, by at most `dropped` in all:
-        the exact P(finished within t) lies between the sum up to t and that plus `dropped`.
-        So the percentile found is exact when the sum up to the time before it, plus
-        `dropped`, stays below q (and None is exact when the whole sum plus `dropped` does)."""
-        acc = 0.0
-        for t, p in self.times:
-            before = acc
-            acc += p
-            if acc >= q - 1e-9:
-                return before + self.dropped < q - 1e-9, t / 10
-        return acc + self.dropped < q - 1e-9, None
-
 
 class _Chunks:
     """Mass waiting at a core (or a stage end): pairs of arrays (keys, p), a key being
@@ -289,33 +275,282 @@ def _pushes(
     return got
 
 
-#: The tails of the quick passes `race_time_percentiles` tries before the full distribution:
-#: about half the cost, and the percentiles they give are certain on the bundled races.
-QUICK_TAILS = (1e-10,)
-
-
 def race_time_percentiles(
     policy: AdvancedPolicy, qs: tuple[float, ...] = (0.10, 0.50, 0.90), full: TimeDistribution | None = None
 ) -> tuple[float | None, ...]:
-    """The percentiles `qs` of the race time under `policy`, exactly those of the full
-    distribution (:func:`race_time_distribution` with :data:`TIME_TAIL`), at less cost: a pass
-    that drops more (:data:`QUICK_TAILS`) is used when the mass it dropped cannot move any of
-    them (:meth:`TimeDistribution.certain_percentile`); otherwise the full distribution is
-    worked out (or `full` used, when given)."""
+    """The percentiles `qs` of the race time under `policy`: those of
+    :func:`race_time_distribution` (or of `full`, when given)."""
     if full is None:
-        for tail in QUICK_TAILS:
-            quick = race_time_distribution(policy, tail)
-            got = [quick.certain_percentile(q) for q in qs]
-            if all(certain for certain, _ in got):
-                return tuple(v for _, v in got)
         full = race_time_distribution(policy)
     return tuple(full.percentile(q) for q in qs)
 
 
+class _Tagged:
+    """Mass waiting at a core in the stage kernels' pass: pairs of arrays (keys, p), a key
+    being (tenths of the stage so far * starts + start) * R + resources, so that driving a
+    turn, or checking a box, still adds one constant to every key."""
+
+    __slots__ = ("keys", "probs")
+
+    def __init__(self) -> None:
+        self.keys: list[np.ndarray] = []
+        self.probs: list[np.ndarray] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.keys)
+
+    def add(self, k: np.ndarray, p: np.ndarray) -> None:
+        if len(p):
+            self.keys.append(k)
+            self.probs.append(p)
+
+    def merged(self) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, p) with each key once, in order. Every piece is in order already (a push
+        adds a constant, a choice takes a subset), so a stable sort merges runs."""
+        if not self.keys:
+            return np.zeros(0, dtype=np.int64), np.zeros(0)
+        if len(self.keys) == 1:
+            keys, probs = self.keys[0], self.probs[0]
+            self.keys, self.probs = [], []
+            return keys, probs
+        k = np.concatenate(self.keys)
+        p = np.concatenate(self.probs)
+        self.keys, self.probs = [], []
+        order = np.argsort(k, kind="stable")
+        k, p = k[order], p[order]
+        first = np.flatnonzero(np.r_[True, k[1:] != k[:-1]])
+        if len(first) == len(k):
+            return k, p
+        return k[first], np.add.reduceat(p, first)
+
+
+def _stage_kernels(
+    policy: AdvancedPolicy, k: int, tyres: Surface, starts: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Stage `k` driven on `tyres` from each resource vector of `starts` with the time at 0,
+    all in one pass over the stage's cores (each start's mass kept apart by a tag in the
+    key): (start, tenths, resources at the finish, p) of every way to finish, and per start
+    the chance of going out on the stage."""
+    grid = policy.grid
+    R = grid.size
+    n = len(starts)
+    turn = n * R  # a tenth of stage time in the key
+    car_stride = grid.strides[3]
+    shift = {
+        (v, s): int(v == _PUSH) * grid.strides[0] + int(v == _BRAKE) * grid.strides[1] + int(s) * grid.strides[2]
+        for v in (_NONE, _PUSH, _BRAKE)
+        for s in (False, True)
+    }
+    sp = policy.stages[k][tyres]
+    graph = sp.graph
+    cache: dict[tuple[int, int, int], list[_Push]] = {}
+    waiting = [_Tagged() for _ in graph.cores]
+    ends = _Tagged()
+    dnf = np.zeros(n)
+    waiting[sp.start].add(np.arange(n, dtype=np.int64) * R + starts, np.ones(n))
+    for cid in sorted(range(len(graph.cores)), key=lambda c: _forward_key(graph.cores[c].key)):
+        if not waiting[cid]:
+            continue
+        kk, pp = waiting[cid].merged()
+        core = graph.cores[cid]
+        p_, _, d, _ = core.key
+        r = kk % R
+        acts = sp.actions[cid][r]
+        first = int(acts[0])
+        split = not (acts == first).all()
+        for a in np.unique(acts) if split else (first,):
+            if split:
+                sel = acts == a
+                ka, pa, ra = kk[sel], pp[sel], r[sel]
+            else:
+                ka, pa, ra = kk, pp, r
+            _, gear, variant, skip = core.actions[int(a)]
+            off = shift[(variant, skip)]  # the box the option checks
+            if off:
+                ka, ra = ka - off, ra - off
+            for push in _pushes(graph, cache, p_, d, gear):
+                prob = push.probs[variant]
+                if prob == 0.0:
+                    continue
+                mo = pa * prob
+                if push.kind == _FINISH:
+                    ends.add(ka + push.tenths * turn, mo)
+                    continue
+                k2, r2 = ka, ra
+                if push.kind == _CRASH:
+                    out = grid.last_car[r2]
+                    if out.any():
+                        dnf += np.bincount((k2[out] // R) % n, weights=mo[out], minlength=n)
+                        stay = ~out
+                        k2, r2, mo = k2[stay], r2[stay], mo[stay]
+                    k2 = k2 + (push.tenths * turn - car_stride)
+                    r2 = r2 - car_stride
+                else:
+                    k2 = k2 + push.tenths * turn
+                if push.plan is None:
+                    waiting[push.succ[0]].add(k2, mo)
+                    continue
+                choice = sp.plans[push.plan][r2]
+                for j, sid in enumerate(push.succ):
+                    go = choice == j
+                    waiting[sid].add(k2[go], mo[go])
+    kk, pp = ends.merged()
+    return (kk // R) % n, kk // turn, kk % R, pp, dnf
+
+
+def _fft_size(n: int) -> int:
+    """The smallest 2^a * 3^b * 5^c at least n (sizes the FFT is quick at)."""
+    best = 1 << max(0, (n - 1).bit_length())
+    p3 = 1
+    while p3 < best:
+        p35 = p3
+        while p35 < best:
+            m = p35
+            while m < n:
+                m *= 2
+            best = min(best, m)
+            p35 *= 5
+        p3 *= 3
+    return best
+
+
+#: Kernels transformed at once when the stage's time distributions are put together (memory:
+#: this many rows of the transform's length).
+_BATCH = 256
+
+
 def race_time_distribution(policy: AdvancedPolicy, tail: float = TIME_TAIL) -> TimeDistribution:
-    """The exact distribution of the race time under `policy` (the solve's own choices, the
-    same forward order as the analysis), each state's mass kept apart by the resources left
-    and the tenths driven so far; entries below `tail` are dropped and counted.
+    """The distribution of the race time under `policy` (the solve's own choices), stage by
+    stage.
+
+    Between stages all that matters for the rest of the race is the state a car starts the
+    next stage in (tyres and boxes left) and the time so far. So the mass is kept per start
+    state as one array over the time so far; each stage is driven once from every start state
+    it is reached in, with the time at 0 (:func:`_stage_kernels`: the starts tagged apart in
+    one pass, each core visited once), which gives for each start the chances of (stage time,
+    next start state after the fix-points) and of going out; the next stage's arrays are the
+    sums of the convolutions of each start's array with its kernels, worked out by FFT. The
+    cost grows with the race, not with the race times the width of the time so far as when the
+    time so far is pushed through every core (:func:`race_time_distribution_by_cores`, the
+    reference it is tested against). Entries below `tail` (and the FFT's rounding, about 1e-17)
+    are dropped and counted as they go."""
+    race, grid = policy.race, policy.grid
+    R = grid.size
+    tyres_list = list(race.tyres)
+    # per start state (tyres, resources): (tenths of its first entry, probabilities)
+    mass: dict[tuple[int, int], tuple[int, np.ndarray]] = {
+        (tyres_list.index(policy.start_tyres), grid.full): (0, np.ones(1))
+    }
+    dnf = dropped = 0.0
+    for k in range(len(race.stages)):
+        if not mass:  # every car out before this stage
+            break
+        last = k == len(race.stages) - 1
+        rows: list[tuple[int, np.ndarray]] = []  # the start states' arrays, in order
+        groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # row, target, tenths, p
+        for ti, t in enumerate(tyres_list):
+            starts = sorted(r for (u, r) in mass if u == ti)
+            if not starts:
+                continue
+            tag, tenths, r_end, p, out = _stage_kernels(policy, k, t, np.array(starts, dtype=np.int64))
+            first_row = len(rows)
+            for i, b in enumerate(starts):
+                rows.append(mass[(ti, b)])
+                if out[i]:
+                    dnf += float(out[i]) * math.fsum(mass[(ti, b)][1])
+            if last:
+                target = np.zeros(len(p), dtype=np.int64)
+            else:
+                fp = policy.fixes[k]
+                target = np.empty(len(p), dtype=np.int64)
+                pick = fp.choice[t][r_end]
+                for c in np.unique(pick):
+                    go = pick == c
+                    tgt, new_t = fp.targets[t][int(c)]
+                    target[go] = tyres_list.index(new_t) * R + tgt[r_end[go]]
+            groups.append((tag + first_row, target, tenths, p))
+        mass, lost = _combine(rows, groups, R, tail)
+        dropped += lost
+    if not mass:
+        return TimeDistribution((), dnf, dropped)
+    ((low, total),) = mass.values()
+    keys = np.flatnonzero(total)
+    return TimeDistribution(tuple((int(a) + low, float(total[a])) for a in keys), dnf, dropped)
+
+
+def _combine(
+    rows: list[tuple[int, np.ndarray]],
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]],
+    R: int,
+    tail: float,
+) -> tuple[dict[tuple[int, int], tuple[int, np.ndarray]], float]:
+    """The next start states' time arrays: for each way (row, target, tenths, p) a start's
+    array shifted by the tenths, times p, summed per target (the convolution of each row with
+    its kernel to each target), by FFT; entries below `tail` dropped and their mass returned.
+    A target is tyres index * R + resources."""
+    if not groups:
+        return {}, 0.0
+    row = np.concatenate([g[0] for g in groups])
+    target = np.concatenate([g[1] for g in groups])
+    tenths = np.concatenate([g[2] for g in groups])
+    p = np.concatenate([g[3] for g in groups])
+    if not len(p):
+        return {}, 0.0
+    lo = min(o for o, _ in rows)
+    width = max(o + len(a) for o, a in rows) - lo
+    s_lo = int(tenths.min())
+    span = int(tenths.max()) - s_lo + 1
+    n = _fft_size(width + span - 1)
+    frame = np.zeros((len(rows), width))
+    for i, (o, a) in enumerate(rows):
+        frame[i, o - lo : o - lo + len(a)] = a
+    spectra = np.fft.rfft(frame, n=n, axis=1)
+    # one kernel per (row, target), its chances by stage time; kernels in order of target, so
+    # that the products to one target are neighbours and summed by one reduceat
+    code = target * len(rows) + row
+    seen = np.zeros(int(code.max()) + 1, dtype=bool)
+    seen[code] = True
+    codes = np.flatnonzero(seen)
+    slot = (np.cumsum(seen) - 1)[code]
+    order = np.argsort(slot, kind="stable")
+    slot, tenths, p = slot[order], tenths[order], p[order]
+    bounds = np.searchsorted(slot, np.arange(0, len(codes) + _BATCH, _BATCH).clip(max=len(codes)))
+    pair_row = codes % len(rows)
+    pair_target = codes // len(rows)
+    targets = np.unique(pair_target)
+    out = np.zeros((len(targets), n // 2 + 1), dtype=complex)
+    for b, b0 in enumerate(range(0, len(codes), _BATCH)):
+        b1 = min(b0 + _BATCH, len(codes))
+        i0, i1 = bounds[b], bounds[b + 1]
+        kern = np.bincount(
+            (slot[i0:i1] - b0) * span + (tenths[i0:i1] - s_lo), weights=p[i0:i1], minlength=(b1 - b0) * span
+        ).reshape(b1 - b0, span)
+        prod = np.fft.rfft(kern, n=n, axis=1) * spectra[pair_row[b0:b1]]
+        tg = pair_target[b0:b1]
+        first = np.flatnonzero(np.r_[True, tg[1:] != tg[:-1]])
+        out[np.searchsorted(targets, tg[first])] += np.add.reduceat(prod, first, axis=0)
+    times = np.fft.irfft(out, n=n, axis=1)[:, : width + span - 1]
+    result: dict[tuple[int, int], tuple[int, np.ndarray]] = {}
+    lost = 0.0
+    for j, tg in enumerate(targets):
+        a = times[j]
+        keep = a >= tail
+        lost += float(a[~keep & (a > 0)].sum())
+        nz = np.flatnonzero(keep)
+        if not len(nz):
+            continue
+        a = np.where(keep[nz[0] : nz[-1] + 1], a[nz[0] : nz[-1] + 1], 0.0)
+        result[divmod(int(tg), R)] = (lo + s_lo + int(nz[0]), a)
+    return result, lost
+
+
+def race_time_distribution_by_cores(policy: AdvancedPolicy, tail: float = TIME_TAIL) -> TimeDistribution:
+    """The reference for :func:`race_time_distribution` (and what it was until it went by
+    stages): the exact distribution of the race time under `policy` (the solve's own choices,
+    the same forward order as the analysis), each state's mass kept apart by the resources
+    left and the tenths driven so far through every core of the race; entries below `tail`
+    are dropped and counted. Its cost grows with the cores times the width of the time so
+    far, i.e. about the square of the race: tests hold the new way to it on small races.
 
     The mass at a core is one sorted array of keys (tenths * R + resources) and one of
     probabilities: a turn adds its tenths * R to every key and an option or a crash one

@@ -413,7 +413,7 @@ def test_cli_failure_writes_nothing(run, tmp_path):
         ),
         (
             ["--stages", "8", "--length", "100..160"],
-            "--stages 8 and --length 100..160 ask for up to 1280 spaces; a generated race has at most 1200 in all "
+            "--stages 8 and --length 100..160 ask for up to 1280 spaces; a generated race has at most 640 in all "
             "(stages x MAX): ask for fewer stages or a lower MAX",
         ),
         (["--surface", "mud"], "Invalid value for '--surface': unknown surface 'mud' (expected asphalt, gravel or snow)"),

@@ -3,9 +3,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from conftest import SPECS
 from sheetgen.games.rally_risk.spec import MAX_CALENDAR_RACES, MAX_RACE_SPACES
-from sheetgen.games.rallytaire.solve_advanced import MAX_SOLVE_SIZE
+from sheetgen.games.rallytaire.solve_advanced import MAX_SOLVE_POINTS, MAX_SOLVE_SIZE
 
 LONG_LIBRARY = """\
 game: rally_risk
@@ -56,6 +58,9 @@ def test_a_calendar_whose_races_cannot_be_short_enough_is_explained(run, tmp_pat
 
 
 ADVANCED = "game: rallytaire\nname: Huge\nboxes: {engine: 9, brakes: 9, gearbox: 9, car: 9}\nstages:\n" + "".join(
+    f"  - {{name: SS{i + 1}, surface: gravel, length: 110, corners: []}}\n" for i in range(2)
+)
+LONG = "game: rallytaire\nname: Long\nstages:\n" + "".join(
     f"  - {{name: SS{i + 1}, surface: gravel, length: 220, corners: []}}\n" for i in range(8)
 )
 
@@ -64,8 +69,8 @@ def test_an_advanced_race_too_large_to_solve_is_refused_at_its_boxes(run, tmp_pa
     race = tmp_path / "race.yaml"
     race.write_text(ADVANCED, encoding="utf-8")
     line = (
-        f"{race}:3:1: error: the advanced game's exact analysis of this race is too large: (1760 spaces + 0 corners) x 9000 box states "
-        f"x 3 tyres = 47,520,000 (the limit is {MAX_SOLVE_SIZE:,}); fewer boxes, tyres, spaces or corners make it solvable\n"
+        f"{race}:3:1: error: the advanced game's exact analysis of this race is too large: (220 spaces + 0 corners) x 9000 box states "
+        f"x 3 tyres = 5,940,000 (the limit is {MAX_SOLVE_SIZE:,}); fewer boxes, tyres, spaces or corners make it solvable\n"
     )
     for command in (("analyze", str(race), "--rules", "advanced"), ("simulate", str(race), "--rules", "advanced", "--seed", "1")):
         result = run(*command)
@@ -74,12 +79,44 @@ def test_an_advanced_race_too_large_to_solve_is_refused_at_its_boxes(run, tmp_pa
     assert run("analyze", str(race)).exit_code == 0
 
 
+def test_an_advanced_race_too_long_to_solve_is_refused_at_its_stages(run, tmp_path):
+    """Building the solve's graphs grows with (spaces + corners) x tyres whatever the boxes:
+    8 stages of 220 spaces (5,280) would take over 10 s of CPU."""
+    race = tmp_path / "race.yaml"
+    race.write_text(LONG, encoding="utf-8")
+    line = (
+        f"{race}:3:1: error: the advanced game's exact analysis of this race is too long: (1760 spaces + 0 corners) x 3 tyres "
+        f"= 5,280 (the limit is {MAX_SOLVE_POINTS:,}: about 10 s of CPU); fewer or shorter stages, fewer corners or tyres "
+        "make it solvable\n"
+    )
+    for command in (("analyze", str(race), "--rules", "advanced"), ("simulate", str(race), "--rules", "advanced", "--seed", "1")):
+        result = run(*command)
+        assert (result.exit_code, result.stderr, result.stdout) == (1, line, ""), command
+
+
+def test_the_race_sheet_prints_the_advanced_figures_up_to_its_own_limit():
+    """The race sheet's advanced figures: the bundled races have them; a race over
+    SHEET_MAX_POINTS, which `analyze --rules advanced` still solves, prints without them."""
+    from sheetgen.games.rallytaire.analysis_advanced import sheet_figures
+    from sheetgen.games.rallytaire.solve_advanced import SHEET_MAX_POINTS, solve_points, too_large_to_solve
+    from sheetgen.registry import load_spec
+
+    race = load_spec(SPECS / "rallytaire" / "thousand_lakes.yaml").model
+    assert sheet_figures(race) is not None
+    stage = race.stages[0]
+    count = SHEET_MAX_POINTS // solve_points(replace(race, stages=(stage,))) + 1
+    long = replace(race, stages=tuple(replace(stage, name=f"SS{k}") for k in range(count)))
+    assert SHEET_MAX_POINTS < solve_points(long) <= MAX_SOLVE_POINTS and too_large_to_solve(long) is None
+    assert sheet_figures(long) is None
+
+
 def test_the_bundled_races_are_far_below_the_limits():
-    from sheetgen.games.rallytaire.solve_advanced import solve_size
+    from sheetgen.games.rallytaire.solve_advanced import SHEET_MAX_POINTS, solve_points, solve_size
     from sheetgen.registry import load_spec
 
     for path in sorted((SPECS / "rallytaire").glob("*.yaml")):
         assert solve_size(load_spec(path).model) < MAX_SOLVE_SIZE / 5
+        assert solve_points(load_spec(path).model) <= SHEET_MAX_POINTS
     for path in sorted((SPECS / "rally_risk").glob("*.yaml")):
         spec = load_spec(path)
         if spec.kind == "race":
@@ -105,3 +142,26 @@ def test_a_season_that_would_generate_too_much_is_refused_at_once(run, tmp_path)
     for command in (("validate", str(spec)), ("validate", "--strict", str(spec)), ("season", str(spec))):
         result = run(*command)
         assert (result.exit_code, result.stderr) == (1, line), command
+
+
+def test_a_race_sheet_without_its_advanced_figures_says_why(run, tmp_path):
+    """A race over the sheet's limit prints its basic par and, where the advanced figures
+    would be, that they were left out and where to find them; the bundled race beside it
+    prints them."""
+    import copy
+    import io
+
+    import yaml
+    from pypdf import PdfReader
+
+    doc = yaml.safe_load((SPECS / "rallytaire" / "thousand_lakes.yaml").read_text(encoding="utf-8"))
+    doc["stages"] = [dict(copy.deepcopy(stage), name=f"{stage['name']} {k}") for k in range(2) for stage in doc["stages"]]
+    spec = tmp_path / "long.yaml"
+    spec.write_text(yaml.safe_dump(doc, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    for path, has in ((spec, False), (SPECS / "rallytaire" / "thousand_lakes.yaml", True)):
+        pdf = tmp_path / "sheet.pdf"
+        assert run("render", str(path), "-o", str(pdf)).exit_code == 0
+        first = PdfReader(io.BytesIO(pdf.read_bytes())).pages[0].extract_text()
+        assert "race par" in first and "basic game" in first
+        assert ("advanced: p10" in first) is has
+        assert ("advanced figures left out:" in first and "see analyze --rules advanced" in first) is not has

@@ -41,7 +41,7 @@ def _dice(rng: random.Random, size: str, variant: str) -> str:
 def _length(rng: random.Random, size: str, variant: str, game: str = "") -> str:
     if game == "rallyman":  # cells of a generated track (12..400)
         return rng.choice(["300..400", "200..400"]) if size == "large" else rng.choice(["12..30", "20..40", "30..50"])
-    if size == "large":  # (Rallytaire: at most 160 spaces a generated stage, 1,200 in all)
+    if size == "large":  # (Rallytaire: at most 160 spaces a generated stage, 640 in all)
         return rng.choice(["150..150", "140..160", "2..160"])
     return rng.choice(["8..12", "10..20", "20..30", "2..6", "15..15"])
 

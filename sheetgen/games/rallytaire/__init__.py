@@ -127,7 +127,8 @@ def _solvable(spec: Any, race: Any) -> None:
     try:
         check_solvable(race)
     except TooLargeToSolve as exc:
-        key = "boxes" if isinstance(spec.document.data, dict) and "boxes" in spec.document.data else "stages"
+        boxes = "too large" in str(exc) and isinstance(spec.document.data, dict) and "boxes" in spec.document.data
+        key = "boxes" if boxes else "stages"
         raise SpecError([spec.document.problem((key,), str(exc), key=True)]) from None
 
 
@@ -279,7 +280,7 @@ OPTIONS = (
     Option("stages", "stages in the race (default: 4)", ("generate",), between=(1, 8), default=4),
     Option(
         "length",
-        "spaces per stage, MIN..MAX (2..160, at most 1200 in all; default: 40..70)",
+        "spaces per stage, MIN..MAX (2..160, at most 640 in all; default: 40..70)",
         ("generate",),
         parse=_length,
         metavar="MIN..MAX",

@@ -24,11 +24,12 @@ from sheetgen.games.rallytaire.solve import CornerAnalysis, corner_figures
 from sheetgen.games.rallytaire.solve_advanced import (
     DEFAULT_DNF_PENALTY,
     DEFAULT_DNF_SPACE_SECONDS,
-    MAX_SOLVE_SIZE,
+    SHEET_MAX_POINTS,
     AdvancedPolicy,
     DnfRule,
+    solve_points,
     solve_race,
-    solve_size,
+    too_large_to_solve,
 )
 
 # --------------------------------------------------------------------------- analysis
@@ -256,13 +257,13 @@ def solver_subject(race: Race) -> str:
 
 def sheet_figures(race: Race) -> SheetFigures | None:
     """The advanced figures a race sheet prints, or None for a race too large for the exact
-    solve (over MAX_SOLVE_SIZE: the sheet prints without them).
+    solve or too long for the sheet (over SHEET_MAX_POINTS: the sheet prints without them).
 
     Solved by :func:`analyze_race_advanced`, and kept in the figures cache between runs
     (`sheetgen.cache.figures`: keyed by :func:`solver_subject` and the solver's import graph,
     so the figures are those it solves now; JSON gives the floats back exactly): a second
     `sheetgen build` reads them."""
-    if solve_size(race) > MAX_SOLVE_SIZE:
+    if too_large_to_solve(race) is not None or solve_points(race) > SHEET_MAX_POINTS:
         return None
     from sheetgen import cache
 

@@ -59,11 +59,13 @@ SHEET_GIVE_UP = 10
 RACE_RETRIES = 6
 #: the longest stage the generator makes (a spec may hold up to MAX_LENGTH): longer stages
 #: seldom fit on the race sheet and laying one out takes seconds a try, so that a request for
-#: them took up to a minute to be refused; with these limits every request is answered within
-#: a few seconds of CPU (8 stages of 150 spaces: about 6 s on the 2-core machine, loaded)
+#: them took up to a minute to be refused
 GENERATE_MAX_LENGTH = 160
-#: the most spaces a generated race may ask for in all (stages x MAX of --length)
-GENERATE_MAX_SPACES = 1200
+#: the most spaces a generated race may ask for in all (stages x MAX of --length): generating
+#: costs about 9 ms of CPU a space (laying each try out on the race sheet), and `--render` adds
+#: the sheet, so that 8 stages of 150 spaces took 45 s with the sheet's advanced figures and
+#: would still take over 10 s without them (issue 33); at 640 about 6 s with the sheet
+GENERATE_MAX_SPACES = 640
 
 
 class GenerateError(SheetgenError):

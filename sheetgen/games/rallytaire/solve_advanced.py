@@ -66,12 +66,26 @@ from sheetgen.games.rallytaire.rules_advanced import (
 #: Values (in tenths of a second) closer than this are ties.
 TIE = 1e-9
 
-#: The exact solve works on every (space or corner, box state, tyre) of the race, so its time
-#: and memory grow with their product: the bundled races are under 200,000; 8 stages of 300
-#: spaces with a corner after every space and the default boxes (2.8 million) took 14 s on a
-#: busy 2-core machine, and 9 boxes of each kind (65 million) 20-70 s and 800 MB. A race over
-#: this many is refused with its figures.
-MAX_SOLVE_SIZE = 2_000_000
+#: The exact solve works on every (space or corner, box state, tyre) of the race, so its memory
+#: and the part of its time spent on box states grow with their product: the bundled races are
+#: under 200,000; 8 stages of 300 spaces with a corner after every space and the default boxes
+#: (2.8 million) took 14 s on a busy 2-core machine, and 9 boxes of each kind (65 million)
+#: 20-70 s and 800 MB. A race over this many is refused with its figures.
+MAX_SOLVE_SIZE = 1_000_000
+
+#: Building the solve's graph of a stage (the dice tables of every space, gear and tyre) costs
+#: about 1.4 ms of CPU a (space or corner) x tyres whatever the boxes, and the race time's
+#: distribution up to as much again on long races: 8 stages of 150 spaces and 3 tyres (4,251)
+#: took 6.1 s to solve with one box of each kind and 8.3 s with the default boxes, 13.8 s with
+#: the distribution (issue 33: answered within 10 s of CPU). A race over this many is refused
+#: with its figures; at the limit, with the default boxes, the analysis takes about 5 s.
+MAX_SOLVE_POINTS = 2_000
+
+#: The race sheet prints the advanced figures of a race up to this many (spaces + corners) x
+#: tyres (the bundled races: 550 to 850): laying the sheet out costs seconds of its own on a
+#: long race, and `render` must answer within 10 s of CPU. A longer race's sheet prints without
+#: them (`analyze --rules advanced` still gives them, up to MAX_SOLVE_POINTS).
+SHEET_MAX_POINTS = 1_200
 
 DEFAULT_DNF_PENALTY = 600.0
 DEFAULT_DNF_SPACE_SECONDS = 10.0
@@ -583,7 +597,7 @@ def _dnf_charges(race: Race, dnf: DnfRule) -> list[dict[int, float]]:
 
 
 class TooLargeToSolve(SheetgenError):
-    """The exact advanced solve of a race would take too long (see MAX_SOLVE_SIZE)."""
+    """The exact advanced solve of a race would take too long (see MAX_SOLVE_POINTS, MAX_SOLVE_SIZE)."""
 
 
 def _box_states(race: Race) -> int:
@@ -592,22 +606,44 @@ def _box_states(race: Race) -> int:
 
 
 def solve_size(race: Race) -> int:
-    """(spaces and corners of the race) x (box states) x (tyres): what the exact solve grows with."""
-    points = sum(s.length + len(s.corners) for s in race.stages)
-    return points * _box_states(race) * len(race.tyres)
+    """(spaces and corners of the race) x (box states) x (tyres): what the exact solve's memory
+    grows with."""
+    return solve_points(race) * _box_states(race)
 
 
-def check_solvable(race: Race) -> None:
-    """Raise TooLargeToSolve, with the race's figures, when `race` is over MAX_SOLVE_SIZE."""
+def solve_points(race: Race) -> int:
+    """(spaces and corners of the race) x (tyres): what building the solve's graphs grows with."""
+    return sum(s.length + len(s.corners) for s in race.stages) * len(race.tyres)
+
+
+def too_large_to_solve(race: Race) -> str | None:
+    """Why the exact advanced solve of `race` is refused (over MAX_SOLVE_POINTS or
+    MAX_SOLVE_SIZE), with the race's figures; None when it is not."""
+    spaces = sum(s.length for s in race.stages)
+    corners = sum(len(s.corners) for s in race.stages)
+    points = solve_points(race)
     size = solve_size(race)
+    if points > MAX_SOLVE_POINTS:
+        return (
+            f"the advanced game's exact analysis of this race is too long: ({spaces} spaces + {corners} corners) x "
+            f"{len(race.tyres)} tyres = {points:,} (the limit is {MAX_SOLVE_POINTS:,}: about 10 s of CPU); "
+            "fewer or shorter stages, fewer corners or tyres make it solvable"
+        )
     if size > MAX_SOLVE_SIZE:
-        spaces = sum(s.length for s in race.stages)
-        corners = sum(len(s.corners) for s in race.stages)
-        raise TooLargeToSolve(
+        return (
             f"the advanced game's exact analysis of this race is too large: ({spaces} spaces + {corners} corners) x "
             f"{_box_states(race)} box states x {len(race.tyres)} tyres = {size:,} (the limit is {MAX_SOLVE_SIZE:,}); "
             "fewer boxes, tyres, spaces or corners make it solvable"
         )
+    return None
+
+
+def check_solvable(race: Race) -> None:
+    """Raise TooLargeToSolve, with the race's figures, when `race` is over MAX_SOLVE_POINTS or
+    MAX_SOLVE_SIZE."""
+    why = too_large_to_solve(race)
+    if why is not None:
+        raise TooLargeToSolve(why)
 
 
 def solve_race(race: Race, dnf: DnfRule | None = None) -> AdvancedPolicy:

@@ -74,6 +74,18 @@ def _field_width(sheet: Sheet, label: str, width: float, unit: str = "") -> floa
     )
 
 
+def _no_advanced_figures(race: Race) -> tuple[str, str] | None:
+    """Two short lines saying why a race's sheet has no advanced figures when its size is
+    the reason (over the sheet's limit, or the exact solve's), else None."""
+    from sheetgen.games.rallytaire.solve_advanced import SHEET_MAX_POINTS, solve_points, too_large_to_solve
+
+    if too_large_to_solve(race) is not None:
+        return "advanced figures left out:", "too large for the exact solve"
+    if solve_points(race) > SHEET_MAX_POINTS:
+        return "advanced figures left out:", "see analyze --rules advanced"
+    return None
+
+
 def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> None:
     """Page 1's header, HEADER_MM high: nothing of it leaves the page's printable frame."""
     x, top = sheet.left, sheet.top
@@ -113,6 +125,11 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
         out = "under 0.1%" if 0 < dnf < 0.001 else f"{100 * dnf:.1f}%"
         sheet.text(right, top - 9.2 * MM, f"advanced: p10 {p10}, p50 {p50},", "small", align="right")
         sheet.text(right, top - 12.0 * MM, f"p90 {p90} s; out of the race {out}", "small", align="right")
+    elif analysis is not None:
+        why = _no_advanced_figures(race)
+        if why is not None:
+            sheet.text(right, top - 9.2 * MM, why[0], "small", align="right")
+            sheet.text(right, top - 12.0 * MM, why[1], "small", align="right")
     # driver, date, total time; the gear table on the right
     y = top - 14 * MM
     end = _field(sheet, x, y, "Driver", 42 * MM)

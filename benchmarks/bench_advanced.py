@@ -6,10 +6,10 @@ but distinct) race object; the first repeat of the first race also pays for the 
 tables, which later solves reuse.
 
 Then, on the last analysis, the race-time percentiles the race sheet prints (p10/p50/p90,
-`AdvancedRaceAnalysis.percentiles`: the quick pass, certain on the bundled races) and the full
-distribution (`race_time_distribution`), CPU time of this process. Target for the
-percentiles: under the solve's own time (they were 2-4 times it); measured 0.5-2 times it
-(docs/benchmarks.md).
+`AdvancedRaceAnalysis.percentiles`, from `race_time_distribution`, by stages) and, side by
+side, the reference they replaced (`race_time_distribution_by_cores`), CPU time of this
+process; the two give the same percentiles. Target for the percentiles: under the solve's own
+time (docs/benchmarks.md; benchmarks/bench_race_time.py shows how both grow with the race).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sheetgen import registry
 from sheetgen.games.rallytaire.analysis_advanced import analyze_race_advanced
-from sheetgen.games.rallytaire.forward_advanced import race_time_distribution
+from sheetgen.games.rallytaire.forward_advanced import race_time_distribution_by_cores
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +42,7 @@ def main(repeats: int = 3, specs: list[str] | None = None) -> None:
         t0 = time.process_time()
         percentiles = analysis.percentiles
         t1 = time.process_time()
-        full = race_time_distribution(analysis.policy)
+        full = race_time_distribution_by_cores(analysis.policy)
         t2 = time.process_time()
         assert tuple(full.percentile(q) for q in (0.10, 0.50, 0.90)) == percentiles
         policy = analysis.policy
@@ -66,7 +66,7 @@ def main(repeats: int = 3, specs: list[str] | None = None) -> None:
         )
         print(
             f"  p10/p50/p90 {'/'.join(str(p) for p in percentiles)} s: {t1 - t0:.2f} s CPU "
-            f"(the full distribution: {t2 - t1:.2f} s CPU, dropped {full.dropped:.1e})"
+            f"(the reference by cores: {t2 - t1:.2f} s CPU, dropped {full.dropped:.1e})"
         )
 
 

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from conftest import SPECS
 from sheetgen.games.rally_run.graph import board_of, reachability
 from sheetgen.games.rally_run.report import (
+    FIRST_GAMES_TURN_LIMIT,
     SEAT_BATCH,
     SEAT_TURN_BUDGET,
     analyze_set,
@@ -431,6 +432,27 @@ def test_analyze_keys_and_figures():
     assert 0 <= data["sealed_start_share"] <= 1 and data["starts"] is None
     assert analyze_set(house(), games=2, budget=400) == data
     assert SEAT_TURN_BUDGET == 5_000 and SEAT_BATCH == 10
+
+
+def test_the_first_games_stop_at_the_turn_limit_with_as_many_games_for_each_count():
+    """The first `--games` games of each count are played in turn (the k-th of 2, 3 and 4
+    players, then the next) until the analysis has played the limit's turns: every count then
+    has as many games as the others, the games played are those of a run without the limit
+    (the same seeds), and the report says it stopped. The command's limit, 6,000 turns, holds
+    `--games 100` (about 12,600 turns on the house set, 10.8 s of CPU) within 10 s."""
+    cut = analyze_set(house(), games=5, budget=0, limit=200)
+    played = [b["games"] for b in cut["by_players"]]
+    assert cut["stopped_at_turn_limit"] and cut["turn_limit"] == 200 and cut["games_asked"] == 5
+    assert len(set(played)) == 1 and 1 <= played[0] < 5
+    assert cut["turns_played"] >= 200
+    # the same games as the run without the limit: its first `played[0]` of each count
+    head = analyze_set(house(), games=played[0], budget=0)
+    assert [b["seat_win_share"] for b in cut["by_players"]] == [b["seat_win_share"] for b in head["by_players"]]
+    assert cut["turns_played"] == head["turns_played"] and not head["stopped_at_turn_limit"]
+    assert FIRST_GAMES_TURN_LIMIT == 6_000
+    text = format_analysis_text(cut)
+    assert "the first games stopped at 200 turns in all: fewer than the 5 asked for each number of players" in text
+    assert "the first games stopped" not in format_analysis_text(head)
 
 
 def test_analyze_a_fixed_board(run, write):

@@ -47,6 +47,13 @@ def sealed_share(tiles: TileSet, deals: int, seed: int) -> float:
     return round(sealed / (4 * deals), 4)
 
 
+#: The first `--games` games of each player count stop once the analysis has played this many
+#: turns in all (a round of every count is played first): a greedy player's turn costs up to
+#: about 0.8 ms of CPU, so 100 games of 2, 3 and 4 players (about 12,600 turns on the house
+#: set) took 10.8 s and games that never finish up to a minute; `analyze` answers within 10 s of
+#: CPU (issue 33). A count, not a clock: the same set, options and seed give the same games.
+FIRST_GAMES_TURN_LIMIT = 6_000
+
 #: z of a two-sided 95 % interval
 Z95 = 1.959963984540054
 #: Seat shares are played on until ranked (RN-22): extra games go in batches of this many
@@ -88,13 +95,20 @@ def analyze_set(
     policy: str = "greedy",
     rounds: int = 100,
     budget: int = SEAT_TURN_BUDGET,
+    limit: int = FIRST_GAMES_TURN_LIMIT,
 ) -> dict:
     counts = [players] if players else [2, 3, 4]
-    played: dict[int, list] = {}
+    played: dict[int, list] = {n: [] for n in counts}
     turns = 0
-    for n in counts:
-        played[n] = [play(tiles, game_seed(seed, n, k), n, policy, rounds, keep=False) for k in range(games)]
-        turns += sum(g.end.turns for g in played[n])
+    # the first `games` of each player count, in turn (the k-th of each, then the next), so
+    # that the turn limit, when it stops them, leaves each count as many games as the others
+    for k in range(games):
+        if k and turns >= limit:
+            break
+        for n in counts:
+            g = play(tiles, game_seed(seed, n, k), n, policy, rounds, keep=False)
+            played[n].append(g)
+            turns += g.end.turns
 
     def wins(n: int) -> list[int]:
         return [sum(g.end.winner == s for g in played[n]) for s in range(n)]
@@ -143,6 +157,11 @@ def analyze_set(
         "games": total,
         "turns_played": turns,
         "turn_budget": budget,
+        # the first games stop at this many turns in all (every count has the same number of
+        # games, give or take its last round): `games_asked` per count, `games` what was played
+        "games_asked": games,
+        "turn_limit": limit,
+        "stopped_at_turn_limit": any(len(played[n]) < games for n in counts),
         "finished_share": round(finished_all / total, 4),
         # greedy games stopped at a position come back (RN-21): never finished, but not sealed
         "looping_share": round(looped_all / total, 4),
@@ -210,6 +229,11 @@ def format_analysis_text(data: dict) -> str:
         lines.append(
             f"  {block['players']} players, {block['games']} games: finished {_share(block['finished_share'])}{loops}, "
             f"median {_n(t['p50'])} rounds; wins (95% interval): {seats}; {order}"
+        )
+    if data["stopped_at_turn_limit"]:
+        lines.append(
+            f"  the first games stopped at {data['turn_limit']:,} turns in all: fewer than the {data['games_asked']} "
+            "asked for each number of players (the games column gives them)"
         )
     lines.append(
         f"  seat shares played until ranked or {data['turn_budget']:,} turns in all ({data['turns_played']:,} played)"

@@ -37,11 +37,13 @@ DEFAULT_STAGES = 4  # as `sheetgen generate rallytaire` without --stages
 DEFAULT_LENGTH = (40, 70)  # as `sheetgen generate rallytaire` without --length
 #: Generating a race checks every stage with the exact solver and lays it out on the sheet
 #: (a stage that misses its band is proposed up to 60 times), and the season then analyses
-#: and prints it: about 13 ms of CPU a space counted here, on the 2-core machine loaded by
-#: other work, after about 2 s for the season itself. A season's generated races may reach
-#: this many spaces in all (stages x longest length): one race of 4 stages of 40-70 spaces
-#: (280) takes about 6 s, two (560) took 9.5 s, four (1,120) 19 s under the 3,000 once allowed.
-MAX_GENERATED_SPACES = 400
+#: and prints it: 10 to 15 ms of CPU a space counted here, more for hard stages, on the
+#: 2-core machine loaded by other work, after about 2 s for the season itself. A season's
+#: generated races may reach this many spaces in all (stages x longest length): one race of
+#: the default 4 stages of 40-70 spaces (280) takes 4 to 6 s, 4 hard stages of 50-75 (300)
+#: 9 s (the stages a hard race proposes vary most); 8 hard stages of 40-50 (400) took 9 s,
+#: two default races (560) 9.5 s, four (1,120) 19 s under the 3,000 once allowed.
+MAX_GENERATED_SPACES = 300
 MAX_RACES = 20
 SOLO_COLUMNS = ("try 1", "try 2", "try 3", "best")
 

@@ -20,7 +20,8 @@ refused unless the command is given `force` (`--force`).
 
 What a command prints on standard output (its report) goes out before any file is put in
 place (`write_files(..., announce=...)`): when printing fails (`> /dev/full`, a closed
-pipe), no file is written.
+pipe), no file is written. A command whose work reads through its output folder makes it
+before the work (`folder_for_the_work`) and takes it back as `write_files` does.
 """
 
 from __future__ import annotations
@@ -30,7 +31,8 @@ import os
 import re
 import stat
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 
 from sheetgen.errors import OutputError
 
@@ -279,6 +281,20 @@ def _remove_folders(made: Sequence[str]) -> None:
             os.rmdir(path)
         except OSError:
             pass
+
+
+@contextmanager
+def folder_for_the_work(folder: PathLike) -> Iterator[None]:
+    """Make `folder` (and its missing parents) before the work, for a command whose work
+    reads through it (`rally`: its stages name their library from there), and take the ones
+    made back, when empty, if anything in the block fails: the writing too (`write_files`,
+    whose report to standard output may fail), so a failing command leaves no folder behind."""
+    made = _make_folder(os.fspath(folder))
+    try:
+        yield
+    except BaseException:
+        _remove_folders(made)
+        raise
 
 
 def check_targets(targets: Iterable[PathLike], *, inputs: Iterable[PathLike] = (), force: bool = False) -> None:

@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import replace
 
+import pytest
+
 from conftest import SPECS
-from sheetgen.games.rally_risk.spec import MAX_CALENDAR_RACES, MAX_RACE_SPACES
+from sheetgen.games.rally_risk.spec import MAX_CALENDAR_RACES, MAX_CALENDAR_SPACES, MAX_RACE_SPACES
 from sheetgen.games.rallytaire.solve_advanced import MAX_SOLVE_POINTS, MAX_SOLVE_SIZE
 
 LONG_LIBRARY = """\
@@ -43,6 +46,51 @@ def test_a_calendar_over_its_race_count_is_refused_at_its_rallies(run, tmp_path)
     for command in (("validate", str(spec)), ("calendar", str(spec), "--seed", "1", "--jobs", "1")):
         result = run(*command)
         assert (result.exit_code, result.stderr) == (1, f"{spec}:5:1: error: the calendar has 1800 races and specials; at most {MAX_CALENDAR_RACES} (each is analysed when the calendar is built)\n")
+
+
+def championship_with(tmp_path, rally: str):
+    """The rulebook's championship (8 rallies, 22 races: 952 spaces at most, its sections'
+    longest being 7 spaces) with one rally more, beside a copy of its library."""
+    shutil.copy(SPECS / "rally_risk" / "sections.yaml", tmp_path / "sections.yaml")
+    spec = tmp_path / "championship.yaml"
+    text = (SPECS / "rally_risk" / "championship.yaml").read_text(encoding="utf-8")
+    spec.write_text(text + rally, encoding="utf-8")
+    return spec
+
+
+def test_a_calendar_whose_races_may_run_over_its_spaces_is_refused_at_its_rallies(run, tmp_path):
+    """A championship grown to 30 rallies (82 races, found by the fuzz harness) took 23 s of
+    CPU: a calendar's races, each counted at its longest, may run to 1,000 spaces in all. One
+    race of 7 sections more than the rulebook's 22 (952 + 49) is refused at once, nothing
+    written, by every command that would analyse it; one of 6 (952 + 42 = 994) is not."""
+    spec = championship_with(tmp_path, "  - {id: extra, name: Extra, zone: EC, races: [7]}\n")
+    line = (
+        f"{spec}:10:1: error: the calendar's races may run to 1,001 spaces in all (each race's sections x the library's "
+        f"longest section, 7 spaces, at most {MAX_RACE_SPACES} a race); at most {MAX_CALENDAR_SPACES:,} (each race is "
+        "analysed when the calendar is built)\n"
+    )
+    out = tmp_path / "out"
+    for command in (
+        ("validate", str(spec)),
+        ("calendar", str(spec), "--seed", "1", "--jobs", "1", "-o", str(out)),
+        ("build", str(spec), "-o", str(out), "--jobs", "1"),
+        ("render", str(spec), "-o", str(tmp_path / "cal.pdf")),
+    ):
+        result = run(*command)
+        assert (result.exit_code, result.stderr, result.stdout) == (1, line, ""), command
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["championship.yaml", "sections.yaml"]
+    spec = championship_with(tmp_path, "  - {id: extra, name: Extra, zone: EC, races: [6]}\n")
+    assert run("validate", str(spec)).exit_code == 0
+
+
+@pytest.mark.slow  # 23 races analysed and printed: about 7 s of CPU
+def test_the_largest_calendar_allowed_is_built(run, tmp_path):
+    spec = championship_with(tmp_path, "  - {id: extra, name: Extra, zone: EC, races: [6]}\n")
+    result = run("calendar", str(spec), "--seed", "1", "--jobs", "1", "-o", str(tmp_path / "out"))
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.startswith("World Championship: 9 rallies, 23 races (seed 1)\n")
+    assert "\nExtra (EC): free choice of sections\n  race 1     6 sections, " in result.stdout
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["championship-seed1.pdf", "championship-seed1.yaml"]
 
 
 def test_a_calendar_whose_races_cannot_be_short_enough_is_explained(run, tmp_path):
@@ -132,16 +180,25 @@ def test_a_huge_number_in_an_option_is_a_usage_error(run):
 def test_a_season_that_would_generate_too_much_is_refused_at_once(run, tmp_path):
     from sheetgen.games.rallytaire.season import MAX_GENERATED_SPACES
 
-    races = "".join(f"  - generate: {{seed: {i}, stages: 8, length: [300, 300], difficulty: hard}}\n" for i in range(20))
+    # two races of 4 stages of 40-70 spaces (the defaults) took 9.5 s of CPU on a loaded machine
+    races = "".join(f"  - generate: {{seed: {i}}}\n" for i in range(20))
     spec = tmp_path / "season.yaml"
     spec.write_text(f"game: rallytaire\nkind: season\nname: Huge\nraces:\n{races}", encoding="utf-8")
     line = (
-        f"{spec}:6:15: error: the season's generated races reach 4800 spaces here (stages x longest length); at most {MAX_GENERATED_SPACES} "
+        f"{spec}:6:15: error: the season's generated races reach 560 spaces here (stages x longest length); at most {MAX_GENERATED_SPACES} "
         "are generated for a season: give fewer or shorter generated races, or race files\n"
     )
     for command in (("validate", str(spec)), ("validate", "--strict", str(spec)), ("season", str(spec))):
         result = run(*command)
         assert (result.exit_code, result.stderr) == (1, line), command
+    # at the limit: 280 + 20
+    spec.write_text(
+        "game: rallytaire\nkind: season\nname: Full\nraces:\n  - generate: {seed: 1}\n"
+        "  - generate: {seed: 2, stages: 1, length: [10, 20]}\n",
+        encoding="utf-8",
+    )
+    assert MAX_GENERATED_SPACES == 4 * 70 + 20
+    assert run("validate", str(spec)).exit_code == 0
 
 
 def test_a_race_sheet_without_its_advanced_figures_says_why(run, tmp_path):

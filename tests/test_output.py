@@ -9,7 +9,7 @@ import pytest
 
 from conftest import SPECS
 from sheetgen.errors import OutputError
-from sheetgen.output import write_atomic, write_files
+from sheetgen.output import folder_for_the_work, write_atomic, write_files
 
 RACE = SPECS / "rallytaire" / "acropolis.yaml"
 OTHER = SPECS / "rallytaire" / "thousand_lakes.yaml"
@@ -38,6 +38,39 @@ def test_a_folder_is_made_only_when_allowed_and_taken_back_on_failure(tmp_path):
     assert leftovers(tmp_path) == []  # out/ and out/deeper/ were made, then removed
     write_files([(out / "x.pdf", b"x")], folder=out)
     assert (out / "x.pdf").read_bytes() == b"x"
+
+
+def test_a_folder_made_for_the_work_is_taken_back_when_the_work_or_its_report_fails(tmp_path):
+    """`rally` makes its folder before the work (its stages read through it); a report that
+    cannot be printed failed the command but left the folder it made (found by the fuzz
+    harness). The folders made are taken back, those that were there are kept."""
+    out = tmp_path / "rallies" / "winter"
+
+    def report_fails() -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left"):
+        with folder_for_the_work(out):
+            assert out.is_dir()
+            write_files([(out / "rally.yaml", b"r")], folder=out, announce=report_fails)
+    assert leftovers(tmp_path) == []  # winter/ and rallies/ both taken back
+    (tmp_path / "rallies").mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        with folder_for_the_work(out):
+            raise KeyboardInterrupt
+    assert leftovers(tmp_path) == ["rallies"]  # there before: kept
+    with folder_for_the_work(out):
+        write_files([(out / "rally.yaml", b"r")], folder=out)
+    assert (out / "rally.yaml").read_bytes() == b"r"
+    with pytest.raises(OutputError):
+        with folder_for_the_work(out):
+            write_files([(out / "rally.yaml", b"s"), (out / "rally.yaml", b"t")], folder=out)  # one file twice
+    assert leftovers(tmp_path) == ["rallies", "rally.yaml", "winter"]  # not empty: kept, as it was
+    assert (out / "rally.yaml").read_bytes() == b"r"
+    (tmp_path / "file").write_bytes(b"f")
+    with pytest.raises(OutputError, match="file is not a folder"):
+        with folder_for_the_work(tmp_path / "file" / "out"):
+            pass
 
 
 def test_an_input_is_never_overwritten(tmp_path):

@@ -120,8 +120,17 @@ MAX_COURSE = 30
 #: the calendar's check) and printed on one course sheet, so a longer one is refused where its
 #: course is given. The rulebook's races have 5 to 8 sections (about 30 to 60 spaces).
 MAX_RACE_SPACES = 120
-#: Every race of a calendar is analysed when it is built: 100 races take about 10 s.
+#: Every race of a calendar is analysed when it is built: 100 races of one section each take
+#: about 2.5 s; what the analyses cost is bounded by their spaces (MAX_CALENDAR_SPACES).
 MAX_CALENDAR_RACES = 100
+#: The spaces a calendar's races may run to in all, each race counted at its longest (its
+#: sections x the library's longest section, at most MAX_RACE_SPACES): what its analyses
+#: cost grows with them, 6 to 9 ms of CPU a counted space on the bundled sections and up to
+#: 10 ms on sections of 20 spaces of factor 4 (the calendar's spec and PDF written too, on
+#: the 2-core machine loaded by other work). The rulebook's championship (8 rallies, 22
+#: races) counts 952 and takes 6 to 9 s; 8 races of 6 such long sections (960) 7 to 9.5 s; a
+#: championship grown to 30 rallies (3,556) took 23 s. The limit is the rulebook's size.
+MAX_CALENDAR_SPACES = 1000
 MAX_FACTOR = 4
 
 _ID = {"type": "string", "pattern": r"^[A-Za-z0-9_-]{1,40}$", "description": "letters, digits, _ and -"}
@@ -147,6 +156,7 @@ def limit_marks(section: Section) -> tuple[tuple[int, ...], tuple[int, ...]]:
     lo = tuple(int(tag in section.tags) for _k, tag, _w in LIMIT_KEYS)
     hi = tuple(max(x, len(section.fords)) if tag is Tag.FORD and x else x for x, (_k, tag, _w) in zip(lo, LIMIT_KEYS))
     return lo, hi
+
 
 _LIMITS = {
     "type": "object",
@@ -546,6 +556,21 @@ def load_calendar(doc: Document) -> Calendar:
     library = None
     if "library" in data:
         library, problems = _load_other(doc, "library", "library")
+    if library is not None and library.sections:
+        longest = max(len(s.factors) for s in library.sections)
+        spaces = sum(
+            min(MAX_RACE_SPACES, n * longest) for r in data["rallies"] for n in (*r["races"], *r.get("specials", ()))
+        )
+        if spaces > MAX_CALENDAR_SPACES:
+            problems.append(
+                doc.problem(
+                    ("rallies",),
+                    f"the calendar's races may run to {spaces:,} spaces in all (each race's sections x the library's "
+                    f"longest section, {longest} spaces, at most {MAX_RACE_SPACES} a race); at most "
+                    f"{MAX_CALENDAR_SPACES:,} (each race is analysed when the calendar is built)",
+                    key=True,
+                )
+            )
     rallies = []
     for i, r in enumerate(data["rallies"]):
         rally = Rally(

@@ -20,7 +20,7 @@ import tempfile
 import click
 
 from sheetgen.cliutil import CONTEXT, FORCE, INK, PAPER, output, refuse_stdout_folder, reports_errors
-from sheetgen.output import check_targets, write_files
+from sheetgen.output import check_targets, folder_for_the_work, write_files
 from sheetgen.registry import spec_of
 from sheetgen.render import build_outputs
 from sheetgen.yamlsrc import load_bytes
@@ -127,26 +127,21 @@ def rally(
     words = [f"--library {library}"] + ([f"--box {box}"] if box is not None else [])
     words += [f"--stages {stages}", f"--length {length}", f"--table {table}", f"--difficulty {difficulty}"]
     command = f"sheetgen rally --seed {seed} " + " ".join(words) + f" --drivers {','.join(names)}"
-    made_folder = not os.path.exists(out_dir)
-    if made_folder:  # the stages' printouts read their library from there; taken back on failure
-        os.makedirs(out_dir)
-    try:
+    # the stages' printouts read their library from the folder: it is made first, and taken
+    # back when anything fails, the printing of the report included
+    with folder_for_the_work(out_dir):
         rng = random.Random(seed)
         requests = [
             gen.Request(gen.Variant.DIRT, None, lengths, tables, difficulty, rng.getrandbits(63))
             for _k in range(stages)
         ]
         files = _rally(lib, lib_name, counts, requests, names, command, f"Rally {seed}", out_dir, paper, ink)
-    except BaseException:
-        if made_folder and os.path.isdir(out_dir) and not os.listdir(out_dir):
-            os.rmdir(out_dir)
-        raise
 
-    def announce() -> None:
-        for path, _body in files:
-            click.echo(f"wrote {path}")
+        def announce() -> None:  # before any file is put in place: when it fails, none is
+            for path, _body in files:
+                click.echo(f"wrote {path}")
 
-    write_files(files, folder=out_dir, inputs=inputs, force=force, announce=announce)
+        write_files(files, folder=out_dir, inputs=inputs, force=force, announce=announce)
 
 
 def _rally(lib, lib_name, counts, requests, drivers, command, name, out_dir, paper, ink) -> list[tuple[str, bytes]]:

@@ -35,11 +35,15 @@ from sheetgen.yamlsrc import Document, load_beside
 MAX_PLAYERS = 6
 DEFAULT_STAGES = 4  # as `sheetgen generate rallytaire` without --stages
 DEFAULT_LENGTH = (40, 70)  # as `sheetgen generate rallytaire` without --length
-#: Generating a race checks every stage with the exact solver and lays it out on the sheet:
-#: about 1,000 spaces a second on the 2-core development machine, and a stage that misses its
-#: band is proposed up to 60 times. A season's generated races may reach this many spaces in
-#: all (stages x longest length): 10 races of 4 stages of 40-70 spaces are 2,800.
-MAX_GENERATED_SPACES = 3_000
+#: Generating a race checks every stage with the exact solver and lays it out on the sheet
+#: (a stage that misses its band is proposed up to 60 times), and the season then analyses
+#: and prints it: 10 to 15 ms of CPU a space counted here, more for hard stages, on the
+#: 2-core machine loaded by other work, after about 2 s for the season itself. A season's
+#: generated races may reach this many spaces in all (stages x longest length): one race of
+#: the default 4 stages of 40-70 spaces (280) takes 4 to 6 s, 4 hard stages of 50-75 (300)
+#: 9 s (the stages a hard race proposes vary most); 8 hard stages of 40-50 (400) took 9 s,
+#: two default races (560) 9.5 s, four (1,120) 19 s under the 3,000 once allowed.
+MAX_GENERATED_SPACES = 300
 MAX_RACES = 20
 SOLO_COLUMNS = ("try 1", "try 2", "try 3", "best")
 

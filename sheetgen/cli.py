@@ -31,6 +31,7 @@ from sheetgen.cliutil import (
     refuse_pdf_on_terminal,
     refuse_stdout_folder,
     reports_errors,
+    said_when_done,
     spec_files,
     stdout_bytes,
     write_pdf,
@@ -781,8 +782,6 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     """
     import secrets
 
-    from sheetgen.yamlsrc import load_bytes
-
     chosen = registry.game(game)
     options = option_values("generate", chosen, given)
     if target == "-":
@@ -803,6 +802,20 @@ def generate(game: str, seed: int | None, target: str | None, pdf: str | None, f
     folder = (os.path.dirname(at) or ".") if at is not None else "."  # where the spec goes
     if chosen.generator is None:  # (GameName offers the games that have a generator)
         raise SheetgenError(f"{chosen.title} has no generator")
+    said_when_done(keep=False)  # (nothing left from an earlier command in this process)
+    try:
+        _generated(chosen, seed, options, folder, at, target, pdf, force)
+    except BaseException:
+        said_when_done(keep=False)  # a failed command never speaks of the file it did not write
+        raise
+    said_when_done()
+
+
+def _generated(chosen, seed: int, options, folder: str, at, target, pdf, force: bool) -> None:
+    """generate's work once its options are checked: make the spec, load it back, render it
+    when asked, and write everything (see generate)."""
+    from sheetgen.yamlsrc import load_bytes
+
     text = chosen.generator.make(seed, options, folder)
     data = text.encode("utf-8")
     named = [path for path in (target, pdf) if path not in (None, "-")]

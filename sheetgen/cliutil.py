@@ -41,6 +41,25 @@ FORCE = click.option(
 )
 
 
+#: What a command says on standard error once everything it writes has been written (a
+#: generator's warning about the file it made): said only when the command succeeds, so that a
+#: failed command never speaks of a file it did not write. Emptied by the command that says them.
+_WHEN_DONE: list[str] = []
+
+
+def say_when_done(line: str) -> None:
+    """Say `line` on standard error once the command has written everything (see _WHEN_DONE)."""
+    _WHEN_DONE.append(line)
+
+
+def said_when_done(keep: bool = True) -> None:
+    """Say the lines kept by `say_when_done` (or, with keep False, drop them: the command failed)."""
+    lines, _WHEN_DONE[:] = list(_WHEN_DONE), []
+    if keep:
+        for line in lines:
+            click.echo(line, err=True)
+
+
 def output(help: str, dest: str = "target", **more: Any) -> Callable:
     """`-o/--output` as every writing command spells it: a path (a file, a folder or -, as
     `help` says), default None unless `more` gives one."""

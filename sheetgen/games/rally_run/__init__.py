@@ -83,13 +83,12 @@ def _strict(spec: Any, figures: Any = None) -> list:
 
 
 def _generate(seed: int, options: Options, folder: str = ".") -> str:  # (no path in the spec: `folder` unused)
-    import click
-
+    from sheetgen.cliutil import say_when_done
     from sheetgen.games.rally_run.generate import generate_set
 
     made = generate_set(seed, players=options["players"] or 3, target=options["target_turns"])
-    if made.warning is not None:  # the set is written all the same: the nearest drawn
-        click.echo(f"warning: {made.warning}", err=True)
+    if made.warning is not None:  # the set is written all the same: the nearest drawn (said once it is)
+        say_when_done(f"warning: {made.warning}")
     return made.text
 
 

@@ -104,13 +104,17 @@ def _figures(spec: Any) -> dict | None:
     """`Game.figures`: a race's basic analysis and advanced sheet figures (None when too
     large for the exact advanced solve); a season's expanded races, their analyses and the
     generated races' advanced figures."""
-    from sheetgen.games.rallytaire.analysis_advanced import sheet_figures
+    from sheetgen.games.rallytaire.analysis_advanced import sheet_figures, sheet_left_out
     from sheetgen.games.rallytaire.model import Race
     from sheetgen.games.rallytaire.season import Season, expand_season
     from sheetgen.games.rallytaire.solve import analyze_race
 
     if isinstance(spec.model, Race):
-        return {"analysis": analyze_race(spec.model), "advanced": sheet_figures(spec.model)}
+        return {
+            "analysis": analyze_race(spec.model),
+            "advanced": sheet_figures(spec.model),
+            "advanced_left_out": sheet_left_out(spec.model),  # why the sheet has none, when its size is
+        }
     if isinstance(spec.model, Season):
         season = expand_season(spec.model)
         analyses = {k: analyze_race(entry.made) for k, entry in enumerate(season.races)}

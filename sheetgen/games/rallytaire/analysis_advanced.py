@@ -279,6 +279,17 @@ def sheet_figures(race: Race) -> SheetFigures | None:
     )
 
 
+def sheet_left_out(race: Race) -> tuple[str, str] | None:
+    """Two short lines for the race sheet's header saying why it has no advanced figures when
+    the race's size is the reason (too large for the exact solve, or over SHEET_MAX_POINTS),
+    else None."""
+    if too_large_to_solve(race) is not None:
+        return "advanced figures left out:", "too large for the exact solve"
+    if solve_points(race) > SHEET_MAX_POINTS:
+        return "advanced figures left out:", "see analyze --rules advanced"
+    return None
+
+
 def _solve_sheet_figures(race: Race) -> dict:
     a = analyze_race_advanced(race)
     return {

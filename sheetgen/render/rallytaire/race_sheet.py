@@ -74,20 +74,11 @@ def _field_width(sheet: Sheet, label: str, width: float, unit: str = "") -> floa
     )
 
 
-def _no_advanced_figures(race: Race) -> tuple[str, str] | None:
-    """Two short lines saying why a race's sheet has no advanced figures when its size is
-    the reason (over the sheet's limit, or the exact solve's), else None."""
-    from sheetgen.games.rallytaire.solve_advanced import SHEET_MAX_POINTS, solve_points, too_large_to_solve
-
-    if too_large_to_solve(race) is not None:
-        return "advanced figures left out:", "too large for the exact solve"
-    if solve_points(race) > SHEET_MAX_POINTS:
-        return "advanced figures left out:", "see analyze --rules advanced"
-    return None
-
-
-def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> None:
-    """Page 1's header, HEADER_MM high: nothing of it leaves the page's printable frame."""
+def draw_header(
+    sheet: Sheet, race: Race, analysis, advanced, pages: int, left_out: tuple[str, str] | None = None
+) -> None:
+    """Page 1's header, HEADER_MM high: nothing of it leaves the page's printable frame.
+    `left_out`: two short lines saying why there are no advanced figures (the game's)."""
     x, top = sheet.left, sheet.top
     right = sheet.right
     kind = f"Rallytaire race sheet, page 1 of {pages}"
@@ -125,11 +116,9 @@ def draw_header(sheet: Sheet, race: Race, analysis, advanced, pages: int) -> Non
         out = "under 0.1%" if 0 < dnf < 0.001 else f"{100 * dnf:.1f}%"
         sheet.text(right, top - 9.2 * MM, f"advanced: p10 {p10}, p50 {p50},", "small", align="right")
         sheet.text(right, top - 12.0 * MM, f"p90 {p90} s; out of the race {out}", "small", align="right")
-    elif analysis is not None:
-        why = _no_advanced_figures(race)
-        if why is not None:
-            sheet.text(right, top - 9.2 * MM, why[0], "small", align="right")
-            sheet.text(right, top - 12.0 * MM, why[1], "small", align="right")
+    elif left_out is not None:
+        sheet.text(right, top - 9.2 * MM, left_out[0], "small", align="right")
+        sheet.text(right, top - 12.0 * MM, left_out[1], "small", align="right")
     # driver, date, total time; the gear table on the right
     y = top - 14 * MM
     end = _field(sheet, x, y, "Driver", 42 * MM)
@@ -466,6 +455,7 @@ def render_race(
     paper: str | None = None,
     ink: str = "normal",
     keywords: tuple[str, ...] = (),
+    left_out: tuple[str, str] | None = None,
 ) -> tuple[bytes, int]:
     """A race's printable PDF (race sheet pages, the time table on the last) and its page count."""
     meta = Meta(
@@ -474,7 +464,7 @@ def render_race(
         keywords=("rallytaire", "race sheet") + keywords,
     )
 
-    return render_pdf(template, ink, paper, meta, lambda sheet: draw_race(sheet, race, analysis, advanced))
+    return render_pdf(template, ink, paper, meta, lambda sheet: draw_race(sheet, race, analysis, advanced, left_out))
 
 
 def race_pages(race: Race, template: Template, paper: str | None) -> int:
@@ -482,14 +472,14 @@ def race_pages(race: Race, template: Template, paper: str | None) -> int:
     return plan_race(race, template, template.page_size(paper)[1] / MM).page_count
 
 
-def draw_race(sheet: Sheet, race: Race, analysis=None, advanced=None) -> None:
+def draw_race(sheet: Sheet, race: Race, analysis=None, advanced=None, left_out: tuple[str, str] | None = None) -> None:
     """Every page of a race's sheet (its stages, then the time table on the last page)."""
     plan = plan_race(race, sheet.t, sheet.height / MM)
     total = plan.page_count
     speed = max_speed(race)
     for number in range(1, total + 1):
         if number == 1:
-            draw_header(sheet, race, analysis, advanced, total)
+            draw_header(sheet, race, analysis, advanced, total, left_out)
         else:
             draw_running_header(sheet, race, number, total)
         for placed in plan.pages[number - 1] if number <= len(plan.pages) else ():
@@ -518,4 +508,5 @@ def print_race(
         paper=paper,
         ink=ink,
         keywords=keywords,
+        left_out=figures.get("advanced_left_out"),
     )

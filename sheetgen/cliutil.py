@@ -105,8 +105,10 @@ class _Working:
 def _on_signal(signum: int, _frame) -> None:
     import signal
 
-    starting = sys.modules.get("sheetgen.parallel")  # (worker processes being started)
-    if starting is not None and starting.hold(signum):
+    # (worker processes being started; a module still being imported when the signal comes
+    # has no `hold` yet, and starts no workers)
+    hold = getattr(sys.modules.get("sheetgen.parallel"), "hold", None)
+    if hold is not None and hold(signum):
         return
     if _Working.now:
         # the worker pool's threads, torn down half way, may fail as it unwinds (loky's

@@ -772,3 +772,16 @@ def test_a_reweighted_stage_graph_is_the_graph_built_for_those_tyres() -> None:
                     assert _graph_fields(got) == _graph_fields(graphs[t])
                     assert _graph_fields(got)[1] != _graph_fields(graphs[other])[1]  # other chances
     assert seen["reweighted"] > 0 and seen["built"] > 0, seen
+
+
+@pytest.mark.parametrize("race", SMALL_RACES, ids=lambda r: r.name)
+def test_the_pairs_of_start_states_numbered_by_sort_give_the_same_distribution(race, monkeypatch) -> None:
+    """`_combine` numbers the (start, next start) pairs through a dense array, or through a
+    sort when there could be too many pairs for one (many box states): the same numbering, so
+    the same distribution to the bit."""
+    import sheetgen.games.rallytaire.forward_advanced as fa
+
+    policy = solve_race(race, DnfRule(22.0, 0.0))
+    dense = race_time_distribution(policy)
+    monkeypatch.setattr(fa, "_DENSE_CODES", 0)
+    assert race_time_distribution(policy) == dense

@@ -414,6 +414,10 @@ def _fft_size(n: int) -> int:
     return best
 
 
+#: Pairs (start state, next start state) numbered through a dense array up to this many
+#: possible pairs (bytes of memory), through a sort beyond.
+_DENSE_CODES = 1 << 24
+
 #: Kernels transformed at once when the stage's time distributions are put together (memory:
 #: this many rows of the transform's length).
 _BATCH = 256
@@ -508,10 +512,13 @@ def _combine(
     # one kernel per (row, target), its chances by stage time; kernels in order of target, so
     # that the products to one target are neighbours and summed by one reduceat
     code = target * len(rows) + row
-    seen = np.zeros(int(code.max()) + 1, dtype=bool)
-    seen[code] = True
-    codes = np.flatnonzero(seen)
-    slot = (np.cumsum(seen) - 1)[code]
+    if int(code.max()) < _DENSE_CODES:  # (a mark per possible pair: no sort)
+        seen = np.zeros(int(code.max()) + 1, dtype=bool)
+        seen[code] = True
+        codes = np.flatnonzero(seen)
+        slot = (np.cumsum(seen) - 1)[code]
+    else:  # many box states and start states: sorted instead
+        codes, slot = np.unique(code, return_inverse=True)
     order = np.argsort(slot, kind="stable")
     slot, tenths, p = slot[order], tenths[order], p[order]
     bounds = np.searchsorted(slot, np.arange(0, len(codes) + _BATCH, _BATCH).clip(max=len(codes)))

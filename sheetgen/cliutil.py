@@ -259,7 +259,21 @@ def attach_closed_streams() -> None:
     exit status 0), and starting worker processes (loky flushes both) failed with an internal
     error. Standard output becomes a stream that fails when written, as `echo hi >&-` does (a
     report that cannot be printed fails the command before any file is written, as on a full
-    disk); standard error one that drops what it is given (there is nowhere to say it)."""
+    disk); standard error one that drops what it is given (there is nowhere to say it).
+
+    The closed descriptors themselves are held too (0 and 1 by /dev/null opened for reading,
+    so that a write to 1 fails as to a closed one; 2 by /dev/null for writing): left free, the
+    first pipe the process makes takes the lowest, and worker processes started later inherit
+    it as their standard output (a fuzz finding: `build --jobs 2 >&-` hung one time in six, the
+    worker pool's pipe sitting on descriptor 1)."""
+    for fd, flags in ((0, os.O_RDONLY), (1, os.O_RDONLY), (2, os.O_WRONLY)):
+        try:
+            os.fstat(fd)
+        except OSError:
+            held = os.open(os.devnull, flags)
+            if held != fd:
+                os.dup2(held, fd)
+                os.close(held)
     if sys.stdout is None:
         sys.stdout = io.TextIOWrapper(_ClosedOutput(), encoding="utf-8", write_through=True)
     if sys.stderr is None:

@@ -4,6 +4,7 @@ a special file (a FIFO or device is written in place, a socket is refused)."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import shutil
@@ -478,3 +479,36 @@ def test_a_named_pipe_nobody_reads_is_refused_before_the_work_and_one_read_gets_
     finally:
         reader.join(timeout=60)
     assert got and got[0].startswith(b"%PDF-1.4") and got[0].rstrip().endswith(b"%%EOF")
+
+
+def test_closed_standard_streams_are_held_so_no_pipe_takes_their_place(tmp_path):
+    """A command started with its standard streams closed holds descriptors 0, 1 and 2 at once
+    (/dev/null; 1 opened for reading, so that a write to it still fails as to a closed one):
+    the first pipe it makes no longer lands on 1, where worker processes started later took it
+    as their standard output (a fuzz finding: `build --jobs 2 >&-` hung one time in six, the
+    worker pool's pipe sitting on descriptor 1; 0 in 20 since)."""
+    script = (
+        "import errno, os\n"
+        "from sheetgen.cliutil import attach_closed_streams\n"
+        "attach_closed_streams()\n"
+        "r, w = os.pipe()\n"
+        "try:\n"
+        "    os.write(1, b'x')\n"
+        "except OSError as exc:\n"
+        "    failed = exc.errno\n"
+        "else:\n"
+        "    failed = 0\n"
+        "os.write(w, b'%d %d %d' % (r, w, failed))\n"
+        "os.close(w)\n"
+        "open(os.environ['REPORT'], 'wb').write(os.read(r, 100))\n"
+    )
+    report = tmp_path / "report.txt"
+    done = subprocess.run(
+        ["sh", "-c", f'"{sys.executable}" -c "$SCRIPT" <&- >&- 2>&-'],
+        env={**os.environ, "PYTHONPATH": str(ROOT), "SCRIPT": script, "REPORT": str(report)},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert done.returncode == 0
+    r, w, failed = (int(v) for v in report.read_text().split())
+    assert r > 2 and w > 2 and failed == errno.EBADF

@@ -1,14 +1,16 @@
-"""The optional compiled kernel of the Rallyman GT and DIRT solvers (sheetgen/games/rallyman/_kernel.c).
+"""The optional compiled kernels of the exact solvers: Rallyman GT's and DIRT's
+(sheetgen/games/rallyman/_kernel.c) and Rally Risk's check trees
+(sheetgen/games/rally_risk/_kernel.c).
 
-pyproject.toml holds the project's metadata; this file only declares the C extension. It is
-optional: where it cannot be built (no C compiler or no Python headers) the install goes on
-without it and sheetgen runs the pure-Python solvers, which give the same figures.
+pyproject.toml holds the project's metadata; this file only declares the C extensions. They
+are optional: where they cannot be built (no C compiler or no Python headers) the install goes
+on without them and sheetgen runs the pure-Python solvers, which give the same figures.
 
 The kernel repeats the reference's float arithmetic in the same order, so it is compiled
 without contraction into fused multiply-adds and without fast-math (-O2 -ffp-contract=off);
 on 32-bit x86 the SSE2 unit is asked for, so that no intermediate is kept in x87's longer
-registers. The SHA-256 of the C source is compiled in (`_kernel.SOURCE_SHA256`): the wrapper
-(sheetgen/games/rallyman/accel.py) uses a build only when it matches the source it names.
+registers. The SHA-256 of the C source is compiled in (`_kernel.SOURCE_SHA256`): the wrappers
+(the games' accel.py) use a build only when it matches the source they name.
 """
 
 import hashlib
@@ -18,7 +20,11 @@ from pathlib import Path
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
-SOURCE = Path("sheetgen") / "games" / "rallyman" / "_kernel.c"
+#: (the extension's module, its C source)
+KERNELS = (
+    ("sheetgen.games.rallyman._kernel", Path("sheetgen") / "games" / "rallyman" / "_kernel.c"),
+    ("sheetgen.games.rally_risk._kernel", Path("sheetgen") / "games" / "rally_risk" / "_kernel.c"),
+)
 
 
 class BuildExt(build_ext):
@@ -36,18 +42,19 @@ class BuildExt(build_ext):
         super().build_extensions()
 
 
-def digest() -> str:
-    return hashlib.sha256((Path(__file__).resolve().parent / SOURCE).read_bytes()).hexdigest()
+def digest(source: Path) -> str:
+    return hashlib.sha256((Path(__file__).resolve().parent / source).read_bytes()).hexdigest()
 
 
 setup(
     ext_modules=[
         Extension(
-            "sheetgen.games.rallyman._kernel",
-            sources=[str(SOURCE)],
-            define_macros=[("KERNEL_SOURCE_SHA256", f'"{digest()}"')],
+            name,
+            sources=[str(source)],
+            define_macros=[("KERNEL_SOURCE_SHA256", f'"{digest(source)}"')],
             optional=True,
         )
+        for name, source in KERNELS
     ],
     cmdclass={"build_ext": BuildExt},
 )

@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeGuard
 
-from sheetgen.games.rally_risk import rules
+from sheetgen.games.rally_risk import accel, rules
 from sheetgen.games.rally_risk.model import DIE, GEARS, MAX_GEAR, Assistance, Outcome, Race, Tyres
 from sheetgen.games.rally_risk.rules import Car, CarState, Course, Move
 
@@ -182,6 +182,8 @@ class Solution:
         # the course shares them
         self._moves: dict[tuple[int, int, int], tuple[Move, ...]] = course.shared("solver moves")
         self._outcomes: dict[tuple, tuple] = {}
+        #: the compiled kernel, where it is built: the same trees and prices to the bit (accel)
+        self._kernel = accel.kernel()
         self._setup_tables()
         self.V = _Table(self._locate_v, self._keys_v)
         self.gear_choice = _Table(self._locate_gear, self._keys_gear)
@@ -425,10 +427,23 @@ class Solution:
         # Trees live as long as the course, so they are kept shallow: tuples of numbers
         # (a step's probabilities, its slots; a leaf) that the garbage collector stops
         # tracking as soon as it sees them, instead of walking them in every full collection.
-        course = self.course
         per_gear = [self.moves(p, g2, t, w) for g2 in gears]
+        if self._kernel is not None:
+            course = self.course
+            steps, leaves = accel.check_tree(
+                self._kernel, course, course.row(self.sector[w].weather, t), p, risk, per_gear, _OUTCOME_ORDER
+            )
+            return steps, leaves, tuple(per_gear)
+        return self._reference_tree(p, t, w, risk, per_gear)
+
+    def _reference_tree(
+        self, p: int, t: Tyres, w: int, risk: int, per_gear: list[tuple[Move, ...]]
+    ) -> tuple[tuple, tuple[tuple, ...], tuple[tuple[Move, ...], ...]]:
+        """:meth:`_build_tree` in Python: the reference of the compiled kernel's tree."""
+        course = self.course
+        weather = self.sector[w].weather
         every = tuple([m for moves in per_gear for m in moves])  # check_tree walks each move once
-        steps, ends = rules.check_tree(course, CarState(p, 1, 0, t), risk, every, self.sector[w].weather, exact=False)
+        steps, ends = rules.check_tree(course, CarState(p, 1, 0, t), risk, every, weather, exact=False)
         coded = tuple(
             [
                 (
@@ -553,8 +568,24 @@ class Solution:
         W = range(nw)
         vf, endf, damagef = self._v, self._end, self._damage
         plans, mix = self._plans, self._mix
+        kernel = self._kernel
         nr = len(self._risk_index)
         contexts = len(vf)
+        # the kernel's plans: each with the END lists of its gears for the two card states
+        priced = [
+            tuple(
+                (
+                    risk,
+                    ri,
+                    gears,
+                    by_p,
+                    tuple((endf[g2][ti * 2 * nw + w], endf[g2][(ti * 2 + 1) * nw + w]) for g2, _pr in gears),
+                )
+                for risk, ri, gears, by_p in plans[ti * nw + w]
+            )
+            for ti in range(len(TYRES))
+            for w in W
+        ]
         inf = math.inf
         for p in range(course.length, -1, -1):
             # q_bar[g2][ci]: expected cost of a turn in gear g2, before the risk die
@@ -566,7 +597,15 @@ class Solution:
                     d0, d1 = damagef[c0], damagef[c1]
                     m0, m1 = self._move[c0], self._move[c1]
                     total0, total1 = [0.0] * (MAX_GEAR + 1), [0.0] * (MAX_GEAR + 1)
-                    for risk, ri, gears, by_p in plans[ti * nw + w]:
+                    if kernel is not None:
+                        # the loop below, compiled (accel): the same sums and picks
+                        base = p * (MAX_GEAR + 1)
+                        for risk, ri, gears, by_p, ends in priced[ti * nw + w]:
+                            tree = by_p.get(p)
+                            if tree is None:
+                                tree = by_p[p] = self._build_tree(p, t, w, risk, tuple(g2 for g2, _pr in gears))
+                            kernel.price(tree, gears, ends, ri, nr, base, d0, d1, m0, m1, total0, total1)
+                    for risk, ri, gears, by_p in plans[ti * nw + w] if kernel is None else ():
                         tree = by_p.get(p)
                         if tree is None:
                             tree = by_p[p] = self._build_tree(p, t, w, risk, tuple(g2 for g2, _pr in gears))

@@ -18,10 +18,9 @@ the dice, gears, seconds and token costs of the ruleset as small tables.
 
 from __future__ import annotations
 
-import importlib
-import os
 from typing import Any
 
+from sheetgen import kernels
 from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
@@ -33,24 +32,13 @@ _LOADED: list = []
 
 def enabled() -> bool:
     """Whether the accelerator may be used: `SHEETGEN_ACCEL=off` (or 0, no, false) says not."""
-    return os.environ.get("SHEETGEN_ACCEL", "").strip().lower() not in ("off", "0", "no", "false")
+    return kernels.enabled()
 
 
 def kernel() -> Any:
     """The compiled kernel, or None where it is switched off, not built, or built from
     another source than :data:`SOURCE_SHA256`."""
-    if not enabled():
-        return None
-    if not _LOADED:
-        try:
-            # (imported by name: the source walkers of the tests and the cache read only Python modules)
-            module = importlib.import_module("sheetgen.games.rallyman._kernel")
-        except ImportError:
-            module = None
-        if module is not None and getattr(module, "SOURCE_SHA256", None) != SOURCE_SHA256:
-            module = None
-        _LOADED.append(module)
-    return _LOADED[0]
+    return kernels.load("sheetgen.games.rallyman._kernel", SOURCE_SHA256, _LOADED)
 
 
 def available() -> bool:

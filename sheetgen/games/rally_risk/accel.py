@@ -1,0 +1,77 @@
+"""The optional compiled kernel of the Rally Risk solver (`_kernel.c`): what
+:meth:`sheetgen.games.rally_risk.solve.Solution._build_tree` hands it and reads back.
+
+The kernel builds a position's check tree (the engine's :func:`rules.check_tree` with float
+probabilities, coded for the sweep) and prices a tree for the sweep (the expected cost along
+every step, the best leaf of each gear) with the same float operations in the same order, so
+trees and tables are the reference's, equal with `==` (tests/test_rally_risk_kernel.py). It is built by
+`pip install` where a C compiler and Python's headers are at hand (setup.py, an optional
+extension); where it is not built, or `SHEETGEN_ACCEL=off` is set, or the build is of another
+source than this module names (:data:`SOURCE_SHA256`), the pure-Python tree is built. The
+figures cache keys entries by the solver's modules' source, this one included, so a changed
+kernel never meets an old entry.
+
+Python still gives the rules: the factor of every space in the weather and on the tyres
+(:meth:`rules.Course.row`), the Damages Table's distributions (:meth:`rules.Course.damage_dist`)
+and the legal moves (:func:`rules.legal_moves`, through the solver's cache).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sheetgen import kernels
+from sheetgen.games.rally_risk.model import Outcome
+from sheetgen.games.rally_risk.rules import Course
+
+#: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
+#: (tests/test_rally_risk_kernel.py checks it against the file)
+SOURCE_SHA256 = "10ff8e45570d44fef95e011476cdeb4e3e4de1cf7b18fbbd9107b5e22da0487a"
+
+_LOADED: list = []
+
+
+def kernel() -> Any:
+    """The compiled kernel, or None where it is switched off, not built, or built from
+    another source than :data:`SOURCE_SHA256`."""
+    return kernels.load("sheetgen.games.rally_risk._kernel", SOURCE_SHA256, _LOADED)
+
+
+def available() -> bool:
+    """Whether a solve started now will use the compiled kernel (:func:`check_tree` and the
+    kernel's `price`, which Solution._solve calls with its own lists)."""
+    return kernel() is not None
+
+
+def _dists(course: Course, order: tuple[Outcome, ...]) -> tuple:
+    """The Damages Table as the kernel takes it: for every difference 1 .. the table's last
+    row, ((the damage's index in `order`, or -1 for no damage, probability), ...), lightest
+    first (index 0 unused); kept with the course."""
+    got = course.shared("kernel damage table").get(order)
+    if got is None:
+        rows = len(course.tables.damage)
+        got = ((),) + tuple(
+            tuple(
+                (-1 if rolled is Outcome.NONE else order.index(rolled), p) for rolled, p in course.damage_dist(d, False)
+            )
+            for d in range(1, rows + 1)
+        )
+        course.shared("kernel damage table")[order] = got
+    return got
+
+
+def check_tree(
+    module: Any,
+    course: Course,
+    row: tuple[int, ...],
+    position: int,
+    risk: int,
+    per_gear: list,
+    order: tuple[Outcome, ...],
+) -> tuple[tuple, tuple]:
+    """(coded steps, leaves per gear) of the moves of each gear from `position` after rolling
+    `risk` (the factors `row`), as Solution._build_tree codes them with the damages' slots
+    from `order`, by the kernel `module` (from :func:`kernel`)."""
+    return module.check_tree(
+        row, risk, position, course.length, course.finish, _dists(course, order), len(order), tuple(per_gear)
+    )

@@ -849,3 +849,22 @@ def test_a_one_race_calendar_says_one_race(run, tmp_path):
     spec.write_text("game: rally_risk\nkind: calendar\nname: One\nlibrary: sections.yaml\nrallies:\n"
                     "  - {id: sweden, name: Sweden, zone: EN, races: [6]}\n", encoding="utf-8")
     assert run("validate", str(spec)).stdout == f"{spec}: ok (Rally Risk: calendar, 1 rally, 1 race)\n"
+
+
+@pytest.mark.parametrize("name", ["montecarlo_special", "safari_1"])
+def test_the_check_gives_the_analysis_figures_to_the_bit(name, monkeypatch):
+    """The finishability check solves once and evaluates once, without the rest of the
+    analysis: its figures are the analysis's of the check's car (permanent assistance, no
+    mechanics) to the bit."""
+    from sheetgen.games.rally_risk import championship
+    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
+
+    monkeypatch.setenv("SHEETGEN_CACHE", "off")
+    race = load_spec(SPECS / "rally_risk" / f"{name}.yaml").model
+    check = championship.check_race(race)
+    full = analyze_rally_risk_race(race, Assistance.PERMANENT, mechanics=(), threshold=championship.THRESHOLD)
+    assert (check.expected_rounds.hex(), check.elimination_probability.hex()) == (
+        full.best.expected_rounds.hex(),
+        full.best.elimination_probability.hex(),
+    )
+    assert check.finishable == full.finishable

@@ -128,10 +128,16 @@ def check_race(race: Race) -> RaceCheck:
 
 
 def _solve_check(race: Race) -> list[float]:
-    from sheetgen.games.rally_risk.analysis import analyze_rally_risk_race
+    """The expected rounds and the chance of elimination of the check's car: the figures
+    `analyze_rally_risk_race(race, CHECK_ASSISTANCE, mechanics=())` gives, from the same solve
+    and forward pass, without the rest of the analysis (the finishing round's distribution,
+    the dangerous spaces) that the check does not print."""
+    from sheetgen.games.rally_risk.forward import evaluate
+    from sheetgen.games.rally_risk.rules import Course
+    from sheetgen.games.rally_risk.solve import DEFAULT_PENALTY, solve
 
-    result = analyze_rally_risk_race(race, CHECK_ASSISTANCE, mechanics=(), threshold=THRESHOLD).results[0]
-    return [result.expected_rounds, result.elimination_probability]
+    figures = evaluate(solve(Course.of(race), CHECK_ASSISTANCE, (), DEFAULT_PENALTY)).figures
+    return [figures.expected_rounds, figures.elimination_probability]
 
 
 # --------------------------------------------------------------------------- counting

@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetgen import kernels
+from sheetgen import solvers
 from sheetgen.games.rally_risk.model import Outcome
 from sheetgen.games.rally_risk.rules import Course
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rally_risk_kernel.py checks it against the file)
-SOURCE_SHA256 = "10ff8e45570d44fef95e011476cdeb4e3e4de1cf7b18fbbd9107b5e22da0487a"
+SOURCE_SHA256 = "a4e06c72767b2d5500026a1ec6a26128672897b4a595b981ec7649fb5c9e4b67"
 
 _LOADED: list = []
 
@@ -34,7 +34,7 @@ _LOADED: list = []
 def kernel() -> Any:
     """The compiled kernel, or None where it is switched off, not built, or built from
     another source than :data:`SOURCE_SHA256`."""
-    return kernels.load("sheetgen.games.rally_risk._kernel", SOURCE_SHA256, _LOADED)
+    return solvers.load("sheetgen.games.rally_risk._kernel", SOURCE_SHA256, _LOADED)
 
 
 def available() -> bool:

@@ -40,6 +40,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TypeGuard
 
+from sheetgen import solvers
 from sheetgen.games.rally_risk import accel, rules
 from sheetgen.games.rally_risk.model import DIE, GEARS, MAX_GEAR, Assistance, Outcome, Race, Tyres
 from sheetgen.games.rally_risk.rules import Car, CarState, Course, Move
@@ -192,7 +193,9 @@ class Solution:
         self.end_choice = _Table(lambda key: self._locate_end(key, self._end_tyres), self._keys_end)
         self.OFF = _Table(lambda key: self._locate_off(key, self._off), self._keys_off)
         self.off_choice = _Table(lambda key: self._locate_off(key, self._off_tyres), self._keys_off)
-        self._solve()
+        # (the trees and tables are many small objects in no cycle: collections cost a third)
+        with solvers.collector_paused():
+            self._solve()
         self.start_tyres, self.start_cost = self._start()
 
     def _setup_tables(self) -> None:
@@ -568,24 +571,11 @@ class Solution:
         W = range(nw)
         vf, endf, damagef = self._v, self._end, self._damage
         plans, mix = self._plans, self._mix
-        kernel = self._kernel
         nr = len(self._risk_index)
         contexts = len(vf)
-        # the kernel's plans: each with the END lists of its gears for the two card states
-        priced = [
-            tuple(
-                (
-                    risk,
-                    ri,
-                    gears,
-                    by_p,
-                    tuple((endf[g2][ti * 2 * nw + w], endf[g2][(ti * 2 + 1) * nw + w]) for g2, _pr in gears),
-                )
-                for risk, ri, gears, by_p in plans[ti * nw + w]
-            )
-            for ti in range(len(TYRES))
-            for w in W
-        ]
+        if self._kernel is not None:
+            self._compiled_sweep()
+            return
         inf = math.inf
         for p in range(course.length, -1, -1):
             # q_bar[g2][ci]: expected cost of a turn in gear g2, before the risk die
@@ -597,15 +587,7 @@ class Solution:
                     d0, d1 = damagef[c0], damagef[c1]
                     m0, m1 = self._move[c0], self._move[c1]
                     total0, total1 = [0.0] * (MAX_GEAR + 1), [0.0] * (MAX_GEAR + 1)
-                    if kernel is not None:
-                        # the loop below, compiled (accel): the same sums and picks
-                        base = p * (MAX_GEAR + 1)
-                        for risk, ri, gears, by_p, ends in priced[ti * nw + w]:
-                            tree = by_p.get(p)
-                            if tree is None:
-                                tree = by_p[p] = self._build_tree(p, t, w, risk, tuple(g2 for g2, _pr in gears))
-                            kernel.price(tree, gears, ends, ri, nr, base, d0, d1, m0, m1, total0, total1)
-                    for risk, ri, gears, by_p in plans[ti * nw + w] if kernel is None else ():
+                    for risk, ri, gears, by_p in plans[ti * nw + w]:
                         tree = by_p.get(p)
                         if tree is None:
                             tree = by_p[p] = self._build_tree(p, t, w, risk, tuple(g2 for g2, _pr in gears))
@@ -663,6 +645,56 @@ class Solution:
                         for w, (wa, pa, wb, pb) in enumerate(mix):
                             vf[base + w][slot] = 1.0 + (pa * vf[base + wa][below] + pb * vf[base + wb][below])
             self._post_values(p)
+
+    def _compiled_sweep(self) -> None:
+        """:meth:`_solve` by the compiled kernel (accel): the same sweep over the same lists,
+        the same float operations in the same order; the trees come from the same
+        :meth:`_build_tree`, asked by the kernel where a plan has none for the position yet."""
+        nw, endf = self.nsectors, self._end
+        plans = self._plans
+        # each plan with the END lists of its gears for the two card states
+        priced = [
+            tuple(
+                (
+                    risk,
+                    ri,
+                    gears,
+                    by_p,
+                    tuple((endf[g2][ti * 2 * nw + w], endf[g2][(ti * 2 + 1) * nw + w]) for g2, _pr in gears),
+                )
+                for risk, ri, gears, by_p in plans[ti * nw + w]
+            )
+            for ti in range(len(TYRES))
+            for w in range(nw)
+        ]
+
+        def tree_at(p: int, ti: int, w: int, j: int) -> tuple:
+            risk, _ri, gears, by_p = plans[ti * nw + w][j]
+            tree = by_p[p] = self._build_tree(p, TYRES[ti], w, risk, tuple(g2 for g2, _pr in gears))
+            return tree
+
+        self._kernel.sweep(
+            self.course.length,
+            nw,
+            MAX_GEAR,
+            len(self._risk_index),
+            self._v,
+            endf,
+            self._end_tyres,
+            self._off,
+            self._off_tyres,
+            self._damage,
+            self._gear,
+            self._move,
+            priced,
+            tree_at,
+            tuple(self._gear_options[(g, c)] for g in range(0, MAX_GEAR + 1) for c in (0, 1)),
+            self._mix,
+            self.reach,
+            self._damages,
+            self._choices,
+            TYRES,
+        )
 
     def _start(self) -> tuple[Tyres, float]:
         w0 = self.course.chart.start

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sheetgen import kernels
+from sheetgen import solvers
 from sheetgen.games.rallyman import rules
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
@@ -32,13 +32,13 @@ _LOADED: list = []
 
 def enabled() -> bool:
     """Whether the accelerator may be used: `SHEETGEN_ACCEL=off` (or 0, no, false) says not."""
-    return kernels.enabled()
+    return solvers.enabled()
 
 
 def kernel() -> Any:
     """The compiled kernel, or None where it is switched off, not built, or built from
     another source than :data:`SOURCE_SHA256`."""
-    return kernels.load("sheetgen.games.rallyman._kernel", SOURCE_SHA256, _LOADED)
+    return solvers.load("sheetgen.games.rallyman._kernel", SOURCE_SHA256, _LOADED)
 
 
 def available() -> bool:

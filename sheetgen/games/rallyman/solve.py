@@ -32,15 +32,14 @@ Their figures as `analyze` and the printouts give them, and their text, are :mod
 
 from __future__ import annotations
 
-import gc
 import heapq
 from collections import deque
 from collections.abc import Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from operator import le
 from typing import Any, Protocol
 
+from sheetgen import solvers
 from sheetgen.games.rallyman import accel, rules
 from sheetgen.games.rallyman.hexgrid import Hex
 from sheetgen.games.rallyman.rules import CarState, Stage, Step
@@ -403,18 +402,8 @@ def _canonical_marks(stage: Stage, dice: _Dice) -> bool:
     return dice.gear_free >= sum(1 for n in stage.ruleset.die_names if n.isdigit())
 
 
-@contextmanager
-def collector_paused():
-    """Python's cyclic garbage collector off for a solve (it makes millions of tuples and
-    frees them by reference counting: the collector's passes over them were about a quarter
-    of the par's time), on again after it as it was."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
+#: (the solvers' shared pause of the cycle collector, for solve_dirt too)
+collector_paused = solvers.collector_paused
 
 
 def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) -> Par:

@@ -31,15 +31,14 @@ Difficulty bands (`BANDS`) are defined on three exact figures of the solver:
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import gc
 import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
+from sheetgen import solvers
 from sheetgen.errors import SheetgenError
 from sheetgen.games.rallytaire import SPACE_MM
 from sheetgen.games.rallytaire.model import BASE_SPEED, MAX_GEAR, Corner, Race, Stage, Surface, Turn
@@ -683,20 +682,6 @@ def describe_band(band: Band) -> str:
     return ", ".join(p for p in parts if p)
 
 
-@contextlib.contextmanager
-def _without_cycle_collector():
-    """Pause Python's cycle collector (the generator makes millions of short-lived tuples and
-    almost no reference cycles: the collector's passes over them cost a fifth of the time
-    and find next to nothing). Reference counting still frees everything as it goes; the
-    collector runs again, as before, once the race is made."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
-
 
 def generate_race(
     seed: int,
@@ -714,7 +699,7 @@ def generate_race(
     checks that one; False skips the check (the stages are then only valid and in the band).
     The same arguments always give the same race.
     """
-    with _without_cycle_collector():
+    with solvers.collector_paused():
         return _generate_race(seed, stages, length, surfaces, difficulty, sheet)
 
 

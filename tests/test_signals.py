@@ -191,3 +191,22 @@ def test_a_signal_while_the_worker_module_is_being_imported_ends_the_command(tmp
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
                           capture_output=True, timeout=120)
     assert (done.returncode, done.stderr) == (143, b"sheetgen: terminated by SIGTERM; nothing written\n")
+
+
+def test_the_entry_lets_ctrl_c_go_before_it_imports_anything():
+    """A fuzz finding: SIGINT 0.05 s after the start printed a KeyboardInterrupt traceback from
+    the `signal` module's import (it builds its enums). The entry module sets Ctrl-C's default
+    action through the C module `_signal` first, before `signal` or anything of sheetgen's
+    command line is imported; what is left is Python's own start-up, before any of sheetgen's
+    code runs."""
+    code = (
+        "import sys, _signal\n"
+        "assert _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler\n"
+        "before = set(sys.modules)\n"
+        "import sheetgen.__main__\n"
+        "print(_signal.getsignal(_signal.SIGINT) == _signal.SIG_DFL, sorted(set(sys.modules) - before))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, check=True
+    ).stdout
+    assert out.strip() == "True ['sheetgen', 'sheetgen.__main__']"

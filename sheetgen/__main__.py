@@ -5,7 +5,7 @@
 # the command line's modules were imported printed a traceback. Set first, through the C
 # module `_signal` (the `signal` module builds its enums on import, several milliseconds in
 # which a Ctrl-C still printed a traceback: a fuzz finding, SIGINT 0.05 s after the start).
-import _signal
+import _signal  # type: ignore[import-not-found]  # (no stub: the C module behind `signal`)
 
 if _signal.getsignal(_signal.SIGINT) is _signal.default_int_handler:
     _signal.signal(_signal.SIGINT, _signal.SIG_DFL)

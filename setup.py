@@ -1,6 +1,5 @@
 """The optional compiled kernels of the exact solvers: Rallyman GT's and DIRT's
-(sheetgen/games/rallyman/_kernel.c) and Rally Risk's check trees
-(sheetgen/games/rally_risk/_kernel.c).
+(sheetgen/games/rallyman/_kernel.c) and Rally Risk's (sheetgen/games/rally_risk/_kernel.c).
 
 pyproject.toml holds the project's metadata; this file only declares the C extensions. They
 are optional: where they cannot be built (no C compiler or no Python headers) the install goes

@@ -1,12 +1,13 @@
-/* The Rally Risk solver's compiled kernel, for sheetgen.games.rally_risk.accel: the two
- * interpreter-bound parts of the backward sweep (sheetgen/games/rally_risk/solve.py).
+/* The Rally Risk solver's compiled kernel, for sheetgen.games.rally_risk.accel: the
+ * interpreter-bound backward sweep and its check trees (sheetgen/games/rally_risk/solve.py).
  *
  * - `check_tree`: a position's check tree (`Solution._build_tree`, over the engine's
  *   `rules.check_tree` with float probabilities), from the course's factors and the Damages
  *   Table, coded as the sweep reads it.
- * - `price`: the pricing of one tree for both card states (`Solution._solve`'s "_sums, for
- *   both" and "_pick, for both"): the expected cost gathered along every step, then the best
- *   leaf of each gear, first of ties.
+ * - `sweep`: the whole backward sweep (`Solution._solve`): each tree priced for both card
+ *   states ("_sums, for both" and "_pick, for both": the expected cost gathered along every
+ *   step, then the best leaf of each gear, first of ties), the gear choice, the weather's mix,
+ *   the halts, and the END and OFF values with tyre changes (`Solution._post_values`).
  *
  * It is the reference's arithmetic, not an approximation of it: the same float operations in
  * the same order (build with -O2 -ffp-contract=off, never -ffast-math): the chance of getting
@@ -539,6 +540,31 @@ static int as_double(PyObject *o, double *v)
     return (*v == -1.0 && PyErr_Occurred()) ? -1 : 0;
 }
 
+/* A stop for other tyres after the move, as Solution._post_values weighs it: the value at
+ * `slot` of each other tyres' context (card c, sector w), in the tyres' order, replaces `best`
+ * (and names its tyres in `choice`) when it is lower by more than TIE. */
+static int tyre_change(PyObject *const *vf, Py_ssize_t nt, Py_ssize_t nw, Py_ssize_t ti, int c, Py_ssize_t w,
+                       Py_ssize_t slot, PyObject *tyres, PyObject **best, PyObject **choice)
+{
+    double b;
+    if (as_double(*best, &b) < 0)
+        return -1;
+    for (Py_ssize_t i2 = 0; i2 < nt; i2++) {
+        if (i2 == ti)
+            continue;
+        PyObject *vo = at_(vf[(i2 * 2 + c) * nw + w], slot);
+        double v;
+        if (vo == NULL || as_double(vo, &v) < 0)
+            return -1;
+        if (v < b - TIE) {
+            *best = vo;
+            b = v;
+            *choice = PyTuple_GET_ITEM(tyres, i2);
+        }
+    }
+    return 0;
+}
+
 /* Solution._post_values(q): the END and OFF values of position q, stop for tyres or not, and
  * the choice; then the values after each damage. The values are the same float objects the
  * reference stores (a value is copied, never computed, here). */
@@ -557,24 +583,8 @@ static int post_values(Py_ssize_t q, Py_ssize_t nw, Py_ssize_t nt, Py_ssize_t ma
                     PyObject *best = at_(mine, at + g2), *choice = Py_None;
                     if (best == NULL)
                         return -1;
-                    if (g2 <= 2 && reach) {
-                        double b;
-                        if (as_double(best, &b) < 0)
-                            return -1;
-                        for (Py_ssize_t i2 = 0; i2 < nt; i2++) {
-                            if (i2 == ti)
-                                continue;
-                            PyObject *vo = at_(vf[(i2 * 2 + c) * nw + w], at);
-                            double v;
-                            if (vo == NULL || as_double(vo, &v) < 0)
-                                return -1;
-                            if (v < b - TIE) {
-                                best = vo;
-                                b = v;
-                                choice = PyTuple_GET_ITEM(tyres, i2);
-                            }
-                        }
-                    }
+                    if (g2 <= 2 && reach && tyre_change(vf, nt, nw, ti, c, w, at, tyres, &best, &choice) < 0)
+                        return -1;
                     PyObject *e = PyList_GET_ITEM(endf, g2), *et = PyList_GET_ITEM(end_tyres, g2);
                     PyObject *ec = at_(e, ci), *etc = at_(et, ci);
                     if (ec == NULL || etc == NULL || put(ec, q, best) < 0 || put(etc, q, choice) < 0)
@@ -591,22 +601,8 @@ static int post_values(Py_ssize_t q, Py_ssize_t nw, Py_ssize_t nt, Py_ssize_t ma
                         if (reach && halt + repaired <= 3) {
                             Py_ssize_t h2 = halt + repaired;
                             Py_ssize_t stop_slot = at + (h2 == 0 ? 0 : maxgear + h2);
-                            double b;
-                            if (as_double(best, &b) < 0)
+                            if (tyre_change(vf, nt, nw, ti, c, w, stop_slot, tyres, &best, &choice) < 0)
                                 return -1;
-                            for (Py_ssize_t i2 = 0; i2 < nt; i2++) {
-                                if (i2 == ti)
-                                    continue;
-                                PyObject *vo = at_(vf[(i2 * 2 + c) * nw + w], stop_slot);
-                                double v;
-                                if (vo == NULL || as_double(vo, &v) < 0)
-                                    return -1;
-                                if (v < b - TIE) {
-                                    best = vo;
-                                    b = v;
-                                    choice = PyTuple_GET_ITEM(tyres, i2);
-                                }
-                            }
                         }
                         if (put(off, k, best) < 0 || put(offt, k, choice) < 0)
                             return -1;

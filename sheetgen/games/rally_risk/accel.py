@@ -1,13 +1,14 @@
-"""The optional compiled kernel of the Rally Risk solver (`_kernel.c`): what
-:meth:`sheetgen.games.rally_risk.solve.Solution._build_tree` hands it and reads back.
+"""The optional compiled kernel of the Rally Risk solver (`_kernel.c`): loading it, and what
+:meth:`sheetgen.games.rally_risk.solve.Solution._build_tree` hands it for a tree (the sweep,
+`Solution._compiled_sweep`, hands the kernel's `sweep` the solution's own lists).
 
 The kernel builds a position's check tree (the engine's :func:`rules.check_tree` with float
-probabilities, coded for the sweep) and prices a tree for the sweep (the expected cost along
-every step, the best leaf of each gear) with the same float operations in the same order, so
-trees and tables are the reference's, equal with `==` (tests/test_rally_risk_kernel.py). It is built by
+probabilities, coded for the sweep) and runs the whole backward sweep with the same float
+operations in the same order, so trees and tables are the reference's, equal with `==`
+(tests/test_rally_risk_kernel.py). It is built by
 `pip install` where a C compiler and Python's headers are at hand (setup.py, an optional
 extension); where it is not built, or `SHEETGEN_ACCEL=off` is set, or the build is of another
-source than this module names (:data:`SOURCE_SHA256`), the pure-Python tree is built. The
+source than this module names (:data:`SOURCE_SHA256`), the pure-Python trees and sweep run. The
 figures cache keys entries by the solver's modules' source, this one included, so a changed
 kernel never meets an old entry.
 
@@ -26,7 +27,7 @@ from sheetgen.games.rally_risk.rules import Course
 
 #: the SHA-256 of `_kernel.c`, the source this module drives: a build of another is not used
 #: (tests/test_rally_risk_kernel.py checks it against the file)
-SOURCE_SHA256 = "a4e06c72767b2d5500026a1ec6a26128672897b4a595b981ec7649fb5c9e4b67"
+SOURCE_SHA256 = "8d039beffb0293ebd72ae9548755c6d65e02f5a4b8b43b2f48933205d373d2c0"
 
 _LOADED: list = []
 
@@ -38,8 +39,7 @@ def kernel() -> Any:
 
 
 def available() -> bool:
-    """Whether a solve started now will use the compiled kernel (:func:`check_tree` and the
-    kernel's `price`, which Solution._solve calls with its own lists)."""
+    """Whether a solve started now will use the compiled kernel (its trees and sweep)."""
     return kernel() is not None
 
 
@@ -47,16 +47,16 @@ def _dists(course: Course, order: tuple[Outcome, ...]) -> tuple:
     """The Damages Table as the kernel takes it: for every difference 1 .. the table's last
     row, ((the damage's index in `order`, or -1 for no damage, probability), ...), lightest
     first (index 0 unused); kept with the course."""
-    got = course.shared("kernel damage table").get(order)
+    kept = course.shared("kernel damage table")
+    got = kept.get(order)
     if got is None:
         rows = len(course.tables.damage)
-        got = ((),) + tuple(
+        got = kept[order] = ((),) + tuple(
             tuple(
                 (-1 if rolled is Outcome.NONE else order.index(rolled), p) for rolled, p in course.damage_dist(d, False)
             )
             for d in range(1, rows + 1)
         )
-        course.shared("kernel damage table")[order] = got
     return got
 
 

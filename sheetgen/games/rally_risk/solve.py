@@ -566,6 +566,9 @@ class Solution:
     # -- the sweep
 
     def _solve(self) -> None:
+        if self._kernel is not None:
+            self._compiled_sweep()
+            return
         course = self.course
         nw = self.nsectors
         W = range(nw)
@@ -573,9 +576,6 @@ class Solution:
         plans, mix = self._plans, self._mix
         nr = len(self._risk_index)
         contexts = len(vf)
-        if self._kernel is not None:
-            self._compiled_sweep()
-            return
         inf = math.inf
         for p in range(course.length, -1, -1):
             # q_bar[g2][ci]: expected cost of a turn in gear g2, before the risk die
@@ -670,7 +670,7 @@ class Solution:
 
         def tree_at(p: int, ti: int, w: int, j: int) -> tuple:
             risk, _ri, gears, by_p = plans[ti * nw + w][j]
-            tree = by_p[p] = self._build_tree(p, TYRES[ti], w, risk, tuple(g2 for g2, _pr in gears))
+            by_p[p] = tree = self._build_tree(p, TYRES[ti], w, risk, tuple(g2 for g2, _pr in gears))
             return tree
 
         self._kernel.sweep(

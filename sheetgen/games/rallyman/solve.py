@@ -402,10 +402,6 @@ def _canonical_marks(stage: Stage, dice: _Dice) -> bool:
     return dice.gear_free >= sum(1 for n in stage.ruleset.die_names if n.isdigit())
 
 
-#: (the solvers' shared pause of the cycle collector, for solve_dirt too)
-collector_paused = solvers.collector_paused
-
-
 def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) -> Par:
     """The expected stage time of the best solo policy with the dice resolved in plan order
     (see the module; RG-34): dynamic programming over
@@ -414,7 +410,7 @@ def par(stage: Stage, focus_cap: int = FOCUS_CAP, one_at_a_time: bool = True) ->
     chosen die by die. `one_at_a_time=False` with `focus_cap=0` is the flat-out policy of
     earlier versions (RG-30). Solved by the compiled kernel where it is built
     (:mod:`accel`: the same figures), else here."""
-    with collector_paused():
+    with solvers.collector_paused():
         return _par(stage, focus_cap, one_at_a_time)
 
 
@@ -848,7 +844,7 @@ def safe_route(stage: Stage, focus_cap: int = SAFE_FOCUS) -> Safe | None:
     """The least time over turns that cannot lose control (see the module); None when the
     finish cannot be reached so. Searched by the compiled kernel where it is built
     (:mod:`accel`: the same route), else here."""
-    with collector_paused():
+    with solvers.collector_paused():
         return _safe_route(stage, focus_cap)
 
 

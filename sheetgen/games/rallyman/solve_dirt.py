@@ -23,6 +23,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from sheetgen import solvers
 from sheetgen.games.rallyman import rules_dirt as rd
 from sheetgen.games.rallyman import solve
 from sheetgen.games.rallyman.hexgrid import Hex
@@ -96,7 +97,7 @@ def par(stage: DirtStage, banned: frozenset = frozenset()) -> DirtPar:
         raise ValueError("the par time is for the solver's model (DirtStage(damage=False))")
     if (why := solve.loop_reason(stage.track)) is not None:
         raise ValueError(why)
-    with solve.collector_paused():  # (millions of tuples made and freed: a quarter of the time)
+    with solvers.collector_paused():  # (millions of tuples made and freed: a quarter of the time)
         steps: dict = {}
         start, value, choice, onward = _dp(stage, banned, steps=steps)
         result = DirtPar(stage, start, value, choice, {}, {}, {}, {}, {}, {}, 0.0, onward, steps)
@@ -125,7 +126,7 @@ def banned_time(result: DirtPar, banned: frozenset) -> float:
             if cell not in reaching:
                 reaching.add(cell)
                 todo.append(cell)
-    with solve.collector_paused():
+    with solvers.collector_paused():
         start, value, _choice, _onward = _dp(
             result.stage, banned, result.value, frozenset(reaching), choose=False, steps=result.steps
         )
@@ -138,7 +139,7 @@ def solve_from(result: DirtPar, state: tuple, known: dict) -> dict:
     :func:`par`'s, solved from there, each state of `known` (the par's table and those solved
     before) taken from it, not solved again (the simulation's driver values the states a solo
     car never reaches this way, RD-22). The compiled kernel solves it where it is built."""
-    with solve.collector_paused():
+    with solvers.collector_paused():
         _start, value, _choice, _onward = _dp(
             result.stage, frozenset(), known, frozenset(), choose=False, steps=result.steps, start=state
         )
@@ -159,7 +160,7 @@ def turn_plan(
     only of the die that first brings the car beside a car)."""
     start = (car.cell, car.gear, min(car.lost_count("coast"), _coast_dice(result.stage)), car.slide)
     others = {k: v for k, v in known.items() if k != start}
-    with solve.collector_paused():
+    with solvers.collector_paused():
         _start, value, choice, _onward = _dp(
             result.stage,
             frozenset(),

@@ -1167,17 +1167,25 @@ def _run_process(outcome: Outcome, args: list[str], base: Path, settings: Settin
         if _interpreter_start(stderr):  # Python's own start: no line of sheetgen ran (nothing written)
             code = 128 + number
             stderr = ""
-        elif code != 128 + number:
+        # ended by the signal's own action, not by sheetgen's line: before the command's work
+        # or after it, when the command had said all it says (its report, or nothing; a
+        # traceback is the signal's finding)
+        after = code == 128 + number and ran.signalled == number and said not in stderr and "Traceback" not in stderr
+        if code != 128 + number:
             add(("signals", f"{name} after {delay:.2f} s: exit {code}, not {128 + number}" + (f" ({stderr.strip().splitlines()[-1][:200]!r})" if stderr.strip() else "")))
-        elif stderr and stderr != said + "\n":
+        elif stderr and stderr != said + "\n" and not after:
             add(("signals", f"{name} after {delay:.2f} s: standard error {stderr[-300:]!r}"))
-        # ended by the signal's own action (before or after the command's work), it said
-        # nothing: what it wrote, it wrote whole (judged as a command that succeeded); with
-        # its line, nothing may be written
-        quiet = code == 128 + number and ran.signalled == number and not stderr.strip()
-        result.exit_code = 0 if quiet else 1 if code == 128 + number else code
-        # its one line is judged above; no other line may come with the status it should have
-        result.stderr = "" if code == 128 + number else stderr.replace(said + "\n", "")
+        if after:
+            # what it said is the command's own report, judged as any: with a line that is no
+            # warning, as a command that failed (every line located, nothing written); else
+            # (nothing, or warnings) as one that succeeded (what it wrote, it wrote whole)
+            failed = any(line.strip() and not WARNING.match(line) for line in stderr.splitlines())
+            result.exit_code, result.stderr = 1 if failed else 0, stderr
+        else:
+            # with its line, nothing may be written
+            result.exit_code = 1 if code == 128 + number else code
+            # its one line is judged above; no other line may come with the status it should have
+            result.stderr = "" if code == 128 + number else stderr.replace(said + "\n", "")
     elif code is not None and code > 128 and ran.signalled:
         add(("crashes", f"ended by signal {ran.signalled}"))
         result.exit_code = 1

@@ -327,11 +327,19 @@ def _import(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
 def _export(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     spec = mut.pick(specs_of(corpus, want=_tiled))
     case.subject, case.game = spec.path, spec.game
+    library = f"{REKEE}/{os.path.basename(str(spec.data.get('library', '')))}"
+    if library in corpus.files and mut.rng.random() < 0.7:
+        # the track laid from a library whose tiles have Rekee ids (the stand-ins `import`
+        # reads): exported whole; the bundled tracks' own tiles have none, and are refused
+        case.subject = f"{REKEE}/{os.path.basename(spec.path)}"
+        case.files[case.subject] = corpus.files[spec.path]
+        case.extra_inputs.append(library)
     out: list[str] = []
+    formats = ["--format", mut.pick(["json", "rgt"])] if mut.rng.random() < 0.4 else []
     if mut.rng.random() < 0.6:
-        out = ["-o", "exported.json"]
-        case.targets.append("exported.json")
-    case.args = ["export", "rekee", spec.path, *out]
+        out = ["-o", "exported.rgt" if formats[-1:] == ["rgt"] else "exported.json"]
+        case.targets.append(out[1])
+    case.args = ["export", "rekee", case.subject, *formats, *out]
 
 
 def _odds(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:

@@ -306,6 +306,12 @@ def _rally(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     case.args = ["rally", "--library", library, "--seed", str(mut.rng.randrange(10**6)), *options, "-o", "rally"]
 
 
+def _stand_in_library(track: SpecFile) -> str:
+    """The stand-in of a bundled track's tile library under rekee/ (its tiles given Rekee ids:
+    `rekee_files`)."""
+    return f"{REKEE}/{os.path.basename(str(track.data.get('library', '')))}"
+
+
 def _import(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     from sheetgen import registry
 
@@ -314,7 +320,7 @@ def _import(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     case.game = game.name
     # the library and the game of the track the file was exported from
     track = corpus.spec(f"track_specs/rallyman/{os.path.basename(source)[:-5]}.yaml")
-    library = f"{REKEE}/{os.path.basename(track.data['library'])}"  # (its stand-in for Rekee's ids)
+    library = _stand_in_library(track)
     options = ["--tiles", library, "--variant", track.data.get("variant", "gt")]
     case.extra_inputs += [source, library]
     out: list[str] = []
@@ -327,7 +333,7 @@ def _import(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
 def _export(case: Case, mut: Mutator, corpus: Corpus, size: str) -> None:
     spec = mut.pick(specs_of(corpus, want=_tiled))
     case.subject, case.game = spec.path, spec.game
-    library = f"{REKEE}/{os.path.basename(str(spec.data.get('library', '')))}"
+    library = _stand_in_library(spec)
     if library in corpus.files and mut.rng.random() < 0.7:
         # the track laid from a library whose tiles have Rekee ids (the stand-ins `import`
         # reads): exported whole; the bundled tracks' own tiles have none, and are refused

@@ -207,7 +207,7 @@ def test_the_judge_of_processes_finds_each_kind_of_failure(monkeypatch):
     assert _ran(monkeypatch, generate, process.Ran(143, stderr=failed, signalled=15, delivered=True), **term) == []
     # ... but not a line without its place, nor a report the signal's line follows as if the work went on
     assert _ran(monkeypatch, generate, process.Ran(143, stderr=b"error: cannot generate\n", signalled=15, delivered=True),
-                **term) != []
+                **term) == ["unlocated error lines"]
     assert _ran(monkeypatch, generate, process.Ran(143, stderr=failed + said, delivered=True), **term) == ["signals"]
     interrupted = b'Traceback (most recent call last):\n  File "/x/sheetgen/cli.py", line 16, in <module>\nKeyboardInterrupt\n'
     assert _ran(monkeypatch, ["schema", "rallytaire"], process.Ran(130, stderr=interrupted, signalled=2, delivered=True),
